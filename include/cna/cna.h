@@ -1,0 +1,17 @@
+/*
+ * cna/cna.h — umbrella header: includes every public header of the core library.
+ *
+ * cna imports glTF 2.0 models and animates them exactly: skeletal clips played
+ * by a player into a joint palette, rigid scene-node clips, CPU-blended morph
+ * targets. See README.md and docs/ for the conventions.
+ */
+#ifndef CNA_CNA_H
+#define CNA_CNA_H
+
+#include "cna/alloc.h"
+#include "cna/anim.h"
+#include "cna/math.h"
+#include "cna/player.h"
+#include "cna/result.h"
+
+#endif

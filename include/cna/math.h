@@ -1,0 +1,80 @@
+/*
+ * cna/math.h — vectors, quaternions and 4x4 matrices in cna's convention.
+ *
+ * Convention (docs/conventions.md): matrices are 16 floats, column-major,
+ * acting on column vectors — glTF's, OpenGL's and cglm's convention. Element
+ * (row r, column c) is m[c * 4 + r]; the translation is m[12], m[13], m[14].
+ * The specification (spec/skinning-animation-morph.txt) writes XNA's
+ * row-vector convention; the bytes in memory are the same, so every product
+ * reverses: spec `A * B` == ours `B · A`.
+ *
+ * Quaternions are (x, y, z, w), glTF's order; the identity is (0, 0, 0, 1).
+ *
+ * Usage:
+ *   cna_mat4 local, world;
+ *   cna_mat4_compose(&local, cna_vec3_make(0, 1, 0), cna_quat_identity(), cna_vec3_one());
+ *   cna_mat4_mul(&world, &parent_world, &local);      // world = parent · local
+ *
+ * Every function is pure: no allocation, no errors, no state. Output pointers
+ * may alias inputs unless stated. Implemented over cglm (Debian libcglm-dev).
+ */
+#ifndef CNA_MATH_H
+#define CNA_MATH_H
+
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cna_vec3 { float x, y, z; } cna_vec3;
+typedef struct cna_vec4 { float x, y, z, w; } cna_vec4;
+typedef struct cna_quat { float x, y, z, w; } cna_quat;
+/* Column-major: m[column * 4 + row]. */
+typedef struct cna_mat4 { float m[16]; } cna_mat4;
+
+cna_vec3 cna_vec3_make(float x, float y, float z);
+cna_vec3 cna_vec3_zero(void);
+cna_vec3 cna_vec3_one(void);
+/* a + (b - a) · t, per component (XNA Vector3.Lerp). */
+cna_vec3 cna_vec3_lerp(cna_vec3 a, cna_vec3 b, float t);
+
+cna_quat cna_quat_make(float x, float y, float z, float w);
+cna_quat cna_quat_identity(void);
+/* q / |q|; the identity when |q| is 0 or not finite. */
+cna_quat cna_quat_normalize(cna_quat q);
+/* Spherical interpolation along the shortest arc (XNA Quaternion.Slerp):
+ *   d = a·b; if d < 0 then b' = -b, d = -d (shortest arc);
+ *   if d > 1 - 1e-6: r = a·(1 - t) + b'·t           (nearly parallel: linear)
+ *   else θ = acos(d): r = a·sin((1-t)θ)/sin θ + b'·sin(tθ)/sin θ.
+ * t = 0 returns a exactly. The result is not renormalised (as XNA). */
+cna_quat cna_quat_slerp(cna_quat a, cna_quat b, float t);
+
+/* Identity matrix. */
+void cna_mat4_identity(cna_mat4 *out);
+/* Translation matrix T(v). */
+void cna_mat4_translation(cna_mat4 *out, cna_vec3 v);
+/* out = a · b (ours; spec/XNA writes b * a). out may alias a or b. */
+void cna_mat4_mul(cna_mat4 *out, const cna_mat4 *a, const cna_mat4 *b);
+/* out = T(t) · R(r) · S(s) (ours; spec: Scale(s) * FromQuaternion(r) * Translation(t)).
+ * r is used as given (normalise it first if it is not unit length). */
+void cna_mat4_compose(cna_mat4 *out, cna_vec3 t, cna_quat r, cna_vec3 s);
+/* Decompose m = T · R · S into translation, rotation (unit quaternion) and
+ * scale (spec: Matrix.Decompose). A negative determinant is carried by a
+ * negative x scale. Returns false (and identity TRS with the translation
+ * filled in) when a scale is zero or m is not finite. */
+bool cna_mat4_decompose(const cna_mat4 *m, cna_vec3 *t, cna_quat *r, cna_vec3 *s);
+/* General inverse. Returns false and leaves *out unchanged when m is singular
+ * (|det| below 1e-30) or not finite. out may alias m. */
+bool cna_mat4_inverse(cna_mat4 *out, const cna_mat4 *m);
+/* m · (p, 1): transform a point (ours; spec: Vector3.Transform(p, m)). */
+cna_vec3 cna_mat4_transform_point(const cna_mat4 *m, cna_vec3 p);
+/* m · (v, 0): transform a direction, no translation. */
+cna_vec3 cna_mat4_transform_vector(const cna_mat4 *m, cna_vec3 v);
+/* true when every element equals the identity's exactly. */
+bool cna_mat4_is_identity(const cna_mat4 *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CNA_MATH_H */

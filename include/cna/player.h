@@ -1,0 +1,92 @@
+/*
+ * cna/player.h — the AnimationPlayer: plays one clip of a SkinningData into
+ * local, world and skin transforms (spec: "AnimationPlayer, precisely").
+ *
+ * The player borrows its cna_skinning_data (and the clip it plays): both must
+ * outlive the player. It owns only its playback position, its three matrix
+ * arrays and its sampling cursors; several players may share one
+ * cna_skinning_data and run on different threads.
+ *
+ * Usage (one character, every frame):
+ *   cna_player *player;
+ *   if (cna_player_create(&data, NULL, &player, &err)) ...;   // bind pose computed at once
+ *   cna_player_start_clip(player, cna_skinning_data_find_clip(&data, "Move"), &err);
+ *   cna_player_update_seconds(player, 1.0 / 60.0, true, true, &err);
+ *   set_bone_transforms(effect, cna_player_skin_transforms(player), cna_player_bone_count(player));
+ *   cna_player_free(player);
+ *
+ * Errors: where the spec throws, a call returns an error and leaves the
+ * player unchanged (position, clip and the three arrays).
+ */
+#ifndef CNA_PLAYER_H
+#define CNA_PLAYER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cna/alloc.h"
+#include "cna/anim.h"
+#include "cna/result.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cna_player cna_player;
+
+/* Create a player for `data` and compute its bind pose (every bone at its bind
+ * pose, composed with prefixes, skin = world · inverse bind), so a fresh player
+ * returns a drawable palette.
+ * Errors: CNA_ERROR_INVALID_ARGUMENT when data or out is NULL, bone_count is
+ * negative or above CNA_MAX_BONE_COUNT (refused before any allocation), an
+ * array count differs from bone_count, or a parent index is >= its own index;
+ * CNA_ERROR_OUT_OF_MEMORY. On error *out is left unchanged.
+ * `allocator` may be NULL (malloc/free); it is copied. */
+cna_result cna_player_create(const cna_skinning_data *data, const cna_allocator *allocator,
+                             cna_player **out, cna_error *err);
+
+/* Free a player; NULL is accepted. */
+void cna_player_free(cna_player *player);
+
+/* Start `clip` (borrowed; must outlive its use) and rewind to zero (spec:
+ * StartClip). Transforms are not recomputed until the next update.
+ * NULL clip stops playback: the position is held at zero and updates show the
+ * bind pose. Errors: CNA_ERROR_INVALID_ARGUMENT for a NULL player or a clip
+ * whose target is CNA_CLIP_TARGET_SCENE_NODE; CNA_ERROR_OUT_OF_MEMORY when
+ * growing the cursor array fails. */
+cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_error *err);
+
+/* Advance (relative = true: position += ticks) or seek (relative = false:
+ * position = ticks), then recompute (spec: Update). With a clip of positive
+ * duration D: loop reduces the position to floor-mod(position, D), in [0, D);
+ * without loop it clamps to [0, D]. No clip or D == 0: position held at 0.
+ * Recompute: every bone starts at its bind pose; each track with keys and a
+ * bone index in range is sampled (others are ignored); then in index order
+ *   world[p] = world[parent] · local[p]                    (parent >= 0)
+ *   world[p] = prefix[p] · local[p] or local[p]             (parent < 0: root)
+ *   skin[p]  = world[p] · inverse_bind_pose[p]
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT when an array count of
+ * the SkinningData differs from bone_count or a parent index is >= its own. */
+cna_result cna_player_update(cna_player *player, int64_t ticks, bool relative, bool loop,
+                             cna_error *err);
+
+/* cna_player_update with a time in seconds (cna_ticks_from_seconds). */
+cna_result cna_player_update_seconds(cna_player *player, double seconds, bool relative,
+                                     bool loop, cna_error *err);
+
+/* Current position in ticks, and the clip (NULL when none). */
+int64_t cna_player_position(const cna_player *player);
+const cna_clip *cna_player_current_clip(const cna_player *player);
+const cna_skinning_data *cna_player_skinning_data(const cna_player *player);
+int32_t cna_player_bone_count(const cna_player *player);
+
+/* The three outputs, bone_count matrices each, valid until the next update or
+ * free (spec: GetBoneTransforms, GetWorldTransforms, GetSkinTransforms). */
+const cna_mat4 *cna_player_bone_transforms(const cna_player *player);
+const cna_mat4 *cna_player_world_transforms(const cna_player *player);
+const cna_mat4 *cna_player_skin_transforms(const cna_player *player);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CNA_PLAYER_H */

@@ -1,0 +1,50 @@
+/*
+ * Private helpers shared by every layer of the core library. Not installed.
+ */
+#ifndef CNA_CORE_INTERNAL_H
+#define CNA_CORE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cna/alloc.h"
+#include "cna/result.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CNA__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define CNA__PRINTF(fmt, args)
+#endif
+
+/* Fill `err` (may be NULL) with `code` and a formatted message; returns `code`. */
+cna_result cna__error(cna_error *err, cna_result code, const char *fmt, ...) CNA__PRINTF(3, 4);
+
+/* Prefix the message already in `err` with "prefix: " (no-op when err is NULL). */
+void cna__error_prefix(cna_error *err, const char *fmt, ...) CNA__PRINTF(2, 3);
+
+/* Resolve a possibly-NULL allocator into one with both hooks set. */
+cna_allocator cna__allocator_resolve(const cna_allocator *allocator);
+
+/* Allocate `size` bytes (size 0 allocates 1 byte so the result is non-NULL). */
+void *cna__alloc(const cna_allocator *a, size_t size);
+/* Allocate count * size bytes, zeroed; NULL on overflow or failure. */
+void *cna__calloc(const cna_allocator *a, size_t count, size_t size);
+/* Free memory from cna__alloc/cna__calloc; NULL is accepted. */
+void cna__free(const cna_allocator *a, void *ptr);
+
+/* Overflow-checked arithmetic: return false (and leave *out unspecified) on overflow. */
+static inline bool cna__mul_size(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > SIZE_MAX / a) return false;
+    *out = a * b;
+    return true;
+}
+static inline bool cna__add_size(size_t a, size_t b, size_t *out)
+{
+    if (b > SIZE_MAX - a) return false;
+    *out = a + b;
+    return true;
+}
+
+#endif

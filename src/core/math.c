@@ -1,0 +1,178 @@
+/*
+ * Math over cglm in cna's convention (column-major, column vectors).
+ * Each formula is written in our convention with the spec's row-vector form
+ * beside it; see docs/conventions.md.
+ */
+#include <math.h>
+#include <string.h>
+
+#define CGLM_ALL_UNALIGNED 1
+#include <cglm/cglm.h>
+
+#include "cna/math.h"
+
+cna_vec3 cna_vec3_make(float x, float y, float z)
+{
+    cna_vec3 v = {x, y, z};
+    return v;
+}
+cna_vec3 cna_vec3_zero(void) { return cna_vec3_make(0.0f, 0.0f, 0.0f); }
+cna_vec3 cna_vec3_one(void) { return cna_vec3_make(1.0f, 1.0f, 1.0f); }
+
+/* a + (b - a)·t, the form XNA's Vector3.Lerp uses. t = 0 gives a exactly. */
+cna_vec3 cna_vec3_lerp(cna_vec3 a, cna_vec3 b, float t)
+{
+    return cna_vec3_make(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, a.z + (b.z - a.z) * t);
+}
+
+cna_quat cna_quat_make(float x, float y, float z, float w)
+{
+    cna_quat q = {x, y, z, w};
+    return q;
+}
+cna_quat cna_quat_identity(void) { return cna_quat_make(0.0f, 0.0f, 0.0f, 1.0f); }
+
+cna_quat cna_quat_normalize(cna_quat q)
+{
+    float len = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+    if (!(len > 0.0f) || !isfinite(len)) return cna_quat_identity();
+    float inv = 1.0f / len;
+    return cna_quat_make(q.x * inv, q.y * inv, q.z * inv, q.w * inv);
+}
+
+/* Shortest-arc slerp. cglm 0.8's glm_quat_slerp falls back to a lerp towards
+ * the un-negated target for nearly opposite quaternions, which passes through
+ * zero, so this one is ours (same formula as XNA's Quaternion.Slerp). */
+cna_quat cna_quat_slerp(cna_quat a, cna_quat b, float t)
+{
+    float d = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+    float sign = 1.0f;
+    if (d < 0.0f) {
+        d = -d;
+        sign = -1.0f;
+    }
+    float wa, wb;
+    if (d > 1.0f - 1e-6f) {
+        wa = 1.0f - t;
+        wb = t * sign;
+    } else {
+        float theta = acosf(d);
+        float inv_sin = 1.0f / sinf(theta);
+        wa = sinf((1.0f - t) * theta) * inv_sin;
+        wb = sinf(t * theta) * inv_sin * sign;
+    }
+    if (t == 0.0f) return a; /* exact hold at the first key */
+    return cna_quat_make(a.x * wa + b.x * wb, a.y * wa + b.y * wb, a.z * wa + b.z * wb,
+                         a.w * wa + b.w * wb);
+}
+
+void cna_mat4_identity(cna_mat4 *out)
+{
+    memset(out, 0, sizeof *out);
+    out->m[0] = out->m[5] = out->m[10] = out->m[15] = 1.0f;
+}
+
+void cna_mat4_translation(cna_mat4 *out, cna_vec3 v)
+{
+    cna_mat4_identity(out);
+    out->m[12] = v.x;
+    out->m[13] = v.y;
+    out->m[14] = v.z;
+}
+
+/* out = a · b in our convention (spec: b * a). */
+void cna_mat4_mul(cna_mat4 *out, const cna_mat4 *a, const cna_mat4 *b)
+{
+    mat4 ma, mb, r;
+    memcpy(ma, a->m, sizeof ma);
+    memcpy(mb, b->m, sizeof mb);
+    glm_mat4_mul(ma, mb, r);
+    memcpy(out->m, r, sizeof r);
+}
+
+/* out = T(t) · R(r) · S(s)   (spec: Matrix.CreateScale(s) * CreateFromQuaternion(r) * CreateTranslation(t)).
+ * Column c of R·S is column c of R(r) times s[c]; column 3 is (t, 1). */
+void cna_mat4_compose(cna_mat4 *out, cna_vec3 t, cna_quat r, cna_vec3 s)
+{
+    mat4 rot;
+    versor q = {r.x, r.y, r.z, r.w};
+    glm_quat_mat4(q, rot);
+    const float sc[3] = {s.x, s.y, s.z};
+    for (int c = 0; c < 3; ++c)
+        for (int row = 0; row < 4; ++row) out->m[c * 4 + row] = rot[c][row] * sc[c];
+    out->m[3] = out->m[7] = out->m[11] = 0.0f;
+    out->m[12] = t.x;
+    out->m[13] = t.y;
+    out->m[14] = t.z;
+    out->m[15] = 1.0f;
+}
+
+/* m = T · R · S: translation is column 3; scale is the length of columns 0..2;
+ * R is the columns divided by their scale (spec: Matrix.Decompose). */
+bool cna_mat4_decompose(const cna_mat4 *m, cna_vec3 *t, cna_quat *r, cna_vec3 *s)
+{
+    *t = cna_vec3_make(m->m[12], m->m[13], m->m[14]);
+    *r = cna_quat_identity();
+    *s = cna_vec3_one();
+    for (int i = 0; i < 16; ++i)
+        if (!isfinite(m->m[i])) return false;
+    vec3 col[3];
+    float sc[3];
+    for (int c = 0; c < 3; ++c) {
+        glm_vec3_copy((float *)&m->m[c * 4], col[c]);
+        sc[c] = glm_vec3_norm(col[c]);
+        if (!(sc[c] > 0.0f)) return false;
+    }
+    vec3 cross;
+    glm_vec3_cross(col[0], col[1], cross);
+    if (glm_vec3_dot(cross, col[2]) < 0.0f) sc[0] = -sc[0]; /* reflection: negative x scale */
+    mat4 rot = GLM_MAT4_IDENTITY_INIT;
+    for (int c = 0; c < 3; ++c)
+        for (int row = 0; row < 3; ++row) rot[c][row] = col[c][row] / sc[c];
+    versor q;
+    glm_mat4_quat(rot, q);
+    *r = cna_quat_normalize(cna_quat_make(q[0], q[1], q[2], q[3]));
+    *s = cna_vec3_make(sc[0], sc[1], sc[2]);
+    return true;
+}
+
+bool cna_mat4_inverse(cna_mat4 *out, const cna_mat4 *m)
+{
+    for (int i = 0; i < 16; ++i)
+        if (!isfinite(m->m[i])) return false;
+    mat4 a, inv;
+    memcpy(a, m->m, sizeof a);
+    float det = glm_mat4_det(a);
+    if (!(fabsf(det) >= 1e-30f) || !isfinite(det)) return false;
+    glm_mat4_inv_precise(a, inv);
+    for (int i = 0; i < 16; ++i)
+        if (!isfinite(((float *)inv)[i])) return false;
+    memcpy(out->m, inv, sizeof inv);
+    return true;
+}
+
+/* m · (p, 1)   (spec: Vector3.Transform(p, m)). */
+cna_vec3 cna_mat4_transform_point(const cna_mat4 *m, cna_vec3 p)
+{
+    const float *a = m->m;
+    return cna_vec3_make(a[0] * p.x + a[4] * p.y + a[8] * p.z + a[12],
+                         a[1] * p.x + a[5] * p.y + a[9] * p.z + a[13],
+                         a[2] * p.x + a[6] * p.y + a[10] * p.z + a[14]);
+}
+
+/* m · (v, 0)   (spec: Vector3.TransformNormal(v, m)). */
+cna_vec3 cna_mat4_transform_vector(const cna_mat4 *m, cna_vec3 v)
+{
+    const float *a = m->m;
+    return cna_vec3_make(a[0] * v.x + a[4] * v.y + a[8] * v.z, a[1] * v.x + a[5] * v.y + a[9] * v.z,
+                         a[2] * v.x + a[6] * v.y + a[10] * v.z);
+}
+
+bool cna_mat4_is_identity(const cna_mat4 *m)
+{
+    cna_mat4 id;
+    cna_mat4_identity(&id);
+    for (int i = 0; i < 16; ++i)
+        if (m->m[i] != id.m[i]) return false;
+    return true;
+}
