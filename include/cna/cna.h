@@ -10,6 +10,7 @@
 
 #include "cna/alloc.h"
 #include "cna/anim.h"
+#include "cna/gltf.h"
 #include "cna/math.h"
 #include "cna/player.h"
 #include "cna/result.h"

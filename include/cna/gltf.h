@@ -1,0 +1,551 @@
+/*
+ * cna/gltf.h — the glTF 2.0 reader: a validated, index-based document model.
+ *
+ * A cna_gltf_document is everything a glTF 2.0 asset (.gltf JSON or .glb
+ * binary container) declares, parsed into plain structs that refer to each
+ * other by int32_t index (-1 = none), with every buffer's bytes owned by the
+ * document. Loading validates the whole document before returning it: every
+ * index is in range, every accessor, buffer view and buffer range is inside
+ * its data (overflow-checked), the node graph is a forest, accessor types fit
+ * their use, animation times increase, index values are below the vertex
+ * count, and so on (docs/gltf-reader.md lists the rules). A document that
+ * loads can therefore be read without further bounds checks: every accessor
+ * read below stays inside the document's own memory.
+ *
+ * Problems that do not stop the model from loading (a missing image, an
+ * ignored optional extension, non-unit quaternion keys, skin weights that do
+ * not sum to one, unused objects, skipped cameras) are diagnostics kept on
+ * the document: a stable code string, how many times it occurred, and the
+ * message of the first occurrence.
+ *
+ * Usage:
+ *   cna_gltf_document *doc = NULL;
+ *   cna_error err;
+ *   if (cna_gltf_load_file("robot.glb", NULL, &doc, &err) != CNA_OK) {
+ *       fprintf(stderr, "%s: %s\n", cna_result_name(err.code), err.message);
+ *       return 1;
+ *   }
+ *   const cna_gltf_primitive *prim = &doc->meshes[0].primitives[0];
+ *   int32_t pos = cna_gltf_primitive_find_attribute(prim, CNA_GLTF_ATTRIBUTE_POSITION, 0);
+ *   size_t n = cna_gltf_accessor_float_count(doc, pos);     // count * 3
+ *   float *xyz = malloc(n * sizeof *xyz);
+ *   cna_gltf_accessor_read_floats(doc, pos, xyz, n, &err);
+ *   for (size_t i = 0; i < cna_gltf_document_diagnostic_count(doc); i++)
+ *       printf("warning %s\n", cna_gltf_document_diagnostic(doc, i)->message);
+ *   cna_gltf_document_free(doc);
+ *
+ * Conventions: matrices (node.matrix, inverse bind matrices read as MAT4) are
+ * 16 floats, column-major, column vectors — glTF's layout, and cna_mat4's.
+ * Quaternions are (x, y, z, w). JSON paths in messages use the file's own
+ * names and indices: "meshes[0].primitives[1].attributes.JOINTS_0: ...".
+ *
+ * Ownership: the document owns every array and string it points to; they
+ * live until cna_gltf_document_free(). The document is immutable after
+ * loading and may be read from several threads at once. Nothing refers back
+ * to the input bytes or the options after a load returns.
+ */
+#ifndef CNA_GLTF_H
+#define CNA_GLTF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cna/alloc.h"
+#include "cna/math.h"
+#include "cna/result.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ options */
+
+/* Default and largest input size, in bytes, when cna_gltf_options.max_file_size is 0:
+ * 1 GiB. */
+#define CNA_GLTF_DEFAULT_MAX_FILE_SIZE ((size_t)1 << 30)
+
+/* What an external URI is wanted for. */
+typedef enum cna_gltf_uri_kind {
+    CNA_GLTF_URI_BUFFER = 0,  /* buffers[i].uri: bytes are required */
+    CNA_GLTF_URI_IMAGE,       /* images[i].uri: only existence is recorded */
+    CNA_GLTF_URI_KIND_COUNT
+} cna_gltf_uri_kind;
+
+/* Resolver callback: produce the bytes of an external (non-data:) URI.
+ *   uri   percent-decoded URI exactly as the file gives it after decoding
+ *         (e.g. "my model.bin" for "my%20model.bin"); never a data: URI.
+ *   kind  CNA_GLTF_URI_BUFFER or CNA_GLTF_URI_IMAGE.
+ * Return CNA_OK and set *data and *size to the bytes, which must stay valid until
+ * the release callback (or, without one, until the load returns). The reader
+ * copies buffer bytes into the document; it never keeps image bytes, so for
+ * an image the resolver may answer CNA_OK with *data = NULL, *size = 0 to say
+ * "exists" without reading it. Return any other code (and fill err, optional)
+ * when the URI cannot be resolved: for a buffer the load fails with that code
+ * and the message prefixed by "buffers[i] (uri \"...\")"; for an image it is
+ * the diagnostic "image-missing". */
+typedef cna_result (*cna_gltf_resolve_fn)(void *user_data, cna_gltf_uri_kind kind, const char *uri,
+                                          const void **data, size_t *size, cna_error *err);
+/* Called once for every successful resolve, after the bytes were used. */
+typedef void (*cna_gltf_release_fn)(void *user_data, const void *data, size_t size);
+
+/* Load options. A zero-initialised struct (or NULL) means every default. */
+typedef struct cna_gltf_options {
+    /* Hooks for every allocation the document makes; default malloc/free.
+     * (The temporary JSON tree is allocated by cJSON's own hooks, which are
+     * process-global; the reader never changes them. See docs/gltf-reader.md.) */
+    cna_allocator allocator;
+    /* Resolver for external URIs; default NULL. With a resolver every external
+     * buffer and image URI goes to it, unchecked (the resolver decides what is
+     * safe). Without one:
+     *   - cna_gltf_load_file resolves relative to the folder of the .gltf/.glb
+     *     and refuses (CNA_ERROR_INVALID_DATA, naming the URI) any URI with a
+     *     scheme ("http:", "file:"), an absolute path, a backslash, a ".."
+     *     segment, or one whose real path (symbolic links followed) leaves
+     *     that folder;
+     *   - cna_gltf_load_memory cannot resolve external URIs: a buffer with one
+     *     fails with CNA_ERROR_INVALID_ARGUMENT, an image gets "image-missing".
+     * data: URIs (base64) and the GLB BIN chunk never use the resolver. */
+    cna_gltf_resolve_fn resolve;
+    cna_gltf_release_fn release;   /* default NULL: nothing to release */
+    void *resolver_user_data;      /* passed to resolve and release; default NULL */
+    /* Largest accepted input, in bytes: the .gltf/.glb itself, every external
+     * buffer, every resolver answer, and the bytes described by an accessor
+     * without a bufferView (count * element size). 0 = CNA_GLTF_DEFAULT_MAX_FILE_SIZE.
+     * Exceeding it is CNA_ERROR_LIMIT. */
+    size_t max_file_size;
+} cna_gltf_options;
+
+/* ------------------------------------------------------------------ enums */
+
+/* Accessor component types (glTF's numeric codes in comments). */
+typedef enum cna_gltf_component_type {
+    CNA_GLTF_COMPONENT_NONE = 0,        /* not set / invalid */
+    CNA_GLTF_COMPONENT_BYTE,            /* 5120, int8 */
+    CNA_GLTF_COMPONENT_UNSIGNED_BYTE,   /* 5121, uint8 */
+    CNA_GLTF_COMPONENT_SHORT,           /* 5122, int16 */
+    CNA_GLTF_COMPONENT_UNSIGNED_SHORT,  /* 5123, uint16 */
+    CNA_GLTF_COMPONENT_UNSIGNED_INT,    /* 5125, uint32 */
+    CNA_GLTF_COMPONENT_FLOAT,           /* 5126, IEEE float32 */
+    CNA_GLTF_COMPONENT_COUNT
+} cna_gltf_component_type;
+
+/* Accessor element types. */
+typedef enum cna_gltf_type {
+    CNA_GLTF_TYPE_NONE = 0,
+    CNA_GLTF_TYPE_SCALAR,
+    CNA_GLTF_TYPE_VEC2,
+    CNA_GLTF_TYPE_VEC3,
+    CNA_GLTF_TYPE_VEC4,
+    CNA_GLTF_TYPE_MAT2,
+    CNA_GLTF_TYPE_MAT3,
+    CNA_GLTF_TYPE_MAT4,
+    CNA_GLTF_TYPE_COUNT
+} cna_gltf_type;
+
+/* Vertex attribute semantics, parsed from the attribute name. */
+typedef enum cna_gltf_attribute_kind {
+    CNA_GLTF_ATTRIBUTE_OTHER = 0,  /* application-specific "_NAME", or unknown (diagnostic) */
+    CNA_GLTF_ATTRIBUTE_POSITION,
+    CNA_GLTF_ATTRIBUTE_NORMAL,
+    CNA_GLTF_ATTRIBUTE_TANGENT,
+    CNA_GLTF_ATTRIBUTE_TEXCOORD,   /* TEXCOORD_n, set = n */
+    CNA_GLTF_ATTRIBUTE_COLOR,      /* COLOR_n */
+    CNA_GLTF_ATTRIBUTE_JOINTS,     /* JOINTS_n */
+    CNA_GLTF_ATTRIBUTE_WEIGHTS,    /* WEIGHTS_n */
+    CNA_GLTF_ATTRIBUTE_KIND_COUNT
+} cna_gltf_attribute_kind;
+
+/* Primitive topology. TRIANGLES (glTF's default, code 4) is 0 here. */
+typedef enum cna_gltf_primitive_mode {
+    CNA_GLTF_MODE_TRIANGLES = 0,  /* 4 */
+    CNA_GLTF_MODE_POINTS,         /* 0 */
+    CNA_GLTF_MODE_LINES,          /* 1 */
+    CNA_GLTF_MODE_LINE_LOOP,      /* 2 */
+    CNA_GLTF_MODE_LINE_STRIP,     /* 3 */
+    CNA_GLTF_MODE_TRIANGLE_STRIP, /* 5 */
+    CNA_GLTF_MODE_TRIANGLE_FAN,   /* 6 */
+    CNA_GLTF_MODE_COUNT
+} cna_gltf_primitive_mode;
+
+/* Animated property of a channel. */
+typedef enum cna_gltf_animation_path {
+    CNA_GLTF_PATH_UNKNOWN = 0,  /* a path added by an extension (e.g. "pointer"); diagnostic */
+    CNA_GLTF_PATH_TRANSLATION,
+    CNA_GLTF_PATH_ROTATION,
+    CNA_GLTF_PATH_SCALE,
+    CNA_GLTF_PATH_WEIGHTS,
+    CNA_GLTF_PATH_COUNT
+} cna_gltf_animation_path;
+
+typedef enum cna_gltf_interpolation {
+    CNA_GLTF_INTERPOLATION_LINEAR = 0,  /* glTF's default */
+    CNA_GLTF_INTERPOLATION_STEP,
+    CNA_GLTF_INTERPOLATION_CUBICSPLINE,
+    CNA_GLTF_INTERPOLATION_COUNT
+} cna_gltf_interpolation;
+
+typedef enum cna_gltf_alpha_mode {
+    CNA_GLTF_ALPHA_OPAQUE = 0,  /* glTF's default */
+    CNA_GLTF_ALPHA_MASK,
+    CNA_GLTF_ALPHA_BLEND,
+    CNA_GLTF_ALPHA_MODE_COUNT
+} cna_gltf_alpha_mode;
+
+/* Where a buffer's or an image's bytes come from. */
+typedef enum cna_gltf_source {
+    CNA_GLTF_SOURCE_NONE = 0,     /* image without uri or bufferView (diagnostic) */
+    CNA_GLTF_SOURCE_GLB_BIN,      /* the GLB container's BIN chunk (buffer 0 without uri) */
+    CNA_GLTF_SOURCE_DATA_URI,     /* a base64 data: URI */
+    CNA_GLTF_SOURCE_EXTERNAL,     /* an external URI (file or resolver) */
+    CNA_GLTF_SOURCE_BUFFER_VIEW,  /* images only: a bufferView */
+    CNA_GLTF_SOURCE_COUNT
+} cna_gltf_source;
+
+/* ------------------------------------------------------------------ model */
+
+typedef struct cna_gltf_asset {
+    const char *version;      /* "2.0" (required; major version 2) */
+    const char *min_version;  /* NULL when absent; above 2.0 is refused */
+    const char *generator;    /* NULL when absent */
+    const char *copyright;    /* NULL when absent */
+} cna_gltf_asset;
+
+typedef struct cna_gltf_buffer {
+    const char *name;         /* NULL when absent */
+    cna_gltf_source source;   /* GLB_BIN, DATA_URI or EXTERNAL */
+    const char *uri;          /* percent-decoded external URI; NULL for GLB_BIN and DATA_URI */
+    const uint8_t *data;      /* byte_length bytes, owned by the document */
+    size_t byte_length;       /* the declared byteLength (>= 1); the data held is never shorter */
+} cna_gltf_buffer;
+
+typedef struct cna_gltf_buffer_view {
+    const char *name;
+    int32_t buffer;           /* index into buffers */
+    size_t byte_offset;       /* default 0 */
+    size_t byte_length;       /* >= 1; byte_offset + byte_length <= buffer's byte_length */
+    size_t byte_stride;       /* 0 when absent (tightly packed); else 4..252, a multiple of 4 */
+    int32_t target;           /* 0 when absent, else 34962 (ARRAY_BUFFER) or 34963 (ELEMENT_ARRAY_BUFFER) */
+} cna_gltf_buffer_view;
+
+/* Sparse storage: `count` elements replaced at the given indices. */
+typedef struct cna_gltf_accessor_sparse {
+    size_t count;                                   /* 1..accessor count */
+    int32_t indices_buffer_view;                    /* tightly packed, strictly increasing, < accessor count */
+    size_t indices_byte_offset;
+    cna_gltf_component_type indices_component_type; /* UNSIGNED_BYTE, _SHORT or _INT */
+    int32_t values_buffer_view;                     /* tightly packed elements of the accessor's type */
+    size_t values_byte_offset;
+} cna_gltf_accessor_sparse;
+
+typedef struct cna_gltf_accessor {
+    const char *name;
+    int32_t buffer_view;                     /* -1: every element is zero (before sparse) */
+    size_t byte_offset;                      /* default 0; a multiple of the component size */
+    cna_gltf_component_type component_type;
+    bool normalized;                         /* default false; integer types only */
+    cna_gltf_type type;
+    size_t count;                            /* >= 1 elements */
+    size_t element_size;                     /* bytes of one element, incl. matrix column padding */
+    size_t byte_stride;                      /* effective: bufferView's stride, or element_size */
+    bool has_min, has_max;
+    double min[16], max[16];                 /* component_count values when has_min / has_max */
+    bool is_sparse;
+    cna_gltf_accessor_sparse sparse;         /* valid when is_sparse */
+} cna_gltf_accessor;
+
+typedef struct cna_gltf_image {
+    const char *name;
+    cna_gltf_source source;   /* EXTERNAL, DATA_URI, BUFFER_VIEW, or NONE */
+    const char *uri;          /* percent-decoded external URI; NULL otherwise */
+    const char *path;         /* file path the default resolution checked (load_file without
+                                 resolver); NULL otherwise */
+    const char *mime_type;    /* as the file says; NULL when absent */
+    int32_t buffer_view;      /* -1 unless source is BUFFER_VIEW */
+    const uint8_t *data;      /* encoded bytes for DATA_URI (owned) and BUFFER_VIEW (inside a
+                                 buffer); NULL for EXTERNAL. Never decoded by the reader. */
+    size_t size;              /* bytes at data */
+    bool available;           /* false: missing / unresolvable / bad data URI ("image-missing") */
+} cna_gltf_image;
+
+typedef struct cna_gltf_sampler {
+    const char *name;
+    int32_t mag_filter;       /* GL enum, 0 when absent */
+    int32_t min_filter;       /* GL enum, 0 when absent */
+    int32_t wrap_s;           /* GL enum, default 10497 (REPEAT) */
+    int32_t wrap_t;           /* GL enum, default 10497 (REPEAT) */
+} cna_gltf_sampler;
+
+typedef struct cna_gltf_texture {
+    const char *name;
+    int32_t sampler;          /* -1: default sampling */
+    int32_t source;           /* image index, -1 when absent */
+} cna_gltf_texture;
+
+/* A material's reference to a texture (textureInfo). */
+typedef struct cna_gltf_texture_ref {
+    int32_t texture;          /* -1 when the material has none */
+    int32_t texcoord;         /* TEXCOORD_n set, default 0 */
+    float scale;              /* normalTexture.scale / occlusionTexture.strength; default 1 */
+} cna_gltf_texture_ref;
+
+typedef struct cna_gltf_material {
+    const char *name;
+    cna_vec4 base_color_factor;                      /* default (1, 1, 1, 1) */
+    cna_gltf_texture_ref base_color_texture;
+    float metallic_factor;                           /* default 1 */
+    float roughness_factor;                          /* default 1 */
+    cna_gltf_texture_ref metallic_roughness_texture;
+    cna_gltf_texture_ref normal_texture;             /* scale = normalTexture.scale */
+    cna_gltf_texture_ref occlusion_texture;          /* scale = occlusionTexture.strength */
+    cna_gltf_texture_ref emissive_texture;
+    cna_vec3 emissive_factor;                        /* default (0, 0, 0) */
+    cna_gltf_alpha_mode alpha_mode;                  /* default OPAQUE */
+    float alpha_cutoff;                              /* default 0.5 */
+    bool double_sided;                               /* default false */
+} cna_gltf_material;
+
+typedef struct cna_gltf_attribute {
+    const char *name;              /* as in the file, e.g. "TEXCOORD_1", "_BATCHID" */
+    cna_gltf_attribute_kind kind;
+    int32_t set;                   /* n of TEXCOORD_n / COLOR_n / JOINTS_n / WEIGHTS_n, else 0 */
+    int32_t accessor;
+} cna_gltf_attribute;
+
+/* One morph target of a primitive. Deltas are added to the base attributes. */
+typedef struct cna_gltf_morph_target {
+    int32_t position;                      /* accessor of POSITION deltas, -1 when absent */
+    int32_t normal;                        /* NORMAL deltas, -1 when absent */
+    int32_t tangent;                       /* TANGENT deltas (VEC3), -1 when absent */
+    const cna_gltf_attribute *attributes;  /* every attribute of the target, in file order */
+    size_t attribute_count;
+} cna_gltf_morph_target;
+
+typedef struct cna_gltf_primitive {
+    const cna_gltf_attribute *attributes;  /* in file order; at least one */
+    size_t attribute_count;
+    size_t vertex_count;                   /* the (common) count of the attribute accessors */
+    int32_t indices;                       /* accessor, -1 when non-indexed */
+    cna_gltf_primitive_mode mode;          /* default TRIANGLES */
+    int32_t material;                      /* -1: default material */
+    const cna_gltf_morph_target *targets;
+    size_t target_count;                   /* same for every primitive of the mesh */
+} cna_gltf_primitive;
+
+typedef struct cna_gltf_mesh {
+    const char *name;
+    const cna_gltf_primitive *primitives;  /* at least one */
+    size_t primitive_count;
+    const float *weights;                  /* default morph weights: target_count values,
+                                              zeros when the file has none */
+    size_t target_count;                   /* morph targets per primitive (0 if none) */
+} cna_gltf_mesh;
+
+typedef struct cna_gltf_node {
+    const char *name;
+    int32_t parent;            /* computed: the node listing this one in children, -1 for a root */
+    const int32_t *children;   /* node indices */
+    size_t child_count;
+    int32_t mesh;              /* -1 when absent */
+    int32_t skin;              /* -1 when absent (requires mesh) */
+    int32_t camera;            /* -1 when absent; cameras are not parsed (camera_count only) */
+    bool has_matrix;           /* the file gives `matrix`; translation/rotation/scale are then
+                                  the defaults (a node with both is refused) */
+    cna_mat4 matrix;           /* the file's matrix, column-major; identity when !has_matrix */
+    cna_vec3 translation;      /* default (0, 0, 0) */
+    cna_quat rotation;         /* default (0, 0, 0, 1); stored as given (diagnostic if not unit) */
+    cna_vec3 scale;            /* default (1, 1, 1) */
+    const float *weights;      /* the node's morph weights, overriding the mesh's; NULL when absent */
+    size_t weight_count;       /* 0 when absent, else the mesh's target_count */
+} cna_gltf_node;
+
+typedef struct cna_gltf_skin {
+    const char *name;
+    const int32_t *joints;        /* node indices, at least one, no duplicates */
+    size_t joint_count;
+    int32_t inverse_bind_matrices; /* accessor (MAT4 FLOAT, joint_count elements); -1: identities */
+    int32_t skeleton;             /* node index, -1 when absent (a hint only) */
+} cna_gltf_skin;
+
+typedef struct cna_gltf_animation_sampler {
+    int32_t input;                       /* accessor: SCALAR FLOAT times in seconds, >= 0, increasing */
+    int32_t output;                      /* accessor: values (see docs/gltf-reader.md for types) */
+    cna_gltf_interpolation interpolation;
+} cna_gltf_animation_sampler;
+
+typedef struct cna_gltf_animation_channel {
+    int32_t sampler;                     /* index into the animation's samplers */
+    int32_t target_node;                 /* -1 when absent (the channel should be ignored) */
+    cna_gltf_animation_path path;
+} cna_gltf_animation_channel;
+
+typedef struct cna_gltf_animation {
+    const char *name;
+    const cna_gltf_animation_channel *channels;
+    size_t channel_count;
+    const cna_gltf_animation_sampler *samplers;
+    size_t sampler_count;
+} cna_gltf_animation;
+
+typedef struct cna_gltf_scene {
+    const char *name;
+    const int32_t *nodes;      /* root nodes (each has parent == -1), no duplicates */
+    size_t node_count;
+} cna_gltf_scene;
+
+/* A warning kept on the document. Diagnostics are merged by code: `count`
+ * says how many times the code occurred, `message` is the first occurrence's. */
+typedef struct cna_gltf_diagnostic {
+    const char *code;          /* one of the CNA_GLTF_DIAG_* strings below */
+    size_t count;              /* >= 1 */
+    const char *message;       /* names the JSON path and the value */
+} cna_gltf_diagnostic;
+
+/* Diagnostic codes (stable strings). */
+#define CNA_GLTF_DIAG_EXTENSION_IGNORED   "extension-ignored"   /* optional extension not implemented */
+#define CNA_GLTF_DIAG_IMAGE_MISSING       "image-missing"       /* image file/URI/bytes unavailable */
+#define CNA_GLTF_DIAG_CAMERA_SKIPPED      "camera-skipped"      /* cameras are not parsed */
+#define CNA_GLTF_DIAG_QUATERNION_NOT_UNIT "quaternion-not-unit" /* node rotation or rotation key, |1-|q|| > 5e-5 */
+#define CNA_GLTF_DIAG_WEIGHTS_NOT_NORMALIZED "weights-not-normalized" /* per-vertex skin weights sum, |1-sum| > 2e-3 */
+#define CNA_GLTF_DIAG_UNUSED_OBJECT       "unused-object"       /* mesh/skin/material/texture/image/sampler/accessor/bufferView/camera never referenced */
+#define CNA_GLTF_DIAG_ATTRIBUTE_UNKNOWN   "attribute-unknown"   /* attribute name neither known nor "_"-prefixed */
+#define CNA_GLTF_DIAG_CHANNEL_IGNORED     "channel-ignored"     /* animation channel without target node or with an unknown path */
+#define CNA_GLTF_DIAG_BUFFER_LONGER       "buffer-longer-than-declared" /* data exceeds byteLength (beyond GLB padding) */
+#define CNA_GLTF_DIAG_NO_POSITION         "primitive-without-position"  /* primitive has no POSITION */
+
+/* The whole document. Every array has its count; arrays with count 0 are NULL. */
+typedef struct cna_gltf_document {
+    cna_gltf_asset asset;
+    bool is_glb;                              /* loaded from a GLB container */
+    const char *const *extensions_used;       /* names, in file order */
+    size_t extensions_used_count;
+    const char *const *extensions_required;
+    size_t extensions_required_count;
+
+    const cna_gltf_buffer *buffers;           size_t buffer_count;
+    const cna_gltf_buffer_view *buffer_views; size_t buffer_view_count;
+    const cna_gltf_accessor *accessors;       size_t accessor_count;
+    const cna_gltf_image *images;             size_t image_count;
+    const cna_gltf_sampler *samplers;         size_t sampler_count;
+    const cna_gltf_texture *textures;         size_t texture_count;
+    const cna_gltf_material *materials;       size_t material_count;
+    const cna_gltf_mesh *meshes;              size_t mesh_count;
+    const cna_gltf_node *nodes;               size_t node_count;
+    const cna_gltf_skin *skins;               size_t skin_count;
+    const cna_gltf_animation *animations;     size_t animation_count;
+    const cna_gltf_scene *scenes;             size_t scene_count;
+    size_t camera_count;                      /* cameras are counted, not parsed */
+    int32_t scene;                            /* default scene, -1 when absent */
+
+    const cna_gltf_diagnostic *diagnostics;   size_t diagnostic_count;
+} cna_gltf_document;
+
+/* ------------------------------------------------------------------ loading */
+
+/* Load a .gltf or .glb file (recognised by content: the GLB magic "glTF",
+ * otherwise JSON). External URIs resolve relative to the file's folder unless
+ * opts->resolve is set (see cna_gltf_options). opts may be NULL (defaults).
+ * On success *out receives a new document (free with cna_gltf_document_free).
+ * Errors (on any, *out is left unchanged and nothing leaks):
+ *   CNA_ERROR_INVALID_ARGUMENT  path or out NULL; external buffer with no way to resolve it
+ *   CNA_ERROR_IO                the file or an external buffer cannot be opened or read
+ *   CNA_ERROR_LIMIT             an input exceeds opts->max_file_size
+ *   CNA_ERROR_PARSE             JSON syntax, GLB container, base64, percent-encoding
+ *   CNA_ERROR_INVALID_DATA      the content breaks a glTF rule (message names the JSON path)
+ *   CNA_ERROR_UNSUPPORTED       asset version not 2.x, minVersion above 2.0, or an
+ *                               extensionsRequired entry not implemented (named)
+ *   CNA_ERROR_OUT_OF_MEMORY     an allocation failed */
+cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts,
+                              cna_gltf_document **out, cna_error *err);
+
+/* Load from `size` bytes of .gltf JSON or .glb (recognised by content). The
+ * bytes are only read during the call (the document copies what it keeps).
+ * External URIs need opts->resolve (see cna_gltf_options). Errors as
+ * cna_gltf_load_file, with CNA_ERROR_INVALID_ARGUMENT also for data == NULL. */
+cna_result cna_gltf_load_memory(const void *data, size_t size, const cna_gltf_options *opts,
+                                cna_gltf_document **out, cna_error *err);
+
+/* Free a document and everything it owns, with the allocator it was loaded
+ * with. NULL is accepted. */
+void cna_gltf_document_free(cna_gltf_document *doc);
+
+/* Number of diagnostics (0 for NULL). */
+size_t cna_gltf_document_diagnostic_count(const cna_gltf_document *doc);
+/* Diagnostic i, or NULL when doc is NULL or i is out of range. */
+const cna_gltf_diagnostic *cna_gltf_document_diagnostic(const cna_gltf_document *doc, size_t i);
+/* The diagnostic with this code, or NULL when it did not occur. */
+const cna_gltf_diagnostic *cna_gltf_document_find_diagnostic(const cna_gltf_document *doc,
+                                                             const char *code);
+
+/* ------------------------------------------------------------------ accessors */
+
+/* Bytes of one component (1, 2 or 4); 0 for NONE or out-of-range values. */
+size_t cna_gltf_component_size(cna_gltf_component_type component_type);
+/* Components per element: SCALAR 1, VEC2 2, VEC3 3, VEC4 4, MAT2 4, MAT3 9, MAT4 16; 0 for NONE. */
+size_t cna_gltf_type_component_count(cna_gltf_type type);
+
+/* count * components of the accessor: how many floats read_floats writes (and
+ * uints read_uints writes). 0 when doc is NULL or the index is out of range. */
+size_t cna_gltf_accessor_float_count(const cna_gltf_document *doc, int32_t accessor);
+
+/* Read every element of an accessor as floats: element i's component c goes to
+ * out[i * components + c]; matrices column by column (cna_mat4 layout).
+ * Handles byteOffset, byteStride (interleaved or tight), matrix column
+ * padding, accessors without bufferView (zeros) and sparse substitution.
+ * Conversion: FLOAT as is; non-normalized integers to the nearest float
+ * (exact up to 2^24); normalized integers by the glTF 2.0 formulas:
+ *   BYTE            f = max(c / 127, -1)
+ *   UNSIGNED_BYTE   f = c / 255
+ *   SHORT           f = max(c / 32767, -1)
+ *   UNSIGNED_SHORT  f = c / 65535
+ *   UNSIGNED_INT    f = c / 4294967295   (not allowed by glTF for normalized, converted anyway)
+ * Errors: CNA_ERROR_INVALID_ARGUMENT when doc/out is NULL, the index is out
+ * of range, or out_count < cna_gltf_accessor_float_count(); nothing written. */
+cna_result cna_gltf_accessor_read_floats(const cna_gltf_document *doc, int32_t accessor, float *out,
+                                         size_t out_count, cna_error *err);
+
+/* Read every element of an unsigned-integer accessor (UNSIGNED_BYTE, _SHORT,
+ * _INT; e.g. indices, JOINTS_n) as uint32_t, layout as read_floats (the raw
+ * integer values, `normalized` ignored). Errors: CNA_ERROR_INVALID_ARGUMENT as
+ * read_floats, and for any other component type (named in the message). */
+cna_result cna_gltf_accessor_read_uints(const cna_gltf_document *doc, int32_t accessor, uint32_t *out,
+                                        size_t out_count, cna_error *err);
+
+/* Read one element (index < count) as floats into out[0 .. components-1];
+ * out_count must be >= the component count. Same conversion and errors as
+ * read_floats, plus CNA_ERROR_INVALID_ARGUMENT for element >= count. A sparse
+ * accessor costs a binary search over its sparse indices. */
+cna_result cna_gltf_accessor_read_element_floats(const cna_gltf_document *doc, int32_t accessor,
+                                                 size_t element, float *out, size_t out_count,
+                                                 cna_error *err);
+/* Read one element as uint32_t; as read_uints for one element. */
+cna_result cna_gltf_accessor_read_element_uints(const cna_gltf_document *doc, int32_t accessor,
+                                                size_t element, uint32_t *out, size_t out_count,
+                                                cna_error *err);
+
+/* ------------------------------------------------------------------ helpers */
+
+/* The accessor of the attribute of `kind` and `set` (set 0 for POSITION,
+ * NORMAL, TANGENT), or -1 when the primitive has none (or prim is NULL). */
+int32_t cna_gltf_primitive_find_attribute(const cna_gltf_primitive *prim, cna_gltf_attribute_kind kind,
+                                          int32_t set);
+
+/* A node's local transform: its matrix when has_matrix, else
+ * T(translation) · R(rotation) · S(scale) (ours; spec: S * R * T), with the
+ * rotation used as stored. */
+void cna_gltf_node_local_matrix(const cna_gltf_node *node, cna_mat4 *out);
+
+/* Stable names for printing; "unknown" for out-of-range values. */
+const char *cna_gltf_component_type_name(cna_gltf_component_type t); /* "FLOAT", "UNSIGNED_BYTE", ... */
+const char *cna_gltf_type_name(cna_gltf_type t);                     /* "SCALAR", "VEC3", ... */
+const char *cna_gltf_attribute_kind_name(cna_gltf_attribute_kind k); /* "POSITION", "TEXCOORD", "OTHER" */
+const char *cna_gltf_primitive_mode_name(cna_gltf_primitive_mode m); /* "TRIANGLES", ... */
+const char *cna_gltf_animation_path_name(cna_gltf_animation_path p); /* "translation", ..., "unknown" */
+const char *cna_gltf_interpolation_name(cna_gltf_interpolation i);   /* "LINEAR", "STEP", "CUBICSPLINE" */
+const char *cna_gltf_alpha_mode_name(cna_gltf_alpha_mode m);         /* "OPAQUE", "MASK", "BLEND" */
+const char *cna_gltf_source_name(cna_gltf_source s);                 /* "none", "glb-bin", "data-uri", "external", "buffer-view" */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CNA_GLTF_H */
