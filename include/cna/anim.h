@@ -126,8 +126,8 @@ typedef struct cna_skinning_data {
     const char *skeleton_root_name;      /* its name, or NULL; never affects any transform */
 } cna_skinning_data;
 
-/* A description with the four skeleton arrays set, each count = bone_count, no
- * prefix, no clips, skeleton_root_node = -1. */
+/* A description with the three skeleton arrays set, each count = bone_count
+ * (0 when bone_count is negative), no prefix, no clips, skeleton_root_node = -1. */
 cna_skinning_data cna_skinning_data_make(int32_t bone_count, const int32_t *hierarchy,
                                          const cna_mat4 *bind_pose,
                                          const cna_mat4 *inverse_bind_pose);
@@ -136,28 +136,65 @@ cna_skinning_data cna_skinning_data_make(int32_t bone_count, const int32_t *hier
 const cna_clip *cna_skinning_data_find_clip(const cna_skinning_data *data, const char *name);
 
 /* Checks every rule a SkinningData and its clips must follow and reports the
- * first broken one by name, e.g. "hierarchy[3]: parent 5 is not below own index 3".
- * Rules, in order: bone_count in 0..CNA_MAX_BONE_COUNT; hierarchy, bind_pose and
- * inverse_bind_pose non-NULL (when bone_count > 0) with exactly bone_count
- * entries; each parent < own index; root_prefix_count is 0 or bone_count;
- * every matrix finite; per clip: duration >= 0, target is a palette clip,
- * every track's bone in range, keys non-NULL when key_count > 0, key times
- * non-negative and non-decreasing, key values finite.
- * Returns CNA_OK or CNA_ERROR_INVALID_ARGUMENT. The player itself is more
- * lenient, exactly as the spec says (it ignores bad tracks). */
+ * first broken one by name. Rules, in order, with their messages (N = bone_count):
+ *   data non-NULL                       "skinning data: NULL"
+ *   bone_count in 0..CNA_MAX_BONE_COUNT "bone_count: -1 is outside 0..100000"
+ *   for hierarchy, bind_pose, inverse_bind_pose in turn:
+ *     count == N                        "bind_pose_count: 1 differs from bone_count 2"
+ *     array non-NULL when N > 0         "bind_pose: NULL with bind_pose_count 2"
+ *   each parent < own index             "hierarchy[3]: parent 5 is not below own index 3"
+ *   root_prefix non-NULL when its count is N > 0
+ *                                       "root_prefix: NULL with root_prefix_count 2"
+ *   root_prefix_count is 0 or N         "root_prefix_count: 1 is neither 0 nor bone_count 2"
+ *   every matrix element finite, bind_pose, inverse_bind_pose, then root_prefix
+ *                                       "inverse_bind_pose[1].m[12]: NaN is not finite"
+ *   clips non-NULL when clip_count > 0  "clips: NULL with clip_count 2"
+ *   per clip (labelled clips[i] "name", or clips[i] when it has no name):
+ *     duration >= 0                     "clips[0] \"Move\": duration -1 is negative"
+ *     a joint-palette clip              "clips[0] \"Move\": target scene-node is not a
+ *                                        joint-palette clip" (an unknown value:
+ *                                        "clips[0] \"Move\": target 7 is not a cna_clip_target")
+ *     tracks non-NULL when track_count > 0
+ *                                       "clips[0] \"Move\": tracks NULL with track_count 2"
+ *     per track: bone >= 0              "clips[0] \"Move\".tracks[1]: bone -1 is negative"
+ *                bone < N               "clips[0] \"Move\".tracks[1]: bone 5 is not below bone_count 2"
+ *                keys non-NULL when key_count > 0
+ *                                       "clips[0] \"Move\".tracks[1]: keys NULL with key_count 3"
+ *     per key:   time >= 0              "clips[0] \"Move\".tracks[1].keys[0]: time -1 is negative"
+ *                times non-decreasing   "clips[0] \"Move\".tracks[1].keys[2]: times must not
+ *                                        decrease (7000000 then 5000000)"
+ *                translation, rotation, scale finite, component by component
+ *                                       "clips[0] \"Move\".tracks[1].keys[2].rotation.w: inf is not finite"
+ * (Messages are single lines; the wrapping above is only for this comment.)
+ * Returns CNA_OK or CNA_ERROR_INVALID_ARGUMENT; reads only. The player itself
+ * is more lenient, exactly as the spec says: it ignores tracks without keys or
+ * with a bone out of range, samples keys in any order, and reads a prefix
+ * whose count is not N as identity. */
 cna_result cna_skinning_data_validate(const cna_skinning_data *data, cna_error *err);
 
 /* Sample one track at time t (ticks) with a plain linear search for the
- * bracketing keys (the spec's reference): before the first key hold it, after
- * the last hold it, between keys k and k+1 (keys[k].ticks <= t < keys[k+1].ticks)
- * lerp translation and scale and slerp rotation with
- *   amount = (float)((double)(t - keys[k].ticks) / (double)(keys[k+1].ticks - keys[k].ticks)).
- * Writes the sampled local transform as a key (ticks = t). key_count must be > 0. */
+ * bracketing keys (the spec's reference):
+ *   key_count == 1 or t <= keys[0].ticks:  keys[0] (hold the first key);
+ *   t >= keys[n-1].ticks:                  keys[n-1] (hold the last key);
+ *   else the first k with t < keys[k+1].ticks; at t <= keys[k].ticks (an exact
+ *   key time) keys[k] exactly, otherwise lerp translation and scale and slerp
+ *   rotation (cna_quat_slerp) with
+ *     amount = (float)((double)(t - keys[k].ticks) / (double)(keys[k+1].ticks - keys[k].ticks)),
+ *   both differences computed exactly in unsigned 64-bit arithmetic (they are
+ *   positive; no overflow for any key times).
+ * Writes the sampled local transform as a key (ticks = t). A track without keys
+ * (key_count 0 or keys NULL) samples as the identity transform. */
 void cna_track_sample_linear(const cna_bone_track *track, int64_t t, cna_keyframe *out);
 
-/* Same result, bit for bit, using *cursor (a key index remembered between calls,
- * start it at 0) so that forward playback costs O(1) per call; seeks fall back
- * to a binary search. */
+/* The same result, bit for bit, when the keys are in non-decreasing time
+ * order (the cna_bone_track rule): the same bracketing key, then the same
+ * arithmetic. *cursor is a key index remembered between calls (start it at 0;
+ * any value is accepted): the cursor's interval and the next one are tried
+ * first, so forward playback costs O(1) per call; other times fall back to a
+ * binary search, O(log key_count). With keys out of order the result is an
+ * interpolation between two adjacent keys, never an out-of-bounds read, but
+ * may differ from the linear search (the player detects such tracks when a
+ * clip starts and samples them with cna_track_sample_linear). */
 void cna_track_sample(const cna_bone_track *track, int64_t t, size_t *cursor, cna_keyframe *out);
 
 #ifdef __cplusplus

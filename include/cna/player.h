@@ -37,11 +37,17 @@ typedef struct cna_player cna_player;
 /* Create a player for `data` and compute its bind pose (every bone at its bind
  * pose, composed with prefixes, skin = world · inverse bind), so a fresh player
  * returns a drawable palette.
- * Errors: CNA_ERROR_INVALID_ARGUMENT when data or out is NULL, bone_count is
- * negative or above CNA_MAX_BONE_COUNT (refused before any allocation), an
- * array count differs from bone_count, or a parent index is >= its own index;
- * CNA_ERROR_OUT_OF_MEMORY. On error *out is left unchanged.
- * `allocator` may be NULL (malloc/free); it is copied. */
+ * Errors (checked before any allocation): CNA_ERROR_INVALID_ARGUMENT when data
+ * or out is NULL, bone_count is negative or above CNA_MAX_BONE_COUNT
+ * ("bone_count: -1 is outside 0..100000"), a skeleton array's count differs
+ * from bone_count ("hierarchy_count: 1 differs from bone_count 2") or the
+ * array is NULL with a positive count, a parent index is >= its own index
+ * ("hierarchy[1]: parent 1 is not below own index 1"), or root_prefix is NULL
+ * while root_prefix_count == bone_count > 0; CNA_ERROR_OUT_OF_MEMORY. On error
+ * *out is left unchanged and nothing is allocated.
+ * `allocator` may be NULL (malloc/free); it is copied. The player allocates
+ * 3 · bone_count matrices here and one cursor per track in start_clip, never
+ * in update. */
 cna_result cna_player_create(const cna_skinning_data *data, const cna_allocator *allocator,
                              cna_player **out, cna_error *err);
 
@@ -49,24 +55,36 @@ cna_result cna_player_create(const cna_skinning_data *data, const cna_allocator 
 void cna_player_free(cna_player *player);
 
 /* Start `clip` (borrowed; must outlive its use) and rewind to zero (spec:
- * StartClip). Transforms are not recomputed until the next update.
+ * StartClip). Transforms are not recomputed until the next update. Resets the
+ * per-track key cursors; grows the cursor array when the clip has more tracks
+ * than any clip before it (the only allocation after creation).
  * NULL clip stops playback: the position is held at zero and updates show the
- * bind pose. Errors: CNA_ERROR_INVALID_ARGUMENT for a NULL player or a clip
- * whose target is CNA_CLIP_TARGET_SCENE_NODE; CNA_ERROR_OUT_OF_MEMORY when
- * growing the cursor array fails. */
+ * bind pose. Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for a NULL
+ * player, a clip whose target is not the joint palette (DEFAULT or
+ * JOINT_PALETTE), or tracks NULL with track_count > 0;
+ * CNA_ERROR_OUT_OF_MEMORY when growing the cursor array fails. */
 cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_error *err);
 
 /* Advance (relative = true: position += ticks) or seek (relative = false:
  * position = ticks), then recompute (spec: Update). With a clip of positive
  * duration D: loop reduces the position to floor-mod(position, D), in [0, D);
- * without loop it clamps to [0, D]. No clip or D == 0: position held at 0.
+ * without loop it clamps to [0, D]. Both are exact for any int64_t values
+ * (the sum is never formed where it could overflow). No clip, or D <= 0:
+ * position held at 0.
  * Recompute: every bone starts at its bind pose; each track with keys and a
- * bone index in range is sampled (others are ignored); then in index order
+ * bone index in range is sampled at the position (others are silently
+ * ignored; a later track for the same bone wins) and replaces its bone's
+ * local transform with T · R · S (cna_mat4_compose); then in index order
  *   world[p] = world[parent] · local[p]                    (parent >= 0)
  *   world[p] = prefix[p] · local[p] or local[p]             (parent < 0: root)
  *   skin[p]  = world[p] · inverse_bind_pose[p]
- * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT when an array count of
- * the SkinningData differs from bone_count or a parent index is >= its own. */
+ * where the prefix is used only when root_prefix_count == bone_count.
+ * Sampling equals cna_track_sample_linear bit for bit, at O(1) per track for
+ * forward playback. No allocation.
+ * Errors (checked first; nothing changes — position, clip and outputs):
+ * CNA_ERROR_INVALID_ARGUMENT for a NULL player, when the SkinningData's
+ * bone_count is no longer the one the player was created with, or any of
+ * cna_player_create's array rules fails. */
 cna_result cna_player_update(cna_player *player, int64_t ticks, bool relative, bool loop,
                              cna_error *err);
 

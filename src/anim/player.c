@@ -1,0 +1,256 @@
+/*
+ * The AnimationPlayer (include/cna/player.h; spec: "AnimationPlayer, precisely").
+ *
+ * Every formula below is in our convention (column vectors, spec `A * B` ==
+ * ours `B · A`); the spec's row-vector form is given beside it.
+ */
+#include <string.h>
+
+#include "anim/anim_internal.h"
+#include "cna/player.h"
+#include "core/internal.h"
+
+/* A cursor value meaning "this track's keys are out of time order: sample it
+ * with the linear reference search", so that the player's results always
+ * equal the spec's linear search bit for bit. */
+#define CURSOR_LINEAR SIZE_MAX
+
+struct cna_player {
+    cna_allocator allocator;
+    const cna_skinning_data *data; /* borrowed */
+    const cna_clip *clip;          /* borrowed; NULL when none */
+    int32_t bone_count;            /* fixed at creation: sizes the three arrays */
+    int64_t position;              /* ticks */
+    cna_mat4 *local;               /* bone_count each, one allocation */
+    cna_mat4 *world;
+    cna_mat4 *skin;
+    size_t *cursors;         /* one key cursor per track of the current clip */
+    size_t cursor_count;     /* tracks the cursors were set up for */
+    size_t cursor_capacity;  /* allocated entries; grows in start_clip only */
+};
+
+/* ------------------------------------------------------------------ position */
+
+/* floor-mod: the r in [0, d) with a = q·d + r (d > 0). */
+static int64_t floor_mod(int64_t a, int64_t d)
+{
+    int64_t r = a % d;
+    return r < 0 ? r + d : r;
+}
+
+/* a + b, saturated to the int64_t range. */
+static int64_t add_saturated(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
+    return a + b;
+}
+
+/* The position after Update(ticks, relative, loop), exactly, for any int64_t
+ * inputs (no overflow):
+ *   no clip, or duration <= 0: 0;
+ *   loop:    floor-mod(base + ticks, D), computed as
+ *            (floor-mod(base, D) + floor-mod(ticks, D)) mod D in unsigned
+ *            arithmetic, which equals the floor-mod of the exact sum;
+ *   no loop: clamp(base + ticks, 0, D) (a saturated sum clamps the same). */
+static int64_t next_position(const cna_player *player, int64_t ticks, bool relative, bool loop)
+{
+    const int64_t d = player->clip ? player->clip->duration : 0;
+    if (d <= 0) return 0;
+    const int64_t base = relative ? player->position : 0;
+    if (loop) {
+        const uint64_t sum = (uint64_t)floor_mod(base, d) + (uint64_t)floor_mod(ticks, d);
+        return (int64_t)(sum >= (uint64_t)d ? sum - (uint64_t)d : sum);
+    }
+    const int64_t p = add_saturated(base, ticks);
+    return p < 0 ? 0 : (p > d ? d : p);
+}
+
+/* ------------------------------------------------------------------ recompute */
+
+/* Checks that must pass before anything changes: the skeleton arrays (spec:
+ * Recompute's size check and parent order) and the bone count the player was
+ * created with (the borrowed data must not have been resized since). */
+static cna_result check_data(const cna_player *player, cna_error *err)
+{
+    const cna_skinning_data *data = player->data;
+    if (data->bone_count != player->bone_count)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "bone_count: %ld differs from the %ld bones the player was created with",
+                          (long)data->bone_count, (long)player->bone_count);
+    return cna__skeleton_check(data, err);
+}
+
+/* Each usable track of the clip replaces its bone's local transform:
+ *   local[bone] = T(t) · R(r) · S(s)   (spec: Scale * Rotation * Translation).
+ * Tracks without keys, or with a bone outside 0..bone_count-1, are ignored. */
+static void sample_clip(cna_player *player)
+{
+    const cna_clip *clip = player->clip;
+    if (!clip || !clip->tracks) return;
+    for (size_t i = 0; i < clip->track_count; ++i) {
+        const cna_bone_track *track = &clip->tracks[i];
+        if (track->key_count == 0 || !track->keys) continue;
+        if (track->bone < 0 || track->bone >= player->bone_count) continue;
+        cna_keyframe key;
+        /* a track added after start_clip (the clip was edited) has no cursor */
+        if (i < player->cursor_count && player->cursors[i] != CURSOR_LINEAR)
+            cna_track_sample(track, player->position, &player->cursors[i], &key);
+        else
+            cna_track_sample_linear(track, player->position, &key);
+        cna_mat4_compose(&player->local[track->bone], key.translation, key.rotation, key.scale);
+    }
+}
+
+/* Bind pose, then the clip's tracks, then composition in index order:
+ *   world[p] = world[parent] · local[p]       parent >= 0  (spec: local[p] * world[parent])
+ *   world[p] = prefix[p] · local[p]            root, prefix used (spec: L_root * P_root)
+ *   world[p] = local[p]                        root otherwise
+ *   skin[p]  = world[p] · inverse_bind[p]      (spec: InverseBindPose[p] * world[p])
+ * The prefix is used only when root_prefix_count == bone_count. Requires
+ * check_data() to have passed. */
+static void recompute(cna_player *player)
+{
+    const cna_skinning_data *data = player->data;
+    const int32_t n = player->bone_count;
+    if (n == 0) return;
+    memcpy(player->local, data->bind_pose, (size_t)n * sizeof(cna_mat4));
+    sample_clip(player);
+    const bool prefixed = data->root_prefix_count == (size_t)n;
+    for (int32_t p = 0; p < n; ++p) {
+        const int32_t parent = data->hierarchy[p];
+        if (parent >= 0)
+            cna_mat4_mul(&player->world[p], &player->world[parent], &player->local[p]);
+        else if (prefixed)
+            cna_mat4_mul(&player->world[p], &data->root_prefix[p], &player->local[p]);
+        else
+            player->world[p] = player->local[p];
+        cna_mat4_mul(&player->skin[p], &player->world[p], &data->inverse_bind_pose[p]);
+    }
+}
+
+/* ------------------------------------------------------------------ public API */
+
+cna_result cna_player_create(const cna_skinning_data *data, const cna_allocator *allocator,
+                             cna_player **out, cna_error *err)
+{
+    if (!data || !out)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cna_player_create: %s is NULL",
+                          !data ? "data" : "out");
+    cna_result r;
+    /* Refused before any allocation (the spec sizes its vectors first). */
+    if ((r = cna__bone_count_check(data->bone_count, err))) return r;
+    if ((r = cna__skeleton_check(data, err))) return r;
+
+    const cna_allocator a = cna__allocator_resolve(allocator);
+    cna_player *player = (cna_player *)cna__calloc(&a, 1, sizeof *player);
+    if (!player)
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "player: out of memory (%zu bytes)",
+                          sizeof *player);
+    const size_t n = (size_t)data->bone_count;
+    cna_mat4 *matrices = (cna_mat4 *)cna__calloc(&a, 3 * n, sizeof(cna_mat4));
+    if (!matrices) {
+        cna__free(&a, player);
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY,
+                          "player: out of memory for %zu bones' matrices", n);
+    }
+    player->allocator = a;
+    player->data = data;
+    player->bone_count = data->bone_count;
+    player->local = matrices;
+    player->world = matrices + n;
+    player->skin = matrices + 2 * n;
+    recompute(player); /* a fresh player already returns the bind-pose palette */
+    *out = player;
+    return CNA_OK;
+}
+
+void cna_player_free(cna_player *player)
+{
+    if (!player) return;
+    const cna_allocator a = player->allocator;
+    cna__free(&a, player->cursors);
+    cna__free(&a, player->local);
+    cna__free(&a, player);
+}
+
+cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_error *err)
+{
+    if (!player)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cna_player_start_clip: player is NULL");
+    const char *name = clip && clip->name ? clip->name : "";
+    if (clip && clip->target != CNA_CLIP_TARGET_DEFAULT &&
+        clip->target != CNA_CLIP_TARGET_JOINT_PALETTE)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "clip \"%s\": target %d is not a joint-palette clip", name,
+                          (int)clip->target);
+    if (clip && !clip->tracks && clip->track_count > 0)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "clip \"%s\": tracks NULL with track_count %zu", name, clip->track_count);
+    const size_t tracks = clip ? clip->track_count : 0;
+    if (tracks > player->cursor_capacity) {
+        size_t *grown = (size_t *)cna__calloc(&player->allocator, tracks, sizeof(size_t));
+        if (!grown)
+            return cna__error(err, CNA_ERROR_OUT_OF_MEMORY,
+                              "clip \"%s\": out of memory for %zu track cursors", name, tracks);
+        cna__free(&player->allocator, player->cursors);
+        player->cursors = grown;
+        player->cursor_capacity = tracks;
+    }
+    for (size_t i = 0; i < tracks; ++i) {
+        const cna_bone_track *track = &clip->tracks[i];
+        const bool sorted = track->keys && cna__track_is_sorted(track);
+        player->cursors[i] = sorted ? 0 : CURSOR_LINEAR;
+    }
+    player->cursor_count = tracks;
+    player->clip = clip;
+    player->position = 0;
+    return CNA_OK;
+}
+
+cna_result cna_player_update(cna_player *player, int64_t ticks, bool relative, bool loop,
+                             cna_error *err)
+{
+    if (!player)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cna_player_update: player is NULL");
+    cna_result r = check_data(player, err);
+    if (r) return r; /* nothing changed: position, clip and outputs as before */
+    player->position = next_position(player, ticks, relative, loop);
+    recompute(player);
+    return CNA_OK;
+}
+
+cna_result cna_player_update_seconds(cna_player *player, double seconds, bool relative, bool loop,
+                                     cna_error *err)
+{
+    return cna_player_update(player, cna_ticks_from_seconds(seconds), relative, loop, err);
+}
+
+int64_t cna_player_position(const cna_player *player) { return player ? player->position : 0; }
+
+const cna_clip *cna_player_current_clip(const cna_player *player)
+{
+    return player ? player->clip : NULL;
+}
+
+const cna_skinning_data *cna_player_skinning_data(const cna_player *player)
+{
+    return player ? player->data : NULL;
+}
+
+int32_t cna_player_bone_count(const cna_player *player) { return player ? player->bone_count : 0; }
+
+const cna_mat4 *cna_player_bone_transforms(const cna_player *player)
+{
+    return player ? player->local : NULL;
+}
+
+const cna_mat4 *cna_player_world_transforms(const cna_player *player)
+{
+    return player ? player->world : NULL;
+}
+
+const cna_mat4 *cna_player_skin_transforms(const cna_player *player)
+{
+    return player ? player->skin : NULL;
+}
