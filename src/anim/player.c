@@ -179,11 +179,13 @@ cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_e
     if (!player)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cna_player_start_clip: player is NULL");
     const char *name = clip && clip->name ? clip->name : "";
+    if (clip && clip->target == CNA_CLIP_TARGET_SCENE_NODE)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "clip \"%s\": target scene-node is not a joint-palette clip", name);
     if (clip && clip->target != CNA_CLIP_TARGET_DEFAULT &&
         clip->target != CNA_CLIP_TARGET_JOINT_PALETTE)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
-                          "clip \"%s\": target %d is not a joint-palette clip", name,
-                          (int)clip->target);
+                          "clip \"%s\": target %d is not a cna_clip_target", name, (int)clip->target);
     if (clip && !clip->tracks && clip->track_count > 0)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
                           "clip \"%s\": tracks NULL with track_count %zu", name, clip->track_count);
