@@ -10,8 +10,10 @@
 
 #include "cna/alloc.h"
 #include "cna/anim.h"
+#include "cna/device.h"
 #include "cna/gltf.h"
 #include "cna/math.h"
+#include "cna/morph.h"
 #include "cna/player.h"
 #include "cna/result.h"
 
