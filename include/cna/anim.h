@@ -52,7 +52,10 @@ extern "C" {
  * any allocation (the .cnj reader's bound). */
 #define CNA_MAX_BONE_COUNT 100000
 
-/* Seconds to ticks, rounded to the nearest tick (halves away from zero).
+/* Seconds to ticks: the tick nearest to the exact value of seconds · 10^7
+ * (the double `seconds` times ten million, computed without intermediate
+ * rounding), halves away from zero: 1.0/60 -> 166667, 1.0/256 -> 39063
+ * (39062.5 exactly), 1.5e-7 -> 1 (that double is just below 1.5e-7).
  * NaN maps to 0; values beyond the int64_t range saturate to INT64_MIN/MAX. */
 int64_t cna_ticks_from_seconds(double seconds);
 /* Ticks to seconds. */
