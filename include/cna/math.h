@@ -57,7 +57,9 @@ void cna_mat4_translation(cna_mat4 *out, cna_vec3 v);
 /* out = a · b (ours; spec/XNA writes b * a). out may alias a or b. */
 void cna_mat4_mul(cna_mat4 *out, const cna_mat4 *a, const cna_mat4 *b);
 /* out = T(t) · R(r) · S(s) (ours; spec: Scale(s) * FromQuaternion(r) * Translation(t)).
- * r is used as given (normalise it first if it is not unit length). */
+ * r must be unit length (normalise it first otherwise): the conversion (cglm's
+ * glm_quat_mat4) divides by |r| once, so a non-unit r does not give a rotation.
+ * A slerp between unit keys is unit to float precision. */
 void cna_mat4_compose(cna_mat4 *out, cna_vec3 t, cna_quat r, cna_vec3 s);
 /* Decompose m = T · R · S into translation, rotation (unit quaternion) and
  * scale (spec: Matrix.Decompose). A negative determinant is carried by a
