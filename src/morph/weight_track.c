@@ -140,8 +140,9 @@ cna_result cna_morph_evaluate_weights(const cna_morph_weight_track *track, doubl
     const double dt = t1 - t0;
     if (!(dt > 0.0) || !isfinite(dt))
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
-                          "times[%zu]: %g does not increase after times[%zu] = %g", i, t1, i - 1,
-                          t0);
+                          "times[%zu]: %g after times[%zu] = %g; times must be finite and "
+                          "strictly increasing",
+                          i, t1, i - 1, t0);
     const double s = (seconds - t0) / dt;
     const float *v0 = track->values + (i - 1) * targets, *v1 = track->values + i * targets;
 
