@@ -194,7 +194,9 @@ typedef enum cna_gltf_alpha_mode {
 
 /* Where a buffer's or an image's bytes come from. */
 typedef enum cna_gltf_source {
-    CNA_GLTF_SOURCE_NONE = 0,     /* image without uri or bufferView (diagnostic) */
+    CNA_GLTF_SOURCE_NONE = 0,     /* no bytes: an image without uri or bufferView (diagnostic), or
+                                     a buffer without uri outside a GLB's buffer 0 (allowed only
+                                     while no bufferView refers to it; data is NULL) */
     CNA_GLTF_SOURCE_GLB_BIN,      /* the GLB container's BIN chunk (buffer 0 without uri) */
     CNA_GLTF_SOURCE_DATA_URI,     /* a base64 data: URI */
     CNA_GLTF_SOURCE_EXTERNAL,     /* an external URI (file or resolver) */
@@ -213,9 +215,9 @@ typedef struct cna_gltf_asset {
 
 typedef struct cna_gltf_buffer {
     const char *name;         /* NULL when absent */
-    cna_gltf_source source;   /* GLB_BIN, DATA_URI or EXTERNAL */
+    cna_gltf_source source;   /* GLB_BIN, DATA_URI, EXTERNAL, or NONE (unreferenced placeholder) */
     const char *uri;          /* percent-decoded external URI; NULL for GLB_BIN and DATA_URI */
-    const uint8_t *data;      /* byte_length bytes, owned by the document */
+    const uint8_t *data;      /* byte_length bytes, owned by the document; NULL for NONE */
     size_t byte_length;       /* the declared byteLength (>= 1); the data held is never shorter */
 } cna_gltf_buffer;
 

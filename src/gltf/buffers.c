@@ -1,0 +1,146 @@
+/* buffers (GLB BIN chunk, data: URI, external) and bufferViews. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gltf/gltf_internal.h"
+
+static cna_result glb_bin_data(cna__gltf_ctx *c, const char *path, size_t index, cna_gltf_buffer *b,
+                               size_t *size)
+{
+    if (!c->is_glb || index != 0 || !c->glb_has_bin) {
+        /* No data: allowed while no bufferView refers to the buffer (placeholder). */
+        b->source = CNA_GLTF_SOURCE_NONE;
+        *size = b->byte_length;
+        return CNA_OK;
+    }
+    if (c->glb_bin_size < b->byte_length)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s.byteLength: %zu exceeds the GLB BIN chunk (%zu bytes)", path, b->byte_length,
+                          c->glb_bin_size);
+    uint8_t *copy = (uint8_t *)cna__arena_alloc_raw(c->arena, b->byte_length);
+    if (!copy) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+    memcpy(copy, c->glb_bin, b->byte_length);
+    b->data = copy;
+    b->source = CNA_GLTF_SOURCE_GLB_BIN;
+    *size = c->glb_bin_size;
+    return CNA_OK;
+}
+
+static cna_result external_data(cna__gltf_ctx *c, const char *path, const char *uri, cna_gltf_buffer *b,
+                                size_t *size)
+{
+    char *decoded;
+    cna_result r = cna__uri_percent_decode(c->arena, uri, &decoded, c->err);
+    if (r) {
+        cna__error_prefix(c->err, "%s.uri \"%s\"", path, uri);
+        return r;
+    }
+    const uint8_t *data;
+    const char *file;
+    r = cna__resolve_uri(c, CNA_GLTF_URI_BUFFER, decoded, &data, size, &file, c->err);
+    if (r) {
+        cna__error_prefix(c->err, "%s (uri \"%s\")", path, decoded);
+        return r;
+    }
+    b->uri = decoded;
+    b->data = data;
+    b->source = CNA_GLTF_SOURCE_EXTERNAL;
+    return CNA_OK;
+}
+
+static cna_result parse_buffer(cna__gltf_ctx *c, const cJSON *obj, size_t index)
+{
+    char path[CNA__PATH_MAX];
+    cna__pathf(path, sizeof path, "buffers[%zu]", index);
+    cna_gltf_buffer *b = &c->buffers[index];
+    cna_result r = cna__json_expect_object(obj, path, c->err);
+    if (!r) r = cna__json_string(c, obj, "name", path, false, &b->name);
+    if (!r) r = cna__json_size(obj, "byteLength", path, true, &b->byte_length, c->err);
+    if (r) return r;
+    if (b->byte_length == 0)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.byteLength: 0; at least 1 required", path);
+    const char *uri;
+    r = cna__json_string_ref(obj, "uri", path, false, &uri, c->err);
+    if (r) return r;
+    size_t size = 0, slack = 0;
+    if (!uri) {
+        r = glb_bin_data(c, path, index, b, &size);
+        slack = 3; /* the BIN chunk is padded to 4 bytes */
+    } else if (cna__uri_is_data(uri)) {
+        const uint8_t *data = NULL;
+        r = cna__data_uri_decode(c->arena, uri, &data, &size, NULL, NULL, c->err);
+        if (r) cna__error_prefix(c->err, "%s.uri", path);
+        b->data = data;
+        b->source = CNA_GLTF_SOURCE_DATA_URI;
+    } else {
+        r = external_data(c, path, uri, b, &size);
+    }
+    if (r) return r;
+    if (size < b->byte_length)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: %zu bytes of data, fewer than byteLength %zu", path,
+                          size, b->byte_length);
+    if (size - b->byte_length > slack)
+        cna__gltf_diag(c, CNA__DIAG_BUFFER_LONGER, "%s: %zu bytes of data, more than byteLength %zu", path, size,
+                       b->byte_length);
+    return CNA_OK;
+}
+
+cna_result cna__parse_buffers(cna__gltf_ctx *c)
+{
+    const cJSON *arr = cna__json_get(c->root, "buffers"), *item;
+    size_t i = 0;
+    cJSON_ArrayForEach(item, arr)
+    {
+        cna_result r = parse_buffer(c, item, i++);
+        if (r) return r;
+    }
+    return CNA_OK;
+}
+
+static cna_result parse_view(cna__gltf_ctx *c, const cJSON *obj, size_t index)
+{
+    char path[CNA__PATH_MAX];
+    cna__pathf(path, sizeof path, "bufferViews[%zu]", index);
+    cna_gltf_buffer_view *v = &c->views[index];
+    int64_t target = 0;
+    cna_result r = cna__json_expect_object(obj, path, c->err);
+    if (!r) r = cna__json_string(c, obj, "name", path, false, &v->name);
+    if (!r) r = cna__json_index(obj, "buffer", path, true, c->n_buffers, "buffers", &v->buffer, c->err);
+    if (!r) r = cna__json_size(obj, "byteOffset", path, false, &v->byte_offset, c->err);
+    if (!r) r = cna__json_size(obj, "byteLength", path, true, &v->byte_length, c->err);
+    if (!r) r = cna__json_size(obj, "byteStride", path, false, &v->byte_stride, c->err);
+    if (!r) r = cna__json_int(obj, "target", path, false, 0, INT32_MAX, &target, c->err);
+    if (r) return r;
+    if (v->byte_length == 0)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.byteLength: 0; at least 1 required", path);
+    if (cna__json_get(obj, "byteStride") && (v->byte_stride < 4 || v->byte_stride > 252 || v->byte_stride % 4))
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s.byteStride: %zu; must be a multiple of 4 between 4 and 252", path, v->byte_stride);
+    if (target != 0 && target != 34962 && target != 34963)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s.target: %lld is neither 34962 (ARRAY_BUFFER) nor 34963 (ELEMENT_ARRAY_BUFFER)", path,
+                          (long long)target);
+    v->target = (int32_t)target;
+    if (c->buffers[v->buffer].source == CNA_GLTF_SOURCE_NONE)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s.buffer: buffers[%d] has no data (no uri, and it is not a GLB's BIN chunk)", path,
+                          (int)v->buffer);
+    size_t end, buffer_length = c->buffers[v->buffer].byte_length;
+    if (!cna__add_size(v->byte_offset, v->byte_length, &end) || end > buffer_length)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s: byteOffset %zu + byteLength %zu exceeds buffers[%d].byteLength %zu", path,
+                          v->byte_offset, v->byte_length, (int)v->buffer, buffer_length);
+    return CNA_OK;
+}
+
+cna_result cna__parse_buffer_views(cna__gltf_ctx *c)
+{
+    const cJSON *arr = cna__json_get(c->root, "bufferViews"), *item;
+    size_t i = 0;
+    cJSON_ArrayForEach(item, arr)
+    {
+        cna_result r = parse_view(c, item, i++);
+        if (r) return r;
+    }
+    return CNA_OK;
+}

@@ -1,0 +1,426 @@
+/* Loading entry points and the stage order: container, JSON, asset and
+ * extensions, top-level arrays, per-kind parsers, semantic validation. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gltf/gltf_internal.h"
+
+/* ------------------------------------------------------------------ small helpers */
+
+void cna__pathf(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+}
+
+void cna__fmt_float(char *buf, size_t size, float v)
+{
+    for (int prec = 1; prec <= 9; prec++) {
+        snprintf(buf, size, "%.*g", prec, (double)v);
+        if (strtof(buf, NULL) == v) return;
+    }
+}
+
+void cna__fmt_double(char *buf, size_t size, double v)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, size, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
+static const char *const diag_codes[CNA__DIAG_COUNT] = {
+    CNA_GLTF_DIAG_EXTENSION_IGNORED, CNA_GLTF_DIAG_IMAGE_MISSING,         CNA_GLTF_DIAG_CAMERA_SKIPPED,
+    CNA_GLTF_DIAG_QUATERNION_NOT_UNIT, CNA_GLTF_DIAG_WEIGHTS_NOT_NORMALIZED, CNA_GLTF_DIAG_UNUSED_OBJECT,
+    CNA_GLTF_DIAG_ATTRIBUTE_UNKNOWN, CNA_GLTF_DIAG_CHANNEL_IGNORED,       CNA_GLTF_DIAG_BUFFER_LONGER,
+    CNA_GLTF_DIAG_NO_POSITION};
+
+void cna__gltf_diag(cna__gltf_ctx *c, cna__diag_code code, const char *fmt, ...)
+{
+    cna__gltf_doc *d = c->doc;
+    if (d->diag_slot[code]) {
+        d->diags[d->diag_slot[code] - 1].count++;
+        return;
+    }
+    char buf[CNA_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    size_t slot = d->pub.diagnostic_count++;
+    const char *msg = cna__arena_strdup(c->arena, buf);
+    d->diags[slot].code = diag_codes[code];
+    d->diags[slot].count = 1;
+    d->diags[slot].message = msg ? msg : "(message lost: out of memory)";
+    d->diag_slot[code] = (uint8_t)(slot + 1);
+}
+
+/* ------------------------------------------------------------------ asset, extensions */
+
+static bool parse_version(const char *s, long *major, long *minor)
+{
+    char *end;
+    if (s[0] < '0' || s[0] > '9') return false;
+    *major = strtol(s, &end, 10);
+    if (*end != '.' || end[1] < '0' || end[1] > '9') return false;
+    *minor = strtol(end + 1, &end, 10);
+    return *end == '\0';
+}
+
+static cna_result check_version(const cJSON *asset, const char *key, const char *s, bool is_min, cna_error *err)
+{
+    long major, minor;
+    if (!parse_version(s, &major, &minor))
+        return cna__error(err, CNA_ERROR_INVALID_DATA, "asset.%s: \"%.40s\" is not a version (major.minor)", key, s);
+    (void)asset;
+    if (major != 2 || (is_min && minor > 0))
+        return cna__error(err, CNA_ERROR_UNSUPPORTED, "asset.%s: \"%.40s\" is not supported (glTF 2.0 reader)", key,
+                          s);
+    return CNA_OK;
+}
+
+static cna_result parse_asset(cna__gltf_ctx *c)
+{
+    cna_gltf_asset *a = &c->doc->pub.asset;
+    const cJSON *asset = cna__json_get(c->root, "asset");
+    if (!asset) return cna__error(c->err, CNA_ERROR_INVALID_DATA, "asset: required property is missing");
+    cna_result r = cna__json_expect_object(asset, "asset", c->err);
+    if (!r) r = cna__json_string(c, asset, "version", "asset", true, &a->version);
+    if (!r) r = cna__json_string(c, asset, "minVersion", "asset", false, &a->min_version);
+    if (!r) r = cna__json_string(c, asset, "generator", "asset", false, &a->generator);
+    if (!r) r = cna__json_string(c, asset, "copyright", "asset", false, &a->copyright);
+    if (!r) r = check_version(asset, "version", a->version, false, c->err);
+    if (!r && a->min_version) r = check_version(asset, "minVersion", a->min_version, true, c->err);
+    return r;
+}
+
+static cna_result string_list(cna__gltf_ctx *c, const char *key, const char *const **out, size_t *count)
+{
+    const cJSON *arr = cna__json_get(c->root, key), *item;
+    size_t i = 0;
+    if (!arr) return CNA_OK;
+    if (!cJSON_IsArray(arr))
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: expected an array, got %s", key,
+                          cna__json_type_name(arr));
+    int size = cJSON_GetArraySize(arr);
+    size_t n = size > 0 ? (size_t)size : 0;
+    if (n == 0) return CNA_OK;
+    const char **names = (const char **)cna__arena_calloc(c->arena, n, sizeof *names);
+    if (!names) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", key);
+    cJSON_ArrayForEach(item, arr)
+    {
+        if (!cJSON_IsString(item))
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s[%zu]: expected a string, got %s", key, i,
+                              cna__json_type_name(item));
+        names[i] = cna__arena_strdup(c->arena, item->valuestring);
+        if (!names[i++]) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", key);
+    }
+    *out = names;
+    *count = n;
+    return CNA_OK;
+}
+
+static bool implemented(const char *name)
+{
+    return strcmp(name, "KHR_mesh_quantization") == 0;
+}
+
+static cna_result parse_extensions(cna__gltf_ctx *c)
+{
+    cna_gltf_document *d = &c->doc->pub;
+    cna_result r = string_list(c, "extensionsUsed", &d->extensions_used, &d->extensions_used_count);
+    if (!r) r = string_list(c, "extensionsRequired", &d->extensions_required, &d->extensions_required_count);
+    if (r) return r;
+    for (size_t i = 0; i < d->extensions_required_count; i++) {
+        const char *name = d->extensions_required[i];
+        if (!implemented(name))
+            return cna__error(c->err, CNA_ERROR_UNSUPPORTED, "extensionsRequired[%zu]: \"%s\" is not supported", i,
+                              name);
+        c->quantization = true;
+    }
+    for (size_t i = 0; i < d->extensions_used_count; i++) {
+        const char *name = d->extensions_used[i];
+        if (implemented(name)) c->quantization = true;
+        else
+            cna__gltf_diag(c, CNA__DIAG_EXTENSION_IGNORED, "extensionsUsed[%zu]: \"%s\" is not implemented and is ignored",
+                           i, name);
+    }
+    return CNA_OK;
+}
+
+/* ------------------------------------------------------------------ arrays */
+
+typedef struct top_array {
+    const char *key;
+    size_t ctx_count_offset;
+} top_array;
+
+#define TOP(key, field) {key, offsetof(cna__gltf_ctx, field)}
+static const top_array top_arrays[] = {
+    TOP("buffers", n_buffers),     TOP("bufferViews", n_views), TOP("accessors", n_accessors),
+    TOP("images", n_images),       TOP("samplers", n_samplers), TOP("textures", n_textures),
+    TOP("materials", n_materials), TOP("meshes", n_meshes),     TOP("nodes", n_nodes),
+    TOP("skins", n_skins),         TOP("animations", n_animations), TOP("scenes", n_scenes),
+    TOP("cameras", n_cameras)};
+
+static cna_result count_arrays(cna__gltf_ctx *c)
+{
+    for (size_t i = 0; i < sizeof top_arrays / sizeof top_arrays[0]; i++) {
+        const cJSON *v = cna__json_get(c->root, top_arrays[i].key);
+        size_t *count = (size_t *)((char *)c + top_arrays[i].ctx_count_offset);
+        *count = 0;
+        if (!v) continue;
+        if (!cJSON_IsArray(v))
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: expected an array, got %s", top_arrays[i].key,
+                              cna__json_type_name(v));
+        int n = cJSON_GetArraySize(v);
+        *count = n > 0 ? (size_t)n : 0;
+    }
+    return CNA_OK;
+}
+
+static void *array(cna__gltf_ctx *c, size_t count, size_t size, bool *ok)
+{
+    if (count == 0) return NULL;
+    void *p = cna__arena_calloc(c->arena, count, size);
+    if (!p) *ok = false;
+    return p;
+}
+
+static cna_result allocate_arrays(cna__gltf_ctx *c)
+{
+    bool ok = true;
+    c->buffers = (cna_gltf_buffer *)array(c, c->n_buffers, sizeof *c->buffers, &ok);
+    c->views = (cna_gltf_buffer_view *)array(c, c->n_views, sizeof *c->views, &ok);
+    c->accessors = (cna_gltf_accessor *)array(c, c->n_accessors, sizeof *c->accessors, &ok);
+    c->images = (cna_gltf_image *)array(c, c->n_images, sizeof *c->images, &ok);
+    c->samplers = (cna_gltf_sampler *)array(c, c->n_samplers, sizeof *c->samplers, &ok);
+    c->textures = (cna_gltf_texture *)array(c, c->n_textures, sizeof *c->textures, &ok);
+    c->materials = (cna_gltf_material *)array(c, c->n_materials, sizeof *c->materials, &ok);
+    c->meshes = (cna_gltf_mesh *)array(c, c->n_meshes, sizeof *c->meshes, &ok);
+    c->nodes = (cna_gltf_node *)array(c, c->n_nodes, sizeof *c->nodes, &ok);
+    c->skins = (cna_gltf_skin *)array(c, c->n_skins, sizeof *c->skins, &ok);
+    c->animations = (cna_gltf_animation *)array(c, c->n_animations, sizeof *c->animations, &ok);
+    c->scenes = (cna_gltf_scene *)array(c, c->n_scenes, sizeof *c->scenes, &ok);
+    const size_t counts[CNA__KIND_COUNT] = {c->n_views,     c->n_accessors, c->n_images,
+                                            c->n_samplers,  c->n_textures,  c->n_materials,
+                                            c->n_meshes,    c->n_skins,     c->n_cameras};
+    for (int k = 0; k < CNA__KIND_COUNT; k++) {
+        c->used[k] = counts[k] ? (uint8_t *)cna__arena_calloc(&c->scratch, counts[k], 1) : NULL;
+        if (counts[k] && !c->used[k]) ok = false;
+    }
+    if (!ok) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "out of memory for the document's arrays");
+    return CNA_OK;
+}
+
+void cna__gltf_publish(cna__gltf_ctx *c)
+{
+    cna_gltf_document *d = &c->doc->pub;
+    d->is_glb = c->is_glb;
+    d->buffers = c->buffers, d->buffer_count = c->n_buffers;
+    d->buffer_views = c->views, d->buffer_view_count = c->n_views;
+    d->accessors = c->accessors, d->accessor_count = c->n_accessors;
+    d->images = c->images, d->image_count = c->n_images;
+    d->samplers = c->samplers, d->sampler_count = c->n_samplers;
+    d->textures = c->textures, d->texture_count = c->n_textures;
+    d->materials = c->materials, d->material_count = c->n_materials;
+    d->meshes = c->meshes, d->mesh_count = c->n_meshes;
+    d->nodes = c->nodes, d->node_count = c->n_nodes;
+    d->skins = c->skins, d->skin_count = c->n_skins;
+    d->animations = c->animations, d->animation_count = c->n_animations;
+    d->scenes = c->scenes, d->scene_count = c->n_scenes;
+    d->camera_count = c->n_cameras;
+    d->diagnostics = d->diagnostic_count ? c->doc->diags : NULL;
+}
+
+/* ------------------------------------------------------------------ stages */
+
+static cna_result publish_stage(cna__gltf_ctx *c)
+{
+    cna__gltf_publish(c); /* validation reads accessors through the public document */
+    return CNA_OK;
+}
+
+static cna_result run_stages(cna__gltf_ctx *c)
+{
+    cna_result (*const stages[])(cna__gltf_ctx *) = {
+        parse_asset,           parse_extensions,      count_arrays,          allocate_arrays,
+        cna__parse_buffers,    cna__parse_buffer_views, cna__parse_accessors, cna__parse_images,
+        cna__parse_samplers,   cna__parse_textures,   cna__parse_materials,  cna__parse_meshes,
+        cna__parse_skins,      cna__parse_nodes,      cna__parse_scenes,     cna__parse_animations,
+        publish_stage,         cna__validate_nodes,   cna__validate_meshes,  cna__validate_skinning, cna__validate_animations};
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+        cna_result r = stages[i](c);
+        if (r) return r;
+    }
+    for (size_t i = 0; i < c->n_cameras; i++)
+        cna__gltf_diag(c, CNA__DIAG_CAMERA_SKIPPED, "cameras[%zu]: cameras are not parsed (skipped)", i);
+    cna__report_unused(c);
+    cna__gltf_publish(c);
+    return CNA_OK;
+}
+
+static cna_result json_error(const uint8_t *json, size_t size, const char *end, cna_error *err)
+{
+    size_t pos = end ? (size_t)((const uint8_t *)end - json) : 0, line = 1, col = 1;
+    if (pos > size) pos = size;
+    for (size_t i = 0; i < pos; i++) {
+        if (json[i] == '\n') line++, col = 1;
+        else col++;
+    }
+    return cna__error(err, CNA_ERROR_PARSE, "JSON syntax error at line %zu, column %zu (byte %zu of %zu)", line, col,
+                      pos, size);
+}
+
+static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size, cJSON **out)
+{
+    if (size >= 3 && json[0] == 0xEF && json[1] == 0xBB && json[2] == 0xBF) json += 3, size -= 3; /* BOM */
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts((const char *)json, size, &end, 0);
+    if (!root) return json_error(json, size, end, c->err);
+    size_t pos = end ? (size_t)((const uint8_t *)end - json) : size;
+    for (; pos < size; pos++) {
+        uint8_t ch = json[pos];
+        if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' && ch != '\0') {
+            cJSON_Delete(root);
+            return json_error(json, size, (const char *)json + pos, c->err);
+        }
+    }
+    if (!cJSON_IsObject(root)) {
+        cna_result r = cna__error(c->err, CNA_ERROR_INVALID_DATA, "glTF: the JSON root is %s, not an object",
+                                  cna__json_type_name(root));
+        cJSON_Delete(root);
+        return r;
+    }
+    *out = root;
+    return CNA_OK;
+}
+
+static cna_result load_bytes(cna__gltf_ctx *c, const uint8_t *data, size_t size)
+{
+    const uint8_t *json = data;
+    size_t json_size = size;
+    if (size == 0) return cna__error(c->err, CNA_ERROR_PARSE, "the input is empty");
+    if (cna__glb_is(data, size)) {
+        cna__glb glb;
+        cna_result r = cna__glb_parse(data, size, &glb, c->err);
+        if (r) return r;
+        c->is_glb = true;
+        c->glb_bin = glb.bin;
+        c->glb_bin_size = glb.bin_size;
+        c->glb_has_bin = glb.has_bin;
+        json = glb.json;
+        json_size = glb.json_size;
+    }
+    cJSON *root = NULL;
+    cna_result r = parse_json(c, json, json_size, &root);
+    if (r) return r;
+    c->root = root;
+    r = run_stages(c);
+    c->root = NULL;
+    cJSON_Delete(root);
+    return r;
+}
+
+static cna_result load(const uint8_t *data, size_t size, const cna_gltf_options *opts, const char *base_dir,
+                       cna_gltf_document **out, cna_error *err)
+{
+    cna_gltf_options o;
+    memset(&o, 0, sizeof o);
+    if (opts) o = *opts;
+    cna_allocator alloc = cna__allocator_resolve(&o.allocator);
+    size_t max_size = o.max_file_size ? o.max_file_size : CNA_GLTF_DEFAULT_MAX_FILE_SIZE;
+    if (size > max_size)
+        return cna__error(err, CNA_ERROR_LIMIT, "the input's %zu bytes exceed the limit of %zu bytes", size, max_size);
+    cna__gltf_doc *doc = (cna__gltf_doc *)cna__calloc(&alloc, 1, sizeof *doc);
+    if (!doc) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory for the document");
+    doc->alloc = alloc;
+    cna__arena_init(&doc->arena, &alloc);
+    doc->pub.scene = -1;
+    cna__gltf_ctx c;
+    memset(&c, 0, sizeof c);
+    c.doc = doc;
+    c.arena = &doc->arena;
+    cna__arena_init(&c.scratch, &alloc);
+    c.err = err;
+    c.resolve = o.resolve;
+    c.release = o.release;
+    c.resolver_user_data = o.resolver_user_data;
+    c.max_size = max_size;
+    c.base_dir = o.resolve ? NULL : base_dir;
+    c.from_memory = base_dir == NULL;
+    cna_result r = load_bytes(&c, data, size);
+    cna__arena_free_all(&c.scratch);
+    if (r) {
+        cna_gltf_document_free(&doc->pub);
+        return r;
+    }
+    *out = &doc->pub;
+    return CNA_OK;
+}
+
+/* ------------------------------------------------------------------ public */
+
+cna_result cna_gltf_load_memory(const void *data, size_t size, const cna_gltf_options *opts,
+                                cna_gltf_document **out, cna_error *err)
+{
+    if (!out) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "out is NULL");
+    if (!data) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "data is NULL");
+    return load((const uint8_t *)data, size, opts, NULL, out, err);
+}
+
+cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts, cna_gltf_document **out,
+                              cna_error *err)
+{
+    if (!path || !out) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "path or out is NULL");
+    cna_allocator alloc = cna__allocator_resolve(opts ? &opts->allocator : NULL);
+    size_t max_size = opts && opts->max_file_size ? opts->max_file_size : CNA_GLTF_DEFAULT_MAX_FILE_SIZE;
+    cna__arena file;
+    cna__arena_init(&file, &alloc);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    cna_result r = cna__read_file(&file, path, max_size, &data, &size, err);
+    const char *slash = strrchr(path, '/');
+    char *dir = NULL;
+    if (!r) {
+        dir = slash ? cna__arena_strndup(&file, path, slash == path ? 1 : (size_t)(slash - path))
+                    : cna__arena_strdup(&file, ".");
+        if (!dir) r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+    if (!r) r = load(data, size, opts, dir, out, err);
+    cna__arena_free_all(&file);
+    return r;
+}
+
+void cna_gltf_document_free(cna_gltf_document *doc)
+{
+    if (!doc) return;
+    cna__gltf_doc *d = (cna__gltf_doc *)doc;
+    cna_allocator alloc = d->alloc;
+    cna__arena_free_all(&d->arena);
+    cna__free(&alloc, d);
+}
+
+size_t cna_gltf_document_diagnostic_count(const cna_gltf_document *doc)
+{
+    return doc ? doc->diagnostic_count : 0;
+}
+
+const cna_gltf_diagnostic *cna_gltf_document_diagnostic(const cna_gltf_document *doc, size_t i)
+{
+    if (!doc || i >= doc->diagnostic_count) return NULL;
+    return &doc->diagnostics[i];
+}
+
+const cna_gltf_diagnostic *cna_gltf_document_find_diagnostic(const cna_gltf_document *doc, const char *code)
+{
+    if (!doc || !code) return NULL;
+    for (size_t i = 0; i < doc->diagnostic_count; i++)
+        if (strcmp(doc->diagnostics[i].code, code) == 0) return &doc->diagnostics[i];
+    return NULL;
+}

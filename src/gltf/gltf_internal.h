@@ -1,0 +1,307 @@
+/*
+ * Private declarations of the glTF reader (src/gltf/). Not installed.
+ *
+ * Loading runs in stages over one context (cna__gltf_ctx): container (glb.c),
+ * JSON parse (document.c), top-level counts, then one parser per object kind
+ * (buffers.c, accessor.c, material.c, mesh.c, scene.c, animation.c) that
+ * checks syntax, types and index ranges, then the semantic validation
+ * (validate_*.c). Every array and string of the document lives in the
+ * document's arena; temporary state lives in the context's scratch arena.
+ */
+#ifndef CNA_GLTF_INTERNAL_H
+#define CNA_GLTF_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "cna/gltf.h"
+#include "core/internal.h"
+
+/* ------------------------------------------------------------------ arena */
+
+typedef struct cna__arena_block cna__arena_block;
+
+/* Bump allocator over blocks obtained from `alloc`; freed all at once. */
+typedef struct cna__arena {
+    cna_allocator alloc;
+    cna__arena_block *head;
+} cna__arena;
+
+void cna__arena_init(cna__arena *arena, const cna_allocator *alloc);
+/* Zeroed memory aligned for any type; NULL on overflow or failure. */
+void *cna__arena_calloc(cna__arena *arena, size_t count, size_t size);
+/* Uninitialised memory (for large byte blobs). */
+void *cna__arena_alloc_raw(cna__arena *arena, size_t size);
+/* Copy of the NUL-terminated string s (or of len bytes of s, NUL added). */
+char *cna__arena_strdup(cna__arena *arena, const char *s);
+char *cna__arena_strndup(cna__arena *arena, const char *s, size_t len);
+void cna__arena_free_all(cna__arena *arena);
+
+/* ------------------------------------------------------------------ context */
+
+#define CNA__PATH_MAX 160
+
+/* Diagnostic slots, one per code (merged by code). */
+typedef enum cna__diag_code {
+    CNA__DIAG_EXTENSION_IGNORED = 0,
+    CNA__DIAG_IMAGE_MISSING,
+    CNA__DIAG_CAMERA_SKIPPED,
+    CNA__DIAG_QUATERNION_NOT_UNIT,
+    CNA__DIAG_WEIGHTS_NOT_NORMALIZED,
+    CNA__DIAG_UNUSED_OBJECT,
+    CNA__DIAG_ATTRIBUTE_UNKNOWN,
+    CNA__DIAG_CHANNEL_IGNORED,
+    CNA__DIAG_BUFFER_LONGER,
+    CNA__DIAG_NO_POSITION,
+    CNA__DIAG_COUNT
+} cna__diag_code;
+
+/* Kinds of top-level objects whose use is tracked ("unused-object"). */
+typedef enum cna__kind {
+    CNA__KIND_BUFFER_VIEW = 0,
+    CNA__KIND_ACCESSOR,
+    CNA__KIND_IMAGE,
+    CNA__KIND_SAMPLER,
+    CNA__KIND_TEXTURE,
+    CNA__KIND_MATERIAL,
+    CNA__KIND_MESH,
+    CNA__KIND_SKIN,
+    CNA__KIND_CAMERA,
+    CNA__KIND_COUNT
+} cna__kind;
+
+/* The document as allocated: the public struct first, private state after. */
+typedef struct cna__gltf_doc {
+    cna_gltf_document pub;
+    cna_allocator alloc;
+    cna__arena arena;
+    cna_gltf_diagnostic diags[CNA__DIAG_COUNT]; /* in order of first occurrence */
+    uint8_t diag_slot[CNA__DIAG_COUNT];         /* code -> index in diags + 1; 0 = none yet */
+} cna__gltf_doc;
+
+typedef struct cna__gltf_ctx {
+    cna__gltf_doc *doc;
+    cna__arena *arena;       /* == &doc->arena: what the document keeps */
+    cna__arena scratch;      /* freed when the load returns */
+    cna_error *err;
+
+    /* options, resolved */
+    cna_gltf_resolve_fn resolve;
+    cna_gltf_release_fn release;
+    void *resolver_user_data;
+    size_t max_size;
+    const char *base_dir;    /* load_file without resolver: folder of the file; else NULL */
+    char *base_real;         /* realpath(base_dir), computed on first use (scratch) */
+    bool from_memory;        /* load_memory (no folder to resolve against) */
+
+    /* container */
+    bool is_glb;
+    const uint8_t *glb_bin;  /* BIN chunk (inside the input bytes or the document blob) */
+    size_t glb_bin_size;
+    bool glb_has_bin;
+
+    const cJSON *root;
+    bool quantization;       /* KHR_mesh_quantization is used */
+
+    /* top-level counts (from the JSON, before parsing) */
+    size_t n_buffers, n_views, n_accessors, n_images, n_samplers, n_textures, n_materials,
+        n_meshes, n_nodes, n_skins, n_animations, n_scenes, n_cameras;
+
+    /* mutable views of the document's arrays */
+    cna_gltf_buffer *buffers;
+    cna_gltf_buffer_view *views;
+    cna_gltf_accessor *accessors;
+    cna_gltf_image *images;
+    cna_gltf_sampler *samplers;
+    cna_gltf_texture *textures;
+    cna_gltf_material *materials;
+    cna_gltf_mesh *meshes;
+    cna_gltf_node *nodes;
+    cna_gltf_skin *skins;
+    cna_gltf_animation *animations;
+    cna_gltf_scene *scenes;
+
+    /* use marks, one byte per object (scratch) */
+    uint8_t *used[CNA__KIND_COUNT];
+} cna__gltf_ctx;
+
+/* Record a diagnostic (merged by code; the first message is kept). */
+void cna__gltf_diag(cna__gltf_ctx *c, cna__diag_code code, const char *fmt, ...) CNA__PRINTF(3, 4);
+/* Mark object `index` of `kind` as used (index must be in range or -1). */
+static inline void cna__gltf_use(cna__gltf_ctx *c, cna__kind kind, int32_t index)
+{
+    if (index >= 0 && c->used[kind]) c->used[kind][index] = 1;
+}
+
+/* |1 - |q|| above this is the diagnostic "quaternion-not-unit". */
+#define CNA__UNIT_TOLERANCE 5e-5
+/* true when |1 - |q|| <= CNA__UNIT_TOLERANCE (q is x, y, z, w). */
+bool cna__quat_is_unit(const float *q);
+
+/* snprintf for JSON paths and short texts (truncation is accepted). */
+void cna__pathf(char *buf, size_t size, const char *fmt, ...) CNA__PRINTF(3, 4);
+
+/* Shortest decimal text that reads back as the same float / double. */
+void cna__fmt_float(char *buf, size_t size, float v);
+void cna__fmt_double(char *buf, size_t size, double v);
+
+/* ------------------------------------------------------------------ json.c */
+
+/* Member `key` of object `obj`, or NULL (also when obj is not an object). */
+const cJSON *cna__json_get(const cJSON *obj, const char *key);
+/* Name of a JSON value's type for messages ("string", "number", ...). */
+const char *cna__json_type_name(const cJSON *v);
+/* `v` (at `path`) must be an object. */
+cna_result cna__json_expect_object(const cJSON *v, const char *path, cna_error *err);
+
+/* Optional integer-valued number member in [min, max]; absent leaves *out. */
+cna_result cna__json_int(const cJSON *obj, const char *key, const char *path, bool required,
+                         int64_t min, int64_t max, int64_t *out, cna_error *err);
+/* Optional non-negative integer-valued member (<= 2^53 and SIZE_MAX); absent leaves *out. */
+cna_result cna__json_size(const cJSON *obj, const char *key, const char *path, bool required,
+                          size_t *out, cna_error *err);
+/* Optional index into an array of `count` objects called `what` ("meshes");
+ * absent gives -1. */
+cna_result cna__json_index(const cJSON *obj, const char *key, const char *path, bool required,
+                           size_t count, const char *what, int32_t *out, cna_error *err);
+/* Optional finite number that fits a float; absent leaves *out. */
+cna_result cna__json_float(const cJSON *obj, const char *key, const char *path, bool required,
+                           float *out, cna_error *err);
+/* Optional array of exactly n finite floats; absent leaves out, *present false. */
+cna_result cna__json_floats(const cJSON *obj, const char *key, const char *path, size_t n, float *out,
+                            bool *present, cna_error *err);
+/* Optional array of any length (>= min_items) of finite floats, copied into the arena. */
+cna_result cna__json_float_array(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
+                                 size_t min_items, float **out, size_t *count);
+/* Optional boolean; absent leaves *out. */
+cna_result cna__json_bool(const cJSON *obj, const char *key, const char *path, bool *out, cna_error *err);
+/* Optional string (borrowed from the JSON tree); absent gives NULL. */
+cna_result cna__json_string_ref(const cJSON *obj, const char *key, const char *path, bool required,
+                                const char **out, cna_error *err);
+/* Optional string copied into the document arena; absent gives NULL. */
+cna_result cna__json_string(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
+                            bool required, const char **out);
+/* Optional array member with at least min_items entries; absent gives NULL, 0. */
+cna_result cna__json_array(const cJSON *obj, const char *key, const char *path, bool required,
+                           size_t min_items, const cJSON **out, size_t *count, cna_error *err);
+/* The value v (at path) as an index into `count` `what`s. */
+cna_result cna__json_index_value(const cJSON *v, const char *path, size_t count, const char *what, int32_t *out,
+                                 cna_error *err);
+/* Optional array of indices into `count` `what`s, copied into the arena. */
+cna_result cna__json_index_array(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
+                                 bool required, size_t min_items, size_t count, const char *what,
+                                 int32_t **out, size_t *n);
+
+/* ------------------------------------------------------------------ glb.c */
+
+typedef struct cna__glb {
+    const uint8_t *json;
+    size_t json_size;
+    const uint8_t *bin;  /* NULL when there is no BIN chunk */
+    size_t bin_size;
+    bool has_bin;
+} cna__glb;
+
+/* true when data starts with the GLB magic "glTF". */
+bool cna__glb_is(const uint8_t *data, size_t size);
+/* Split a GLB container into its chunks (pointers into data). */
+cna_result cna__glb_parse(const uint8_t *data, size_t size, cna__glb *out, cna_error *err);
+
+/* ------------------------------------------------------------------ uri.c */
+
+/* true when uri starts with "data:" (case-insensitive scheme). */
+bool cna__uri_is_data(const char *uri);
+/* Decode a data URI "data:[mime][;params][;base64],<payload>" into arena
+ * bytes: base64 (strict) or, without ";base64", percent-encoded (RFC 2397).
+ * mime/mime_len (optional) receive the media type text. PARSE on bad data. */
+cna_result cna__data_uri_decode(cna__arena *arena, const char *uri, const uint8_t **data, size_t *size,
+                                const char **mime, size_t *mime_len, cna_error *err);
+/* Bytes base64 text of `len` characters decodes to; false when the length is impossible. */
+bool cna__base64_decoded_size(const char *in, size_t len, size_t *out);
+/* Strict base64 (RFC 4648 alphabet, '=' padding optional but only at the end,
+ * no whitespace, unused bits zero). out must hold cna__base64_decoded_size bytes. */
+cna_result cna__base64_decode(const char *in, size_t len, uint8_t *out, cna_error *err);
+/* Percent-decode a URI into the arena (PARSE on a bad escape or %00). */
+cna_result cna__uri_percent_decode(cna__arena *arena, const char *uri, char **out, cna_error *err);
+/* Refuse (INVALID_DATA) a decoded URI that is not a plain relative path inside
+ * the base folder: empty, scheme, absolute, backslash, ".." segment. */
+cna_result cna__uri_check_relative(const char *decoded, cna_error *err);
+
+/* ------------------------------------------------------------------ io.c */
+
+/* Read a whole regular file into memory from `arena` (IO, LIMIT). */
+cna_result cna__read_file(cna__arena *arena, const char *path, size_t max_size, uint8_t **data, size_t *size,
+                          cna_error *err);
+/* Resolve an external URI (decoded) for a buffer or image. For buffers the
+ * bytes are copied into the document arena; for images only existence is
+ * checked (*data may stay NULL). *path receives the file path used by the
+ * default resolution (document arena) or NULL. Errors as documented in
+ * cna_gltf_options; the message names the URI. */
+cna_result cna__resolve_uri(cna__gltf_ctx *c, cna_gltf_uri_kind kind, const char *decoded,
+                            const uint8_t **data, size_t *size, const char **path, cna_error *err);
+
+/* ------------------------------------------------------------------ parsers */
+
+cna_result cna__parse_buffers(cna__gltf_ctx *c);
+cna_result cna__parse_buffer_views(cna__gltf_ctx *c);
+cna_result cna__parse_accessors(cna__gltf_ctx *c);
+cna_result cna__parse_images(cna__gltf_ctx *c);
+cna_result cna__parse_samplers(cna__gltf_ctx *c);
+cna_result cna__parse_textures(cna__gltf_ctx *c);
+cna_result cna__parse_materials(cna__gltf_ctx *c);
+cna_result cna__parse_meshes(cna__gltf_ctx *c);
+cna_result cna__parse_nodes(cna__gltf_ctx *c);
+cna_result cna__parse_skins(cna__gltf_ctx *c);
+cna_result cna__parse_scenes(cna__gltf_ctx *c);
+cna_result cna__parse_animations(cna__gltf_ctx *c);
+
+/* ------------------------------------------------------------------ validation */
+
+/* Allowed accessor types and (componentType, normalized) pairs for one use. */
+#define CNA__CT(ct, norm) (1u << ((unsigned)(ct) * 2u + ((norm) ? 1u : 0u)))
+#define CNA__F CNA__CT(CNA_GLTF_COMPONENT_FLOAT, 0)
+#define CNA__B CNA__CT(CNA_GLTF_COMPONENT_BYTE, 0)
+#define CNA__BN CNA__CT(CNA_GLTF_COMPONENT_BYTE, 1)
+#define CNA__UB CNA__CT(CNA_GLTF_COMPONENT_UNSIGNED_BYTE, 0)
+#define CNA__UBN CNA__CT(CNA_GLTF_COMPONENT_UNSIGNED_BYTE, 1)
+#define CNA__S CNA__CT(CNA_GLTF_COMPONENT_SHORT, 0)
+#define CNA__SN CNA__CT(CNA_GLTF_COMPONENT_SHORT, 1)
+#define CNA__US CNA__CT(CNA_GLTF_COMPONENT_UNSIGNED_SHORT, 0)
+#define CNA__USN CNA__CT(CNA_GLTF_COMPONENT_UNSIGNED_SHORT, 1)
+#define CNA__UI CNA__CT(CNA_GLTF_COMPONENT_UNSIGNED_INT, 0)
+#define CNA__TY(t) (1u << (unsigned)(t))
+
+typedef struct cna__accessor_rule {
+    uint32_t types;           /* CNA__TY bits */
+    uint32_t comps;           /* CNA__CT bits allowed by glTF 2.0 */
+    uint32_t quantized_comps; /* further CNA__CT bits allowed by KHR_mesh_quantization */
+    const char *text;         /* what is expected, for the message */
+} cna__accessor_rule;
+
+/* INVALID_DATA "<path>: accessors[i] is VEC4 FLOAT; expected <text>" unless allowed. */
+cna_result cna__check_accessor_rule(cna__gltf_ctx *c, const char *path, int32_t accessor,
+                                    const cna__accessor_rule *rule);
+
+/* Publish the context's arrays into the public document (idempotent). */
+void cna__gltf_publish(cna__gltf_ctx *c);
+
+cna_result cna__validate_nodes(cna__gltf_ctx *c);      /* forest, scenes, skins */
+cna_result cna__validate_meshes(cna__gltf_ctx *c);     /* attributes, indices, targets */
+cna_result cna__validate_skinning(cna__gltf_ctx *c);   /* skinned nodes: joints/weights vs skins */
+cna_result cna__validate_animations(cna__gltf_ctx *c); /* samplers, channels */
+void cna__report_unused(cna__gltf_ctx *c);
+
+/* ------------------------------------------------------------------ accessor.c (internal reads) */
+
+/* Accessor element read without argument checks (the document is validated). */
+void cna__accessor_element_floats(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
+                                  float *out);
+void cna__accessor_element_uints(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
+                                 uint32_t *out);
+/* "VEC4 normalized UNSIGNED_BYTE" into buf. */
+void cna__accessor_describe(const cna_gltf_accessor *acc, char *buf, size_t size);
+
+#endif

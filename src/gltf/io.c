@@ -1,0 +1,145 @@
+/* Files and external URIs: reading whole files with a size cap, and resolving
+ * an external URI either through the caller's resolver or, for load_file,
+ * relative to the asset's folder with the path-safety rules of uri.c plus a
+ * real-path check (symbolic links may not lead outside the folder). */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* realpath */
+#endif
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gltf/gltf_internal.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+cna_result cna__read_file(cna__arena *arena, const char *path, size_t max_size, uint8_t **data, size_t *size,
+                          cna_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return cna__error(err, CNA_ERROR_IO, "cannot open \"%s\": %s", path, strerror(errno));
+    struct stat st;
+    cna_result r = CNA_OK;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        r = cna__error(err, CNA_ERROR_IO, "\"%s\" is not a regular file", path);
+    } else if (st.st_size < 0 || (uint64_t)st.st_size > (uint64_t)max_size) {
+        r = cna__error(err, CNA_ERROR_LIMIT, "\"%s\": %lld bytes exceed the limit of %zu bytes", path,
+                       (long long)st.st_size, max_size);
+    } else {
+        size_t n = (size_t)st.st_size;
+        uint8_t *buf = (uint8_t *)cna__arena_alloc_raw(arena, n);
+        if (!buf) {
+            r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "\"%s\": out of memory for %zu bytes", path, n);
+        } else if (n && fread(buf, 1, n, f) != n) {
+            r = cna__error(err, CNA_ERROR_IO, "cannot read \"%s\"", path);
+        } else {
+            *data = buf;
+            *size = n;
+        }
+    }
+    fclose(f);
+    return r;
+}
+
+static cna_result resolve_with_callback(cna__gltf_ctx *c, cna_gltf_uri_kind kind, const char *decoded,
+                                        const uint8_t **data, size_t *size, cna_error *err)
+{
+    const void *bytes = NULL;
+    size_t n = 0;
+    cna_error e;
+    e.code = CNA_OK;
+    e.message[0] = '\0';
+    cna_result r = c->resolve(c->resolver_user_data, kind, decoded, &bytes, &n, &e);
+    if (r != CNA_OK) {
+        e.message[sizeof e.message - 1] = '\0';
+        if ((unsigned)r >= (unsigned)CNA_RESULT_COUNT) r = CNA_ERROR_IO;
+        return cna__error(err, r, "%s", e.message[0] ? e.message : "the resolver could not resolve it");
+    }
+    if (n > c->max_size) {
+        r = cna__error(err, CNA_ERROR_LIMIT, "%zu bytes exceed the limit of %zu bytes", n, c->max_size);
+    } else if (kind == CNA_GLTF_URI_BUFFER) {
+        uint8_t *copy = (uint8_t *)cna__arena_alloc_raw(c->arena, n);
+        if (!bytes && n)
+            r = cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "the resolver returned NULL data of %zu bytes", n);
+        else if (!copy)
+            r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory for %zu bytes", n);
+        else {
+            if (n) memcpy(copy, bytes, n);
+            *data = copy;
+            *size = n;
+        }
+    }
+    if (c->release && (bytes || n)) c->release(c->resolver_user_data, bytes, n);
+    return r;
+}
+
+/* realpath of the base folder, computed once. */
+static cna_result base_real(cna__gltf_ctx *c, cna_error *err)
+{
+    if (c->base_real) return CNA_OK;
+    char buf[PATH_MAX];
+    if (!realpath(c->base_dir, buf))
+        return cna__error(err, CNA_ERROR_IO, "cannot resolve the folder \"%s\": %s", c->base_dir, strerror(errno));
+    c->base_real = cna__arena_strdup(&c->scratch, buf);
+    if (!c->base_real) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory");
+    return CNA_OK;
+}
+
+static bool inside(const char *base, const char *real)
+{
+    size_t n = strlen(base);
+    if (n == 1 && base[0] == '/') return true;
+    return strncmp(base, real, n) == 0 && real[n] == '/';
+}
+
+static cna_result resolve_in_folder(cna__gltf_ctx *c, cna_gltf_uri_kind kind, const char *decoded,
+                                    const uint8_t **data, size_t *size, const char **path, cna_error *err)
+{
+    cna_result r = cna__uri_check_relative(decoded, err);
+    if (r) return r;
+    r = base_real(c, err);
+    if (r) return r;
+    size_t dir_len = strlen(c->base_dir), uri_len = strlen(decoded), total;
+    if (!cna__add_size(dir_len, uri_len, &total) || !cna__add_size(total, 2, &total))
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "path too long");
+    char *full = (char *)cna__arena_alloc_raw(c->arena, total);
+    if (!full) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory");
+    cna__pathf(full, total, "%s/%s", c->base_dir, decoded);
+    char real[PATH_MAX];
+    if (!realpath(full, real)) return cna__error(err, CNA_ERROR_IO, "cannot open \"%s\": %s", full, strerror(errno));
+    if (!inside(c->base_real, real))
+        return cna__error(err, CNA_ERROR_INVALID_DATA, "\"%s\" leads outside the asset's folder \"%s\"", full,
+                          c->base_real);
+    *path = full;
+    if (kind == CNA_GLTF_URI_IMAGE) {
+        struct stat st;
+        if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
+            return cna__error(err, CNA_ERROR_IO, "\"%s\" is not a regular file", full);
+        return CNA_OK;
+    }
+    uint8_t *bytes = NULL;
+    size_t n = 0;
+    r = cna__read_file(c->arena, real, c->max_size, &bytes, &n, err);
+    if (r) return r;
+    *data = bytes;
+    *size = n;
+    return CNA_OK;
+}
+
+cna_result cna__resolve_uri(cna__gltf_ctx *c, cna_gltf_uri_kind kind, const char *decoded,
+                            const uint8_t **data, size_t *size, const char **path, cna_error *err)
+{
+    *data = NULL;
+    *size = 0;
+    *path = NULL;
+    if (c->resolve) return resolve_with_callback(c, kind, decoded, data, size, err);
+    if (!c->base_dir)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "external URIs need a resolver (cna_gltf_options.resolve) when loading from memory");
+    return resolve_in_folder(c, kind, decoded, data, size, path, err);
+}

@@ -1,0 +1,199 @@
+/* URIs: data: URIs with a strict base64 decoder, percent-decoding (RFC 3986),
+ * and the path-safety rules for external files. */
+#include <string.h>
+
+#include "gltf/gltf_internal.h"
+
+static int lower(int ch)
+{
+    return ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch;
+}
+
+bool cna__uri_is_data(const char *uri)
+{
+    const char *d = "data:";
+    for (size_t i = 0; i < 5; i++)
+        if (lower((unsigned char)uri[i]) != d[i]) return false;
+    return true;
+}
+
+static int hex_value(unsigned char ch);
+
+/* Percent-decoded bytes of a non-base64 data URI payload (RFC 2397). */
+static cna_result percent_payload(cna__arena *arena, const char *in, size_t len, uint8_t **out, size_t *size,
+                                  cna_error *err)
+{
+    uint8_t *dst = (uint8_t *)cna__arena_alloc_raw(arena, len);
+    if (!dst) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory for %zu bytes", len);
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (in[i] != '%') {
+            dst[o++] = (uint8_t)in[i];
+            continue;
+        }
+        int hi = i + 2 < len ? hex_value((unsigned char)in[i + 1]) : -1;
+        int lo = hi >= 0 ? hex_value((unsigned char)in[i + 2]) : -1;
+        if (hi < 0 || lo < 0)
+            return cna__error(err, CNA_ERROR_PARSE, "data URI: bad percent-escape at character %zu", i);
+        dst[o++] = (uint8_t)(hi * 16 + lo);
+        i += 2;
+    }
+    *out = dst;
+    *size = o;
+    return CNA_OK;
+}
+
+cna_result cna__data_uri_decode(cna__arena *arena, const char *uri, const uint8_t **data, size_t *size,
+                                const char **mime, size_t *mime_len, cna_error *err)
+{
+    const char *head = uri + 5; /* after "data:" */
+    const char *comma = strchr(head, ',');
+    if (!comma) return cna__error(err, CNA_ERROR_PARSE, "data URI has no ','");
+    size_t head_len = (size_t)(comma - head);
+    const char *semi = memchr(head, ';', head_len);
+    if (mime) *mime = head;
+    if (mime_len) *mime_len = semi ? (size_t)(semi - head) : head_len;
+    const char *payload = comma + 1;
+    size_t payload_len = strlen(payload), n = 0;
+    uint8_t *bytes = NULL;
+    if (head_len < 7 || memcmp(comma - 7, ";base64", 7) != 0) {
+        cna_result r = percent_payload(arena, payload, payload_len, &bytes, &n, err);
+        if (r) return r;
+    } else {
+        if (!cna__base64_decoded_size(payload, payload_len, &n))
+            return cna__error(err, CNA_ERROR_PARSE, "base64: length %zu is not valid", payload_len);
+        bytes = (uint8_t *)cna__arena_alloc_raw(arena, n);
+        if (!bytes) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory for %zu bytes", n);
+        cna_result r = cna__base64_decode(payload, payload_len, bytes, err);
+        if (r) return r;
+    }
+    *data = bytes;
+    *size = n;
+    return CNA_OK;
+}
+
+/* 0..63 for a base64 character, -1 otherwise. */
+static int b64_value(unsigned char ch)
+{
+    if (ch >= 'A' && ch <= 'Z') return ch - 'A';
+    if (ch >= 'a' && ch <= 'z') return ch - 'a' + 26;
+    if (ch >= '0' && ch <= '9') return ch - '0' + 52;
+    if (ch == '+') return 62;
+    if (ch == '/') return 63;
+    return -1;
+}
+
+/* Characters of data after stripping up to two '=' of padding; false when the
+ * padding is malformed or the length impossible. */
+static bool b64_data_length(const char *in, size_t len, size_t *data_len)
+{
+    size_t n = len;
+    if (len % 4 == 0 && n > 0 && in[n - 1] == '=') n--;
+    if (len % 4 == 0 && n > 0 && in[n - 1] == '=') n--;
+    if (n % 4 == 1) return false;
+    if (len % 4 != 0 && n != len) return false; /* padding only on complete quads */
+    *data_len = n;
+    return true;
+}
+
+bool cna__base64_decoded_size(const char *in, size_t len, size_t *out)
+{
+    size_t n;
+    if (!b64_data_length(in, len, &n)) return false;
+    *out = n / 4 * 3 + (n % 4 ? n % 4 - 1 : 0);
+    return true;
+}
+
+cna_result cna__base64_decode(const char *in, size_t len, uint8_t *out, cna_error *err)
+{
+    size_t n;
+    if (!b64_data_length(in, len, &n))
+        return cna__error(err, CNA_ERROR_PARSE, "base64: length %zu is not valid", len);
+    uint32_t acc = 0;
+    size_t bits = 0, o = 0;
+    for (size_t i = 0; i < n; i++) {
+        int v = b64_value((unsigned char)in[i]);
+        if (v < 0) {
+            if (in[i] == '=')
+                return cna__error(err, CNA_ERROR_PARSE, "base64: '=' at character %zu before the end", i);
+            return cna__error(err, CNA_ERROR_PARSE, "base64: invalid character 0x%02X at character %zu",
+                              (unsigned)(unsigned char)in[i], i);
+        }
+        acc = (acc << 6) | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[o++] = (uint8_t)(acc >> bits);
+            acc &= (1u << bits) - 1u;
+        }
+    }
+    if (acc != 0) return cna__error(err, CNA_ERROR_PARSE, "base64: final character has non-zero unused bits");
+    return CNA_OK;
+}
+
+static int hex_value(unsigned char ch)
+{
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+cna_result cna__uri_percent_decode(cna__arena *arena, const char *uri, char **out, cna_error *err)
+{
+    size_t len = strlen(uri);
+    char *dst = cna__arena_strndup(arena, uri, len);
+    if (!dst) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory");
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (uri[i] != '%') {
+            dst[o++] = uri[i];
+            continue;
+        }
+        int hi = i + 2 < len ? hex_value((unsigned char)uri[i + 1]) : -1;
+        int lo = hi >= 0 ? hex_value((unsigned char)uri[i + 2]) : -1;
+        if (hi < 0 || lo < 0)
+            return cna__error(err, CNA_ERROR_PARSE, "bad percent-escape at character %zu", i);
+        if (hi == 0 && lo == 0)
+            return cna__error(err, CNA_ERROR_PARSE, "%%00 is not allowed");
+        dst[o++] = (char)(hi * 16 + lo);
+        i += 2;
+    }
+    dst[o] = '\0';
+    *out = dst;
+    return CNA_OK;
+}
+
+/* true when the text before the first '/' is an RFC 3986 scheme followed by ':'. */
+static bool has_scheme(const char *s)
+{
+    if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z'))) return false;
+    for (size_t i = 1; s[i] && s[i] != '/'; i++) {
+        char ch = s[i];
+        if (ch == ':') return true;
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '+' ||
+                  ch == '-' || ch == '.';
+        if (!ok) return false;
+    }
+    return false;
+}
+
+cna_result cna__uri_check_relative(const char *decoded, cna_error *err)
+{
+    if (decoded[0] == '\0') return cna__error(err, CNA_ERROR_INVALID_DATA, "empty URI");
+    if (decoded[0] == '/')
+        return cna__error(err, CNA_ERROR_INVALID_DATA, "absolute paths are refused");
+    if (strchr(decoded, '\\'))
+        return cna__error(err, CNA_ERROR_INVALID_DATA, "backslashes are refused");
+    if (has_scheme(decoded))
+        return cna__error(err, CNA_ERROR_INVALID_DATA,
+                          "URIs with a scheme are refused (only relative paths are resolved)");
+    for (const char *seg = decoded; seg;) {
+        const char *slash = strchr(seg, '/');
+        size_t n = slash ? (size_t)(slash - seg) : strlen(seg);
+        if (n == 2 && seg[0] == '.' && seg[1] == '.')
+            return cna__error(err, CNA_ERROR_INVALID_DATA, "\"..\" segments are refused");
+        seg = slash ? slash + 1 : NULL;
+    }
+    return CNA_OK;
+}

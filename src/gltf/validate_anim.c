@@ -1,0 +1,160 @@
+/* Animation rules: sampler inputs are SCALAR FLOAT times, non-negative and
+ * strictly increasing; outputs have the type their channel's path needs and
+ * input count x (3 for CUBICSPLINE) x (morph targets for weights) elements;
+ * one channel per (node, path) in an animation. Non-unit rotation keys are a
+ * diagnostic. */
+#include <math.h>
+#include <stdio.h>
+
+#include "gltf/gltf_internal.h"
+
+#define QUANT_ALL (CNA__B | CNA__BN | CNA__UB | CNA__UBN | CNA__S | CNA__SN | CNA__US | CNA__USN)
+#define NORM_ALL (CNA__BN | CNA__UBN | CNA__SN | CNA__USN)
+
+static const cna__accessor_rule input_rule = {CNA__TY(CNA_GLTF_TYPE_SCALAR), CNA__F, 0, "SCALAR FLOAT (times)"};
+static const cna__accessor_rule output_rules[CNA_GLTF_PATH_COUNT] = {
+    [CNA_GLTF_PATH_TRANSLATION] = {CNA__TY(CNA_GLTF_TYPE_VEC3), CNA__F, QUANT_ALL, "VEC3 FLOAT for translation"},
+    [CNA_GLTF_PATH_ROTATION] = {CNA__TY(CNA_GLTF_TYPE_VEC4), CNA__F | NORM_ALL, 0,
+                                "VEC4 FLOAT or normalized integers for rotation"},
+    [CNA_GLTF_PATH_SCALE] = {CNA__TY(CNA_GLTF_TYPE_VEC3), CNA__F, QUANT_ALL, "VEC3 FLOAT for scale"},
+    [CNA_GLTF_PATH_WEIGHTS] = {CNA__TY(CNA_GLTF_TYPE_SCALAR), CNA__F | NORM_ALL, 0,
+                               "SCALAR FLOAT or normalized integers for weights"},
+};
+
+typedef struct anim_state {
+    uint8_t *input_ok;  /* per accessor: times already checked */
+    uint8_t *quat_done; /* per accessor: rotation keys already checked */
+    uint32_t *stamp;    /* per (node, path): animation index + 1 that animates it */
+    uint32_t *channel;  /* ... and by which channel */
+} anim_state;
+
+static cna_result check_times(cna__gltf_ctx *c, const char *path, const cna_gltf_accessor *a)
+{
+    float prev = 0.0f, t;
+    char x[32], y[32];
+    for (size_t k = 0; k < a->count; k++) {
+        cna__accessor_element_floats(&c->doc->pub, a, k, &t);
+        cna__fmt_float(y, sizeof y, t);
+        if (!isfinite(t))
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: time %s at key %zu is not finite", path, y, k);
+        if (k == 0 && t < 0.0f)
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: time %s at key 0 is negative", path, y);
+        if (k > 0 && !(t > prev)) {
+            cna__fmt_float(x, sizeof x, prev);
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: times must increase (%s then %s)", path, x, y);
+        }
+        prev = t;
+    }
+    return CNA_OK;
+}
+
+static cna_result check_sampler(cna__gltf_ctx *c, size_t a, size_t s, anim_state *st)
+{
+    const cna_gltf_animation_sampler *smp = &c->animations[a].samplers[s];
+    char path[CNA__PATH_MAX];
+    cna__pathf(path, sizeof path, "animations[%zu].samplers[%zu].input", a, s);
+    cna_result r = cna__check_accessor_rule(c, path, smp->input, &input_rule);
+    if (r) return r;
+    const cna_gltf_accessor *in = &c->accessors[smp->input];
+    if (smp->interpolation == CNA_GLTF_INTERPOLATION_CUBICSPLINE && in->count < 2)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: CUBICSPLINE needs at least 2 keys, found %zu", path,
+                          in->count);
+    if (st->input_ok[smp->input]) return CNA_OK;
+    r = check_times(c, path, in);
+    if (!r) st->input_ok[smp->input] = 1;
+    return r;
+}
+
+static void check_rotation_keys(cna__gltf_ctx *c, const char *path, const cna_gltf_animation_sampler *smp,
+                                anim_state *st)
+{
+    if (st->quat_done[smp->output]) return;
+    st->quat_done[smp->output] = 1;
+    const cna_gltf_accessor *out = &c->accessors[smp->output];
+    bool cubic = smp->interpolation == CNA_GLTF_INTERPOLATION_CUBICSPLINE;
+    size_t keys = cubic ? out->count / 3 : out->count;
+    for (size_t k = 0; k < keys; k++) {
+        float q[4];
+        cna__accessor_element_floats(&c->doc->pub, out, cubic ? 3 * k + 1 : k, q); /* cubic: skip tangents */
+        if (!cna__quat_is_unit(q)) {
+            cna__gltf_diag(c, CNA__DIAG_QUATERNION_NOT_UNIT, "%s: rotation key %zu (%g, %g, %g, %g) is not unit length",
+                           path, k, (double)q[0], (double)q[1], (double)q[2], (double)q[3]);
+            return;
+        }
+    }
+}
+
+static cna_result check_output_count(cna__gltf_ctx *c, const char *path, const cna_gltf_animation_sampler *smp,
+                                     size_t targets)
+{
+    size_t keys = c->accessors[smp->input].count, per_key = 1, expected;
+    bool cubic = smp->interpolation == CNA_GLTF_INTERPOLATION_CUBICSPLINE;
+    if (cubic) per_key = 3;
+    if (!cna__mul_size(per_key, targets, &per_key) || !cna__mul_size(keys, per_key, &expected))
+        expected = SIZE_MAX;
+    size_t count = c->accessors[smp->output].count;
+    if (count == expected) return CNA_OK;
+    char why[96], more[48] = "";
+    if (targets != 1) cna__pathf(more, sizeof more, " x %zu morph targets", targets);
+    cna__pathf(why, sizeof why, "%zu keys%s%s", keys, cubic ? " x 3 for CUBICSPLINE" : "", more);
+    return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: accessors[%d] has %zu elements; expected %zu (%s)", path,
+                      (int)smp->output, count, expected, why);
+}
+
+static cna_result check_channel(cna__gltf_ctx *c, size_t a, size_t k, anim_state *st)
+{
+    const cna_gltf_animation *anim = &c->animations[a];
+    const cna_gltf_animation_channel *ch = &anim->channels[k];
+    if (ch->path == CNA_GLTF_PATH_UNKNOWN || ch->target_node < 0) return CNA_OK; /* ignored (diagnostic) */
+    char path[CNA__PATH_MAX];
+    cna__pathf(path, sizeof path, "animations[%zu].channels[%zu].target", a, k);
+    size_t slot = (size_t)ch->target_node * 4 + (size_t)(ch->path - 1);
+    if (st->stamp[slot] == (uint32_t)a + 1)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: nodes[%d] %s is already animated by channels[%u]", path,
+                          (int)ch->target_node, cna_gltf_animation_path_name(ch->path), (unsigned)st->channel[slot]);
+    st->stamp[slot] = (uint32_t)a + 1;
+    st->channel[slot] = (uint32_t)k;
+    size_t targets = 1;
+    if (ch->path == CNA_GLTF_PATH_WEIGHTS) {
+        int32_t mesh = c->nodes[ch->target_node].mesh;
+        targets = mesh >= 0 ? c->meshes[mesh].target_count : 0;
+        if (targets == 0)
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: path weights, but nodes[%d] has no morph targets",
+                              path, (int)ch->target_node);
+    }
+    const cna_gltf_animation_sampler *smp = &anim->samplers[ch->sampler];
+    cna__pathf(path, sizeof path, "animations[%zu].samplers[%d].output", a, (int)ch->sampler);
+    cna_result r = cna__check_accessor_rule(c, path, smp->output, &output_rules[ch->path]);
+    if (!r) r = check_output_count(c, path, smp, targets);
+    if (r) {
+        cna__error_prefix(c->err, "animations[%zu].channels[%zu] (%s)", a, k, cna_gltf_animation_path_name(ch->path));
+        return r;
+    }
+    if (ch->path == CNA_GLTF_PATH_ROTATION) check_rotation_keys(c, path, smp, st);
+    return CNA_OK;
+}
+
+cna_result cna__validate_animations(cna__gltf_ctx *c)
+{
+    if (c->n_animations == 0) return CNA_OK;
+    anim_state st;
+    size_t slots;
+    if (!cna__mul_size(c->n_nodes, 4, &slots)) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "out of memory");
+    st.input_ok = (uint8_t *)cna__arena_calloc(&c->scratch, c->n_accessors, 1);
+    st.quat_done = (uint8_t *)cna__arena_calloc(&c->scratch, c->n_accessors, 1);
+    st.stamp = (uint32_t *)cna__arena_calloc(&c->scratch, slots, sizeof *st.stamp);
+    st.channel = (uint32_t *)cna__arena_calloc(&c->scratch, slots, sizeof *st.channel);
+    if (!st.input_ok || !st.quat_done || (slots && (!st.stamp || !st.channel)))
+        return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "animations: out of memory");
+    for (size_t a = 0; a < c->n_animations; a++) {
+        for (size_t s = 0; s < c->animations[a].sampler_count; s++) {
+            cna_result r = check_sampler(c, a, s, &st);
+            if (r) return r;
+        }
+        for (size_t k = 0; k < c->animations[a].channel_count; k++) {
+            cna_result r = check_channel(c, a, k, &st);
+            if (r) return r;
+        }
+    }
+    return CNA_OK;
+}

@@ -1,0 +1,194 @@
+/* Mesh rules: attribute accessor types per semantic (KHR_mesh_quantization
+ * widens some), equal counts within a primitive, JOINTS_n paired with
+ * WEIGHTS_n, index values below the vertex count, morph target counts; skin
+ * weights that do not sum to one are a diagnostic. */
+#include <math.h>
+#include <stdio.h>
+
+#include "gltf/gltf_internal.h"
+
+#define QUANT_ALL (CNA__B | CNA__BN | CNA__UB | CNA__UBN | CNA__S | CNA__SN | CNA__US | CNA__USN)
+
+static const cna__accessor_rule attribute_rules[CNA_GLTF_ATTRIBUTE_KIND_COUNT] = {
+    [CNA_GLTF_ATTRIBUTE_POSITION] = {CNA__TY(CNA_GLTF_TYPE_VEC3), CNA__F, QUANT_ALL, "VEC3 FLOAT"},
+    [CNA_GLTF_ATTRIBUTE_NORMAL] = {CNA__TY(CNA_GLTF_TYPE_VEC3), CNA__F, CNA__BN | CNA__SN, "VEC3 FLOAT"},
+    [CNA_GLTF_ATTRIBUTE_TANGENT] = {CNA__TY(CNA_GLTF_TYPE_VEC4), CNA__F, CNA__BN | CNA__SN, "VEC4 FLOAT"},
+    [CNA_GLTF_ATTRIBUTE_TEXCOORD] = {CNA__TY(CNA_GLTF_TYPE_VEC2), CNA__F | CNA__UBN | CNA__USN,
+                                     CNA__B | CNA__BN | CNA__UB | CNA__S | CNA__SN | CNA__US,
+                                     "VEC2 FLOAT or normalized UNSIGNED_BYTE/UNSIGNED_SHORT"},
+    [CNA_GLTF_ATTRIBUTE_COLOR] = {CNA__TY(CNA_GLTF_TYPE_VEC3) | CNA__TY(CNA_GLTF_TYPE_VEC4),
+                                  CNA__F | CNA__UBN | CNA__USN, 0,
+                                  "VEC3/VEC4 FLOAT or normalized UNSIGNED_BYTE/UNSIGNED_SHORT"},
+    [CNA_GLTF_ATTRIBUTE_JOINTS] = {CNA__TY(CNA_GLTF_TYPE_VEC4), CNA__UB | CNA__US, 0,
+                                   "VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT"},
+    [CNA_GLTF_ATTRIBUTE_WEIGHTS] = {CNA__TY(CNA_GLTF_TYPE_VEC4), CNA__F | CNA__UBN | CNA__USN, 0,
+                                    "VEC4 FLOAT or normalized UNSIGNED_BYTE/UNSIGNED_SHORT"},
+};
+
+static const cna__accessor_rule target_rules[CNA_GLTF_ATTRIBUTE_KIND_COUNT] = {
+    [CNA_GLTF_ATTRIBUTE_POSITION] = {CNA__TY(CNA_GLTF_TYPE_VEC3), CNA__F, CNA__B | CNA__BN | CNA__S | CNA__SN,
+                                     "VEC3 FLOAT"},
+    [CNA_GLTF_ATTRIBUTE_NORMAL] = {CNA__TY(CNA_GLTF_TYPE_VEC3), CNA__F, CNA__BN | CNA__SN, "VEC3 FLOAT"},
+    [CNA_GLTF_ATTRIBUTE_TANGENT] = {CNA__TY(CNA_GLTF_TYPE_VEC3), CNA__F, CNA__BN | CNA__SN, "VEC3 FLOAT"},
+};
+
+static const cna__accessor_rule index_rule = {CNA__TY(CNA_GLTF_TYPE_SCALAR), CNA__UB | CNA__US | CNA__UI, 0,
+                                              "SCALAR UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT"};
+
+cna_result cna__check_accessor_rule(cna__gltf_ctx *c, const char *path, int32_t accessor,
+                                    const cna__accessor_rule *rule)
+{
+    const cna_gltf_accessor *a = &c->accessors[accessor];
+    uint32_t comps = rule->comps | (c->quantization ? rule->quantized_comps : 0);
+    if ((rule->types & CNA__TY(a->type)) && (comps & CNA__CT(a->component_type, a->normalized))) return CNA_OK;
+    char desc[64];
+    cna__accessor_describe(a, desc, sizeof desc);
+    return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: accessors[%d] is %s; expected %s%s", path, (int)accessor,
+                      desc, rule->text,
+                      rule->quantized_comps && c->quantization ? " or a KHR_mesh_quantization type" : "");
+}
+
+/* Largest index value of an indices accessor and where it first occurs (cached). */
+typedef struct index_max {
+    uint8_t *done;
+    uint32_t *value;
+    size_t *at;
+} index_max;
+
+static void max_index(cna__gltf_ctx *c, index_max *cache, int32_t accessor)
+{
+    if (cache->done[accessor]) return;
+    const cna_gltf_accessor *a = &c->accessors[accessor];
+    uint32_t best = 0, v;
+    size_t at = 0;
+    for (size_t e = 0; e < a->count; e++) {
+        cna__accessor_element_uints(&c->doc->pub, a, e, &v);
+        if (v > best) best = v, at = e;
+    }
+    cache->value[accessor] = best;
+    cache->at[accessor] = at;
+    cache->done[accessor] = 1;
+}
+
+static cna_result check_indices(cna__gltf_ctx *c, const char *path, const cna_gltf_primitive *p, index_max *cache)
+{
+    char ipath[CNA__PATH_MAX];
+    cna__pathf(ipath, sizeof ipath, "%s.indices", path);
+    cna_result r = cna__check_accessor_rule(c, ipath, p->indices, &index_rule);
+    if (r) return r;
+    max_index(c, cache, p->indices);
+    if ((size_t)cache->value[p->indices] >= p->vertex_count)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s: index %u at element %zu is not below the vertex count %zu", ipath,
+                          (unsigned)cache->value[p->indices], cache->at[p->indices], p->vertex_count);
+    return CNA_OK;
+}
+
+/* Types, equal counts, JOINTS_n/WEIGHTS_n pairs (sets 0..63). */
+static cna_result check_attributes(cna__gltf_ctx *c, const char *path, const cna_gltf_primitive *p)
+{
+    uint64_t joints = 0, weights = 0;
+    for (size_t i = 0; i < p->attribute_count; i++) {
+        const cna_gltf_attribute *at = &p->attributes[i];
+        char apath[CNA__PATH_MAX];
+        cna__pathf(apath, sizeof apath, "%s.attributes.%s", path, at->name);
+        if (attribute_rules[at->kind].types) {
+            cna_result r = cna__check_accessor_rule(c, apath, at->accessor, &attribute_rules[at->kind]);
+            if (r) return r;
+        }
+        size_t count = c->accessors[at->accessor].count;
+        if (count != p->vertex_count)
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: accessors[%d] has %zu elements, but %s has %zu",
+                              apath, (int)at->accessor, count, p->attributes[0].name, p->vertex_count);
+        if (at->kind == CNA_GLTF_ATTRIBUTE_JOINTS || at->kind == CNA_GLTF_ATTRIBUTE_WEIGHTS) {
+            if (at->set >= 64)
+                return cna__error(c->err, CNA_ERROR_LIMIT, "%s: skin attribute sets above 63 are not supported", apath);
+            *(at->kind == CNA_GLTF_ATTRIBUTE_JOINTS ? &joints : &weights) |= (uint64_t)1 << at->set;
+        }
+    }
+    for (int set = 0; set < 64; set++) {
+        uint64_t bit = (uint64_t)1 << set;
+        if ((joints ^ weights) & bit)
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.attributes: %s_%d has no matching %s_%d", path,
+                              joints & bit ? "JOINTS" : "WEIGHTS", set, joints & bit ? "WEIGHTS" : "JOINTS", set);
+    }
+    if (cna_gltf_primitive_find_attribute(p, CNA_GLTF_ATTRIBUTE_POSITION, 0) < 0)
+        cna__gltf_diag(c, CNA__DIAG_NO_POSITION, "%s.attributes: no POSITION", path);
+    return CNA_OK;
+}
+
+static cna_result check_targets(cna__gltf_ctx *c, const char *path, const cna_gltf_primitive *p)
+{
+    for (size_t t = 0; t < p->target_count; t++) {
+        const cna_gltf_morph_target *target = &p->targets[t];
+        for (size_t i = 0; i < target->attribute_count; i++) {
+            const cna_gltf_attribute *at = &target->attributes[i];
+            char apath[CNA__PATH_MAX];
+            cna__pathf(apath, sizeof apath, "%s.targets[%zu].%s", path, t, at->name);
+            if (target_rules[at->kind].types) {
+                cna_result r = cna__check_accessor_rule(c, apath, at->accessor, &target_rules[at->kind]);
+                if (r) return r;
+            }
+            size_t count = c->accessors[at->accessor].count;
+            if (count != p->vertex_count)
+                return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                                  "%s: accessors[%d] has %zu elements, but the primitive has %zu vertices", apath,
+                                  (int)at->accessor, count, p->vertex_count);
+        }
+    }
+    return CNA_OK;
+}
+
+/* Diagnostic when a vertex's skin weights (all WEIGHTS_n) do not sum to one:
+ * |1 - sum| > 2e-3 plus the rounding of normalized integer weights. */
+static void check_weight_sums(cna__gltf_ctx *c, const char *path, const cna_gltf_primitive *p)
+{
+    double tolerance = 2e-3;
+    bool any = false;
+    for (size_t i = 0; i < p->attribute_count; i++) {
+        const cna_gltf_attribute *at = &p->attributes[i];
+        if (at->kind != CNA_GLTF_ATTRIBUTE_WEIGHTS) continue;
+        any = true;
+        cna_gltf_component_type ct = c->accessors[at->accessor].component_type;
+        if (ct == CNA_GLTF_COMPONENT_UNSIGNED_BYTE) tolerance += 2.0 / 255.0;
+        if (ct == CNA_GLTF_COMPONENT_UNSIGNED_SHORT) tolerance += 2.0 / 65535.0;
+    }
+    for (size_t v = 0; any && v < p->vertex_count; v++) {
+        double sum = 0.0;
+        for (size_t i = 0; i < p->attribute_count; i++) {
+            const cna_gltf_attribute *at = &p->attributes[i];
+            if (at->kind != CNA_GLTF_ATTRIBUTE_WEIGHTS) continue;
+            float w[4];
+            cna__accessor_element_floats(&c->doc->pub, &c->accessors[at->accessor], v, w);
+            sum += (double)w[0] + (double)w[1] + (double)w[2] + (double)w[3];
+        }
+        if (fabs(1.0 - sum) > tolerance) {
+            cna__gltf_diag(c, CNA__DIAG_WEIGHTS_NOT_NORMALIZED, "%s: the skin weights of vertex %zu sum to %g", path, v,
+                           sum);
+            return; /* one diagnostic per primitive */
+        }
+    }
+}
+
+cna_result cna__validate_meshes(cna__gltf_ctx *c)
+{
+    index_max cache;
+    cache.done = (uint8_t *)cna__arena_calloc(&c->scratch, c->n_accessors, 1);
+    cache.value = (uint32_t *)cna__arena_calloc(&c->scratch, c->n_accessors, sizeof *cache.value);
+    cache.at = (size_t *)cna__arena_calloc(&c->scratch, c->n_accessors, sizeof *cache.at);
+    if (c->n_accessors && (!cache.done || !cache.value || !cache.at))
+        return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "meshes: out of memory");
+    for (size_t m = 0; m < c->n_meshes; m++) {
+        for (size_t i = 0; i < c->meshes[m].primitive_count; i++) {
+            const cna_gltf_primitive *p = &c->meshes[m].primitives[i];
+            char path[CNA__PATH_MAX];
+            cna__pathf(path, sizeof path, "meshes[%zu].primitives[%zu]", m, i);
+            cna_result r = check_attributes(c, path, p);
+            if (!r && p->indices >= 0) r = check_indices(c, path, p, &cache);
+            if (!r) r = check_targets(c, path, p);
+            if (r) return r;
+            check_weight_sums(c, path, p);
+        }
+    }
+    return CNA_OK;
+}
