@@ -1,0 +1,117 @@
+/*
+ * tools/cna.c — entry point of the `cna` tool: the command table and dispatch.
+ *
+ *   cna <command> [options]      run a command (see `cna --help`)
+ *   cna help [command]           general or per-command help
+ *   cna --help | -h              general help
+ *
+ * Exit codes: 0 success, 1 failure, 2 usage error (unknown command, bad option).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* One row per command; later commands (pose, render, view, convert, bench)
+ * slot in here, each implemented in tools/<name>.c. */
+static const cna_cli_command cna__commands[] = {
+    {"inspect", "FILE [--json]",
+     "print a summary of a glTF 2.0 file (.gltf or .glb), or why it is refused",
+     cna_cli_inspect_run, cna_cli_inspect_help},
+};
+static const size_t cna__command_count = sizeof cna__commands / sizeof cna__commands[0];
+
+const cna_cli_command *cna_cli_find(const char *name)
+{
+    for (size_t i = 0; i < cna__command_count; i++)
+        if (strcmp(cna__commands[i].name, name) == 0) return &cna__commands[i];
+    return NULL;
+}
+
+bool cna_cli_is_help(const char *arg)
+{
+    return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+int cna_cli_usage_error(const cna_cli_command *command, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "cna %s: ", command->name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nusage: cna %s %s\n       cna %s --help\n", command->name,
+            command->synopsis, command->name);
+    return CNA_CLI_EXIT_USAGE;
+}
+
+int cna_cli_report_error(const char *subject, const cna_error *err)
+{
+    const char *message = err->message[0] ? err->message : cna_result_name(err->code);
+    if (subject)
+        fprintf(stderr, "error: %s: %s\n", subject, message);
+    else
+        fprintf(stderr, "error: %s\n", message);
+    return CNA_CLI_EXIT_FAILURE;
+}
+
+static void cna__print_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: cna <command> [options]\n"
+            "       cna help [command]\n"
+            "\n"
+            "commands:\n");
+    for (size_t i = 0; i < cna__command_count; i++)
+        fprintf(out, "  %-10s %s\n             %s\n", cna__commands[i].name,
+                cna__commands[i].synopsis, cna__commands[i].summary);
+    fprintf(out,
+            "\n"
+            "exit status: 0 success, 1 failure (file refused, I/O error), 2 usage error\n");
+}
+
+static int cna__help(int argc, char **argv)
+{
+    if (argc == 1) {
+        cna__print_usage(stdout);
+        return CNA_CLI_EXIT_OK;
+    }
+    const cna_cli_command *command = argc == 2 ? cna_cli_find(argv[1]) : NULL;
+    if (!command) {
+        if (argc == 2)
+            fprintf(stderr, "cna help: unknown command '%s'\n", argv[1]);
+        else
+            fprintf(stderr, "cna help: takes at most one command name\n");
+        cna__print_usage(stderr);
+        return CNA_CLI_EXIT_USAGE;
+    }
+    command->help(stdout);
+    return CNA_CLI_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "cna: missing command\n");
+        cna__print_usage(stderr);
+        return CNA_CLI_EXIT_USAGE;
+    }
+    if (cna_cli_is_help(argv[1])) {
+        if (argc > 2) {
+            fprintf(stderr, "cna: unexpected argument '%s'\n", argv[2]);
+            cna__print_usage(stderr);
+            return CNA_CLI_EXIT_USAGE;
+        }
+        cna__print_usage(stdout);
+        return CNA_CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "help") == 0) return cna__help(argc - 1, argv + 1);
+    const cna_cli_command *command = cna_cli_find(argv[1]);
+    if (!command) {
+        fprintf(stderr, "cna: unknown command '%s'\n", argv[1]);
+        cna__print_usage(stderr);
+        return CNA_CLI_EXIT_USAGE;
+    }
+    return command->run(argc - 1, argv + 1);
+}

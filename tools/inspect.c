@@ -1,0 +1,463 @@
+/*
+ * tools/inspect.c — `cna inspect FILE [--json]`: load a glTF 2.0 file with the
+ * library's reader and print what it holds (the text form here, the JSON form
+ * in inspect_json.c), or print why it is refused.
+ *
+ * Exit codes: 0 loaded, 1 refused (error: FILE: message on stderr), 2 usage.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "inspect.h"
+
+void cna_cli_inspect_help(FILE *out)
+{
+    fprintf(out,
+            "usage: cna inspect FILE [--json]\n"
+            "\n"
+            "Loads FILE (.gltf or .glb) with cna's glTF 2.0 reader, which validates the\n"
+            "whole document, and prints a summary: asset, scenes (the default marked),\n"
+            "nodes as a tree with their transforms, meshes and primitives with their\n"
+            "attributes, skins with their joints, animations with their channels,\n"
+            "interpolation modes and durations, materials, and the reader's diagnostics.\n"
+            "\n"
+            "options:\n"
+            "  --json      print the same summary as one JSON document\n"
+            "  -h, --help  print this help\n"
+            "\n"
+            "exit status: 0 the file loads; 1 it is refused (\"error: FILE: message\" on\n"
+            "stderr, nothing on stdout); 2 usage error.\n");
+}
+
+/* ------------------------------------------------------------ shared helpers */
+
+cna_cli_sampler_keys cna_cli_sampler_keys_of(const cna_gltf_document *doc,
+                                             const cna_gltf_animation_sampler *sampler)
+{
+    cna_cli_sampler_keys keys = {0, 0.0, 0.0};
+    if (sampler->input < 0 || (size_t)sampler->input >= doc->accessor_count) return keys;
+    const cna_gltf_accessor *input = &doc->accessors[sampler->input];
+    float first = 0.0f, last = 0.0f;
+    if (input->count == 0 ||
+        cna_gltf_accessor_read_element_floats(doc, sampler->input, 0, &first, 1, NULL) != CNA_OK ||
+        cna_gltf_accessor_read_element_floats(doc, sampler->input, input->count - 1, &last, 1,
+                                              NULL) != CNA_OK)
+        return keys;
+    keys.count = input->count;
+    keys.start = first;
+    keys.end = last;
+    return keys;
+}
+
+double cna_cli_animation_duration(const cna_gltf_document *doc, const cna_gltf_animation *anim)
+{
+    double duration = 0.0;
+    for (size_t i = 0; i < anim->sampler_count; i++) {
+        cna_cli_sampler_keys keys = cna_cli_sampler_keys_of(doc, &anim->samplers[i]);
+        if (keys.end > duration) duration = keys.end;
+    }
+    return duration;
+}
+
+/* ------------------------------------------------------------ text form */
+
+/* A name from the file, quoted, with control characters and quotes escaped
+ * (names are untrusted input). Prints nothing for NULL. */
+static void print_name(FILE *out, const char *name)
+{
+    if (!name) return;
+    fputs(" \"", out);
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f || *p == '"' || *p == '\\')
+            fprintf(out, "\\x%02x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+/* The shortest decimal form that reads back as exactly v (at most 9 digits). */
+static void print_float(FILE *out, float v)
+{
+    char buf[32];
+    for (int digits = 6; digits <= 9; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, (double)v);
+        if (strtof(buf, NULL) == v || v != v) break;
+    }
+    fputs(buf, out);
+}
+
+static void print_floats(FILE *out, const float *v, size_t n)
+{
+    fputc('(', out);
+    for (size_t i = 0; i < n; i++) {
+        if (i) fputs(", ", out);
+        print_float(out, v[i]);
+    }
+    fputc(')', out);
+}
+
+static const char *node_name(const cna_gltf_document *doc, int32_t node)
+{
+    if (node < 0 || (size_t)node >= doc->node_count) return NULL;
+    return doc->nodes[node].name;
+}
+
+static void print_asset(FILE *out, const char *path, const cna_gltf_document *doc)
+{
+    fprintf(out, "file: %s (%s)\n", path, doc->is_glb ? "GLB" : "glTF JSON");
+    fprintf(out, "asset: version %s", doc->asset.version ? doc->asset.version : "?");
+    if (doc->asset.min_version) fprintf(out, ", minVersion %s", doc->asset.min_version);
+    if (doc->asset.generator) {
+        fputs(", generator", out);
+        print_name(out, doc->asset.generator);
+    }
+    if (doc->asset.copyright) {
+        fputs(", copyright", out);
+        print_name(out, doc->asset.copyright);
+    }
+    fputc('\n', out);
+    fputs("extensions used:", out);
+    for (size_t i = 0; i < doc->extensions_used_count; i++)
+        fprintf(out, " %s", doc->extensions_used[i]);
+    fputs(doc->extensions_used_count ? "\n" : " none\n", out);
+    fputs("extensions required:", out);
+    for (size_t i = 0; i < doc->extensions_required_count; i++)
+        fprintf(out, " %s", doc->extensions_required[i]);
+    fputs(doc->extensions_required_count ? "\n" : " none\n", out);
+}
+
+static void print_buffers(FILE *out, const cna_gltf_document *doc)
+{
+    fprintf(out, "buffers: %zu\n", doc->buffer_count);
+    for (size_t i = 0; i < doc->buffer_count; i++) {
+        const cna_gltf_buffer *b = &doc->buffers[i];
+        fprintf(out, "  buffer %zu", i);
+        print_name(out, b->name);
+        fprintf(out, ": %zu bytes, %s", b->byte_length, cna_gltf_source_name(b->source));
+        if (b->uri) {
+            fputs(" uri", out);
+            print_name(out, b->uri);
+        }
+        fputc('\n', out);
+    }
+}
+
+static void print_scenes(FILE *out, const cna_gltf_document *doc)
+{
+    fprintf(out, "scenes: %zu", doc->scene_count);
+    if (doc->scene >= 0)
+        fprintf(out, " (default %d)\n", doc->scene);
+    else
+        fputs(" (no default scene)\n", out);
+    for (size_t i = 0; i < doc->scene_count; i++) {
+        const cna_gltf_scene *s = &doc->scenes[i];
+        fprintf(out, "  scene %zu", i);
+        print_name(out, s->name);
+        if ((int32_t)i == doc->scene) fputs(" (default)", out);
+        fputs(": roots", out);
+        for (size_t r = 0; r < s->node_count; r++) fprintf(out, " %d", s->nodes[r]);
+        fputs(s->node_count ? "\n" : " none\n", out);
+    }
+}
+
+static void print_node_line(FILE *out, const cna_gltf_document *doc, int32_t index, size_t depth)
+{
+    static const float identity_q[4] = {0, 0, 0, 1};
+    const cna_gltf_node *n = &doc->nodes[index];
+    fprintf(out, "  %*s[%d]", (int)(depth > 1000 ? 2000 : depth * 2), "", index);
+    print_name(out, n->name);
+    if (n->mesh >= 0) fprintf(out, " mesh %d", n->mesh);
+    if (n->skin >= 0) fprintf(out, " skin %d", n->skin);
+    if (n->camera >= 0) fprintf(out, " camera %d", n->camera);
+    if (n->has_matrix) {
+        fputs(" matrix", out);
+        print_floats(out, n->matrix.m, 16);
+    } else {
+        if (n->translation.x != 0 || n->translation.y != 0 || n->translation.z != 0) {
+            const float t[3] = {n->translation.x, n->translation.y, n->translation.z};
+            fputs(" T", out);
+            print_floats(out, t, 3);
+        }
+        const float q[4] = {n->rotation.x, n->rotation.y, n->rotation.z, n->rotation.w};
+        if (memcmp(q, identity_q, sizeof q) != 0) {
+            fputs(" R", out);
+            print_floats(out, q, 4);
+        }
+        if (n->scale.x != 1 || n->scale.y != 1 || n->scale.z != 1) {
+            const float s[3] = {n->scale.x, n->scale.y, n->scale.z};
+            fputs(" S", out);
+            print_floats(out, s, 3);
+        }
+    }
+    if (n->weight_count) {
+        fputs(" weights", out);
+        print_floats(out, n->weights, n->weight_count);
+    }
+    fputc('\n', out);
+}
+
+/* The forest, depth first, children in file order. Iterative: the node
+ * graph is validated acyclic but may be arbitrarily deep. */
+static bool print_nodes(FILE *out, const cna_gltf_document *doc)
+{
+    fprintf(out, "nodes: %zu\n", doc->node_count);
+    if (doc->node_count == 0) return true;
+    typedef struct { int32_t node; size_t depth; } entry;
+    entry *stack = malloc(doc->node_count * sizeof *stack);
+    if (!stack) return false;
+    for (size_t root = 0; root < doc->node_count; root++) {
+        if (doc->nodes[root].parent >= 0) continue;
+        size_t top = 0;
+        stack[top++] = (entry){(int32_t)root, 0};
+        while (top > 0) {
+            entry e = stack[--top];
+            print_node_line(out, doc, e.node, e.depth);
+            const cna_gltf_node *n = &doc->nodes[e.node];
+            for (size_t c = n->child_count; c-- > 0 && top < doc->node_count;)
+                stack[top++] = (entry){n->children[c], e.depth + 1};
+        }
+    }
+    free(stack);
+    return true;
+}
+
+static void print_accessor_brief(FILE *out, const cna_gltf_document *doc, int32_t index)
+{
+    fprintf(out, "accessor %d", index);
+    if (index < 0 || (size_t)index >= doc->accessor_count) return;
+    const cna_gltf_accessor *a = &doc->accessors[index];
+    fprintf(out, " (%zu x %s %s%s%s)", a->count, cna_gltf_type_name(a->type),
+            cna_gltf_component_type_name(a->component_type), a->normalized ? " normalized" : "",
+            a->is_sparse ? " sparse" : "");
+}
+
+static void print_primitive(FILE *out, const cna_gltf_document *doc, const cna_gltf_primitive *p,
+                            size_t index)
+{
+    fprintf(out, "    primitive %zu: %s, %zu vertices, ", index, cna_gltf_primitive_mode_name(p->mode),
+            p->vertex_count);
+    if (p->indices >= 0) {
+        fputs("indices ", out);
+        print_accessor_brief(out, doc, p->indices);
+    } else {
+        fputs("not indexed", out);
+    }
+    if (p->material >= 0)
+        fprintf(out, ", material %d", p->material);
+    else
+        fputs(", default material", out);
+    fprintf(out, ", %zu morph targets\n", p->target_count);
+    for (size_t a = 0; a < p->attribute_count; a++) {
+        fputs("     ", out);
+        print_name(out, p->attributes[a].name);
+        fputc(' ', out);
+        print_accessor_brief(out, doc, p->attributes[a].accessor);
+        fputc('\n', out);
+    }
+    for (size_t t = 0; t < p->target_count; t++) {
+        const cna_gltf_morph_target *target = &p->targets[t];
+        fprintf(out, "      target %zu:", t);
+        for (size_t a = 0; a < target->attribute_count; a++) {
+            print_name(out, target->attributes[a].name);
+            fprintf(out, " accessor %d%s", target->attributes[a].accessor,
+                    a + 1 < target->attribute_count ? "," : "");
+        }
+        fputc('\n', out);
+    }
+}
+
+static void print_meshes(FILE *out, const cna_gltf_document *doc)
+{
+    fprintf(out, "meshes: %zu\n", doc->mesh_count);
+    for (size_t i = 0; i < doc->mesh_count; i++) {
+        const cna_gltf_mesh *m = &doc->meshes[i];
+        fprintf(out, "  mesh %zu", i);
+        print_name(out, m->name);
+        fprintf(out, ": %zu primitives, %zu morph targets", m->primitive_count, m->target_count);
+        if (m->target_count) {
+            fputs(", default weights ", out);
+            print_floats(out, m->weights, m->target_count);
+        }
+        fputc('\n', out);
+        for (size_t p = 0; p < m->primitive_count; p++) print_primitive(out, doc, &m->primitives[p], p);
+    }
+}
+
+static void print_skins(FILE *out, const cna_gltf_document *doc)
+{
+    fprintf(out, "skins: %zu\n", doc->skin_count);
+    for (size_t i = 0; i < doc->skin_count; i++) {
+        const cna_gltf_skin *s = &doc->skins[i];
+        fprintf(out, "  skin %zu", i);
+        print_name(out, s->name);
+        fprintf(out, ": %zu joints, skeleton ", s->joint_count);
+        if (s->skeleton >= 0) {
+            fprintf(out, "%d", s->skeleton);
+            print_name(out, node_name(doc, s->skeleton));
+        } else {
+            fputs("none", out);
+        }
+        if (s->inverse_bind_matrices >= 0)
+            fprintf(out, ", inverseBindMatrices accessor %d\n", s->inverse_bind_matrices);
+        else
+            fputs(", inverseBindMatrices identity\n", out);
+        fputs("    joints:", out);
+        for (size_t j = 0; j < s->joint_count; j++) fprintf(out, " %d", s->joints[j]);
+        fputc('\n', out);
+    }
+}
+
+static void print_animation(FILE *out, const cna_gltf_document *doc, const cna_gltf_animation *anim,
+                            size_t index)
+{
+    size_t modes[CNA_GLTF_INTERPOLATION_COUNT] = {0};
+    for (size_t s = 0; s < anim->sampler_count; s++) {
+        cna_gltf_interpolation i = anim->samplers[s].interpolation;
+        if ((unsigned)i < CNA_GLTF_INTERPOLATION_COUNT) modes[i]++;
+    }
+    fprintf(out, "  animation %zu", index);
+    print_name(out, anim->name);
+    fprintf(out, ": %zu channels, %zu samplers, duration %g s, interpolation", anim->channel_count,
+            anim->sampler_count, cna_cli_animation_duration(doc, anim));
+    for (int i = 0; i < CNA_GLTF_INTERPOLATION_COUNT; i++)
+        if (modes[i])
+            fprintf(out, " %s x%zu", cna_gltf_interpolation_name((cna_gltf_interpolation)i), modes[i]);
+    fputc('\n', out);
+    for (size_t c = 0; c < anim->channel_count; c++) {
+        const cna_gltf_animation_channel *ch = &anim->channels[c];
+        fprintf(out, "    channel %zu: ", c);
+        if (ch->target_node >= 0) {
+            fprintf(out, "node %d", ch->target_node);
+            print_name(out, node_name(doc, ch->target_node));
+        } else {
+            fputs("no target node", out);
+        }
+        fprintf(out, " %s <- sampler %d", cna_gltf_animation_path_name(ch->path), ch->sampler);
+        if (ch->sampler >= 0 && (size_t)ch->sampler < anim->sampler_count) {
+            const cna_gltf_animation_sampler *s = &anim->samplers[ch->sampler];
+            cna_cli_sampler_keys keys = cna_cli_sampler_keys_of(doc, s);
+            fprintf(out, " (%s, %zu keys, %g..%g s)", cna_gltf_interpolation_name(s->interpolation),
+                    keys.count, keys.start, keys.end);
+        }
+        fputc('\n', out);
+    }
+}
+
+static void print_texture_ref(FILE *out, const char *what, const cna_gltf_texture_ref *ref)
+{
+    if (ref->texture < 0) return;
+    fprintf(out, ", %s texture %d (TEXCOORD_%d)", what, ref->texture, ref->texcoord);
+}
+
+static void print_materials(FILE *out, const cna_gltf_document *doc)
+{
+    fprintf(out, "materials: %zu\n", doc->material_count);
+    for (size_t i = 0; i < doc->material_count; i++) {
+        const cna_gltf_material *m = &doc->materials[i];
+        const float base[4] = {m->base_color_factor.x, m->base_color_factor.y, m->base_color_factor.z,
+                               m->base_color_factor.w};
+        fprintf(out, "  material %zu", i);
+        print_name(out, m->name);
+        fputs(": baseColor ", out);
+        print_floats(out, base, 4);
+        fprintf(out, ", metallic %g, roughness %g, alphaMode %s", (double)m->metallic_factor,
+                (double)m->roughness_factor, cna_gltf_alpha_mode_name(m->alpha_mode));
+        if (m->alpha_mode == CNA_GLTF_ALPHA_MASK) fprintf(out, " (cutoff %g)", (double)m->alpha_cutoff);
+        if (m->double_sided) fputs(", double-sided", out);
+        print_texture_ref(out, "baseColor", &m->base_color_texture);
+        print_texture_ref(out, "metallicRoughness", &m->metallic_roughness_texture);
+        print_texture_ref(out, "normal", &m->normal_texture);
+        print_texture_ref(out, "occlusion", &m->occlusion_texture);
+        print_texture_ref(out, "emissive", &m->emissive_texture);
+        fputc('\n', out);
+    }
+}
+
+static void print_images(FILE *out, const cna_gltf_document *doc)
+{
+    fprintf(out, "textures: %zu, images: %zu, samplers: %zu, cameras: %zu\n", doc->texture_count,
+            doc->image_count, doc->sampler_count, doc->camera_count);
+    for (size_t i = 0; i < doc->image_count; i++) {
+        const cna_gltf_image *im = &doc->images[i];
+        fprintf(out, "  image %zu", i);
+        print_name(out, im->name);
+        fprintf(out, ": %s", cna_gltf_source_name(im->source));
+        if (im->uri) {
+            fputs(" uri", out);
+            print_name(out, im->uri);
+        }
+        if (im->mime_type) fprintf(out, " %s", im->mime_type);
+        fputs(im->available ? "\n" : " (missing)\n", out);
+    }
+}
+
+static void print_diagnostics(FILE *out, const cna_gltf_document *doc)
+{
+    size_t n = cna_gltf_document_diagnostic_count(doc);
+    fprintf(out, "diagnostics: %zu%s", n, n ? "\n" : " (none)\n");
+    for (size_t i = 0; i < n; i++) {
+        const cna_gltf_diagnostic *d = cna_gltf_document_diagnostic(doc, i);
+        fprintf(out, "  warning %s (x%zu): %s\n", d->code, d->count, d->message);
+    }
+}
+
+static bool print_text(FILE *out, const char *path, const cna_gltf_document *doc)
+{
+    print_asset(out, path, doc);
+    print_buffers(out, doc);
+    print_scenes(out, doc);
+    if (!print_nodes(out, doc)) return false;
+    print_meshes(out, doc);
+    print_skins(out, doc);
+    fprintf(out, "animations: %zu\n", doc->animation_count);
+    for (size_t i = 0; i < doc->animation_count; i++) print_animation(out, doc, &doc->animations[i], i);
+    print_materials(out, doc);
+    print_images(out, doc);
+    print_diagnostics(out, doc);
+    return true;
+}
+
+/* ------------------------------------------------------------ command */
+
+int cna_cli_inspect_run(int argc, char **argv)
+{
+    const cna_cli_command *self = cna_cli_find("inspect");
+    const char *path = NULL;
+    bool json = false, options_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!options_done && arg[0] == '-' && arg[1] != '\0') {
+            if (strcmp(arg, "--") == 0) {
+                options_done = true;
+            } else if (strcmp(arg, "--json") == 0) {
+                json = true;
+            } else if (cna_cli_is_help(arg)) {
+                cna_cli_inspect_help(stdout);
+                return CNA_CLI_EXIT_OK;
+            } else {
+                return cna_cli_usage_error(self, "unknown option '%s'", arg);
+            }
+        } else if (path) {
+            return cna_cli_usage_error(self, "takes one FILE ('%s' and '%s' given)", path, arg);
+        } else {
+            path = arg;
+        }
+    }
+    if (!path) return cna_cli_usage_error(self, "missing FILE");
+
+    cna_gltf_document *doc = NULL;
+    cna_error err;
+    if (cna_gltf_load_file(path, NULL, &doc, &err) != CNA_OK) return cna_cli_report_error(path, &err);
+    bool ok = json ? cna_cli_inspect_write_json(stdout, path, doc) : print_text(stdout, path, doc);
+    cna_gltf_document_free(doc);
+    if (fflush(stdout) != 0 || ferror(stdout)) ok = false;
+    if (!ok) {
+        fprintf(stderr, "error: %s: out of memory or cannot write the summary\n", path);
+        return CNA_CLI_EXIT_FAILURE;
+    }
+    return CNA_CLI_EXIT_OK;
+}
