@@ -16,5 +16,6 @@
 #include "cna/morph.h"
 #include "cna/player.h"
 #include "cna/result.h"
+#include "cna/skinning.h"
 
 #endif

@@ -1,0 +1,113 @@
+/*
+ * cna/skinning.h — the library's reference CPU skinning: linear blend
+ * skinning of one mesh part's interleaved vertices with four influences per
+ * vertex, exactly as the skinned effects do it on the GPU.
+ *
+ * A skinned vertex carries four one-byte palette indices j[0..3] and four
+ * float weights w[0..3] (the canonical skinned layouts of cna/morph.h:
+ * strides 52, 56, 68, 76, 80). Given a palette of skin matrices
+ * (skin[p] = world[p] · inverse_bind_pose[p], cna_player_skin_transforms),
+ * the skinned attributes are, in our convention (spec: the sum over
+ * influences of w * Vector3.Transform(p, skin[j]); glTF 2.0's
+ * sum w * jointMatrix * position):
+ *
+ *   p' = sum_i w[i] · (M_i · (p, 1))                       position
+ *   n' = normalize(sum_i w[i] · (M_i · (n, 0)))             normal
+ *   t' = normalize(sum_i w[i] · (M_i · (t.xyz, 0))), t'.w = t.w    tangent
+ *
+ * with M_i = palette[j[i]]. Arithmetic, so results are reproducible bit for
+ * bit (single precision, no fused multiply-add):
+ *   - the influences are visited i = 0, 1, 2, 3; an influence whose weight is
+ *     exactly 0 is skipped (it would add w · M·p = 0 for any finite M·p, and
+ *     skipping it keeps an unused palette entry from ever mattering);
+ *   - M · (x, y, z, h) row r is ((m[r]·x + m[4+r]·y) + m[8+r]·z) + m[12+r]·h
+ *     (column-major m, h = 1 for points, 0 for directions, the h = 0 term
+ *     omitted), then sum = sum + w[i] · that, sum starting at +0;
+ *   - normalize(v) = v / sqrtf((v.x·v.x + v.y·v.y) + v.z·v.z), component by
+ *     component; when that length is 0 or not finite the direction is
+ *     written unnormalised (the sum itself; (0,0,0) when every weight is 0).
+ * Consequences the tests pin: an identity palette with weights summing to
+ * exactly 1 in one influence returns the input exactly; a palette of pure
+ * translations moves positions and leaves normals and tangents unchanged
+ * (up to the renormalisation of an input that was not unit length).
+ * Normals are transformed by the skin matrices themselves, as GPU skinning
+ * shaders do, which is exact for rotations, translations and uniform scale
+ * (a non-uniform scale would need the inverse transpose).
+ *
+ * Usage (skinned positions of one part at the player's current pose):
+ *   cna_skinning_layout layout;
+ *   cna_skinning_layout_canonical(52, &layout, &err);
+ *   float *xyz = malloc(vertex_count * 3 * sizeof *xyz);
+ *   cna_skin_positions(&layout, part_vertices, vertex_count,
+ *                      cna_player_skin_transforms(player),
+ *                      (size_t)cna_player_bone_count(player), xyz, vertex_count * 3, &err);
+ *
+ * Every function here is pure: no allocation, no state; the inputs are only
+ * read during the call.
+ */
+#ifndef CNA_SKINNING_H
+#define CNA_SKINNING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cna/math.h"
+#include "cna/result.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Influences per vertex. */
+#define CNA_SKINNING_INFLUENCES 4
+
+/* Where the skinning inputs sit in one interleaved vertex. Slots are read and
+ * written with memcpy, so offsets need no alignment. */
+typedef struct cna_skinning_layout {
+    uint32_t stride;          /* bytes per vertex, > 0 */
+    int32_t position_offset;  /* 3 floats; required (>= 0) */
+    int32_t normal_offset;    /* 3 floats; -1 = absent */
+    int32_t tangent_offset;   /* 4 floats (xyz direction, w handedness); -1 = absent */
+    int32_t joints_offset;    /* 4 x uint8 palette indices; required */
+    int32_t weights_offset;   /* 4 floats; required */
+} cna_skinning_layout;
+
+/* The skinning layout of a canonical skinned vertex layout (cna/morph.h's
+ * table): stride 52 and 56 (P N U0 J W [C]: joints 32, weights 36, no
+ * tangent), 68 (tangent 32, joints 48, weights 52), 76 (tangent 32, joints
+ * 56, weights 60), 80 (tangent 32, joints 60, weights 64); position 0,
+ * normal 12 in all.
+ * Errors: CNA_ERROR_INVALID_ARGUMENT for a NULL out or a stride that is not a
+ * canonical skinned stride (the message lists them); *out is then unchanged. */
+cna_result cna_skinning_layout_canonical(uint32_t stride, cna_skinning_layout *out,
+                                         cna_error *err);
+
+/* Skin `vertex_count` vertices of `layout` from `vertices` into `out`, which
+ * receives the same layout: every byte is copied from the input, then the
+ * position, normal (if present) and tangent (if present) slots are replaced
+ * by p', n', t' above (the tangent's w is copied). `out` must hold
+ * vertex_count * stride bytes and must not overlap `vertices`.
+ * Every input is checked before anything is written.
+ * Errors (CNA_ERROR_INVALID_ARGUMENT; out untouched): NULL layout; stride 0;
+ * a required offset negative or any slot outside the stride; NULL vertices
+ * or out with vertex_count > 0; vertex_count * stride overflowing;
+ * out_size smaller than that; out overlapping vertices; NULL palette with
+ * palette_count > 0; a joint index not below palette_count, on any
+ * influence whatever its weight ("vertices[7].joints[2]: palette index 9 is
+ * not below palette_count 4"). */
+cna_result cna_skin_vertices(const cna_skinning_layout *layout, const void *vertices,
+                             size_t vertex_count, const cna_mat4 *palette, size_t palette_count,
+                             void *out, size_t out_size, cna_error *err);
+
+/* Only the skinned positions p', as x, y, z float triples: out_xyz[3v + c].
+ * out_count must be >= 3 * vertex_count. Same checks and errors as
+ * cna_skin_vertices (the normal and tangent slots are ignored), out_xyz
+ * overlapping vertices included. */
+cna_result cna_skin_positions(const cna_skinning_layout *layout, const void *vertices,
+                              size_t vertex_count, const cna_mat4 *palette, size_t palette_count,
+                              float *out_xyz, size_t out_count, cna_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CNA_SKINNING_H */
