@@ -156,21 +156,21 @@ static void bytes_to_uints(const cna_gltf_accessor *a, const uint8_t *p, uint32_
         out[comp] = p ? component_uint(p + component_offset(a, comp), a->component_type) : 0u;
 }
 
-void cna__accessor_element_floats(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
+void cna__gltf_accessor_element_floats(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
                                   float *out)
 {
     bytes_to_floats(acc, element_bytes(doc, acc, element), out);
 }
 
-void cna__accessor_element_uints(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
+void cna__gltf_accessor_element_uints(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
                                  uint32_t *out)
 {
     bytes_to_uints(acc, element_bytes(doc, acc, element), out);
 }
 
-void cna__accessor_describe(const cna_gltf_accessor *acc, char *buf, size_t size)
+void cna__gltf_accessor_describe(const cna_gltf_accessor *acc, char *buf, size_t size)
 {
-    cna__pathf(buf, size, "%s %s%s", cna_gltf_type_name(acc->type), acc->normalized ? "normalized " : "",
+    cna__gltf_pathf(buf, size, "%s %s%s", cna_gltf_type_name(acc->type), acc->normalized ? "normalized " : "",
              cna_gltf_component_type_name(acc->component_type));
 }
 
@@ -265,7 +265,7 @@ cna_result cna_gltf_accessor_read_element_floats(const cna_gltf_document *doc, i
 {
     cna_result r = check_element(doc, accessor, element, out, out_count, false, err);
     if (r) return r;
-    cna__accessor_element_floats(doc, &doc->accessors[accessor], element, out);
+    cna__gltf_accessor_element_floats(doc, &doc->accessors[accessor], element, out);
     return CNA_OK;
 }
 
@@ -274,7 +274,7 @@ cna_result cna_gltf_accessor_read_element_uints(const cna_gltf_document *doc, in
 {
     cna_result r = check_element(doc, accessor, element, out, out_count, true, err);
     if (r) return r;
-    cna__accessor_element_uints(doc, &doc->accessors[accessor], element, out);
+    cna__gltf_accessor_element_uints(doc, &doc->accessors[accessor], element, out);
     return CNA_OK;
 }
 
@@ -284,7 +284,7 @@ static cna_result parse_component_type(const cJSON *obj, const char *path, bool 
                                        cna_gltf_component_type *out, cna_error *err)
 {
     int64_t code = 0;
-    cna_result r = cna__json_int(obj, "componentType", path, true, INT32_MIN, INT32_MAX, &code, err);
+    cna_result r = cna__gltf_json_int(obj, "componentType", path, true, INT32_MIN, INT32_MAX, &code, err);
     if (r) return r;
     static const int64_t codes[] = {5120, 5121, 5122, 5123, 5125, 5126};
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
@@ -303,7 +303,7 @@ static cna_result parse_component_type(const cJSON *obj, const char *path, bool 
 static cna_result parse_type(const cJSON *obj, const char *path, cna_gltf_type *out, cna_error *err)
 {
     const char *s;
-    cna_result r = cna__json_string_ref(obj, "type", path, true, &s, err);
+    cna_result r = cna__gltf_json_string_ref(obj, "type", path, true, &s, err);
     if (r) return r;
     for (int t = CNA_GLTF_TYPE_SCALAR; t < CNA_GLTF_TYPE_COUNT; t++) {
         if (strcmp(s, cna_gltf_type_name((cna_gltf_type)t)) == 0) {
@@ -319,7 +319,7 @@ static cna_result parse_bounds(const cJSON *obj, const char *key, const char *pa
 {
     const cJSON *arr, *item;
     size_t count, i = 0;
-    cna_result r = cna__json_array(obj, key, path, false, 0, &arr, &count, err);
+    cna_result r = cna__gltf_json_array(obj, key, path, false, 0, &arr, &count, err);
     if (r || !arr) return r;
     if (count != n)
         return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.%s: %zu numbers; expected %zu", path, key, count, n);
@@ -371,7 +371,7 @@ static cna_result parse_dense_range(cna__gltf_ctx *c, const char *path, cna_gltf
     if (!cna__mul_size(a->count - 1, a->byte_stride, &need) || !cna__add_size(need, element_extent(a), &need))
         need = SIZE_MAX;
     char what[64];
-    cna__pathf(what, sizeof what, "count %zu x stride %zu", a->count, a->byte_stride);
+    cna__gltf_pathf(what, sizeof what, "count %zu x stride %zu", a->count, a->byte_stride);
     return check_range(c, path, what, a->buffer_view, a->byte_offset, need, csize);
 }
 
@@ -402,12 +402,12 @@ static cna_result parse_sparse_part(cna__gltf_ctx *c, const cJSON *sparse, const
                                     int32_t *view, size_t *offset, const cJSON **obj)
 {
     char sub[CNA__PATH_MAX];
-    cna__pathf(sub, sizeof sub, "%s.%s", path, key);
-    *obj = cna__json_get(sparse, key);
+    cna__gltf_pathf(sub, sizeof sub, "%s.%s", path, key);
+    *obj = cna__gltf_json_get(sparse, key);
     if (!*obj) return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: required property is missing", sub);
-    cna_result r = cna__json_expect_object(*obj, sub, c->err);
-    if (!r) r = cna__json_index(*obj, "bufferView", sub, true, c->n_views, "bufferViews", view, c->err);
-    if (!r) r = cna__json_size(*obj, "byteOffset", sub, false, offset, c->err);
+    cna_result r = cna__gltf_json_expect_object(*obj, sub, c->err);
+    if (!r) r = cna__gltf_json_index(*obj, "bufferView", sub, true, c->n_views, "bufferViews", view, c->err);
+    if (!r) r = cna__gltf_json_size(*obj, "byteOffset", sub, false, offset, c->err);
     if (r) return r;
     cna__gltf_use(c, CNA__KIND_BUFFER_VIEW, *view);
     if (c->views[*view].byte_stride)
@@ -419,11 +419,11 @@ static cna_result parse_sparse_part(cna__gltf_ctx *c, const cJSON *sparse, const
 static cna_result parse_sparse(cna__gltf_ctx *c, const cJSON *sparse, const char *acc_path, cna_gltf_accessor *a)
 {
     char path[CNA__PATH_MAX];
-    cna__pathf(path, sizeof path, "%s.sparse", acc_path);
+    cna__gltf_pathf(path, sizeof path, "%s.sparse", acc_path);
     cna_gltf_accessor_sparse *s = &a->sparse;
     const cJSON *indices, *values;
-    cna_result r = cna__json_expect_object(sparse, path, c->err);
-    if (!r) r = cna__json_size(sparse, "count", path, true, &s->count, c->err);
+    cna_result r = cna__gltf_json_expect_object(sparse, path, c->err);
+    if (!r) r = cna__gltf_json_size(sparse, "count", path, true, &s->count, c->err);
     if (r) return r;
     if (s->count == 0 || s->count > a->count)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.count: %zu; must be between 1 and the accessor count %zu",
@@ -431,14 +431,14 @@ static cna_result parse_sparse(cna__gltf_ctx *c, const cJSON *sparse, const char
     r = parse_sparse_part(c, sparse, "indices", path, &s->indices_buffer_view, &s->indices_byte_offset, &indices);
     if (!r) r = parse_sparse_part(c, sparse, "values", path, &s->values_buffer_view, &s->values_byte_offset, &values);
     char sub[CNA__PATH_MAX];
-    cna__pathf(sub, sizeof sub, "%s.indices", path);
+    cna__gltf_pathf(sub, sizeof sub, "%s.indices", path);
     if (!r) r = parse_component_type(indices, sub, true, &s->indices_component_type, c->err);
     if (r) return r;
     size_t isize = cna_gltf_component_size(s->indices_component_type), need;
     need = cna__mul_size(s->count, isize, &need) ? need : SIZE_MAX;
     r = check_range(c, sub, "sparse indices", s->indices_buffer_view, s->indices_byte_offset, need, isize);
     if (r) return r;
-    cna__pathf(sub, sizeof sub, "%s.values", path);
+    cna__gltf_pathf(sub, sizeof sub, "%s.values", path);
     if (!cna__mul_size(s->count - 1, a->element_size, &need) || !cna__add_size(need, element_extent(a), &need))
         need = SIZE_MAX;
     r = check_range(c, sub, "sparse values", s->values_buffer_view, s->values_byte_offset, need,
@@ -451,16 +451,16 @@ static cna_result parse_sparse(cna__gltf_ctx *c, const cJSON *sparse, const char
 static cna_result parse_accessor(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__pathf(path, sizeof path, "accessors[%zu]", index);
+    cna__gltf_pathf(path, sizeof path, "accessors[%zu]", index);
     cna_gltf_accessor *a = &c->accessors[index];
     a->buffer_view = -1;
-    cna_result r = cna__json_expect_object(obj, path, c->err);
-    if (!r) r = cna__json_string(c, obj, "name", path, false, &a->name);
-    if (!r) r = cna__json_index(obj, "bufferView", path, false, c->n_views, "bufferViews", &a->buffer_view, c->err);
-    if (!r) r = cna__json_size(obj, "byteOffset", path, false, &a->byte_offset, c->err);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &a->name);
+    if (!r) r = cna__gltf_json_index(obj, "bufferView", path, false, c->n_views, "bufferViews", &a->buffer_view, c->err);
+    if (!r) r = cna__gltf_json_size(obj, "byteOffset", path, false, &a->byte_offset, c->err);
     if (!r) r = parse_component_type(obj, path, false, &a->component_type, c->err);
-    if (!r) r = cna__json_bool(obj, "normalized", path, &a->normalized, c->err);
-    if (!r) r = cna__json_size(obj, "count", path, true, &a->count, c->err);
+    if (!r) r = cna__gltf_json_bool(obj, "normalized", path, &a->normalized, c->err);
+    if (!r) r = cna__gltf_json_size(obj, "count", path, true, &a->count, c->err);
     if (!r) r = parse_type(obj, path, &a->type, c->err);
     if (r) return r;
     cna__gltf_use(c, CNA__KIND_BUFFER_VIEW, a->buffer_view);
@@ -476,13 +476,13 @@ static cna_result parse_accessor(cna__gltf_ctx *c, const cJSON *obj, size_t inde
     a->element_size = element_size(a);
     r = parse_dense_range(c, path, a);
     if (r) return r;
-    const cJSON *sparse = cna__json_get(obj, "sparse");
+    const cJSON *sparse = cna__gltf_json_get(obj, "sparse");
     return sparse ? parse_sparse(c, sparse, path, a) : CNA_OK;
 }
 
-cna_result cna__parse_accessors(cna__gltf_ctx *c)
+cna_result cna__gltf_parse_accessors(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__json_get(c->root, "accessors"), *item;
+    const cJSON *arr = cna__gltf_json_get(c->root, "accessors"), *item;
     size_t i = 0;
     cJSON_ArrayForEach(item, arr)
     {

@@ -9,7 +9,7 @@ static cna_result parse_interpolation(const cJSON *obj, const char *path, cna_gl
                                       cna_error *err)
 {
     const char *s;
-    cna_result r = cna__json_string_ref(obj, "interpolation", path, false, &s, err);
+    cna_result r = cna__gltf_json_string_ref(obj, "interpolation", path, false, &s, err);
     if (r || !s) return r;
     for (int i = 0; i < CNA_GLTF_INTERPOLATION_COUNT; i++) {
         if (strcmp(s, cna_gltf_interpolation_name((cna_gltf_interpolation)i)) == 0) {
@@ -23,9 +23,9 @@ static cna_result parse_interpolation(const cJSON *obj, const char *path, cna_gl
 
 static cna_result parse_sampler(cna__gltf_ctx *c, const cJSON *obj, const char *path, cna_gltf_animation_sampler *s)
 {
-    cna_result r = cna__json_expect_object(obj, path, c->err);
-    if (!r) r = cna__json_index(obj, "input", path, true, c->n_accessors, "accessors", &s->input, c->err);
-    if (!r) r = cna__json_index(obj, "output", path, true, c->n_accessors, "accessors", &s->output, c->err);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) r = cna__gltf_json_index(obj, "input", path, true, c->n_accessors, "accessors", &s->input, c->err);
+    if (!r) r = cna__gltf_json_index(obj, "output", path, true, c->n_accessors, "accessors", &s->output, c->err);
     if (!r) r = parse_interpolation(obj, path, &s->interpolation, c->err);
     if (r) return r;
     cna__gltf_use(c, CNA__KIND_ACCESSOR, s->input);
@@ -44,16 +44,16 @@ static cna_result parse_channel(cna__gltf_ctx *c, const cJSON *obj, const char *
                                 cna_gltf_animation_channel *ch)
 {
     char tpath[CNA__PATH_MAX];
-    cna__pathf(tpath, sizeof tpath, "%s.target", path);
-    const cJSON *target = cna__json_get(obj, "target");
+    cna__gltf_pathf(tpath, sizeof tpath, "%s.target", path);
+    const cJSON *target = cna__gltf_json_get(obj, "target");
     const char *name = NULL;
     ch->target_node = -1;
-    cna_result r = cna__json_expect_object(obj, path, c->err);
-    if (!r) r = cna__json_index(obj, "sampler", path, true, sampler_count, "samplers", &ch->sampler, c->err);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) r = cna__gltf_json_index(obj, "sampler", path, true, sampler_count, "samplers", &ch->sampler, c->err);
     if (!r && !target) r = cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: required property is missing", tpath);
-    if (!r) r = cna__json_expect_object(target, tpath, c->err);
-    if (!r) r = cna__json_index(target, "node", tpath, false, c->n_nodes, "nodes", &ch->target_node, c->err);
-    if (!r) r = cna__json_string_ref(target, "path", tpath, true, &name, c->err);
+    if (!r) r = cna__gltf_json_expect_object(target, tpath, c->err);
+    if (!r) r = cna__gltf_json_index(target, "node", tpath, false, c->n_nodes, "nodes", &ch->target_node, c->err);
+    if (!r) r = cna__gltf_json_string_ref(target, "path", tpath, true, &name, c->err);
     if (r) return r;
     ch->path = path_from_name(name);
     if (ch->path == CNA_GLTF_PATH_UNKNOWN)
@@ -67,17 +67,17 @@ static cna_result parse_channel(cna__gltf_ctx *c, const cJSON *obj, const char *
 static cna_result parse_animation(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX], sub[CNA__PATH_MAX];
-    cna__pathf(path, sizeof path, "animations[%zu]", index);
+    cna__gltf_pathf(path, sizeof path, "animations[%zu]", index);
     cna_gltf_animation *a = &c->animations[index];
     const cJSON *channels, *samplers, *item;
     size_t nc, ns, i = 0;
-    cna_result r = cna__json_expect_object(obj, path, c->err);
-    if (!r) r = cna__json_string(c, obj, "name", path, false, &a->name);
-    if (!r) r = cna__json_array(obj, "channels", path, true, 1, &channels, &nc, c->err);
-    if (!r) r = cna__json_array(obj, "samplers", path, true, 1, &samplers, &ns, c->err);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &a->name);
+    if (!r) r = cna__gltf_json_array(obj, "channels", path, true, 1, &channels, &nc, c->err);
+    if (!r) r = cna__gltf_json_array(obj, "samplers", path, true, 1, &samplers, &ns, c->err);
     if (r) return r;
-    cna_gltf_animation_sampler *s = (cna_gltf_animation_sampler *)cna__arena_calloc(c->arena, ns, sizeof *s);
-    cna_gltf_animation_channel *ch = (cna_gltf_animation_channel *)cna__arena_calloc(c->arena, nc, sizeof *ch);
+    cna_gltf_animation_sampler *s = (cna_gltf_animation_sampler *)cna__gltf_arena_calloc(c->arena, ns, sizeof *s);
+    cna_gltf_animation_channel *ch = (cna_gltf_animation_channel *)cna__gltf_arena_calloc(c->arena, nc, sizeof *ch);
     if (!s || !ch) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     a->samplers = s;
     a->sampler_count = ns;
@@ -85,23 +85,23 @@ static cna_result parse_animation(cna__gltf_ctx *c, const cJSON *obj, size_t ind
     a->channel_count = nc;
     cJSON_ArrayForEach(item, samplers)
     {
-        cna__pathf(sub, sizeof sub, "%s.samplers[%zu]", path, i);
+        cna__gltf_pathf(sub, sizeof sub, "%s.samplers[%zu]", path, i);
         r = parse_sampler(c, item, sub, &s[i++]);
         if (r) return r;
     }
     i = 0;
     cJSON_ArrayForEach(item, channels)
     {
-        cna__pathf(sub, sizeof sub, "%s.channels[%zu]", path, i);
+        cna__gltf_pathf(sub, sizeof sub, "%s.channels[%zu]", path, i);
         r = parse_channel(c, item, sub, ns, &ch[i++]);
         if (r) return r;
     }
     return CNA_OK;
 }
 
-cna_result cna__parse_animations(cna__gltf_ctx *c)
+cna_result cna__gltf_parse_animations(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__json_get(c->root, "animations"), *item;
+    const cJSON *arr = cna__gltf_json_get(c->root, "animations"), *item;
     size_t i = 0;
     cJSON_ArrayForEach(item, arr)
     {

@@ -17,7 +17,7 @@ static cna_result glb_bin_data(cna__gltf_ctx *c, const char *path, size_t index,
         return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                           "%s.byteLength: %zu exceeds the GLB BIN chunk (%zu bytes)", path, b->byte_length,
                           c->glb_bin_size);
-    uint8_t *copy = (uint8_t *)cna__arena_alloc_raw(c->arena, b->byte_length);
+    uint8_t *copy = (uint8_t *)cna__gltf_arena_alloc_raw(c->arena, b->byte_length);
     if (!copy) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     memcpy(copy, c->glb_bin, b->byte_length);
     b->data = copy;
@@ -30,14 +30,14 @@ static cna_result external_data(cna__gltf_ctx *c, const char *path, const char *
                                 size_t *size)
 {
     char *decoded;
-    cna_result r = cna__uri_percent_decode(c->arena, uri, &decoded, c->err);
+    cna_result r = cna__gltf_uri_percent_decode(c->arena, uri, &decoded, c->err);
     if (r) {
         cna__error_prefix(c->err, "%s.uri \"%s\"", path, uri);
         return r;
     }
     const uint8_t *data;
     const char *file;
-    r = cna__resolve_uri(c, CNA_GLTF_URI_BUFFER, decoded, &data, size, &file, c->err);
+    r = cna__gltf_resolve_uri(c, CNA_GLTF_URI_BUFFER, decoded, &data, size, &file, c->err);
     if (r) {
         cna__error_prefix(c->err, "%s (uri \"%s\")", path, decoded);
         return r;
@@ -51,24 +51,24 @@ static cna_result external_data(cna__gltf_ctx *c, const char *path, const char *
 static cna_result parse_buffer(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__pathf(path, sizeof path, "buffers[%zu]", index);
+    cna__gltf_pathf(path, sizeof path, "buffers[%zu]", index);
     cna_gltf_buffer *b = &c->buffers[index];
-    cna_result r = cna__json_expect_object(obj, path, c->err);
-    if (!r) r = cna__json_string(c, obj, "name", path, false, &b->name);
-    if (!r) r = cna__json_size(obj, "byteLength", path, true, &b->byte_length, c->err);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &b->name);
+    if (!r) r = cna__gltf_json_size(obj, "byteLength", path, true, &b->byte_length, c->err);
     if (r) return r;
     if (b->byte_length == 0)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.byteLength: 0; at least 1 required", path);
     const char *uri;
-    r = cna__json_string_ref(obj, "uri", path, false, &uri, c->err);
+    r = cna__gltf_json_string_ref(obj, "uri", path, false, &uri, c->err);
     if (r) return r;
     size_t size = 0, slack = 0;
     if (!uri) {
         r = glb_bin_data(c, path, index, b, &size);
         slack = 3; /* the BIN chunk is padded to 4 bytes */
-    } else if (cna__uri_is_data(uri)) {
+    } else if (cna__gltf_uri_is_data(uri)) {
         const uint8_t *data = NULL;
-        r = cna__data_uri_decode(c->arena, uri, &data, &size, NULL, NULL, c->err);
+        r = cna__gltf_data_uri_decode(c->arena, uri, &data, &size, NULL, NULL, c->err);
         if (r) cna__error_prefix(c->err, "%s.uri", path);
         b->data = data;
         b->source = CNA_GLTF_SOURCE_DATA_URI;
@@ -85,9 +85,9 @@ static cna_result parse_buffer(cna__gltf_ctx *c, const cJSON *obj, size_t index)
     return CNA_OK;
 }
 
-cna_result cna__parse_buffers(cna__gltf_ctx *c)
+cna_result cna__gltf_parse_buffers(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__json_get(c->root, "buffers"), *item;
+    const cJSON *arr = cna__gltf_json_get(c->root, "buffers"), *item;
     size_t i = 0;
     cJSON_ArrayForEach(item, arr)
     {
@@ -100,20 +100,20 @@ cna_result cna__parse_buffers(cna__gltf_ctx *c)
 static cna_result parse_view(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__pathf(path, sizeof path, "bufferViews[%zu]", index);
+    cna__gltf_pathf(path, sizeof path, "bufferViews[%zu]", index);
     cna_gltf_buffer_view *v = &c->views[index];
     int64_t target = 0;
-    cna_result r = cna__json_expect_object(obj, path, c->err);
-    if (!r) r = cna__json_string(c, obj, "name", path, false, &v->name);
-    if (!r) r = cna__json_index(obj, "buffer", path, true, c->n_buffers, "buffers", &v->buffer, c->err);
-    if (!r) r = cna__json_size(obj, "byteOffset", path, false, &v->byte_offset, c->err);
-    if (!r) r = cna__json_size(obj, "byteLength", path, true, &v->byte_length, c->err);
-    if (!r) r = cna__json_size(obj, "byteStride", path, false, &v->byte_stride, c->err);
-    if (!r) r = cna__json_int(obj, "target", path, false, 0, INT32_MAX, &target, c->err);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &v->name);
+    if (!r) r = cna__gltf_json_index(obj, "buffer", path, true, c->n_buffers, "buffers", &v->buffer, c->err);
+    if (!r) r = cna__gltf_json_size(obj, "byteOffset", path, false, &v->byte_offset, c->err);
+    if (!r) r = cna__gltf_json_size(obj, "byteLength", path, true, &v->byte_length, c->err);
+    if (!r) r = cna__gltf_json_size(obj, "byteStride", path, false, &v->byte_stride, c->err);
+    if (!r) r = cna__gltf_json_int(obj, "target", path, false, 0, INT32_MAX, &target, c->err);
     if (r) return r;
     if (v->byte_length == 0)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.byteLength: 0; at least 1 required", path);
-    if (cna__json_get(obj, "byteStride") && (v->byte_stride < 4 || v->byte_stride > 252 || v->byte_stride % 4))
+    if (cna__gltf_json_get(obj, "byteStride") && (v->byte_stride < 4 || v->byte_stride > 252 || v->byte_stride % 4))
         return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                           "%s.byteStride: %zu; must be a multiple of 4 between 4 and 252", path, v->byte_stride);
     if (target != 0 && target != 34962 && target != 34963)
@@ -133,9 +133,9 @@ static cna_result parse_view(cna__gltf_ctx *c, const cJSON *obj, size_t index)
     return CNA_OK;
 }
 
-cna_result cna__parse_buffer_views(cna__gltf_ctx *c)
+cna_result cna__gltf_parse_buffer_views(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__json_get(c->root, "bufferViews"), *item;
+    const cJSON *arr = cna__gltf_json_get(c->root, "bufferViews"), *item;
     size_t i = 0;
     cJSON_ArrayForEach(item, arr)
     {

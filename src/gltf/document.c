@@ -10,7 +10,7 @@
 
 /* ------------------------------------------------------------------ small helpers */
 
-void cna__pathf(char *buf, size_t size, const char *fmt, ...)
+void cna__gltf_pathf(char *buf, size_t size, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -18,7 +18,7 @@ void cna__pathf(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
-void cna__fmt_float(char *buf, size_t size, float v)
+void cna__gltf_fmt_float(char *buf, size_t size, float v)
 {
     for (int prec = 1; prec <= 9; prec++) {
         snprintf(buf, size, "%.*g", prec, (double)v);
@@ -26,7 +26,7 @@ void cna__fmt_float(char *buf, size_t size, float v)
     }
 }
 
-void cna__fmt_double(char *buf, size_t size, double v)
+void cna__gltf_fmt_double(char *buf, size_t size, double v)
 {
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, size, "%.*g", prec, v);
@@ -53,7 +53,7 @@ void cna__gltf_diag(cna__gltf_ctx *c, cna__diag_code code, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     size_t slot = d->pub.diagnostic_count++;
-    const char *msg = cna__arena_strdup(c->arena, buf);
+    const char *msg = cna__gltf_arena_strdup(c->arena, buf);
     d->diags[slot].code = diag_codes[code];
     d->diags[slot].count = 1;
     d->diags[slot].message = msg ? msg : "(message lost: out of memory)";
@@ -87,13 +87,13 @@ static cna_result check_version(const cJSON *asset, const char *key, const char 
 static cna_result parse_asset(cna__gltf_ctx *c)
 {
     cna_gltf_asset *a = &c->doc->pub.asset;
-    const cJSON *asset = cna__json_get(c->root, "asset");
+    const cJSON *asset = cna__gltf_json_get(c->root, "asset");
     if (!asset) return cna__error(c->err, CNA_ERROR_INVALID_DATA, "asset: required property is missing");
-    cna_result r = cna__json_expect_object(asset, "asset", c->err);
-    if (!r) r = cna__json_string(c, asset, "version", "asset", true, &a->version);
-    if (!r) r = cna__json_string(c, asset, "minVersion", "asset", false, &a->min_version);
-    if (!r) r = cna__json_string(c, asset, "generator", "asset", false, &a->generator);
-    if (!r) r = cna__json_string(c, asset, "copyright", "asset", false, &a->copyright);
+    cna_result r = cna__gltf_json_expect_object(asset, "asset", c->err);
+    if (!r) r = cna__gltf_json_string(c, asset, "version", "asset", true, &a->version);
+    if (!r) r = cna__gltf_json_string(c, asset, "minVersion", "asset", false, &a->min_version);
+    if (!r) r = cna__gltf_json_string(c, asset, "generator", "asset", false, &a->generator);
+    if (!r) r = cna__gltf_json_string(c, asset, "copyright", "asset", false, &a->copyright);
     if (!r) r = check_version(asset, "version", a->version, false, c->err);
     if (!r && a->min_version) r = check_version(asset, "minVersion", a->min_version, true, c->err);
     return r;
@@ -101,23 +101,23 @@ static cna_result parse_asset(cna__gltf_ctx *c)
 
 static cna_result string_list(cna__gltf_ctx *c, const char *key, const char *const **out, size_t *count)
 {
-    const cJSON *arr = cna__json_get(c->root, key), *item;
+    const cJSON *arr = cna__gltf_json_get(c->root, key), *item;
     size_t i = 0;
     if (!arr) return CNA_OK;
     if (!cJSON_IsArray(arr))
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: expected an array, got %s", key,
-                          cna__json_type_name(arr));
+                          cna__gltf_json_type_name(arr));
     int size = cJSON_GetArraySize(arr);
     size_t n = size > 0 ? (size_t)size : 0;
     if (n == 0) return CNA_OK;
-    const char **names = (const char **)cna__arena_calloc(c->arena, n, sizeof *names);
+    const char **names = (const char **)cna__gltf_arena_calloc(c->arena, n, sizeof *names);
     if (!names) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", key);
     cJSON_ArrayForEach(item, arr)
     {
         if (!cJSON_IsString(item))
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s[%zu]: expected a string, got %s", key, i,
-                              cna__json_type_name(item));
-        names[i] = cna__arena_strdup(c->arena, item->valuestring);
+                              cna__gltf_json_type_name(item));
+        names[i] = cna__gltf_arena_strdup(c->arena, item->valuestring);
         if (!names[i++]) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", key);
     }
     *out = names;
@@ -171,13 +171,13 @@ static const top_array top_arrays[] = {
 static cna_result count_arrays(cna__gltf_ctx *c)
 {
     for (size_t i = 0; i < sizeof top_arrays / sizeof top_arrays[0]; i++) {
-        const cJSON *v = cna__json_get(c->root, top_arrays[i].key);
+        const cJSON *v = cna__gltf_json_get(c->root, top_arrays[i].key);
         size_t *count = (size_t *)((char *)c + top_arrays[i].ctx_count_offset);
         *count = 0;
         if (!v) continue;
         if (!cJSON_IsArray(v))
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: expected an array, got %s", top_arrays[i].key,
-                              cna__json_type_name(v));
+                              cna__gltf_json_type_name(v));
         int n = cJSON_GetArraySize(v);
         *count = n > 0 ? (size_t)n : 0;
     }
@@ -187,7 +187,7 @@ static cna_result count_arrays(cna__gltf_ctx *c)
 static void *array(cna__gltf_ctx *c, size_t count, size_t size, bool *ok)
 {
     if (count == 0) return NULL;
-    void *p = cna__arena_calloc(c->arena, count, size);
+    void *p = cna__gltf_arena_calloc(c->arena, count, size);
     if (!p) *ok = false;
     return p;
 }
@@ -211,7 +211,7 @@ static cna_result allocate_arrays(cna__gltf_ctx *c)
                                             c->n_samplers,  c->n_textures,  c->n_materials,
                                             c->n_meshes,    c->n_skins,     c->n_cameras};
     for (int k = 0; k < CNA__KIND_COUNT; k++) {
-        c->used[k] = counts[k] ? (uint8_t *)cna__arena_calloc(&c->scratch, counts[k], 1) : NULL;
+        c->used[k] = counts[k] ? (uint8_t *)cna__gltf_arena_calloc(&c->scratch, counts[k], 1) : NULL;
         if (counts[k] && !c->used[k]) ok = false;
     }
     if (!ok) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "out of memory for the document's arrays");
@@ -250,17 +250,17 @@ static cna_result run_stages(cna__gltf_ctx *c)
 {
     cna_result (*const stages[])(cna__gltf_ctx *) = {
         parse_asset,           parse_extensions,      count_arrays,          allocate_arrays,
-        cna__parse_buffers,    cna__parse_buffer_views, cna__parse_accessors, cna__parse_images,
-        cna__parse_samplers,   cna__parse_textures,   cna__parse_materials,  cna__parse_meshes,
-        cna__parse_skins,      cna__parse_nodes,      cna__parse_scenes,     cna__parse_animations,
-        publish_stage,         cna__validate_nodes,   cna__validate_meshes,  cna__validate_skinning, cna__validate_animations};
+        cna__gltf_parse_buffers,    cna__gltf_parse_buffer_views, cna__gltf_parse_accessors, cna__gltf_parse_images,
+        cna__gltf_parse_samplers,   cna__gltf_parse_textures,   cna__gltf_parse_materials,  cna__gltf_parse_meshes,
+        cna__gltf_parse_skins,      cna__gltf_parse_nodes,      cna__gltf_parse_scenes,     cna__gltf_parse_animations,
+        publish_stage,         cna__gltf_validate_nodes,   cna__gltf_validate_meshes,  cna__gltf_validate_skinning, cna__gltf_validate_animations};
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
         cna_result r = stages[i](c);
         if (r) return r;
     }
     for (size_t i = 0; i < c->n_cameras; i++)
         cna__gltf_diag(c, CNA__DIAG_CAMERA_SKIPPED, "cameras[%zu]: cameras are not parsed (skipped)", i);
-    cna__report_unused(c);
+    cna__gltf_report_unused(c);
     cna__gltf_publish(c);
     return CNA_OK;
 }
@@ -293,7 +293,7 @@ static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size,
     }
     if (!cJSON_IsObject(root)) {
         cna_result r = cna__error(c->err, CNA_ERROR_INVALID_DATA, "glTF: the JSON root is %s, not an object",
-                                  cna__json_type_name(root));
+                                  cna__gltf_json_type_name(root));
         cJSON_Delete(root);
         return r;
     }
@@ -306,9 +306,9 @@ static cna_result load_bytes(cna__gltf_ctx *c, const uint8_t *data, size_t size)
     const uint8_t *json = data;
     size_t json_size = size;
     if (size == 0) return cna__error(c->err, CNA_ERROR_PARSE, "the input is empty");
-    if (cna__glb_is(data, size)) {
-        cna__glb glb;
-        cna_result r = cna__glb_parse(data, size, &glb, c->err);
+    if (cna__gltf_glb_is(data, size)) {
+        cna__gltf_glb glb;
+        cna_result r = cna__gltf_glb_parse(data, size, &glb, c->err);
         if (r) return r;
         c->is_glb = true;
         c->glb_bin = glb.bin;
@@ -340,13 +340,13 @@ static cna_result load(const uint8_t *data, size_t size, const cna_gltf_options 
     cna__gltf_doc *doc = (cna__gltf_doc *)cna__calloc(&alloc, 1, sizeof *doc);
     if (!doc) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory for the document");
     doc->alloc = alloc;
-    cna__arena_init(&doc->arena, &alloc);
+    cna__gltf_arena_init(&doc->arena, &alloc);
     doc->pub.scene = -1;
     cna__gltf_ctx c;
     memset(&c, 0, sizeof c);
     c.doc = doc;
     c.arena = &doc->arena;
-    cna__arena_init(&c.scratch, &alloc);
+    cna__gltf_arena_init(&c.scratch, &alloc);
     c.err = err;
     c.resolve = o.resolve;
     c.release = o.release;
@@ -355,7 +355,7 @@ static cna_result load(const uint8_t *data, size_t size, const cna_gltf_options 
     c.base_dir = o.resolve ? NULL : base_dir;
     c.from_memory = base_dir == NULL;
     cna_result r = load_bytes(&c, data, size);
-    cna__arena_free_all(&c.scratch);
+    cna__gltf_arena_free_all(&c.scratch);
     if (r) {
         cna_gltf_document_free(&doc->pub);
         return r;
@@ -380,20 +380,20 @@ cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts, cn
     if (!path || !out) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "path or out is NULL");
     cna_allocator alloc = cna__allocator_resolve(opts ? &opts->allocator : NULL);
     size_t max_size = opts && opts->max_file_size ? opts->max_file_size : CNA_GLTF_DEFAULT_MAX_FILE_SIZE;
-    cna__arena file;
-    cna__arena_init(&file, &alloc);
+    cna__gltf_arena file;
+    cna__gltf_arena_init(&file, &alloc);
     uint8_t *data = NULL;
     size_t size = 0;
-    cna_result r = cna__read_file(&file, path, max_size, &data, &size, err);
+    cna_result r = cna__gltf_read_file(&file, path, max_size, &data, &size, err);
     const char *slash = strrchr(path, '/');
     char *dir = NULL;
     if (!r) {
-        dir = slash ? cna__arena_strndup(&file, path, slash == path ? 1 : (size_t)(slash - path))
-                    : cna__arena_strdup(&file, ".");
+        dir = slash ? cna__gltf_arena_strndup(&file, path, slash == path ? 1 : (size_t)(slash - path))
+                    : cna__gltf_arena_strdup(&file, ".");
         if (!dir) r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory");
     }
     if (!r) r = load(data, size, opts, dir, out, err);
-    cna__arena_free_all(&file);
+    cna__gltf_arena_free_all(&file);
     return r;
 }
 
@@ -402,7 +402,7 @@ void cna_gltf_document_free(cna_gltf_document *doc)
     if (!doc) return;
     cna__gltf_doc *d = (cna__gltf_doc *)doc;
     cna_allocator alloc = d->alloc;
-    cna__arena_free_all(&d->arena);
+    cna__gltf_arena_free_all(&d->arena);
     cna__free(&alloc, d);
 }
 

@@ -15,12 +15,12 @@ static uint32_t read_u32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-bool cna__glb_is(const uint8_t *data, size_t size)
+bool cna__gltf_glb_is(const uint8_t *data, size_t size)
 {
     return size >= 4 && read_u32(data) == GLB_MAGIC;
 }
 
-static cna_result take_chunk(uint32_t type, size_t index, const uint8_t *p, uint32_t len, cna__glb *out,
+static cna_result take_chunk(uint32_t type, size_t index, const uint8_t *p, uint32_t len, cna__gltf_glb *out,
                              cna_error *err)
 {
     if (index == 0) {
@@ -45,7 +45,7 @@ static cna_result take_chunk(uint32_t type, size_t index, const uint8_t *p, uint
     return CNA_OK; /* unknown chunk types are skipped */
 }
 
-cna_result cna__glb_parse(const uint8_t *data, size_t size, cna__glb *out, cna_error *err)
+cna_result cna__gltf_glb_parse(const uint8_t *data, size_t size, cna__gltf_glb *out, cna_error *err)
 {
     memset(out, 0, sizeof *out);
     if (size < 12)

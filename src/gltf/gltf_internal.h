@@ -22,23 +22,23 @@
 
 /* ------------------------------------------------------------------ arena */
 
-typedef struct cna__arena_block cna__arena_block;
+typedef struct cna__gltf_arena_block cna__gltf_arena_block;
 
 /* Bump allocator over blocks obtained from `alloc`; freed all at once. */
-typedef struct cna__arena {
+typedef struct cna__gltf_arena {
     cna_allocator alloc;
-    cna__arena_block *head;
-} cna__arena;
+    cna__gltf_arena_block *head;
+} cna__gltf_arena;
 
-void cna__arena_init(cna__arena *arena, const cna_allocator *alloc);
+void cna__gltf_arena_init(cna__gltf_arena *arena, const cna_allocator *alloc);
 /* Zeroed memory aligned for any type; NULL on overflow or failure. */
-void *cna__arena_calloc(cna__arena *arena, size_t count, size_t size);
+void *cna__gltf_arena_calloc(cna__gltf_arena *arena, size_t count, size_t size);
 /* Uninitialised memory (for large byte blobs). */
-void *cna__arena_alloc_raw(cna__arena *arena, size_t size);
+void *cna__gltf_arena_alloc_raw(cna__gltf_arena *arena, size_t size);
 /* Copy of the NUL-terminated string s (or of len bytes of s, NUL added). */
-char *cna__arena_strdup(cna__arena *arena, const char *s);
-char *cna__arena_strndup(cna__arena *arena, const char *s, size_t len);
-void cna__arena_free_all(cna__arena *arena);
+char *cna__gltf_arena_strdup(cna__gltf_arena *arena, const char *s);
+char *cna__gltf_arena_strndup(cna__gltf_arena *arena, const char *s, size_t len);
+void cna__gltf_arena_free_all(cna__gltf_arena *arena);
 
 /* ------------------------------------------------------------------ context */
 
@@ -77,15 +77,15 @@ typedef enum cna__kind {
 typedef struct cna__gltf_doc {
     cna_gltf_document pub;
     cna_allocator alloc;
-    cna__arena arena;
+    cna__gltf_arena arena;
     cna_gltf_diagnostic diags[CNA__DIAG_COUNT]; /* in order of first occurrence */
     uint8_t diag_slot[CNA__DIAG_COUNT];         /* code -> index in diags + 1; 0 = none yet */
 } cna__gltf_doc;
 
 typedef struct cna__gltf_ctx {
     cna__gltf_doc *doc;
-    cna__arena *arena;       /* == &doc->arena: what the document keeps */
-    cna__arena scratch;      /* freed when the load returns */
+    cna__gltf_arena *arena;       /* == &doc->arena: what the document keeps */
+    cna__gltf_arena scratch;      /* freed when the load returns */
     cna_error *err;
 
     /* options, resolved */
@@ -139,124 +139,124 @@ static inline void cna__gltf_use(cna__gltf_ctx *c, cna__kind kind, int32_t index
 /* |1 - |q|| above this is the diagnostic "quaternion-not-unit". */
 #define CNA__UNIT_TOLERANCE 5e-5
 /* true when |1 - |q|| <= CNA__UNIT_TOLERANCE (q is x, y, z, w). */
-bool cna__quat_is_unit(const float *q);
+bool cna__gltf_quat_is_unit(const float *q);
 
 /* snprintf for JSON paths and short texts (truncation is accepted). */
-void cna__pathf(char *buf, size_t size, const char *fmt, ...) CNA__PRINTF(3, 4);
+void cna__gltf_pathf(char *buf, size_t size, const char *fmt, ...) CNA__PRINTF(3, 4);
 
 /* Shortest decimal text that reads back as the same float / double. */
-void cna__fmt_float(char *buf, size_t size, float v);
-void cna__fmt_double(char *buf, size_t size, double v);
+void cna__gltf_fmt_float(char *buf, size_t size, float v);
+void cna__gltf_fmt_double(char *buf, size_t size, double v);
 
 /* ------------------------------------------------------------------ json.c */
 
 /* Member `key` of object `obj`, or NULL (also when obj is not an object). */
-const cJSON *cna__json_get(const cJSON *obj, const char *key);
+const cJSON *cna__gltf_json_get(const cJSON *obj, const char *key);
 /* Name of a JSON value's type for messages ("string", "number", ...). */
-const char *cna__json_type_name(const cJSON *v);
+const char *cna__gltf_json_type_name(const cJSON *v);
 /* `v` (at `path`) must be an object. */
-cna_result cna__json_expect_object(const cJSON *v, const char *path, cna_error *err);
+cna_result cna__gltf_json_expect_object(const cJSON *v, const char *path, cna_error *err);
 
 /* Optional integer-valued number member in [min, max]; absent leaves *out. */
-cna_result cna__json_int(const cJSON *obj, const char *key, const char *path, bool required,
+cna_result cna__gltf_json_int(const cJSON *obj, const char *key, const char *path, bool required,
                          int64_t min, int64_t max, int64_t *out, cna_error *err);
 /* Optional non-negative integer-valued member (<= 2^53 and SIZE_MAX); absent leaves *out. */
-cna_result cna__json_size(const cJSON *obj, const char *key, const char *path, bool required,
+cna_result cna__gltf_json_size(const cJSON *obj, const char *key, const char *path, bool required,
                           size_t *out, cna_error *err);
 /* Optional index into an array of `count` objects called `what` ("meshes");
  * absent gives -1. */
-cna_result cna__json_index(const cJSON *obj, const char *key, const char *path, bool required,
+cna_result cna__gltf_json_index(const cJSON *obj, const char *key, const char *path, bool required,
                            size_t count, const char *what, int32_t *out, cna_error *err);
 /* Optional finite number that fits a float; absent leaves *out. */
-cna_result cna__json_float(const cJSON *obj, const char *key, const char *path, bool required,
+cna_result cna__gltf_json_float(const cJSON *obj, const char *key, const char *path, bool required,
                            float *out, cna_error *err);
 /* Optional array of exactly n finite floats; absent leaves out, *present false. */
-cna_result cna__json_floats(const cJSON *obj, const char *key, const char *path, size_t n, float *out,
+cna_result cna__gltf_json_floats(const cJSON *obj, const char *key, const char *path, size_t n, float *out,
                             bool *present, cna_error *err);
 /* Optional array of any length (>= min_items) of finite floats, copied into the arena. */
-cna_result cna__json_float_array(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
+cna_result cna__gltf_json_float_array(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
                                  size_t min_items, float **out, size_t *count);
 /* Optional boolean; absent leaves *out. */
-cna_result cna__json_bool(const cJSON *obj, const char *key, const char *path, bool *out, cna_error *err);
+cna_result cna__gltf_json_bool(const cJSON *obj, const char *key, const char *path, bool *out, cna_error *err);
 /* Optional string (borrowed from the JSON tree); absent gives NULL. */
-cna_result cna__json_string_ref(const cJSON *obj, const char *key, const char *path, bool required,
+cna_result cna__gltf_json_string_ref(const cJSON *obj, const char *key, const char *path, bool required,
                                 const char **out, cna_error *err);
 /* Optional string copied into the document arena; absent gives NULL. */
-cna_result cna__json_string(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
+cna_result cna__gltf_json_string(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
                             bool required, const char **out);
 /* Optional array member with at least min_items entries; absent gives NULL, 0. */
-cna_result cna__json_array(const cJSON *obj, const char *key, const char *path, bool required,
+cna_result cna__gltf_json_array(const cJSON *obj, const char *key, const char *path, bool required,
                            size_t min_items, const cJSON **out, size_t *count, cna_error *err);
 /* The value v (at path) as an index into `count` `what`s. */
-cna_result cna__json_index_value(const cJSON *v, const char *path, size_t count, const char *what, int32_t *out,
+cna_result cna__gltf_json_index_value(const cJSON *v, const char *path, size_t count, const char *what, int32_t *out,
                                  cna_error *err);
 /* Optional array of indices into `count` `what`s, copied into the arena. */
-cna_result cna__json_index_array(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
+cna_result cna__gltf_json_index_array(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
                                  bool required, size_t min_items, size_t count, const char *what,
                                  int32_t **out, size_t *n);
 
 /* ------------------------------------------------------------------ glb.c */
 
-typedef struct cna__glb {
+typedef struct cna__gltf_glb {
     const uint8_t *json;
     size_t json_size;
     const uint8_t *bin;  /* NULL when there is no BIN chunk */
     size_t bin_size;
     bool has_bin;
-} cna__glb;
+} cna__gltf_glb;
 
 /* true when data starts with the GLB magic "glTF". */
-bool cna__glb_is(const uint8_t *data, size_t size);
+bool cna__gltf_glb_is(const uint8_t *data, size_t size);
 /* Split a GLB container into its chunks (pointers into data). */
-cna_result cna__glb_parse(const uint8_t *data, size_t size, cna__glb *out, cna_error *err);
+cna_result cna__gltf_glb_parse(const uint8_t *data, size_t size, cna__gltf_glb *out, cna_error *err);
 
 /* ------------------------------------------------------------------ uri.c */
 
 /* true when uri starts with "data:" (case-insensitive scheme). */
-bool cna__uri_is_data(const char *uri);
+bool cna__gltf_uri_is_data(const char *uri);
 /* Decode a data URI "data:[mime][;params][;base64],<payload>" into arena
  * bytes: base64 (strict) or, without ";base64", percent-encoded (RFC 2397).
  * mime/mime_len (optional) receive the media type text. PARSE on bad data. */
-cna_result cna__data_uri_decode(cna__arena *arena, const char *uri, const uint8_t **data, size_t *size,
+cna_result cna__gltf_data_uri_decode(cna__gltf_arena *arena, const char *uri, const uint8_t **data, size_t *size,
                                 const char **mime, size_t *mime_len, cna_error *err);
 /* Bytes base64 text of `len` characters decodes to; false when the length is impossible. */
-bool cna__base64_decoded_size(const char *in, size_t len, size_t *out);
+bool cna__gltf_base64_decoded_size(const char *in, size_t len, size_t *out);
 /* Strict base64 (RFC 4648 alphabet, '=' padding optional but only at the end,
- * no whitespace, unused bits zero). out must hold cna__base64_decoded_size bytes. */
-cna_result cna__base64_decode(const char *in, size_t len, uint8_t *out, cna_error *err);
+ * no whitespace, unused bits zero). out must hold cna__gltf_base64_decoded_size bytes. */
+cna_result cna__gltf_base64_decode(const char *in, size_t len, uint8_t *out, cna_error *err);
 /* Percent-decode a URI into the arena (PARSE on a bad escape or %00). */
-cna_result cna__uri_percent_decode(cna__arena *arena, const char *uri, char **out, cna_error *err);
+cna_result cna__gltf_uri_percent_decode(cna__gltf_arena *arena, const char *uri, char **out, cna_error *err);
 /* Refuse (INVALID_DATA) a decoded URI that is not a plain relative path inside
  * the base folder: empty, scheme, absolute, backslash, ".." segment. */
-cna_result cna__uri_check_relative(const char *decoded, cna_error *err);
+cna_result cna__gltf_uri_check_relative(const char *decoded, cna_error *err);
 
 /* ------------------------------------------------------------------ io.c */
 
 /* Read a whole regular file into memory from `arena` (IO, LIMIT). */
-cna_result cna__read_file(cna__arena *arena, const char *path, size_t max_size, uint8_t **data, size_t *size,
+cna_result cna__gltf_read_file(cna__gltf_arena *arena, const char *path, size_t max_size, uint8_t **data, size_t *size,
                           cna_error *err);
 /* Resolve an external URI (decoded) for a buffer or image. For buffers the
  * bytes are copied into the document arena; for images only existence is
  * checked (*data may stay NULL). *path receives the file path used by the
  * default resolution (document arena) or NULL. Errors as documented in
  * cna_gltf_options; the message names the URI. */
-cna_result cna__resolve_uri(cna__gltf_ctx *c, cna_gltf_uri_kind kind, const char *decoded,
+cna_result cna__gltf_resolve_uri(cna__gltf_ctx *c, cna_gltf_uri_kind kind, const char *decoded,
                             const uint8_t **data, size_t *size, const char **path, cna_error *err);
 
 /* ------------------------------------------------------------------ parsers */
 
-cna_result cna__parse_buffers(cna__gltf_ctx *c);
-cna_result cna__parse_buffer_views(cna__gltf_ctx *c);
-cna_result cna__parse_accessors(cna__gltf_ctx *c);
-cna_result cna__parse_images(cna__gltf_ctx *c);
-cna_result cna__parse_samplers(cna__gltf_ctx *c);
-cna_result cna__parse_textures(cna__gltf_ctx *c);
-cna_result cna__parse_materials(cna__gltf_ctx *c);
-cna_result cna__parse_meshes(cna__gltf_ctx *c);
-cna_result cna__parse_nodes(cna__gltf_ctx *c);
-cna_result cna__parse_skins(cna__gltf_ctx *c);
-cna_result cna__parse_scenes(cna__gltf_ctx *c);
-cna_result cna__parse_animations(cna__gltf_ctx *c);
+cna_result cna__gltf_parse_buffers(cna__gltf_ctx *c);
+cna_result cna__gltf_parse_buffer_views(cna__gltf_ctx *c);
+cna_result cna__gltf_parse_accessors(cna__gltf_ctx *c);
+cna_result cna__gltf_parse_images(cna__gltf_ctx *c);
+cna_result cna__gltf_parse_samplers(cna__gltf_ctx *c);
+cna_result cna__gltf_parse_textures(cna__gltf_ctx *c);
+cna_result cna__gltf_parse_materials(cna__gltf_ctx *c);
+cna_result cna__gltf_parse_meshes(cna__gltf_ctx *c);
+cna_result cna__gltf_parse_nodes(cna__gltf_ctx *c);
+cna_result cna__gltf_parse_skins(cna__gltf_ctx *c);
+cna_result cna__gltf_parse_scenes(cna__gltf_ctx *c);
+cna_result cna__gltf_parse_animations(cna__gltf_ctx *c);
 
 /* ------------------------------------------------------------------ validation */
 
@@ -274,34 +274,34 @@ cna_result cna__parse_animations(cna__gltf_ctx *c);
 #define CNA__UI CNA__CT(CNA_GLTF_COMPONENT_UNSIGNED_INT, 0)
 #define CNA__TY(t) (1u << (unsigned)(t))
 
-typedef struct cna__accessor_rule {
+typedef struct cna__gltf_accessor_rule {
     uint32_t types;           /* CNA__TY bits */
     uint32_t comps;           /* CNA__CT bits allowed by glTF 2.0 */
     uint32_t quantized_comps; /* further CNA__CT bits allowed by KHR_mesh_quantization */
     const char *text;         /* what is expected, for the message */
-} cna__accessor_rule;
+} cna__gltf_accessor_rule;
 
 /* INVALID_DATA "<path>: accessors[i] is VEC4 FLOAT; expected <text>" unless allowed. */
-cna_result cna__check_accessor_rule(cna__gltf_ctx *c, const char *path, int32_t accessor,
-                                    const cna__accessor_rule *rule);
+cna_result cna__gltf_check_rule(cna__gltf_ctx *c, const char *path, int32_t accessor,
+                                    const cna__gltf_accessor_rule *rule);
 
 /* Publish the context's arrays into the public document (idempotent). */
 void cna__gltf_publish(cna__gltf_ctx *c);
 
-cna_result cna__validate_nodes(cna__gltf_ctx *c);      /* forest, scenes, skins */
-cna_result cna__validate_meshes(cna__gltf_ctx *c);     /* attributes, indices, targets */
-cna_result cna__validate_skinning(cna__gltf_ctx *c);   /* skinned nodes: joints/weights vs skins */
-cna_result cna__validate_animations(cna__gltf_ctx *c); /* samplers, channels */
-void cna__report_unused(cna__gltf_ctx *c);
+cna_result cna__gltf_validate_nodes(cna__gltf_ctx *c);      /* forest, scenes, skins */
+cna_result cna__gltf_validate_meshes(cna__gltf_ctx *c);     /* attributes, indices, targets */
+cna_result cna__gltf_validate_skinning(cna__gltf_ctx *c);   /* skinned nodes: joints/weights vs skins */
+cna_result cna__gltf_validate_animations(cna__gltf_ctx *c); /* samplers, channels */
+void cna__gltf_report_unused(cna__gltf_ctx *c);
 
 /* ------------------------------------------------------------------ accessor.c (internal reads) */
 
 /* Accessor element read without argument checks (the document is validated). */
-void cna__accessor_element_floats(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
+void cna__gltf_accessor_element_floats(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
                                   float *out);
-void cna__accessor_element_uints(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
+void cna__gltf_accessor_element_uints(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
                                  uint32_t *out);
 /* "VEC4 normalized UNSIGNED_BYTE" into buf. */
-void cna__accessor_describe(const cna_gltf_accessor *acc, char *buf, size_t size);
+void cna__gltf_accessor_describe(const cna_gltf_accessor *acc, char *buf, size_t size);
 
 #endif

@@ -18,7 +18,7 @@
 #define PATH_MAX 4096
 #endif
 
-cna_result cna__read_file(cna__arena *arena, const char *path, size_t max_size, uint8_t **data, size_t *size,
+cna_result cna__gltf_read_file(cna__gltf_arena *arena, const char *path, size_t max_size, uint8_t **data, size_t *size,
                           cna_error *err)
 {
     FILE *f = fopen(path, "rb");
@@ -32,7 +32,7 @@ cna_result cna__read_file(cna__arena *arena, const char *path, size_t max_size, 
                        (long long)st.st_size, max_size);
     } else {
         size_t n = (size_t)st.st_size;
-        uint8_t *buf = (uint8_t *)cna__arena_alloc_raw(arena, n);
+        uint8_t *buf = (uint8_t *)cna__gltf_arena_alloc_raw(arena, n);
         if (!buf) {
             r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "\"%s\": out of memory for %zu bytes", path, n);
         } else if (n && fread(buf, 1, n, f) != n) {
@@ -63,7 +63,7 @@ static cna_result resolve_with_callback(cna__gltf_ctx *c, cna_gltf_uri_kind kind
     if (n > c->max_size) {
         r = cna__error(err, CNA_ERROR_LIMIT, "%zu bytes exceed the limit of %zu bytes", n, c->max_size);
     } else if (kind == CNA_GLTF_URI_BUFFER) {
-        uint8_t *copy = (uint8_t *)cna__arena_alloc_raw(c->arena, n);
+        uint8_t *copy = (uint8_t *)cna__gltf_arena_alloc_raw(c->arena, n);
         if (!bytes && n)
             r = cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "the resolver returned NULL data of %zu bytes", n);
         else if (!copy)
@@ -85,7 +85,7 @@ static cna_result base_real(cna__gltf_ctx *c, cna_error *err)
     char buf[PATH_MAX];
     if (!realpath(c->base_dir, buf))
         return cna__error(err, CNA_ERROR_IO, "cannot resolve the folder \"%s\": %s", c->base_dir, strerror(errno));
-    c->base_real = cna__arena_strdup(&c->scratch, buf);
+    c->base_real = cna__gltf_arena_strdup(&c->scratch, buf);
     if (!c->base_real) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory");
     return CNA_OK;
 }
@@ -100,16 +100,16 @@ static bool inside(const char *base, const char *real)
 static cna_result resolve_in_folder(cna__gltf_ctx *c, cna_gltf_uri_kind kind, const char *decoded,
                                     const uint8_t **data, size_t *size, const char **path, cna_error *err)
 {
-    cna_result r = cna__uri_check_relative(decoded, err);
+    cna_result r = cna__gltf_uri_check_relative(decoded, err);
     if (r) return r;
     r = base_real(c, err);
     if (r) return r;
     size_t dir_len = strlen(c->base_dir), uri_len = strlen(decoded), total;
     if (!cna__add_size(dir_len, uri_len, &total) || !cna__add_size(total, 2, &total))
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "path too long");
-    char *full = (char *)cna__arena_alloc_raw(c->arena, total);
+    char *full = (char *)cna__gltf_arena_alloc_raw(c->arena, total);
     if (!full) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory");
-    cna__pathf(full, total, "%s/%s", c->base_dir, decoded);
+    cna__gltf_pathf(full, total, "%s/%s", c->base_dir, decoded);
     char real[PATH_MAX];
     if (!realpath(full, real)) return cna__error(err, CNA_ERROR_IO, "cannot open \"%s\": %s", full, strerror(errno));
     if (!inside(c->base_real, real))
@@ -124,14 +124,14 @@ static cna_result resolve_in_folder(cna__gltf_ctx *c, cna_gltf_uri_kind kind, co
     }
     uint8_t *bytes = NULL;
     size_t n = 0;
-    r = cna__read_file(c->arena, real, c->max_size, &bytes, &n, err);
+    r = cna__gltf_read_file(c->arena, real, c->max_size, &bytes, &n, err);
     if (r) return r;
     *data = bytes;
     *size = n;
     return CNA_OK;
 }
 
-cna_result cna__resolve_uri(cna__gltf_ctx *c, cna_gltf_uri_kind kind, const char *decoded,
+cna_result cna__gltf_resolve_uri(cna__gltf_ctx *c, cna_gltf_uri_kind kind, const char *decoded,
                             const uint8_t **data, size_t *size, const char **path, cna_error *err)
 {
     *data = NULL;

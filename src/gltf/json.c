@@ -10,13 +10,13 @@
 /* 2^53: the largest range in which every integer is exactly a double. */
 #define CNA__JSON_MAX_EXACT 9007199254740992.0
 
-const cJSON *cna__json_get(const cJSON *obj, const char *key)
+const cJSON *cna__gltf_json_get(const cJSON *obj, const char *key)
 {
     if (!cJSON_IsObject(obj)) return NULL;
     return cJSON_GetObjectItemCaseSensitive(obj, key);
 }
 
-const char *cna__json_type_name(const cJSON *v)
+const char *cna__gltf_json_type_name(const cJSON *v)
 {
     if (!v) return "nothing";
     if (cJSON_IsBool(v)) return "boolean";
@@ -28,11 +28,11 @@ const char *cna__json_type_name(const cJSON *v)
     return "invalid value";
 }
 
-cna_result cna__json_expect_object(const cJSON *v, const char *path, cna_error *err)
+cna_result cna__gltf_json_expect_object(const cJSON *v, const char *path, cna_error *err)
 {
     if (cJSON_IsObject(v)) return CNA_OK;
     return cna__error(err, CNA_ERROR_INVALID_DATA, "%s: expected an object, got %s", path,
-                      cna__json_type_name(v));
+                      cna__gltf_json_type_name(v));
 }
 
 /* Member lookup with the required/type check shared by every getter. */
@@ -40,7 +40,7 @@ static cna_result member(const cJSON *obj, const char *key, const char *path, bo
                          cJSON_bool (*is_type)(const cJSON *), const char *type_name, const cJSON **out,
                          cna_error *err)
 {
-    const cJSON *v = cna__json_get(obj, key);
+    const cJSON *v = cna__gltf_json_get(obj, key);
     *out = NULL;
     if (!v) {
         if (required)
@@ -49,7 +49,7 @@ static cna_result member(const cJSON *obj, const char *key, const char *path, bo
     }
     if (!is_type(v))
         return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.%s: expected %s, got %s", path, key, type_name,
-                          cna__json_type_name(v));
+                          cna__gltf_json_type_name(v));
     *out = v;
     return CNA_OK;
 }
@@ -59,7 +59,7 @@ static cna_result integer_value(double d, const char *path, const char *key, dou
                                 double *out, cna_error *err)
 {
     char num[32];
-    cna__fmt_double(num, sizeof num, d);
+    cna__gltf_fmt_double(num, sizeof num, d);
     if (!isfinite(d) || d != floor(d))
         return cna__error(err, CNA_ERROR_INVALID_DATA, "%s%s%s: %s is not an integer", path, key ? "." : "",
                           key ? key : "", num);
@@ -77,7 +77,7 @@ static cna_result integer_value(double d, const char *path, const char *key, dou
     return CNA_OK;
 }
 
-cna_result cna__json_int(const cJSON *obj, const char *key, const char *path, bool required, int64_t min,
+cna_result cna__gltf_json_int(const cJSON *obj, const char *key, const char *path, bool required, int64_t min,
                          int64_t max, int64_t *out, cna_error *err)
 {
     const cJSON *v;
@@ -90,7 +90,7 @@ cna_result cna__json_int(const cJSON *obj, const char *key, const char *path, bo
     return CNA_OK;
 }
 
-cna_result cna__json_size(const cJSON *obj, const char *key, const char *path, bool required, size_t *out,
+cna_result cna__gltf_json_size(const cJSON *obj, const char *key, const char *path, bool required, size_t *out,
                           cna_error *err)
 {
     const cJSON *v;
@@ -105,12 +105,12 @@ cna_result cna__json_size(const cJSON *obj, const char *key, const char *path, b
     return CNA_OK;
 }
 
-cna_result cna__json_index_value(const cJSON *v, const char *path, size_t count, const char *what, int32_t *out,
+cna_result cna__gltf_json_index_value(const cJSON *v, const char *path, size_t count, const char *what, int32_t *out,
                                  cna_error *err)
 {
     if (!cJSON_IsNumber(v))
         return cna__error(err, CNA_ERROR_INVALID_DATA, "%s: expected a number, got %s", path,
-                          cna__json_type_name(v));
+                          cna__gltf_json_type_name(v));
     double d;
     cna_result r = integer_value(v->valuedouble, path, NULL, 0.0, (double)INT32_MAX, &d, err);
     if (r) return r;
@@ -120,11 +120,11 @@ cna_result cna__json_index_value(const cJSON *v, const char *path, size_t count,
     return CNA_OK;
 }
 
-cna_result cna__json_index(const cJSON *obj, const char *key, const char *path, bool required, size_t count,
+cna_result cna__gltf_json_index(const cJSON *obj, const char *key, const char *path, bool required, size_t count,
                            const char *what, int32_t *out, cna_error *err)
 {
     int64_t v = -1;
-    cna_result r = cna__json_int(obj, key, path, required, 0, INT32_MAX, &v, err);
+    cna_result r = cna__gltf_json_int(obj, key, path, required, 0, INT32_MAX, &v, err);
     if (r) return r;
     if (v >= 0 && (uint64_t)v >= (uint64_t)count)
         return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.%s: %lld is out of range (%zu %s)", path, key,
@@ -139,14 +139,14 @@ static cna_result float_value(const cJSON *v, const char *path, const char *key,
     if (!cJSON_IsNumber(v)) {
         if (indexed)
             return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.%s[%zu]: expected a number, got %s", path, key, i,
-                              cna__json_type_name(v));
+                              cna__gltf_json_type_name(v));
         return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.%s: expected a number, got %s", path, key,
-                          cna__json_type_name(v));
+                          cna__gltf_json_type_name(v));
     }
     double d = v->valuedouble;
     if (!isfinite(d) || d > FLT_MAX || d < -FLT_MAX) {
         char num[32];
-        cna__fmt_double(num, sizeof num, d);
+        cna__gltf_fmt_double(num, sizeof num, d);
         if (indexed)
             return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.%s[%zu]: %s is not a finite float", path, key, i,
                               num);
@@ -156,7 +156,7 @@ static cna_result float_value(const cJSON *v, const char *path, const char *key,
     return CNA_OK;
 }
 
-cna_result cna__json_float(const cJSON *obj, const char *key, const char *path, bool required, float *out,
+cna_result cna__gltf_json_float(const cJSON *obj, const char *key, const char *path, bool required, float *out,
                            cna_error *err)
 {
     const cJSON *v;
@@ -165,13 +165,13 @@ cna_result cna__json_float(const cJSON *obj, const char *key, const char *path, 
     return float_value(v, path, key, 0, false, out, err);
 }
 
-cna_result cna__json_floats(const cJSON *obj, const char *key, const char *path, size_t n, float *out,
+cna_result cna__gltf_json_floats(const cJSON *obj, const char *key, const char *path, size_t n, float *out,
                             bool *present, cna_error *err)
 {
     const cJSON *arr;
     size_t count;
     if (present) *present = false;
-    cna_result r = cna__json_array(obj, key, path, false, 0, &arr, &count, err);
+    cna_result r = cna__gltf_json_array(obj, key, path, false, 0, &arr, &count, err);
     if (r || !arr) return r;
     if (count != n)
         return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.%s: %zu numbers; expected %zu", path, key, count, n);
@@ -189,16 +189,16 @@ cna_result cna__json_floats(const cJSON *obj, const char *key, const char *path,
     return CNA_OK;
 }
 
-cna_result cna__json_float_array(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
+cna_result cna__gltf_json_float_array(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
                                  size_t min_items, float **out, size_t *count)
 {
     const cJSON *arr;
     size_t n;
     *out = NULL;
     *count = 0;
-    cna_result r = cna__json_array(obj, key, path, false, min_items, &arr, &n, c->err);
+    cna_result r = cna__gltf_json_array(obj, key, path, false, min_items, &arr, &n, c->err);
     if (r || !arr || n == 0) return r;
-    float *values = (float *)cna__arena_calloc(c->arena, n, sizeof *values);
+    float *values = (float *)cna__gltf_arena_calloc(c->arena, n, sizeof *values);
     if (!values) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s.%s: out of memory", path, key);
     size_t i = 0;
     const cJSON *item;
@@ -213,7 +213,7 @@ cna_result cna__json_float_array(cna__gltf_ctx *c, const cJSON *obj, const char 
     return CNA_OK;
 }
 
-cna_result cna__json_bool(const cJSON *obj, const char *key, const char *path, bool *out, cna_error *err)
+cna_result cna__gltf_json_bool(const cJSON *obj, const char *key, const char *path, bool *out, cna_error *err)
 {
     const cJSON *v;
     cna_result r = member(obj, key, path, false, cJSON_IsBool, "a boolean", &v, err);
@@ -222,7 +222,7 @@ cna_result cna__json_bool(const cJSON *obj, const char *key, const char *path, b
     return CNA_OK;
 }
 
-cna_result cna__json_string_ref(const cJSON *obj, const char *key, const char *path, bool required,
+cna_result cna__gltf_json_string_ref(const cJSON *obj, const char *key, const char *path, bool required,
                                 const char **out, cna_error *err)
 {
     const cJSON *v;
@@ -233,20 +233,20 @@ cna_result cna__json_string_ref(const cJSON *obj, const char *key, const char *p
     return CNA_OK;
 }
 
-cna_result cna__json_string(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
+cna_result cna__gltf_json_string(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
                             bool required, const char **out)
 {
     const char *s;
     *out = NULL;
-    cna_result r = cna__json_string_ref(obj, key, path, required, &s, c->err);
+    cna_result r = cna__gltf_json_string_ref(obj, key, path, required, &s, c->err);
     if (r || !s) return r;
-    char *copy = cna__arena_strdup(c->arena, s);
+    char *copy = cna__gltf_arena_strdup(c->arena, s);
     if (!copy) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s.%s: out of memory", path, key);
     *out = copy;
     return CNA_OK;
 }
 
-cna_result cna__json_array(const cJSON *obj, const char *key, const char *path, bool required,
+cna_result cna__gltf_json_array(const cJSON *obj, const char *key, const char *path, bool required,
                            size_t min_items, const cJSON **out, size_t *count, cna_error *err)
 {
     const cJSON *v;
@@ -264,7 +264,7 @@ cna_result cna__json_array(const cJSON *obj, const char *key, const char *path, 
     return CNA_OK;
 }
 
-cna_result cna__json_index_array(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
+cna_result cna__gltf_json_index_array(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
                                  bool required, size_t min_items, size_t count, const char *what,
                                  int32_t **out, size_t *n)
 {
@@ -272,9 +272,9 @@ cna_result cna__json_index_array(cna__gltf_ctx *c, const cJSON *obj, const char 
     size_t size;
     *out = NULL;
     *n = 0;
-    cna_result r = cna__json_array(obj, key, path, required, min_items, &arr, &size, c->err);
+    cna_result r = cna__gltf_json_array(obj, key, path, required, min_items, &arr, &size, c->err);
     if (r || !arr || size == 0) return r;
-    int32_t *values = (int32_t *)cna__arena_calloc(c->arena, size, sizeof *values);
+    int32_t *values = (int32_t *)cna__gltf_arena_calloc(c->arena, size, sizeof *values);
     if (!values) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s.%s: out of memory", path, key);
     size_t i = 0;
     const cJSON *item;
@@ -286,8 +286,8 @@ cna_result cna__json_index_array(cna__gltf_ctx *c, const cJSON *obj, const char 
             continue;
         }
         char item_path[CNA__PATH_MAX];
-        cna__pathf(item_path, sizeof item_path, "%s.%s[%zu]", path, key, i);
-        r = cna__json_index_value(item, item_path, count, what, &values[i], c->err);
+        cna__gltf_pathf(item_path, sizeof item_path, "%s.%s[%zu]", path, key, i);
+        r = cna__gltf_json_index_value(item, item_path, count, what, &values[i], c->err);
         if (r) return r;
         i++;
     }

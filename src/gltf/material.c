@@ -12,26 +12,26 @@ static void image_from_data_uri(cna__gltf_ctx *c, const char *path, const char *
     size_t mime_len;
     cna_error e;
     img->source = CNA_GLTF_SOURCE_DATA_URI;
-    if (cna__data_uri_decode(c->arena, uri, &img->data, &img->size, &mime, &mime_len, &e) != CNA_OK) {
+    if (cna__gltf_data_uri_decode(c->arena, uri, &img->data, &img->size, &mime, &mime_len, &e) != CNA_OK) {
         img->data = NULL;
         img->size = 0;
         cna__gltf_diag(c, CNA__DIAG_IMAGE_MISSING, "%s.uri: %s", path, e.message);
         return;
     }
     img->available = true;
-    if (!img->mime_type && mime_len) img->mime_type = cna__arena_strndup(c->arena, mime, mime_len);
+    if (!img->mime_type && mime_len) img->mime_type = cna__gltf_arena_strndup(c->arena, mime, mime_len);
 }
 
 static cna_result image_from_uri(cna__gltf_ctx *c, const char *path, const char *uri, cna_gltf_image *img)
 {
-    if (cna__uri_is_data(uri)) {
+    if (cna__gltf_uri_is_data(uri)) {
         image_from_data_uri(c, path, uri, img);
         return CNA_OK;
     }
     img->source = CNA_GLTF_SOURCE_EXTERNAL;
     char *decoded;
     cna_error e;
-    if (cna__uri_percent_decode(c->arena, uri, &decoded, &e) != CNA_OK) {
+    if (cna__gltf_uri_percent_decode(c->arena, uri, &decoded, &e) != CNA_OK) {
         if (e.code == CNA_ERROR_OUT_OF_MEMORY) return cna__error(c->err, e.code, "%s.uri: %s", path, e.message);
         cna__gltf_diag(c, CNA__DIAG_IMAGE_MISSING, "%s.uri \"%s\": %s", path, uri, e.message);
         return CNA_OK;
@@ -39,7 +39,7 @@ static cna_result image_from_uri(cna__gltf_ctx *c, const char *path, const char 
     img->uri = decoded;
     const uint8_t *data;
     size_t size;
-    cna_result r = cna__resolve_uri(c, CNA_GLTF_URI_IMAGE, decoded, &data, &size, &img->path, &e);
+    cna_result r = cna__gltf_resolve_uri(c, CNA_GLTF_URI_IMAGE, decoded, &data, &size, &img->path, &e);
     if (r == CNA_ERROR_OUT_OF_MEMORY) return cna__error(c->err, r, "%s (uri \"%s\"): %s", path, decoded, e.message);
     if (r) cna__gltf_diag(c, CNA__DIAG_IMAGE_MISSING, "%s (uri \"%s\"): %s", path, decoded, e.message);
     else img->available = true;
@@ -49,15 +49,15 @@ static cna_result image_from_uri(cna__gltf_ctx *c, const char *path, const char 
 static cna_result parse_image(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__pathf(path, sizeof path, "images[%zu]", index);
+    cna__gltf_pathf(path, sizeof path, "images[%zu]", index);
     cna_gltf_image *img = &c->images[index];
     img->buffer_view = -1;
     const char *uri = NULL;
-    cna_result r = cna__json_expect_object(obj, path, c->err);
-    if (!r) r = cna__json_string(c, obj, "name", path, false, &img->name);
-    if (!r) r = cna__json_string(c, obj, "mimeType", path, false, &img->mime_type);
-    if (!r) r = cna__json_string_ref(obj, "uri", path, false, &uri, c->err);
-    if (!r) r = cna__json_index(obj, "bufferView", path, false, c->n_views, "bufferViews", &img->buffer_view, c->err);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &img->name);
+    if (!r) r = cna__gltf_json_string(c, obj, "mimeType", path, false, &img->mime_type);
+    if (!r) r = cna__gltf_json_string_ref(obj, "uri", path, false, &uri, c->err);
+    if (!r) r = cna__gltf_json_index(obj, "bufferView", path, false, c->n_views, "bufferViews", &img->buffer_view, c->err);
     if (r) return r;
     if (uri && img->buffer_view >= 0)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: has both uri and bufferView", path);
@@ -75,9 +75,9 @@ static cna_result parse_image(cna__gltf_ctx *c, const cJSON *obj, size_t index)
     return CNA_OK;
 }
 
-cna_result cna__parse_images(cna__gltf_ctx *c)
+cna_result cna__gltf_parse_images(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__json_get(c->root, "images"), *item;
+    const cJSON *arr = cna__gltf_json_get(c->root, "images"), *item;
     size_t i = 0;
     cJSON_ArrayForEach(item, arr)
     {
@@ -91,9 +91,9 @@ static cna_result gl_enum(const cJSON *obj, const char *key, const char *path, c
                           int32_t *out, cna_error *err)
 {
     int64_t v = *out;
-    cna_result r = cna__json_int(obj, key, path, false, INT32_MIN, INT32_MAX, &v, err);
+    cna_result r = cna__gltf_json_int(obj, key, path, false, INT32_MIN, INT32_MAX, &v, err);
     if (r) return r;
-    if (!cna__json_get(obj, key)) return CNA_OK;
+    if (!cna__gltf_json_get(obj, key)) return CNA_OK;
     for (size_t i = 0; i < n; i++) {
         if (allowed[i] == v) {
             *out = (int32_t)v;
@@ -109,11 +109,11 @@ static cna_result parse_sampler(cna__gltf_ctx *c, const cJSON *obj, size_t index
     static const int32_t min[] = {9728, 9729, 9984, 9985, 9986, 9987};
     static const int32_t wrap[] = {33071, 33648, 10497};
     char path[CNA__PATH_MAX];
-    cna__pathf(path, sizeof path, "samplers[%zu]", index);
+    cna__gltf_pathf(path, sizeof path, "samplers[%zu]", index);
     cna_gltf_sampler *s = &c->samplers[index];
     s->wrap_s = s->wrap_t = 10497;
-    cna_result r = cna__json_expect_object(obj, path, c->err);
-    if (!r) r = cna__json_string(c, obj, "name", path, false, &s->name);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &s->name);
     if (!r) r = gl_enum(obj, "magFilter", path, mag, 2, &s->mag_filter, c->err);
     if (!r) r = gl_enum(obj, "minFilter", path, min, 6, &s->min_filter, c->err);
     if (!r) r = gl_enum(obj, "wrapS", path, wrap, 3, &s->wrap_s, c->err);
@@ -121,9 +121,9 @@ static cna_result parse_sampler(cna__gltf_ctx *c, const cJSON *obj, size_t index
     return r;
 }
 
-cna_result cna__parse_samplers(cna__gltf_ctx *c)
+cna_result cna__gltf_parse_samplers(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__json_get(c->root, "samplers"), *item;
+    const cJSON *arr = cna__gltf_json_get(c->root, "samplers"), *item;
     size_t i = 0;
     cJSON_ArrayForEach(item, arr)
     {
@@ -136,21 +136,21 @@ cna_result cna__parse_samplers(cna__gltf_ctx *c)
 static cna_result parse_texture(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__pathf(path, sizeof path, "textures[%zu]", index);
+    cna__gltf_pathf(path, sizeof path, "textures[%zu]", index);
     cna_gltf_texture *t = &c->textures[index];
-    cna_result r = cna__json_expect_object(obj, path, c->err);
-    if (!r) r = cna__json_string(c, obj, "name", path, false, &t->name);
-    if (!r) r = cna__json_index(obj, "sampler", path, false, c->n_samplers, "samplers", &t->sampler, c->err);
-    if (!r) r = cna__json_index(obj, "source", path, false, c->n_images, "images", &t->source, c->err);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &t->name);
+    if (!r) r = cna__gltf_json_index(obj, "sampler", path, false, c->n_samplers, "samplers", &t->sampler, c->err);
+    if (!r) r = cna__gltf_json_index(obj, "source", path, false, c->n_images, "images", &t->source, c->err);
     if (r) return r;
     cna__gltf_use(c, CNA__KIND_SAMPLER, t->sampler);
     cna__gltf_use(c, CNA__KIND_IMAGE, t->source);
     return CNA_OK;
 }
 
-cna_result cna__parse_textures(cna__gltf_ctx *c)
+cna_result cna__gltf_parse_textures(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__json_get(c->root, "textures"), *item;
+    const cJSON *arr = cna__gltf_json_get(c->root, "textures"), *item;
     size_t i = 0;
     cJSON_ArrayForEach(item, arr)
     {
@@ -167,15 +167,15 @@ static cna_result texture_ref(cna__gltf_ctx *c, const cJSON *parent, const char 
     out->texture = -1;
     out->texcoord = 0;
     out->scale = 1.0f;
-    const cJSON *obj = cna__json_get(parent, key);
+    const cJSON *obj = cna__gltf_json_get(parent, key);
     if (!obj) return CNA_OK;
     char path[CNA__PATH_MAX];
-    cna__pathf(path, sizeof path, "%s.%s", parent_path, key);
+    cna__gltf_pathf(path, sizeof path, "%s.%s", parent_path, key);
     int64_t texcoord = 0;
-    cna_result r = cna__json_expect_object(obj, path, c->err);
-    if (!r) r = cna__json_index(obj, "index", path, true, c->n_textures, "textures", &out->texture, c->err);
-    if (!r) r = cna__json_int(obj, "texCoord", path, false, 0, INT32_MAX, &texcoord, c->err);
-    if (!r && scale_key) r = cna__json_float(obj, scale_key, path, false, &out->scale, c->err);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) r = cna__gltf_json_index(obj, "index", path, true, c->n_textures, "textures", &out->texture, c->err);
+    if (!r) r = cna__gltf_json_int(obj, "texCoord", path, false, 0, INT32_MAX, &texcoord, c->err);
+    if (!r && scale_key) r = cna__gltf_json_float(obj, scale_key, path, false, &out->scale, c->err);
     if (r) return r;
     out->texcoord = (int32_t)texcoord;
     cna__gltf_use(c, CNA__KIND_TEXTURE, out->texture);
@@ -186,16 +186,16 @@ static cna_result parse_pbr(cna__gltf_ctx *c, const cJSON *mobj, const char *mpa
 {
     m->base_color_factor = (cna_vec4){1.0f, 1.0f, 1.0f, 1.0f};
     m->metallic_factor = m->roughness_factor = 1.0f;
-    const cJSON *obj = cna__json_get(mobj, "pbrMetallicRoughness");
+    const cJSON *obj = cna__gltf_json_get(mobj, "pbrMetallicRoughness");
     char path[CNA__PATH_MAX];
-    cna__pathf(path, sizeof path, "%s.pbrMetallicRoughness", mpath);
-    cna_result r = obj ? cna__json_expect_object(obj, path, c->err) : CNA_OK;
+    cna__gltf_pathf(path, sizeof path, "%s.pbrMetallicRoughness", mpath);
+    cna_result r = obj ? cna__gltf_json_expect_object(obj, path, c->err) : CNA_OK;
     float f[4];
     bool present = false;
-    if (!r) r = cna__json_floats(obj, "baseColorFactor", path, 4, f, &present, c->err);
+    if (!r) r = cna__gltf_json_floats(obj, "baseColorFactor", path, 4, f, &present, c->err);
     if (!r && present) m->base_color_factor = (cna_vec4){f[0], f[1], f[2], f[3]};
-    if (!r) r = cna__json_float(obj, "metallicFactor", path, false, &m->metallic_factor, c->err);
-    if (!r) r = cna__json_float(obj, "roughnessFactor", path, false, &m->roughness_factor, c->err);
+    if (!r) r = cna__gltf_json_float(obj, "metallicFactor", path, false, &m->metallic_factor, c->err);
+    if (!r) r = cna__gltf_json_float(obj, "roughnessFactor", path, false, &m->roughness_factor, c->err);
     if (!r) r = texture_ref(c, obj, "baseColorTexture", path, NULL, &m->base_color_texture);
     if (!r) r = texture_ref(c, obj, "metallicRoughnessTexture", path, NULL, &m->metallic_roughness_texture);
     return r;
@@ -204,7 +204,7 @@ static cna_result parse_pbr(cna__gltf_ctx *c, const cJSON *mobj, const char *mpa
 static cna_result parse_alpha_mode(const cJSON *obj, const char *path, cna_gltf_alpha_mode *out, cna_error *err)
 {
     const char *s;
-    cna_result r = cna__json_string_ref(obj, "alphaMode", path, false, &s, err);
+    cna_result r = cna__gltf_json_string_ref(obj, "alphaMode", path, false, &s, err);
     if (r || !s) return r;
     for (int m = 0; m < CNA_GLTF_ALPHA_MODE_COUNT; m++) {
         if (strcmp(s, cna_gltf_alpha_mode_name((cna_gltf_alpha_mode)m)) == 0) {
@@ -218,28 +218,28 @@ static cna_result parse_alpha_mode(const cJSON *obj, const char *path, cna_gltf_
 static cna_result parse_material(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__pathf(path, sizeof path, "materials[%zu]", index);
+    cna__gltf_pathf(path, sizeof path, "materials[%zu]", index);
     cna_gltf_material *m = &c->materials[index];
     m->alpha_cutoff = 0.5f;
     float f[3];
     bool present = false;
-    cna_result r = cna__json_expect_object(obj, path, c->err);
-    if (!r) r = cna__json_string(c, obj, "name", path, false, &m->name);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &m->name);
     if (!r) r = parse_pbr(c, obj, path, m);
     if (!r) r = texture_ref(c, obj, "normalTexture", path, "scale", &m->normal_texture);
     if (!r) r = texture_ref(c, obj, "occlusionTexture", path, "strength", &m->occlusion_texture);
     if (!r) r = texture_ref(c, obj, "emissiveTexture", path, NULL, &m->emissive_texture);
-    if (!r) r = cna__json_floats(obj, "emissiveFactor", path, 3, f, &present, c->err);
+    if (!r) r = cna__gltf_json_floats(obj, "emissiveFactor", path, 3, f, &present, c->err);
     if (!r && present) m->emissive_factor = (cna_vec3){f[0], f[1], f[2]};
     if (!r) r = parse_alpha_mode(obj, path, &m->alpha_mode, c->err);
-    if (!r) r = cna__json_float(obj, "alphaCutoff", path, false, &m->alpha_cutoff, c->err);
-    if (!r) r = cna__json_bool(obj, "doubleSided", path, &m->double_sided, c->err);
+    if (!r) r = cna__gltf_json_float(obj, "alphaCutoff", path, false, &m->alpha_cutoff, c->err);
+    if (!r) r = cna__gltf_json_bool(obj, "doubleSided", path, &m->double_sided, c->err);
     return r;
 }
 
-cna_result cna__parse_materials(cna__gltf_ctx *c)
+cna_result cna__gltf_parse_materials(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__json_get(c->root, "materials"), *item;
+    const cJSON *arr = cna__gltf_json_get(c->root, "materials"), *item;
     size_t i = 0;
     cJSON_ArrayForEach(item, arr)
     {

@@ -57,14 +57,14 @@ static bool parse_semantic(const char *name, cna_gltf_attribute_kind *kind, int3
 static cna_result parse_attributes(cna__gltf_ctx *c, const cJSON *obj, const char *path, size_t min_items,
                                    cna_gltf_attribute **out, size_t *count)
 {
-    cna_result r = cna__json_expect_object(obj, path, c->err);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
     if (r) return r;
     int size = cJSON_GetArraySize(obj);
     size_t n = size > 0 ? (size_t)size : 0;
     if (n < min_items)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: %zu attributes; at least %zu required", path, n,
                           min_items);
-    cna_gltf_attribute *attrs = n ? (cna_gltf_attribute *)cna__arena_calloc(c->arena, n, sizeof *attrs) : NULL;
+    cna_gltf_attribute *attrs = n ? (cna_gltf_attribute *)cna__gltf_arena_calloc(c->arena, n, sizeof *attrs) : NULL;
     if (n && !attrs) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     size_t i = 0;
     uint64_t seen[CNA_GLTF_ATTRIBUTE_KIND_COUNT] = {0}; /* sets 0..63 of each kind, for duplicates */
@@ -72,13 +72,13 @@ static cna_result parse_attributes(cna__gltf_ctx *c, const cJSON *obj, const cha
     cJSON_ArrayForEach(item, obj)
     {
         cna_gltf_attribute *a = &attrs[i++];
-        a->name = cna__arena_strdup(c->arena, item->string);
+        a->name = cna__gltf_arena_strdup(c->arena, item->string);
         if (!a->name) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
         if (!parse_semantic(a->name, &a->kind, &a->set))
             cna__gltf_diag(c, CNA__DIAG_ATTRIBUTE_UNKNOWN, "%s.%s: unknown attribute semantic", path, a->name);
         char vpath[CNA__PATH_MAX];
-        cna__pathf(vpath, sizeof vpath, "%s.%s", path, a->name);
-        r = cna__json_index_value(item, vpath, c->n_accessors, "accessors", &a->accessor, c->err);
+        cna__gltf_pathf(vpath, sizeof vpath, "%s.%s", path, a->name);
+        r = cna__gltf_json_index_value(item, vpath, c->n_accessors, "accessors", &a->accessor, c->err);
         if (r) return r;
         if (a->kind != CNA_GLTF_ATTRIBUTE_OTHER && a->set < 64) {
             uint64_t bit = (uint64_t)1 << a->set;
@@ -97,14 +97,14 @@ static cna_result parse_targets(cna__gltf_ctx *c, const cJSON *prim, const char 
 {
     const cJSON *arr, *item;
     size_t n, i = 0;
-    cna_result r = cna__json_array(prim, "targets", path, false, 1, &arr, &n, c->err);
+    cna_result r = cna__gltf_json_array(prim, "targets", path, false, 1, &arr, &n, c->err);
     if (r || !arr) return r;
-    cna_gltf_morph_target *targets = (cna_gltf_morph_target *)cna__arena_calloc(c->arena, n, sizeof *targets);
+    cna_gltf_morph_target *targets = (cna_gltf_morph_target *)cna__gltf_arena_calloc(c->arena, n, sizeof *targets);
     if (!targets) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s.targets: out of memory", path);
     cJSON_ArrayForEach(item, arr)
     {
         char tpath[CNA__PATH_MAX];
-        cna__pathf(tpath, sizeof tpath, "%s.targets[%zu]", path, i);
+        cna__gltf_pathf(tpath, sizeof tpath, "%s.targets[%zu]", path, i);
         cna_gltf_morph_target *t = &targets[i++];
         cna_gltf_attribute *attrs;
         r = parse_attributes(c, item, tpath, 0, &attrs, &t->attribute_count);
@@ -129,16 +129,16 @@ static cna_result parse_primitive(cna__gltf_ctx *c, const cJSON *obj, const char
         CNA_GLTF_MODE_TRIANGLES, CNA_GLTF_MODE_TRIANGLE_STRIP, CNA_GLTF_MODE_TRIANGLE_FAN};
     int64_t mode = 4;
     char apath[CNA__PATH_MAX];
-    cna__pathf(apath, sizeof apath, "%s.attributes", path);
-    cna_result r = cna__json_expect_object(obj, path, c->err);
-    if (!r && !cna__json_get(obj, "attributes"))
+    cna__gltf_pathf(apath, sizeof apath, "%s.attributes", path);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r && !cna__gltf_json_get(obj, "attributes"))
         r = cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: required property is missing", apath);
     cna_gltf_attribute *attrs = NULL;
-    if (!r) r = parse_attributes(c, cna__json_get(obj, "attributes"), apath, 1, &attrs, &p->attribute_count);
+    if (!r) r = parse_attributes(c, cna__gltf_json_get(obj, "attributes"), apath, 1, &attrs, &p->attribute_count);
     p->attributes = attrs;
-    if (!r) r = cna__json_index(obj, "indices", path, false, c->n_accessors, "accessors", &p->indices, c->err);
-    if (!r) r = cna__json_index(obj, "material", path, false, c->n_materials, "materials", &p->material, c->err);
-    if (!r) r = cna__json_int(obj, "mode", path, false, 0, 6, &mode, c->err);
+    if (!r) r = cna__gltf_json_index(obj, "indices", path, false, c->n_accessors, "accessors", &p->indices, c->err);
+    if (!r) r = cna__gltf_json_index(obj, "material", path, false, c->n_materials, "materials", &p->material, c->err);
+    if (!r) r = cna__gltf_json_int(obj, "mode", path, false, 0, 6, &mode, c->err);
     if (!r) r = parse_targets(c, obj, path, p);
     if (r) return r;
     p->mode = modes[mode];
@@ -151,22 +151,22 @@ static cna_result parse_primitive(cna__gltf_ctx *c, const cJSON *obj, const char
 static cna_result parse_mesh(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__pathf(path, sizeof path, "meshes[%zu]", index);
+    cna__gltf_pathf(path, sizeof path, "meshes[%zu]", index);
     cna_gltf_mesh *m = &c->meshes[index];
     const cJSON *arr, *item;
     size_t n, i = 0;
-    cna_result r = cna__json_expect_object(obj, path, c->err);
-    if (!r) r = cna__json_string(c, obj, "name", path, false, &m->name);
-    if (!r) r = cna__json_array(obj, "primitives", path, true, 1, &arr, &n, c->err);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &m->name);
+    if (!r) r = cna__gltf_json_array(obj, "primitives", path, true, 1, &arr, &n, c->err);
     if (r) return r;
-    cna_gltf_primitive *prims = (cna_gltf_primitive *)cna__arena_calloc(c->arena, n, sizeof *prims);
+    cna_gltf_primitive *prims = (cna_gltf_primitive *)cna__gltf_arena_calloc(c->arena, n, sizeof *prims);
     if (!prims) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     m->primitives = prims;
     m->primitive_count = n;
     cJSON_ArrayForEach(item, arr)
     {
         char ppath[CNA__PATH_MAX];
-        cna__pathf(ppath, sizeof ppath, "%s.primitives[%zu]", path, i);
+        cna__gltf_pathf(ppath, sizeof ppath, "%s.primitives[%zu]", path, i);
         r = parse_primitive(c, item, ppath, &prims[i]);
         if (r) return r;
         if (prims[i].target_count != prims[0].target_count)
@@ -177,22 +177,22 @@ static cna_result parse_mesh(cna__gltf_ctx *c, const cJSON *obj, size_t index)
     m->target_count = prims[0].target_count;
     float *weights;
     size_t weight_count;
-    r = cna__json_float_array(c, obj, "weights", path, 0, &weights, &weight_count);
+    r = cna__gltf_json_float_array(c, obj, "weights", path, 0, &weights, &weight_count);
     if (r) return r;
-    if (cna__json_get(obj, "weights") && weight_count != m->target_count)
+    if (cna__gltf_json_get(obj, "weights") && weight_count != m->target_count)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.weights: %zu values, but the primitives have %zu morph targets",
                           path, weight_count, m->target_count);
     if (!weights && m->target_count) {
-        weights = (float *)cna__arena_calloc(c->arena, m->target_count, sizeof *weights);
+        weights = (float *)cna__gltf_arena_calloc(c->arena, m->target_count, sizeof *weights);
         if (!weights) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     }
     m->weights = weights;
     return CNA_OK;
 }
 
-cna_result cna__parse_meshes(cna__gltf_ctx *c)
+cna_result cna__gltf_parse_meshes(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__json_get(c->root, "meshes"), *item;
+    const cJSON *arr = cna__gltf_json_get(c->root, "meshes"), *item;
     size_t i = 0;
     cJSON_ArrayForEach(item, arr)
     {

@@ -5,7 +5,7 @@
 
 #include "gltf/gltf_internal.h"
 
-bool cna__quat_is_unit(const float *q)
+bool cna__gltf_quat_is_unit(const float *q)
 {
     double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
     return fabs(1.0 - len) <= CNA__UNIT_TOLERANCE;
@@ -15,10 +15,10 @@ static cna_result parse_transform(cna__gltf_ctx *c, const cJSON *obj, const char
 {
     float m[16], t[3], q[4], s[3];
     bool has_m, has_t, has_r, has_s;
-    cna_result r = cna__json_floats(obj, "matrix", path, 16, m, &has_m, c->err);
-    if (!r) r = cna__json_floats(obj, "translation", path, 3, t, &has_t, c->err);
-    if (!r) r = cna__json_floats(obj, "rotation", path, 4, q, &has_r, c->err);
-    if (!r) r = cna__json_floats(obj, "scale", path, 3, s, &has_s, c->err);
+    cna_result r = cna__gltf_json_floats(obj, "matrix", path, 16, m, &has_m, c->err);
+    if (!r) r = cna__gltf_json_floats(obj, "translation", path, 3, t, &has_t, c->err);
+    if (!r) r = cna__gltf_json_floats(obj, "rotation", path, 4, q, &has_r, c->err);
+    if (!r) r = cna__gltf_json_floats(obj, "scale", path, 3, s, &has_s, c->err);
     if (r) return r;
     if (has_m && (has_t || has_r || has_s))
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: has both matrix and translation/rotation/scale", path);
@@ -32,7 +32,7 @@ static cna_result parse_transform(cna__gltf_ctx *c, const cJSON *obj, const char
     if (has_t) n->translation = (cna_vec3){t[0], t[1], t[2]};
     if (has_r) n->rotation = (cna_quat){q[0], q[1], q[2], q[3]};
     if (has_s) n->scale = (cna_vec3){s[0], s[1], s[2]};
-    if (has_r && !cna__quat_is_unit(q))
+    if (has_r && !cna__gltf_quat_is_unit(q))
         cna__gltf_diag(c, CNA__DIAG_QUATERNION_NOT_UNIT, "%s.rotation: (%g, %g, %g, %g) is not unit length", path,
                        (double)q[0], (double)q[1], (double)q[2], (double)q[3]);
     return CNA_OK;
@@ -41,19 +41,19 @@ static cna_result parse_transform(cna__gltf_ctx *c, const cJSON *obj, const char
 static cna_result parse_node(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__pathf(path, sizeof path, "nodes[%zu]", index);
+    cna__gltf_pathf(path, sizeof path, "nodes[%zu]", index);
     cna_gltf_node *n = &c->nodes[index];
     n->parent = -1;
     int32_t *children;
     float *weights;
-    cna_result r = cna__json_expect_object(obj, path, c->err);
-    if (!r) r = cna__json_string(c, obj, "name", path, false, &n->name);
-    if (!r) r = cna__json_index_array(c, obj, "children", path, false, 0, c->n_nodes, "nodes", &children, &n->child_count);
-    if (!r) r = cna__json_index(obj, "mesh", path, false, c->n_meshes, "meshes", &n->mesh, c->err);
-    if (!r) r = cna__json_index(obj, "skin", path, false, c->n_skins, "skins", &n->skin, c->err);
-    if (!r) r = cna__json_index(obj, "camera", path, false, c->n_cameras, "cameras", &n->camera, c->err);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &n->name);
+    if (!r) r = cna__gltf_json_index_array(c, obj, "children", path, false, 0, c->n_nodes, "nodes", &children, &n->child_count);
+    if (!r) r = cna__gltf_json_index(obj, "mesh", path, false, c->n_meshes, "meshes", &n->mesh, c->err);
+    if (!r) r = cna__gltf_json_index(obj, "skin", path, false, c->n_skins, "skins", &n->skin, c->err);
+    if (!r) r = cna__gltf_json_index(obj, "camera", path, false, c->n_cameras, "cameras", &n->camera, c->err);
     if (!r) r = parse_transform(c, obj, path, n);
-    if (!r) r = cna__json_float_array(c, obj, "weights", path, 0, &weights, &n->weight_count);
+    if (!r) r = cna__gltf_json_float_array(c, obj, "weights", path, 0, &weights, &n->weight_count);
     if (r) return r;
     n->children = children;
     n->weights = weights;
@@ -63,7 +63,7 @@ static cna_result parse_node(cna__gltf_ctx *c, const cJSON *obj, size_t index)
     if (n->skin >= 0 && n->mesh < 0)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.skin: skins[%d] given, but the node has no mesh", path,
                           (int)n->skin);
-    if (cna__json_get(obj, "weights")) {
+    if (cna__gltf_json_get(obj, "weights")) {
         size_t targets = n->mesh >= 0 ? c->meshes[n->mesh].target_count : 0;
         if (n->mesh < 0 || n->weight_count != targets)
             return cna__error(c->err, CNA_ERROR_INVALID_DATA,
@@ -73,9 +73,9 @@ static cna_result parse_node(cna__gltf_ctx *c, const cJSON *obj, size_t index)
     return CNA_OK;
 }
 
-cna_result cna__parse_nodes(cna__gltf_ctx *c)
+cna_result cna__gltf_parse_nodes(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__json_get(c->root, "nodes"), *item;
+    const cJSON *arr = cna__gltf_json_get(c->root, "nodes"), *item;
     size_t i = 0;
     cJSON_ArrayForEach(item, arr)
     {
@@ -88,25 +88,25 @@ cna_result cna__parse_nodes(cna__gltf_ctx *c)
 static cna_result parse_skin(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__pathf(path, sizeof path, "skins[%zu]", index);
+    cna__gltf_pathf(path, sizeof path, "skins[%zu]", index);
     cna_gltf_skin *s = &c->skins[index];
     int32_t *joints;
-    cna_result r = cna__json_expect_object(obj, path, c->err);
-    if (!r) r = cna__json_string(c, obj, "name", path, false, &s->name);
-    if (!r) r = cna__json_index_array(c, obj, "joints", path, true, 1, c->n_nodes, "nodes", &joints, &s->joint_count);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &s->name);
+    if (!r) r = cna__gltf_json_index_array(c, obj, "joints", path, true, 1, c->n_nodes, "nodes", &joints, &s->joint_count);
     s->joints = joints;
     if (!r)
-        r = cna__json_index(obj, "inverseBindMatrices", path, false, c->n_accessors, "accessors",
+        r = cna__gltf_json_index(obj, "inverseBindMatrices", path, false, c->n_accessors, "accessors",
                             &s->inverse_bind_matrices, c->err);
-    if (!r) r = cna__json_index(obj, "skeleton", path, false, c->n_nodes, "nodes", &s->skeleton, c->err);
+    if (!r) r = cna__gltf_json_index(obj, "skeleton", path, false, c->n_nodes, "nodes", &s->skeleton, c->err);
     if (r) return r;
     cna__gltf_use(c, CNA__KIND_ACCESSOR, s->inverse_bind_matrices);
     return CNA_OK;
 }
 
-cna_result cna__parse_skins(cna__gltf_ctx *c)
+cna_result cna__gltf_parse_skins(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__json_get(c->root, "skins"), *item;
+    const cJSON *arr = cna__gltf_json_get(c->root, "skins"), *item;
     size_t i = 0;
     cJSON_ArrayForEach(item, arr)
     {
@@ -119,19 +119,19 @@ cna_result cna__parse_skins(cna__gltf_ctx *c)
 static cna_result parse_scene(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__pathf(path, sizeof path, "scenes[%zu]", index);
+    cna__gltf_pathf(path, sizeof path, "scenes[%zu]", index);
     cna_gltf_scene *s = &c->scenes[index];
     int32_t *nodes;
-    cna_result r = cna__json_expect_object(obj, path, c->err);
-    if (!r) r = cna__json_string(c, obj, "name", path, false, &s->name);
-    if (!r) r = cna__json_index_array(c, obj, "nodes", path, false, 0, c->n_nodes, "nodes", &nodes, &s->node_count);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &s->name);
+    if (!r) r = cna__gltf_json_index_array(c, obj, "nodes", path, false, 0, c->n_nodes, "nodes", &nodes, &s->node_count);
     s->nodes = nodes;
     return r;
 }
 
-cna_result cna__parse_scenes(cna__gltf_ctx *c)
+cna_result cna__gltf_parse_scenes(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__json_get(c->root, "scenes"), *item;
+    const cJSON *arr = cna__gltf_json_get(c->root, "scenes"), *item;
     size_t i = 0;
     cJSON_ArrayForEach(item, arr)
     {
@@ -139,6 +139,6 @@ cna_result cna__parse_scenes(cna__gltf_ctx *c)
         if (r) return r;
     }
     c->doc->pub.scene = -1;
-    const cJSON *scene = cna__json_get(c->root, "scene");
-    return scene ? cna__json_index_value(scene, "scene", c->n_scenes, "scenes", &c->doc->pub.scene, c->err) : CNA_OK;
+    const cJSON *scene = cna__gltf_json_get(c->root, "scene");
+    return scene ? cna__gltf_json_index_value(scene, "scene", c->n_scenes, "scenes", &c->doc->pub.scene, c->err) : CNA_OK;
 }

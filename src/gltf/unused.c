@@ -1,7 +1,7 @@
 /* The "unused-object" diagnostic: top-level objects nothing refers to. */
 #include "gltf/gltf_internal.h"
 
-void cna__report_unused(cna__gltf_ctx *c)
+void cna__gltf_report_unused(cna__gltf_ctx *c)
 {
     static const char *const names[CNA__KIND_COUNT] = {"bufferViews", "accessors", "images", "samplers", "textures",
                                                        "materials",   "meshes",    "skins",  "cameras"};

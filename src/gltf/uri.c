@@ -9,7 +9,7 @@ static int lower(int ch)
     return ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch;
 }
 
-bool cna__uri_is_data(const char *uri)
+bool cna__gltf_uri_is_data(const char *uri)
 {
     const char *d = "data:";
     for (size_t i = 0; i < 5; i++)
@@ -20,10 +20,10 @@ bool cna__uri_is_data(const char *uri)
 static int hex_value(unsigned char ch);
 
 /* Percent-decoded bytes of a non-base64 data URI payload (RFC 2397). */
-static cna_result percent_payload(cna__arena *arena, const char *in, size_t len, uint8_t **out, size_t *size,
+static cna_result percent_payload(cna__gltf_arena *arena, const char *in, size_t len, uint8_t **out, size_t *size,
                                   cna_error *err)
 {
-    uint8_t *dst = (uint8_t *)cna__arena_alloc_raw(arena, len);
+    uint8_t *dst = (uint8_t *)cna__gltf_arena_alloc_raw(arena, len);
     if (!dst) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory for %zu bytes", len);
     size_t o = 0;
     for (size_t i = 0; i < len; i++) {
@@ -43,7 +43,7 @@ static cna_result percent_payload(cna__arena *arena, const char *in, size_t len,
     return CNA_OK;
 }
 
-cna_result cna__data_uri_decode(cna__arena *arena, const char *uri, const uint8_t **data, size_t *size,
+cna_result cna__gltf_data_uri_decode(cna__gltf_arena *arena, const char *uri, const uint8_t **data, size_t *size,
                                 const char **mime, size_t *mime_len, cna_error *err)
 {
     const char *head = uri + 5; /* after "data:" */
@@ -60,11 +60,11 @@ cna_result cna__data_uri_decode(cna__arena *arena, const char *uri, const uint8_
         cna_result r = percent_payload(arena, payload, payload_len, &bytes, &n, err);
         if (r) return r;
     } else {
-        if (!cna__base64_decoded_size(payload, payload_len, &n))
+        if (!cna__gltf_base64_decoded_size(payload, payload_len, &n))
             return cna__error(err, CNA_ERROR_PARSE, "base64: length %zu is not valid", payload_len);
-        bytes = (uint8_t *)cna__arena_alloc_raw(arena, n);
+        bytes = (uint8_t *)cna__gltf_arena_alloc_raw(arena, n);
         if (!bytes) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory for %zu bytes", n);
-        cna_result r = cna__base64_decode(payload, payload_len, bytes, err);
+        cna_result r = cna__gltf_base64_decode(payload, payload_len, bytes, err);
         if (r) return r;
     }
     *data = bytes;
@@ -96,7 +96,7 @@ static bool b64_data_length(const char *in, size_t len, size_t *data_len)
     return true;
 }
 
-bool cna__base64_decoded_size(const char *in, size_t len, size_t *out)
+bool cna__gltf_base64_decoded_size(const char *in, size_t len, size_t *out)
 {
     size_t n;
     if (!b64_data_length(in, len, &n)) return false;
@@ -104,7 +104,7 @@ bool cna__base64_decoded_size(const char *in, size_t len, size_t *out)
     return true;
 }
 
-cna_result cna__base64_decode(const char *in, size_t len, uint8_t *out, cna_error *err)
+cna_result cna__gltf_base64_decode(const char *in, size_t len, uint8_t *out, cna_error *err)
 {
     size_t n;
     if (!b64_data_length(in, len, &n))
@@ -139,10 +139,10 @@ static int hex_value(unsigned char ch)
     return -1;
 }
 
-cna_result cna__uri_percent_decode(cna__arena *arena, const char *uri, char **out, cna_error *err)
+cna_result cna__gltf_uri_percent_decode(cna__gltf_arena *arena, const char *uri, char **out, cna_error *err)
 {
     size_t len = strlen(uri);
-    char *dst = cna__arena_strndup(arena, uri, len);
+    char *dst = cna__gltf_arena_strndup(arena, uri, len);
     if (!dst) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory");
     size_t o = 0;
     for (size_t i = 0; i < len; i++) {
@@ -178,7 +178,7 @@ static bool has_scheme(const char *s)
     return false;
 }
 
-cna_result cna__uri_check_relative(const char *decoded, cna_error *err)
+cna_result cna__gltf_uri_check_relative(const char *decoded, cna_error *err)
 {
     if (decoded[0] == '\0') return cna__error(err, CNA_ERROR_INVALID_DATA, "empty URI");
     if (decoded[0] == '/')

@@ -11,8 +11,8 @@
 #define QUANT_ALL (CNA__B | CNA__BN | CNA__UB | CNA__UBN | CNA__S | CNA__SN | CNA__US | CNA__USN)
 #define NORM_ALL (CNA__BN | CNA__UBN | CNA__SN | CNA__USN)
 
-static const cna__accessor_rule input_rule = {CNA__TY(CNA_GLTF_TYPE_SCALAR), CNA__F, 0, "SCALAR FLOAT (times)"};
-static const cna__accessor_rule output_rules[CNA_GLTF_PATH_COUNT] = {
+static const cna__gltf_accessor_rule input_rule = {CNA__TY(CNA_GLTF_TYPE_SCALAR), CNA__F, 0, "SCALAR FLOAT (times)"};
+static const cna__gltf_accessor_rule output_rules[CNA_GLTF_PATH_COUNT] = {
     [CNA_GLTF_PATH_TRANSLATION] = {CNA__TY(CNA_GLTF_TYPE_VEC3), CNA__F, QUANT_ALL, "VEC3 FLOAT for translation"},
     [CNA_GLTF_PATH_ROTATION] = {CNA__TY(CNA_GLTF_TYPE_VEC4), CNA__F | NORM_ALL, 0,
                                 "VEC4 FLOAT or normalized integers for rotation"},
@@ -33,14 +33,14 @@ static cna_result check_times(cna__gltf_ctx *c, const char *path, const cna_gltf
     float prev = 0.0f, t;
     char x[32], y[32];
     for (size_t k = 0; k < a->count; k++) {
-        cna__accessor_element_floats(&c->doc->pub, a, k, &t);
-        cna__fmt_float(y, sizeof y, t);
+        cna__gltf_accessor_element_floats(&c->doc->pub, a, k, &t);
+        cna__gltf_fmt_float(y, sizeof y, t);
         if (!isfinite(t))
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: time %s at key %zu is not finite", path, y, k);
         if (k == 0 && t < 0.0f)
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: time %s at key 0 is negative", path, y);
         if (k > 0 && !(t > prev)) {
-            cna__fmt_float(x, sizeof x, prev);
+            cna__gltf_fmt_float(x, sizeof x, prev);
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: times must increase (%s then %s)", path, x, y);
         }
         prev = t;
@@ -52,8 +52,8 @@ static cna_result check_sampler(cna__gltf_ctx *c, size_t a, size_t s, anim_state
 {
     const cna_gltf_animation_sampler *smp = &c->animations[a].samplers[s];
     char path[CNA__PATH_MAX];
-    cna__pathf(path, sizeof path, "animations[%zu].samplers[%zu].input", a, s);
-    cna_result r = cna__check_accessor_rule(c, path, smp->input, &input_rule);
+    cna__gltf_pathf(path, sizeof path, "animations[%zu].samplers[%zu].input", a, s);
+    cna_result r = cna__gltf_check_rule(c, path, smp->input, &input_rule);
     if (r) return r;
     const cna_gltf_accessor *in = &c->accessors[smp->input];
     if (smp->interpolation == CNA_GLTF_INTERPOLATION_CUBICSPLINE && in->count < 2)
@@ -75,8 +75,8 @@ static void check_rotation_keys(cna__gltf_ctx *c, const char *path, const cna_gl
     size_t keys = cubic ? out->count / 3 : out->count;
     for (size_t k = 0; k < keys; k++) {
         float q[4];
-        cna__accessor_element_floats(&c->doc->pub, out, cubic ? 3 * k + 1 : k, q); /* cubic: skip tangents */
-        if (!cna__quat_is_unit(q)) {
+        cna__gltf_accessor_element_floats(&c->doc->pub, out, cubic ? 3 * k + 1 : k, q); /* cubic: skip tangents */
+        if (!cna__gltf_quat_is_unit(q)) {
             cna__gltf_diag(c, CNA__DIAG_QUATERNION_NOT_UNIT, "%s: rotation key %zu (%g, %g, %g, %g) is not unit length",
                            path, k, (double)q[0], (double)q[1], (double)q[2], (double)q[3]);
             return;
@@ -95,8 +95,8 @@ static cna_result check_output_count(cna__gltf_ctx *c, const char *path, const c
     size_t count = c->accessors[smp->output].count;
     if (count == expected) return CNA_OK;
     char why[96], more[48] = "";
-    if (targets != 1) cna__pathf(more, sizeof more, " x %zu morph targets", targets);
-    cna__pathf(why, sizeof why, "%zu keys%s%s", keys, cubic ? " x 3 for CUBICSPLINE" : "", more);
+    if (targets != 1) cna__gltf_pathf(more, sizeof more, " x %zu morph targets", targets);
+    cna__gltf_pathf(why, sizeof why, "%zu keys%s%s", keys, cubic ? " x 3 for CUBICSPLINE" : "", more);
     return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: accessors[%d] has %zu elements; expected %zu (%s)", path,
                       (int)smp->output, count, expected, why);
 }
@@ -107,7 +107,7 @@ static cna_result check_channel(cna__gltf_ctx *c, size_t a, size_t k, anim_state
     const cna_gltf_animation_channel *ch = &anim->channels[k];
     if (ch->path == CNA_GLTF_PATH_UNKNOWN || ch->target_node < 0) return CNA_OK; /* ignored (diagnostic) */
     char path[CNA__PATH_MAX];
-    cna__pathf(path, sizeof path, "animations[%zu].channels[%zu].target", a, k);
+    cna__gltf_pathf(path, sizeof path, "animations[%zu].channels[%zu].target", a, k);
     size_t slot = (size_t)ch->target_node * 4 + (size_t)(ch->path - 1);
     if (st->stamp[slot] == (uint32_t)a + 1)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: nodes[%d] %s is already animated by channels[%u]", path,
@@ -123,8 +123,8 @@ static cna_result check_channel(cna__gltf_ctx *c, size_t a, size_t k, anim_state
                               path, (int)ch->target_node);
     }
     const cna_gltf_animation_sampler *smp = &anim->samplers[ch->sampler];
-    cna__pathf(path, sizeof path, "animations[%zu].samplers[%d].output", a, (int)ch->sampler);
-    cna_result r = cna__check_accessor_rule(c, path, smp->output, &output_rules[ch->path]);
+    cna__gltf_pathf(path, sizeof path, "animations[%zu].samplers[%d].output", a, (int)ch->sampler);
+    cna_result r = cna__gltf_check_rule(c, path, smp->output, &output_rules[ch->path]);
     if (!r) r = check_output_count(c, path, smp, targets);
     if (r) {
         cna__error_prefix(c->err, "animations[%zu].channels[%zu] (%s)", a, k, cna_gltf_animation_path_name(ch->path));
@@ -134,16 +134,16 @@ static cna_result check_channel(cna__gltf_ctx *c, size_t a, size_t k, anim_state
     return CNA_OK;
 }
 
-cna_result cna__validate_animations(cna__gltf_ctx *c)
+cna_result cna__gltf_validate_animations(cna__gltf_ctx *c)
 {
     if (c->n_animations == 0) return CNA_OK;
     anim_state st;
     size_t slots;
     if (!cna__mul_size(c->n_nodes, 4, &slots)) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "out of memory");
-    st.input_ok = (uint8_t *)cna__arena_calloc(&c->scratch, c->n_accessors, 1);
-    st.quat_done = (uint8_t *)cna__arena_calloc(&c->scratch, c->n_accessors, 1);
-    st.stamp = (uint32_t *)cna__arena_calloc(&c->scratch, slots, sizeof *st.stamp);
-    st.channel = (uint32_t *)cna__arena_calloc(&c->scratch, slots, sizeof *st.channel);
+    st.input_ok = (uint8_t *)cna__gltf_arena_calloc(&c->scratch, c->n_accessors, 1);
+    st.quat_done = (uint8_t *)cna__gltf_arena_calloc(&c->scratch, c->n_accessors, 1);
+    st.stamp = (uint32_t *)cna__gltf_arena_calloc(&c->scratch, slots, sizeof *st.stamp);
+    st.channel = (uint32_t *)cna__gltf_arena_calloc(&c->scratch, slots, sizeof *st.channel);
     if (!st.input_ok || !st.quat_done || (slots && (!st.stamp || !st.channel)))
         return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "animations: out of memory");
     for (size_t a = 0; a < c->n_animations; a++) {

@@ -9,7 +9,7 @@
 
 #define QUANT_ALL (CNA__B | CNA__BN | CNA__UB | CNA__UBN | CNA__S | CNA__SN | CNA__US | CNA__USN)
 
-static const cna__accessor_rule attribute_rules[CNA_GLTF_ATTRIBUTE_KIND_COUNT] = {
+static const cna__gltf_accessor_rule attribute_rules[CNA_GLTF_ATTRIBUTE_KIND_COUNT] = {
     [CNA_GLTF_ATTRIBUTE_POSITION] = {CNA__TY(CNA_GLTF_TYPE_VEC3), CNA__F, QUANT_ALL, "VEC3 FLOAT"},
     [CNA_GLTF_ATTRIBUTE_NORMAL] = {CNA__TY(CNA_GLTF_TYPE_VEC3), CNA__F, CNA__BN | CNA__SN, "VEC3 FLOAT"},
     [CNA_GLTF_ATTRIBUTE_TANGENT] = {CNA__TY(CNA_GLTF_TYPE_VEC4), CNA__F, CNA__BN | CNA__SN, "VEC4 FLOAT"},
@@ -25,24 +25,24 @@ static const cna__accessor_rule attribute_rules[CNA_GLTF_ATTRIBUTE_KIND_COUNT] =
                                     "VEC4 FLOAT or normalized UNSIGNED_BYTE/UNSIGNED_SHORT"},
 };
 
-static const cna__accessor_rule target_rules[CNA_GLTF_ATTRIBUTE_KIND_COUNT] = {
+static const cna__gltf_accessor_rule target_rules[CNA_GLTF_ATTRIBUTE_KIND_COUNT] = {
     [CNA_GLTF_ATTRIBUTE_POSITION] = {CNA__TY(CNA_GLTF_TYPE_VEC3), CNA__F, CNA__B | CNA__BN | CNA__S | CNA__SN,
                                      "VEC3 FLOAT"},
     [CNA_GLTF_ATTRIBUTE_NORMAL] = {CNA__TY(CNA_GLTF_TYPE_VEC3), CNA__F, CNA__BN | CNA__SN, "VEC3 FLOAT"},
     [CNA_GLTF_ATTRIBUTE_TANGENT] = {CNA__TY(CNA_GLTF_TYPE_VEC3), CNA__F, CNA__BN | CNA__SN, "VEC3 FLOAT"},
 };
 
-static const cna__accessor_rule index_rule = {CNA__TY(CNA_GLTF_TYPE_SCALAR), CNA__UB | CNA__US | CNA__UI, 0,
+static const cna__gltf_accessor_rule index_rule = {CNA__TY(CNA_GLTF_TYPE_SCALAR), CNA__UB | CNA__US | CNA__UI, 0,
                                               "SCALAR UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT"};
 
-cna_result cna__check_accessor_rule(cna__gltf_ctx *c, const char *path, int32_t accessor,
-                                    const cna__accessor_rule *rule)
+cna_result cna__gltf_check_rule(cna__gltf_ctx *c, const char *path, int32_t accessor,
+                                    const cna__gltf_accessor_rule *rule)
 {
     const cna_gltf_accessor *a = &c->accessors[accessor];
     uint32_t comps = rule->comps | (c->quantization ? rule->quantized_comps : 0);
     if ((rule->types & CNA__TY(a->type)) && (comps & CNA__CT(a->component_type, a->normalized))) return CNA_OK;
     char desc[64];
-    cna__accessor_describe(a, desc, sizeof desc);
+    cna__gltf_accessor_describe(a, desc, sizeof desc);
     return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: accessors[%d] is %s; expected %s%s", path, (int)accessor,
                       desc, rule->text,
                       rule->quantized_comps && c->quantization ? " or a KHR_mesh_quantization type" : "");
@@ -62,7 +62,7 @@ static void max_index(cna__gltf_ctx *c, index_max *cache, int32_t accessor)
     uint32_t best = 0, v;
     size_t at = 0;
     for (size_t e = 0; e < a->count; e++) {
-        cna__accessor_element_uints(&c->doc->pub, a, e, &v);
+        cna__gltf_accessor_element_uints(&c->doc->pub, a, e, &v);
         if (v > best) best = v, at = e;
     }
     cache->value[accessor] = best;
@@ -73,8 +73,8 @@ static void max_index(cna__gltf_ctx *c, index_max *cache, int32_t accessor)
 static cna_result check_indices(cna__gltf_ctx *c, const char *path, const cna_gltf_primitive *p, index_max *cache)
 {
     char ipath[CNA__PATH_MAX];
-    cna__pathf(ipath, sizeof ipath, "%s.indices", path);
-    cna_result r = cna__check_accessor_rule(c, ipath, p->indices, &index_rule);
+    cna__gltf_pathf(ipath, sizeof ipath, "%s.indices", path);
+    cna_result r = cna__gltf_check_rule(c, ipath, p->indices, &index_rule);
     if (r) return r;
     max_index(c, cache, p->indices);
     if ((size_t)cache->value[p->indices] >= p->vertex_count)
@@ -91,9 +91,9 @@ static cna_result check_attributes(cna__gltf_ctx *c, const char *path, const cna
     for (size_t i = 0; i < p->attribute_count; i++) {
         const cna_gltf_attribute *at = &p->attributes[i];
         char apath[CNA__PATH_MAX];
-        cna__pathf(apath, sizeof apath, "%s.attributes.%s", path, at->name);
+        cna__gltf_pathf(apath, sizeof apath, "%s.attributes.%s", path, at->name);
         if (attribute_rules[at->kind].types) {
-            cna_result r = cna__check_accessor_rule(c, apath, at->accessor, &attribute_rules[at->kind]);
+            cna_result r = cna__gltf_check_rule(c, apath, at->accessor, &attribute_rules[at->kind]);
             if (r) return r;
         }
         size_t count = c->accessors[at->accessor].count;
@@ -124,9 +124,9 @@ static cna_result check_targets(cna__gltf_ctx *c, const char *path, const cna_gl
         for (size_t i = 0; i < target->attribute_count; i++) {
             const cna_gltf_attribute *at = &target->attributes[i];
             char apath[CNA__PATH_MAX];
-            cna__pathf(apath, sizeof apath, "%s.targets[%zu].%s", path, t, at->name);
+            cna__gltf_pathf(apath, sizeof apath, "%s.targets[%zu].%s", path, t, at->name);
             if (target_rules[at->kind].types) {
-                cna_result r = cna__check_accessor_rule(c, apath, at->accessor, &target_rules[at->kind]);
+                cna_result r = cna__gltf_check_rule(c, apath, at->accessor, &target_rules[at->kind]);
                 if (r) return r;
             }
             size_t count = c->accessors[at->accessor].count;
@@ -159,7 +159,7 @@ static void check_weight_sums(cna__gltf_ctx *c, const char *path, const cna_gltf
             const cna_gltf_attribute *at = &p->attributes[i];
             if (at->kind != CNA_GLTF_ATTRIBUTE_WEIGHTS) continue;
             float w[4];
-            cna__accessor_element_floats(&c->doc->pub, &c->accessors[at->accessor], v, w);
+            cna__gltf_accessor_element_floats(&c->doc->pub, &c->accessors[at->accessor], v, w);
             sum += (double)w[0] + (double)w[1] + (double)w[2] + (double)w[3];
         }
         if (fabs(1.0 - sum) > tolerance) {
@@ -170,19 +170,19 @@ static void check_weight_sums(cna__gltf_ctx *c, const char *path, const cna_gltf
     }
 }
 
-cna_result cna__validate_meshes(cna__gltf_ctx *c)
+cna_result cna__gltf_validate_meshes(cna__gltf_ctx *c)
 {
     index_max cache;
-    cache.done = (uint8_t *)cna__arena_calloc(&c->scratch, c->n_accessors, 1);
-    cache.value = (uint32_t *)cna__arena_calloc(&c->scratch, c->n_accessors, sizeof *cache.value);
-    cache.at = (size_t *)cna__arena_calloc(&c->scratch, c->n_accessors, sizeof *cache.at);
+    cache.done = (uint8_t *)cna__gltf_arena_calloc(&c->scratch, c->n_accessors, 1);
+    cache.value = (uint32_t *)cna__gltf_arena_calloc(&c->scratch, c->n_accessors, sizeof *cache.value);
+    cache.at = (size_t *)cna__gltf_arena_calloc(&c->scratch, c->n_accessors, sizeof *cache.at);
     if (c->n_accessors && (!cache.done || !cache.value || !cache.at))
         return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "meshes: out of memory");
     for (size_t m = 0; m < c->n_meshes; m++) {
         for (size_t i = 0; i < c->meshes[m].primitive_count; i++) {
             const cna_gltf_primitive *p = &c->meshes[m].primitives[i];
             char path[CNA__PATH_MAX];
-            cna__pathf(path, sizeof path, "meshes[%zu].primitives[%zu]", m, i);
+            cna__gltf_pathf(path, sizeof path, "meshes[%zu].primitives[%zu]", m, i);
             cna_result r = check_attributes(c, path, p);
             if (!r && p->indices >= 0) r = check_indices(c, path, p, &cache);
             if (!r) r = check_targets(c, path, p);

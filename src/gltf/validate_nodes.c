@@ -28,7 +28,7 @@ static cna_result assign_parents(cna__gltf_ctx *c)
  * node of the same walk. state: 0 unvisited, 1 on the current walk, 2 done. */
 static cna_result check_cycles(cna__gltf_ctx *c)
 {
-    uint8_t *state = (uint8_t *)cna__arena_calloc(&c->scratch, c->n_nodes, 1);
+    uint8_t *state = (uint8_t *)cna__gltf_arena_calloc(&c->scratch, c->n_nodes, 1);
     if (!state && c->n_nodes) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
     for (size_t i = 0; i < c->n_nodes; i++) {
         int32_t n = (int32_t)i;
@@ -76,7 +76,7 @@ static cna_result check_skin(cna__gltf_ctx *c, size_t s, uint32_t *stamp, uint32
     if (skin->inverse_bind_matrices < 0) return CNA_OK;
     const cna_gltf_accessor *a = &c->accessors[skin->inverse_bind_matrices];
     char desc[64];
-    cna__accessor_describe(a, desc, sizeof desc);
+    cna__gltf_accessor_describe(a, desc, sizeof desc);
     if (a->type != CNA_GLTF_TYPE_MAT4 || a->component_type != CNA_GLTF_COMPONENT_FLOAT || a->normalized)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                           "skins[%zu].inverseBindMatrices: accessors[%d] is %s; expected MAT4 FLOAT", s,
@@ -88,12 +88,12 @@ static cna_result check_skin(cna__gltf_ctx *c, size_t s, uint32_t *stamp, uint32
     return CNA_OK;
 }
 
-cna_result cna__validate_nodes(cna__gltf_ctx *c)
+cna_result cna__gltf_validate_nodes(cna__gltf_ctx *c)
 {
     cna_result r = assign_parents(c);
     if (!r) r = check_cycles(c);
     if (r) return r;
-    uint32_t *stamp = (uint32_t *)cna__arena_calloc(&c->scratch, c->n_nodes, sizeof *stamp);
+    uint32_t *stamp = (uint32_t *)cna__gltf_arena_calloc(&c->scratch, c->n_nodes, sizeof *stamp);
     if (!stamp && c->n_nodes) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
     r = check_scenes(c, stamp);
     for (size_t s = 0; !r && s < c->n_skins; s++) r = check_skin(c, s, stamp, (uint32_t)(c->n_scenes + s + 1));

@@ -26,8 +26,8 @@ static void scan_primitive(cna__gltf_ctx *c, const cna_gltf_primitive *p, joint_
         for (size_t v = 0; v < p->vertex_count; v++) {
             uint32_t j[4];
             float w[4];
-            cna__accessor_element_uints(&c->doc->pub, ja, v, j);
-            cna__accessor_element_floats(&c->doc->pub, wa, v, w);
+            cna__gltf_accessor_element_uints(&c->doc->pub, ja, v, j);
+            cna__gltf_accessor_element_floats(&c->doc->pub, wa, v, w);
             for (int k = 0; k < 4; k++)
                 if (w[k] != 0.0f && j[k] > best) best = j[k], where = v, name = at->name;
         }
@@ -63,21 +63,21 @@ static cna_result check_node(cna__gltf_ctx *c, size_t n, joint_max *jm)
     return CNA_OK;
 }
 
-cna_result cna__validate_skinning(cna__gltf_ctx *c)
+cna_result cna__gltf_validate_skinning(cna__gltf_ctx *c)
 {
     if (c->n_skins == 0) return CNA_OK;
     joint_max jm;
     size_t total = 0;
-    jm.first = (size_t *)cna__arena_calloc(&c->scratch, c->n_meshes + 1, sizeof *jm.first);
+    jm.first = (size_t *)cna__gltf_arena_calloc(&c->scratch, c->n_meshes + 1, sizeof *jm.first);
     if (!jm.first) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "skins: out of memory");
     for (size_t m = 0; m < c->n_meshes; m++) {
         jm.first[m] = total;
         total += c->meshes[m].primitive_count;
     }
-    jm.done = (uint8_t *)cna__arena_calloc(&c->scratch, total, 1);
-    jm.value = (uint32_t *)cna__arena_calloc(&c->scratch, total, sizeof *jm.value);
-    jm.vertex = (size_t *)cna__arena_calloc(&c->scratch, total, sizeof *jm.vertex);
-    jm.attribute = (const char **)cna__arena_calloc(&c->scratch, total, sizeof *jm.attribute);
+    jm.done = (uint8_t *)cna__gltf_arena_calloc(&c->scratch, total, 1);
+    jm.value = (uint32_t *)cna__gltf_arena_calloc(&c->scratch, total, sizeof *jm.value);
+    jm.vertex = (size_t *)cna__gltf_arena_calloc(&c->scratch, total, sizeof *jm.vertex);
+    jm.attribute = (const char **)cna__gltf_arena_calloc(&c->scratch, total, sizeof *jm.attribute);
     if (total && (!jm.done || !jm.value || !jm.vertex || !jm.attribute))
         return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "skins: out of memory");
     for (size_t n = 0; n < c->n_nodes; n++) {
