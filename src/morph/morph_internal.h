@@ -18,4 +18,11 @@ cna_result cna__morph_check_weights(const cna_morph_target_data *data, const flo
 void cna__morph_blend_unchecked(const cna_morph_target_data *data, const float *weights,
                                 unsigned char *out);
 
+/* cna__morph_blend_unchecked with the SIMD path (simd = true; the default)
+ * or the scalar path only (simd = false); both write the same bytes. */
+void cna__morph_blend_path(const cna_morph_target_data *data, const float *weights,
+                           unsigned char *out, bool simd);
+/* Whether this build has the SIMD path (SSE2 and no CNA_NO_SIMD). */
+bool cna__morph_has_simd(void);
+
 #endif
