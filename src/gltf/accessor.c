@@ -346,8 +346,8 @@ static cna_result check_range(cna__gltf_ctx *c, const char *path, const char *wh
     size_t end;
     if (!cna__add_size(offset, need, &end) || end > v->byte_length)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA,
-                          "%s: %s from byteOffset %zu needs %zu bytes, but bufferViews[%d] has %zu", path, what,
-                          offset, need, (int)view, v->byte_length);
+                          "%s: %s needs %zu bytes at byteOffset %zu, past the end of bufferViews[%d] (%zu bytes)",
+                          path, what, need, offset, (int)view, v->byte_length);
     return CNA_OK;
 }
 

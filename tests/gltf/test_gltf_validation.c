@@ -498,7 +498,7 @@ static void test_accessor_range_beyond_buffer_view_is_refused(void **state)
     (void)state;
     expect_edit("{\"bufferView\":0,\"componentType\":5126,\"count\":3", "{\"bufferView\":0,\"componentType\":5126,\"count\":4",
                 CNA_ERROR_INVALID_DATA,
-                "accessors[0]: count 4 x stride 12 from byteOffset 0 needs 48 bytes, but bufferViews[0] has 36");
+                "accessors[0]: count 4 x stride 12 needs 48 bytes at byteOffset 0, past the end of bufferViews[0] (36 bytes)");
 }
 
 static void test_accessor_offset_must_be_aligned(void **state)
