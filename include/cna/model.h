@@ -1,0 +1,387 @@
+/*
+ * cna/model.h — the Model: an imported glTF scene as bones, meshes, mesh
+ * parts, skins (SkinningData + their index maps), effects, scene-node clips
+ * and diagnostics (spec: Model, ModelBone, ModelMesh, ModelMeshPart,
+ * SkinningData on Model::Tag, SkinsEXT, ModelAnimationsEXT).
+ *
+ * A cna_model owns everything it points to and keeps no pointer into the
+ * glTF document it came from (a baked-model loader builds the same struct
+ * without a document). Its fields are public for reading; change them only
+ * through the functions below (bone transforms, effect palettes, morph
+ * weights are the mutable parts).
+ *
+ * Usage — play the first clip of the first skin and draw:
+ *   cna_model *model;
+ *   if (cna_model_load_file("robot.glb", NULL, &model, &err)) ...;
+ *   const cna_model_skin *skin = &model->skins[0];
+ *   cna_player *player;
+ *   cna_player_create(&skin->data, NULL, &player, &err);
+ *   cna_player_start_clip(player, &skin->data.clips[0], &err);
+ *   // every frame:
+ *   cna_player_update_seconds(player, dt, true, true, &err);
+ *   for (size_t i = 0; i < skin->mesh_count; i++) {          // install the palette
+ *       const cna_model_mesh *mesh = &model->meshes[skin->meshes[i]];
+ *       for (size_t k = 0; k < mesh->part_count; k++)
+ *           cna_effect_set_bone_transforms(&model->effects[mesh->parts[k].effect],
+ *               cna_player_skin_transforms(player), (size_t)skin->data.bone_count, &err);
+ *   }
+ *   cna_model_apply_clip_to_bones(model, &model->node_clips[0], t, &err);   // rigid clips
+ *   cna_model_copy_absolute_bone_transforms(model, absolute, model->bone_count, &err);
+ *   // draw each mesh's parts with world = absolute[mesh->parent_bone]
+ *   cna_player_free(player);
+ *   cna_model_free(model);
+ *
+ * Index spaces (docs/conventions.md, spec "Scene indices are not palette
+ * indices"): a bone index (= scene-node index) places a node of the selected
+ * scene; a joint ordinal is a position in the file's skin.joints (what
+ * JOINTS_0 stored); a palette index orders a skin's joints parent-before-child
+ * (SkinningData arrays, skeletal clip tracks, the effect palette, the
+ * JOINTS bytes of imported vertices). glTF node / mesh / skin / animation
+ * numbers are a fourth namespace, named gltf_* everywhere.
+ *
+ * Drawing (issue 4, "rendering correctness"): every mesh is drawn with the
+ * absolute transform of its parent bone, the bone of the node that instances
+ * it — also a skinned mesh. A skin's palette carries inverse(W_mesh_node)
+ * through its root prefixes (spec: the -50 fixture), so a skinned vertex ends
+ * at
+ *   absolute[mesh_node] · sum_i w_i · skin[p_i] · v
+ *     = W_mesh_node · inverse(W_mesh_node) · W_joint · IBM · v = W_joint · IBM · v,
+ * glTF 2.0's position. One cna_model_skin exists per instancing node, so a skin
+ * instanced by several nodes with different transforms is right for each.
+ */
+#ifndef CNA_MODEL_H
+#define CNA_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cna/alloc.h"
+#include "cna/anim.h"
+#include "cna/device.h"
+#include "cna/effect.h"
+#include "cna/gltf.h"
+#include "cna/math.h"
+#include "cna/morph.h"
+#include "cna/result.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ options */
+
+/* How glTF animation channels become keyframes ("Clip extraction"). */
+typedef enum cna_clip_mode {
+    CNA_CLIP_MODE_DEFAULT = 0,  /* same as CNA_CLIP_MODE_FAITHFUL */
+    /* The spec's keys (UNION) plus the keys needed for the player's linear
+     * interpolation to reproduce the glTF curves between keys: a hold key one
+     * tick before each STEP change, and cubic segments subdivided until the
+     * deviation is below 1e-5 of the model's size (translation, scale) and
+     * 1e-4 rad (rotation). LINEAR channels need nothing more. */
+    CNA_CLIP_MODE_FAITHFUL,
+    /* Exactly the spec: per animated bone, the union of its T/R/S key times
+     * (deduplicated at 1e-9 s), each channel evaluated there with its own
+     * interpolation; STEP and CUBICSPLINE then play as linear ramps between
+     * those keys. */
+    CNA_CLIP_MODE_UNION,
+    CNA_CLIP_MODE_COUNT
+} cna_clip_mode;
+
+/* Import options; a zero-initialised struct (or NULL) means every default. */
+typedef struct cna_import_options {
+    cna_allocator allocator;  /* hooks for everything the model allocates; default malloc/free */
+    bool use_scene;           /* false (default): the document's default scene, else scene 0 */
+    int32_t scene;            /* with use_scene: the glTF scene to import (must exist) */
+    cna_clip_mode clip_mode;  /* default FAITHFUL */
+    /* Device for the parts' vertex and index buffers; NULL (default) = CPU
+     * bytes only. Borrowed: it must outlive the model (the model destroys its
+     * buffers through it in cna_model_free). */
+    const cna_device *device;
+    cna_gltf_options gltf;    /* reader options, used by cna_model_load_file only */
+} cna_import_options;
+
+/* ------------------------------------------------------------------ bones */
+
+/* A node of the selected scene (spec: ModelBone). Bones are the scene's nodes
+ * flattened depth-first pre-order: scene.nodes in order, each followed by its
+ * subtree, children in the file's order (the oracle's meta.scene_nodes). So a
+ * parent's index is always below its children's. */
+typedef struct cna_model_bone {
+    const char *name;         /* the node's name; "" when it has none (never NULL) */
+    int32_t parent;           /* bone index, -1 for a scene root */
+    int32_t gltf_node;        /* the glTF node */
+    cna_mat4 transform;       /* current local transform (spec: ModelBone::Transform);
+                                 the rest transform until a clip is applied */
+    cna_mat4 rest_transform;  /* the node's local transform in the file: its matrix, or
+                                 T · R · S with R normalised (ours; spec: S * R * T) */
+    bool has_matrix;          /* the node gives `matrix` (rest_* below are its decomposition) */
+    cna_vec3 rest_translation; /* the node's T/R/S exactly (R normalised), or the */
+    cna_quat rest_rotation;    /*   decomposition of its matrix: what a clip uses for */
+    cna_vec3 rest_scale;       /*   a channel it does not animate */
+} cna_model_bone;
+
+/* ------------------------------------------------------------------ vertices */
+
+typedef enum cna_vertex_format {
+    CNA_VERTEX_FORMAT_NONE = 0,
+    CNA_VERTEX_FORMAT_FLOAT2,
+    CNA_VERTEX_FORMAT_FLOAT3,
+    CNA_VERTEX_FORMAT_FLOAT4,
+    CNA_VERTEX_FORMAT_UBYTE4,       /* 4 x uint8, integers (joint palette indices) */
+    CNA_VERTEX_FORMAT_UBYTE4_NORM,  /* 4 x uint8, normalised to 0..1 (RGBA8 colour) */
+    CNA_VERTEX_FORMAT_COUNT
+} cna_vertex_format;
+
+typedef enum cna_vertex_usage {
+    CNA_VERTEX_USAGE_NONE = 0,
+    CNA_VERTEX_USAGE_POSITION,
+    CNA_VERTEX_USAGE_NORMAL,
+    CNA_VERTEX_USAGE_TEXCOORD,
+    CNA_VERTEX_USAGE_TANGENT,
+    CNA_VERTEX_USAGE_COLOR,
+    CNA_VERTEX_USAGE_BLEND_INDICES,  /* joints: palette indices (rewritten from ordinals) */
+    CNA_VERTEX_USAGE_BLEND_WEIGHTS,
+    CNA_VERTEX_USAGE_COUNT
+} cna_vertex_usage;
+
+#define CNA_VERTEX_MAX_ELEMENTS 8
+
+typedef struct cna_vertex_element {
+    uint32_t offset;           /* bytes from the vertex start */
+    cna_vertex_format format;
+    cna_vertex_usage usage;
+    uint32_t usage_index;      /* TEXCOORD_n set etc.; 0 otherwise */
+} cna_vertex_element;
+
+/* A vertex layout (spec: VertexDeclaration): the canonical layouts of
+ * cna/morph.h (strides 32, 52, 56, 48, 60, 68, 76, 80). */
+typedef struct cna_vertex_declaration {
+    uint32_t stride;
+    uint32_t element_count;
+    cna_vertex_element elements[CNA_VERTEX_MAX_ELEMENTS];
+} cna_vertex_declaration;
+
+typedef enum cna_primitive_type {
+    CNA_PRIMITIVE_TYPE_DEFAULT = 0,   /* same as TRIANGLE_LIST */
+    CNA_PRIMITIVE_TYPE_TRIANGLE_LIST,
+    CNA_PRIMITIVE_TYPE_LINE_LIST,
+    CNA_PRIMITIVE_TYPE_POINT_LIST,
+    CNA_PRIMITIVE_TYPE_COUNT
+} cna_primitive_type;
+
+/* ------------------------------------------------------------------ meshes */
+
+/* One glTF primitive as drawn (spec: ModelMeshPart). */
+typedef struct cna_model_part {
+    int32_t gltf_mesh;
+    int32_t gltf_primitive;
+    int32_t material;          /* glTF material, -1 = default material */
+    int32_t effect;            /* index into cna_model.effects; -1 while none */
+
+    /* ---- vertex data, morph carrier, weight tracks: filled by the mesh import
+     *      (docs/model.md "Meshes"); NULL / 0 when a model has none ---- */
+    const void *vertices;                /* vertex_count * declaration.stride bytes, the
+                                            zero-weight pose (morph base) */
+    size_t vertex_count;
+    cna_vertex_declaration declaration;
+    const uint32_t *indices;             /* index_count indices into the vertices */
+    size_t index_count;
+    cna_primitive_type primitive_type;
+    /* NULL when vertex i is the file's vertex i; else vertex_count entries: the
+     * glTF vertex each part vertex came from (a split, e.g. flat normals). */
+    const uint32_t *source_vertex;
+    const cna_morph_target_data *morph;  /* NULL when the primitive has no targets */
+    cna_morph_instance *morph_instance;  /* current weights and blended bytes; NULL without morph */
+    /* One entry per glTF animation (weight_track_count = animation count), NULL
+     * where that animation has no weights channel for this mesh; NULL/0 without morph. */
+    const cna_morph_weight_track *const *weight_tracks;
+    size_t weight_track_count;
+    cna_buffer_id vertex_buffer;         /* 0 without a device */
+    cna_buffer_id index_buffer;          /* 0 without a device */
+    /* ---- end of mesh-import block ---- */
+} cna_model_part;
+
+typedef struct cna_bounding_sphere {
+    cna_vec3 center;
+    float radius;
+} cna_bounding_sphere;
+
+/* One placement of a glTF mesh: a node of the selected scene that instances
+ * it (spec: ModelMesh). Meshes are in bone order. */
+typedef struct cna_model_mesh {
+    const char *name;          /* the glTF mesh's name, else the node's, else "" */
+    int32_t parent_bone;       /* the instancing node's bone: draw with its absolute transform */
+    int32_t skin;              /* index into cna_model.skins, -1 for a rigid mesh */
+    int32_t gltf_mesh;
+    int32_t gltf_node;
+    cna_model_part *parts;     /* one per glTF primitive, in order */
+    size_t part_count;
+    /* Filled by the mesh import: in the parent bone's space, for the loaded
+     * morph pose (and, skinned, the bind pose as drawn); radius 0 when empty. */
+    cna_bounding_sphere bounds;
+} cna_model_mesh;
+
+/* ------------------------------------------------------------------ skins */
+
+/* One skin as instanced by one node (spec: one entry of SkinsEXT; the
+ * SkinningData of BuildSkeleton and its SkeletonResult maps). */
+typedef struct cna_model_skin {
+    /* Arrays indexed by palette index, owned by the model. data.clips has one
+     * clip per glTF animation (clip i = animation i; zero tracks when it moves
+     * none of these joints), target JOINT_PALETTE. */
+    cna_skinning_data data;
+    int32_t gltf_skin;
+    int32_t mesh_node;         /* bone of the instancing node */
+    const int32_t *meshes;     /* indices into cna_model.meshes this palette drives */
+    size_t mesh_count;
+    size_t joint_count;        /* == data.bone_count */
+    const int32_t *ordinal_to_palette;   /* joint_count: oldToNew[k] */
+    const int32_t *palette_to_ordinal;   /* joint_count */
+    const int32_t *node_to_palette;      /* cna_model.bone_count: -1 = not a joint of this skin */
+    const int32_t *palette_to_node;      /* joint_count: bone, -1 = joint outside the scene */
+    const int32_t *palette_to_gltf_node; /* joint_count: the glTF node of each joint */
+    /* joint_count: F[p] = product of the local transforms of the non-joint
+     * nodes between joint p and its parent joint (identity when none). The bind
+     * pose and clip keys of p include it (bind local = F[p] · L_node). */
+    const cna_mat4 *fold;
+    const int32_t *roots;      /* palette indices of the root joints, ascending */
+    size_t root_count;
+} cna_model_skin;
+
+/* ------------------------------------------------------------------ diagnostics */
+
+typedef struct cna_model_diagnostic {
+    const char *code;      /* a CNA_MODEL_DIAG_* string or a reader code (cna/gltf.h) */
+    size_t count;          /* occurrences, >= 1 */
+    const char *message;   /* the first occurrence, naming the object */
+} cna_model_diagnostic;
+
+/* Channels targeting non-joint nodes of a model that has skins (spec code;
+ * cna keeps and applies them as scene-node clips nevertheless). */
+#define CNA_MODEL_DIAG_RIGID_ANIMATION_DROPPED "rigid-animation-dropped-on-skinned-model"
+/* A channel whose node is neither in the selected scene nor a joint of an imported skin. */
+#define CNA_MODEL_DIAG_TARGET_OUTSIDE_SCENE "animation-target-outside-scene"
+/* A channel with a path cna does not animate (e.g. an extension's "pointer"). */
+#define CNA_MODEL_DIAG_PATH_UNSUPPORTED "animation-path-unsupported"
+/* A non-joint node between two joints, folded into the child's bind pose, is animated
+ * (that node's own motion is not played). */
+#define CNA_MODEL_DIAG_ANIMATED_NODE_FOLDED "animated-node-folded"
+/* A non-joint ancestor of a root joint, or the instancing node, is animated: the root
+ * prefix is computed from the rest pose, so that motion does not reach the skin. */
+#define CNA_MODEL_DIAG_SKIN_ANCESTOR_ANIMATED "skin-ancestor-animated"
+#define CNA_MODEL_DIAG_WEIGHTS_RENORMALIZED "skin-weights-renormalized"
+#define CNA_MODEL_DIAG_INFLUENCES_TRUNCATED "skin-influences-truncated"
+/* A rotation (node or key) that is not unit length; cna normalises it. */
+#define CNA_MODEL_DIAG_NON_UNIT_QUATERNION "non-unit-quaternion"
+
+/* ------------------------------------------------------------------ the model */
+
+typedef struct cna_model {
+    int32_t gltf_scene;            /* the imported scene; -1 when the file has none
+                                      (then every root node is imported) */
+    cna_model_bone *bones;         /* mutable transforms: see the functions below */
+    size_t bone_count;
+    const int32_t *gltf_node_to_bone; /* gltf_node_count entries, -1 = outside the scene */
+    size_t gltf_node_count;
+    cna_model_mesh *meshes;
+    size_t mesh_count;
+    cna_model_skin *skins;         /* one per node instancing a skinned mesh, in bone order */
+    size_t skin_count;
+    cna_effect *effects;           /* one per (material, skin, kind) */
+    size_t effect_count;
+    /* One scene-node clip per glTF animation (spec: ModelAnimationsEXT), target
+     * SCENE_NODE, tracks by bone index, for channels on nodes that are not joints
+     * of an imported skin. Zero tracks when the animation has none. */
+    const cna_clip *node_clips;
+    size_t animation_count;        /* == number of glTF animations */
+    cna_clip_mode clip_mode;       /* resolved: FAITHFUL or UNION */
+    /* Bounding-box diagonal of the bind pose as drawn (1 when there is no
+     * geometry): the model size the faithful clip tolerance uses. */
+    float size;
+    const cna_model_diagnostic *diagnostics;
+    size_t diagnostic_count;
+} cna_model;
+
+/* ------------------------------------------------------------------ import */
+
+/* Build a model from a loaded document (see docs/model.md for every rule).
+ * The document is only read during the call.
+ * Errors (*out unchanged, nothing leaks): CNA_ERROR_INVALID_ARGUMENT (NULL
+ * doc/out, options out of range, use_scene with a scene that does not exist);
+ * CNA_ERROR_LIMIT (a skin with more than 72 joints: "skins[0]: 73 joints; at
+ * most 72 are supported"); CNA_ERROR_INVALID_DATA (a joint listed twice, a
+ * JOINTS value not below the joint count, ...); CNA_ERROR_OUT_OF_MEMORY;
+ * whatever the device returns. */
+cna_result cna_model_import_gltf(const cna_gltf_document *doc, const cna_import_options *opts,
+                                 cna_model **out, cna_error *err);
+
+/* Load a .gltf/.glb (cna_gltf_load_file with opts->gltf), import it, free the
+ * document. Errors: the reader's and cna_model_import_gltf's. */
+cna_result cna_model_load_file(const char *path, const cna_import_options *opts,
+                               cna_model **out, cna_error *err);
+
+/* Free a model and all it owns (destroying its device buffers); NULL is accepted. */
+void cna_model_free(cna_model *model);
+
+/* The first skin's SkinningData (spec: Model::Tag), or NULL without skins. */
+const cna_skinning_data *cna_model_skinning_data(const cna_model *model);
+
+/* The diagnostic with `code`, or NULL. */
+const cna_model_diagnostic *cna_model_find_diagnostic(const cna_model *model, const char *code);
+
+/* The first bone named `name`, or -1. */
+int32_t cna_model_find_bone(const cna_model *model, const char *name);
+
+/* ------------------------------------------------------------------ bones at run time */
+
+/* out[b] = absolute[parent] · transform[b] for every bone in index order
+ * (spec: CopyAbsoluteBoneTransformsTo: indexed by bone = scene node; no
+ * inverse bind matrices, so not a palette).
+ * Errors: CNA_ERROR_INVALID_ARGUMENT for NULL model/out or count < bone_count. */
+cna_result cna_model_copy_absolute_bone_transforms(const cna_model *model, cna_mat4 *out,
+                                                   size_t count, cna_error *err);
+
+/* Put every bone back to its rest transform. */
+void cna_model_reset_bone_transforms(cna_model *model);
+
+/* Apply a scene-node clip at `seconds` (spec: ApplyClipToBonesEXT): the time
+ * is clamped to [0, duration]; every track with keys and a bone in range is
+ * sampled (cna_track_sample_linear) and its bone's transform set to T · R · S;
+ * other bones keep theirs.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL model/clip, a
+ * seconds NaN, a JOINT_PALETTE (or DEFAULT) clip ("clip \"Walk\": target
+ * joint-palette is not a scene-node clip; play it with a cna_player"), or
+ * tracks NULL with a count. */
+cna_result cna_model_apply_clip_to_bones(cna_model *model, const cna_clip *clip, double seconds,
+                                         cna_error *err);
+
+/* Write a skin's pose into the model's bones so that
+ * cna_model_copy_absolute_bone_transforms gives every joint's (and every node
+ * below a joint's) world transform: for each joint p in the scene,
+ *   transform[bone(p)] = inverse(fold[p]) · local[p]     (local[p] exactly when fold[p] = I)
+ * with `locals` the player's bone transforms (cna_player_bone_transforms).
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL model/locals,
+ * a skin index out of range, count != the skin's joint count. */
+cna_result cna_model_apply_skin_pose_to_bones(cna_model *model, size_t skin,
+                                              const cna_mat4 *locals, size_t count,
+                                              cna_error *err);
+
+/* Install the bind-pose palette of skin `skin` (what a clip-less player
+ * computes: skin[p] = world[p] · inverse_bind[p], with root prefixes) on
+ * every skinned effect of that skin's meshes (spec:
+ * ApplyBindPoseBoneTransformsEXT). Returns the number of effects posed; 0 for
+ * a NULL model or an index out of range. Called for every skin at import. */
+size_t cna_model_apply_bind_pose_bone_transforms(cna_model *model, size_t skin);
+
+/* ------------------------------------------------------------------ names */
+
+const char *cna_clip_mode_name(cna_clip_mode mode);              /* "faithful", "union" */
+const char *cna_clip_target_name(cna_clip_target target);        /* "joint-palette", "scene-node" */
+
+/* ---- mesh-import API (morph weights, ...) is appended below this line ---- */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CNA_MODEL_H */

@@ -1,0 +1,79 @@
+/*
+ * The model's arena: blocks allocated through the model's allocator, freed
+ * together with the model. Every allocation is zeroed and 16-byte aligned.
+ */
+#include <string.h>
+
+#include "model/model_internal.h"
+
+struct cna__arena_block {
+    cna__arena_block *next;
+    size_t size, used;
+    /* data follows, aligned to 16 */
+};
+
+#define CNA__ARENA_ALIGN 16u
+#define CNA__ARENA_HEADER ((sizeof(cna__arena_block) + CNA__ARENA_ALIGN - 1) & ~(size_t)(CNA__ARENA_ALIGN - 1))
+#define CNA__ARENA_MIN_BLOCK ((size_t)64 * 1024)
+
+static unsigned char *block_data(cna__arena_block *b) { return (unsigned char *)b + CNA__ARENA_HEADER; }
+
+void *cna__arena_alloc(cna__arena *arena, size_t size)
+{
+    size_t rounded;
+    if (!cna__add_size(size, CNA__ARENA_ALIGN - 1, &rounded)) return NULL;
+    rounded &= ~(size_t)(CNA__ARENA_ALIGN - 1);
+    if (rounded == 0) rounded = CNA__ARENA_ALIGN;
+    cna__arena_block *b = arena->head;
+    if (!b || b->size - b->used < rounded) {
+        size_t cap = rounded > CNA__ARENA_MIN_BLOCK ? rounded : CNA__ARENA_MIN_BLOCK;
+        size_t total;
+        if (!cna__add_size(cap, CNA__ARENA_HEADER, &total)) return NULL;
+        cna_allocator a = cna__allocator_resolve(&arena->allocator);
+        b = (cna__arena_block *)cna__alloc(&a, total);
+        if (!b) return NULL;
+        b->size = cap;
+        b->used = 0;
+        /* A block made for one large allocation goes behind the head so the
+         * head's free space stays usable. */
+        if (arena->head && rounded > CNA__ARENA_MIN_BLOCK) {
+            b->next = arena->head->next;
+            arena->head->next = b;
+        } else {
+            b->next = arena->head;
+            arena->head = b;
+        }
+    }
+    void *p = block_data(b) + b->used;
+    b->used += rounded;
+    memset(p, 0, rounded);
+    return p;
+}
+
+void *cna__arena_calloc(cna__arena *arena, size_t count, size_t size)
+{
+    size_t total;
+    if (!cna__mul_size(count, size, &total)) return NULL;
+    return cna__arena_alloc(arena, total);
+}
+
+char *cna__arena_strdup(cna__arena *arena, const char *s)
+{
+    if (!s) s = "";
+    size_t n = strlen(s);
+    char *d = (char *)cna__arena_alloc(arena, n + 1);
+    if (d) memcpy(d, s, n + 1);
+    return d;
+}
+
+void cna__arena_free(cna__arena *arena)
+{
+    cna_allocator a = cna__allocator_resolve(&arena->allocator);
+    cna__arena_block *b = arena->head;
+    while (b) {
+        cna__arena_block *next = b->next;
+        cna__free(&a, b);
+        b = next;
+    }
+    arena->head = NULL;
+}

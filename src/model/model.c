@@ -1,0 +1,244 @@
+/*
+ * The Model at run time: free, look-ups, bone transforms, rigid clips,
+ * skin pose and the bind-pose palette (include/cna/model.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/model_internal.h"
+
+/* ------------------------------------------------------------------ diagnostics */
+
+bool cna__model_diag_n(cna__model *model, const char *code, size_t count, const char *message)
+{
+    if (count == 0) return true;
+    cna__diag_list *l = &model->diags;
+    for (size_t i = 0; i < l->count; i++) {
+        if (strcmp(l->items[i].code, code) == 0) {
+            l->items[i].count += count;
+            return true;
+        }
+    }
+    if (l->count == l->capacity) {
+        size_t cap = l->capacity ? l->capacity * 2 : 8;
+        cna_model_diagnostic *items =
+            (cna_model_diagnostic *)cna__arena_calloc(&model->arena, cap, sizeof *items);
+        if (!items) return false;
+        if (l->count) memcpy(items, l->items, l->count * sizeof *items);
+        l->items = items;   /* the old array stays in the arena until the model is freed */
+        l->capacity = cap;
+    }
+    char *code_copy = cna__arena_strdup(&model->arena, code);
+    char *msg_copy = cna__arena_strdup(&model->arena, message);
+    if (!code_copy || !msg_copy) return false;
+    cna_model_diagnostic *d = &l->items[l->count++];
+    d->code = code_copy;
+    d->count = count;
+    d->message = msg_copy;
+    model->pub.diagnostics = l->items;
+    model->pub.diagnostic_count = l->count;
+    return true;
+}
+
+bool cna__model_diag(cna__model *model, const char *code, const char *fmt, ...)
+{
+    char buf[CNA_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return cna__model_diag_n(model, code, 1, buf);
+}
+
+const cna_model_diagnostic *cna_model_find_diagnostic(const cna_model *model, const char *code)
+{
+    if (!model || !code) return NULL;
+    for (size_t i = 0; i < model->diagnostic_count; i++)
+        if (strcmp(model->diagnostics[i].code, code) == 0) return &model->diagnostics[i];
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ free, look-ups */
+
+void cna_model_free(cna_model *model)
+{
+    if (!model) return;
+    cna__model *m = cna__model_of(model);
+    for (size_t i = 0; i < model->mesh_count; i++) {
+        cna_model_mesh *mesh = &model->meshes[i];
+        for (size_t k = 0; k < mesh->part_count; k++) {
+            cna_model_part *part = &mesh->parts[k];
+            cna_morph_instance_free(part->morph_instance);
+            part->morph_instance = NULL;
+            if (m->device) {
+                cna_device_destroy_buffer(m->device, part->vertex_buffer);
+                cna_device_destroy_buffer(m->device, part->index_buffer);
+            }
+            part->vertex_buffer = part->index_buffer = 0;
+        }
+    }
+    cna__arena_free(&m->arena);
+    cna_allocator a = m->allocator;
+    cna__free(&a, m);
+}
+
+const cna_skinning_data *cna_model_skinning_data(const cna_model *model)
+{
+    if (!model || model->skin_count == 0) return NULL;
+    return &model->skins[0].data;
+}
+
+int32_t cna_model_find_bone(const cna_model *model, const char *name)
+{
+    if (!model || !name) return -1;
+    for (size_t b = 0; b < model->bone_count; b++)
+        if (strcmp(model->bones[b].name, name) == 0) return (int32_t)b;
+    return -1;
+}
+
+const char *cna_clip_mode_name(cna_clip_mode mode)
+{
+    switch (mode) {
+    case CNA_CLIP_MODE_DEFAULT:
+    case CNA_CLIP_MODE_FAITHFUL: return "faithful";
+    case CNA_CLIP_MODE_UNION: return "union";
+    default: return "unknown";
+    }
+}
+
+const char *cna_clip_target_name(cna_clip_target target)
+{
+    switch (target) {
+    case CNA_CLIP_TARGET_DEFAULT:
+    case CNA_CLIP_TARGET_JOINT_PALETTE: return "joint-palette";
+    case CNA_CLIP_TARGET_SCENE_NODE: return "scene-node";
+    default: return "unknown";
+    }
+}
+
+/* ------------------------------------------------------------------ bones */
+
+cna_result cna_model_copy_absolute_bone_transforms(const cna_model *model, cna_mat4 *out,
+                                                   size_t count, cna_error *err)
+{
+    if (!model || !out)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "copy_absolute_bone_transforms: NULL %s",
+                          model ? "out" : "model");
+    if (count < model->bone_count)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "copy_absolute_bone_transforms: count %zu is below bone_count %zu",
+                          count, model->bone_count);
+    for (size_t b = 0; b < model->bone_count; b++) {
+        const cna_model_bone *bone = &model->bones[b];
+        /* absolute[b] = absolute[parent] · transform[b]  (spec: Transform * absolute[parent]) */
+        if (bone->parent >= 0)
+            cna_mat4_mul(&out[b], &out[bone->parent], &bone->transform);
+        else
+            out[b] = bone->transform;
+    }
+    return CNA_OK;
+}
+
+void cna_model_reset_bone_transforms(cna_model *model)
+{
+    if (!model) return;
+    for (size_t b = 0; b < model->bone_count; b++)
+        model->bones[b].transform = model->bones[b].rest_transform;
+}
+
+cna_result cna_model_apply_clip_to_bones(cna_model *model, const cna_clip *clip, double seconds,
+                                         cna_error *err)
+{
+    if (!model || !clip)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "apply_clip_to_bones: NULL %s",
+                          model ? "clip" : "model");
+    const char *name = clip->name ? clip->name : "";
+    if (clip->target != CNA_CLIP_TARGET_SCENE_NODE)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "clip \"%s\": target %s is not a scene-node clip; play it with a "
+                          "cna_player", name, cna_clip_target_name(clip->target));
+    if (isnan(seconds))
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "clip \"%s\": seconds is NaN", name);
+    if (!clip->tracks && clip->track_count > 0)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "clip \"%s\": tracks NULL with track_count %zu", name, clip->track_count);
+    int64_t t = cna_ticks_from_seconds(seconds);
+    int64_t duration = clip->duration > 0 ? clip->duration : 0;
+    if (t < 0) t = 0;
+    if (t > duration) t = duration;
+    for (size_t i = 0; i < clip->track_count; i++) {
+        const cna_bone_track *track = &clip->tracks[i];
+        if (!track->keys || track->key_count == 0) continue;
+        if (track->bone < 0 || (size_t)track->bone >= model->bone_count) continue;
+        cna_keyframe k;
+        cna_track_sample_linear(track, t, &k);
+        cna_mat4_compose(&model->bones[track->bone].transform, k.translation, k.rotation, k.scale);
+    }
+    return CNA_OK;
+}
+
+cna_result cna_model_apply_skin_pose_to_bones(cna_model *model, size_t skin,
+                                              const cna_mat4 *locals, size_t count,
+                                              cna_error *err)
+{
+    if (!model || !locals)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "apply_skin_pose_to_bones: NULL %s",
+                          model ? "locals" : "model");
+    if (skin >= model->skin_count)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "apply_skin_pose_to_bones: skin %zu is not below skin_count %zu", skin,
+                          model->skin_count);
+    const cna_model_skin *s = &model->skins[skin];
+    if (count != s->joint_count)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "apply_skin_pose_to_bones: %zu transforms for skins[%zu] with %zu joints",
+                          count, skin, s->joint_count);
+    for (size_t p = 0; p < s->joint_count; p++) {
+        int32_t b = s->palette_to_node[p];
+        if (b < 0) continue;
+        if (cna_mat4_is_identity(&s->fold[p])) {
+            model->bones[b].transform = locals[p];
+        } else {
+            /* transform[b] = inverse(fold[p]) · local[p]: the joint's own part of the
+             * folded local (the folded nodes keep their rest transforms as bones). */
+            cna_mat4 inv;
+            if (cna_mat4_inverse(&inv, &s->fold[p]))
+                cna_mat4_mul(&model->bones[b].transform, &inv, &locals[p]);
+            else
+                model->bones[b].transform = locals[p];
+        }
+    }
+    return CNA_OK;
+}
+
+size_t cna_model_apply_bind_pose_bone_transforms(cna_model *model, size_t skin)
+{
+    if (!model || skin >= model->skin_count) return 0;
+    const cna_model_skin *s = &model->skins[skin];
+    const cna_skinning_data *d = &s->data;
+    if (d->bone_count <= 0 || d->bone_count > CNA_EFFECT_MAX_BONES) return 0;
+    cna_mat4 world[CNA_EFFECT_MAX_BONES], palette[CNA_EFFECT_MAX_BONES];
+    bool use_prefix = d->root_prefix && d->root_prefix_count == (size_t)d->bone_count;
+    /* What a clip-less player computes (spec: ApplyBindPoseBoneTransformsEXT):
+     *   world[p] = world[parent] · bind[p], or prefix[p] · bind[p] at a root;
+     *   skin[p]  = world[p] · inverse_bind[p]. */
+    for (int32_t p = 0; p < d->bone_count; p++) {
+        int32_t parent = d->hierarchy[p];
+        if (parent >= 0)
+            cna_mat4_mul(&world[p], &world[parent], &d->bind_pose[p]);
+        else if (use_prefix)
+            cna_mat4_mul(&world[p], &d->root_prefix[p], &d->bind_pose[p]);
+        else
+            world[p] = d->bind_pose[p];
+        cna_mat4_mul(&palette[p], &world[p], &d->inverse_bind_pose[p]);
+    }
+    size_t posed = 0;
+    for (size_t e = 0; e < model->effect_count; e++) {
+        cna_effect *effect = &model->effects[e];
+        if (effect->skin != (int32_t)skin || !cna_effect_kind_is_skinned(effect->kind)) continue;
+        if (cna_effect_set_bone_transforms(effect, palette, (size_t)d->bone_count, NULL) == CNA_OK)
+            posed++;
+    }
+    return posed;
+}

@@ -1,0 +1,113 @@
+/*
+ * Private declarations of the model layer: the model's storage (an arena
+ * freed with the model), diagnostics, and the import context shared by the
+ * import steps (bones and skins, meshes, clips, effects). Not installed.
+ *
+ * Import order (src/model/import.c):
+ *   1. bones          cna__import_bones        (selected scene, depth-first pre-order)
+ *   2. skins          cna__import_skins        (BuildSkeleton, maps, root prefixes)
+ *      meshes array   cna__import_mesh_list    (one cna_model_mesh per instancing node:
+ *                                              name, parent_bone, skin, gltf ids; parts
+ *                                              array allocated, one per primitive, with
+ *                                              gltf ids and material; effect = -1)
+ *   3. mesh data      cna__import_meshes       (the mesh import: vertices, indices,
+ *                                              morph, weight tracks, bounds, device buffers;
+ *                                              compiled in when CNA__MESH_IMPORT_AVAILABLE
+ *                                              is defined at the end of this header)
+ *   4. model size     cna__import_model_size
+ *   5. clips          cna__import_clips
+ *   6. effects        cna__import_effects, then apply_bind_pose for every skin
+ */
+#ifndef CNA_MODEL_INTERNAL_H
+#define CNA_MODEL_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "cna/model.h"
+#include "core/internal.h"
+
+/* ------------------------------------------------------------------ arena */
+
+typedef struct cna__arena_block cna__arena_block;
+typedef struct cna__arena {
+    cna_allocator allocator;
+    cna__arena_block *head;
+} cna__arena;
+
+/* Zeroed, 16-byte aligned memory living until cna__arena_free; NULL on failure. */
+void *cna__arena_alloc(cna__arena *arena, size_t size);
+/* count * size zeroed bytes, overflow-checked; NULL on failure or overflow. */
+void *cna__arena_calloc(cna__arena *arena, size_t count, size_t size);
+/* A copy of s ("" for NULL); NULL on failure. */
+char *cna__arena_strdup(cna__arena *arena, const char *s);
+void cna__arena_free(cna__arena *arena);
+
+/* ------------------------------------------------------------------ the model's hidden part */
+
+typedef struct cna__diag_list {
+    cna_model_diagnostic *items;
+    size_t count, capacity;
+} cna__diag_list;
+
+typedef struct cna__model {
+    cna_model pub;                 /* first: a cna_model* is a cna__model* */
+    cna_allocator allocator;
+    cna__arena arena;              /* every immutable array of the model */
+    const cna_device *device;      /* borrowed; buffers destroyed through it */
+    cna__diag_list diags;          /* storage of pub.diagnostics (arena strings) */
+} cna__model;
+
+static inline cna__model *cna__model_of(cna_model *m) { return (cna__model *)m; }
+
+/* Record a diagnostic: merged by code (count + 1), the first message kept.
+ * Returns false when out of memory (the caller fails the import). */
+bool cna__model_diag(cna__model *model, const char *code, const char *fmt, ...) CNA__PRINTF(3, 4);
+/* Add `count` occurrences with a preformatted message. */
+bool cna__model_diag_n(cna__model *model, const char *code, size_t count, const char *message);
+
+/* ------------------------------------------------------------------ import context */
+
+typedef struct cna__import_ctx {
+    const cna_gltf_document *doc;
+    cna__model *model;             /* model->pub is being filled */
+    cna__arena *arena;             /* == &model->arena */
+    cna_allocator allocator;       /* resolved */
+    const cna_device *device;      /* may be NULL */
+    cna_clip_mode clip_mode;       /* FAITHFUL or UNION */
+    float unit_scale;              /* translation scale; always 1 at runtime (converter only) */
+    /* Per glTF node (doc->node_count entries), over the WHOLE node graph: */
+    cna_mat4 *node_local;          /* rest local transform (rotation normalised) */
+    cna_mat4 *node_world;          /* rest world transform */
+    uint8_t *node_animated;        /* bit 0: a T/R/S channel targets it (any animation) */
+    /* Per glTF node: the model skin created for the node instancing a skinned mesh, else -1. */
+    int32_t *node_skin;
+} cna__import_ctx;
+
+/* Steps (each returns CNA_OK or fills err; the model is freed by the caller on error). */
+cna_result cna__import_bones(cna__import_ctx *ctx, int32_t scene, cna_error *err);
+cna_result cna__import_skins(cna__import_ctx *ctx, cna_error *err);
+cna_result cna__import_mesh_list(cna__import_ctx *ctx, cna_error *err);
+cna_result cna__import_model_size(cna__import_ctx *ctx, cna_error *err);
+cna_result cna__import_clips(cna__import_ctx *ctx, cna_error *err);
+cna_result cna__import_effects(cna__import_ctx *ctx, cna_error *err);
+
+/* The mesh import (vertex packing, JOINTS rewriting through each skin's
+ * ordinal_to_palette, influences, bounds, morph, weight tracks, device
+ * buffers). Runs after bones, skins and the mesh list: model->pub.meshes[i]
+ * has name, parent_bone, skin, gltf ids, and parts[] with gltf ids and
+ * material; it fills the rest of each part and the mesh bounds. Storage from
+ * ctx->arena (freed with the model); morph instances are freed and device
+ * buffers destroyed by cna_model_free. */
+cna_result cna__import_meshes(cna__import_ctx *ctx, cna_error *err);
+
+/* true when |1 - |q|| > 1e-6 (or q is not finite): cna normalises such a rotation. */
+bool cna__quat_needs_normalising(cna_quat q);
+/* q normalised when cna__quat_needs_normalising(q), else q exactly. */
+cna_quat cna__quat_unit(cna_quat q);
+
+/* Rest local transform of a glTF node with its rotation normalised. */
+void cna__node_rest_local(const cna_gltf_node *node, cna_mat4 *out);
+
+/* ---- declarations added by the mesh import go below this line ---- */
+
+#endif
