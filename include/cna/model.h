@@ -381,6 +381,65 @@ const char *cna_clip_target_name(cna_clip_target target);        /* "joint-palet
 
 /* ---- mesh-import API (morph weights, ...) is appended below this line ---- */
 
+/* ================================================================== mesh import (helper F)
+ * Vertex layouts, part vertices as drawn, morph weights. The layouts and the
+ * selection rules are in docs/vertex-layouts.md; in short, a part's vertex i
+ * is the glTF primitive's vertex i (no reordering, no deduplication) except
+ * for a primitive without normals, which is split so that every triangle
+ * corner is its own vertex (source_vertex != NULL says which file vertex
+ * each came from) and gets the triangle's flat normal; with morph targets
+ * its carrier has recompute_flat_normals set.
+ *
+ * Skinned parts: the BLEND_INDICES bytes are palette indices, rewritten from
+ * the file's joint ordinals through the skin's ordinal_to_palette. With more
+ * than four influences (JOINTS_1/WEIGHTS_1, ...) the four largest weights
+ * are kept and renormalised (diagnostic skin-influences-truncated, counted
+ * per vertex); otherwise weights whose sum differs from 1 by more than 1e-3
+ * are divided by their sum (diagnostic skin-weights-renormalized; a zero sum
+ * becomes (1, 0, 0, 0)). Weights within the tolerance are the file's values.
+ *
+ * Bounding sphere of a mesh (cna_model_mesh.bounds): in the parent bone's
+ * space, around the vertices as loaded: morphed by the initial weights, and
+ * for a skinned mesh skinned with the skin's bind-pose palette (so drawing
+ * with the parent bone's absolute transform places it). Centre = middle of
+ * the axis-aligned box, radius = largest distance, rounded up. */
+
+/* A primitive's trailing indices that do not form a whole triangle (or
+ * segment) are ignored; count = indices dropped. */
+#define CNA_MODEL_DIAG_INDICES_INCOMPLETE "primitive-indices-incomplete"
+
+/* The declaration of a canonical stride (32, 52, 56, 48, 60, 68, 76, 80),
+ * elements in offset order: POSITION FLOAT3, NORMAL FLOAT3, TEXCOORD 0
+ * FLOAT2, TANGENT FLOAT4, TEXCOORD 1 FLOAT2, COLOR UBYTE4_NORM,
+ * BLEND_INDICES UBYTE4, BLEND_WEIGHTS FLOAT4 where the layout has them.
+ * Errors: CNA_ERROR_INVALID_ARGUMENT (NULL out, another stride); *out unchanged. */
+cna_result cna_vertex_declaration_canonical(uint32_t stride, cna_vertex_declaration *out,
+                                            cna_error *err);
+
+/* The element with this usage and usage index, or NULL. */
+const cna_vertex_element *cna_vertex_declaration_find(const cna_vertex_declaration *decl,
+                                                      cna_vertex_usage usage,
+                                                      uint32_t usage_index);
+
+/* The part's vertex bytes as drawn now (what its vertex buffer holds): the
+ * morph instance's blended bytes for a morphed part, else part->vertices.
+ * *size (may be NULL) receives vertex_count * stride. Valid until the next
+ * cna_model_set_morph_weights on that part or cna_model_free. NULL for NULL. */
+const void *cna_model_part_vertices(const cna_model_part *part, size_t *size);
+
+/* Set the morph weights of one part (spec: SetMorphWeightsEXT): blend on the
+ * CPU, store them as current, and re-upload the whole vertex buffer through
+ * the model's device when it has one (cna_morph_set_weights). Other parts of
+ * the mesh are not changed (call it per part; the mesh's bounds stay those
+ * of the loaded pose).
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for a NULL model, a
+ * mesh or part index out of range, a part without morph targets
+ * ("meshes[0] \"Cube\".parts[0]: no morph targets"), weights of the wrong
+ * count or not finite (cna_morph_set_weights); whatever the device returns. */
+cna_result cna_model_set_morph_weights(cna_model *model, size_t mesh, size_t part,
+                                       const float *weights, size_t count, cna_error *err);
+/* ================================================================== end of mesh import */
+
 #ifdef __cplusplus
 }
 #endif

@@ -110,4 +110,10 @@ void cna__node_rest_local(const cna_gltf_node *node, cna_mat4 *out);
 
 /* ---- declarations added by the mesh import go below this line ---- */
 
+/* ================================================================== mesh import (helper F)
+ * cna__import_meshes is implemented in src/model/mesh_import.c (helpers in
+ * src/model/mesh_internal.h); defining this compiles the call into the import. */
+#define CNA__MESH_IMPORT_AVAILABLE 1
+/* ================================================================== end of mesh import */
+
 #endif

@@ -1,0 +1,401 @@
+/*
+ * The mesh import (model_internal.h, step 3): every part of every mesh gets
+ * its packed vertices, indices, declaration, morph carrier and instance,
+ * weight tracks and device buffers; every mesh its bounding sphere. Also
+ * cna_model_set_morph_weights and cna_model_part_vertices (cna/model.h,
+ * mesh-import block).
+ *
+ * Ownership: immutable arrays live in the model's arena; the morph instances
+ * and device buffers are stored in the part as soon as they exist, so that
+ * cna_model_free releases them on every refusal path too.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cna/player.h"
+#include "cna/skinning.h"
+#include "model/mesh_internal.h"
+#include "model/model_internal.h"
+
+static cna_result oom(cna_error *err)
+{
+    return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory (meshes)");
+}
+
+static void *arena_hook_alloc(void *user, size_t size) { return cna__arena_alloc(user, size); }
+static void arena_hook_free(void *user, void *ptr)
+{
+    (void)user;
+    (void)ptr; /* freed with the arena */
+}
+
+/* A copy of `size` bytes in the arena (NULL source with size 0: an empty array). */
+static void *arena_copy(cna__arena *arena, const void *src, size_t size)
+{
+    void *p = cna__arena_alloc(arena, size ? size : 1);
+    if (p && size) memcpy(p, src, size);
+    return p;
+}
+
+/* ------------------------------------------------------------------ declaration */
+
+static void add_element(cna_vertex_declaration *d, int32_t offset, cna_vertex_format format,
+                        cna_vertex_usage usage, uint32_t usage_index)
+{
+    if (offset < 0) return;
+    cna_vertex_element e = {(uint32_t)offset, format, usage, usage_index};
+    uint32_t i = d->element_count++;
+    while (i > 0 && d->elements[i - 1].offset > e.offset) {
+        d->elements[i] = d->elements[i - 1];
+        i--;
+    }
+    d->elements[i] = e;
+}
+
+/* The declaration of a canonical format, elements in offset order. */
+static void declaration_of(const cna__vertex_format *f, cna_vertex_declaration *d)
+{
+    memset(d, 0, sizeof *d);
+    d->stride = f->stride;
+    add_element(d, f->position, CNA_VERTEX_FORMAT_FLOAT3, CNA_VERTEX_USAGE_POSITION, 0);
+    add_element(d, f->normal, CNA_VERTEX_FORMAT_FLOAT3, CNA_VERTEX_USAGE_NORMAL, 0);
+    add_element(d, f->texcoord0, CNA_VERTEX_FORMAT_FLOAT2, CNA_VERTEX_USAGE_TEXCOORD, 0);
+    add_element(d, f->tangent, CNA_VERTEX_FORMAT_FLOAT4, CNA_VERTEX_USAGE_TANGENT, 0);
+    add_element(d, f->texcoord1, CNA_VERTEX_FORMAT_FLOAT2, CNA_VERTEX_USAGE_TEXCOORD, 1);
+    add_element(d, f->color, CNA_VERTEX_FORMAT_UBYTE4_NORM, CNA_VERTEX_USAGE_COLOR, 0);
+    add_element(d, f->joints, CNA_VERTEX_FORMAT_UBYTE4, CNA_VERTEX_USAGE_BLEND_INDICES, 0);
+    add_element(d, f->weights, CNA_VERTEX_FORMAT_FLOAT4, CNA_VERTEX_USAGE_BLEND_WEIGHTS, 0);
+}
+
+cna_result cna_vertex_declaration_canonical(uint32_t stride, cna_vertex_declaration *out,
+                                            cna_error *err)
+{
+    cna__vertex_format f;
+    if (!out) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "out: NULL");
+    if (!cna__vertex_format_for_stride(stride, &f))
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "stride: %u is not a canonical stride (32, 52, 56, 48, 60, 68, 76, 80)",
+                          (unsigned)stride);
+    declaration_of(&f, out);
+    return CNA_OK;
+}
+
+const cna_vertex_element *cna_vertex_declaration_find(const cna_vertex_declaration *decl,
+                                                      cna_vertex_usage usage,
+                                                      uint32_t usage_index)
+{
+    if (!decl) return NULL;
+    for (uint32_t i = 0; i < decl->element_count && i < CNA_VERTEX_MAX_ELEMENTS; i++)
+        if (decl->elements[i].usage == usage && decl->elements[i].usage_index == usage_index)
+            return &decl->elements[i];
+    return NULL;
+}
+
+static cna_primitive_type primitive_type_of(cna__topology t)
+{
+    switch (t) {
+    case CNA__TOPOLOGY_LINES: return CNA_PRIMITIVE_TYPE_LINE_LIST;
+    case CNA__TOPOLOGY_POINTS: return CNA_PRIMITIVE_TYPE_POINT_LIST;
+    default: return CNA_PRIMITIVE_TYPE_TRIANGLE_LIST;
+    }
+}
+
+/* ------------------------------------------------------------------ weight tracks */
+
+/* Per glTF mesh: the weight-track array (one entry per animation), built once
+ * and shared by every part of every placement of that mesh. */
+typedef struct track_cache {
+    const cna_morph_weight_track *const **by_mesh; /* doc mesh_count entries, NULL = not built */
+} track_cache;
+
+static cna_result tracks_for_mesh(cna__import_ctx *ctx, track_cache *cache, int32_t gltf_mesh,
+                                  const cna_morph_weight_track *const **out, cna_error *err)
+{
+    const cna_gltf_document *doc = ctx->doc;
+    if (cache->by_mesh[gltf_mesh]) {
+        *out = cache->by_mesh[gltf_mesh];
+        return CNA_OK;
+    }
+    const size_t anims = doc->animation_count;
+    const cna_morph_weight_track **tracks =
+        (const cna_morph_weight_track **)cna__arena_calloc(ctx->arena, anims ? anims : 1,
+                                                           sizeof *tracks);
+    if (!tracks) return oom(err);
+    const cna_allocator arena_alloc = {arena_hook_alloc, arena_hook_free, ctx->arena};
+    for (size_t a = 0; a < anims; a++) {
+        cna__owned_track *t = NULL;
+        cna_result r = cna__weight_track_build(&arena_alloc, doc, (int32_t)a, gltf_mesh, &t, err);
+        if (r) return r;
+        tracks[a] = t ? &t->track : NULL;
+    }
+    cache->by_mesh[gltf_mesh] = tracks;
+    *out = tracks;
+    return CNA_OK;
+}
+
+/* ------------------------------------------------------------------ morph carrier */
+
+static cna_result copy_deltas(cna__arena *arena, const cna_morph_deltas *src, cna_morph_deltas *dst)
+{
+    *dst = *src;
+    if (src->count == 0) return CNA_OK;
+    float *values = (float *)arena_copy(arena, src->values, src->count * 3 * sizeof(float));
+    if (!values) return CNA_ERROR_OUT_OF_MEMORY;
+    dst->values = values;
+    if (src->indices) {
+        uint32_t *idx = (uint32_t *)arena_copy(arena, src->indices, src->count * sizeof(uint32_t));
+        if (!idx) return CNA_ERROR_OUT_OF_MEMORY;
+        dst->indices = idx;
+    }
+    return CNA_OK;
+}
+
+/* The initial weights of a placement: the node's own, else the mesh's. */
+static const float *initial_weights(const cna_gltf_document *doc, const cna_model_mesh *mesh)
+{
+    const cna_gltf_node *node = &doc->nodes[mesh->gltf_node];
+    const cna_gltf_mesh *gm = &doc->meshes[mesh->gltf_mesh];
+    if (node->weights && node->weight_count == gm->target_count) return node->weights;
+    return gm->weights;
+}
+
+static cna_result build_morph(cna__import_ctx *ctx, const cna_model_mesh *mesh,
+                              cna_model_part *part, const cna__packed *p,
+                              const cna_morph_weight_track *const *tracks, cna_error *err)
+{
+    cna__arena *arena = ctx->arena;
+    cna_morph_target_data *data =
+        (cna_morph_target_data *)cna__arena_calloc(arena, 1, sizeof *data);
+    cna_morph_target *targets =
+        (cna_morph_target *)cna__arena_calloc(arena, p->target_count, sizeof *targets);
+    if (!data || !targets) return oom(err);
+    for (size_t t = 0; t < p->target_count; t++)
+        if (copy_deltas(arena, &p->targets[t].positions, &targets[t].positions) ||
+            copy_deltas(arena, &p->targets[t].normals, &targets[t].normals) ||
+            copy_deltas(arena, &p->targets[t].tangents, &targets[t].tangents))
+            return oom(err);
+    data->base_vertices = part->vertices;
+    data->base_size = part->vertex_count * part->declaration.stride;
+    data->vertex_count = part->vertex_count;
+    cna_result r = cna_morph_layout_canonical(part->declaration.stride, &data->layout, err);
+    if (r) return r;
+    data->targets = targets;
+    data->target_count = p->target_count;
+    const float *w = initial_weights(ctx->doc, mesh);
+    if (w) {
+        float *copy = (float *)arena_copy(arena, w, p->target_count * sizeof(float));
+        if (!copy) return oom(err);
+        data->initial_weights = copy;
+        data->initial_weight_count = p->target_count;
+    }
+    /* The carrier's single track (spec: WeightTrack): the first animation that has one. */
+    for (size_t a = 0; a < ctx->doc->animation_count; a++)
+        if (tracks[a]) {
+            data->weight_track = tracks[a];
+            break;
+        }
+    if (p->flat_normals) {
+        data->recompute_flat_normals = true;
+        data->triangle_indices = part->indices;
+        data->triangle_index_count = part->index_count;
+    }
+    part->morph = data;
+    part->weight_tracks = tracks;
+    part->weight_track_count = ctx->doc->animation_count;
+    r = cna_morph_instance_create(data, &ctx->allocator, &part->morph_instance, err);
+    if (r) cna__error_prefix(err, "meshes[%d].primitives[%d]", (int)part->gltf_mesh,
+                             (int)part->gltf_primitive);
+    return r;
+}
+
+/* ------------------------------------------------------------------ one part */
+
+static cna_result report(cna__import_ctx *ctx, const cna__pack_diag *d, cna_error *err)
+{
+    if (!cna__model_diag_n(ctx->model, CNA_MODEL_DIAG_INFLUENCES_TRUNCATED, d->truncated,
+                           d->truncated_message) ||
+        !cna__model_diag_n(ctx->model, CNA_MODEL_DIAG_WEIGHTS_RENORMALIZED, d->renormalized,
+                           d->renormalized_message) ||
+        !cna__model_diag_n(ctx->model, CNA_MODEL_DIAG_INDICES_INCOMPLETE, d->dropped_indices,
+                           d->dropped_message))
+        return oom(err);
+    return CNA_OK;
+}
+
+static cna_result upload(cna__import_ctx *ctx, cna_model_part *part, cna_error *err)
+{
+    if (!ctx->device) return CNA_OK;
+    size_t size = 0;
+    const void *bytes = cna_model_part_vertices(part, &size);
+    cna_buffer_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.kind = CNA_BUFFER_KIND_VERTEX;
+    desc.usage = part->morph_instance ? CNA_BUFFER_USAGE_DYNAMIC : CNA_BUFFER_USAGE_STATIC;
+    desc.data = bytes;
+    desc.size = size;
+    desc.label = "cna part vertices";
+    cna_result r = cna_device_create_buffer(ctx->device, &desc, &part->vertex_buffer, err);
+    if (r) return r;
+    if (part->morph_instance)
+        cna_morph_instance_bind_vertex_buffer(part->morph_instance, part->vertex_buffer);
+    desc.kind = CNA_BUFFER_KIND_INDEX;
+    desc.usage = CNA_BUFFER_USAGE_STATIC;
+    desc.data = part->indices;
+    desc.size = part->index_count * sizeof(uint32_t);
+    desc.label = "cna part indices";
+    return cna_device_create_buffer(ctx->device, &desc, &part->index_buffer, err);
+}
+
+static cna_result import_part(cna__import_ctx *ctx, track_cache *cache, const cna_model_mesh *mesh,
+                              cna_model_part *part, cna_error *err)
+{
+    const cna_model *m = &ctx->model->pub;
+    const cna_model_skin *skin = mesh->skin >= 0 ? &m->skins[mesh->skin] : NULL;
+    cna__pack_input in;
+    memset(&in, 0, sizeof in);
+    in.doc = ctx->doc;
+    in.mesh = part->gltf_mesh;
+    in.primitive = part->gltf_primitive;
+    in.node = mesh->gltf_node;
+    in.ordinal_to_palette = skin ? skin->ordinal_to_palette : NULL;
+    in.joint_count = skin ? skin->joint_count : 0;
+    in.skin = skin ? skin->gltf_skin : -1;
+    in.unit_scale = ctx->unit_scale;
+    cna__packed p;
+    cna_result r = cna__pack_primitive(&ctx->allocator, &in, &p, err);
+    if (r) return r;
+
+    const size_t stride = p.format.stride;
+    void *vertices = arena_copy(ctx->arena, p.vertices, p.vertex_count * stride);
+    uint32_t *indices = (uint32_t *)arena_copy(ctx->arena, p.indices, p.index_count * sizeof *indices);
+    uint32_t *source = p.source_vertex ? (uint32_t *)arena_copy(ctx->arena, p.source_vertex,
+                                                                p.vertex_count * sizeof *source)
+                                       : NULL;
+    if (!vertices || !indices || (p.source_vertex && !source)) {
+        cna__packed_release(&ctx->allocator, &p);
+        return oom(err);
+    }
+    part->vertices = vertices;
+    part->vertex_count = p.vertex_count;
+    declaration_of(&p.format, &part->declaration);
+    part->indices = indices;
+    part->index_count = p.index_count;
+    part->primitive_type = primitive_type_of(p.topology);
+    part->source_vertex = source;
+    r = report(ctx, &p.diag, err);
+    if (!r && p.target_count > 0) {
+        const cna_morph_weight_track *const *tracks = NULL;
+        r = tracks_for_mesh(ctx, cache, part->gltf_mesh, &tracks, err);
+        if (!r) r = build_morph(ctx, mesh, part, &p, tracks, err);
+    }
+    cna__packed_release(&ctx->allocator, &p);
+    if (!r) r = upload(ctx, part, err);
+    return r;
+}
+
+/* ------------------------------------------------------------------ bounds */
+
+/* The sphere of the mesh's parts as drawn now, in the parent bone's space:
+ * rigid parts' current (morphed) positions; skinned parts skinned with the
+ * bind-pose palette of the mesh's skin (a clip-less player), which includes
+ * inverse(W_mesh_node), so drawing with the parent bone gives glTF's pose. */
+static cna_result mesh_bounds(cna__import_ctx *ctx, cna_model_mesh *mesh, cna_error *err)
+{
+    const cna_model *m = &ctx->model->pub;
+    cna__point_set *sets = (cna__point_set *)cna__calloc(&ctx->allocator, mesh->part_count ? mesh->part_count : 1,
+                                                         sizeof *sets);
+    float **skinned = (float **)cna__calloc(&ctx->allocator, mesh->part_count ? mesh->part_count : 1,
+                                            sizeof *skinned);
+    cna_player *player = NULL;
+    cna_result r = (!sets || !skinned) ? oom(err) : CNA_OK;
+    if (!r && mesh->skin >= 0)
+        r = cna_player_create(&m->skins[mesh->skin].data, &ctx->allocator, &player, err);
+    for (size_t k = 0; !r && k < mesh->part_count; k++) {
+        const cna_model_part *part = &mesh->parts[k];
+        size_t size = 0;
+        const unsigned char *bytes = (const unsigned char *)cna_model_part_vertices(part, &size);
+        if (!player) {
+            sets[k].first = bytes;
+            sets[k].stride = part->declaration.stride;
+            sets[k].count = part->vertex_count;
+            continue;
+        }
+        cna_skinning_layout layout;
+        r = cna_skinning_layout_canonical(part->declaration.stride, &layout, err);
+        if (r) break;
+        skinned[k] = (float *)cna__calloc(&ctx->allocator, part->vertex_count ? part->vertex_count : 1,
+                                          3 * sizeof(float));
+        if (!skinned[k]) {
+            r = oom(err);
+            break;
+        }
+        r = cna_skin_positions(&layout, bytes, part->vertex_count, cna_player_skin_transforms(player),
+                               (size_t)cna_player_bone_count(player), skinned[k],
+                               3 * part->vertex_count, err);
+        sets[k].first = (const unsigned char *)skinned[k];
+        sets[k].stride = 3 * sizeof(float);
+        sets[k].count = part->vertex_count;
+    }
+    if (!r) cna__bounding_sphere(sets, mesh->part_count, &mesh->bounds.center, &mesh->bounds.radius);
+    cna_player_free(player);
+    for (size_t k = 0; skinned && k < mesh->part_count; k++) cna__free(&ctx->allocator, skinned[k]);
+    cna__free(&ctx->allocator, skinned);
+    cna__free(&ctx->allocator, sets);
+    return r;
+}
+
+/* ------------------------------------------------------------------ the step */
+
+cna_result cna__import_meshes(cna__import_ctx *ctx, cna_error *err)
+{
+    cna_model *m = &ctx->model->pub;
+    const cna_gltf_document *doc = ctx->doc;
+    track_cache cache;
+    cache.by_mesh = (const cna_morph_weight_track *const **)cna__calloc(
+        &ctx->allocator, doc->mesh_count ? doc->mesh_count : 1, sizeof *cache.by_mesh);
+    if (!cache.by_mesh) return oom(err);
+    cna_result r = CNA_OK;
+    for (size_t i = 0; !r && i < m->mesh_count; i++) {
+        cna_model_mesh *mesh = &m->meshes[i];
+        for (size_t k = 0; !r && k < mesh->part_count; k++)
+            r = import_part(ctx, &cache, mesh, &mesh->parts[k], err);
+        if (!r) r = mesh_bounds(ctx, mesh, err);
+    }
+    cna__free(&ctx->allocator, (void *)cache.by_mesh);
+    return r;
+}
+
+/* ------------------------------------------------------------------ run time */
+
+const void *cna_model_part_vertices(const cna_model_part *part, size_t *size)
+{
+    if (!part) {
+        if (size) *size = 0;
+        return NULL;
+    }
+    if (part->morph_instance) return cna_morph_instance_vertices(part->morph_instance, size);
+    if (size) *size = part->vertex_count * part->declaration.stride;
+    return part->vertices;
+}
+
+cna_result cna_model_set_morph_weights(cna_model *model, size_t mesh, size_t part,
+                                       const float *weights, size_t count, cna_error *err)
+{
+    if (!model) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "model: NULL");
+    if (mesh >= model->mesh_count)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "mesh: %zu is not below mesh_count %zu",
+                          mesh, model->mesh_count);
+    const cna_model_mesh *me = &model->meshes[mesh];
+    if (part >= me->part_count)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "meshes[%zu] \"%s\": part %zu is not below part_count %zu", mesh,
+                          me->name, part, me->part_count);
+    cna_model_part *p = &me->parts[part];
+    if (!p->morph_instance)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "meshes[%zu] \"%s\".parts[%zu]: no morph targets", mesh, me->name, part);
+    const cna_device *device = p->vertex_buffer ? cna__model_of(model)->device : NULL;
+    cna_result r = cna_morph_set_weights(p->morph_instance, weights, count, device, err);
+    if (r) cna__error_prefix(err, "meshes[%zu] \"%s\".parts[%zu]", mesh, me->name, part);
+    return r;
+}
