@@ -6,7 +6,7 @@
 
 #include "gltf/gltf_internal.h"
 
-static void image_from_data_uri(cna__gltf_ctx *c, const char *path, const char *uri, cna_gltf_image *img)
+static cna_result image_from_data_uri(cna__gltf_ctx *c, const char *path, const char *uri, cna_gltf_image *img)
 {
     const char *mime;
     size_t mime_len;
@@ -15,19 +15,21 @@ static void image_from_data_uri(cna__gltf_ctx *c, const char *path, const char *
     if (cna__gltf_data_uri_decode(c->arena, uri, &img->data, &img->size, &mime, &mime_len, &e) != CNA_OK) {
         img->data = NULL;
         img->size = 0;
+        if (e.code == CNA_ERROR_OUT_OF_MEMORY) return cna__error(c->err, e.code, "%s.uri: %s", path, e.message);
         cna__gltf_diag(c, CNA__DIAG_IMAGE_MISSING, "%s.uri: %s", path, e.message);
-        return;
+        return CNA_OK;
     }
     img->available = true;
-    if (!img->mime_type && mime_len) img->mime_type = cna__gltf_arena_strndup(c->arena, mime, mime_len);
+    if (!img->mime_type && mime_len) {
+        img->mime_type = cna__gltf_arena_strndup(c->arena, mime, mime_len);
+        if (!img->mime_type) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+    }
+    return CNA_OK;
 }
 
 static cna_result image_from_uri(cna__gltf_ctx *c, const char *path, const char *uri, cna_gltf_image *img)
 {
-    if (cna__gltf_uri_is_data(uri)) {
-        image_from_data_uri(c, path, uri, img);
-        return CNA_OK;
-    }
+    if (cna__gltf_uri_is_data(uri)) return image_from_data_uri(c, path, uri, img);
     img->source = CNA_GLTF_SOURCE_EXTERNAL;
     char *decoded;
     cna_error e;
