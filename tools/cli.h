@@ -53,5 +53,7 @@ int cna_cli_report_error(const char *subject, const cna_error *err);
 /* ---- commands ---- */
 int cna_cli_inspect_run(int argc, char **argv);
 void cna_cli_inspect_help(FILE *out);
+int cna_cli_pose_run(int argc, char **argv);
+void cna_cli_pose_help(FILE *out);
 
 #endif

@@ -19,6 +19,9 @@ static const cna_cli_command cna__commands[] = {
     {"inspect", "FILE [--json]",
      "print a summary of a glTF 2.0 file (.gltf or .glb), or why it is refused",
      cna_cli_inspect_run, cna_cli_inspect_help},
+    {"pose", "FILE [--scene N] [--animation I|NAME] [--time SECONDS] [--mode faithful|union]",
+     "import a glTF file as a model and print its pose at a time as JSON",
+     cna_cli_pose_run, cna_cli_pose_help},
 };
 static const size_t cna__command_count = sizeof cna__commands / sizeof cna__commands[0];
 

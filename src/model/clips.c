@@ -1,9 +1,707 @@
-/* Clip extraction (spec: "Clip extraction"); filled in below. */
+/*
+ * Clip extraction (spec: "Clip extraction"; issue 4 items 6 and 7).
+ *
+ * Every glTF animation i becomes
+ *   - clip i of every skin (target JOINT_PALETTE, tracks by palette index), for
+ *     the channels on that skin's joints;
+ *   - model->node_clips[i] (target SCENE_NODE, tracks by bone index), for the
+ *     channels on nodes of the selected scene that are not joints of an
+ *     imported skin.
+ * Per animated bone, the key times are the union of its T/R/S channels' key
+ * times, deduplicated at 1e-9 s; each channel is evaluated there with its own
+ * interpolation (LINEAR: lerp / shortest-arc slerp; STEP: the value of the
+ * half-open interval [t_k, t_k+1); CUBICSPLINE: glTF's Hermite curve with the
+ * tangents scaled by the interval, rotations renormalised); a channel the bone
+ * lacks gives its rest value (the node's own T/R/S, or its matrix decomposed).
+ * FAITHFUL mode adds a hold key one tick before each STEP change and
+ * subdivides cubic segments until the player's linear interpolation is within
+ * 1e-5 of the model size (translation, in model units; scale, absolute 1e-5)
+ * and 1e-4 rad (rotation) of the curve. Duration = the largest sampler input
+ * time of the animation.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "model/model_internal.h"
+
+#define CNA__UNION_EPSILON 1e-9
+#define CNA__FAITHFUL_POSITION 1e-5 /* of the model size */
+#define CNA__FAITHFUL_SCALE 1e-5
+#define CNA__FAITHFUL_ANGLE 1e-4    /* radians */
+
+enum { CH_T = 0, CH_R = 1, CH_S = 2 };
+
+/* One sampler's data, read once per animation. */
+typedef struct chan_data {
+    float *times;
+    size_t count;
+    float *values;          /* count (or 3 * count for CUBICSPLINE) elements of comps floats */
+    size_t comps;           /* 3 (T, S) or 4 (R) */
+    cna_gltf_interpolation interp;
+    bool loaded, failed;
+} chan_data;
+
+typedef struct target {
+    int32_t node;
+    const chan_data *ch[3];  /* T, R, S; NULL when absent */
+    int32_t sampler_index[3];
+} target;
+
+typedef struct sample { int64_t tick; double sec; } sample;
+
+typedef struct sample_vec { sample *items; size_t count, capacity; } sample_vec;
+
+typedef struct extract_env {
+    cna__import_ctx *ctx;
+    cna_allocator alloc;
+    cna_clip_mode mode;
+    double position_tol;  /* in the target's local units */
+    size_t non_unit_keys;
+    size_t first_non_unit_sampler;
+    int32_t first_non_unit_anim;
+} extract_env;
+
+/* ------------------------------------------------------------------ sample vectors */
+
+static bool vec_push(const cna_allocator *a, sample_vec *v, int64_t tick, double sec)
+{
+    if (v->count == v->capacity) {
+        size_t cap = v->capacity ? v->capacity * 2 : 32;
+        sample *items = (sample *)cna__calloc(a, cap, sizeof *items);
+        if (!items) return false;
+        if (v->count) memcpy(items, v->items, v->count * sizeof *items);
+        cna__free(a, v->items);
+        v->items = items;
+        v->capacity = cap;
+    }
+    v->items[v->count].tick = tick;
+    v->items[v->count].sec = sec;
+    v->count++;
+    return true;
+}
+
+static int cmp_sec(const void *a, const void *b)
+{
+    double x = ((const sample *)a)->sec, y = ((const sample *)b)->sec;
+    return (x > y) - (x < y);
+}
+
+static int cmp_tick(const void *a, const void *b)
+{
+    const sample *x = (const sample *)a, *y = (const sample *)b;
+    if (x->tick != y->tick) return (x->tick > y->tick) - (x->tick < y->tick);
+    return (x->sec > y->sec) - (x->sec < y->sec);
+}
+
+/* Sort by tick; of equal ticks keep the latest time (what the player shows there). */
+static void sort_dedupe_ticks(sample_vec *v)
+{
+    if (v->count < 2) return;
+    qsort(v->items, v->count, sizeof *v->items, cmp_tick);
+    size_t out = 0;
+    for (size_t i = 0; i < v->count; i++) {
+        if (out > 0 && v->items[out - 1].tick == v->items[i].tick)
+            v->items[out - 1] = v->items[i];
+        else
+            v->items[out++] = v->items[i];
+    }
+    v->count = out;
+}
+
+/* ------------------------------------------------------------------ channel evaluation */
+
+static const float *key_value(const chan_data *c, size_t k)
+{
+    size_t idx = c->interp == CNA_GLTF_INTERPOLATION_CUBICSPLINE ? 3 * k + 1 : k;
+    return c->values + idx * c->comps;
+}
+
+static void normalise4(float v[4])
+{
+    cna_quat q = cna__quat_unit(cna_quat_make(v[0], v[1], v[2], v[3]));
+    v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+}
+
+/* Evaluate a channel at `s` seconds into out[0 .. comps). Rotations come out
+ * unit length (keys are normalised when read). */
+static void eval_channel(const chan_data *c, double s, float out[4])
+{
+    size_t n = c->count;
+    size_t comps = c->comps;
+    if (n == 1 || s <= (double)c->times[0]) {
+        memcpy(out, key_value(c, 0), comps * sizeof(float));
+        return;
+    }
+    if (s >= (double)c->times[n - 1]) {
+        memcpy(out, key_value(c, n - 1), comps * sizeof(float));
+        return;
+    }
+    /* largest k with times[k] <= s (then s < times[k + 1]) */
+    size_t lo = 0, hi = n - 1;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((double)c->times[mid] <= s) lo = mid; else hi = mid;
+    }
+    size_t k = lo;
+    const float *v0 = key_value(c, k), *v1 = key_value(c, k + 1);
+    if (s == (double)c->times[k] || c->interp == CNA_GLTF_INTERPOLATION_STEP) {
+        memcpy(out, v0, comps * sizeof(float));   /* STEP: half-open interval */
+        return;
+    }
+    double t0 = (double)c->times[k], t1 = (double)c->times[k + 1];
+    double dt = t1 - t0;
+    double u = (s - t0) / dt;
+    if (c->interp == CNA_GLTF_INTERPOLATION_LINEAR) {
+        if (comps == 4) {
+            cna_quat q = cna_quat_slerp(cna_quat_make(v0[0], v0[1], v0[2], v0[3]),
+                                        cna_quat_make(v1[0], v1[1], v1[2], v1[3]), (float)u);
+            out[0] = q.x; out[1] = q.y; out[2] = q.z; out[3] = q.w;
+        } else {
+            for (size_t i = 0; i < comps; i++)
+                out[i] = (float)((double)v0[i] + ((double)v1[i] - (double)v0[i]) * u);
+        }
+        return;
+    }
+    /* CUBICSPLINE: p(u) = (2u³-3u²+1) v_k + (u³-2u²+u) dt b_k + (-2u³+3u²) v_k+1 + (u³-u²) dt a_k+1 */
+    const float *b0 = c->values + (3 * k + 2) * comps;      /* out-tangent of k */
+    const float *a1 = c->values + (3 * (k + 1)) * comps;    /* in-tangent of k + 1 */
+    double u2 = u * u, u3 = u2 * u;
+    double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
+    for (size_t i = 0; i < comps; i++)
+        out[i] = (float)(h00 * v0[i] + h10 * dt * b0[i] + h01 * v1[i] + h11 * dt * a1[i]);
+    if (comps == 4) {
+        /* renormalise the component-wise result */
+        double len = sqrt((double)out[0] * out[0] + (double)out[1] * out[1] +
+                          (double)out[2] * out[2] + (double)out[3] * out[3]);
+        if (len > 0 && isfinite(len))
+            for (int i = 0; i < 4; i++) out[i] = (float)(out[i] / len);
+        else
+            memcpy(out, v0, 4 * sizeof(float));
+    }
+}
+
+/* ------------------------------------------------------------------ sampler data */
+
+static void free_chan(const cna_allocator *a, chan_data *c)
+{
+    cna__free(a, c->times);
+    cna__free(a, c->values);
+    memset(c, 0, sizeof *c);
+}
+
+static cna_result load_chan(extract_env *env, size_t anim, size_t sampler_index,
+                            cna_gltf_animation_path path, chan_data *c, cna_error *err)
+{
+    if (c->loaded) return c->failed ? CNA_ERROR_INVALID_DATA : CNA_OK;
+    const cna_gltf_document *doc = env->ctx->doc;
+    const cna_gltf_animation_sampler *s = &doc->animations[anim].samplers[sampler_index];
+    c->loaded = true;
+    c->comps = path == CNA_GLTF_PATH_ROTATION ? 4 : 3;
+    c->interp = s->interpolation;
+    size_t n = cna_gltf_accessor_float_count(doc, s->input);
+    size_t vn = cna_gltf_accessor_float_count(doc, s->output);
+    size_t per_key = c->interp == CNA_GLTF_INTERPOLATION_CUBICSPLINE ? 3 * c->comps : c->comps;
+    size_t need;
+    if (n == 0 || !cna__mul_size(n, per_key, &need) || vn < need) {
+        c->failed = true;
+        return cna__error(err, CNA_ERROR_INVALID_DATA,
+                          "animations[%zu].samplers[%zu]: output has %zu values for %zu keys of "
+                          "%zu components", anim, sampler_index, vn, n, per_key);
+    }
+    c->times = (float *)cna__calloc(&env->alloc, n, sizeof(float));
+    c->values = (float *)cna__calloc(&env->alloc, vn, sizeof(float));
+    if (!c->times || !c->values) {
+        c->failed = true;
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory (animation data)");
+    }
+    cna_result r = cna_gltf_accessor_read_floats(doc, s->input, c->times, n, err);
+    if (r == CNA_OK) r = cna_gltf_accessor_read_floats(doc, s->output, c->values, vn, err);
+    if (r != CNA_OK) {
+        c->failed = true;
+        return r;
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (!isfinite(c->times[k]) || (k > 0 && !(c->times[k] > c->times[k - 1]))) {
+            c->failed = true;
+            return cna__error(err, CNA_ERROR_INVALID_DATA,
+                              "animations[%zu].samplers[%zu].input: times must increase",
+                              anim, sampler_index);
+        }
+    }
+    for (size_t i = 0; i < vn; i++) {
+        if (!isfinite(c->values[i])) {
+            c->failed = true;
+            return cna__error(err, CNA_ERROR_INVALID_DATA,
+                              "animations[%zu].samplers[%zu].output[%zu]: not finite", anim,
+                              sampler_index, i);
+        }
+    }
+    c->count = n;
+    if (c->comps == 4) {
+        /* Normalise rotation keys (values only: cubic tangents are left as they are). */
+        for (size_t k = 0; k < n; k++) {
+            float *q = (float *)key_value(c, k);
+            if (cna__quat_needs_normalising(cna_quat_make(q[0], q[1], q[2], q[3]))) {
+                if (env->non_unit_keys++ == 0) {
+                    env->first_non_unit_anim = (int32_t)anim;
+                    env->first_non_unit_sampler = sampler_index;
+                }
+                normalise4(q);
+            }
+        }
+    }
+    return CNA_OK;
+}
+
+/* ------------------------------------------------------------------ one track */
+
+typedef struct rest_trs { cna_vec3 t; cna_quat r; cna_vec3 s; } rest_trs;
+
+static rest_trs node_rest_trs(const cna_gltf_node *n)
+{
+    rest_trs r;
+    if (n->has_matrix) {
+        cna_mat4_decompose(&n->matrix, &r.t, &r.r, &r.s);
+    } else {
+        r.t = n->translation;
+        r.r = cna__quat_unit(n->rotation);
+        r.s = n->scale;
+    }
+    return r;
+}
+
+static float max_abs_diff(const float *a, const float *b, size_t n)
+{
+    float m = 0;
+    for (size_t i = 0; i < n; i++) {
+        float d = fabsf(a[i] - b[i]);
+        if (!(d <= m)) m = d;
+    }
+    return m;
+}
+
+static double quat_angle(const float *a, const float *b)
+{
+    double d = fabs((double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3]);
+    double na = sqrt((double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2] + (double)a[3] * a[3]);
+    double nb = sqrt((double)b[0] * b[0] + (double)b[1] * b[1] + (double)b[2] * b[2] + (double)b[3] * b[3]);
+    if (na <= 0 || nb <= 0) return 0;
+    d /= na * nb;
+    if (d >= 1) return 0;
+    return 2 * acos(d);
+}
+
+/* true when the player's interpolation between a and b strays from some
+ * cubic channel's curve by more than the tolerances at 1/4, 1/2 or 3/4. */
+static bool cubic_deviates(const extract_env *env, const target *tg, sample a, sample b)
+{
+    for (int c = 0; c < 3; c++) {
+        const chan_data *ch = tg->ch[c];
+        if (!ch || ch->interp != CNA_GLTF_INTERPOLATION_CUBICSPLINE) continue;
+        float va[4], vb[4], exact[4], approx[4];
+        eval_channel(ch, a.sec, va);
+        eval_channel(ch, b.sec, vb);
+        for (int q = 1; q <= 3; q++) {
+            int64_t t = a.tick + (b.tick - a.tick) * q / 4;
+            if (t <= a.tick || t >= b.tick) continue;
+            /* amount exactly as the player computes it */
+            float amount = (float)((double)(t - a.tick) / (double)(b.tick - a.tick));
+            eval_channel(ch, cna_ticks_to_seconds(t), exact);
+            if (c == CH_R) {
+                cna_quat r = cna_quat_slerp(cna_quat_make(va[0], va[1], va[2], va[3]),
+                                            cna_quat_make(vb[0], vb[1], vb[2], vb[3]), amount);
+                approx[0] = r.x; approx[1] = r.y; approx[2] = r.z; approx[3] = r.w;
+                if (quat_angle(exact, approx) > CNA__FAITHFUL_ANGLE) return true;
+            } else {
+                cna_vec3 l = cna_vec3_lerp(cna_vec3_make(va[0], va[1], va[2]),
+                                           cna_vec3_make(vb[0], vb[1], vb[2]), amount);
+                approx[0] = l.x; approx[1] = l.y; approx[2] = l.z;
+                double tol = c == CH_T ? env->position_tol : CNA__FAITHFUL_SCALE;
+                if ((double)max_abs_diff(exact, approx, 3) > tol) return true;
+            }
+        }
+    }
+    return false;
+}
+
+static bool refine(const extract_env *env, const target *tg, sample a, sample b, sample_vec *out,
+                   int depth)
+{
+    if (b.tick - a.tick < 2 || depth > 62) return true;
+    if (!cubic_deviates(env, tg, a, b)) return true;
+    sample m;
+    m.tick = a.tick + (b.tick - a.tick) / 2;
+    m.sec = cna_ticks_to_seconds(m.tick);
+    if (!vec_push(&env->alloc, out, m.tick, m.sec)) return false;
+    return refine(env, tg, a, m, out, depth + 1) && refine(env, tg, m, b, out, depth + 1);
+}
+
+/* The keys of one target. `fold` (may be NULL = identity): each key's local
+ * is fold · T · R · S, decomposed back into a key. */
+static cna_result extract_track(extract_env *env, const target *tg, const rest_trs *rest,
+                                const cna_mat4 *fold, cna_keyframe **out_keys, size_t *out_count,
+                                cna_error *err)
+{
+    const cna_allocator *a = &env->alloc;
+    sample_vec v;
+    memset(&v, 0, sizeof v);
+    cna_result r = CNA_OK;
+    /* 1. the union of the key times, deduplicated at 1e-9 s */
+    for (int c = 0; c < 3 && r == CNA_OK; c++) {
+        const chan_data *ch = tg->ch[c];
+        if (!ch) continue;
+        for (size_t k = 0; k < ch->count; k++) {
+            double s = (double)ch->times[k];
+            if (!vec_push(a, &v, cna_ticks_from_seconds(s), s)) { r = CNA_ERROR_OUT_OF_MEMORY; break; }
+        }
+    }
+    if (r == CNA_OK && v.count > 1) {
+        qsort(v.items, v.count, sizeof *v.items, cmp_sec);
+        size_t outn = 1;
+        for (size_t i = 1; i < v.count; i++)
+            if (v.items[i].sec - v.items[outn - 1].sec > CNA__UNION_EPSILON) v.items[outn++] = v.items[i];
+        v.count = outn;
+    }
+    /* 2. FAITHFUL: a hold key one tick before every STEP change */
+    if (r == CNA_OK && env->mode == CNA_CLIP_MODE_FAITHFUL) {
+        for (int c = 0; c < 3 && r == CNA_OK; c++) {
+            const chan_data *ch = tg->ch[c];
+            if (!ch || ch->interp != CNA_GLTF_INTERPOLATION_STEP) continue;
+            for (size_t k = 1; k < ch->count; k++) {
+                if (memcmp(key_value(ch, k), key_value(ch, k - 1), ch->comps * sizeof(float)) == 0)
+                    continue;
+                int64_t tick = cna_ticks_from_seconds((double)ch->times[k]) - 1;
+                if (tick <= cna_ticks_from_seconds((double)ch->times[k - 1])) continue;
+                if (!vec_push(a, &v, tick, cna_ticks_to_seconds(tick))) { r = CNA_ERROR_OUT_OF_MEMORY; break; }
+            }
+        }
+    }
+    if (r == CNA_OK) sort_dedupe_ticks(&v);
+    /* 3. FAITHFUL: subdivide cubic segments */
+    if (r == CNA_OK && env->mode == CNA_CLIP_MODE_FAITHFUL) {
+        bool cubic = false;
+        for (int c = 0; c < 3; c++)
+            if (tg->ch[c] && tg->ch[c]->interp == CNA_GLTF_INTERPOLATION_CUBICSPLINE) cubic = true;
+        if (cubic) {
+            size_t base = v.count;
+            for (size_t i = 0; i + 1 < base && r == CNA_OK; i++)
+                if (!refine(env, tg, v.items[i], v.items[i + 1], &v, 0)) r = CNA_ERROR_OUT_OF_MEMORY;
+            if (r == CNA_OK) sort_dedupe_ticks(&v);
+        }
+    }
+    if (r != CNA_OK) {
+        cna__free(a, v.items);
+        return cna__error(err, r, "import: out of memory (clip keys)");
+    }
+    /* 4. evaluate every channel at every sample */
+    cna_keyframe *keys = (cna_keyframe *)cna__arena_calloc(env->ctx->arena, v.count ? v.count : 1,
+                                                           sizeof *keys);
+    if (!keys) {
+        cna__free(a, v.items);
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory (clip keys)");
+    }
+    bool use_fold = fold && !cna_mat4_is_identity(fold);
+    for (size_t i = 0; i < v.count; i++) {
+        float val[4];
+        cna_keyframe *k = &keys[i];
+        k->ticks = v.items[i].tick;
+        k->translation = rest->t;
+        k->rotation = rest->r;
+        k->scale = rest->s;
+        if (tg->ch[CH_T]) {
+            eval_channel(tg->ch[CH_T], v.items[i].sec, val);
+            k->translation = cna_vec3_make(val[0] * env->ctx->unit_scale, val[1] * env->ctx->unit_scale,
+                                           val[2] * env->ctx->unit_scale);
+        }
+        if (tg->ch[CH_R]) {
+            eval_channel(tg->ch[CH_R], v.items[i].sec, val);
+            k->rotation = cna_quat_make(val[0], val[1], val[2], val[3]);
+        }
+        if (tg->ch[CH_S]) {
+            eval_channel(tg->ch[CH_S], v.items[i].sec, val);
+            k->scale = cna_vec3_make(val[0], val[1], val[2]);
+        }
+        if (use_fold) {
+            /* local = fold · T · R · S, back into a key */
+            cna_mat4 local, folded;
+            cna_mat4_compose(&local, k->translation, k->rotation, k->scale);
+            cna_mat4_mul(&folded, fold, &local);
+            cna_mat4_decompose(&folded, &k->translation, &k->rotation, &k->scale);
+        }
+    }
+    *out_keys = keys;
+    *out_count = v.count;
+    cna__free(a, v.items);
+    return CNA_OK;
+}
+
+/* ------------------------------------------------------------------ per animation */
+
+/* Largest scale factor of a matrix's upper 3x3 (column lengths). */
+static double max_column_scale(const cna_mat4 *m)
+{
+    double best = 0;
+    for (int c = 0; c < 3; c++) {
+        double l = sqrt((double)m->m[c * 4] * m->m[c * 4] + (double)m->m[c * 4 + 1] * m->m[c * 4 + 1] +
+                        (double)m->m[c * 4 + 2] * m->m[c * 4 + 2]);
+        if (l > best) best = l;
+    }
+    return best;
+}
+
+static double position_tolerance(const cna__import_ctx *ctx, int32_t node)
+{
+    double tol = CNA__FAITHFUL_POSITION * (double)ctx->model->pub.size;
+    int32_t parent = ctx->doc->nodes[node].parent;
+    if (parent >= 0) {
+        double s = max_column_scale(&ctx->node_world[parent]);
+        if (s > 1e-12 && isfinite(s)) tol /= s;
+    }
+    return tol;
+}
+
+typedef struct skin_clips {
+    int32_t gltf_skin;       /* the representative: first model skin of this glTF skin */
+    size_t model_skin;
+    cna_clip *clips;         /* animation_count */
+} skin_clips;
+
+static int32_t palette_of_node(const cna_model_skin *s, int32_t gltf_node)
+{
+    for (size_t p = 0; p < s->joint_count; p++)
+        if (s->palette_to_gltf_node[p] == gltf_node) return (int32_t)p;
+    return -1;
+}
+
+static int cmp_track(const void *a, const void *b)
+{
+    int32_t x = ((const cna_bone_track *)a)->bone, y = ((const cna_bone_track *)b)->bone;
+    return (x > y) - (x < y);
+}
+
+typedef struct anim_counts {
+    size_t outside_scene, unsupported, rigid_on_skinned;
+    int first_outside_channel, first_unsupported_channel, first_rigid_channel;
+} anim_counts;
+
+static cna_result extract_animation(extract_env *env, size_t ai, skin_clips *groups,
+                                    size_t group_count, int32_t *target_of_node, anim_counts *counts,
+                                    cna_error *err)
+{
+    cna__import_ctx *ctx = env->ctx;
+    const cna_gltf_document *doc = ctx->doc;
+    cna_model *m = &ctx->model->pub;
+    const cna_gltf_animation *anim = &doc->animations[ai];
+    cna_result r = CNA_OK;
+
+    char fallback[32];
+    snprintf(fallback, sizeof fallback, "animation_%zu", ai);
+    const char *name = cna__arena_strdup(ctx->arena, anim->name ? anim->name : fallback);
+    if (!name) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
+
+    /* Duration: the largest input time of every sampler (the data's last time,
+     * not the accessor's max field). */
+    double duration = 0;
+    for (size_t s = 0; s < anim->sampler_count; s++) {
+        int32_t in = anim->samplers[s].input;
+        if (in < 0 || (size_t)in >= doc->accessor_count) continue;
+        const cna_gltf_accessor *acc = &doc->accessors[in];
+        float last;
+        if (acc->count > 0 &&
+            cna_gltf_accessor_read_element_floats(doc, in, acc->count - 1, &last, 1, NULL) == CNA_OK &&
+            isfinite(last) && (double)last > duration)
+            duration = (double)last;
+    }
+    int64_t duration_ticks = cna_ticks_from_seconds(duration);
+
+    chan_data *chans = (chan_data *)cna__calloc(&env->alloc, anim->sampler_count ? anim->sampler_count : 1,
+                                                sizeof *chans);
+    target *targets = (target *)cna__calloc(&env->alloc, anim->channel_count ? anim->channel_count : 1,
+                                            sizeof *targets);
+    if (!chans || !targets) {
+        cna__free(&env->alloc, chans);
+        cna__free(&env->alloc, targets);
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
+    }
+    size_t target_count = 0;
+    for (size_t c = 0; c < anim->channel_count && r == CNA_OK; c++) {
+        const cna_gltf_animation_channel *ch = &anim->channels[c];
+        if (ch->target_node < 0 || (size_t)ch->target_node >= doc->node_count) continue;
+        if (ch->sampler < 0 || (size_t)ch->sampler >= anim->sampler_count) continue;
+        int slot;
+        switch (ch->path) {
+        case CNA_GLTF_PATH_TRANSLATION: slot = CH_T; break;
+        case CNA_GLTF_PATH_ROTATION: slot = CH_R; break;
+        case CNA_GLTF_PATH_SCALE: slot = CH_S; break;
+        case CNA_GLTF_PATH_WEIGHTS: continue; /* morph weight tracks: the mesh import */
+        default:
+            if (counts->unsupported++ == 0) counts->first_unsupported_channel = (int)c;
+            continue;
+        }
+        r = load_chan(env, ai, (size_t)ch->sampler, ch->path, &chans[ch->sampler], err);
+        if (r != CNA_OK) break;
+        int32_t ti = target_of_node[ch->target_node];
+        if (ti < 0) {
+            ti = (int32_t)target_count++;
+            target_of_node[ch->target_node] = ti;
+            memset(&targets[ti], 0, sizeof targets[ti]);
+            targets[ti].node = ch->target_node;
+        }
+        targets[ti].ch[slot] = &chans[ch->sampler];   /* a repeated path: the last channel wins */
+        targets[ti].sampler_index[slot] = ch->sampler;
+    }
+    for (size_t t = 0; t < target_count; t++) target_of_node[targets[t].node] = -1;
+
+    /* Skeletal clips, one per glTF skin (shared by its instances). */
+    for (size_t g = 0; g < group_count && r == CNA_OK; g++) {
+        const cna_model_skin *s = &m->skins[groups[g].model_skin];
+        size_t n_tracks = 0;
+        for (size_t t = 0; t < target_count; t++)
+            if (palette_of_node(s, targets[t].node) >= 0) n_tracks++;
+        cna_bone_track *tracks = (cna_bone_track *)cna__arena_calloc(ctx->arena, n_tracks ? n_tracks : 1,
+                                                                     sizeof *tracks);
+        if (!tracks) { r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory"); break; }
+        size_t i = 0;
+        for (size_t t = 0; t < target_count && r == CNA_OK; t++) {
+            int32_t p = palette_of_node(s, targets[t].node);
+            if (p < 0) continue;
+            rest_trs rest = node_rest_trs(&doc->nodes[targets[t].node]);
+            env->position_tol = position_tolerance(ctx, targets[t].node);
+            cna_keyframe *keys = NULL;
+            size_t key_count = 0;
+            r = extract_track(env, &targets[t], &rest, &s->fold[p], &keys, &key_count, err);
+            if (r != CNA_OK) break;
+            tracks[i++] = cna_bone_track_make(p, keys, key_count);
+        }
+        if (r != CNA_OK) break;
+        qsort(tracks, i, sizeof *tracks, cmp_track);
+        cna_clip *clip = &groups[g].clips[ai];
+        *clip = cna_clip_make(name, duration_ticks, tracks, i);
+        clip->target = CNA_CLIP_TARGET_JOINT_PALETTE;
+    }
+
+    /* The scene-node clip: channels on scene nodes that are not joints of an imported skin. */
+    if (r == CNA_OK) {
+        cna_bone_track *tracks = (cna_bone_track *)cna__arena_calloc(ctx->arena, target_count ? target_count : 1,
+                                                                     sizeof *tracks);
+        if (!tracks) r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
+        size_t i = 0;
+        for (size_t t = 0; t < target_count && r == CNA_OK; t++) {
+            int32_t node = targets[t].node;
+            bool joint = false;
+            for (size_t g = 0; g < group_count && !joint; g++)
+                joint = palette_of_node(&m->skins[groups[g].model_skin], node) >= 0;
+            if (joint) continue;
+            int32_t bone = m->gltf_node_to_bone[node];
+            size_t nch = (size_t)((targets[t].ch[0] != NULL) + (targets[t].ch[1] != NULL) +
+                                  (targets[t].ch[2] != NULL));
+            if (bone < 0) {
+                if (counts->outside_scene == 0) counts->first_outside_channel = (int)node;
+                counts->outside_scene += nch;
+                continue;
+            }
+            if (m->skin_count > 0) {
+                if (counts->rigid_on_skinned == 0) counts->first_rigid_channel = (int)node;
+                counts->rigid_on_skinned += nch;
+            }
+            rest_trs rest;
+            rest.t = m->bones[bone].rest_translation;
+            rest.r = m->bones[bone].rest_rotation;
+            rest.s = m->bones[bone].rest_scale;
+            env->position_tol = position_tolerance(ctx, node);
+            cna_keyframe *keys = NULL;
+            size_t key_count = 0;
+            r = extract_track(env, &targets[t], &rest, NULL, &keys, &key_count, err);
+            if (r != CNA_OK) break;
+            tracks[i++] = cna_bone_track_make(bone, keys, key_count);
+        }
+        if (r == CNA_OK) {
+            qsort(tracks, i, sizeof *tracks, cmp_track);
+            cna_clip *clip = (cna_clip *)&m->node_clips[ai];
+            *clip = cna_clip_make(name, duration_ticks, tracks, i);
+            clip->target = CNA_CLIP_TARGET_SCENE_NODE;
+        }
+    }
+    for (size_t s = 0; s < anim->sampler_count; s++) free_chan(&env->alloc, &chans[s]);
+    cna__free(&env->alloc, chans);
+    cna__free(&env->alloc, targets);
+    if (r != CNA_OK) cna__error_prefix(err, "animations[%zu]", ai);
+    return r;
+}
 
 cna_result cna__import_clips(cna__import_ctx *ctx, cna_error *err)
 {
-    (void)ctx;
-    (void)err;
+    const cna_gltf_document *doc = ctx->doc;
+    cna_model *m = &ctx->model->pub;
+    size_t na = doc->animation_count;
+    m->animation_count = na;
+    if (na == 0) return CNA_OK;
+    cna_clip *node_clips = (cna_clip *)cna__arena_calloc(ctx->arena, na, sizeof *node_clips);
+    skin_clips *groups = (skin_clips *)cna__arena_calloc(ctx->arena, m->skin_count ? m->skin_count : 1,
+                                                         sizeof *groups);
+    int32_t *target_of_node = (int32_t *)cna__arena_calloc(ctx->arena, doc->node_count ? doc->node_count : 1,
+                                                           sizeof(int32_t));
+    if (!node_clips || !groups || !target_of_node)
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
+    m->node_clips = node_clips;
+    for (size_t i = 0; i < doc->node_count; i++) target_of_node[i] = -1;
+
+    /* One clip set per glTF skin; every instance of that skin shares it. */
+    size_t group_count = 0;
+    for (size_t s = 0; s < m->skin_count; s++) {
+        size_t g = 0;
+        while (g < group_count && groups[g].gltf_skin != m->skins[s].gltf_skin) g++;
+        if (g == group_count) {
+            groups[g].gltf_skin = m->skins[s].gltf_skin;
+            groups[g].model_skin = s;
+            groups[g].clips = (cna_clip *)cna__arena_calloc(ctx->arena, na, sizeof(cna_clip));
+            if (!groups[g].clips) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
+            group_count++;
+        }
+        m->skins[s].data.clips = groups[g].clips;
+        m->skins[s].data.clip_count = na;
+    }
+
+    extract_env env;
+    memset(&env, 0, sizeof env);
+    env.ctx = ctx;
+    env.alloc = ctx->allocator;
+    env.mode = ctx->clip_mode;
+    anim_counts counts;
+    memset(&counts, 0, sizeof counts);
+    for (size_t a = 0; a < na; a++) {
+        cna_result r = extract_animation(&env, a, groups, group_count, target_of_node, &counts, err);
+        if (r != CNA_OK) return r;
+    }
+
+    char msg[256];
+    bool ok = true;
+    if (counts.rigid_on_skinned) {
+        snprintf(msg, sizeof msg, "%zu channel(s) animate nodes that are not joints (first: node %d) "
+                 "on a model with skins; kept as scene-node clips (cna applies them)",
+                 counts.rigid_on_skinned, counts.first_rigid_channel);
+        ok = ok && cna__model_diag_n(ctx->model, CNA_MODEL_DIAG_RIGID_ANIMATION_DROPPED,
+                                     counts.rigid_on_skinned, msg);
+    }
+    if (counts.outside_scene) {
+        snprintf(msg, sizeof msg, "%zu channel(s) target nodes outside the selected scene (first: "
+                 "node %d); ignored", counts.outside_scene, counts.first_outside_channel);
+        ok = ok && cna__model_diag_n(ctx->model, CNA_MODEL_DIAG_TARGET_OUTSIDE_SCENE,
+                                     counts.outside_scene, msg);
+    }
+    if (counts.unsupported) {
+        snprintf(msg, sizeof msg, "%zu channel(s) with a path cna does not animate (first: "
+                 "channel %d); ignored", counts.unsupported, counts.first_unsupported_channel);
+        ok = ok && cna__model_diag_n(ctx->model, CNA_MODEL_DIAG_PATH_UNSUPPORTED, counts.unsupported, msg);
+    }
+    if (env.non_unit_keys) {
+        snprintf(msg, sizeof msg, "animations[%d].samplers[%zu]: rotation keys not unit length; "
+                 "normalised (%zu keys in all)", (int)env.first_non_unit_anim,
+                 env.first_non_unit_sampler, env.non_unit_keys);
+        ok = ok && cna__model_diag_n(ctx->model, CNA_MODEL_DIAG_NON_UNIT_QUATERNION, env.non_unit_keys, msg);
+    }
+    if (!ok) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
     return CNA_OK;
 }

@@ -1,0 +1,402 @@
+/*
+ * tools/pose.c — `cna pose FILE [--scene N] [--animation I|NAME] [--time SECONDS]
+ * [--mode faithful|union]`: import a glTF file as a cna_model, pose it at a
+ * time and print the pose as JSON (issue 4 item 9; docs/model.md "cna pose").
+ *
+ * Matrices are 16 numbers, column-major (glTF's layout); numbers are printed
+ * with %.9g (enough to give back every float exactly); a value that is not
+ * finite prints as null. Indices are glTF indices unless the key says bone or
+ * palette.
+ *
+ * Exit codes: 0 printed, 1 the file is refused or posing failed, 2 usage.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#include "cna/cna.h"
+
+void cna_cli_pose_help(FILE *out)
+{
+    fprintf(out,
+            "usage: cna pose FILE [--scene N] [--animation I|NAME] [--time SECONDS]\n"
+            "                     [--mode faithful|union]\n"
+            "\n"
+            "Imports FILE (.gltf or .glb) as a cna model and prints its pose as JSON:\n"
+            "  {\"time\": t, \"animation\": i or null,\n"
+            "   \"bones\": [{\"bone\": b, \"node\": n, \"name\": s, \"parent\": b or -1, \"world\": [16]}],\n"
+            "   \"skins\": [{\"skin\": s, \"mesh_node\": n, \"palette_to_node\": [n...],\n"
+            "              \"skin_transforms\": [[16]...]}],\n"
+            "   \"morph_weights\": [{\"node\": n, \"mesh\": m, \"weights\": [...]}],\n"
+            "   \"primitives\": [{\"node\": n, \"mesh\": m, \"primitive\": p,\n"
+            "                   \"positions\": [[x,y,z]...]}]}\n"
+            "Matrices are column-major (glTF's layout). `world` is each bone's model-space\n"
+            "transform after the animation's scene-node clip and its skins' poses;\n"
+            "`skin_transforms` come from a player seeked to the time (no loop), one per\n"
+            "palette index; `positions` are the final model-space positions as drawn\n"
+            "(morphed, skinned, then the transform of the mesh's parent bone), every vertex\n"
+            "in the file's order. Without --animation: the rest (bind) pose.\n"
+            "\n"
+            "options:\n"
+            "  --scene N            import glTF scene N (default: the file's default scene, else 0)\n"
+            "  --animation I|NAME   the animation, by index or name\n"
+            "  --time SECONDS       time into the animation (default 0; clamped to [0, duration])\n"
+            "  --mode faithful|union  clip extraction mode (default faithful)\n"
+            "  -h, --help           print this help\n"
+            "\n"
+            "exit status: 0 printed; 1 the file is refused (\"error: FILE: message\");\n"
+            "2 usage error.\n");
+}
+
+/* ------------------------------------------------------------ JSON helpers */
+
+static cJSON *num(double v)
+{
+    if (!isfinite(v)) return cJSON_CreateNull();
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.9g", v);
+    return cJSON_CreateRaw(buf);
+}
+
+static cJSON *int_num(long long v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", v);
+    return cJSON_CreateRaw(buf);
+}
+
+static cJSON *mat_json(const cna_mat4 *m)
+{
+    cJSON *a = cJSON_CreateArray();
+    if (!a) return NULL;
+    for (int i = 0; i < 16; i++) cJSON_AddItemToArray(a, num((double)m->m[i]));
+    return a;
+}
+
+static cJSON *index_or_null(int32_t v)
+{
+    return v >= 0 ? int_num(v) : cJSON_CreateNull();
+}
+
+/* ------------------------------------------------------------ posing */
+
+typedef struct pose_args {
+    const char *path;
+    bool has_scene;
+    int32_t scene;
+    const char *animation;   /* NULL: rest pose */
+    double time;
+    cna_clip_mode mode;
+} pose_args;
+
+static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_args *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        bool has_value = i + 1 < argc;
+        if (strcmp(arg, "--scene") == 0 || strcmp(arg, "--animation") == 0 ||
+            strcmp(arg, "--time") == 0 || strcmp(arg, "--mode") == 0) {
+            if (!has_value) return cna_cli_usage_error(cmd, "%s needs a value", arg);
+            const char *v = argv[++i];
+            char *end = NULL;
+            if (strcmp(arg, "--scene") == 0) {
+                errno = 0;
+                long s = strtol(v, &end, 10);
+                if (errno || !*v || *end || s < 0 || s > INT32_MAX)
+                    return cna_cli_usage_error(cmd, "--scene: '%s' is not a scene index", v);
+                a->has_scene = true;
+                a->scene = (int32_t)s;
+            } else if (strcmp(arg, "--animation") == 0) {
+                a->animation = v;
+            } else if (strcmp(arg, "--time") == 0) {
+                errno = 0;
+                double t = strtod(v, &end);
+                if (errno || !*v || *end || !isfinite(t))
+                    return cna_cli_usage_error(cmd, "--time: '%s' is not a number of seconds", v);
+                a->time = t;
+            } else {
+                if (strcmp(v, "faithful") == 0) a->mode = CNA_CLIP_MODE_FAITHFUL;
+                else if (strcmp(v, "union") == 0) a->mode = CNA_CLIP_MODE_UNION;
+                else return cna_cli_usage_error(cmd, "--mode: '%s' is neither faithful nor union", v);
+            }
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return cna_cli_usage_error(cmd, "unknown option '%s'", arg);
+        } else if (!a->path) {
+            a->path = arg;
+        } else {
+            return cna_cli_usage_error(cmd, "unexpected argument '%s'", arg);
+        }
+    }
+    if (!a->path) return cna_cli_usage_error(cmd, "missing FILE");
+    return -1;
+}
+
+/* The animation named or numbered `spec`, or -1. */
+static long find_animation(const cna_model *m, const char *spec)
+{
+    char *end = NULL;
+    errno = 0;
+    long i = strtol(spec, &end, 10);
+    if (!errno && *spec && !*end && i >= 0 && (size_t)i < m->animation_count) return i;
+    for (size_t k = 0; k < m->animation_count; k++)
+        if (m->node_clips[k].name && strcmp(m->node_clips[k].name, spec) == 0) return (long)k;
+    return -1;
+}
+
+/* Final positions of one part, in the file's vertex order, as a JSON array.
+ * Returns NULL (with err set) on failure; an empty array when the part has no
+ * vertex data. */
+static cJSON *part_positions(const cna_model *m, const cna_model_mesh *mesh, const cna_model_part *part,
+                             const cna_mat4 *skin_palette, size_t palette_count,
+                             const float *weights, size_t weight_count, const cna_mat4 *draw,
+                             const cna_gltf_document *doc, cna_error *err)
+{
+    (void)m;
+    cJSON *arr = cJSON_CreateArray();
+    if (!arr || !part->vertices || part->vertex_count == 0) return arr;
+    size_t n = part->vertex_count, stride = part->declaration.stride;
+    const void *bytes = part->vertices;
+    void *blended = NULL;
+    float *xyz = (float *)malloc(n * 3 * sizeof(float));
+    if (!xyz) goto oom;
+    if (part->morph && weight_count > 0) {
+        size_t size = cna_morph_blend_size(part->morph);
+        blended = malloc(size ? size : 1);
+        if (!blended) goto oom;
+        if (cna_morph_blend(part->morph, weights, weight_count, blended, size, err) != CNA_OK) goto fail;
+        bytes = blended;
+    }
+    if (mesh->skin >= 0) {
+        cna_skinning_layout layout;
+        if (cna_skinning_layout_canonical((uint32_t)stride, &layout, err) != CNA_OK ||
+            cna_skin_positions(&layout, bytes, n, skin_palette, palette_count, xyz, n * 3, err) != CNA_OK)
+            goto fail;
+    } else {
+        for (size_t v = 0; v < n; v++) memcpy(&xyz[v * 3], (const unsigned char *)bytes + v * stride, 12);
+    }
+    /* File order: vertex i of the glTF primitive; with a source map, the first
+     * part vertex that came from it. */
+    size_t file_n = n;
+    if (part->source_vertex)
+        file_n = doc->meshes[part->gltf_mesh].primitives[part->gltf_primitive].vertex_count;
+    for (size_t fv = 0; fv < file_n; fv++) {
+        size_t v = fv;
+        if (part->source_vertex) {
+            v = n;
+            for (size_t k = 0; k < n; k++)
+                if (part->source_vertex[k] == fv) { v = k; break; }
+        }
+        cJSON *p = cJSON_CreateArray();
+        if (!p) goto oom;
+        cJSON_AddItemToArray(arr, p);
+        if (v >= n) continue;  /* a vertex no triangle uses: [] */
+        cna_vec3 q = cna_mat4_transform_point(draw, cna_vec3_make(xyz[v * 3], xyz[v * 3 + 1], xyz[v * 3 + 2]));
+        cJSON_AddItemToArray(p, num((double)q.x));
+        cJSON_AddItemToArray(p, num((double)q.y));
+        cJSON_AddItemToArray(p, num((double)q.z));
+    }
+    free(xyz);
+    free(blended);
+    return arr;
+oom:
+    err->code = CNA_ERROR_OUT_OF_MEMORY;
+    snprintf(err->message, sizeof err->message, "out of memory");
+fail:
+    free(xyz);
+    free(blended);
+    cJSON_Delete(arr);
+    return NULL;
+}
+
+/* The morph weights of a mesh at the pose: the animation's weight track at t,
+ * else the initial weights. *count = 0 without morph targets. */
+static const float *mesh_weights(const cna_model_mesh *mesh, long anim, double t, float *buf,
+                                 size_t cap, size_t *count)
+{
+    *count = 0;
+    for (size_t k = 0; k < mesh->part_count; k++) {
+        const cna_model_part *part = &mesh->parts[k];
+        if (!part->morph) continue;
+        const cna_morph_target_data *md = part->morph;
+        if (anim >= 0 && (size_t)anim < part->weight_track_count && part->weight_tracks &&
+            part->weight_tracks[anim] && part->weight_tracks[anim]->key_count > 0) {
+            size_t n = 0;
+            if (cna_morph_evaluate_weights(part->weight_tracks[anim], t, buf, cap, &n, NULL) == CNA_OK) {
+                *count = n;
+                return buf;
+            }
+        }
+        if (md->target_count > cap) return NULL;
+        for (size_t i = 0; i < md->target_count; i++)
+            buf[i] = md->initial_weights && i < md->initial_weight_count ? md->initial_weights[i] : 0.0f;
+        *count = md->target_count;
+        return buf;
+    }
+    return NULL;
+}
+
+static int pose_run(const pose_args *a)
+{
+    cna_error err;
+    memset(&err, 0, sizeof err);
+    cna_gltf_document *doc = NULL;
+    if (cna_gltf_load_file(a->path, NULL, &doc, &err) != CNA_OK) return cna_cli_report_error(a->path, &err);
+    cna_import_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.use_scene = a->has_scene;
+    opts.scene = a->scene;
+    opts.clip_mode = a->mode;
+    cna_model *m = NULL;
+    if (cna_model_import_gltf(doc, &opts, &m, &err) != CNA_OK) {
+        cna_gltf_document_free(doc);
+        return cna_cli_report_error(a->path, &err);
+    }
+    int rc = CNA_CLI_EXIT_FAILURE;
+    long anim = -1;
+    cna_player **players = NULL;
+    cna_mat4 *absolute = NULL;
+    cJSON *root = NULL;
+    char *text = NULL;
+    float *wbuf = NULL;
+    if (a->animation) {
+        anim = find_animation(m, a->animation);
+        if (anim < 0) {
+            fprintf(stderr, "error: %s: no animation '%s' (the file has %zu)\n", a->path, a->animation,
+                    m->animation_count);
+            goto done;
+        }
+    }
+    double t = a->animation ? a->time : 0.0;
+    if (anim >= 0) {
+        const cna_clip *nc = &m->node_clips[anim];
+        double dur = cna_ticks_to_seconds(nc->duration);
+        if (t < 0) t = 0;
+        if (t > dur) t = dur;
+        if (cna_model_apply_clip_to_bones(m, nc, t, &err) != CNA_OK) goto fail;
+    }
+    players = (cna_player **)calloc(m->skin_count ? m->skin_count : 1, sizeof *players);
+    absolute = (cna_mat4 *)calloc(m->bone_count ? m->bone_count : 1, sizeof *absolute);
+    wbuf = (float *)calloc(1024, sizeof *wbuf);
+    if (!players || !absolute || !wbuf) goto oom;
+    for (size_t s = 0; s < m->skin_count; s++) {
+        const cna_skinning_data *d = &m->skins[s].data;
+        if (cna_player_create(d, NULL, &players[s], &err) != CNA_OK) goto fail;
+        if (anim >= 0 && cna_player_start_clip(players[s], &d->clips[anim], &err) != CNA_OK) goto fail;
+        if (cna_player_update(players[s], cna_ticks_from_seconds(t), false, false, &err) != CNA_OK) goto fail;
+        if (cna_model_apply_skin_pose_to_bones(m, s, cna_player_bone_transforms(players[s]),
+                                               m->skins[s].joint_count, &err) != CNA_OK)
+            goto fail;
+    }
+    if (cna_model_copy_absolute_bone_transforms(m, absolute, m->bone_count, &err) != CNA_OK) goto fail;
+
+    root = cJSON_CreateObject();
+    if (!root) goto oom;
+    cJSON_AddItemToObject(root, "time", num(t));
+    cJSON_AddItemToObject(root, "animation", anim >= 0 ? int_num(anim) : cJSON_CreateNull());
+    cJSON *bones = cJSON_AddArrayToObject(root, "bones");
+    for (size_t b = 0; bones && b < m->bone_count; b++) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o) goto oom;
+        cJSON_AddItemToArray(bones, o);
+        cJSON_AddItemToObject(o, "bone", int_num((long long)b));
+        cJSON_AddItemToObject(o, "node", index_or_null(m->bones[b].gltf_node));
+        cJSON_AddStringToObject(o, "name", m->bones[b].name);
+        cJSON_AddItemToObject(o, "parent", int_num(m->bones[b].parent));
+        cJSON_AddItemToObject(o, "world", mat_json(&absolute[b]));
+    }
+    cJSON *skins = cJSON_AddArrayToObject(root, "skins");
+    for (size_t s = 0; skins && s < m->skin_count; s++) {
+        const cna_model_skin *sk = &m->skins[s];
+        cJSON *o = cJSON_CreateObject();
+        if (!o) goto oom;
+        cJSON_AddItemToArray(skins, o);
+        cJSON_AddItemToObject(o, "skin", int_num(sk->gltf_skin));
+        cJSON_AddItemToObject(o, "mesh_node", int_num(m->bones[sk->mesh_node].gltf_node));
+        cJSON *p2n = cJSON_AddArrayToObject(o, "palette_to_node");
+        cJSON *st = cJSON_AddArrayToObject(o, "skin_transforms");
+        const cna_mat4 *skin_tf = cna_player_skin_transforms(players[s]);
+        for (size_t p = 0; p2n && st && p < sk->joint_count; p++) {
+            cJSON_AddItemToArray(p2n, int_num(sk->palette_to_gltf_node[p]));
+            cJSON_AddItemToArray(st, mat_json(&skin_tf[p]));
+        }
+    }
+    cJSON *mw = cJSON_AddArrayToObject(root, "morph_weights");
+    cJSON *prims = cJSON_AddArrayToObject(root, "primitives");
+    if (!mw || !prims) goto oom;
+    for (size_t i = 0; i < m->mesh_count; i++) {
+        const cna_model_mesh *mesh = &m->meshes[i];
+        size_t wc = 0;
+        const float *w = mesh_weights(mesh, anim, t, wbuf, 1024, &wc);
+        if (w && wc > 0) {
+            cJSON *o = cJSON_CreateObject();
+            if (!o) goto oom;
+            cJSON_AddItemToArray(mw, o);
+            cJSON_AddItemToObject(o, "node", int_num(mesh->gltf_node));
+            cJSON_AddItemToObject(o, "mesh", int_num(mesh->gltf_mesh));
+            cJSON *wa = cJSON_AddArrayToObject(o, "weights");
+            for (size_t k = 0; wa && k < wc; k++) cJSON_AddItemToArray(wa, num((double)w[k]));
+        }
+        const cna_mat4 *palette = mesh->skin >= 0 ? cna_player_skin_transforms(players[mesh->skin]) : NULL;
+        size_t palette_count = mesh->skin >= 0 ? m->skins[mesh->skin].joint_count : 0;
+        for (size_t k = 0; k < mesh->part_count; k++) {
+            const cna_model_part *part = &mesh->parts[k];
+            cJSON *o = cJSON_CreateObject();
+            if (!o) goto oom;
+            cJSON_AddItemToArray(prims, o);
+            cJSON_AddItemToObject(o, "node", int_num(mesh->gltf_node));
+            cJSON_AddItemToObject(o, "mesh", int_num(mesh->gltf_mesh));
+            cJSON_AddItemToObject(o, "primitive", int_num(part->gltf_primitive));
+            size_t pw = part->morph ? wc : 0;
+            cJSON *pos = part_positions(m, mesh, part, palette, palette_count, w, pw,
+                                        &absolute[mesh->parent_bone], doc, &err);
+            if (!pos) goto fail;
+            cJSON_AddItemToObject(o, "positions", pos);
+        }
+    }
+    text = cJSON_Print(root);
+    if (!text) goto oom;
+    if (fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
+        fprintf(stderr, "error: writing the pose failed\n");
+        goto done;
+    }
+    rc = CNA_CLI_EXIT_OK;
+    goto done;
+oom:
+    err.code = CNA_ERROR_OUT_OF_MEMORY;
+    snprintf(err.message, sizeof err.message, "out of memory");
+fail:
+    rc = cna_cli_report_error(a->path, &err);
+done:
+    free(text);
+    cJSON_Delete(root);
+    if (players)
+        for (size_t s = 0; s < m->skin_count; s++) cna_player_free(players[s]);
+    free(players);
+    free(absolute);
+    free(wbuf);
+    cna_model_free(m);
+    cna_gltf_document_free(doc);
+    return rc;
+}
+
+int cna_cli_pose_run(int argc, char **argv)
+{
+    const cna_cli_command *cmd = cna_cli_find("pose");
+    for (int i = 1; i < argc; i++) {
+        if (cna_cli_is_help(argv[i])) {
+            cna_cli_pose_help(stdout);
+            return CNA_CLI_EXIT_OK;
+        }
+    }
+    pose_args a;
+    int u = parse_args(cmd, argc, argv, &a);
+    if (u >= 0) return u;
+    return pose_run(&a);
+}
