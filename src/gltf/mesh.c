@@ -106,7 +106,7 @@ static cna_result parse_targets(cna__gltf_ctx *c, const cJSON *prim, const char 
         char tpath[CNA__PATH_MAX];
         cna__gltf_pathf(tpath, sizeof tpath, "%s.targets[%zu]", path, i);
         cna_gltf_morph_target *t = &targets[i++];
-        cna_gltf_attribute *attrs;
+        cna_gltf_attribute *attrs = NULL;
         r = parse_attributes(c, item, tpath, 0, &attrs, &t->attribute_count);
         if (r) return r;
         t->attributes = attrs;
@@ -175,7 +175,7 @@ static cna_result parse_mesh(cna__gltf_ctx *c, const cJSON *obj, size_t index)
         i++;
     }
     m->target_count = prims[0].target_count;
-    float *weights;
+    float *weights = NULL;
     size_t weight_count;
     r = cna__gltf_json_float_array(c, obj, "weights", path, 0, &weights, &weight_count);
     if (r) return r;

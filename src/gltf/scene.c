@@ -44,8 +44,8 @@ static cna_result parse_node(cna__gltf_ctx *c, const cJSON *obj, size_t index)
     cna__gltf_pathf(path, sizeof path, "nodes[%zu]", index);
     cna_gltf_node *n = &c->nodes[index];
     n->parent = -1;
-    int32_t *children;
-    float *weights;
+    int32_t *children = NULL;
+    float *weights = NULL;
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
     if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &n->name);
     if (!r) r = cna__gltf_json_index_array(c, obj, "children", path, false, 0, c->n_nodes, "nodes", &children, &n->child_count);
@@ -90,7 +90,7 @@ static cna_result parse_skin(cna__gltf_ctx *c, const cJSON *obj, size_t index)
     char path[CNA__PATH_MAX];
     cna__gltf_pathf(path, sizeof path, "skins[%zu]", index);
     cna_gltf_skin *s = &c->skins[index];
-    int32_t *joints;
+    int32_t *joints = NULL;
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
     if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &s->name);
     if (!r) r = cna__gltf_json_index_array(c, obj, "joints", path, true, 1, c->n_nodes, "nodes", &joints, &s->joint_count);
@@ -121,7 +121,7 @@ static cna_result parse_scene(cna__gltf_ctx *c, const cJSON *obj, size_t index)
     char path[CNA__PATH_MAX];
     cna__gltf_pathf(path, sizeof path, "scenes[%zu]", index);
     cna_gltf_scene *s = &c->scenes[index];
-    int32_t *nodes;
+    int32_t *nodes = NULL;
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
     if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &s->name);
     if (!r) r = cna__gltf_json_index_array(c, obj, "nodes", path, false, 0, c->n_nodes, "nodes", &nodes, &s->node_count);
