@@ -145,8 +145,16 @@ static const uint8_t *element_bytes(const cna_gltf_document *doc, const cna_gltf
 static void bytes_to_floats(const cna_gltf_accessor *a, const uint8_t *p, float *out)
 {
     size_t n = cna_gltf_type_component_count(a->type);
-    for (size_t comp = 0; comp < n; comp++)
-        out[comp] = p ? component_float(p + component_offset(a, comp), a->component_type, a->normalized) : 0.0f;
+    if (!p) {
+        for (size_t comp = 0; comp < n; comp++) out[comp] = 0.0f;
+    } else if (matrix_rows(a->type)) {
+        for (size_t comp = 0; comp < n; comp++)
+            out[comp] = component_float(p + component_offset(a, comp), a->component_type, a->normalized);
+    } else {
+        size_t csize = cna_gltf_component_size(a->component_type);
+        for (size_t comp = 0; comp < n; comp++)
+            out[comp] = component_float(p + comp * csize, a->component_type, a->normalized);
+    }
 }
 
 static void bytes_to_uints(const cna_gltf_accessor *a, const uint8_t *p, uint32_t *out)
@@ -451,7 +459,7 @@ static cna_result parse_sparse(cna__gltf_ctx *c, const cJSON *sparse, const char
 static cna_result parse_accessor(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__gltf_pathf(path, sizeof path, "accessors[%zu]", index);
+    cna__gltf_path_index(path, sizeof path, "accessors", index, "");
     cna_gltf_accessor *a = &c->accessors[index];
     a->buffer_view = -1;
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);

@@ -67,7 +67,7 @@ static cna_result parse_channel(cna__gltf_ctx *c, const cJSON *obj, const char *
 static cna_result parse_animation(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX], sub[CNA__PATH_MAX];
-    cna__gltf_pathf(path, sizeof path, "animations[%zu]", index);
+    cna__gltf_path_index(path, sizeof path, "animations", index, "");
     cna_gltf_animation *a = &c->animations[index];
     const cJSON *channels, *samplers, *item;
     size_t nc, ns, i = 0;
@@ -85,14 +85,14 @@ static cna_result parse_animation(cna__gltf_ctx *c, const cJSON *obj, size_t ind
     a->channel_count = nc;
     cJSON_ArrayForEach(item, samplers)
     {
-        cna__gltf_pathf(sub, sizeof sub, "%s.samplers[%zu]", path, i);
+        cna__gltf_path_prefixed(sub, sizeof sub, path, ".samplers", i, "");
         r = parse_sampler(c, item, sub, &s[i++]);
         if (r) return r;
     }
     i = 0;
     cJSON_ArrayForEach(item, channels)
     {
-        cna__gltf_pathf(sub, sizeof sub, "%s.channels[%zu]", path, i);
+        cna__gltf_path_prefixed(sub, sizeof sub, path, ".channels", i, "");
         r = parse_channel(c, item, sub, ns, &ch[i++]);
         if (r) return r;
     }

@@ -51,7 +51,7 @@ static cna_result external_data(cna__gltf_ctx *c, const char *path, const char *
 static cna_result parse_buffer(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__gltf_pathf(path, sizeof path, "buffers[%zu]", index);
+    cna__gltf_path_index(path, sizeof path, "buffers", index, "");
     cna_gltf_buffer *b = &c->buffers[index];
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
     if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &b->name);
@@ -100,7 +100,7 @@ cna_result cna__gltf_parse_buffers(cna__gltf_ctx *c)
 static cna_result parse_view(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__gltf_pathf(path, sizeof path, "bufferViews[%zu]", index);
+    cna__gltf_path_index(path, sizeof path, "bufferViews", index, "");
     cna_gltf_buffer_view *v = &c->views[index];
     int64_t target = 0;
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);

@@ -18,6 +18,31 @@ void cna__gltf_pathf(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
+void cna__gltf_path_index(char *buf, size_t size, const char *prefix, size_t index, const char *suffix)
+{
+    char digits[24];
+    size_t nd = 0, o = 0;
+    do {
+        digits[nd++] = (char)('0' + index % 10);
+        index /= 10;
+    } while (index);
+    for (const char *p = prefix; *p && o + 1 < size; p++) buf[o++] = *p;
+    if (o + 1 < size) buf[o++] = '[';
+    while (nd && o + 1 < size) buf[o++] = digits[--nd];
+    if (o + 1 < size) buf[o++] = ']';
+    for (const char *p = suffix; *p && o + 1 < size; p++) buf[o++] = *p;
+    buf[o] = '\0';
+}
+
+void cna__gltf_path_prefixed(char *buf, size_t size, const char *parent, const char *key, size_t index,
+                             const char *suffix)
+{
+    size_t n = strlen(parent);
+    if (n >= size) n = size - 1;
+    memcpy(buf, parent, n);
+    cna__gltf_path_index(buf + n, size - n, key, index, suffix);
+}
+
 void cna__gltf_fmt_float(char *buf, size_t size, float v)
 {
     for (int prec = 1; prec <= 9; prec++) {

@@ -144,6 +144,13 @@ bool cna__gltf_quat_is_unit(const float *q);
 /* snprintf for JSON paths and short texts (truncation is accepted). */
 void cna__gltf_pathf(char *buf, size_t size, const char *fmt, ...) CNA__PRINTF(3, 4);
 
+/* buf = prefix "[" index "]" suffix, truncated to size (a fast path for JSON paths). */
+void cna__gltf_path_index(char *buf, size_t size, const char *prefix, size_t index, const char *suffix);
+
+/* buf = parent key "[" index "]" suffix (buf must not overlap parent). */
+void cna__gltf_path_prefixed(char *buf, size_t size, const char *parent, const char *key, size_t index,
+                             const char *suffix);
+
 /* Shortest decimal text that reads back as the same float / double. */
 void cna__gltf_fmt_float(char *buf, size_t size, float v);
 void cna__gltf_fmt_double(char *buf, size_t size, double v);

@@ -58,6 +58,10 @@ static cna_result member(const cJSON *obj, const char *key, const char *path, bo
 static cna_result integer_value(double d, const char *path, const char *key, double min, double max,
                                 double *out, cna_error *err)
 {
+    if (isfinite(d) && d == floor(d) && d >= min && d <= max) {
+        *out = d; /* the common case: no message to format */
+        return CNA_OK;
+    }
     char num[32];
     cna__gltf_fmt_double(num, sizeof num, d);
     if (!isfinite(d) || d != floor(d))

@@ -51,7 +51,7 @@ static cna_result image_from_uri(cna__gltf_ctx *c, const char *path, const char 
 static cna_result parse_image(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__gltf_pathf(path, sizeof path, "images[%zu]", index);
+    cna__gltf_path_index(path, sizeof path, "images", index, "");
     cna_gltf_image *img = &c->images[index];
     img->buffer_view = -1;
     const char *uri = NULL;
@@ -111,7 +111,7 @@ static cna_result parse_sampler(cna__gltf_ctx *c, const cJSON *obj, size_t index
     static const int32_t min[] = {9728, 9729, 9984, 9985, 9986, 9987};
     static const int32_t wrap[] = {33071, 33648, 10497};
     char path[CNA__PATH_MAX];
-    cna__gltf_pathf(path, sizeof path, "samplers[%zu]", index);
+    cna__gltf_path_index(path, sizeof path, "samplers", index, "");
     cna_gltf_sampler *s = &c->samplers[index];
     s->wrap_s = s->wrap_t = 10497;
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
@@ -138,7 +138,7 @@ cna_result cna__gltf_parse_samplers(cna__gltf_ctx *c)
 static cna_result parse_texture(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__gltf_pathf(path, sizeof path, "textures[%zu]", index);
+    cna__gltf_path_index(path, sizeof path, "textures", index, "");
     cna_gltf_texture *t = &c->textures[index];
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
     if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &t->name);
@@ -220,7 +220,7 @@ static cna_result parse_alpha_mode(const cJSON *obj, const char *path, cna_gltf_
 static cna_result parse_material(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__gltf_pathf(path, sizeof path, "materials[%zu]", index);
+    cna__gltf_path_index(path, sizeof path, "materials", index, "");
     cna_gltf_material *m = &c->materials[index];
     m->alpha_cutoff = 0.5f;
     float f[3];

@@ -104,7 +104,7 @@ static cna_result parse_targets(cna__gltf_ctx *c, const cJSON *prim, const char 
     cJSON_ArrayForEach(item, arr)
     {
         char tpath[CNA__PATH_MAX];
-        cna__gltf_pathf(tpath, sizeof tpath, "%s.targets[%zu]", path, i);
+        cna__gltf_path_prefixed(tpath, sizeof tpath, path, ".targets", i, "");
         cna_gltf_morph_target *t = &targets[i++];
         cna_gltf_attribute *attrs = NULL;
         r = parse_attributes(c, item, tpath, 0, &attrs, &t->attribute_count);
@@ -151,7 +151,7 @@ static cna_result parse_primitive(cna__gltf_ctx *c, const cJSON *obj, const char
 static cna_result parse_mesh(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__gltf_pathf(path, sizeof path, "meshes[%zu]", index);
+    cna__gltf_path_index(path, sizeof path, "meshes", index, "");
     cna_gltf_mesh *m = &c->meshes[index];
     const cJSON *arr, *item;
     size_t n, i = 0;
@@ -166,7 +166,7 @@ static cna_result parse_mesh(cna__gltf_ctx *c, const cJSON *obj, size_t index)
     cJSON_ArrayForEach(item, arr)
     {
         char ppath[CNA__PATH_MAX];
-        cna__gltf_pathf(ppath, sizeof ppath, "%s.primitives[%zu]", path, i);
+        cna__gltf_path_prefixed(ppath, sizeof ppath, path, ".primitives", i, "");
         r = parse_primitive(c, item, ppath, &prims[i]);
         if (r) return r;
         if (prims[i].target_count != prims[0].target_count)

@@ -41,7 +41,7 @@ static cna_result parse_transform(cna__gltf_ctx *c, const cJSON *obj, const char
 static cna_result parse_node(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__gltf_pathf(path, sizeof path, "nodes[%zu]", index);
+    cna__gltf_path_index(path, sizeof path, "nodes", index, "");
     cna_gltf_node *n = &c->nodes[index];
     n->parent = -1;
     int32_t *children = NULL;
@@ -88,7 +88,7 @@ cna_result cna__gltf_parse_nodes(cna__gltf_ctx *c)
 static cna_result parse_skin(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__gltf_pathf(path, sizeof path, "skins[%zu]", index);
+    cna__gltf_path_index(path, sizeof path, "skins", index, "");
     cna_gltf_skin *s = &c->skins[index];
     int32_t *joints = NULL;
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
@@ -119,7 +119,7 @@ cna_result cna__gltf_parse_skins(cna__gltf_ctx *c)
 static cna_result parse_scene(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
-    cna__gltf_pathf(path, sizeof path, "scenes[%zu]", index);
+    cna__gltf_path_index(path, sizeof path, "scenes", index, "");
     cna_gltf_scene *s = &c->scenes[index];
     int32_t *nodes = NULL;
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);

@@ -34,16 +34,17 @@ static cna_result check_times(cna__gltf_ctx *c, const char *path, const cna_gltf
     char x[32], y[32];
     for (size_t k = 0; k < a->count; k++) {
         cna__gltf_accessor_element_floats(&c->doc->pub, a, k, &t);
-        cna__gltf_fmt_float(y, sizeof y, t);
+        if (isfinite(t) && (k == 0 ? t >= 0.0f : t > prev)) {
+            prev = t;
+            continue;
+        }
+        cna__gltf_fmt_float(y, sizeof y, t); /* formatted only for the message */
         if (!isfinite(t))
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: time %s at key %zu is not finite", path, y, k);
-        if (k == 0 && t < 0.0f)
+        if (k == 0)
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: time %s at key 0 is negative", path, y);
-        if (k > 0 && !(t > prev)) {
-            cna__gltf_fmt_float(x, sizeof x, prev);
-            return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: times must increase (%s then %s)", path, x, y);
-        }
-        prev = t;
+        cna__gltf_fmt_float(x, sizeof x, prev);
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: times must increase (%s then %s)", path, x, y);
     }
     return CNA_OK;
 }
@@ -52,7 +53,9 @@ static cna_result check_sampler(cna__gltf_ctx *c, size_t a, size_t s, anim_state
 {
     const cna_gltf_animation_sampler *smp = &c->animations[a].samplers[s];
     char path[CNA__PATH_MAX];
-    cna__gltf_pathf(path, sizeof path, "animations[%zu].samplers[%zu].input", a, s);
+    char anim[32];
+    cna__gltf_path_index(anim, sizeof anim, "animations", a, "");
+    cna__gltf_path_prefixed(path, sizeof path, anim, ".samplers", s, ".input");
     cna_result r = cna__gltf_check_rule(c, path, smp->input, &input_rule);
     if (r) return r;
     const cna_gltf_accessor *in = &c->accessors[smp->input];
@@ -106,8 +109,9 @@ static cna_result check_channel(cna__gltf_ctx *c, size_t a, size_t k, anim_state
     const cna_gltf_animation *anim = &c->animations[a];
     const cna_gltf_animation_channel *ch = &anim->channels[k];
     if (ch->path == CNA_GLTF_PATH_UNKNOWN || ch->target_node < 0) return CNA_OK; /* ignored (diagnostic) */
-    char path[CNA__PATH_MAX];
-    cna__gltf_pathf(path, sizeof path, "animations[%zu].channels[%zu].target", a, k);
+    char path[CNA__PATH_MAX], prefix[32];
+    cna__gltf_path_index(prefix, sizeof prefix, "animations", a, "");
+    cna__gltf_path_prefixed(path, sizeof path, prefix, ".channels", k, ".target");
     size_t slot = (size_t)ch->target_node * 4 + (size_t)(ch->path - 1);
     if (st->stamp[slot] == (uint32_t)a + 1)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: nodes[%d] %s is already animated by channels[%u]", path,
@@ -123,7 +127,7 @@ static cna_result check_channel(cna__gltf_ctx *c, size_t a, size_t k, anim_state
                               path, (int)ch->target_node);
     }
     const cna_gltf_animation_sampler *smp = &anim->samplers[ch->sampler];
-    cna__gltf_pathf(path, sizeof path, "animations[%zu].samplers[%d].output", a, (int)ch->sampler);
+    cna__gltf_path_prefixed(path, sizeof path, prefix, ".samplers", (size_t)ch->sampler, ".output");
     cna_result r = cna__gltf_check_rule(c, path, smp->output, &output_rules[ch->path]);
     if (!r) r = check_output_count(c, path, smp, targets);
     if (r) {
