@@ -61,7 +61,8 @@ static void max_index(cna__gltf_ctx *c, index_max *cache, int32_t accessor)
     const cna_gltf_accessor *a = &c->accessors[accessor];
     uint32_t best = 0, v;
     size_t at = 0;
-    for (size_t e = 0; e < a->count; e++) {
+    /* all zeros (no bufferView, no sparse): nothing to scan, however large the count */
+    for (size_t e = 0; e < a->count && (a->buffer_view >= 0 || a->is_sparse); e++) {
         cna__gltf_accessor_element_uints(&c->doc->pub, a, e, &v);
         if (v > best) best = v, at = e;
     }

@@ -23,6 +23,8 @@ static void scan_primitive(cna__gltf_ctx *c, const cna_gltf_primitive *p, joint_
         if (at->kind != CNA_GLTF_ATTRIBUTE_JOINTS) continue;
         int32_t wacc = cna_gltf_primitive_find_attribute(p, CNA_GLTF_ATTRIBUTE_WEIGHTS, at->set);
         const cna_gltf_accessor *ja = &c->accessors[at->accessor], *wa = &c->accessors[wacc];
+        if ((ja->buffer_view < 0 && !ja->is_sparse) || (wa->buffer_view < 0 && !wa->is_sparse))
+            continue; /* all joints or all weights zero: no influence above joint 0 */
         for (size_t v = 0; v < p->vertex_count; v++) {
             uint32_t j[4];
             float w[4];

@@ -591,6 +591,44 @@ static void test_required_property_missing_is_named(void **state)
     expect_edit("{\"joints\":[2,3],", "{", CNA_ERROR_INVALID_DATA, "skins[0].joints: required property is missing");
 }
 
+static void test_deep_json_nesting_is_refused_cleanly(void **state)
+{
+    (void)state;
+    size_t depth = 100000;
+    char *json = (char *)malloc(2 * depth + 64);
+    assert_non_null(json);
+    size_t o = (size_t)sprintf(json, "{\"asset\":{\"version\":\"2.0\"},\"extras\":");
+    for (size_t i = 0; i < depth; i++) json[o++] = '[';
+    for (size_t i = 0; i < depth; i++) json[o++] = ']';
+    json[o++] = '}';
+    cna_gltf_document *doc = NULL;
+    cna_error err;
+    assert_int_equal(cna_gltf_load_memory(json, o, NULL, &doc, &err), CNA_ERROR_PARSE);
+    assert_null(doc);
+    free(json);
+}
+
+static void test_huge_all_zero_accessor_is_checked_without_scanning(void **state)
+{
+    (void)state;
+    /* 50 million zero indices (no bufferView): valid (0 < 3), and validation must
+     * not walk them (nor allocate for them). */
+    uint8_t bytes[FIX_SIZE];
+    fixture_bytes(bytes);
+    char *a = tu_edit(FIXTURE_JSON, "\"indices\":1,", "\"indices\":10,");
+    char *b = tu_edit(a, "\"count\":3,\"type\":\"SCALAR\"}],",
+                      "\"count\":3,\"type\":\"SCALAR\"},{\"componentType\":5125,\"count\":50000000,\"type\":\"SCALAR\"}],");
+    cna_gltf_document *doc = tu_expect_ok(b, bytes, FIX_SIZE);
+    assert_int_equal(doc->accessors[10].count, 50000000);
+    assert_int_equal(doc->accessors[10].buffer_view, -1);
+    uint32_t first[1];
+    assert_int_equal(cna_gltf_accessor_read_element_uints(doc, 10, 49999999, first, 1, NULL), CNA_OK);
+    assert_int_equal(first[0], 0);
+    cna_gltf_document_free(doc);
+    free(a);
+    free(b);
+}
+
 /* ------------------------------------------------------------ asset, extensions, JSON */
 
 static void test_asset_is_required(void **state)
@@ -848,6 +886,8 @@ int main(void)
         cmocka_unit_test(test_invalid_component_type_is_refused),
         cmocka_unit_test(test_hostile_numbers_are_refused_before_conversion),
         cmocka_unit_test(test_required_property_missing_is_named),
+        cmocka_unit_test(test_deep_json_nesting_is_refused_cleanly),
+        cmocka_unit_test(test_huge_all_zero_accessor_is_checked_without_scanning),
         cmocka_unit_test(test_asset_is_required),
         cmocka_unit_test(test_asset_version_other_than_2_is_unsupported),
         cmocka_unit_test(test_min_version_above_2_0_is_unsupported),
