@@ -282,15 +282,28 @@ static float max_abs_diff(const float *a, const float *b, size_t n)
     return m;
 }
 
+/* Rotation angle between two rotations: 2·φ, φ the 4D angle between the unit
+ * quaternions (sign-aligned), as 4·atan2(|a - b|, |a + b|), which stays
+ * accurate for tiny angles where 2·acos(a·b) does not. */
 static double quat_angle(const float *a, const float *b)
 {
-    double d = fabs((double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3]);
-    double na = sqrt((double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2] + (double)a[3] * a[3]);
-    double nb = sqrt((double)b[0] * b[0] + (double)b[1] * b[1] + (double)b[2] * b[2] + (double)b[3] * b[3]);
+    double dot = 0, na = 0, nb = 0;
+    for (int i = 0; i < 4; i++) {
+        dot += (double)a[i] * b[i];
+        na += (double)a[i] * a[i];
+        nb += (double)b[i] * b[i];
+    }
     if (na <= 0 || nb <= 0) return 0;
-    d /= na * nb;
-    if (d >= 1) return 0;
-    return 2 * acos(d);
+    na = sqrt(na);
+    nb = sqrt(nb);
+    double sign = dot < 0 ? -1.0 : 1.0;
+    double diff = 0, sum = 0;
+    for (int i = 0; i < 4; i++) {
+        double x = (double)a[i] / na, y = sign * (double)b[i] / nb;
+        diff += (x - y) * (x - y);
+        sum += (x + y) * (x + y);
+    }
+    return 4.0 * atan2(sqrt(diff), sqrt(sum));
 }
 
 /* true when the player's interpolation between a and b strays from some

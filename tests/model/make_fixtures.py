@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""Writes the hand-made glTF fixtures of the model tests into tests/data/fixtures/.
+
+Run from anywhere: python3 tests/model/make_fixtures.py. The output is deterministic; the
+files are committed, so the tests never run this script. What each fixture exercises is in
+tests/data/fixtures/SOURCE.md.
+"""
+import base64
+import json
+import math
+import os
+import struct
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "fixtures")
+
+FLOAT, UBYTE, USHORT = 5126, 5121, 5123
+
+
+# ---------------------------------------------------------------- 4x4 helpers (column-major)
+def ident():
+    return [1.0 if i % 5 == 0 else 0.0 for i in range(16)]
+
+
+def mul(a, b):
+    r = [0.0] * 16
+    for c in range(4):
+        for row in range(4):
+            r[c * 4 + row] = sum(a[k * 4 + row] * b[c * 4 + k] for k in range(4))
+    return r
+
+
+def trs(t=(0, 0, 0), q=(0, 0, 0, 1), s=(1, 1, 1)):
+    x, y, z, w = q
+    m = [1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w), 0,
+         2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w), 0,
+         2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y), 0,
+         t[0], t[1], t[2], 1]
+    for c in range(3):
+        for row in range(3):
+            m[c * 4 + row] *= s[c]
+    return m
+
+
+def inverse(m):
+    a = [[m[c * 4 + r] for c in range(4)] + [1.0 if r == i else 0.0 for i in range(4)]
+         for r in range(4)]
+    for i in range(4):
+        p = max(range(i, 4), key=lambda r: abs(a[r][i]))
+        a[i], a[p] = a[p], a[i]
+        d = a[i][i]
+        a[i] = [x / d for x in a[i]]
+        for r in range(4):
+            if r != i:
+                f = a[r][i]
+                a[r] = [x - f * y for x, y in zip(a[r], a[i])]
+    return [a[r][4 + c] for c in range(4) for r in range(4)]
+
+
+def f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def quat_z(deg):
+    h = math.radians(deg) / 2
+    return (0.0, 0.0, math.sin(h), math.cos(h))
+
+
+# ---------------------------------------------------------------- glTF builder
+class Builder:
+    def __init__(self):
+        self.data = bytearray()
+        self.views = []
+        self.accessors = []
+
+    def _view(self, raw):
+        while len(self.data) % 4:
+            self.data.append(0)
+        self.views.append({"buffer": 0, "byteOffset": len(self.data), "byteLength": len(raw)})
+        self.data += raw
+        return len(self.views) - 1
+
+    def accessor(self, comp, typ, values, minmax=False):
+        fmt = {FLOAT: "f", UBYTE: "B", USHORT: "H"}[comp]
+        n = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}[typ]
+        flat = [x for v in values for x in (v if isinstance(v, (list, tuple)) else [v])]
+        raw = struct.pack("<%d%s" % (len(flat), fmt), *flat)
+        acc = {"bufferView": self._view(raw), "componentType": comp, "type": typ,
+               "count": len(flat) // n}
+        if minmax:
+            acc["min"] = [min(flat[i::n]) for i in range(n)]
+            acc["max"] = [max(flat[i::n]) for i in range(n)]
+        self.accessors.append(acc)
+        return len(self.accessors) - 1
+
+    def skinned_triangle(self, joints, weights=None):
+        """A one-primitive mesh: three vertices, each bound to the given joint ordinals."""
+        pos = self.accessor(FLOAT, "VEC3", [(0, 0, 0), (1, 0, 0), (0, 1, 0)], minmax=True)
+        j = self.accessor(UBYTE, "VEC4", joints)
+        w = self.accessor(FLOAT, "VEC4", weights or [(1, 0, 0, 0)] * 3)
+        return {"primitives": [{"attributes": {"POSITION": pos, "JOINTS_0": j, "WEIGHTS_0": w}}]}
+
+    def rigid_triangle(self):
+        pos = self.accessor(FLOAT, "VEC3", [(0, 0, 0), (1, 0, 0), (0, 1, 0)], minmax=True)
+        return {"primitives": [{"attributes": {"POSITION": pos}}]}
+
+    def sampler(self, times, values, interpolation="LINEAR", typ="VEC3"):
+        i = self.accessor(FLOAT, "SCALAR", times, minmax=True)
+        o = self.accessor(FLOAT, typ, values)
+        return {"input": i, "output": o, "interpolation": interpolation}
+
+    def gltf(self, **parts):
+        doc = {"asset": {"version": "2.0", "generator": "cna tests/model/make_fixtures.py"}}
+        doc.update(parts)
+        if self.data:
+            doc["buffers"] = [{"byteLength": len(self.data), "uri":
+                               "data:application/octet-stream;base64," +
+                               base64.b64encode(bytes(self.data)).decode()}]
+            doc["bufferViews"] = self.views
+            doc["accessors"] = self.accessors
+        return doc
+
+
+def write(name, doc):
+    with open(os.path.join(OUT, name), "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
+# ---------------------------------------------------------------- fixtures
+def skin_mesh_node_transform():
+    """The spec's -50 fixture: mesh node T(0,0,50), one joint with identity bind and IBM."""
+    b = Builder()
+    mesh = b.skinned_triangle([(0, 0, 0, 0)] * 3)
+    ibm = b.accessor(FLOAT, "MAT4", [ident()])
+    write("skin-mesh-node-transform.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0, 1]}],
+        nodes=[{"name": "MeshNode", "mesh": 0, "skin": 0, "translation": [0, 0, 50]},
+               {"name": "Joint"}],
+        meshes=[mesh], skins=[{"joints": [1], "inverseBindMatrices": ibm}]))
+
+
+def armature():
+    """Root joint under a transformed armature node; the mesh node elsewhere, transformed;
+    skin.skeleton names the root joint (the walk must go above it)."""
+    arm = trs((1, 2, 3), quat_z(90), (2, 2, 2))
+    root_local = trs((0, 1, 0))
+    tip_local = trs((0, 1, 0))
+    root_world = mul(arm, root_local)
+    tip_world = mul(root_world, tip_local)
+    b = Builder()
+    mesh = b.skinned_triangle([(0, 1, 0, 0)] * 3, [(0.5, 0.5, 0, 0)] * 3)
+    ibm = b.accessor(FLOAT, "MAT4", [inverse(root_world), inverse(tip_world)])
+    return b, mesh, ibm
+
+
+def skin_armature_ancestor():
+    b, mesh, ibm = armature()
+    write("skin-armature-ancestor.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0, 3]}],
+        nodes=[{"name": "Armature", "translation": [1, 2, 3], "rotation": list(quat_z(90)),
+                "scale": [2, 2, 2], "children": [1]},
+               {"name": "Root", "translation": [0, 1, 0], "children": [2]},
+               {"name": "Tip", "translation": [0, 1, 0]},
+               {"name": "MeshNode", "mesh": 0, "skin": 0, "translation": [0, 0, 5]}],
+        meshes=[mesh], skins=[{"joints": [1, 2], "inverseBindMatrices": ibm, "skeleton": 1}]))
+
+
+def chain(reversed_order):
+    """Three joints in a chain (J0 -> J1 -> J2) with rotation and translation clips, listed
+    parent-first or in reverse; JOINTS_0 follows the listing so both files are one model."""
+    locals_ = [trs((0, 0, 0)), trs((0, 1, 0)), trs((0, 1, 0))]
+    worlds = [locals_[0], mul(locals_[0], locals_[1]), mul(mul(locals_[0], locals_[1]), locals_[2])]
+    order = [2, 1, 0] if reversed_order else [0, 1, 2]   # ordinal k -> chain joint order[k]
+    ordinal = {j: k for k, j in enumerate(order)}
+    b = Builder()
+    mesh = b.skinned_triangle([(ordinal[0], ordinal[1], 0, 0), (ordinal[1], ordinal[2], 0, 0),
+                               (ordinal[2], 0, 0, 0)],
+                              [(0.75, 0.25, 0, 0), (0.5, 0.5, 0, 0), (1, 0, 0, 0)])
+    ibm = b.accessor(FLOAT, "MAT4", [inverse(worlds[j]) for j in order])
+    s_rot = b.sampler([0, 1, 2], [quat_z(0), quat_z(60), quat_z(-30)], "LINEAR", "VEC4")
+    s_tr = b.sampler([0, 0.5, 2], [(0, 1, 0), (0.5, 1.5, 0), (0, 1, 0)], "LINEAR")
+    s_step = b.sampler([0, 1, 1.5], [quat_z(0), quat_z(45), quat_z(90)], "STEP", "VEC4")
+    # node indices: 0 mesh node, 1 + j = chain joint j
+    nodes = [{"name": "MeshNode", "mesh": 0, "skin": 0},
+             {"name": "J0", "children": [2]},
+             {"name": "J1", "translation": [0, 1, 0], "children": [3]},
+             {"name": "J2", "translation": [0, 1, 0]}]
+    name = "skin-reversed-joints.gltf" if reversed_order else "skin-ordered-joints.gltf"
+    write(name, b.gltf(
+        scene=0, scenes=[{"nodes": [0, 1]}], nodes=nodes, meshes=[mesh],
+        skins=[{"joints": [1 + j for j in order], "inverseBindMatrices": ibm}],
+        animations=[{"name": "Bend", "samplers": [s_rot, s_tr, s_step],
+                     "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}},
+                                  {"sampler": 1, "target": {"node": 2, "path": "translation"}},
+                                  {"sampler": 2, "target": {"node": 3, "path": "rotation"}}]}]))
+
+
+def skin_73_joints():
+    b = Builder()
+    mesh = b.skinned_triangle([(0, 0, 0, 0)] * 3)
+    nodes = [{"name": "MeshNode", "mesh": 0, "skin": 0}]
+    for j in range(73):
+        n = {"name": "J%d" % j, "translation": [0, 0.1, 0]}
+        if j < 72:
+            n["children"] = [2 + j]
+        nodes.append(n)
+    write("skin-73-joints.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0, 1]}], nodes=nodes, meshes=[mesh],
+        skins=[{"joints": list(range(1, 74))}]))
+
+
+def step_three_keys():
+    """A rigid node whose x translation STEPs 0, 10, 20 at t = 0, 1, 2."""
+    b = Builder()
+    mesh = b.rigid_triangle()
+    s = b.sampler([0, 1, 2], [(0, 0, 0), (10, 0, 0), (20, 0, 0)], "STEP")
+    write("step-three-keys.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0]}], nodes=[{"name": "Box", "mesh": 0}], meshes=[mesh],
+        animations=[{"name": "Step", "samplers": [s],
+                     "channels": [{"sampler": 0, "target": {"node": 0, "path": "translation"}}]}]))
+
+
+def cubic_rotation():
+    """A CUBICSPLINE rotation from identity to 90 degrees about Z with zero tangents, and a
+    LINEAR translation with a key at 0.5 s so the union has a key mid-curve."""
+    b = Builder()
+    mesh = b.rigid_triangle()
+    z = (0.0, 0.0, 0.0, 0.0)
+    rot = b.sampler([0, 1], [z, quat_z(0), z, z, quat_z(90), z], "CUBICSPLINE", "VEC4")
+    tr = b.sampler([0, 0.5, 1], [(0, 0, 0), (1, 0, 0), (2, 0, 0)], "LINEAR")
+    write("cubic-rotation.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0]}], nodes=[{"name": "Spinner", "mesh": 0}], meshes=[mesh],
+        animations=[{"name": "Spin", "samplers": [rot, tr],
+                     "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}},
+                                  {"sampler": 1, "target": {"node": 0, "path": "translation"}}]}]))
+
+
+def skin_two_instances():
+    """One skin instanced by two nodes with different transforms (glTF ignores both)."""
+    b, mesh, ibm = armature()
+    write("skin-two-instances.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0, 3, 4]}],
+        nodes=[{"name": "Armature", "translation": [1, 2, 3], "rotation": list(quat_z(90)),
+                "scale": [2, 2, 2], "children": [1]},
+               {"name": "Root", "translation": [0, 1, 0], "children": [2]},
+               {"name": "Tip", "translation": [0, 1, 0]},
+               {"name": "MeshA", "mesh": 0, "skin": 0, "translation": [0, 0, 50]},
+               {"name": "MeshB", "mesh": 0, "skin": 0, "translation": [10, 0, 0],
+                "rotation": list(quat_z(30)), "scale": [3, 3, 3]}],
+        meshes=[mesh], skins=[{"joints": [1, 2], "inverseBindMatrices": ibm}]))
+
+
+def skin_folded_node():
+    """A non-joint node (animated) between two joints: folded into the child's bind pose."""
+    mid_local = trs((0, 1, 0), quat_z(90))
+    j0 = trs((0, 0, 0))
+    j1 = trs((1, 0, 0))
+    w1 = mul(mul(j0, mid_local), j1)
+    b = Builder()
+    mesh = b.skinned_triangle([(0, 1, 0, 0)] * 3, [(0.5, 0.5, 0, 0)] * 3)
+    ibm = b.accessor(FLOAT, "MAT4", [inverse(j0), inverse(w1)])
+    s_mid = b.sampler([0, 1], [(0, 1, 0), (0, 2, 0)], "LINEAR")
+    s_j1 = b.sampler([0, 1], [quat_z(0), quat_z(90)], "LINEAR", "VEC4")
+    write("skin-folded-node.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0, 1]}],
+        nodes=[{"name": "MeshNode", "mesh": 0, "skin": 0},
+               {"name": "J0", "children": [2]},
+               {"name": "Mid", "translation": [0, 1, 0], "rotation": list(quat_z(90)), "children": [3]},
+               {"name": "J1", "translation": [1, 0, 0]}],
+        meshes=[mesh], skins=[{"joints": [1, 3], "inverseBindMatrices": ibm}],
+        animations=[{"name": "Wave", "samplers": [s_mid, s_j1],
+                     "channels": [{"sampler": 0, "target": {"node": 2, "path": "translation"}},
+                                  {"sampler": 1, "target": {"node": 3, "path": "rotation"}}]}]))
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    skin_mesh_node_transform()
+    skin_armature_ancestor()
+    chain(False)
+    chain(True)
+    skin_73_joints()
+    step_three_keys()
+    cubic_rotation()
+    skin_two_instances()
+    skin_folded_node()
+
+
+if __name__ == "__main__":
+    main()
