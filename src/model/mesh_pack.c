@@ -322,10 +322,11 @@ static cna_result write_influences(pack_ctx *c, const skin_sets *s, const cna__v
             if (d->truncated == 0) {
                 char w[128];
                 format_weights(w, sizeof w, f);
-                snprintf(d->truncated_message, sizeof d->truncated_message,
+                int cut = snprintf(d->truncated_message, sizeof d->truncated_message,
                          "%s: vertex %zu has %zu influences; the 4 largest %s are kept and "
                          "renormalised",
                          c->where, v, nonzero, w);
+                (void)cut; /* a long message is cut, by design */
             }
             d->truncated++;
             normalize_weights(f, sum);
@@ -333,9 +334,10 @@ static cna_result write_influences(pack_ctx *c, const skin_sets *s, const cna__v
             if (d->renormalized == 0) {
                 char w[128];
                 format_weights(w, sizeof w, f);
-                snprintf(d->renormalized_message, sizeof d->renormalized_message,
+                int cut = snprintf(d->renormalized_message, sizeof d->renormalized_message,
                          "%s: the weights %s of vertex %zu sum to %.9g; normalised%s", c->where, w,
                          v, sum, sum > 0.0 ? "" : " to (1, 0, 0, 0)");
+                (void)cut; /* a long message is cut, by design */
             }
             d->renormalized++;
             normalize_weights(f, sum);
