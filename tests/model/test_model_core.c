@@ -1,0 +1,225 @@
+/*
+ * The Model's core rules: bones (scene flattened depth-first pre-order),
+ * copy_absolute_bone_transforms, effects and the bind-pose palette
+ * (spec: ApplyBindPoseBoneTransformsEXT), the first skin as Tag, import
+ * options, and clean failure under allocation failure.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "model_test.h"
+
+static void test_bones_are_the_scene_flattened_depth_first_pre_order(void **state)
+{
+    (void)state;
+    /* RiggedSimple: scene [0]; 0 -> 1 -> {3 -> 4, 2} (the oracle's meta.scene_nodes) */
+    cna_model *m = model_test_load("corpus/valid/RiggedSimple/rigged_simple.gltf", CNA_CLIP_MODE_DEFAULT);
+    const int32_t nodes[5] = {0, 1, 3, 4, 2};
+    const int32_t parents[5] = {-1, 0, 1, 2, 1};
+    const char *names[5] = {"Z_UP", "Armature", "Bone", "Bone.001", "Cylinder"};
+    assert_int_equal(m->bone_count, 5);
+    assert_int_equal(m->gltf_scene, 0);
+    for (int b = 0; b < 5; b++) {
+        assert_int_equal(m->bones[b].gltf_node, nodes[b]);
+        assert_int_equal(m->bones[b].parent, parents[b]);
+        assert_string_equal(m->bones[b].name, names[b]);
+        assert_int_equal(m->gltf_node_to_bone[nodes[b]], b);
+    }
+    assert_int_equal(cna_model_find_bone(m, "Cylinder"), 4);
+    assert_int_equal(cna_model_find_bone(m, "nope"), -1);
+    /* the mesh hangs from the bone of the node that instances it */
+    assert_int_equal(m->mesh_count, 1);
+    assert_int_equal(m->meshes[0].parent_bone, 4);
+    assert_int_equal(m->meshes[0].gltf_node, 2);
+    cna_model_free(m);
+}
+
+static void test_copy_absolute_bone_transforms_composes_parent_then_child(void **state)
+{
+    (void)state;
+    cna_model *m = model_test_load("fixtures/skin-armature-ancestor.gltf", CNA_CLIP_MODE_DEFAULT);
+    cna_mat4 abs[4], expected;
+    cna_error err;
+    assert_int_equal(cna_model_copy_absolute_bone_transforms(m, abs, 4, &err), CNA_OK);
+    /* bones: Armature, Root, Tip, MeshNode; absolute[Tip] = L_arm · L_root · L_tip */
+    cna_mat4_mul(&expected, &m->bones[0].transform, &m->bones[1].transform);
+    cna_mat4_mul(&expected, &expected, &m->bones[2].transform);
+    assert_memory_equal(&abs[2], &expected, sizeof expected);
+    assert_memory_equal(&abs[3], &m->bones[3].transform, sizeof expected);
+    /* a short array is refused and left alone */
+    cna_mat4 small[3];
+    memset(small, 0x55, sizeof small);
+    assert_int_equal(cna_model_copy_absolute_bone_transforms(m, small, 3, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "copy_absolute_bone_transforms: count 3 is below bone_count 4");
+    unsigned char expect[sizeof small];
+    memset(expect, 0x55, sizeof expect);
+    assert_memory_equal(small, expect, sizeof small);
+    cna_model_free(m);
+}
+
+static void test_load_poses_every_skinned_effect_with_the_bind_pose_palette(void **state)
+{
+    (void)state;
+    cna_model *m = model_test_load("corpus/valid/RobotExpressive/robot.glb", CNA_CLIP_MODE_DEFAULT);
+    assert_true(m->skin_count > 1);
+    for (size_t s = 0; s < m->skin_count; s++) {
+        cna_player *player;
+        cna_error err;
+        assert_int_equal(cna_player_create(&m->skins[s].data, NULL, &player, &err), CNA_OK);
+        const cna_model_mesh *mesh = &m->meshes[m->skins[s].meshes[0]];
+        for (size_t k = 0; k < mesh->part_count; k++) {
+            const cna_effect *e = &m->effects[mesh->parts[k].effect];
+            assert_true(cna_effect_kind_is_skinned(e->kind));
+            assert_int_equal(e->skin, (int32_t)s);
+            assert_int_equal(e->bone_count, m->skins[s].joint_count);
+            /* bit for bit what a clip-less player computes */
+            assert_memory_equal(e->bones, cna_player_skin_transforms(player),
+                                m->skins[s].joint_count * sizeof(cna_mat4));
+        }
+        cna_player_free(player);
+    }
+    /* posing again returns the number of effects posed */
+    size_t parts_of_skin0 = m->meshes[m->skins[0].meshes[0]].part_count;
+    size_t posed_count = cna_model_apply_bind_pose_bone_transforms(m, 0);
+    assert_true(posed_count >= 1 && posed_count <= parts_of_skin0);
+    assert_int_equal(cna_model_apply_bind_pose_bone_transforms(m, m->skin_count), 0);
+    assert_int_equal(cna_model_apply_bind_pose_bone_transforms(NULL, 0), 0);
+    /* Tag: the first skin */
+    assert_ptr_equal(cna_model_skinning_data(m), &m->skins[0].data);
+    cna_model_free(m);
+}
+
+static void test_rigid_model_has_no_skinning_data_and_carries_its_node_clips(void **state)
+{
+    (void)state;
+    cna_model *m = model_test_load("corpus/valid/BoxAnimated/box_animated.gltf", CNA_CLIP_MODE_DEFAULT);
+    assert_null(cna_model_skinning_data(m));
+    assert_int_equal(m->skin_count, 0);
+    assert_int_equal(m->animation_count, 1);
+    assert_int_equal(m->node_clips[0].target, CNA_CLIP_TARGET_SCENE_NODE);
+    assert_int_equal(m->node_clips[0].track_count, 2);
+    /* no skin: no rigid-animation-dropped diagnostic */
+    assert_null(cna_model_find_diagnostic(m, CNA_MODEL_DIAG_RIGID_ANIMATION_DROPPED));
+    for (size_t e = 0; e < m->effect_count; e++) {
+        assert_false(cna_effect_kind_is_skinned(m->effects[e].kind));
+        assert_int_equal(m->effects[e].skin, -1);
+    }
+    cna_model_free(m);
+}
+
+static void test_effect_palette_refuses_more_than_72_matrices(void **state)
+{
+    (void)state;
+    cna_effect e;
+    cna_effect_init(&e, CNA_EFFECT_KIND_SKINNED);
+    assert_true(cna_mat4_is_identity(&e.bones[71]));
+    cna_mat4 m[73];
+    for (int i = 0; i < 73; i++) cna_mat4_translation(&m[i], cna_vec3_make((float)i, 0, 0));
+    cna_error err;
+    assert_int_equal(cna_effect_set_bone_transforms(&e, m, 73, &err), CNA_ERROR_LIMIT);
+    assert_string_equal(err.message, "bone transforms: 73 given; at most 72 are supported");
+    assert_true(cna_mat4_is_identity(&e.bones[0]));
+    assert_int_equal(cna_effect_set_bone_transforms(&e, m, 72, &err), CNA_OK);
+    assert_true(e.bones[71].m[12] == 71.0f);
+    assert_int_equal(e.bone_count, 72);
+    cna_effect basic;
+    cna_effect_init(&basic, CNA_EFFECT_KIND_DEFAULT);
+    assert_int_equal(basic.kind, CNA_EFFECT_KIND_BASIC);
+    assert_int_equal(cna_effect_set_bone_transforms(&basic, m, 1, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "effect: kind basic has no bone palette");
+}
+
+static void test_import_options_are_checked(void **state)
+{
+    (void)state;
+    char path[1024];
+    cna_gltf_document *doc = NULL;
+    cna_error err;
+    assert_int_equal(cna_gltf_load_file(model_test_path(path, sizeof path, "fixtures/step-three-keys.gltf"),
+                                        NULL, &doc, &err), CNA_OK);
+    cna_import_options o;
+    memset(&o, 0, sizeof o);
+    o.clip_mode = CNA_CLIP_MODE_COUNT;
+    cna_model *m = NULL;
+    assert_int_equal(cna_model_import_gltf(doc, &o, &m, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "import options: clip_mode 3 is not a cna_clip_mode");
+    assert_null(m);
+    assert_int_equal(cna_model_import_gltf(NULL, NULL, &m, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(cna_model_import_gltf(doc, NULL, NULL, &err), CNA_ERROR_INVALID_ARGUMENT);
+    cna_model_free(NULL);
+    cna_gltf_document_free(doc);
+}
+
+/* ---- allocation failure: every allocation in turn fails; nothing leaks ---- */
+
+typedef struct counting {
+    size_t attempts, allocs, frees; /* allocs: successful ones */
+    size_t fail_at;                 /* 1-based attempt that fails; 0 never */
+} counting;
+
+static void *counting_alloc(void *user, size_t size)
+{
+    counting *c = (counting *)user;
+    c->attempts++;
+    if (c->fail_at && c->attempts == c->fail_at) return NULL;
+    void *p = malloc(size);
+    if (p) c->allocs++;
+    return p;
+}
+
+static void counting_free(void *user, void *ptr)
+{
+    counting *c = (counting *)user;
+    c->frees++;
+    free(ptr);
+}
+
+static void test_import_fails_cleanly_at_every_allocation(void **state)
+{
+    (void)state;
+    const char *files[] = {"fixtures/skin-folded-node.gltf", "fixtures/cubic-rotation.gltf",
+                           "fixtures/skin-two-instances.gltf"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        char path[1024];
+        cna_gltf_document *doc = NULL;
+        cna_error err;
+        assert_int_equal(cna_gltf_load_file(model_test_path(path, sizeof path, files[f]), NULL, &doc, &err), CNA_OK);
+        for (size_t k = 1;; k++) {
+            counting c = {0, 0, 0, k};
+            cna_import_options o;
+            memset(&o, 0, sizeof o);
+            o.allocator.alloc = counting_alloc;
+            o.allocator.free = counting_free;
+            o.allocator.user_data = &c;
+            cna_model *m = NULL;
+            cna_result r = cna_model_import_gltf(doc, &o, &m, &err);
+            if (r == CNA_OK) {
+                cna_model_free(m);
+                assert_int_equal(c.allocs, c.frees);
+                break;
+            }
+            assert_int_equal(r, CNA_ERROR_OUT_OF_MEMORY);
+            assert_null(m);
+            assert_int_equal(c.allocs, c.frees);
+            assert_true(k < 100000);
+        }
+        cna_gltf_document_free(doc);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bones_are_the_scene_flattened_depth_first_pre_order),
+        cmocka_unit_test(test_copy_absolute_bone_transforms_composes_parent_then_child),
+        cmocka_unit_test(test_load_poses_every_skinned_effect_with_the_bind_pose_palette),
+        cmocka_unit_test(test_rigid_model_has_no_skinning_data_and_carries_its_node_clips),
+        cmocka_unit_test(test_effect_palette_refuses_more_than_72_matrices),
+        cmocka_unit_test(test_import_options_are_checked),
+        cmocka_unit_test(test_import_fails_cleanly_at_every_allocation),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
