@@ -365,7 +365,8 @@ typedef struct cna_gltf_skin {
     const char *name;
     const int32_t *joints;        /* node indices, at least one, no duplicates */
     size_t joint_count;
-    int32_t inverse_bind_matrices; /* accessor (MAT4 FLOAT, joint_count elements); -1: identities */
+    int32_t inverse_bind_matrices; /* accessor (MAT4 FLOAT, at least joint_count elements, as the
+                                      glTF schema says; extra ones are unused); -1: identities */
     int32_t skeleton;             /* node index, -1 when absent (a hint only) */
 } cna_gltf_skin;
 
@@ -408,7 +409,9 @@ typedef struct cna_gltf_diagnostic {
 #define CNA_GLTF_DIAG_IMAGE_MISSING       "image-missing"       /* image file/URI/bytes unavailable */
 #define CNA_GLTF_DIAG_CAMERA_SKIPPED      "camera-skipped"      /* cameras are not parsed */
 #define CNA_GLTF_DIAG_QUATERNION_NOT_UNIT "quaternion-not-unit" /* node rotation or rotation key, |1-|q|| > 5e-5 */
-#define CNA_GLTF_DIAG_WEIGHTS_NOT_NORMALIZED "weights-not-normalized" /* per-vertex skin weights sum, |1-sum| > 2e-3 */
+#define CNA_GLTF_DIAG_WEIGHTS_NOT_NORMALIZED "weights-not-normalized" /* a vertex's skin weights (all WEIGHTS_n) sum
+                                                                         away from 1 by > 2e-3 (+ 2/255 or 2/65535 per
+                                                                         normalized set); one per primitive */
 #define CNA_GLTF_DIAG_UNUSED_OBJECT       "unused-object"       /* mesh/skin/material/texture/image/sampler/accessor/bufferView/camera never referenced */
 #define CNA_GLTF_DIAG_ATTRIBUTE_UNKNOWN   "attribute-unknown"   /* attribute name neither known nor "_"-prefixed */
 #define CNA_GLTF_DIAG_CHANNEL_IGNORED     "channel-ignored"     /* animation channel without target node or with an unknown path */
