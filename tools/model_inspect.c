@@ -1,0 +1,207 @@
+/*
+ * tools/model_inspect.c — the model section of `cna inspect` (see
+ * model_inspect.h): skins with their index-space tables, root prefixes and
+ * clips, the scene-node clips and the model's diagnostics.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model_inspect.h"
+
+static size_t clip_key_count(const cna_clip *c)
+{
+    size_t n = 0;
+    for (size_t t = 0; t < c->track_count; t++) n += c->tracks[t].key_count;
+    return n;
+}
+
+static void print_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p < 0x20 || *p == 0x7f || *p == '"' || *p == '\\')
+            fprintf(out, "\\x%02x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+static void print_clip(FILE *out, size_t i, const cna_clip *c, const char *index_name)
+{
+    fprintf(out, "      clip %zu ", i);
+    print_str(out, c->name);
+    fprintf(out, ": target %s, duration %.9g s, %zu tracks, %zu keys\n", cna_clip_target_name(c->target),
+            cna_ticks_to_seconds(c->duration), c->track_count, clip_key_count(c));
+    for (size_t t = 0; t < c->track_count; t++)
+        fprintf(out, "        %s %d: %zu keys\n", index_name, (int)c->tracks[t].bone, c->tracks[t].key_count);
+}
+
+bool cna_cli_model_print(FILE *out, const cna_model *m)
+{
+    fprintf(out, "model (scene %d, clip mode %s, size %.9g):\n", (int)m->gltf_scene,
+            cna_clip_mode_name(m->clip_mode), (double)m->size);
+    fprintf(out, "  bones: %zu, meshes: %zu, effects: %zu, animations: %zu\n", m->bone_count,
+            m->mesh_count, m->effect_count, m->animation_count);
+    fprintf(out, "  skins: %zu\n", m->skin_count);
+    for (size_t s = 0; s < m->skin_count; s++) {
+        const cna_model_skin *sk = &m->skins[s];
+        int32_t mesh_node = m->bones[sk->mesh_node].gltf_node;
+        fprintf(out, "    skin %zu: glTF skin %d, instanced by node %d (bone %d) ", s, (int)sk->gltf_skin,
+                (int)mesh_node, (int)sk->mesh_node);
+        print_str(out, m->bones[sk->mesh_node].name);
+        fprintf(out, ", %zu joints, meshes [", sk->joint_count);
+        for (size_t i = 0; i < sk->mesh_count; i++) fprintf(out, "%s%d", i ? ", " : "", (int)sk->meshes[i]);
+        fprintf(out, "]\n");
+        fprintf(out, "      %7s %7s %5s %5s %6s  %s\n", "palette", "ordinal", "bone", "node", "parent", "name");
+        for (size_t p = 0; p < sk->joint_count; p++) {
+            int32_t bone = sk->palette_to_node[p];
+            char bone_s[16];
+            if (bone >= 0) snprintf(bone_s, sizeof bone_s, "%d", (int)bone);
+            else snprintf(bone_s, sizeof bone_s, "-");
+            fprintf(out, "      %7zu %7d %5s %5d %6d  ", p, (int)sk->palette_to_ordinal[p], bone_s,
+                    (int)sk->palette_to_gltf_node[p], (int)sk->data.hierarchy[p]);
+            print_str(out, bone >= 0 ? m->bones[bone].name : "");
+            fputc('\n', out);
+        }
+        fprintf(out, "      roots (prefix = inverse(W_mesh_node) · W_ancestor):\n");
+        for (size_t r = 0; r < sk->root_count; r++) {
+            int32_t p = sk->roots[r];
+            const cna_mat4 *pm = &sk->data.root_prefix[p];
+            cna_vec3 t, sc;
+            cna_quat q;
+            bool ok = cna_mat4_decompose(pm, &t, &q, &sc);
+            fprintf(out, "        palette %d (node %d): ", (int)p, (int)sk->palette_to_gltf_node[p]);
+            if (cna_mat4_is_identity(pm))
+                fprintf(out, "identity\n");
+            else if (ok)
+                fprintf(out, "T(%.9g, %.9g, %.9g) R(%.9g, %.9g, %.9g, %.9g) S(%.9g, %.9g, %.9g)\n",
+                        (double)t.x, (double)t.y, (double)t.z, (double)q.x, (double)q.y, (double)q.z,
+                        (double)q.w, (double)sc.x, (double)sc.y, (double)sc.z);
+            else
+                fprintf(out, "not a TRS matrix\n");
+            fprintf(out, "          [");
+            for (int i = 0; i < 16; i++) fprintf(out, "%s%.9g", i ? ", " : "", (double)pm->m[i]);
+            fprintf(out, "]\n");
+        }
+        fprintf(out, "      clips: %zu\n", sk->data.clip_count);
+        for (size_t c = 0; c < sk->data.clip_count; c++) print_clip(out, c, &sk->data.clips[c], "palette");
+    }
+    fprintf(out, "  scene-node clips: %zu\n", m->animation_count);
+    for (size_t c = 0; c < m->animation_count; c++) print_clip(out, c, &m->node_clips[c], "bone");
+    fprintf(out, "  model diagnostics: %zu\n", m->diagnostic_count);
+    for (size_t d = 0; d < m->diagnostic_count; d++) {
+        fprintf(out, "    %s x%zu: ", m->diagnostics[d].code, m->diagnostics[d].count);
+        print_str(out, m->diagnostics[d].message);
+        fputc('\n', out);
+    }
+    return !ferror(out);
+}
+
+bool cna_cli_model_inspect_text(FILE *out, const cna_gltf_document *doc)
+{
+    cna_model *m = NULL;
+    cna_error err;
+    memset(&err, 0, sizeof err);
+    if (cna_model_import_gltf(doc, NULL, &m, &err) != CNA_OK) {
+        fprintf(out, "model: refused: ");
+        print_str(out, err.message);
+        fputc('\n', out);
+        return !ferror(out);
+    }
+    bool ok = cna_cli_model_print(out, m);
+    cna_model_free(m);
+    return ok;
+}
+
+static cJSON *mat_json(const cna_mat4 *m)
+{
+    float v[16];
+    memcpy(v, m->m, sizeof v);
+    return cJSON_CreateFloatArray(v, 16);
+}
+
+static cJSON *clip_json(const cna_clip *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    cJSON_AddStringToObject(o, "name", c->name ? c->name : "");
+    cJSON_AddStringToObject(o, "target", cna_clip_target_name(c->target));
+    cJSON_AddNumberToObject(o, "duration", cna_ticks_to_seconds(c->duration));
+    cJSON_AddNumberToObject(o, "keys", (double)clip_key_count(c));
+    cJSON *tracks = cJSON_AddArrayToObject(o, "tracks");
+    for (size_t t = 0; tracks && t < c->track_count; t++) {
+        cJSON *tr = cJSON_CreateObject();
+        if (!tr) break;
+        cJSON_AddItemToArray(tracks, tr);
+        cJSON_AddNumberToObject(tr, c->target == CNA_CLIP_TARGET_SCENE_NODE ? "bone" : "palette",
+                                c->tracks[t].bone);
+        cJSON_AddNumberToObject(tr, "keys", (double)c->tracks[t].key_count);
+    }
+    return o;
+}
+
+cJSON *cna_cli_model_inspect_json(const cna_gltf_document *doc)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    cna_model *m = NULL;
+    cna_error err;
+    memset(&err, 0, sizeof err);
+    if (cna_model_import_gltf(doc, NULL, &m, &err) != CNA_OK) {
+        cJSON_AddStringToObject(o, "refused", err.message);
+        return o;
+    }
+    cJSON_AddNumberToObject(o, "scene", m->gltf_scene);
+    cJSON_AddStringToObject(o, "clip_mode", cna_clip_mode_name(m->clip_mode));
+    cJSON_AddNumberToObject(o, "size", (double)m->size);
+    cJSON *skins = cJSON_AddArrayToObject(o, "skins");
+    for (size_t s = 0; skins && s < m->skin_count; s++) {
+        const cna_model_skin *sk = &m->skins[s];
+        cJSON *so = cJSON_CreateObject();
+        if (!so) break;
+        cJSON_AddItemToArray(skins, so);
+        cJSON_AddNumberToObject(so, "skin", sk->gltf_skin);
+        cJSON_AddNumberToObject(so, "mesh_node", m->bones[sk->mesh_node].gltf_node);
+        cJSON_AddNumberToObject(so, "mesh_bone", sk->mesh_node);
+        cJSON *joints = cJSON_AddArrayToObject(so, "joints");
+        for (size_t p = 0; joints && p < sk->joint_count; p++) {
+            cJSON *j = cJSON_CreateObject();
+            if (!j) break;
+            cJSON_AddItemToArray(joints, j);
+            int32_t bone = sk->palette_to_node[p];
+            cJSON_AddNumberToObject(j, "palette", (double)p);
+            cJSON_AddNumberToObject(j, "ordinal", sk->palette_to_ordinal[p]);
+            if (bone >= 0) cJSON_AddNumberToObject(j, "bone", bone);
+            else cJSON_AddNullToObject(j, "bone");
+            cJSON_AddNumberToObject(j, "node", sk->palette_to_gltf_node[p]);
+            cJSON_AddStringToObject(j, "name", bone >= 0 ? m->bones[bone].name : "");
+            cJSON_AddNumberToObject(j, "parent", sk->data.hierarchy[p]);
+        }
+        cJSON *roots = cJSON_AddArrayToObject(so, "roots");
+        for (size_t r = 0; roots && r < sk->root_count; r++) {
+            cJSON *ro = cJSON_CreateObject();
+            if (!ro) break;
+            cJSON_AddItemToArray(roots, ro);
+            cJSON_AddNumberToObject(ro, "palette", sk->roots[r]);
+            cJSON_AddItemToObject(ro, "prefix", mat_json(&sk->data.root_prefix[sk->roots[r]]));
+        }
+        cJSON *clips = cJSON_AddArrayToObject(so, "clips");
+        for (size_t c = 0; clips && c < sk->data.clip_count; c++)
+            cJSON_AddItemToArray(clips, clip_json(&sk->data.clips[c]));
+    }
+    cJSON *nc = cJSON_AddArrayToObject(o, "node_clips");
+    for (size_t c = 0; nc && c < m->animation_count; c++) cJSON_AddItemToArray(nc, clip_json(&m->node_clips[c]));
+    cJSON *diags = cJSON_AddArrayToObject(o, "diagnostics");
+    for (size_t d = 0; diags && d < m->diagnostic_count; d++) {
+        cJSON *dj = cJSON_CreateObject();
+        if (!dj) break;
+        cJSON_AddItemToArray(diags, dj);
+        cJSON_AddStringToObject(dj, "code", m->diagnostics[d].code);
+        cJSON_AddNumberToObject(dj, "count", (double)m->diagnostics[d].count);
+        cJSON_AddStringToObject(dj, "message", m->diagnostics[d].message);
+    }
+    cna_model_free(m);
+    return o;
+}

@@ -1,0 +1,29 @@
+/*
+ * tools/model_inspect.h — the model part of `cna inspect` (issue 4 item 9):
+ * per skin, the table of the three index spaces (palette index, joint ordinal,
+ * bone index, glTF node, name, parent palette index), the root joints with
+ * their prefixes, and the clips with their target space and key counts; then
+ * the scene-node clips and the model's diagnostics. Not part of the library.
+ */
+#ifndef CNA_TOOLS_MODEL_INSPECT_H
+#define CNA_TOOLS_MODEL_INSPECT_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "cna/model.h"
+
+/* Import `doc` with default options and print the model section (text) to
+ * out. When the import fails, prints "model: refused: <message>" instead.
+ * Returns false only when writing failed. */
+bool cna_cli_model_inspect_text(FILE *out, const cna_gltf_document *doc);
+
+/* The same as a JSON object ({"model": ...} member value): NULL when out of
+ * memory; {"refused": "<message>"} when the import fails. */
+cJSON *cna_cli_model_inspect_json(const cna_gltf_document *doc);
+
+/* The text for an already imported model. */
+bool cna_cli_model_print(FILE *out, const cna_model *m);
+
+#endif
