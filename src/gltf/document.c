@@ -1,5 +1,6 @@
 /* Loading entry points and the stage order: container, JSON, asset and
  * extensions, top-level arrays, per-kind parsers, semantic validation. */
+#include <pthread.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -302,11 +303,18 @@ static cna_result json_error(const uint8_t *json, size_t size, const char *end, 
                       pos, size);
 }
 
+static pthread_mutex_t cjson_parse_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size, cJSON **out)
 {
     if (size >= 3 && json[0] == 0xEF && json[1] == 0xBB && json[2] == 0xBF) json += 3, size -= 3; /* BOM */
     const char *end = NULL;
+    /* cJSON records a failing parse's position in a process-global variable;
+     * serialise parses so that concurrent loads on several threads do not
+     * race on it (the only shared state of the reader). */
+    pthread_mutex_lock(&cjson_parse_lock);
     cJSON *root = cJSON_ParseWithLengthOpts((const char *)json, size, &end, 0);
+    pthread_mutex_unlock(&cjson_parse_lock);
     if (!root) return json_error(json, size, end, c->err);
     size_t pos = end ? (size_t)((const uint8_t *)end - json) : size;
     for (; pos < size; pos++) {
