@@ -30,6 +30,11 @@
 #define CNA__FAITHFUL_POSITION 1e-5 /* of the model size */
 #define CNA__FAITHFUL_SCALE 1e-5
 #define CNA__FAITHFUL_ANGLE 1e-4    /* radians */
+/* Bounds on FAITHFUL subdivision, so a hostile curve cannot demand billions of
+ * keys: each key interval is halved at most 16 times (65536 pieces), and a
+ * track stops growing at 1,000,000 keys (reported: clip-subdivision-limited). */
+#define CNA__FAITHFUL_MAX_DEPTH 16
+#define CNA__FAITHFUL_MAX_KEYS ((size_t)1000000)
 
 enum { CH_T = 0, CH_R = 1, CH_S = 2 };
 
@@ -59,6 +64,7 @@ typedef struct extract_env {
     cna_clip_mode mode;
     double position_tol;  /* in the target's local units */
     size_t non_unit_keys;
+    size_t limited_tracks;  /* tracks whose subdivision hit a bound */
     size_t first_non_unit_sampler;
     int32_t first_non_unit_anim;
 } extract_env;
@@ -339,16 +345,20 @@ static bool cubic_deviates(const extract_env *env, const target *tg, sample a, s
     return false;
 }
 
-static bool refine(const extract_env *env, const target *tg, sample a, sample b, sample_vec *out,
-                   int depth)
+static bool refine(extract_env *env, const target *tg, sample a, sample b, sample_vec *out,
+                   int depth, bool *limited)
 {
-    if (b.tick - a.tick < 2 || depth > 62) return true;
+    if (b.tick - a.tick < 2) return true;
     if (!cubic_deviates(env, tg, a, b)) return true;
+    if (depth >= CNA__FAITHFUL_MAX_DEPTH || out->count >= CNA__FAITHFUL_MAX_KEYS) {
+        *limited = true;
+        return true;
+    }
     sample m;
     m.tick = a.tick + (b.tick - a.tick) / 2;
     m.sec = cna_ticks_to_seconds(m.tick);
     if (!vec_push(&env->alloc, out, m.tick, m.sec)) return false;
-    return refine(env, tg, a, m, out, depth + 1) && refine(env, tg, m, b, out, depth + 1);
+    return refine(env, tg, a, m, out, depth + 1, limited) && refine(env, tg, m, b, out, depth + 1, limited);
 }
 
 /* The keys of one target. `fold` (may be NULL = identity): each key's local
@@ -399,8 +409,10 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
             if (tg->ch[c] && tg->ch[c]->interp == CNA_GLTF_INTERPOLATION_CUBICSPLINE) cubic = true;
         if (cubic) {
             size_t base = v.count;
+            bool limited = false;
             for (size_t i = 0; i + 1 < base && r == CNA_OK; i++)
-                if (!refine(env, tg, v.items[i], v.items[i + 1], &v, 0)) r = CNA_ERROR_OUT_OF_MEMORY;
+                if (!refine(env, tg, v.items[i], v.items[i + 1], &v, 0, &limited)) r = CNA_ERROR_OUT_OF_MEMORY;
+            if (limited) env->limited_tracks++;
             if (r == CNA_OK) sort_dedupe_ticks(&v);
         }
     }
@@ -714,6 +726,12 @@ cna_result cna__import_clips(cna__import_ctx *ctx, cna_error *err)
                  "normalised (%zu keys in all)", (int)env.first_non_unit_anim,
                  env.first_non_unit_sampler, env.non_unit_keys);
         ok = ok && cna__model_diag_n(ctx->model, CNA_MODEL_DIAG_NON_UNIT_QUATERNION, env.non_unit_keys, msg);
+    }
+    if (env.limited_tracks) {
+        snprintf(msg, sizeof msg, "%zu track(s) reached the subdivision bound (16 halvings per key "
+                 "interval, %zu keys); their cubic curves are approximated more coarsely there",
+                 env.limited_tracks, CNA__FAITHFUL_MAX_KEYS);
+        ok = ok && cna__model_diag_n(ctx->model, "clip-subdivision-limited", env.limited_tracks, msg);
     }
     if (!ok) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
     return CNA_OK;
