@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -436,6 +438,64 @@ static void test_inspect_json_morph_stress_test_has_8_targets_per_primitive(void
     cJSON_Delete(root);
 }
 
+/* Calls fn(path, count) for every *.gltf / *.glb under dir (recursive,
+ * symbolic links not followed); returns the number of files visited. */
+static size_t for_each_model(const char *dir, void (*fn)(const char *path, size_t *counts), size_t *counts)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    size_t visited = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        char path[1024];
+        assert_true((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path);
+        struct stat st;
+        assert_int_equal(lstat(path, &st), 0);
+        size_t len = strlen(path);
+        if (S_ISDIR(st.st_mode)) {
+            visited += for_each_model(path, fn, counts);
+        } else if (S_ISREG(st.st_mode) &&
+                   ((len > 5 && strcmp(path + len - 5, ".gltf") == 0) ||
+                    (len > 4 && strcmp(path + len - 4, ".glb") == 0))) {
+            fn(path, counts);
+            visited++;
+        }
+    }
+    closedir(d);
+    return visited;
+}
+
+/* counts[0]: loaded, counts[1]: refused. */
+static void check_inspect_json_on(const char *path, size_t *counts)
+{
+    run_result r = run_cna("inspect", "--json", path, NULL);
+    if (r.exit_code == 0) {
+        cJSON *root = cJSON_Parse(r.out);
+        if (!root) fail_msg("%s: --json output does not parse", path);
+        cJSON_Delete(root);
+        assert_string_equal(r.err, "");
+        counts[0]++;
+    } else if (r.exit_code == 1) {
+        if (r.out[0] != '\0') fail_msg("%s: refused, but printed on stdout", path);
+        if (!starts_with(r.err, "error: ")) fail_msg("%s: exit 1 without \"error: \": %s", path, r.err);
+        counts[1]++;
+    } else {
+        fail_msg("%s: exit code %d; stderr:\n%s", path, r.exit_code, r.err);
+    }
+    run_free(&r);
+}
+
+static void test_inspect_json_on_every_invalid_corpus_file_is_json_or_exit_1(void **state)
+{
+    (void)state;
+    size_t counts[2] = {0, 0};
+    size_t files = for_each_model(INVALID, check_inspect_json_on, counts);
+    assert_int_equal(files, 389);
+    assert_int_equal(counts[0] + counts[1], 389);
+    assert_true(counts[0] > 0 && counts[1] > 0); /* both outcomes occur in this corpus */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -457,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_inspect_json_interpolation_test_counts_modes),
         cmocka_unit_test(test_inspect_json_parses_for_every_valid_model),
         cmocka_unit_test(test_inspect_json_morph_stress_test_has_8_targets_per_primitive),
+        cmocka_unit_test(test_inspect_json_on_every_invalid_corpus_file_is_json_or_exit_1),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
