@@ -22,6 +22,10 @@ static const cna_cli_command cna__commands[] = {
     {"pose", "FILE [--scene N] [--animation I|NAME] [--time SECONDS] [--mode faithful|union]",
      "import a glTF file as a model and print its pose at a time as JSON",
      cna_cli_pose_run, cna_cli_pose_help},
+    {"render", "FILE [--animation I|NAME] [--time SECONDS] [--size WxH] [--look-at ex,ey,ez,tx,ty,tz]"
+     " [--fov DEGREES] [--background R,G,B] [--sheet N] -o OUT.png",
+     "draw a model headless (OpenGL through EGL, no GPU needed) and write a PNG",
+     cna_cli_render_run, cna_cli_render_help},
 };
 static const size_t cna__command_count = sizeof cna__commands / sizeof cna__commands[0];
 

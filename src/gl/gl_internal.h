@@ -1,0 +1,44 @@
+/* src/gl/gl_internal.h — private state of cna_gl (not installed). */
+#ifndef CNA_GL_INTERNAL_H
+#define CNA_GL_INTERNAL_H
+
+#include <epoxy/egl.h>
+#include <epoxy/gl.h>
+
+#include "cna/gl.h"
+
+/* Fixed attribute locations shared by every program. */
+enum {
+    CNA__GL_ATTR_POSITION = 0,
+    CNA__GL_ATTR_NORMAL = 1,
+    CNA__GL_ATTR_TEXCOORD0 = 2,
+    CNA__GL_ATTR_COLOR = 3,
+    CNA__GL_ATTR_JOINTS = 4,
+    CNA__GL_ATTR_WEIGHTS = 5
+};
+
+typedef struct cna__gl_program {
+    GLuint program;
+    GLint u_world, u_view, u_projection, u_normal_matrix, u_bones;
+    GLint u_base_color, u_emissive, u_metallic, u_roughness;
+    GLint u_light_dir, u_light_color, u_ambient, u_camera_pos;
+    GLint u_alpha_mode, u_alpha_cutoff;
+} cna__gl_program;
+
+struct cna_gl_context {
+    EGLDisplay display;
+    EGLContext context;
+    uint32_t width, height, samples;
+    GLuint fbo, color_rb, depth_rb;          /* drawn into (multisampled when samples > 1) */
+    GLuint resolve_fbo, resolve_rb;          /* single-sampled copy for reading, samples > 1 */
+    cna__gl_program programs[CNA_EFFECT_KIND_COUNT];  /* index = kind; DEFAULT unused */
+    cna_gl_light light;
+    cna_device device;
+    char renderer[128];
+};
+
+/* Compile the four effect programs. */
+cna_result cna__gl_programs_create(cna_gl_context *gl, cna_error *err);
+void cna__gl_programs_destroy(cna_gl_context *gl);
+
+#endif
