@@ -174,8 +174,13 @@ static int setup_invalid_corpus(void **state)
             o->document_set = doc != NULL;
         }
     }
-    print_message("invalid corpus: %zu files, %zu load, %zu refused\n", run->files.count, run->loaded,
-                  run->refused);
+    size_t slowest = 0;
+    for (size_t i = 1; i < run->files.count; i++)
+        if (run->outcomes[i].seconds > run->outcomes[slowest].seconds) slowest = i;
+    print_message("invalid corpus: %zu files, %zu load, %zu refused; slowest %.4f s (%s)\n",
+                  run->files.count, run->loaded, run->refused,
+                  run->files.count ? run->outcomes[slowest].seconds : 0.0,
+                  run->files.count ? run->files.paths[slowest] : "-");
     *state = run;
     return 0;
 }
