@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "inspect.h"
+#include "model_inspect.h"
 
 void cna_cli_inspect_help(FILE *out)
 {
@@ -418,7 +419,9 @@ static bool print_text(FILE *out, const char *path, const cna_gltf_document *doc
     print_materials(out, doc);
     print_images(out, doc);
     print_diagnostics(out, doc);
-    return true;
+    /* The imported model: skins with their three index spaces, root
+     * prefixes, clips (tools/model_inspect.c). */
+    return cna_cli_model_inspect_text(out, doc);
 }
 
 /* ------------------------------------------------------------ command */

@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "inspect.h"
+#include "model_inspect.h"
 
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 when it is invalid. */
 static size_t utf8_sequence(const unsigned char *p)
@@ -401,6 +402,7 @@ static cJSON *summary_json(const char *path, const cna_gltf_document *doc)
     add_size(root, "samplerCount", doc->sampler_count);
     add_size(root, "cameraCount", doc->camera_count);
     cJSON_AddItemToObject(root, "diagnostics", diagnostics_json(doc));
+    cJSON_AddItemToObject(root, "model", cna_cli_model_inspect_json(doc));
     return root;
 }
 

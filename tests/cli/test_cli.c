@@ -496,6 +496,110 @@ static void test_inspect_json_on_every_invalid_corpus_file_is_json_or_exit_1(voi
     assert_true(counts[0] > 0 && counts[1] > 0); /* both outcomes occur in this corpus */
 }
 
+
+/* ------------------------------------------------------------ pose */
+
+static cJSON *run_json(run_result r)
+{
+    if (r.exit_code != 0) fail_msg("exit %d, stderr:\n%s", r.exit_code, r.err);
+    cJSON *root = cJSON_Parse(r.out);
+    if (!root) fail_msg("output does not parse as JSON:\n%.300s", r.out);
+    run_free(&r);
+    return root;
+}
+
+static void test_pose_mesh_node_fixture_palette_is_minus_50_and_positions_unmoved(void **state)
+{
+    (void)state;
+    cJSON *root = run_json(run_cna("pose", CNA_TEST_DATA_DIR "/fixtures/skin-mesh-node-transform.gltf", NULL));
+    assert_true(cJSON_IsNull(member(root, "animation")));
+    const cJSON *bone0 = cJSON_GetArrayItem(member(root, "bones"), 0);
+    assert_string_equal(member(bone0, "name")->valuestring, "MeshNode");
+    assert_float_equal(cJSON_GetArrayItem(member(bone0, "world"), 14)->valuedouble, 50.0, 0.0);
+    const cJSON *skin = cJSON_GetArrayItem(member(root, "skins"), 0);
+    assert_int_equal(int_member(skin, "mesh_node"), 0);
+    const cJSON *m = cJSON_GetArrayItem(member(skin, "skin_transforms"), 0);
+    assert_int_equal(cJSON_GetArraySize(m), 16);
+    assert_float_equal(cJSON_GetArrayItem(m, 14)->valuedouble, -50.0, 0.0);
+    const cJSON *prim = cJSON_GetArrayItem(member(root, "primitives"), 0);
+    const cJSON *p1 = cJSON_GetArrayItem(member(prim, "positions"), 1);
+    assert_float_equal(cJSON_GetArrayItem(p1, 0)->valuedouble, 1.0, 0.0);
+    assert_float_equal(cJSON_GetArrayItem(p1, 1)->valuedouble, 0.0, 0.0);
+    assert_float_equal(cJSON_GetArrayItem(p1, 2)->valuedouble, 0.0, 0.0);
+    cJSON_Delete(root);
+}
+
+static void test_pose_simple_morph_reports_weights_of_the_track(void **state)
+{
+    (void)state;
+    cJSON *root = run_json(run_cna("pose", CNA_TEST_DATA_DIR "/corpus/valid/SimpleMorph/SimpleMorph.gltf",
+                                   "--animation", "0", "--time", "1.5", NULL));
+    assert_int_equal(int_member(root, "animation"), 0);
+    const cJSON *mw = cJSON_GetArrayItem(member(root, "morph_weights"), 0);
+    assert_int_equal(int_member(mw, "mesh"), 0);
+    const cJSON *w = member(mw, "weights");
+    assert_int_equal(cJSON_GetArraySize(w), 2);
+    assert_float_equal(cJSON_GetArrayItem(w, 0)->valuedouble, 0.5, 0.0);
+    assert_float_equal(cJSON_GetArrayItem(w, 1)->valuedouble, 1.0, 0.0);
+    cJSON_Delete(root);
+}
+
+static void test_pose_robot_lists_43_skin_transforms_and_every_vertex(void **state)
+{
+    (void)state;
+    cJSON *root = run_json(run_cna("pose", ROBOT, "--animation", "Robot_Walking", "--time", "0.25", NULL));
+    const cJSON *skins = member(root, "skins");
+    assert_true(cJSON_GetArraySize(skins) >= 1);
+    const cJSON *skin = cJSON_GetArrayItem(skins, 0);
+    assert_int_equal(cJSON_GetArraySize(member(skin, "skin_transforms")), 43);
+    assert_int_equal(cJSON_GetArraySize(member(skin, "palette_to_node")), 43);
+    assert_int_equal(cJSON_GetArraySize(member(root, "bones")), 58);
+    assert_int_equal(cJSON_GetArraySize(member(root, "primitives")), 19);
+    cJSON_Delete(root);
+}
+
+static void test_pose_unknown_animation_exits_1_naming_it(void **state)
+{
+    (void)state;
+    run_result r = run_cna("pose", ROBOT, "--animation", "NoSuchClip", NULL);
+    assert_int_equal(r.exit_code, 1);
+    assert_true(starts_with(r.err, "error: "));
+    assert_contains(r.err, "NoSuchClip");
+    run_free(&r);
+}
+
+static void test_pose_bad_mode_exits_2(void **state)
+{
+    (void)state;
+    run_result r = run_cna("pose", ROBOT, "--mode", "sideways", NULL);
+    assert_int_equal(r.exit_code, 2);
+    run_free(&r);
+}
+
+static void test_pose_refused_model_exits_1(void **state)
+{
+    (void)state;
+    run_result r = run_cna("pose", CNA_TEST_DATA_DIR "/fixtures/skin-73-joints.gltf", NULL);
+    assert_int_equal(r.exit_code, 1);
+    assert_contains(r.err, "73 joints");
+    assert_string_equal(r.out, "");
+    run_free(&r);
+}
+
+static void test_inspect_shows_the_model_section_with_index_spaces(void **state)
+{
+    (void)state;
+    run_result r = run_cna("inspect", CNA_TEST_DATA_DIR "/fixtures/skin-reversed-joints.gltf", NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_contains(r.out, "palette ordinal  bone  node parent  name");
+    assert_contains(r.out, "prefix = inverse(W_mesh_node)");
+    run_free(&r);
+    cJSON *root = inspect_json(ROBOT);
+    const cJSON *model = member(root, "model");
+    assert_true(cJSON_IsObject(model));
+    cJSON_Delete(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -518,6 +622,13 @@ int main(void)
         cmocka_unit_test(test_inspect_json_parses_for_every_valid_model),
         cmocka_unit_test(test_inspect_json_morph_stress_test_has_8_targets_per_primitive),
         cmocka_unit_test(test_inspect_json_on_every_invalid_corpus_file_is_json_or_exit_1),
+        cmocka_unit_test(test_pose_mesh_node_fixture_palette_is_minus_50_and_positions_unmoved),
+        cmocka_unit_test(test_pose_simple_morph_reports_weights_of_the_track),
+        cmocka_unit_test(test_pose_robot_lists_43_skin_transforms_and_every_vertex),
+        cmocka_unit_test(test_pose_unknown_animation_exits_1_naming_it),
+        cmocka_unit_test(test_pose_bad_mode_exits_2),
+        cmocka_unit_test(test_pose_refused_model_exits_1),
+        cmocka_unit_test(test_inspect_shows_the_model_section_with_index_spaces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
