@@ -110,6 +110,72 @@ const cna_skinning_data *cna_cnj_skeleton_data(const cna_cnj_skeleton *skeleton)
 /* Free a skeleton; NULL is accepted. */
 void cna_cnj_skeleton_free(cna_cnj_skeleton *skeleton);
 
+/* ================================================================== .cnb binary model */
+
+/* Writer options; a zero-initialised struct (or NULL) means every default. */
+typedef struct cna_cnb_write_options {
+    cna_allocator allocator;  /* for the output bytes and scratch; default malloc/free */
+    /* Multiplies every translation-bearing quantity (vertex positions, morph
+     * position deltas, bone rest and current translations, bind-pose,
+     * inverse-bind, root-prefix and fold translations, clip key translations
+     * (the evaluated cubic curves, so their tangents too), effect palette
+     * translations, mesh bounds, model size); never rotations or scales.
+     * 0 (default) means 1: the model's values bit for bit. */
+    float unit_scale;
+} cna_cnb_write_options;
+
+/* Serialise `model` as .cnb bytes (docs/format-cnb.md): everything the model
+ * holds, so that cna_cnb_load_memory gives back an equal model (the same
+ * bytes, matrices and keys; device buffers are re-created at load). The bytes
+ * are allocated with opts->allocator; free them with cna_cnb_bytes_free.
+ * Errors (nothing allocated): CNA_ERROR_INVALID_ARGUMENT (NULL arguments,
+ * a unit_scale that is negative, NaN or infinite); CNA_ERROR_UNSUPPORTED on a
+ * big-endian host; CNA_ERROR_OUT_OF_MEMORY. */
+cna_result cna_cnb_write_memory(const cna_model *model, const cna_cnb_write_options *opts,
+                                void **out_bytes, size_t *out_size, cna_error *err);
+void cna_cnb_bytes_free(const cna_cnb_write_options *opts, void *bytes);
+
+/* Write the .cnb bytes to `path` (replacing it). Errors: as
+ * cna_cnb_write_memory; CNA_ERROR_IO when the file cannot be written. */
+cna_result cna_cnb_write_file(const cna_model *model, const cna_cnb_write_options *opts,
+                              const char *path, cna_error *err);
+
+/* Loader options; zero (or NULL) means every default. */
+typedef struct cna_cnb_load_options {
+    cna_allocator allocator;  /* for the model; default malloc/free */
+    /* Device for the parts' vertex and index buffers (as cna_import_options.device);
+     * NULL (default) = CPU bytes only. Borrowed: it must outlive the model. */
+    const cna_device *device;
+} cna_cnb_load_options;
+
+/* true when `size` bytes at `bytes` start with the .cnb magic "CNB\0". */
+bool cna_cnb_is_cnb(const void *bytes, size_t size);
+
+/* Load a model from .cnb bytes: one copy into one allocation owned by the
+ * model, then the checks of docs/format-cnb.md ("Validation": header, every
+ * section entry, checksum, every record's references, counts, indices and
+ * enums) before any pointer is used, then pointer fix-ups; morph instances
+ * are created (initial weights blended) and device buffers uploaded as the
+ * glTF import does, and every skin's bind-pose palette is installed with
+ * cna_model_apply_bind_pose_bone_transforms. Free the model with
+ * cna_model_free.
+ * Errors (*out unchanged, nothing leaks): CNA_ERROR_INVALID_ARGUMENT (NULL
+ * bytes with size > 0, NULL out); CNA_ERROR_PARSE (not a .cnb: bad magic,
+ * "cnb: 10 bytes; the header needs 64"); CNA_ERROR_UNSUPPORTED (another
+ * version, non-zero flags, a big-endian host); CNA_ERROR_INVALID_DATA (sizes,
+ * checksum, references, counts, indices: "cnb: checksum 0x... does not match
+ * the contents (0x...)", "cnb: parts[3].indices: 12 bytes; 6 indices need
+ * 24"); CNA_ERROR_OUT_OF_MEMORY; whatever the device or the morph layer
+ * returns. */
+cna_result cna_cnb_load_memory(const void *bytes, size_t size, const cna_cnb_load_options *opts,
+                               cna_model **out, cna_error *err);
+
+/* Read the file at `path` with one read into the model's allocation and load
+ * it as cna_cnb_load_memory does (CNA_ERROR_IO when it cannot be read; every
+ * message is prefixed with the path). */
+cna_result cna_cnb_load_file(const char *path, const cna_cnb_load_options *opts, cna_model **out,
+                             cna_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -116,4 +116,16 @@ void cna__node_rest_local(const cna_gltf_node *node, cna_mat4 *out);
 #define CNA__MESH_IMPORT_AVAILABLE 1
 /* ================================================================== end of mesh import */
 
+
+/* ================================================================== baked models (src/model/model_baked.c)
+ * An empty model (gltf_scene -1, size 1) owning nothing yet, with its arena
+ * and allocator set; cna_model_free accepts it at every stage of filling.
+ * NULL when out of memory. */
+cna__model *cna__model_new(const cna_allocator *allocator, const cna_device *device);
+/* Create the part's vertex buffer (its bytes as drawn, dynamic when morphed,
+ * bound to the morph instance) and index buffer on the model's device, as
+ * the mesh import does; nothing without a device. */
+cna_result cna__model_upload_part(cna__model *model, cna_model_part *part, cna_error *err);
+/* ================================================================== end of baked models */
+
 #endif

@@ -1,0 +1,903 @@
+/*
+ * The .cnb reader (docs/format-cnb.md): one copy of the file into one arena
+ * allocation of a new model, then the header, the section table and the
+ * checksum are checked, then every record is read through a bounds-checked
+ * cursor and every reference, count, index and enum checked before the
+ * model's structs are filled with pointers into that allocation. Arrays of
+ * plain numbers (vertex bytes, indices, matrices, keyframes, maps, deltas,
+ * weights, times) are used in place.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "baked/cnb_internal.h"
+#include "cna/baked.h"
+#include "model/model_internal.h"
+
+/* ------------------------------------------------------------------ reading state */
+
+typedef struct section {
+    const unsigned char *p;
+    size_t size, count;
+} section;
+
+typedef struct reader {
+    const unsigned char *file;
+    size_t total;
+    section s[CNA__CNB_SECTION_END];
+    cna__model *model;
+    cna__arena *arena;
+    cna_error *err;
+    cna_result r;          /* the first error */
+    /* built objects */
+    cna_bone_track *tracks;
+    cna_clip *clips;
+    cna_morph_weight_track *wtracks;
+    cna_morph_target *targets;
+    cna_morph_target_data *morphs;
+} reader;
+
+typedef struct cursor {
+    const unsigned char *p;
+    size_t at, size;
+} cursor;
+
+static cna_result fail(reader *rd, cna_result code, const char *fmt, ...) CNA__PRINTF(3, 4);
+static cna_result fail(reader *rd, cna_result code, const char *fmt, ...)
+{
+    if (rd->r) return rd->r;
+    char buf[CNA_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    rd->r = cna__error(rd->err, code, "cnb: %s", buf);
+    return rd->r;
+}
+
+static cna_result oom(reader *rd) { return fail(rd, CNA_ERROR_OUT_OF_MEMORY, "out of memory"); }
+
+/* A record's cursor; record sizes were checked against the section sizes. */
+static cursor record(const reader *rd, int id, size_t index)
+{
+    cursor c;
+    size_t rs = cna__cnb_record_size[id];
+    c.p = rd->s[id].p + index * rs;
+    c.at = 0;
+    c.size = rs;
+    return c;
+}
+
+static void take(cursor *c, void *out, size_t n)
+{
+    if (c->size - c->at < n) { /* cannot happen with the record sizes; never read past */
+        memset(out, 0, n);
+        c->at = c->size;
+        return;
+    }
+    memcpy(out, c->p + c->at, n);
+    c->at += n;
+}
+static uint32_t g_u32(cursor *c) { uint32_t v; take(c, &v, 4); return v; }
+static int32_t g_i32(cursor *c) { int32_t v; take(c, &v, 4); return v; }
+static uint64_t g_u64(cursor *c) { uint64_t v; take(c, &v, 8); return v; }
+static int64_t g_i64(cursor *c) { int64_t v; take(c, &v, 8); return v; }
+static float g_f32(cursor *c) { float v; take(c, &v, 4); return v; }
+static void g_f32n(cursor *c, float *v, size_t n) { take(c, v, n * 4); }
+static void g_mat(cursor *c, cna_mat4 *m) { g_f32n(c, m->m, 16); }
+
+/* A string reference: NULL (when allowed) or a NUL-terminated string in STRINGS. */
+static const char *g_str(reader *rd, cursor *c, const char *where, const char *field, bool nullable)
+{
+    uint32_t off = g_u32(c), len = g_u32(c);
+    if (rd->r) return NULL;
+    const section *s = &rd->s[CNA__CNB_STRINGS];
+    if (off == CNA__CNB_NULL_STRING) {
+        if (!nullable) fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: NULL string", where, field);
+        return NULL;
+    }
+    if (off >= s->size || len >= s->size - off || s->p[(size_t)off + len] != 0) {
+        fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: string at %u (length %u) is outside STRINGS (%zu bytes)",
+             where, field, (unsigned)off, (unsigned)len, s->size);
+        return NULL;
+    }
+    return (const char *)s->p + off;
+}
+
+/* An array reference of exactly elem * count bytes in DATA, 16-byte aligned;
+ * NULL (when nullable) is the NULL reference. */
+static const void *g_ref(reader *rd, cursor *c, const char *where, const char *field, size_t elem,
+                         uint64_t count, bool nullable)
+{
+    uint64_t off = g_u64(c), bytes = g_u64(c);
+    if (rd->r) return NULL;
+    if (off == CNA__CNB_NULL_REF) {
+        if (!nullable) fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: NULL array", where, field);
+        else if (bytes != 0)
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: NULL array of %llu bytes", where, field,
+                 (unsigned long long)bytes);
+        return NULL;
+    }
+    size_t need;
+    if (count > SIZE_MAX || !cna__mul_size(elem, (size_t)count, &need) || bytes != need) {
+        fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: %llu bytes; %llu elements of %zu bytes are needed",
+             where, field, (unsigned long long)bytes, (unsigned long long)count, elem);
+        return NULL;
+    }
+    const section *d = &rd->s[CNA__CNB_DATA];
+    if (off % CNA__CNB_ALIGN != 0 || off > d->size || bytes > d->size - off) {
+        fail(rd, CNA_ERROR_INVALID_DATA,
+             "%s.%s: %llu bytes at %llu are outside DATA (%zu bytes) or not 16-byte aligned", where,
+             field, (unsigned long long)bytes, (unsigned long long)off, d->size);
+        return NULL;
+    }
+    return d->p + off;
+}
+
+/* Like g_ref for an array whose count is its byte size / elem (*count). */
+static const void *g_ref_any(reader *rd, cursor *c, const char *where, const char *field,
+                             size_t elem, size_t *count, bool nullable)
+{
+    cursor peek = *c;
+    g_u64(&peek);
+    uint64_t bytes = g_u64(&peek);
+    *count = 0;
+    if (bytes % elem != 0) {
+        fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: %llu bytes are not a multiple of %zu", where, field,
+             (unsigned long long)bytes, elem);
+        return NULL;
+    }
+    const void *p = g_ref(rd, c, where, field, elem, bytes / elem, nullable);
+    if (!rd->r) *count = (size_t)(bytes / elem);
+    return p;
+}
+
+/* A range [first, first + count) inside a section of `total` records. */
+static bool range_ok(reader *rd, const char *where, const char *what, uint64_t first, uint64_t count,
+                     size_t total)
+{
+    if (rd->r) return false;
+    if (first > total || count > total - first) {
+        fail(rd, CNA_ERROR_INVALID_DATA, "%s: %s %llu..%llu are outside the %zu stored", where, what,
+             (unsigned long long)first, (unsigned long long)(first + count), total);
+        return false;
+    }
+    return true;
+}
+
+static bool index_ok(reader *rd, const char *where, const char *field, int64_t v, int64_t lo,
+                     int64_t hi)
+{
+    if (rd->r) return false;
+    if (v < lo || v >= hi) {
+        fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: %lld is outside %lld..%lld", where, field,
+             (long long)v, (long long)lo, (long long)hi - 1);
+        return false;
+    }
+    return true;
+}
+
+static bool ints_ok(reader *rd, const char *where, const char *field, const int32_t *v, size_t n,
+                    int64_t lo, int64_t hi)
+{
+    for (size_t i = 0; v && i < n && !rd->r; i++) {
+        if (v[i] < lo || v[i] >= hi) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s[%zu]: %d is outside %lld..%lld", where, field, i,
+                 (int)v[i], (long long)lo, (long long)hi - 1);
+            return false;
+        }
+    }
+    return !rd->r;
+}
+
+static void *arena_array(reader *rd, size_t count, size_t size)
+{
+    void *p = cna__arena_calloc(rd->arena, count ? count : 1, size);
+    if (!p) oom(rd);
+    return p;
+}
+
+/* ------------------------------------------------------------------ header and table */
+
+static uint32_t rd_u32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t rd_u64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+static cna_result check_header(reader *rd)
+{
+    const unsigned char *f = rd->file;
+    size_t n = rd->total;
+    if (n < CNA__CNB_HEADER_SIZE)
+        return fail(rd, CNA_ERROR_PARSE, "%zu bytes; the header needs %u", n, CNA__CNB_HEADER_SIZE);
+    if (memcmp(f + CNA__CNB_OFF_MAGIC, CNA__CNB_MAGIC, 4) != 0)
+        return fail(rd, CNA_ERROR_PARSE, "not a .cnb file (the magic is not \"CNB\\0\")");
+    uint32_t version = rd_u32(f + CNA__CNB_OFF_VERSION);
+    if (version != CNA__CNB_VERSION)
+        return fail(rd, CNA_ERROR_UNSUPPORTED, "version %u; this reader reads version %u",
+                    (unsigned)version, CNA__CNB_VERSION);
+    uint32_t flags = rd_u32(f + CNA__CNB_OFF_FLAGS);
+    if (flags != 0) return fail(rd, CNA_ERROR_UNSUPPORTED, "flags 0x%x; none are defined", (unsigned)flags);
+    uint32_t hs = rd_u32(f + CNA__CNB_OFF_HEADER_SIZE);
+    if (hs != CNA__CNB_HEADER_SIZE)
+        return fail(rd, CNA_ERROR_INVALID_DATA, "header_size %u is not %u", (unsigned)hs, CNA__CNB_HEADER_SIZE);
+    uint64_t total = rd_u64(f + CNA__CNB_OFF_TOTAL_SIZE);
+    if (total != n)
+        return fail(rd, CNA_ERROR_INVALID_DATA, "total_size %llu but %zu bytes were given (truncated?)",
+                    (unsigned long long)total, n);
+    if (n % 8 != 0) return fail(rd, CNA_ERROR_INVALID_DATA, "total_size %zu is not a multiple of 8", n);
+    uint32_t sc = rd_u32(f + CNA__CNB_OFF_SECTION_COUNT);
+    if (sc != CNA__CNB_SECTION_COUNT)
+        return fail(rd, CNA_ERROR_INVALID_DATA, "section_count %u is not %d", (unsigned)sc,
+                    CNA__CNB_SECTION_COUNT);
+    uint64_t table = rd_u64(f + CNA__CNB_OFF_SECTION_TABLE);
+    const uint64_t table_size = (uint64_t)CNA__CNB_SECTION_COUNT * CNA__CNB_SECTION_ENTRY_SIZE;
+    if (table != CNA__CNB_HEADER_SIZE || table_size > n - table)
+        return fail(rd, CNA_ERROR_INVALID_DATA, "section table at %llu does not fit in %zu bytes",
+                    (unsigned long long)table, n);
+    for (size_t i = 48; i < CNA__CNB_HEADER_SIZE; i++)
+        if (f[i] != 0) return fail(rd, CNA_ERROR_INVALID_DATA, "reserved header byte %zu is not 0", i);
+    uint64_t stored = rd_u64(f + CNA__CNB_OFF_CHECKSUM);
+    uint64_t actual = cna__cnb_checksum(f, n);
+    if (stored != actual)
+        return fail(rd, CNA_ERROR_INVALID_DATA, "checksum 0x%016llx does not match the contents (0x%016llx)",
+                    (unsigned long long)stored, (unsigned long long)actual);
+    uint64_t end = table + table_size;
+    for (int id = 1; id < CNA__CNB_SECTION_END; id++) {
+        const unsigned char *e = f + table + (size_t)(id - 1) * CNA__CNB_SECTION_ENTRY_SIZE;
+        const char *name = cna__cnb_section_name[id];
+        uint32_t sid = rd_u32(e), rs = rd_u32(e + 4);
+        uint64_t off = rd_u64(e + 8), size = rd_u64(e + 16), count = rd_u64(e + 24);
+        if (sid != (uint32_t)id)
+            return fail(rd, CNA_ERROR_INVALID_DATA, "section entry %d has id %u; expected %d (%s)", id - 1,
+                        (unsigned)sid, id, name);
+        if (rs != cna__cnb_record_size[id])
+            return fail(rd, CNA_ERROR_INVALID_DATA, "section %s: record size %u is not %u", name,
+                        (unsigned)rs, (unsigned)cna__cnb_record_size[id]);
+        if (off % CNA__CNB_ALIGN != 0 || off < end || off > n || size > n - off)
+            return fail(rd, CNA_ERROR_INVALID_DATA,
+                        "section %s: %llu bytes at %llu are outside the file (%zu bytes), overlap the "
+                        "previous section or are not 16-byte aligned",
+                        name, (unsigned long long)size, (unsigned long long)off, n);
+        if (count > size || count * rs != size)
+            return fail(rd, CNA_ERROR_INVALID_DATA, "section %s: %llu records of %u bytes are not %llu bytes",
+                        name, (unsigned long long)count, (unsigned)rs, (unsigned long long)size);
+        rd->s[id].p = f + off;
+        rd->s[id].size = (size_t)size;
+        rd->s[id].count = (size_t)count;
+        end = off + size;
+    }
+    if (rd->s[CNA__CNB_MODEL].count != 1)
+        return fail(rd, CNA_ERROR_INVALID_DATA, "section MODEL holds %zu records; exactly 1 is required",
+                    rd->s[CNA__CNB_MODEL].count);
+    return CNA_OK;
+}
+
+/* ------------------------------------------------------------------ clips, tracks */
+
+static void read_tracks(reader *rd)
+{
+    size_t n = rd->s[CNA__CNB_TRACKS].count;
+    rd->tracks = (cna_bone_track *)arena_array(rd, n, sizeof(cna_bone_track));
+    for (size_t i = 0; i < n && !rd->r; i++) {
+        cursor c = record(rd, CNA__CNB_TRACKS, i);
+        char where[48];
+        snprintf(where, sizeof where, "tracks[%zu]", i);
+        cna_bone_track *t = &rd->tracks[i];
+        t->bone = g_i32(&c);
+        g_u32(&c);
+        t->keys = (const cna_keyframe *)g_ref_any(rd, &c, where, "keys", sizeof(cna_keyframe),
+                                                  &t->key_count, true);
+    }
+}
+
+static void read_clips(reader *rd)
+{
+    size_t n = rd->s[CNA__CNB_CLIPS].count;
+    rd->clips = (cna_clip *)arena_array(rd, n, sizeof(cna_clip));
+    for (size_t i = 0; i < n && !rd->r; i++) {
+        cursor c = record(rd, CNA__CNB_CLIPS, i);
+        char where[48];
+        snprintf(where, sizeof where, "clips[%zu]", i);
+        cna_clip *clip = &rd->clips[i];
+        clip->name = g_str(rd, &c, where, "name", true);
+        clip->duration = g_i64(&c);
+        uint64_t first = g_u64(&c), count = g_u64(&c);
+        uint32_t target = g_u32(&c);
+        if (!range_ok(rd, where, "tracks", first, count, rd->s[CNA__CNB_TRACKS].count)) return;
+        if (clip->duration < 0) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.duration: %lld is negative", where, (long long)clip->duration);
+            return;
+        }
+        if (!index_ok(rd, where, "target", target, 0, CNA_CLIP_TARGET_COUNT)) return;
+        clip->tracks = rd->tracks + first;
+        clip->track_count = (size_t)count;
+        clip->target = (cna_clip_target)target;
+    }
+}
+
+/* ------------------------------------------------------------------ morph data */
+
+static void read_weight_tracks(reader *rd)
+{
+    size_t n = rd->s[CNA__CNB_WEIGHT_TRACKS].count;
+    rd->wtracks = (cna_morph_weight_track *)arena_array(rd, n, sizeof(cna_morph_weight_track));
+    for (size_t i = 0; i < n && !rd->r; i++) {
+        cursor c = record(rd, CNA__CNB_WEIGHT_TRACKS, i);
+        char where[48];
+        snprintf(where, sizeof where, "weight_tracks[%zu]", i);
+        cna_morph_weight_track *t = &rd->wtracks[i];
+        cursor tc = c;
+        c.at += 16;
+        uint64_t keys = g_u64(&c), targets = g_u64(&c);
+        size_t values;
+        if (keys > SIZE_MAX || targets > SIZE_MAX || !cna__mul_size((size_t)keys, (size_t)targets, &values)) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s: key_count %llu x target_count %llu overflows", where,
+                 (unsigned long long)keys, (unsigned long long)targets);
+            return;
+        }
+        t->key_count = (size_t)keys;
+        t->target_count = (size_t)targets;
+        t->times = (const float *)g_ref(rd, &tc, where, "times", sizeof(float), keys, true);
+        t->values = (const float *)g_ref(rd, &c, where, "values", sizeof(float), values, true);
+        t->in_tangents = (const float *)g_ref(rd, &c, where, "in_tangents", sizeof(float), values, true);
+        t->out_tangents = (const float *)g_ref(rd, &c, where, "out_tangents", sizeof(float), values, true);
+        uint32_t interp = g_u32(&c);
+        if (!index_ok(rd, where, "interpolation", interp, 0, CNA_MORPH_INTERPOLATION_COUNT)) return;
+        t->interpolation = (cna_morph_interpolation)interp;
+        cna_error e;
+        if (cna_morph_weight_track_validate(t, &e) != CNA_OK)
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s: %s", where, e.message);
+    }
+}
+
+static void read_deltas(reader *rd, cursor *c, const char *where, const char *kind, cna_morph_deltas *d)
+{
+    cursor vc = *c, ic = *c;
+    ic.at += 16;
+    c->at += 32;
+    uint64_t count = g_u64(c);
+    if (rd->r) return;
+    if (count > SIZE_MAX / 3) {
+        fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: count %llu overflows", where, kind, (unsigned long long)count);
+        return;
+    }
+    char field[48];
+    snprintf(field, sizeof field, "%s.values", kind);
+    d->values = (const float *)g_ref(rd, &vc, where, field, sizeof(float), count * 3, true);
+    snprintf(field, sizeof field, "%s.indices", kind);
+    d->indices = (const uint32_t *)g_ref(rd, &ic, where, field, sizeof(uint32_t), count, true);
+    d->count = (size_t)count;
+}
+
+static void read_targets(reader *rd)
+{
+    size_t n = rd->s[CNA__CNB_TARGETS].count;
+    rd->targets = (cna_morph_target *)arena_array(rd, n, sizeof(cna_morph_target));
+    for (size_t i = 0; i < n && !rd->r; i++) {
+        cursor c = record(rd, CNA__CNB_TARGETS, i);
+        char where[48];
+        snprintf(where, sizeof where, "targets[%zu]", i);
+        read_deltas(rd, &c, where, "positions", &rd->targets[i].positions);
+        read_deltas(rd, &c, where, "normals", &rd->targets[i].normals);
+        read_deltas(rd, &c, where, "tangents", &rd->targets[i].tangents);
+    }
+}
+
+static void read_morphs(reader *rd)
+{
+    size_t n = rd->s[CNA__CNB_MORPHS].count;
+    rd->morphs = (cna_morph_target_data *)arena_array(rd, n, sizeof(cna_morph_target_data));
+    for (size_t i = 0; i < n && !rd->r; i++) {
+        cursor c = record(rd, CNA__CNB_MORPHS, i);
+        char where[48];
+        snprintf(where, sizeof where, "morphs[%zu]", i);
+        cna_morph_target_data *d = &rd->morphs[i];
+        cursor refc = c;
+        c.at += 16;
+        uint64_t base_size = g_u64(&c), vertex_count = g_u64(&c);
+        if (base_size > SIZE_MAX || vertex_count > SIZE_MAX) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s: sizes overflow", where);
+            return;
+        }
+        d->base_vertices = g_ref(rd, &refc, where, "base_vertices", 1, base_size, true);
+        d->base_size = (size_t)base_size;
+        d->vertex_count = (size_t)vertex_count;
+        d->layout.stride = g_u32(&c);
+        d->layout.position_offset = g_i32(&c);
+        d->layout.normal_offset = g_i32(&c);
+        d->layout.tangent_offset = g_i32(&c);
+        uint64_t first = g_u64(&c), count = g_u64(&c);
+        if (!range_ok(rd, where, "targets", first, count, rd->s[CNA__CNB_TARGETS].count)) return;
+        d->targets = rd->targets + first;
+        d->target_count = (size_t)count;
+        cursor wc = c;
+        c.at += 16;
+        uint64_t wcount = g_u64(&c);
+        d->initial_weights = (const float *)g_ref(rd, &wc, where, "initial_weights", sizeof(float), wcount, true);
+        d->initial_weight_count = (size_t)wcount;
+        int32_t track = g_i32(&c);
+        if (!index_ok(rd, where, "weight_track", track, -1, (int64_t)rd->s[CNA__CNB_WEIGHT_TRACKS].count)) return;
+        d->weight_track = track >= 0 ? &rd->wtracks[track] : NULL;
+        d->recompute_flat_normals = g_u32(&c) != 0;
+        cursor tc = c;
+        c.at += 16;
+        uint64_t tcount = g_u64(&c);
+        d->triangle_indices = (const uint32_t *)g_ref(rd, &tc, where, "triangle_indices", sizeof(uint32_t),
+                                                      tcount, true);
+        d->triangle_index_count = (size_t)tcount;
+        if (rd->r) return;
+        cna_error e;
+        if (cna_morph_target_data_validate(d, &e) != CNA_OK)
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s: %s", where, e.message);
+    }
+}
+
+/* ------------------------------------------------------------------ model, bones */
+
+static void read_model(reader *rd, uint64_t *node_clip_first)
+{
+    cna_model *m = &rd->model->pub;
+    cursor c = record(rd, CNA__CNB_MODEL, 0);
+    const char *where = "model";
+    m->gltf_scene = g_i32(&c);
+    uint32_t mode = g_u32(&c);
+    m->size = g_f32(&c);
+    g_u32(&c);
+    uint64_t counts[7];
+    for (int i = 0; i < 7; i++) counts[i] = g_u64(&c);
+    *node_clip_first = g_u64(&c);
+    static const int ids[5] = {CNA__CNB_BONES, CNA__CNB_MESHES, CNA__CNB_SKINS, CNA__CNB_EFFECTS, CNA__CNB_DIAGNOSTICS};
+    static const char *const names[5] = {"bone_count", "mesh_count", "skin_count", "effect_count", "diagnostic_count"};
+    static const int slot[5] = {0, 1, 2, 3, 5};
+    for (int i = 0; i < 5; i++)
+        if (counts[slot[i]] != rd->s[ids[i]].count) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "model.%s %llu differs from the %zu records of %s", names[i],
+                 (unsigned long long)counts[slot[i]], rd->s[ids[i]].count, cna__cnb_section_name[ids[i]]);
+            return;
+        }
+    if (mode != CNA_CLIP_MODE_FAITHFUL && mode != CNA_CLIP_MODE_UNION) {
+        fail(rd, CNA_ERROR_INVALID_DATA, "model.clip_mode %u is neither faithful nor union", (unsigned)mode);
+        return;
+    }
+    m->clip_mode = (cna_clip_mode)mode;
+    m->bone_count = (size_t)counts[0];
+    m->animation_count = 0;
+    if (!range_ok(rd, where, "node clips", *node_clip_first, counts[4], rd->s[CNA__CNB_CLIPS].count)) return;
+    m->animation_count = (size_t)counts[4];
+    if (counts[6] > SIZE_MAX / 4) {
+        fail(rd, CNA_ERROR_INVALID_DATA, "model.gltf_node_count %llu overflows", (unsigned long long)counts[6]);
+        return;
+    }
+    const int32_t *map = (const int32_t *)g_ref(rd, &c, where, "gltf_node_to_bone", sizeof(int32_t), counts[6], true);
+    if (!ints_ok(rd, where, "gltf_node_to_bone", map, (size_t)counts[6], -1, (int64_t)m->bone_count)) return;
+    m->gltf_node_to_bone = map;
+    m->gltf_node_count = (size_t)counts[6];
+}
+
+static void read_bones(reader *rd)
+{
+    cna_model *m = &rd->model->pub;
+    size_t n = m->bone_count;
+    cna_model_bone *bones = (cna_model_bone *)arena_array(rd, n, sizeof *bones);
+    for (size_t b = 0; b < n && !rd->r; b++) {
+        cursor c = record(rd, CNA__CNB_BONES, b);
+        char where[48];
+        snprintf(where, sizeof where, "bones[%zu]", b);
+        cna_model_bone *bone = &bones[b];
+        bone->name = g_str(rd, &c, where, "name", false);
+        bone->parent = g_i32(&c);
+        bone->gltf_node = g_i32(&c);
+        bone->has_matrix = g_u32(&c) != 0;
+        g_u32(&c);
+        g_mat(&c, &bone->transform);
+        g_mat(&c, &bone->rest_transform);
+        g_f32n(&c, &bone->rest_translation.x, 3);
+        g_f32n(&c, &bone->rest_rotation.x, 4);
+        g_f32n(&c, &bone->rest_scale.x, 3);
+        /* absolute[b] = absolute[parent] · transform[b] needs parent < b */
+        index_ok(rd, where, "parent", bone->parent, -1, (int64_t)b);
+    }
+    m->bones = bones;
+}
+
+/* ------------------------------------------------------------------ skins */
+
+static void read_skins(reader *rd, size_t mesh_count)
+{
+    cna_model *m = &rd->model->pub;
+    size_t n = rd->s[CNA__CNB_SKINS].count;
+    cna_model_skin *skins = (cna_model_skin *)arena_array(rd, n, sizeof *skins);
+    for (size_t i = 0; i < n && !rd->r; i++) {
+        cursor c = record(rd, CNA__CNB_SKINS, i);
+        char where[48];
+        snprintf(where, sizeof where, "skins[%zu]", i);
+        cna_model_skin *s = &skins[i];
+        cna_skinning_data *d = &s->data;
+        d->bone_count = g_i32(&c);
+        d->skeleton_root_node = g_i32(&c);
+        d->skeleton_root_name = g_str(rd, &c, where, "skeleton_root_name", true);
+        if (!index_ok(rd, where, "bone_count", d->bone_count, 1, CNA_EFFECT_MAX_BONES + 1)) return;
+        size_t J = (size_t)d->bone_count;
+        d->hierarchy = (const int32_t *)g_ref(rd, &c, where, "hierarchy", sizeof(int32_t), J, false);
+        d->hierarchy_count = J;
+        d->bind_pose = (const cna_mat4 *)g_ref(rd, &c, where, "bind_pose", sizeof(cna_mat4), J, false);
+        d->bind_pose_count = J;
+        d->inverse_bind_pose = (const cna_mat4 *)g_ref(rd, &c, where, "inverse_bind_pose", sizeof(cna_mat4), J, false);
+        d->inverse_bind_pose_count = J;
+        d->root_prefix = (const cna_mat4 *)g_ref_any(rd, &c, where, "root_prefix", sizeof(cna_mat4),
+                                                     &d->root_prefix_count, true);
+        uint64_t first = g_u64(&c), count = g_u64(&c);
+        if (!range_ok(rd, where, "clips", first, count, rd->s[CNA__CNB_CLIPS].count)) return;
+        d->clips = rd->clips + first;
+        d->clip_count = (size_t)count;
+        s->gltf_skin = g_i32(&c);
+        s->mesh_node = g_i32(&c);
+        if (!index_ok(rd, where, "mesh_node", s->mesh_node, 0, (int64_t)m->bone_count)) return;
+        cursor mc = c;
+        c.at += 16;
+        uint64_t meshes = g_u64(&c);
+        s->meshes = (const int32_t *)g_ref(rd, &mc, where, "meshes", sizeof(int32_t), meshes, true);
+        s->mesh_count = (size_t)meshes;
+        if (!ints_ok(rd, where, "meshes", s->meshes, s->mesh_count, 0, (int64_t)mesh_count)) return;
+        uint64_t joints = g_u64(&c);
+        if (joints != J) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.joint_count %llu differs from bone_count %zu", where,
+                 (unsigned long long)joints, J);
+            return;
+        }
+        s->joint_count = J;
+        s->ordinal_to_palette = (const int32_t *)g_ref(rd, &c, where, "ordinal_to_palette", 4, J, false);
+        s->palette_to_ordinal = (const int32_t *)g_ref(rd, &c, where, "palette_to_ordinal", 4, J, false);
+        s->node_to_palette = (const int32_t *)g_ref(rd, &c, where, "node_to_palette", 4, m->bone_count, false);
+        s->palette_to_node = (const int32_t *)g_ref(rd, &c, where, "palette_to_node", 4, J, false);
+        s->palette_to_gltf_node = (const int32_t *)g_ref(rd, &c, where, "palette_to_gltf_node", 4, J, false);
+        s->fold = (const cna_mat4 *)g_ref(rd, &c, where, "fold", sizeof(cna_mat4), J, false);
+        cursor rc = c;
+        c.at += 16;
+        uint64_t roots = g_u64(&c);
+        s->roots = (const int32_t *)g_ref(rd, &rc, where, "roots", 4, roots, false);
+        s->root_count = (size_t)roots;
+        if (!ints_ok(rd, where, "ordinal_to_palette", s->ordinal_to_palette, J, 0, (int64_t)J) ||
+            !ints_ok(rd, where, "palette_to_ordinal", s->palette_to_ordinal, J, 0, (int64_t)J) ||
+            !ints_ok(rd, where, "node_to_palette", s->node_to_palette, m->bone_count, -1, (int64_t)J) ||
+            !ints_ok(rd, where, "palette_to_node", s->palette_to_node, J, -1, (int64_t)m->bone_count) ||
+            !ints_ok(rd, where, "roots", s->roots, s->root_count, 0, (int64_t)J))
+            return;
+        /* Hierarchy below own index, finite matrices, root_prefix 0 or J, joint-palette
+         * clips with tracks in range and ordered finite keys. */
+        cna_error e;
+        if (cna_skinning_data_validate(d, &e) != CNA_OK) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s: %s", where, e.message);
+            return;
+        }
+    }
+    m->skins = skins;
+    m->skin_count = n;
+}
+
+/* ------------------------------------------------------------------ meshes, parts */
+
+static void read_part(reader *rd, size_t index, cna_model_part *part)
+{
+    const cna_model *m = &rd->model->pub;
+    cursor c = record(rd, CNA__CNB_PARTS, index);
+    char where[48];
+    snprintf(where, sizeof where, "parts[%zu]", index);
+    part->gltf_mesh = g_i32(&c);
+    part->gltf_primitive = g_i32(&c);
+    part->material = g_i32(&c);
+    part->effect = g_i32(&c);
+    if (!index_ok(rd, where, "effect", part->effect, -1, (int64_t)rd->s[CNA__CNB_EFFECTS].count)) return;
+    cursor vc = c;
+    c.at += 16;
+    uint64_t vcount = g_u64(&c);
+    cna_vertex_declaration *decl = &part->declaration;
+    decl->stride = g_u32(&c);
+    decl->element_count = g_u32(&c);
+    for (int e = 0; e < CNA_VERTEX_MAX_ELEMENTS; e++) {
+        decl->elements[e].offset = g_u32(&c);
+        decl->elements[e].format = (cna_vertex_format)g_u32(&c);
+        decl->elements[e].usage = (cna_vertex_usage)g_u32(&c);
+        decl->elements[e].usage_index = g_u32(&c);
+    }
+    cna_vertex_declaration canonical;
+    cna_error e;
+    if (cna_vertex_declaration_canonical(decl->stride, &canonical, &e) != CNA_OK ||
+        memcmp(&canonical, decl, sizeof canonical) != 0) {
+        fail(rd, CNA_ERROR_INVALID_DATA, "%s.declaration: stride %u is not a canonical layout", where,
+             (unsigned)decl->stride);
+        return;
+    }
+    size_t vbytes;
+    if (vcount > SIZE_MAX || !cna__mul_size((size_t)vcount, decl->stride, &vbytes)) {
+        fail(rd, CNA_ERROR_INVALID_DATA, "%s.vertex_count %llu overflows", where, (unsigned long long)vcount);
+        return;
+    }
+    part->vertices = g_ref(rd, &vc, where, "vertices", decl->stride, vcount, vcount == 0);
+    part->vertex_count = (size_t)vcount;
+    cursor ic = c;
+    c.at += 16;
+    uint64_t icount = g_u64(&c);
+    part->indices = (const uint32_t *)g_ref(rd, &ic, where, "indices", sizeof(uint32_t), icount, icount == 0);
+    part->index_count = (size_t)icount;
+    for (size_t i = 0; part->indices && i < part->index_count && !rd->r; i++)
+        if (part->indices[i] >= part->vertex_count)
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.indices[%zu]: %u is not below vertex_count %zu", where, i,
+                 (unsigned)part->indices[i], part->vertex_count);
+    uint32_t type = g_u32(&c);
+    if (!index_ok(rd, where, "primitive_type", type, 0, CNA_PRIMITIVE_TYPE_COUNT)) return;
+    part->primitive_type = (cna_primitive_type)type;
+    int32_t morph = g_i32(&c);
+    if (!index_ok(rd, where, "morph", morph, -1, (int64_t)rd->s[CNA__CNB_MORPHS].count)) return;
+    part->source_vertex = (const uint32_t *)g_ref(rd, &c, where, "source_vertex", sizeof(uint32_t), vcount, true);
+    cursor tc = c;
+    c.at += 16;
+    uint64_t tcount = g_u64(&c);
+    const int32_t *tracks = (const int32_t *)g_ref(rd, &tc, where, "weight_tracks", sizeof(int32_t), tcount, true);
+    if (!ints_ok(rd, where, "weight_tracks", tracks, (size_t)tcount, -1,
+                 (int64_t)rd->s[CNA__CNB_WEIGHT_TRACKS].count))
+        return;
+    if (tracks) {
+        const cna_morph_weight_track **t =
+            (const cna_morph_weight_track **)arena_array(rd, (size_t)tcount, sizeof *t);
+        if (!t) return;
+        for (size_t k = 0; k < tcount; k++) t[k] = tracks[k] >= 0 ? &rd->wtracks[tracks[k]] : NULL;
+        part->weight_tracks = t;
+    }
+    part->weight_track_count = (size_t)tcount;
+    if (morph >= 0) {
+        const cna_morph_target_data *d = &rd->morphs[morph];
+        if (d->vertex_count != part->vertex_count || d->layout.stride != decl->stride) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s: morphs[%d] has %zu vertices of stride %u; the part %zu of %u",
+                 where, (int)morph, d->vertex_count, (unsigned)d->layout.stride, part->vertex_count,
+                 (unsigned)decl->stride);
+            return;
+        }
+        part->morph = d;
+    }
+    (void)m;
+}
+
+static void read_meshes(reader *rd)
+{
+    cna_model *m = &rd->model->pub;
+    size_t n = rd->s[CNA__CNB_MESHES].count, parts_total = rd->s[CNA__CNB_PARTS].count;
+    cna_model_mesh *meshes = (cna_model_mesh *)arena_array(rd, n, sizeof *meshes);
+    cna_model_part *parts = (cna_model_part *)arena_array(rd, parts_total, sizeof *parts);
+    uint64_t next = 0;
+    for (size_t i = 0; i < n && !rd->r; i++) {
+        cursor c = record(rd, CNA__CNB_MESHES, i);
+        char where[48];
+        snprintf(where, sizeof where, "meshes[%zu]", i);
+        cna_model_mesh *mesh = &meshes[i];
+        mesh->name = g_str(rd, &c, where, "name", false);
+        mesh->parent_bone = g_i32(&c);
+        mesh->skin = g_i32(&c);
+        mesh->gltf_mesh = g_i32(&c);
+        mesh->gltf_node = g_i32(&c);
+        uint64_t first = g_u64(&c), count = g_u64(&c);
+        g_f32n(&c, &mesh->bounds.center.x, 3);
+        mesh->bounds.radius = g_f32(&c);
+        if (!index_ok(rd, where, "parent_bone", mesh->parent_bone, 0, (int64_t)m->bone_count) ||
+            !index_ok(rd, where, "skin", mesh->skin, -1, (int64_t)rd->s[CNA__CNB_SKINS].count))
+            return;
+        /* Each part belongs to exactly one mesh (its morph instance and buffers are freed once). */
+        if (first != next || !range_ok(rd, where, "parts", first, count, parts_total)) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s: parts start at %llu; expected %llu", where,
+                 (unsigned long long)first, (unsigned long long)next);
+            return;
+        }
+        next += count;
+        mesh->parts = parts + first;
+        mesh->part_count = (size_t)count;
+        for (size_t k = 0; k < count && !rd->r; k++) read_part(rd, (size_t)first + k, &mesh->parts[k]);
+    }
+    if (!rd->r && next != parts_total)
+        fail(rd, CNA_ERROR_INVALID_DATA, "meshes use %llu of the %zu parts", (unsigned long long)next, parts_total);
+    if (rd->r) return;
+    m->meshes = meshes;
+    m->mesh_count = n;
+}
+
+/* ------------------------------------------------------------------ effects, diagnostics */
+
+static void g_texture(cursor *c, cna_effect_texture *t)
+{
+    t->image = g_i32(c);
+    t->texcoord = g_i32(c);
+    t->scale = g_f32(c);
+}
+
+static void read_effects(reader *rd)
+{
+    cna_model *m = &rd->model->pub;
+    size_t n = rd->s[CNA__CNB_EFFECTS].count;
+    cna_effect *effects = (cna_effect *)arena_array(rd, n, sizeof *effects);
+    for (size_t i = 0; i < n && !rd->r; i++) {
+        cursor c = record(rd, CNA__CNB_EFFECTS, i);
+        char where[48];
+        snprintf(where, sizeof where, "effects[%zu]", i);
+        cna_effect *e = &effects[i];
+        cna_effect_material *p = &e->params;
+        uint32_t kind = g_u32(&c);
+        e->material = g_i32(&c);
+        e->skin = g_i32(&c);
+        uint32_t alpha = g_u32(&c);
+        g_f32n(&c, &p->base_color_factor.x, 4);
+        g_texture(&c, &p->base_color);
+        p->metallic_factor = g_f32(&c);
+        p->roughness_factor = g_f32(&c);
+        g_texture(&c, &p->metallic_roughness);
+        g_texture(&c, &p->normal);
+        g_texture(&c, &p->occlusion);
+        g_texture(&c, &p->emissive);
+        g_f32n(&c, &p->emissive_factor.x, 3);
+        p->alpha_cutoff = g_f32(&c);
+        p->double_sided = g_u32(&c) != 0;
+        uint64_t bones = g_u64(&c);
+        g_mat(&c, &e->world);
+        g_mat(&c, &e->view);
+        g_mat(&c, &e->projection);
+        for (int b = 0; b < CNA_EFFECT_MAX_BONES; b++) g_mat(&c, &e->bones[b]);
+        if (!index_ok(rd, where, "kind", kind, 0, CNA_EFFECT_KIND_COUNT) ||
+            !index_ok(rd, where, "alpha_mode", alpha, 0, CNA_ALPHA_MODE_COUNT) ||
+            !index_ok(rd, where, "skin", e->skin, -1, (int64_t)m->skin_count) ||
+            !index_ok(rd, where, "bone_count", (int64_t)(bones > CNA_EFFECT_MAX_BONES ? CNA_EFFECT_MAX_BONES + 1 : bones),
+                      0, CNA_EFFECT_MAX_BONES + 1))
+            return;
+        e->kind = (cna_effect_kind)kind;
+        p->alpha_mode = (cna_alpha_mode)alpha;
+        e->bone_count = (size_t)bones;
+    }
+    m->effects = effects;
+    m->effect_count = n;
+}
+
+static void read_diagnostics(reader *rd)
+{
+    size_t n = rd->s[CNA__CNB_DIAGNOSTICS].count;
+    cna_model_diagnostic *items = (cna_model_diagnostic *)arena_array(rd, n, sizeof *items);
+    for (size_t i = 0; i < n && !rd->r; i++) {
+        cursor c = record(rd, CNA__CNB_DIAGNOSTICS, i);
+        char where[48];
+        snprintf(where, sizeof where, "diagnostics[%zu]", i);
+        items[i].code = g_str(rd, &c, where, "code", false);
+        items[i].count = (size_t)g_u64(&c);
+        items[i].message = g_str(rd, &c, where, "message", false);
+    }
+    if (rd->r) return;
+    rd->model->diags.items = items;
+    rd->model->diags.count = rd->model->diags.capacity = n;
+    rd->model->pub.diagnostics = items;
+    rd->model->pub.diagnostic_count = n;
+}
+
+/* ------------------------------------------------------------------ load */
+
+static cna_result finish(reader *rd)
+{
+    cna_model *m = &rd->model->pub;
+    cna_allocator alloc = rd->model->allocator;
+    for (size_t i = 0; i < m->mesh_count; i++) {
+        cna_model_mesh *mesh = &m->meshes[i];
+        for (size_t k = 0; k < mesh->part_count; k++) {
+            cna_model_part *part = &mesh->parts[k];
+            cna_result r = CNA_OK;
+            if (part->morph) r = cna_morph_instance_create(part->morph, &alloc, &part->morph_instance, rd->err);
+            if (!r) r = cna__model_upload_part(rd->model, part, rd->err);
+            if (r) {
+                cna__error_prefix(rd->err, "cnb: meshes[%zu].parts[%zu]", i, k);
+                return r;
+            }
+        }
+    }
+    for (size_t s = 0; s < m->skin_count; s++) cna_model_apply_bind_pose_bone_transforms(m, s);
+    return CNA_OK;
+}
+
+/* Validate and fix up the file held in rd->file (inside the model's arena). */
+static cna_result load(reader *rd)
+{
+    if (check_header(rd)) return rd->r;
+    uint64_t node_clip_first = 0;
+    read_tracks(rd);
+    if (!rd->r) read_clips(rd);
+    if (!rd->r) read_weight_tracks(rd);
+    if (!rd->r) read_targets(rd);
+    if (!rd->r) read_morphs(rd);
+    if (!rd->r) read_model(rd, &node_clip_first);
+    if (!rd->r) read_bones(rd);
+    if (!rd->r) read_skins(rd, rd->s[CNA__CNB_MESHES].count);
+    if (!rd->r) read_effects(rd);
+    if (!rd->r) read_meshes(rd);
+    if (!rd->r) read_diagnostics(rd);
+    if (rd->r) return rd->r;
+    cna_model *m = &rd->model->pub;
+    for (size_t i = 0; i < m->animation_count; i++) {
+        const cna_clip *clip = &rd->clips[node_clip_first + i];
+        if (clip->target != CNA_CLIP_TARGET_SCENE_NODE)
+            return fail(rd, CNA_ERROR_INVALID_DATA, "clips[%llu]: a node clip with target %s",
+                        (unsigned long long)(node_clip_first + i), cna_clip_target_name(clip->target));
+    }
+    m->node_clips = m->animation_count ? rd->clips + node_clip_first : NULL;
+    return finish(rd);
+}
+
+bool cna_cnb_is_cnb(const void *bytes, size_t size)
+{
+    return bytes && size >= 4 && memcmp(bytes, CNA__CNB_MAGIC, 4) == 0;
+}
+
+/* Allocate the model and its one file buffer; the caller fills the buffer. */
+static cna_result begin(const cna_cnb_load_options *opts, size_t size, reader *rd, cna_error *err)
+{
+    memset(rd, 0, sizeof *rd);
+    rd->err = err;
+    if (!cna__cnb_host_little_endian())
+        return cna__error(err, CNA_ERROR_UNSUPPORTED, "cnb: big-endian hosts are not supported");
+    rd->model = cna__model_new(opts ? &opts->allocator : NULL, opts ? opts->device : NULL);
+    if (!rd->model) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "cnb: out of memory");
+    rd->arena = &rd->model->arena;
+    rd->file = (const unsigned char *)cna__arena_alloc(rd->arena, size ? size : 1);
+    rd->total = size;
+    if (!rd->file) {
+        cna_model_free(&rd->model->pub);
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "cnb: out of memory (%zu bytes)", size);
+    }
+    return CNA_OK;
+}
+
+static cna_result end(reader *rd, cna_model **out)
+{
+    cna_result r = load(rd);
+    if (r) {
+        cna_model_free(&rd->model->pub);
+        return r;
+    }
+    *out = &rd->model->pub;
+    return CNA_OK;
+}
+
+cna_result cna_cnb_load_memory(const void *bytes, size_t size, const cna_cnb_load_options *opts,
+                               cna_model **out, cna_error *err)
+{
+    if ((!bytes && size > 0) || !out)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cnb: NULL %s", out ? "bytes" : "out");
+    reader rd;
+    cna_result r = begin(opts, size, &rd, err);
+    if (r) return r;
+    if (size) memcpy((void *)rd.file, bytes, size);
+    return end(&rd, out);
+}
+
+cna_result cna_cnb_load_file(const char *path, const cna_cnb_load_options *opts, cna_model **out,
+                             cna_error *err)
+{
+    if (!path || !out)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cnb: NULL %s", path ? "out" : "path");
+    FILE *f = fopen(path, "rb");
+    if (!f) return cna__error(err, CNA_ERROR_IO, "%s: %s", path, strerror(errno));
+    long len = -1;
+    if (fseek(f, 0, SEEK_END) == 0) len = ftell(f);
+    if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return cna__error(err, CNA_ERROR_IO, "%s: cannot determine the size", path);
+    }
+    reader rd;
+    cna_result r = begin(opts, (size_t)len, &rd, err);
+    if (r) {
+        fclose(f);
+        cna__error_prefix(err, "%s", path);
+        return r;
+    }
+    size_t got = len ? fread((void *)rd.file, 1, (size_t)len, f) : 0;
+    fclose(f);
+    if (got != (size_t)len) {
+        cna_model_free(&rd.model->pub);
+        return cna__error(err, CNA_ERROR_IO, "%s: read %zu of %ld bytes", path, got, len);
+    }
+    r = end(&rd, out);
+    if (r) cna__error_prefix(err, "%s", path);
+    return r;
+}

@@ -1,0 +1,411 @@
+/*
+ * The .cnb binary model: parity with the glTF import on every valid corpus
+ * model (equal models, equal poses at every oracle sample time), unit scale,
+ * and hostile files (truncation, bit flips, structural corruption with a
+ * recomputed checksum) refused cleanly.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "baked/cnb_internal.h"
+#include "cnb_test.h"
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *t = malloc((size_t)n + 1);
+    assert_non_null(t);
+    assert_int_equal(fread(t, 1, (size_t)n, f), (size_t)n);
+    t[n] = 0;
+    fclose(f);
+    return t;
+}
+
+/* ------------------------------------------------------------------ parity */
+
+static void baked_model_equals_imported_model_for_every_corpus_model(void **state)
+{
+    (void)state;
+    for (int mode = CNA_CLIP_MODE_FAITHFUL; mode <= CNA_CLIP_MODE_UNION; mode++) {
+        for (size_t i = 0; i < CNB_CORPUS_COUNT; i++) {
+            cna_model *a = cnb_test_import(&cnb_corpus[i], (cna_clip_mode)mode);
+            size_t size = 0;
+            void *bytes = cnb_test_bake(a, 0.0f, &size);
+            cna_model *b = cnb_test_load(bytes, size);
+            cnb_same_model(a, b);
+            /* A second bake of the loaded model is the same file. */
+            size_t size2 = 0;
+            void *bytes2 = cnb_test_bake(b, 1.0f, &size2);
+            assert_int_equal(size, size2);
+            assert_memory_equal(bytes, bytes2, size);
+            free(bytes2);
+            free(bytes);
+            cna_model_free(b);
+            cna_model_free(a);
+        }
+    }
+}
+
+static void baked_file_loads_like_memory(void **state)
+{
+    (void)state;
+    cna_model *a = cnb_test_import(&cnb_corpus[5], CNA_CLIP_MODE_FAITHFUL);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/test_cnb_robot.cnb", CNA_BINARY_DIR);
+    cna_error err;
+    assert_int_equal(cna_cnb_write_file(a, NULL, path, &err), CNA_OK);
+    cna_model *b = NULL;
+    assert_int_equal(cna_cnb_load_file(path, NULL, &b, &err), CNA_OK);
+    cnb_same_model(a, b);
+    cna_model_free(b);
+    remove(path);
+    cna_model_free(a);
+}
+
+static void device_buffers_are_recreated_at_load(void **state)
+{
+    (void)state;
+    cna_model *a = cnb_test_import(&cnb_corpus[0], CNA_CLIP_MODE_FAITHFUL);
+    size_t size = 0;
+    void *bytes = cnb_test_bake(a, 0.0f, &size);
+    cna_null_device *dev = NULL;
+    cna_error err;
+    assert_int_equal(cna_null_device_create(NULL, &dev, &err), CNA_OK);
+    cna_cnb_load_options o;
+    memset(&o, 0, sizeof o);
+    o.device = cna_null_device_interface(dev);
+    cna_model *b = NULL;
+    assert_int_equal(cna_cnb_load_memory(bytes, size, &o, &b, &err), CNA_OK);
+    const cna_model_part *part = &b->meshes[0].parts[0];
+    assert_true(part->vertex_buffer != 0 && part->index_buffer != 0);
+    size_t got = 0, want = 0;
+    const void *contents = cna_null_device_buffer_contents(dev, part->vertex_buffer, &got);
+    const void *drawn = cna_model_part_vertices(part, &want);
+    assert_int_equal(got, want);
+    assert_memory_equal(contents, drawn, want);
+    cna_model_free(b);
+    cna_null_device_free(dev);
+    free(bytes);
+    cna_model_free(a);
+}
+
+/* Every sample time of every animation of the model's oracle, plus the rest pose. */
+static void same_pose_at_every_oracle_time(const cnb_corpus_entry *e)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/oracle/%s.json", CNA_TEST_DATA_DIR, e->name);
+    char *text = read_text(path);
+    cJSON *oracle = cJSON_Parse(text);
+    assert_non_null(oracle);
+    cna_model *a = cnb_test_import(e, CNA_CLIP_MODE_FAITHFUL);
+    size_t size = 0;
+    void *bytes = cnb_test_bake(a, 0.0f, &size);
+    cna_model *b = cnb_test_load(bytes, size);
+    const cJSON *anims = cJSON_GetObjectItemCaseSensitive(oracle, "animations");
+    long count = 0;
+    for (long anim = -1; anim < (long)a->animation_count; anim++) {
+        const cJSON *samples = NULL;
+        if (anim >= 0) {
+            const cJSON *an = cJSON_GetArrayItem(anims, (int)anim);
+            samples = cJSON_GetObjectItemCaseSensitive(an, "samples");
+        }
+        int n = anim < 0 ? 1 : cJSON_GetArraySize(samples);
+        for (int s = 0; s < n; s++) {
+            double t = anim < 0 ? 0.0 : cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(samples, s), "t")->valuedouble;
+            cnb_pose pa, pb;
+            cnb_pose_model(a, anim, t, &pa);
+            cnb_pose_model(b, anim, t, &pb);
+            assert_memory_equal(pa.absolute, pb.absolute, a->bone_count * sizeof(cna_mat4));
+            assert_int_equal(pa.skin_matrices, pb.skin_matrices);
+            assert_memory_equal(pa.skin, pb.skin, pa.skin_matrices * sizeof(cna_mat4));
+            assert_int_equal(pa.position_count, pb.position_count);
+            assert_memory_equal(pa.positions, pb.positions, pa.position_count * sizeof(float));
+            cnb_pose_free(&pa);
+            cnb_pose_free(&pb);
+            count++;
+        }
+    }
+    assert_true(count >= 1);
+    cna_model_free(b);
+    free(bytes);
+    cna_model_free(a);
+    cJSON_Delete(oracle);
+    free(text);
+}
+
+static void baked_model_poses_like_imported_model_at_every_oracle_time(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < CNB_CORPUS_COUNT; i++) {
+        if (strcmp(cnb_corpus[i].name, "Triangle") == 0) continue; /* no oracle: no animation */
+        same_pose_at_every_oracle_time(&cnb_corpus[i]);
+    }
+}
+
+/* ------------------------------------------------------------------ unit scale */
+
+static void unit_scale_scales_every_pose_position_and_leaves_rotations(void **state)
+{
+    (void)state;
+    const float s = 0.01f;
+    const size_t models[] = {5, 7, 0, 1}; /* RobotExpressive, SimpleSkin, AnimatedMorphCube, BoxAnimated */
+    for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
+        cna_model *a = cnb_test_import(&cnb_corpus[models[mi]], CNA_CLIP_MODE_FAITHFUL);
+        size_t size = 0;
+        void *bytes = cnb_test_bake(a, s, &size);
+        cna_model *b = cnb_test_load(bytes, size);
+        for (long anim = -1; anim < (long)a->animation_count; anim++) {
+            double dur = anim < 0 ? 0.0 : cna_ticks_to_seconds(a->node_clips[anim].duration);
+            for (int q = 0; q <= 4; q++) {
+                double t = dur * q / 4.0;
+                cnb_pose pa, pb;
+                cnb_pose_model(a, anim, t, &pa);
+                cnb_pose_model(b, anim, t, &pb);
+                double extent = 1.0;
+                for (size_t i = 0; i < pa.position_count; i++)
+                    if (fabs(pa.positions[i]) > extent) extent = fabs(pa.positions[i]);
+                for (size_t i = 0; i < a->bone_count; i++)
+                    for (int k = 12; k < 15; k++)
+                        if (fabs(pa.absolute[i].m[k]) > extent) extent = fabs(pa.absolute[i].m[k]);
+                const double tol = 2e-6 * extent * s;
+                for (size_t i = 0; i < pa.position_count; i++) {
+                    double d = fabs((double)pb.positions[i] - (double)s * pa.positions[i]);
+                    if (!(d <= tol)) print_error("%s: position %zu: %.9g vs %.9g\n", cnb_corpus[models[mi]].name, i,
+                                                 (double)pb.positions[i], (double)s * pa.positions[i]);
+                    assert_true(d <= tol);
+                }
+                for (size_t i = 0; i < a->bone_count; i++) {
+                    for (int k = 0; k < 12; k++) /* rotation and scale columns unchanged */
+                        assert_true(fabs((double)pb.absolute[i].m[k] - pa.absolute[i].m[k]) <= 1e-5);
+                    for (int k = 12; k < 15; k++)
+                        assert_true(fabs((double)pb.absolute[i].m[k] - (double)s * pa.absolute[i].m[k]) <= tol);
+                }
+                cnb_pose_free(&pa);
+                cnb_pose_free(&pb);
+            }
+        }
+        free(bytes);
+        cna_model_free(b);
+        cna_model_free(a);
+    }
+}
+
+static void unit_scale_must_be_positive_and_finite(void **state)
+{
+    (void)state;
+    cna_model *a = cnb_test_import(&cnb_corpus[8], CNA_CLIP_MODE_FAITHFUL);
+    cna_cnb_write_options o;
+    memset(&o, 0, sizeof o);
+    o.unit_scale = -1.0f;
+    void *bytes = NULL;
+    size_t size = 0;
+    cna_error err;
+    assert_int_equal(cna_cnb_write_memory(a, &o, &bytes, &size, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "cnb write: unit_scale -1 is not a positive finite number");
+    assert_null(bytes);
+    cna_model_free(a);
+}
+
+/* ------------------------------------------------------------------ hostile files */
+
+static void refix_checksum(unsigned char *f, size_t size)
+{
+    if (size < CNA__CNB_HEADER_SIZE || size % 8) return;
+    uint64_t h = cna__cnb_checksum(f, size);
+    memcpy(f + CNA__CNB_OFF_CHECKSUM, &h, 8);
+}
+
+static cna_result try_load(const unsigned char *bytes, size_t size, cna_error *err)
+{
+    cna_model *m = NULL;
+    cna_result r = cna_cnb_load_memory(bytes, size, NULL, &m, err);
+    if (r == CNA_OK) {
+        assert_non_null(m);
+        cna_model_free(m);
+    } else {
+        assert_null(m);
+        assert_true(err->message[0] != 0);
+    }
+    return r;
+}
+
+static void truncated_files_are_refused(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < CNB_CORPUS_COUNT; i++) {
+        cna_model *a = cnb_test_import(&cnb_corpus[i], CNA_CLIP_MODE_FAITHFUL);
+        size_t size = 0;
+        unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
+        unsigned char *copy = malloc(size);
+        assert_non_null(copy);
+        size_t step = size > 20000 ? 509 : 1;
+        for (size_t len = 0; len < size; len += step) {
+            cna_error err;
+            /* As cut: the header's total_size catches it. */
+            assert_int_not_equal(try_load(bytes, len, &err), CNA_OK);
+            /* Header patched to the cut length with a valid checksum: the section table
+             * and references must catch it. */
+            memcpy(copy, bytes, len);
+            if (len >= CNA__CNB_HEADER_SIZE && len % 8 == 0) {
+                uint64_t total = len;
+                memcpy(copy + CNA__CNB_OFF_TOTAL_SIZE, &total, 8);
+                refix_checksum(copy, len);
+                cna_result r = try_load(copy, len, &err);
+                if (r == CNA_OK) print_error("%s: cut at %zu accepted\n", cnb_corpus[i].name, len);
+                assert_int_not_equal(r, CNA_OK);
+            }
+        }
+        free(copy);
+        free(bytes);
+        cna_model_free(a);
+    }
+}
+
+static void every_bit_flip_is_caught_by_the_checksum(void **state)
+{
+    (void)state;
+    const size_t models[] = {7, 0, 8};
+    for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
+        cna_model *a = cnb_test_import(&cnb_corpus[models[mi]], CNA_CLIP_MODE_FAITHFUL);
+        size_t size = 0;
+        unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
+        for (size_t i = 0; i < size; i++) {
+            bytes[i] ^= (unsigned char)(1u << (i % 8));
+            cna_error err;
+            cna_result r = try_load(bytes, size, &err);
+            if (r == CNA_OK) print_error("flip at byte %zu accepted\n", i);
+            assert_int_not_equal(r, CNA_OK);
+            bytes[i] ^= (unsigned char)(1u << (i % 8));
+        }
+        free(bytes);
+        cna_model_free(a);
+    }
+}
+
+/* Corruption that keeps a valid checksum (a hostile writer): every record byte
+ * of the structural sections flipped in turn; each load must either refuse
+ * cleanly or give a model that frees cleanly (under the sanitizers). */
+static void structural_corruption_with_a_valid_checksum_never_crashes(void **state)
+{
+    (void)state;
+    const size_t models[] = {7, 0, 2, 4};
+    for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
+        cna_model *a = cnb_test_import(&cnb_corpus[models[mi]], CNA_CLIP_MODE_FAITHFUL);
+        size_t size = 0;
+        unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
+        /* The header, the table and every section but the DATA heap's numbers. */
+        uint64_t data_off, data_size, fx_off, fx_size;
+        const unsigned char *e = bytes + CNA__CNB_HEADER_SIZE + (CNA__CNB_DATA - 1) * CNA__CNB_SECTION_ENTRY_SIZE;
+        memcpy(&data_off, e + 8, 8);
+        memcpy(&data_size, e + 16, 8);
+        e = bytes + CNA__CNB_HEADER_SIZE + (CNA__CNB_EFFECTS - 1) * CNA__CNB_SECTION_ENTRY_SIZE;
+        memcpy(&fx_off, e + 8, 8);
+        memcpy(&fx_size, e + 16, 8);
+        size_t refused = 0, accepted = 0;
+        for (size_t i = 0; i < size; i++) {
+            if (i >= data_off && i < data_off + data_size) continue;
+            /* an effect's matrices (from offset 128 of its record) are plain floats */
+            if (i >= fx_off && i < fx_off + fx_size && (i - fx_off) % cna__cnb_record_size[CNA__CNB_EFFECTS] >= 128)
+                continue;
+            if (i >= CNA__CNB_OFF_CHECKSUM && i < CNA__CNB_OFF_CHECKSUM + 8) continue;
+            for (int bit = 0; bit < 8; bit += 3) {
+                bytes[i] ^= (unsigned char)(1u << bit);
+                refix_checksum(bytes, size);
+                cna_error err;
+                if (try_load(bytes, size, &err) == CNA_OK) accepted++;
+                else refused++;
+                bytes[i] ^= (unsigned char)(1u << bit);
+            }
+        }
+        refix_checksum(bytes, size);
+        assert_true(refused > 0);
+        (void)accepted;
+        free(bytes);
+        cna_model_free(a);
+    }
+}
+
+static void header_refusals_name_the_field(void **state)
+{
+    (void)state;
+    cna_model *a = cnb_test_import(&cnb_corpus[8], CNA_CLIP_MODE_FAITHFUL);
+    size_t size = 0;
+    unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
+    cna_error err;
+    assert_int_equal(try_load(bytes, 10, &err), CNA_ERROR_PARSE);
+    assert_string_equal(err.message, "cnb: 10 bytes; the header needs 64");
+    bytes[0] = 'X';
+    assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_PARSE);
+    assert_string_equal(err.message, "cnb: not a .cnb file (the magic is not \"CNB\\0\")");
+    bytes[0] = 'C';
+    bytes[CNA__CNB_OFF_VERSION] = 2;
+    assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_UNSUPPORTED);
+    assert_string_equal(err.message, "cnb: version 2; this reader reads version 1");
+    bytes[CNA__CNB_OFF_VERSION] = 1;
+    assert_int_equal(try_load(bytes, size - 16, &err), CNA_ERROR_INVALID_DATA);
+    char want[128];
+    snprintf(want, sizeof want, "cnb: total_size %zu but %zu bytes were given (truncated?)", size, size - 16);
+    assert_string_equal(err.message, want);
+    bytes[size - 1] ^= 1;
+    assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_INVALID_DATA);
+    assert_true(strncmp(err.message, "cnb: checksum 0x", 16) == 0);
+    bytes[size - 1] ^= 1;
+    assert_int_equal(try_load(bytes, size, &err), CNA_OK);
+    assert_true(cna_cnb_is_cnb(bytes, size));
+    assert_false(cna_cnb_is_cnb("glTF", 4));
+    free(bytes);
+    cna_model_free(a);
+}
+
+static void a_bad_index_is_refused_with_its_record(void **state)
+{
+    (void)state;
+    cna_model *a = cnb_test_import(&cnb_corpus[8], CNA_CLIP_MODE_FAITHFUL);
+    size_t size = 0;
+    unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
+    /* parts[0].indices[0] := 99 (the triangle has 3 vertices). */
+    const unsigned char *e = bytes + CNA__CNB_HEADER_SIZE + (CNA__CNB_PARTS - 1) * CNA__CNB_SECTION_ENTRY_SIZE;
+    uint64_t parts_off, data_off, idx_off;
+    memcpy(&parts_off, e + 8, 8);
+    e = bytes + CNA__CNB_HEADER_SIZE + (CNA__CNB_DATA - 1) * CNA__CNB_SECTION_ENTRY_SIZE;
+    memcpy(&data_off, e + 8, 8);
+    memcpy(&idx_off, bytes + parts_off + 176, 8); /* PARTS record: indices reference at 176 */
+    uint32_t bad = 99;
+    memcpy(bytes + data_off + idx_off, &bad, 4);
+    refix_checksum(bytes, size);
+    cna_error err;
+    assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_INVALID_DATA);
+    assert_string_equal(err.message, "cnb: parts[0].indices[0]: 99 is not below vertex_count 3");
+    free(bytes);
+    cna_model_free(a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(baked_model_equals_imported_model_for_every_corpus_model),
+        cmocka_unit_test(baked_file_loads_like_memory),
+        cmocka_unit_test(device_buffers_are_recreated_at_load),
+        cmocka_unit_test(baked_model_poses_like_imported_model_at_every_oracle_time),
+        cmocka_unit_test(unit_scale_scales_every_pose_position_and_leaves_rotations),
+        cmocka_unit_test(unit_scale_must_be_positive_and_finite),
+        cmocka_unit_test(truncated_files_are_refused),
+        cmocka_unit_test(every_bit_flip_is_caught_by_the_checksum),
+        cmocka_unit_test(structural_corruption_with_a_valid_checksum_never_crashes),
+        cmocka_unit_test(header_refusals_name_the_field),
+        cmocka_unit_test(a_bad_index_is_refused_with_its_record),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
