@@ -26,6 +26,9 @@ static const cna_cli_command cna__commands[] = {
      " [--fov DEGREES] [--background R,G,B] [--sheet N] -o OUT.png",
      "draw a model headless (OpenGL through EGL, no GPU needed) and write a PNG",
      cna_cli_render_run, cna_cli_render_help},
+    {"convert", "IN.gltf|IN.glb|DIR -o OUT [--unit-scale S] [--skeleton OUT.cnj] [--mode faithful|union]",
+     "bake a glTF file (or every one in a directory tree) as a .cnb binary model",
+     cna_cli_convert_run, cna_cli_convert_help},
 };
 static const size_t cna__command_count = sizeof cna__commands / sizeof cna__commands[0];
 

@@ -28,7 +28,8 @@ void cna_cli_pose_help(FILE *out)
             "usage: cna pose FILE [--scene N] [--animation I|NAME] [--time SECONDS]\n"
             "                     [--mode faithful|union]\n"
             "\n"
-            "Imports FILE (.gltf or .glb) as a cna model and prints its pose as JSON:\n"
+            "Imports FILE (.gltf or .glb, or a .cnb from cna convert, recognised by its\n"
+            "magic) as a cna model and prints its pose as JSON:\n"
             "  {\"time\": t, \"animation\": i or null,\n"
             "   \"bones\": [{\"bone\": b, \"node\": n, \"name\": s, \"parent\": b or -1, \"world\": [16]}],\n"
             "   \"skins\": [{\"skin\": s, \"mesh_node\": n, \"palette_to_node\": [n...],\n"
@@ -184,8 +185,14 @@ static cJSON *part_positions(const cna_model *m, const cna_model_mesh *mesh, con
     /* File order: vertex i of the glTF primitive; with a source map, the first
      * part vertex that came from it. */
     size_t file_n = n;
-    if (part->source_vertex)
+    if (part->source_vertex && doc) {
         file_n = doc->meshes[part->gltf_mesh].primitives[part->gltf_primitive].vertex_count;
+    } else if (part->source_vertex) {
+        /* A .cnb model has no document: the file vertices are those its parts use. */
+        file_n = 0;
+        for (size_t k = 0; k < n; k++)
+            if ((size_t)part->source_vertex[k] + 1 > file_n) file_n = (size_t)part->source_vertex[k] + 1;
+    }
     for (size_t fv = 0; fv < file_n; fv++) {
         size_t v = fv;
         if (part->source_vertex) {
@@ -247,14 +254,26 @@ static int pose_run(const pose_args *a)
     cna_error err;
     memset(&err, 0, sizeof err);
     cna_gltf_document *doc = NULL;
-    if (cna_gltf_load_file(a->path, NULL, &doc, &err) != CNA_OK) return cna_cli_report_error(a->path, &err);
+    cna_model *m = NULL;
+    unsigned char magic[4] = {0};
+    FILE *probe = fopen(a->path, "rb");
+    size_t got = probe ? fread(magic, 1, sizeof magic, probe) : 0;
+    if (probe) fclose(probe);
+    if (cna_cnb_is_cnb(magic, got)) {
+        /* A baked model (cna convert): its scene and clip mode were fixed when it was baked. */
+        if (a->has_scene || a->mode != CNA_CLIP_MODE_DEFAULT) {
+            fprintf(stderr, "error: %s: --scene and --mode do not apply to a .cnb file\n", a->path);
+            return CNA_CLI_EXIT_USAGE;
+        }
+        if (cna_cnb_load_file(a->path, NULL, &m, &err) != CNA_OK) return cna_cli_report_error(NULL, &err);
+    }
+    if (!m && cna_gltf_load_file(a->path, NULL, &doc, &err) != CNA_OK) return cna_cli_report_error(a->path, &err);
     cna_import_options opts;
     memset(&opts, 0, sizeof opts);
     opts.use_scene = a->has_scene;
     opts.scene = a->scene;
     opts.clip_mode = a->mode;
-    cna_model *m = NULL;
-    if (cna_model_import_gltf(doc, &opts, &m, &err) != CNA_OK) {
+    if (!m && cna_model_import_gltf(doc, &opts, &m, &err) != CNA_OK) {
         cna_gltf_document_free(doc);
         return cna_cli_report_error(a->path, &err);
     }

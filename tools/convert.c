@@ -1,0 +1,285 @@
+/*
+ * tools/convert.c — `cna convert IN.(gltf|glb) -o OUT.cnb [--unit-scale S]
+ * [--skeleton OUT.cnj] [--mode faithful|union]`: import a glTF file and bake
+ * it as a .cnb binary model (docs/format-cnb.md), optionally with the first
+ * skin's skeleton as a .cnj sidecar. With a directory as IN, every .gltf and
+ * .glb file in its tree is converted to OUT/<same relative path>.cnb, with a
+ * progress bar when stdout is a terminal.
+ *
+ * Every written .cnb is loaded back before the command reports success, so a
+ * file the reader would refuse is never left behind silently.
+ *
+ * Exit codes: 0 converted (every file, in directory mode), 1 a file was
+ * refused or could not be written, 2 usage.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cna/cna.h"
+
+void cna_cli_convert_help(FILE *out)
+{
+    fprintf(out,
+            "usage: cna convert IN.gltf|IN.glb -o OUT.cnb [--unit-scale S] [--skeleton OUT.cnj]\n"
+            "                   [--mode faithful|union]\n"
+            "       cna convert DIR -o OUTDIR [--unit-scale S] [--mode faithful|union]\n"
+            "\n"
+            "Imports a glTF 2.0 file as a cna model and writes it as a .cnb binary model\n"
+            "(docs/format-cnb.md), which cna pose and cna_cnb_load_file load with one read.\n"
+            "With a directory, converts every .gltf and .glb file in its tree to OUTDIR,\n"
+            "keeping the relative paths (a.gltf -> OUTDIR/a.cnb), with a progress bar when\n"
+            "stdout is a terminal; a file that fails is reported and the rest continue.\n"
+            "\n"
+            "options:\n"
+            "  -o, --output PATH    the .cnb file (a directory in directory mode)\n"
+            "  --unit-scale S       multiply every translation-bearing quantity by S (vertex\n"
+            "                       positions, node, bind-pose, inverse-bind and prefix\n"
+            "                       translations, animation translations and their tangents,\n"
+            "                       morph position deltas); never rotations or scales.\n"
+            "                       Default 1 (the file's values exactly)\n"
+            "  --skeleton PATH      also write the first skin's skeleton as a .cnj sidecar\n"
+            "                       (single-file mode; the model must have a skin)\n"
+            "  --mode faithful|union  clip extraction mode (default faithful)\n"
+            "  -h, --help           print this help\n"
+            "\n"
+            "exit status: 0 converted; 1 a file was refused or could not be written;\n"
+            "2 usage error.\n");
+}
+
+typedef struct convert_args {
+    const char *in, *out, *skeleton;
+    float unit_scale;
+    cna_clip_mode mode;
+} convert_args;
+
+static int parse_args(const cna_cli_command *cmd, int argc, char **argv, convert_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->unit_scale = 1.0f;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        bool has_value = i + 1 < argc;
+        if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0 || strcmp(arg, "--unit-scale") == 0 ||
+            strcmp(arg, "--skeleton") == 0 || strcmp(arg, "--mode") == 0) {
+            if (!has_value) return cna_cli_usage_error(cmd, "%s needs a value", arg);
+            const char *v = argv[++i];
+            if (strcmp(arg, "--unit-scale") == 0) {
+                char *end = NULL;
+                errno = 0;
+                double s = strtod(v, &end);
+                if (errno || !*v || *end || !isfinite(s) || !(s > 0) || s > 1e30)
+                    return cna_cli_usage_error(cmd, "--unit-scale: '%s' is not a positive number", v);
+                a->unit_scale = (float)s;
+            } else if (strcmp(arg, "--skeleton") == 0) {
+                a->skeleton = v;
+            } else if (strcmp(arg, "--mode") == 0) {
+                if (strcmp(v, "faithful") == 0) a->mode = CNA_CLIP_MODE_FAITHFUL;
+                else if (strcmp(v, "union") == 0) a->mode = CNA_CLIP_MODE_UNION;
+                else return cna_cli_usage_error(cmd, "--mode: '%s' is neither faithful nor union", v);
+            } else {
+                a->out = v;
+            }
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return cna_cli_usage_error(cmd, "unknown option '%s'", arg);
+        } else if (!a->in) {
+            a->in = arg;
+        } else {
+            return cna_cli_usage_error(cmd, "unexpected argument '%s'", arg);
+        }
+    }
+    if (!a->in) return cna_cli_usage_error(cmd, "missing IN");
+    if (!a->out) return cna_cli_usage_error(cmd, "missing -o OUT");
+    return -1;
+}
+
+/* Convert one file; on failure prints "error: PATH: message" and returns false. */
+static bool convert_file(const convert_args *a, const char *in, const char *out, const char *skeleton)
+{
+    cna_error err;
+    memset(&err, 0, sizeof err);
+    cna_import_options io;
+    memset(&io, 0, sizeof io);
+    io.clip_mode = a->mode;
+    cna_model *model = NULL;
+    if (cna_model_load_file(in, &io, &model, &err) != CNA_OK) {
+        cna_cli_report_error(in, &err);
+        return false;
+    }
+    cna_cnb_write_options wo;
+    memset(&wo, 0, sizeof wo);
+    wo.unit_scale = a->unit_scale;
+    cna_result r = cna_cnb_write_file(model, &wo, out, &err);
+    cna_model_free(model);
+    if (r != CNA_OK) {
+        cna_cli_report_error(in, &err);
+        return false;
+    }
+    /* Load it back: what the reader refuses is never reported as converted. */
+    cna_model *baked = NULL;
+    if (cna_cnb_load_file(out, NULL, &baked, &err) != CNA_OK) {
+        cna_cli_report_error(out, &err);
+        return false;
+    }
+    bool ok = true;
+    if (skeleton) {
+        if (baked->skin_count == 0) {
+            fprintf(stderr, "error: %s: the model has no skin; --skeleton needs one\n", in);
+            ok = false;
+        } else if (cna_cnj_write_file(skeleton, &baked->skins[0].data, &err) != CNA_OK) {
+            cna_cli_report_error(skeleton, &err);
+            ok = false;
+        }
+    }
+    cna_model_free(baked);
+    return ok;
+}
+
+/* ------------------------------------------------------------------ directory mode */
+
+typedef struct file_list {
+    char **paths;   /* relative to the root */
+    size_t count, cap;
+} file_list;
+
+static bool has_gltf_extension(const char *name)
+{
+    size_t n = strlen(name);
+    return (n > 5 && strcmp(name + n - 5, ".gltf") == 0) || (n > 4 && strcmp(name + n - 4, ".glb") == 0);
+}
+
+static int compare_paths(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Collect every .gltf/.glb under root/rel (rel "" for the root), sorted. */
+static bool collect(const char *root, const char *rel, file_list *list, int depth)
+{
+    if (depth > 64) return true;
+    char dir_path[4096];
+    snprintf(dir_path, sizeof dir_path, "%s%s%s", root, *rel ? "/" : "", rel);
+    DIR *dir = opendir(dir_path);
+    if (!dir) {
+        fprintf(stderr, "error: %s: %s\n", dir_path, strerror(errno));
+        return false;
+    }
+    bool ok = true;
+    struct dirent *e;
+    while (ok && (e = readdir(dir)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char child_rel[4096], child[8192];
+        snprintf(child_rel, sizeof child_rel, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+        snprintf(child, sizeof child, "%s/%s", root, child_rel);
+        struct stat st;
+        if (stat(child, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) {
+            ok = collect(root, child_rel, list, depth + 1);
+        } else if (S_ISREG(st.st_mode) && has_gltf_extension(e->d_name)) {
+            if (list->count == list->cap) {
+                size_t cap = list->cap ? list->cap * 2 : 32;
+                char **p = (char **)realloc(list->paths, cap * sizeof *p);
+                if (!p) {
+                    ok = false;
+                    break;
+                }
+                list->paths = p;
+                list->cap = cap;
+            }
+            list->paths[list->count] = strdup(child_rel);
+            if (!list->paths[list->count]) ok = false;
+            else list->count++;
+        }
+    }
+    closedir(dir);
+    return ok;
+}
+
+/* mkdir -p of the directories of `path` (not its last component). */
+static bool make_parents(const char *path)
+{
+    char buf[8192];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "error: %s: %s\n", buf, strerror(errno));
+            return false;
+        }
+        *p = '/';
+    }
+    return true;
+}
+
+static void progress(size_t done, size_t total, const char *name)
+{
+    const int width = 30;
+    int filled = total ? (int)((done * (size_t)width) / total) : width;
+    printf("\r[%.*s%*s] %zu/%zu %-40.40s", filled, "##############################", width - filled, "", done,
+           total, name);
+    if (done == total) printf("\n");
+    fflush(stdout);
+}
+
+static int convert_directory(const convert_args *a)
+{
+    file_list list;
+    memset(&list, 0, sizeof list);
+    if (!collect(a->in, "", &list, 0)) {
+        for (size_t i = 0; i < list.count; i++) free(list.paths[i]);
+        free(list.paths);
+        return CNA_CLI_EXIT_FAILURE;
+    }
+    qsort(list.paths, list.count, sizeof *list.paths, compare_paths);
+    const bool tty = isatty(fileno(stdout)) != 0;
+    size_t failed = 0;
+    for (size_t i = 0; i < list.count; i++) {
+        const char *rel = list.paths[i];
+        char in[8192], out[8192];
+        snprintf(in, sizeof in, "%s/%s", a->in, rel);
+        snprintf(out, sizeof out, "%s/%s", a->out, rel);
+        char *dot = strrchr(out, '.');
+        if (dot) snprintf(dot, sizeof out - (size_t)(dot - out), ".cnb");
+        if (tty) progress(i, list.count, rel);
+        bool ok = make_parents(out) && convert_file(a, in, out, NULL);
+        if (!ok) failed++;
+        if (tty) progress(i + 1, list.count, rel);
+        else if (ok) printf("%s -> %s\n", in, out);
+    }
+    printf("%zu of %zu files converted\n", list.count - failed, list.count);
+    for (size_t i = 0; i < list.count; i++) free(list.paths[i]);
+    free(list.paths);
+    return failed ? CNA_CLI_EXIT_FAILURE : CNA_CLI_EXIT_OK;
+}
+
+int cna_cli_convert_run(int argc, char **argv)
+{
+    const cna_cli_command *cmd = cna_cli_find("convert");
+    for (int i = 1; i < argc; i++) {
+        if (cna_cli_is_help(argv[i])) {
+            cna_cli_convert_help(stdout);
+            return CNA_CLI_EXIT_OK;
+        }
+    }
+    convert_args a;
+    int u = parse_args(cmd, argc, argv, &a);
+    if (u >= 0) return u;
+    struct stat st;
+    if (stat(a.in, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (a.skeleton)
+            return cna_cli_usage_error(cmd, "--skeleton applies to one file, not a directory");
+        if (mkdir(a.out, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "error: %s: %s\n", a.out, strerror(errno));
+            return CNA_CLI_EXIT_FAILURE;
+        }
+        return convert_directory(&a);
+    }
+    return convert_file(&a, a.in, a.out, a.skeleton) ? CNA_CLI_EXIT_OK : CNA_CLI_EXIT_FAILURE;
+}
