@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cna/anim.h"
 #include "cna/math.h"
@@ -84,28 +85,38 @@ _Static_assert(offsetof(cna_keyframe, rotation) == 20, "keyframe rotation at 20"
 _Static_assert(offsetof(cna_keyframe, scale) == 36, "keyframe scale at 36");
 _Static_assert(sizeof(cna_mat4) == 64, "cna_mat4 is 16 floats");
 
-/* FNV-1a 64 over 8-byte little-endian words (the checksum of docs/format-cnb.md):
- * h = offset basis; for each word w: h = (h ^ w) * prime. `size` is a multiple of 8. */
-static inline uint64_t cna__cnb_fnv_words(uint64_t h, const unsigned char *p, size_t size)
+/* The checksum of a whole file (docs/format-cnb.md, "Checksum"): the file is
+ * read as little-endian 8-byte words w[0..n), the checksum field as zero;
+ * word i goes to lane i % 4; each lane is FNV-1a 64 over its words
+ * (h = offset basis; h = (h ^ w) * prime), and the result is FNV-1a 64 over
+ * the four lane values in order. total is a multiple of 8, at least the
+ * header size. */
+static inline uint64_t cna__cnb_word(const unsigned char *p)
 {
-    for (size_t i = 0; i + 8 <= size; i += 8) {
-        uint64_t w = (uint64_t)p[i] | (uint64_t)p[i + 1] << 8 | (uint64_t)p[i + 2] << 16 |
-                     (uint64_t)p[i + 3] << 24 | (uint64_t)p[i + 4] << 32 |
-                     (uint64_t)p[i + 5] << 40 | (uint64_t)p[i + 6] << 48 |
-                     (uint64_t)p[i + 7] << 56;
-        h = (h ^ w) * CNA__CNB_FNV_PRIME;
-    }
-    return h;
+    uint64_t w;
+    memcpy(&w, p, 8); /* the word as stored: callers run on little-endian hosts only */
+    return w;
 }
 
-/* The checksum of a whole file: FNV-1a words over every byte, the checksum
- * field read as zero. total is a multiple of 8 and at least the header size. */
 static inline uint64_t cna__cnb_checksum(const unsigned char *file, size_t total)
 {
-    static const unsigned char zero[8] = {0};
-    uint64_t h = cna__cnb_fnv_words(CNA__CNB_FNV_OFFSET, file, CNA__CNB_OFF_CHECKSUM);
-    h = cna__cnb_fnv_words(h, zero, 8);
-    return cna__cnb_fnv_words(h, file + CNA__CNB_OFF_CHECKSUM + 8, total - CNA__CNB_OFF_CHECKSUM - 8);
+    uint64_t lane[4] = {CNA__CNB_FNV_OFFSET, CNA__CNB_FNV_OFFSET, CNA__CNB_FNV_OFFSET, CNA__CNB_FNV_OFFSET};
+    const size_t words = total / 8, skip = CNA__CNB_OFF_CHECKSUM / 8;
+    size_t i = 0;
+    for (; i < 4 && i < words; i++) { /* the header's first 32 bytes hold the checksum field */
+        uint64_t w = i == skip ? 0 : cna__cnb_word(file + 8 * i);
+        lane[i] = (lane[i] ^ w) * CNA__CNB_FNV_PRIME;
+    }
+    for (; i + 4 <= words; i += 4) {
+        lane[0] = (lane[0] ^ cna__cnb_word(file + 8 * i)) * CNA__CNB_FNV_PRIME;
+        lane[1] = (lane[1] ^ cna__cnb_word(file + 8 * i + 8)) * CNA__CNB_FNV_PRIME;
+        lane[2] = (lane[2] ^ cna__cnb_word(file + 8 * i + 16)) * CNA__CNB_FNV_PRIME;
+        lane[3] = (lane[3] ^ cna__cnb_word(file + 8 * i + 24)) * CNA__CNB_FNV_PRIME;
+    }
+    for (; i < words; i++) lane[i % 4] = (lane[i % 4] ^ cna__cnb_word(file + 8 * i)) * CNA__CNB_FNV_PRIME;
+    uint64_t h = CNA__CNB_FNV_OFFSET;
+    for (size_t k = 0; k < 4; k++) h = (h ^ lane[k]) * CNA__CNB_FNV_PRIME;
+    return h;
 }
 
 /* true on a little-endian host (the only kind the in-place arrays support). */

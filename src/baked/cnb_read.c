@@ -8,6 +8,7 @@
  * weights, times) are used in place.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,26 @@
 #include "model/model_internal.h"
 
 /* ------------------------------------------------------------------ reading state */
+
+/* "kind[index]" into buf (48 bytes) without printf: records are labelled for
+ * messages on every load, so this stays cheap. */
+static const char *label(char *buf, const char *kind, size_t index)
+{
+    size_t n = strlen(kind);
+    if (n > 24) n = 24;
+    memcpy(buf, kind, n);
+    char digits[24];
+    size_t d = 0;
+    do {
+        digits[d++] = (char)('0' + index % 10);
+        index /= 10;
+    } while (index && d < sizeof digits);
+    buf[n++] = '[';
+    while (d) buf[n++] = digits[--d];
+    buf[n++] = ']';
+    buf[n] = 0;
+    return buf;
+}
 
 typedef struct section {
     const unsigned char *p;
@@ -37,6 +58,10 @@ typedef struct reader {
     cna_morph_weight_track *wtracks;
     cna_morph_target *targets;
     cna_morph_target_data *morphs;
+    /* Per 16-byte slot of DATA: how many keys of an array starting there were
+     * checked (skins instanced by several nodes share their clips' keys, and a
+     * prefix of a checked array is valid). Scratch, freed after the load. */
+    uint32_t *keys_checked;
 } reader;
 
 typedef struct cursor {
@@ -282,7 +307,7 @@ static void read_tracks(reader *rd)
     for (size_t i = 0; i < n && !rd->r; i++) {
         cursor c = record(rd, CNA__CNB_TRACKS, i);
         char where[48];
-        snprintf(where, sizeof where, "tracks[%zu]", i);
+        label(where, "tracks", i);
         cna_bone_track *t = &rd->tracks[i];
         t->bone = g_i32(&c);
         g_u32(&c);
@@ -298,7 +323,7 @@ static void read_clips(reader *rd)
     for (size_t i = 0; i < n && !rd->r; i++) {
         cursor c = record(rd, CNA__CNB_CLIPS, i);
         char where[48];
-        snprintf(where, sizeof where, "clips[%zu]", i);
+        label(where, "clips", i);
         cna_clip *clip = &rd->clips[i];
         clip->name = g_str(rd, &c, where, "name", true);
         clip->duration = g_i64(&c);
@@ -325,7 +350,7 @@ static void read_weight_tracks(reader *rd)
     for (size_t i = 0; i < n && !rd->r; i++) {
         cursor c = record(rd, CNA__CNB_WEIGHT_TRACKS, i);
         char where[48];
-        snprintf(where, sizeof where, "weight_tracks[%zu]", i);
+        label(where, "weight_tracks", i);
         cna_morph_weight_track *t = &rd->wtracks[i];
         cursor tc = c;
         c.at += 16;
@@ -377,7 +402,7 @@ static void read_targets(reader *rd)
     for (size_t i = 0; i < n && !rd->r; i++) {
         cursor c = record(rd, CNA__CNB_TARGETS, i);
         char where[48];
-        snprintf(where, sizeof where, "targets[%zu]", i);
+        label(where, "targets", i);
         read_deltas(rd, &c, where, "positions", &rd->targets[i].positions);
         read_deltas(rd, &c, where, "normals", &rd->targets[i].normals);
         read_deltas(rd, &c, where, "tangents", &rd->targets[i].tangents);
@@ -391,7 +416,7 @@ static void read_morphs(reader *rd)
     for (size_t i = 0; i < n && !rd->r; i++) {
         cursor c = record(rd, CNA__CNB_MORPHS, i);
         char where[48];
-        snprintf(where, sizeof where, "morphs[%zu]", i);
+        label(where, "morphs", i);
         cna_morph_target_data *d = &rd->morphs[i];
         cursor refc = c;
         c.at += 16;
@@ -483,7 +508,7 @@ static void read_bones(reader *rd)
     for (size_t b = 0; b < n && !rd->r; b++) {
         cursor c = record(rd, CNA__CNB_BONES, b);
         char where[48];
-        snprintf(where, sizeof where, "bones[%zu]", b);
+        label(where, "bones", b);
         cna_model_bone *bone = &bones[b];
         bone->name = g_str(rd, &c, where, "name", false);
         bone->parent = g_i32(&c);
@@ -503,6 +528,58 @@ static void read_bones(reader *rd)
 
 /* ------------------------------------------------------------------ skins */
 
+/* true when the 10 floats of a key (translation, rotation, scale) are finite:
+ * no exponent field is all ones. */
+static bool key_finite(const cna_keyframe *key)
+{
+    uint32_t bits[10];
+    memcpy(bits, &key->translation, sizeof bits);
+    uint32_t bad = 0;
+    for (int i = 0; i < 10; i++) bad |= (uint32_t)((bits[i] & 0x7f800000u) == 0x7f800000u);
+    return bad == 0;
+}
+
+/* CLIPS[index] has `target` and, per track, a bone below `bones` (skeletal
+ * clips; any bone for scene-node clips, which skip bones out of range) and
+ * keys with times >= 0, non-decreasing, and finite values (the rules of
+ * cna_skinning_data_validate, checked without formatting per key). */
+static bool clip_ok(reader *rd, size_t index, cna_clip_target target, size_t bones)
+{
+    const cna_clip *clip = &rd->clips[index];
+    if (clip->target != target) {
+        fail(rd, CNA_ERROR_INVALID_DATA, "clips[%zu]: target %s; expected %s", index,
+             cna_clip_target_name(clip->target), cna_clip_target_name(target));
+        return false;
+    }
+    for (size_t t = 0; t < clip->track_count; t++) {
+        const cna_bone_track *tr = &clip->tracks[t];
+        if (target == CNA_CLIP_TARGET_JOINT_PALETTE && (tr->bone < 0 || (size_t)tr->bone >= bones)) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "clips[%zu].tracks[%zu]: bone %d is outside 0..%zu", index, t,
+                 (int)tr->bone, bones - 1);
+            return false;
+        }
+        size_t slot = 0;
+        if (tr->key_count > 0 && rd->keys_checked) {
+            slot = (size_t)((const unsigned char *)tr->keys - rd->s[CNA__CNB_DATA].p) / CNA__CNB_ALIGN;
+            if (rd->keys_checked[slot] >= tr->key_count) continue;
+        }
+        int64_t last = 0;
+        for (size_t k = 0; k < tr->key_count; k++) {
+            const cna_keyframe *key = &tr->keys[k];
+            if (key->ticks < last || !key_finite(key)) {
+                fail(rd, CNA_ERROR_INVALID_DATA,
+                     "clips[%zu].tracks[%zu].keys[%zu]: a negative or decreasing time, or a value that is "
+                     "not finite", index, t, k);
+                return false;
+            }
+            last = key->ticks;
+        }
+        if (tr->key_count > 0 && rd->keys_checked)
+            rd->keys_checked[slot] = tr->key_count > UINT32_MAX ? UINT32_MAX : (uint32_t)tr->key_count;
+    }
+    return true;
+}
+
 static void read_skins(reader *rd, size_t mesh_count)
 {
     cna_model *m = &rd->model->pub;
@@ -511,7 +588,7 @@ static void read_skins(reader *rd, size_t mesh_count)
     for (size_t i = 0; i < n && !rd->r; i++) {
         cursor c = record(rd, CNA__CNB_SKINS, i);
         char where[48];
-        snprintf(where, sizeof where, "skins[%zu]", i);
+        label(where, "skins", i);
         cna_model_skin *s = &skins[i];
         cna_skinning_data *d = &s->data;
         d->bone_count = g_i32(&c);
@@ -564,13 +641,18 @@ static void read_skins(reader *rd, size_t mesh_count)
             !ints_ok(rd, where, "palette_to_node", s->palette_to_node, J, -1, (int64_t)m->bone_count) ||
             !ints_ok(rd, where, "roots", s->roots, s->root_count, 0, (int64_t)J))
             return;
-        /* Hierarchy below own index, finite matrices, root_prefix 0 or J, joint-palette
-         * clips with tracks in range and ordered finite keys. */
+        /* Hierarchy below own index, finite matrices, root_prefix 0 or J (the clips are
+         * checked below without formatting a label per key). */
+        cna_skinning_data skeleton = *d;
+        skeleton.clips = NULL;
+        skeleton.clip_count = 0;
         cna_error e;
-        if (cna_skinning_data_validate(d, &e) != CNA_OK) {
+        if (cna_skinning_data_validate(&skeleton, &e) != CNA_OK) {
             fail(rd, CNA_ERROR_INVALID_DATA, "%s: %s", where, e.message);
             return;
         }
+        for (size_t k = 0; k < d->clip_count; k++)
+            if (!clip_ok(rd, (size_t)first + k, CNA_CLIP_TARGET_JOINT_PALETTE, J)) return;
     }
     m->skins = skins;
     m->skin_count = n;
@@ -583,7 +665,7 @@ static void read_part(reader *rd, size_t index, cna_model_part *part)
     const cna_model *m = &rd->model->pub;
     cursor c = record(rd, CNA__CNB_PARTS, index);
     char where[48];
-    snprintf(where, sizeof where, "parts[%zu]", index);
+    label(where, "parts", index);
     part->gltf_mesh = g_i32(&c);
     part->gltf_primitive = g_i32(&c);
     part->material = g_i32(&c);
@@ -669,7 +751,7 @@ static void read_meshes(reader *rd)
     for (size_t i = 0; i < n && !rd->r; i++) {
         cursor c = record(rd, CNA__CNB_MESHES, i);
         char where[48];
-        snprintf(where, sizeof where, "meshes[%zu]", i);
+        label(where, "meshes", i);
         cna_model_mesh *mesh = &meshes[i];
         mesh->name = g_str(rd, &c, where, "name", false);
         mesh->parent_bone = g_i32(&c);
@@ -717,7 +799,7 @@ static void read_effects(reader *rd)
     for (size_t i = 0; i < n && !rd->r; i++) {
         cursor c = record(rd, CNA__CNB_EFFECTS, i);
         char where[48];
-        snprintf(where, sizeof where, "effects[%zu]", i);
+        label(where, "effects", i);
         cna_effect *e = &effects[i];
         cna_effect_material *p = &e->params;
         uint32_t kind = g_u32(&c);
@@ -761,7 +843,7 @@ static void read_diagnostics(reader *rd)
     for (size_t i = 0; i < n && !rd->r; i++) {
         cursor c = record(rd, CNA__CNB_DIAGNOSTICS, i);
         char where[48];
-        snprintf(where, sizeof where, "diagnostics[%zu]", i);
+        label(where, "diagnostics", i);
         items[i].code = g_str(rd, &c, where, "code", false);
         items[i].count = (size_t)g_u64(&c);
         items[i].message = g_str(rd, &c, where, "message", false);
@@ -796,10 +878,24 @@ static cna_result finish(reader *rd)
     return CNA_OK;
 }
 
+static cna_result load_checked(reader *rd);
+
 /* Validate and fix up the file held in rd->file (inside the model's arena). */
 static cna_result load(reader *rd)
 {
     if (check_header(rd)) return rd->r;
+    cna_allocator alloc = rd->model->allocator;
+    size_t slots = rd->s[CNA__CNB_DATA].size / CNA__CNB_ALIGN + 1;
+    rd->keys_checked = (uint32_t *)cna__calloc(&alloc, slots, sizeof(uint32_t));
+    if (!rd->keys_checked) return oom(rd);
+    cna_result r = load_checked(rd);
+    cna__free(&alloc, rd->keys_checked);
+    rd->keys_checked = NULL;
+    return r;
+}
+
+static cna_result load_checked(reader *rd)
+{
     uint64_t node_clip_first = 0;
     read_tracks(rd);
     if (!rd->r) read_clips(rd);
@@ -814,12 +910,8 @@ static cna_result load(reader *rd)
     if (!rd->r) read_diagnostics(rd);
     if (rd->r) return rd->r;
     cna_model *m = &rd->model->pub;
-    for (size_t i = 0; i < m->animation_count; i++) {
-        const cna_clip *clip = &rd->clips[node_clip_first + i];
-        if (clip->target != CNA_CLIP_TARGET_SCENE_NODE)
-            return fail(rd, CNA_ERROR_INVALID_DATA, "clips[%llu]: a node clip with target %s",
-                        (unsigned long long)(node_clip_first + i), cna_clip_target_name(clip->target));
-    }
+    for (size_t i = 0; i < m->animation_count; i++)
+        if (!clip_ok(rd, (size_t)node_clip_first + i, CNA_CLIP_TARGET_SCENE_NODE, m->bone_count)) return rd->r;
     m->node_clips = m->animation_count ? rd->clips + node_clip_first : NULL;
     return finish(rd);
 }

@@ -1,0 +1,195 @@
+/*
+ * `cna convert` and `cna pose` on .cnb files, run as separate processes (the
+ * executable CNA_BINARY_DIR "/cna"): the pose of a converted file prints the
+ * same JSON as the glTF file at oracle sample times, --skeleton writes the
+ * first skin's skeleton bit for bit, directory mode converts the whole
+ * corpus, and usage errors and refusals give exit codes 2 and 1.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "cnb_test.h"
+
+#define CNA_EXE CNA_BINARY_DIR "/cna"
+#define WORK CNA_BINARY_DIR "/test_convert_cli.tmp"
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *t = malloc((size_t)n + 1);
+    assert_non_null(t);
+    size_t got = fread(t, 1, (size_t)n, f);
+    t[got] = 0;
+    fclose(f);
+    return t;
+}
+
+/* Run `cna ARGS > WORK/out 2> WORK/err`; the exit code. */
+static int run(const char *args)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "%s %s > %s/out 2> %s/err", CNA_EXE, args, WORK, WORK);
+    int status = system(cmd);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    int rc = system("rm -rf " WORK " && mkdir -p " WORK);
+    return rc == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return system("rm -rf " WORK) == 0 ? 0 : -1;
+}
+
+static void converted_file_poses_like_the_gltf_file(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < CNB_CORPUS_COUNT; i++) {
+        const cnb_corpus_entry *e = &cnb_corpus[i];
+        char src[1024], args[4096];
+        snprintf(src, sizeof src, "%s/corpus/valid/%s/%s", CNA_TEST_DATA_DIR, e->name, e->file);
+        snprintf(args, sizeof args, "convert %s -o %s/m.cnb", src, WORK);
+        assert_int_equal(run(args), 0);
+        /* rest pose, then up to 6 oracle sample times per animation */
+        snprintf(args, sizeof args, "pose %s/m.cnb", WORK);
+        assert_int_equal(run(args), 0);
+        char *a = slurp(WORK "/out");
+        snprintf(args, sizeof args, "pose %s", src);
+        assert_int_equal(run(args), 0);
+        char *b = slurp(WORK "/out");
+        assert_string_equal(a, b);
+        free(a);
+        free(b);
+        char path[1024];
+        snprintf(path, sizeof path, "%s/oracle/%s.json", CNA_TEST_DATA_DIR, e->name);
+        char *text = slurp(path);
+        if (!text) continue; /* Triangle: no animation, no oracle */
+        cJSON *oracle = cJSON_Parse(text);
+        assert_non_null(oracle);
+        const cJSON *anims = cJSON_GetObjectItemCaseSensitive(oracle, "animations");
+        int na = cJSON_GetArraySize(anims);
+        for (int an = 0; an < na; an += (na > 4 ? 4 : 1)) {
+            const cJSON *samples = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(anims, an), "samples");
+            int ns = cJSON_GetArraySize(samples);
+            for (int s = 0; s < ns; s += (ns > 6 ? ns / 6 : 1)) {
+                double t = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(samples, s), "t")->valuedouble;
+                snprintf(args, sizeof args, "pose %s/m.cnb --animation %d --time %.17g", WORK, an, t);
+                assert_int_equal(run(args), 0);
+                a = slurp(WORK "/out");
+                snprintf(args, sizeof args, "pose %s --animation %d --time %.17g", src, an, t);
+                assert_int_equal(run(args), 0);
+                b = slurp(WORK "/out");
+                if (strcmp(a, b) != 0) print_error("%s animation %d t %.17g differs\n", e->name, an, t);
+                assert_string_equal(a, b);
+                free(a);
+                free(b);
+            }
+        }
+        cJSON_Delete(oracle);
+        free(text);
+    }
+}
+
+static void skeleton_option_writes_the_first_skin_bit_for_bit(void **state)
+{
+    (void)state;
+    assert_int_equal(run("convert " CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb -o " WORK
+                         "/r.cnb --skeleton " WORK "/r.cnj"), 0);
+    cna_model *m = cnb_test_import(&cnb_corpus[5], CNA_CLIP_MODE_FAITHFUL);
+    cna_cnj_skeleton *s = NULL;
+    cna_error err;
+    assert_int_equal(cna_cnj_read_file(WORK "/r.cnj", NULL, &s, &err), CNA_OK);
+    const cna_skinning_data *a = &m->skins[0].data, *b = cna_cnj_skeleton_data(s);
+    size_t n = (size_t)a->bone_count;
+    assert_int_equal(b->bone_count, a->bone_count);
+    assert_memory_equal(b->hierarchy, a->hierarchy, n * 4);
+    assert_memory_equal(b->bind_pose, a->bind_pose, n * sizeof(cna_mat4));
+    assert_memory_equal(b->inverse_bind_pose, a->inverse_bind_pose, n * sizeof(cna_mat4));
+    assert_int_equal(b->root_prefix_count, a->root_prefix_count);
+    assert_memory_equal(b->root_prefix, a->root_prefix, n * sizeof(cna_mat4));
+    cna_cnj_skeleton_free(s);
+    cna_model_free(m);
+}
+
+static void directory_mode_converts_every_gltf_file_in_the_tree(void **state)
+{
+    (void)state;
+    assert_int_equal(run("convert " CNA_TEST_DATA_DIR "/corpus/valid -o " WORK "/all"), 0);
+    char *out = slurp(WORK "/out");
+    assert_non_null(strstr(out, "9 of 9 files converted\n"));
+    assert_null(strchr(out, '\r')); /* no progress bar: stdout is not a terminal */
+    free(out);
+    for (size_t i = 0; i < CNB_CORPUS_COUNT; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/all/%s/%s", WORK, cnb_corpus[i].name, cnb_corpus[i].file);
+        strcpy(strrchr(path, '.'), ".cnb");
+        cna_model *m = NULL;
+        cna_error err;
+        assert_int_equal(cna_cnb_load_file(path, NULL, &m, &err), CNA_OK);
+        cna_model_free(m);
+    }
+}
+
+static void usage_errors_exit_2_and_refusals_exit_1(void **state)
+{
+    (void)state;
+    const char *robot = CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb";
+    char args[2048];
+    snprintf(args, sizeof args, "convert %s", robot);
+    assert_int_equal(run(args), 2);
+    snprintf(args, sizeof args, "convert %s -o %s/x.cnb --unit-scale -1", robot, WORK);
+    assert_int_equal(run(args), 2);
+    snprintf(args, sizeof args, "convert %s/corpus/valid -o %s/d --skeleton %s/x.cnj", CNA_TEST_DATA_DIR, WORK, WORK);
+    assert_int_equal(run(args), 2);
+    snprintf(args, sizeof args, "convert %s/corpus/valid/Triangle/triangle.gltf -o %s/t.cnb --skeleton %s/t.cnj",
+             CNA_TEST_DATA_DIR, WORK, WORK);
+    assert_int_equal(run(args), 1);
+    char *err = slurp(WORK "/err");
+    assert_non_null(strstr(err, "the model has no skin; --skeleton needs one"));
+    free(err);
+    /* A damaged .cnb is refused by cna pose with the reader's message. */
+    snprintf(args, sizeof args, "convert %s -o %s/bad.cnb", robot, WORK);
+    assert_int_equal(run(args), 0);
+    FILE *f = fopen(WORK "/bad.cnb", "r+b");
+    assert_non_null(f);
+    fseek(f, 1000, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, 1000, SEEK_SET);
+    fputc(c ^ 1, f);
+    fclose(f);
+    assert_int_equal(run("pose " WORK "/bad.cnb"), 1);
+    err = slurp(WORK "/err");
+    assert_non_null(strstr(err, "bad.cnb: cnb: checksum 0x"));
+    free(err);
+    assert_int_equal(run("pose " WORK "/bad.cnb --mode union"), 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(converted_file_poses_like_the_gltf_file),
+        cmocka_unit_test(skeleton_option_writes_the_first_skin_bit_for_bit),
+        cmocka_unit_test(directory_mode_converts_every_gltf_file_in_the_tree),
+        cmocka_unit_test(usage_errors_exit_2_and_refusals_exit_1),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
