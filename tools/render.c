@@ -257,14 +257,43 @@ static cna_result scene_pose(scene *sc, double t, cna_error *err)
     return cna_model_copy_absolute_bone_transforms(m, sc->absolute, m->bone_count, err);
 }
 
-/* Grow [lo, hi] by the posed vertices of every part (reference CPU skinning). */
-static cna_result scene_bounds(const scene *sc, float lo[3], float hi[3], cna_error *err)
+/* What a pass over the posed vertices does with each point (world space). */
+typedef struct point_sink {
+    float lo[3], hi[3];   /* box: grown by every point */
+    bool fit;             /* also grow `need` (camera distance) below */
+    float center[3], right[3], up[3], back[3], tx, ty;
+    float need;
+} point_sink;
+
+static void sink_point(point_sink *k, const float c[3])
+{
+    for (int a = 0; a < 3; a++) {
+        if (!isfinite(c[a])) return;
+    }
+    for (int a = 0; a < 3; a++) {
+        if (c[a] < k->lo[a]) k->lo[a] = c[a];
+        if (c[a] > k->hi[a]) k->hi[a] = c[a];
+    }
+    if (!k->fit) return;
+    /* Camera distance from the centre along `back` that keeps the point in
+     * view: |x| <= (d - z) tan(fovx/2), |y| <= (d - z) tan(fovy/2). */
+    float rel[3] = {c[0] - k->center[0], c[1] - k->center[1], c[2] - k->center[2]};
+    float x = rel[0] * k->right[0] + rel[1] * k->right[1] + rel[2] * k->right[2];
+    float y = rel[0] * k->up[0] + rel[1] * k->up[1] + rel[2] * k->up[2];
+    float z = rel[0] * k->back[0] + rel[1] * k->back[1] + rel[2] * k->back[2];
+    float need = fmaxf(z + fabsf(x) / k->tx, z + fabsf(y) / k->ty);
+    if (need > k->need) k->need = need;
+}
+
+/* Feed every posed vertex of every part to the sink (reference CPU skinning,
+ * then the parent bone's absolute transform: the glTF position). */
+static cna_result scene_points(const scene *sc, point_sink *k, cna_error *err)
 {
     const cna_model *m = sc->m;
     for (size_t i = 0; i < m->mesh_count; i++) {
         const cna_model_mesh *mesh = &m->meshes[i];
-        for (size_t k = 0; k < mesh->part_count; k++) {
-            const cna_model_part *part = &mesh->parts[k];
+        for (size_t p = 0; p < mesh->part_count; p++) {
+            const cna_model_part *part = &mesh->parts[p];
             size_t n = part->vertex_count, stride = part->declaration.stride;
             const unsigned char *bytes = (const unsigned char *)cna_model_part_vertices(part, NULL);
             if (!bytes || n == 0) continue;
@@ -291,11 +320,7 @@ static cna_result scene_bounds(const scene *sc, float lo[3], float hi[3], cna_er
             for (size_t v = 0; v < n; v++) {
                 cna_vec3 q = cna_mat4_transform_point(w, cna_vec3_make(xyz[v * 3], xyz[v * 3 + 1], xyz[v * 3 + 2]));
                 float c[3] = {q.x, q.y, q.z};
-                for (int a = 0; a < 3; a++) {
-                    if (!isfinite(c[a])) continue;
-                    if (c[a] < lo[a]) lo[a] = c[a];
-                    if (c[a] > hi[a]) hi[a] = c[a];
-                }
+                sink_point(k, c);
             }
             free(xyz);
         }
@@ -334,19 +359,39 @@ typedef struct camera {
     cna_mat4 view, proj;
 } camera;
 
-static void make_camera(const render_args *a, const float lo[3], const float hi[3], camera *cam)
+/* The automatic camera's direction (from the target towards the eye): front
+ * (+Z, glTF's forward), to the right and slightly above. */
+static void auto_basis(point_sink *k, const render_args *a)
+{
+    vec3 back = {0.45f, 0.22f, 1.0f}, f, r, u, up = {0, 1, 0};
+    glm_vec3_normalize(back);
+    glm_vec3_negate_to(back, f);
+    glm_vec3_crossn(f, up, r);
+    glm_vec3_cross(r, f, u);
+    memcpy(k->back, back, sizeof k->back);
+    memcpy(k->right, r, sizeof k->right);
+    memcpy(k->up, u, sizeof k->up);
+    k->ty = tanf(0.5f * glm_rad(a->fov));
+    k->tx = k->ty * (float)a->width / (float)a->height;
+    for (int i = 0; i < 3; i++) k->center[i] = k->lo[i] <= k->hi[i] ? 0.5f * (k->lo[i] + k->hi[i]) : 0.0f;
+    k->fit = true;
+    k->need = 0.0f;
+}
+
+/* View and projection from the sink: its box (near/far; the target without
+ * --look-at) and, without --look-at, its fitted distance. */
+static void make_camera(const render_args *a, const point_sink *k, camera *cam)
 {
     vec3 center = {0, 0, 0}, eye, up = {0, 1, 0};
     float radius = 1.0f;
-    if (lo[0] <= hi[0]) {
-        for (int i = 0; i < 3; i++) center[i] = 0.5f * (lo[i] + hi[i]);
-        radius = 0.5f * sqrtf((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                              (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    if (k->lo[0] <= k->hi[0]) {
+        for (int i = 0; i < 3; i++) center[i] = 0.5f * (k->lo[i] + k->hi[i]);
+        float dx = k->hi[0] - k->lo[0], dy = k->hi[1] - k->lo[1], dz = k->hi[2] - k->lo[2];
+        radius = 0.5f * sqrtf(dx * dx + dy * dy + dz * dz);
         if (!(radius > 1e-6f)) radius = 1.0f;
     }
     float aspect = (float)a->width / (float)a->height;
     float fovy = glm_rad(a->fov);
-    float ty = tanf(0.5f * fovy), tx = ty * aspect;
     vec3 target;
     float dist;
     if (a->has_look_at) {
@@ -354,32 +399,17 @@ static void make_camera(const render_args *a, const float lo[3], const float hi[
         glm_vec3_copy((vec3){a->look_at[3], a->look_at[4], a->look_at[5]}, target);
         dist = glm_vec3_distance(eye, center);
     } else {
-        /* From the front-right, slightly above: fit every corner of the box. */
-        vec3 dir = {0.45f, 0.22f, 1.0f}, f, r, u;
-        glm_vec3_normalize(dir);
-        glm_vec3_negate_to(dir, f);
-        glm_vec3_crossn(f, up, r);
-        glm_vec3_cross(r, f, u);
-        float d = 0.0f;
-        for (int c = 0; c < 8; c++) {
-            vec3 p = {(c & 1) ? hi[0] : lo[0], (c & 2) ? hi[1] : lo[1], (c & 4) ? hi[2] : lo[2]};
-            if (lo[0] > hi[0]) glm_vec3_copy(center, p);
-            vec3 rel;
-            glm_vec3_sub(p, center, rel);
-            float x = glm_vec3_dot(rel, r), y = glm_vec3_dot(rel, u), z = glm_vec3_dot(rel, dir);
-            float need = fmaxf(z + fabsf(x) / tx, z + fabsf(y) / ty);
-            if (need > d) d = need;
-        }
+        float d = k->need;
         if (!(d > 1e-6f)) d = radius / sinf(0.5f * fovy);
-        d *= 1.08f;
+        d *= 1.12f;   /* a margin */
         glm_vec3_copy(center, target);
-        glm_vec3_scale(dir, d, eye);
+        vec3 back = {k->back[0], k->back[1], k->back[2]};
+        glm_vec3_scale(back, d, eye);
         glm_vec3_add(eye, center, eye);
         dist = d;
     }
-    vec3 fwd;
+    vec3 fwd, side;
     glm_vec3_sub(target, eye, fwd);
-    vec3 side;
     glm_vec3_cross(fwd, up, side);
     if (glm_vec3_norm(side) < 1e-6f * (glm_vec3_norm(fwd) + 1e-30f)) glm_vec3_copy((vec3){0, 0, -1}, up);
     mat4 v, p;
@@ -397,7 +427,7 @@ static void make_camera(const render_args *a, const float lo[3], const float hi[
 /* A 3x5 pixel font: digits, '.', 's'; each row three bits, high bit left. */
 static const unsigned char cna__glyphs[12][5] = {
     {7, 5, 5, 5, 7}, {2, 6, 2, 2, 7}, {7, 1, 7, 4, 7}, {7, 1, 7, 1, 7}, {5, 5, 7, 1, 1}, {7, 4, 7, 1, 7},
-    {7, 4, 7, 5, 7}, {7, 1, 1, 1, 1}, {7, 5, 7, 5, 7}, {7, 5, 7, 1, 7}, {0, 0, 0, 0, 2}, {0, 3, 4, 1, 6}};
+    {7, 4, 7, 5, 7}, {7, 1, 1, 1, 1}, {7, 5, 7, 5, 7}, {7, 5, 7, 1, 7}, {0, 0, 0, 0, 2}, {3, 4, 2, 1, 6}};
 
 static void draw_text(unsigned char *img, uint32_t img_w, uint32_t img_h, uint32_t x0, uint32_t y0,
                       const char *text, int scale, const unsigned char rgb[3])
@@ -476,14 +506,20 @@ static int render_run(const render_args *a)
     double t0 = sc.anim >= 0 ? a->time : 0.0;
     if (t0 < 0) t0 = 0;
     if (t0 > dur) t0 = dur;
-    /* The bounds of every frame drawn, so a sheet keeps one camera. */
-    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (uint32_t f = 0; f < frames; f++) {
-        double t = a->sheet ? dur * (double)f / (double)frames : t0;
-        if (scene_pose(&sc, t, &err) != CNA_OK || scene_bounds(&sc, lo, hi, &err) != CNA_OK) goto fail;
+    /* The posed vertices of every frame drawn, so a sheet keeps one camera:
+     * a first pass for the box, a second (automatic camera) for the distance. */
+    point_sink sink;
+    memset(&sink, 0, sizeof sink);
+    for (int i = 0; i < 3; i++) sink.lo[i] = INFINITY, sink.hi[i] = -INFINITY;
+    for (int pass = 0; pass < (a->has_look_at ? 1 : 2); pass++) {
+        if (pass == 1) auto_basis(&sink, a);
+        for (uint32_t f = 0; f < frames; f++) {
+            double t = a->sheet ? dur * (double)f / (double)frames : t0;
+            if (scene_pose(&sc, t, &err) != CNA_OK || scene_points(&sc, &sink, &err) != CNA_OK) goto fail;
+        }
     }
     camera cam;
-    make_camera(a, lo, hi, &cam);
+    make_camera(a, &sink, &cam);
     const float bg[4] = {a->background[0], a->background[1], a->background[2], 1.0f};
 
     if (!a->sheet) {
@@ -494,10 +530,18 @@ static int render_run(const render_args *a)
             cna_gl_write_png(a->out, a->width, a->height, frame, &err) != CNA_OK)
             goto fail;
     } else {
-        uint32_t cols = (uint32_t)ceil(sqrt((double)frames));
-        uint32_t rows = (frames + cols - 1) / cols;
         int scale = a->height >= 240 ? 2 : 1;
         uint32_t label = (uint32_t)(5 * scale + 8);
+        /* The grid with the fewest empty cells, then the sheet closest to 16:10. */
+        uint32_t cols = 1;
+        double best = INFINITY;
+        for (uint32_t c = 1; c <= frames; c++) {
+            uint32_t r = (frames + c - 1) / c;
+            double aspect = (double)(c * a->width) / (double)(r * (a->height + label));
+            double score = 10.0 * (double)(c * r - frames) + fabs(log(aspect / 1.6));
+            if (score < best) best = score, cols = c;
+        }
+        uint32_t rows = (frames + cols - 1) / cols;
         uint32_t sw = cols * a->width, sh = rows * (a->height + label);
         if (sw > 16384 || sh > 16384) {
             fprintf(stderr, "error: the contact sheet would be %ux%u pixels; use a smaller --size\n", sw, sh);
