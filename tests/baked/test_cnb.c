@@ -392,6 +392,83 @@ static void a_bad_index_is_refused_with_its_record(void **state)
     cna_model_free(a);
 }
 
+/* ------------------------------------------------------------------ allocation failures */
+
+typedef struct failing_alloc {
+    long left;   /* allocations that still succeed; -1 = unlimited */
+    long live;
+} failing_alloc;
+
+static void *fa_alloc(void *user, size_t size)
+{
+    failing_alloc *f = user;
+    if (f->left == 0) return NULL;
+    if (f->left > 0) f->left--;
+    void *p = malloc(size ? size : 1);
+    if (p) f->live++;
+    return p;
+}
+
+static void fa_free(void *user, void *ptr)
+{
+    failing_alloc *f = user;
+    f->live--;
+    free(ptr);
+}
+
+static void every_allocation_failure_is_clean(void **state)
+{
+    (void)state;
+    const size_t models[] = {0, 7}; /* a morphed and a skinned model */
+    for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
+        cna_model *a = cnb_test_import(&cnb_corpus[models[mi]], CNA_CLIP_MODE_FAITHFUL);
+        size_t size = 0;
+        void *bytes = cnb_test_bake(a, 0.0f, &size);
+        bool loaded = false, written = false;
+        for (long n = 0; !(loaded && written) && n < 10000; n++) {
+            failing_alloc f = {n, 0};
+            cna_cnb_load_options lo;
+            memset(&lo, 0, sizeof lo);
+            lo.allocator.alloc = fa_alloc;
+            lo.allocator.free = fa_free;
+            lo.allocator.user_data = &f;
+            cna_model *b = NULL;
+            cna_error err;
+            cna_result r = cna_cnb_load_memory(bytes, size, &lo, &b, &err);
+            if (r == CNA_OK) {
+                loaded = true;
+                cna_model_free(b);
+            } else {
+                assert_int_equal(r, CNA_ERROR_OUT_OF_MEMORY);
+                assert_null(b);
+            }
+            assert_int_equal(f.live, 0);
+            failing_alloc g = {n, 0};
+            cna_cnb_write_options wo;
+            memset(&wo, 0, sizeof wo);
+            wo.allocator.alloc = fa_alloc;
+            wo.allocator.free = fa_free;
+            wo.allocator.user_data = &g;
+            void *out = NULL;
+            size_t out_size = 0;
+            r = cna_cnb_write_memory(a, &wo, &out, &out_size, &err);
+            if (r == CNA_OK) {
+                written = true;
+                assert_int_equal(out_size, size);
+                assert_memory_equal(out, bytes, size);
+                cna_cnb_bytes_free(&wo, out);
+            } else {
+                assert_int_equal(r, CNA_ERROR_OUT_OF_MEMORY);
+                assert_null(out);
+            }
+            assert_int_equal(g.live, 0);
+        }
+        assert_true(loaded && written);
+        free(bytes);
+        cna_model_free(a);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,6 +483,7 @@ int main(void)
         cmocka_unit_test(structural_corruption_with_a_valid_checksum_never_crashes),
         cmocka_unit_test(header_refusals_name_the_field),
         cmocka_unit_test(a_bad_index_is_refused_with_its_record),
+        cmocka_unit_test(every_allocation_failure_is_clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -270,6 +270,61 @@ static void writer_refuses_invalid_data(void **state)
     assert_string_equal(err.message, "cnj write: bind_pose_count: 0 differs from bone_count 1");
 }
 
+typedef struct failing_alloc {
+    long left;
+    long live;
+} failing_alloc;
+
+static void *fa_alloc(void *user, size_t size)
+{
+    failing_alloc *f = user;
+    if (f->left == 0) return NULL;
+    if (f->left > 0) f->left--;
+    void *p = malloc(size ? size : 1);
+    if (p) f->live++;
+    return p;
+}
+
+static void fa_free(void *user, void *ptr)
+{
+    failing_alloc *f = user;
+    f->live--;
+    free(ptr);
+}
+
+static void every_allocation_failure_is_clean(void **state)
+{
+    (void)state;
+    char *text = chain_text(4, true);
+    bool read = false, written = false;
+    for (long n = 0; !(read && written) && n < 100; n++) {
+        failing_alloc f = {n, 0};
+        cna_allocator a = {fa_alloc, fa_free, &f};
+        cna_cnj_skeleton *s = NULL;
+        cna_error err;
+        cna_result r = cna_cnj_read_memory(text, strlen(text), &a, &s, &err);
+        if (r == CNA_OK) {
+            read = true;
+            char *out = NULL;
+            size_t size = 0;
+            failing_alloc g = {n, 0};
+            cna_allocator b = {fa_alloc, fa_free, &g};
+            r = cna_cnj_write_memory(cna_cnj_skeleton_data(s), &b, &out, &size, &err);
+            if (r == CNA_OK) written = true;
+            else assert_int_equal(r, CNA_ERROR_OUT_OF_MEMORY);
+            cna_cnj_text_free(&b, out);
+            assert_int_equal(g.live, 0);
+            cna_cnj_skeleton_free(s);
+        } else {
+            assert_int_equal(r, CNA_ERROR_OUT_OF_MEMORY);
+            assert_null(s);
+        }
+        assert_int_equal(f.live, 0);
+    }
+    assert_true(read && written);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -285,6 +340,7 @@ int main(void)
         cmocka_unit_test(wrong_array_lengths_are_refused_with_the_counts),
         cmocka_unit_test(non_finite_numbers_and_bad_parents_are_refused),
         cmocka_unit_test(writer_refuses_invalid_data),
+        cmocka_unit_test(every_allocation_failure_is_clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
