@@ -6,6 +6,7 @@
 #define CNA_ANIM_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cna/anim.h"
@@ -29,5 +30,26 @@ cna_result cna__bone_count_check(int32_t bone_count, cna_error *err);
 /* true when the track's keys are in non-decreasing time order, the order in
  * which cna_track_sample() is bit-identical to cna_track_sample_linear(). */
 bool cna__track_is_sorted(const cna_bone_track *track);
+
+/* The key(s) cna_track_sample() reads at time t, found through *cursor
+ * exactly as it does (the cursor is updated the same way), for a track with
+ * at least one key: returns c; with *interpolate false the sample is
+ * keys[c] held, else keys[c].ticks < t < keys[c+1].ticks and the sample
+ * interpolates between keys c and c + 1. */
+size_t cna__track_locate(const cna_bone_track *track, int64_t t, size_t *cursor,
+                         bool *interpolate);
+
+/* The part of cna_quat_slerp(a, b, t) that depends only on a and b, so that
+ * a player can keep it while its cursor stays in one key interval:
+ *   d = a·b; sign = -1 and d = -d when d < 0; linear = d > 1 - 1e-6;
+ *   otherwise theta = acos(d), inv_sin = 1 / sin(theta). */
+typedef struct cna__arc {
+    float theta, inv_sin, sign;
+    bool linear;
+} cna__arc;
+void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc);
+/* cna_quat_slerp(a, b, t), bit for bit, given arc = cna__arc_make(a, b). */
+void cna__arc_slerp(const cna_quat *a, const cna_quat *b, const cna__arc *arc, float t,
+                    cna_quat *out);
 
 #endif

@@ -6,6 +6,9 @@
  */
 #include <string.h>
 
+#define CGLM_ALL_UNALIGNED 1
+#include <cglm/cglm.h>
+
 #include "anim/anim_internal.h"
 #include "cna/player.h"
 #include "core/internal.h"
@@ -14,6 +17,20 @@
  * with the linear reference search", so that the player's results always
  * equal the spec's linear search bit for bit. */
 #define CURSOR_LINEAR SIZE_MAX
+/* arc_key when no arc is cached. */
+#define ARC_NONE SIZE_MAX
+
+/* Per-instance state of one track of the current clip: the key cursor, the
+ * slerp constants of the key interval it was last sampled in (computed again
+ * only when the cursor moves to another interval: for 60 Hz playback of 24 Hz
+ * keys, two frames in three reuse them), and the sample of this update. */
+typedef struct track_state {
+    size_t cursor;   /* key index, or CURSOR_LINEAR */
+    size_t arc_key;  /* the interval (first key) arc belongs to, or ARC_NONE */
+    cna__arc arc;
+    cna_keyframe sample;
+    bool sampled;    /* this update wrote `sample` */
+} track_state;
 
 struct cna_player {
     cna_allocator allocator;
@@ -24,8 +41,8 @@ struct cna_player {
     cna_mat4 *local;               /* bone_count each, one allocation */
     cna_mat4 *world;
     cna_mat4 *skin;
-    size_t *cursors;         /* one key cursor per track of the current clip */
-    size_t cursor_count;     /* tracks the cursors were set up for */
+    track_state *tracks;     /* one per track of the current clip */
+    size_t cursor_count;     /* tracks the states were set up for */
     size_t cursor_capacity;  /* allocated entries; grows in start_clip only */
 };
 
@@ -81,24 +98,128 @@ static cna_result check_data(const cna_player *player, cna_error *err)
     return cna__skeleton_check(data, err);
 }
 
+/* ------------------------------------------------------------------ matrix kernels */
+
+/* The fast path calls the very cglm functions src/core/math.c calls (with the
+ * same CGLM_ALL_UNALIGNED setting), directly on the matrices: the same
+ * instructions in the same order, so the same bits as cna_mat4_compose and
+ * cna_mat4_mul, without the by-value arguments and copies of the public
+ * wrappers. */
+
+/* out = T(t) · R(r) · S(s): cna_mat4_compose's arithmetic (glm_quat_mat4,
+ * then column c times s[c]), operation for operation:
+ *   n = |r| (glm_quat_norm), k = n > 0 ? 2 / n : 0,
+ *   xx = k·x·x, xy = k·x·y, ... (left to right), column 0 = (1 - yy - zz,
+ *   xy + wz, xz - wy) · s.x, column 1 = (xy - wz, 1 - xx - zz, yz + wx) · s.y,
+ *   column 2 = (xz + wy, yz - wx, 1 - xx - yy) · s.z, column 3 = (t, 1).
+ * With cglm's SSE path the quaternion is built in a register and each column
+ * stored whole, so that the multiplications reading it next are not stalled
+ * by a load that spans four separate scalar stores. */
+static inline void compose_key(cna_mat4 *out, const cna_keyframe *key)
+{
+    const float x = key->rotation.x, y = key->rotation.y, z = key->rotation.z,
+                w = key->rotation.w;
+#if defined(CGLM_SSE_FP)
+    const float norm = glmm_norm(_mm_setr_ps(x, y, z, w));
+#else
+    versor q = {x, y, z, w};
+    const float norm = glm_quat_norm(q);
+#endif
+    const float s = norm > 0.0f ? 2.0f / norm : 0.0f;
+    const float xx = s * x * x, xy = s * x * y, wx = s * w * x;
+    const float yy = s * y * y, yz = s * y * z, wy = s * w * y;
+    const float zz = s * z * z, xz = s * x * z, wz = s * w * z;
+    const float sx = key->scale.x, sy = key->scale.y, sz = key->scale.z;
+#if defined(CGLM_SSE_FP)
+    _mm_storeu_ps(out->m + 0, _mm_setr_ps((1.0f - yy - zz) * sx, (xy + wz) * sx, (xz - wy) * sx, 0.0f));
+    _mm_storeu_ps(out->m + 4, _mm_setr_ps((xy - wz) * sy, (1.0f - xx - zz) * sy, (yz + wx) * sy, 0.0f));
+    _mm_storeu_ps(out->m + 8, _mm_setr_ps((xz + wy) * sz, (yz - wx) * sz, (1.0f - xx - yy) * sz, 0.0f));
+    _mm_storeu_ps(out->m + 12, _mm_setr_ps(key->translation.x, key->translation.y,
+                                           key->translation.z, 1.0f));
+#else
+    const float m[16] = {(1.0f - yy - zz) * sx, (xy + wz) * sx, (xz - wy) * sx, 0.0f,
+                         (xy - wz) * sy, (1.0f - xx - zz) * sy, (yz + wx) * sy, 0.0f,
+                         (xz + wy) * sz, (yz - wx) * sz, (1.0f - xx - yy) * sz, 0.0f,
+                         key->translation.x, key->translation.y, key->translation.z, 1.0f};
+    memcpy(out->m, m, sizeof m);
+#endif
+}
+
+/* out = a · b: cna_mat4_mul's arithmetic (out must not alias a or b). */
+static inline void mul(cna_mat4 *restrict out, const cna_mat4 *a, const cna_mat4 *b)
+{
+    glm_mat4_mul((vec4 *)(void *)(uintptr_t)a->m, (vec4 *)(void *)(uintptr_t)b->m,
+                 (vec4 *)(void *)out->m);
+}
+
+/* One track at the player's position, with the cursor search and the
+ * cached arc: the same key(s) and the same arithmetic as
+ * cna_track_sample() (see between() in sample.c), so the same bits. */
+static void sample_track(const cna_bone_track *track, int64_t t, track_state *st)
+{
+    bool interpolate;
+    const size_t c = cna__track_locate(track, t, &st->cursor, &interpolate);
+    const cna_keyframe *a = &track->keys[c];
+    cna_keyframe *out = &st->sample;
+    if (!interpolate) {
+        *out = *a;
+        out->ticks = t;
+        return;
+    }
+    const cna_keyframe *b = a + 1;
+    if (st->arc_key != c) {
+        cna__arc_make(&a->rotation, &b->rotation, &st->arc);
+        st->arc_key = c;
+    }
+    const uint64_t num = (uint64_t)t - (uint64_t)a->ticks;
+    const uint64_t den = (uint64_t)b->ticks - (uint64_t)a->ticks;
+    const float amount = (float)((double)num / (double)den);
+    out->ticks = t;
+    out->translation.x = a->translation.x + (b->translation.x - a->translation.x) * amount;
+    out->translation.y = a->translation.y + (b->translation.y - a->translation.y) * amount;
+    out->translation.z = a->translation.z + (b->translation.z - a->translation.z) * amount;
+    cna__arc_slerp(&a->rotation, &b->rotation, &st->arc, amount, &out->rotation);
+    out->scale.x = a->scale.x + (b->scale.x - a->scale.x) * amount;
+    out->scale.y = a->scale.y + (b->scale.y - a->scale.y) * amount;
+    out->scale.z = a->scale.z + (b->scale.z - a->scale.z) * amount;
+}
+
 /* Each usable track of the clip replaces its bone's local transform:
  *   local[bone] = T(t) · R(r) · S(s)   (spec: Scale * Rotation * Translation).
- * Tracks without keys, or with a bone outside 0..bone_count-1, are ignored. */
+ * Tracks without keys, or with a bone outside 0..bone_count-1, are ignored.
+ * Two passes, sampling every track, then composing every sample in track
+ * order (a later track for the same bone still wins): the composition pass
+ * has no calls, so the square roots and divisions of successive tracks
+ * overlap. */
 static void sample_clip(cna_player *player)
 {
     const cna_clip *clip = player->clip;
     if (!clip || !clip->tracks) return;
-    for (size_t i = 0; i < clip->track_count; ++i) {
+    const int64_t t = player->position;
+    const size_t states = clip->track_count < player->cursor_count ? clip->track_count
+                                                                   : player->cursor_count;
+    for (size_t i = 0; i < states; ++i) {
+        const cna_bone_track *track = &clip->tracks[i];
+        track_state *st = &player->tracks[i];
+        st->sampled = track->key_count > 0 && track->keys && track->bone >= 0 &&
+                      track->bone < player->bone_count;
+        if (!st->sampled) continue;
+        if (st->cursor != CURSOR_LINEAR)
+            sample_track(track, t, st);
+        else
+            cna_track_sample_linear(track, t, &st->sample);
+    }
+    for (size_t i = 0; i < states; ++i)
+        if (player->tracks[i].sampled)
+            compose_key(&player->local[clip->tracks[i].bone], &player->tracks[i].sample);
+    /* a track added after start_clip (the clip was edited) has no state */
+    for (size_t i = states; i < clip->track_count; ++i) {
         const cna_bone_track *track = &clip->tracks[i];
         if (track->key_count == 0 || !track->keys) continue;
         if (track->bone < 0 || track->bone >= player->bone_count) continue;
         cna_keyframe key;
-        /* a track added after start_clip (the clip was edited) has no cursor */
-        if (i < player->cursor_count && player->cursors[i] != CURSOR_LINEAR)
-            cna_track_sample(track, player->position, &player->cursors[i], &key);
-        else
-            cna_track_sample_linear(track, player->position, &key);
-        cna_mat4_compose(&player->local[track->bone], key.translation, key.rotation, key.scale);
+        cna_track_sample_linear(track, t, &key);
+        compose_key(&player->local[track->bone], &key);
     }
 }
 
@@ -120,12 +241,12 @@ static void recompute(cna_player *player)
     for (int32_t p = 0; p < n; ++p) {
         const int32_t parent = data->hierarchy[p];
         if (parent >= 0)
-            cna_mat4_mul(&player->world[p], &player->world[parent], &player->local[p]);
+            mul(&player->world[p], &player->world[parent], &player->local[p]);
         else if (prefixed)
-            cna_mat4_mul(&player->world[p], &data->root_prefix[p], &player->local[p]);
+            mul(&player->world[p], &data->root_prefix[p], &player->local[p]);
         else
             player->world[p] = player->local[p];
-        cna_mat4_mul(&player->skin[p], &player->world[p], &data->inverse_bind_pose[p]);
+        mul(&player->skin[p], &player->world[p], &data->inverse_bind_pose[p]);
     }
 }
 
@@ -169,7 +290,7 @@ void cna_player_free(cna_player *player)
 {
     if (!player) return;
     const cna_allocator a = player->allocator;
-    cna__free(&a, player->cursors);
+    cna__free(&a, player->tracks);
     cna__free(&a, player->local);
     cna__free(&a, player);
 }
@@ -191,18 +312,21 @@ cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_e
                           "clip \"%s\": tracks NULL with track_count %zu", name, clip->track_count);
     const size_t tracks = clip ? clip->track_count : 0;
     if (tracks > player->cursor_capacity) {
-        size_t *grown = (size_t *)cna__calloc(&player->allocator, tracks, sizeof(size_t));
+        track_state *grown =
+            (track_state *)cna__calloc(&player->allocator, tracks, sizeof(track_state));
         if (!grown)
             return cna__error(err, CNA_ERROR_OUT_OF_MEMORY,
                               "clip \"%s\": out of memory for %zu track cursors", name, tracks);
-        cna__free(&player->allocator, player->cursors);
-        player->cursors = grown;
+        cna__free(&player->allocator, player->tracks);
+        player->tracks = grown;
         player->cursor_capacity = tracks;
     }
     for (size_t i = 0; i < tracks; ++i) {
         const cna_bone_track *track = &clip->tracks[i];
         const bool sorted = track->keys && cna__track_is_sorted(track);
-        player->cursors[i] = sorted ? 0 : CURSOR_LINEAR;
+        player->tracks[i].cursor = sorted ? 0 : CURSOR_LINEAR;
+        player->tracks[i].arc_key = ARC_NONE;
+        player->tracks[i].sampled = false;
     }
     player->cursor_count = tracks;
     player->clip = clip;

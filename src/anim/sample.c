@@ -7,12 +7,54 @@
  * then runs the very same arithmetic, so for keys in non-decreasing time order
  * the two are bit-identical.
  */
+#include <math.h>
+
 #include "anim/anim_internal.h"
 
 static void hold(const cna_keyframe *key, int64_t t, cna_keyframe *out)
 {
     *out = *key;
     out->ticks = t;
+}
+
+/* a + (b - a)·t per component: cna_vec3_lerp's arithmetic, inlined. */
+static inline void lerp3(const cna_vec3 *a, const cna_vec3 *b, float t, cna_vec3 *out)
+{
+    out->x = a->x + (b->x - a->x) * t;
+    out->y = a->y + (b->y - a->y) * t;
+    out->z = a->z + (b->z - a->z) * t;
+}
+
+/* cna_quat_slerp's arithmetic, operation for operation (so bit-identical to
+ * it), inlined and without passing quaternions by value: see src/core/math.c
+ * for the formula. t == 0 returns a exactly there too, so the trigonometry is
+ * skipped then. */
+static inline void slerp(const cna_quat *a, const cna_quat *b, float t, cna_quat *out)
+{
+    if (t == 0.0f) {
+        *out = *a;
+        return;
+    }
+    float d = a->x * b->x + a->y * b->y + a->z * b->z + a->w * b->w;
+    float sign = 1.0f;
+    if (d < 0.0f) {
+        d = -d;
+        sign = -1.0f;
+    }
+    float wa, wb;
+    if (d > 1.0f - 1e-6f) {
+        wa = 1.0f - t;
+        wb = t * sign;
+    } else {
+        const float theta = acosf(d);
+        const float inv_sin = 1.0f / sinf(theta);
+        wa = sinf((1.0f - t) * theta) * inv_sin;
+        wb = sinf(t * theta) * inv_sin * sign;
+    }
+    out->x = a->x * wa + b->x * wb;
+    out->y = a->y * wa + b->y * wb;
+    out->z = a->z * wa + b->z * wb;
+    out->w = a->w * wa + b->w * wb;
 }
 
 /* Interpolate between keys a and b at t, where the search established
@@ -22,7 +64,8 @@ static void hold(const cna_keyframe *key, int64_t t, cna_keyframe *out)
  * with both differences computed exactly as unsigned 64-bit values (they are
  * positive, and may exceed INT64_MAX for hostile key times);
  *   translation = lerp(a, b, amount), scale = lerp(a, b, amount),
- *   rotation = slerp(a, b, amount) along the shortest arc. */
+ *   rotation = slerp(a, b, amount) along the shortest arc
+ * (cna_vec3_lerp and cna_quat_slerp, bit for bit). */
 static void between(const cna_keyframe *a, const cna_keyframe *b, int64_t t, cna_keyframe *out)
 {
     if (t <= a->ticks) {
@@ -33,9 +76,9 @@ static void between(const cna_keyframe *a, const cna_keyframe *b, int64_t t, cna
     const uint64_t den = (uint64_t)b->ticks - (uint64_t)a->ticks;
     const float amount = (float)((double)num / (double)den);
     out->ticks = t;
-    out->translation = cna_vec3_lerp(a->translation, b->translation, amount);
-    out->rotation = cna_quat_slerp(a->rotation, b->rotation, amount);
-    out->scale = cna_vec3_lerp(a->scale, b->scale, amount);
+    lerp3(&a->translation, &b->translation, amount, &out->translation);
+    slerp(&a->rotation, &b->rotation, amount, &out->rotation);
+    lerp3(&a->scale, &b->scale, amount, &out->scale);
 }
 
 /* A track without keys samples as the identity transform (the player never
@@ -90,13 +133,18 @@ static size_t upper_bound(const cna_keyframe *k, size_t lo, size_t hi, int64_t t
  * search's bracket is the unique c with keys[c].ticks <= t < keys[c+1].ticks,
  * i.e. c = upper_bound(t) - 1. The cursor is tried first, then its successor,
  * then a binary search on the side where t lies. */
-void cna_track_sample(const cna_bone_track *track, int64_t t, size_t *cursor, cna_keyframe *out)
+size_t cna__track_locate(const cna_bone_track *track, int64_t t, size_t *cursor, bool *interpolate)
 {
     const cna_keyframe *k = track->keys;
     const size_t n = k ? track->key_count : 0;
-    if (sample_ends(track, t, out)) {
-        *cursor = (n >= 2 && t > k[0].ticks) ? n - 2 : 0;
-        return;
+    *interpolate = false;
+    if (n <= 1 || t <= k[0].ticks) {
+        *cursor = 0;
+        return 0;
+    }
+    if (t >= k[n - 1].ticks) {
+        *cursor = n - 2;
+        return n - 1;
     }
     size_t c = *cursor;
     if (c > n - 2) c = n - 2;
@@ -113,5 +161,58 @@ void cna_track_sample(const cna_bone_track *track, int64_t t, size_t *cursor, cn
         c = upper_bound(k, 1, c, t) - 1;
     }
     *cursor = c;
-    between(&k[c], &k[c + 1], t, out);
+    *interpolate = t > k[c].ticks; /* else an exact key time: hold keys[c] */
+    return c;
+}
+
+void cna_track_sample(const cna_bone_track *track, int64_t t, size_t *cursor, cna_keyframe *out)
+{
+    if (!track->keys || track->key_count == 0) {
+        sample_ends(track, t, out);
+        *cursor = 0;
+        return;
+    }
+    bool interpolate;
+    const size_t c = cna__track_locate(track, t, cursor, &interpolate);
+    if (interpolate)
+        between(&track->keys[c], &track->keys[c + 1], t, out);
+    else
+        hold(&track->keys[c], t, out);
+}
+
+void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc)
+{
+    float d = a->x * b->x + a->y * b->y + a->z * b->z + a->w * b->w;
+    arc->sign = 1.0f;
+    if (d < 0.0f) {
+        d = -d;
+        arc->sign = -1.0f;
+    }
+    arc->linear = d > 1.0f - 1e-6f;
+    arc->theta = arc->inv_sin = 0.0f;
+    if (!arc->linear) {
+        arc->theta = acosf(d);
+        arc->inv_sin = 1.0f / sinf(arc->theta);
+    }
+}
+
+void cna__arc_slerp(const cna_quat *a, const cna_quat *b, const cna__arc *arc, float t,
+                    cna_quat *out)
+{
+    if (t == 0.0f) {
+        *out = *a;
+        return;
+    }
+    float wa, wb;
+    if (arc->linear) {
+        wa = 1.0f - t;
+        wb = t * arc->sign;
+    } else {
+        wa = sinf((1.0f - t) * arc->theta) * arc->inv_sin;
+        wb = sinf(t * arc->theta) * arc->inv_sin * arc->sign;
+    }
+    out->x = a->x * wa + b->x * wb;
+    out->y = a->y * wa + b->y * wb;
+    out->z = a->z * wa + b->z * wb;
+    out->w = a->w * wa + b->w * wb;
 }
