@@ -51,7 +51,9 @@ class Builder:
         iview = self._view(struct.pack("<%dH" % len(indices), *indices))
         flat = [x for v in values for x in v]
         vview = self._view(struct.pack("<%df" % len(flat), *flat))
+        comps = [[v[i] for v in values] + ([0] if len(indices) < count else []) for i in range(3)]
         self.accessors.append({"componentType": FLOAT, "type": "VEC3", "count": count,
+                               "min": [min(c) for c in comps], "max": [max(c) for c in comps],
                                "sparse": {"count": len(indices),
                                           "indices": {"bufferView": iview, "componentType": USHORT},
                                           "values": {"bufferView": vview}}})
@@ -132,11 +134,14 @@ def modes():
                                      (255, 255, 255)], normalized=True)
     uv1 = b.accessor(FLOAT, "VEC2", [(0.5, 0.25)] * 5)
     tan = b.accessor(FLOAT, "VEC4", [(1, 0, 0, -1)] * 5)
+    b.accessors.append({"componentType": FLOAT, "type": "VEC2", "count": 5})  # TEXCOORD_0: zeros
+    uv0 = len(b.accessors) - 1
     prims = [
         {"attributes": {"POSITION": p5, "NORMAL": n5}, "indices": fan_idx, "mode": 6},
         {"attributes": {"POSITION": p5, "NORMAL": n5}, "mode": 2},
         {"attributes": {"POSITION": p5}, "mode": 0},
-        {"attributes": {"POSITION": p5, "NORMAL": n5, "COLOR_0": col, "TEXCOORD_1": uv1},
+        {"attributes": {"POSITION": p5, "NORMAL": n5, "COLOR_0": col, "TEXCOORD_0": uv0,
+                        "TEXCOORD_1": uv1},
          "indices": tri7},
         {"attributes": {"POSITION": p5, "NORMAL": n5, "TANGENT": tan}, "mode": 3},
         {"attributes": {"POSITION": p5, "TANGENT": tan}, "indices": fan_idx, "mode": 4},
