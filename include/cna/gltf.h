@@ -145,7 +145,7 @@ typedef enum cna_gltf_type {
 
 /* Vertex attribute semantics, parsed from the attribute name. */
 typedef enum cna_gltf_attribute_kind {
-    CNA_GLTF_ATTRIBUTE_OTHER = 0,  /* application-specific "_NAME", or unknown (diagnostic) */
+    CNA_GLTF_ATTRIBUTE_OTHER = 0,  /* application-specific "_NAME" (other names are refused) */
     CNA_GLTF_ATTRIBUTE_POSITION,
     CNA_GLTF_ATTRIBUTE_NORMAL,
     CNA_GLTF_ATTRIBUTE_TANGENT,
@@ -413,7 +413,7 @@ typedef struct cna_gltf_diagnostic {
                                                                          away from 1 by > 2e-3 (+ 2/255 or 2/65535 per
                                                                          normalized set); one per primitive */
 #define CNA_GLTF_DIAG_UNUSED_OBJECT       "unused-object"       /* mesh/skin/material/texture/image/sampler/accessor/bufferView/camera never referenced */
-#define CNA_GLTF_DIAG_ATTRIBUTE_UNKNOWN   "attribute-unknown"   /* attribute name neither known nor "_"-prefixed */
+#define CNA_GLTF_DIAG_TEXCOORD_MISSING    "texcoord-missing"    /* a material's texCoord set is not among the primitive's TEXCOORD_n */
 #define CNA_GLTF_DIAG_CHANNEL_IGNORED     "channel-ignored"     /* animation channel without target node or with an unknown path */
 #define CNA_GLTF_DIAG_BUFFER_LONGER       "buffer-longer-than-declared" /* data exceeds byteLength (beyond GLB padding) */
 #define CNA_GLTF_DIAG_NO_POSITION         "primitive-without-position"  /* primitive has no POSITION */

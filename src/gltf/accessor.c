@@ -472,6 +472,13 @@ static cna_result parse_accessor(cna__gltf_ctx *c, const cJSON *obj, size_t inde
     if (!r) r = parse_type(obj, path, &a->type, c->err);
     if (r) return r;
     cna__gltf_use(c, CNA__KIND_BUFFER_VIEW, a->buffer_view);
+    if (a->buffer_view < 0 && cna__gltf_json_get(obj, "byteOffset"))
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.byteOffset: %zu given, but the accessor has no bufferView",
+                          path, a->byte_offset);
+    const cJSON *ext = cna__gltf_json_get(obj, "extensions");
+    if (cna__gltf_json_get(ext, "KHR_mesh_quantization"))
+        cna__gltf_diag(c, CNA__DIAG_EXTENSION_IGNORED,
+                       "%s.extensions.KHR_mesh_quantization: the extension defines no accessor object; ignored", path);
     if (a->count == 0) return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.count: 0; at least 1 required", path);
     if (a->normalized &&
         (a->component_type == CNA_GLTF_COMPONENT_FLOAT || a->component_type == CNA_GLTF_COMPONENT_UNSIGNED_INT))

@@ -7,7 +7,10 @@
 static cna_result glb_bin_data(cna__gltf_ctx *c, const char *path, size_t index, cna_gltf_buffer *b,
                                size_t *size)
 {
-    if (!c->is_glb || index != 0 || !c->glb_has_bin) {
+    if (c->is_glb && index == 0 && !c->glb_has_bin)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s: no uri, but the GLB has no BIN chunk to hold its %zu bytes", path, b->byte_length);
+    if (!c->is_glb || index != 0) {
         /* No data: allowed while no bufferView refers to the buffer (placeholder). */
         b->source = CNA_GLTF_SOURCE_NONE;
         *size = b->byte_length;
@@ -24,6 +27,20 @@ static cna_result glb_bin_data(cna__gltf_ctx *c, const char *path, size_t index,
     b->source = CNA_GLTF_SOURCE_GLB_BIN;
     *size = c->glb_bin_size;
     return CNA_OK;
+}
+
+/* glTF 2.0: a buffer's data URI has the media type application/octet-stream
+ * or application/gltf-buffer (compared case-insensitively, RFC 2045). */
+static bool buffer_mime_ok(const char *mime, size_t len)
+{
+    static const char *const ok[2] = {"application/octet-stream", "application/gltf-buffer"};
+    for (int k = 0; k < 2; k++) {
+        if (strlen(ok[k]) != len) continue;
+        size_t i = 0;
+        while (i < len && (mime[i] | 0x20) == (ok[k][i] | 0x20)) i++;
+        if (i == len) return true;
+    }
+    return false;
 }
 
 static cna_result external_data(cna__gltf_ctx *c, const char *path, const char *uri, cna_gltf_buffer *b,
@@ -68,8 +85,15 @@ static cna_result parse_buffer(cna__gltf_ctx *c, const cJSON *obj, size_t index)
         slack = 3; /* the BIN chunk is padded to 4 bytes */
     } else if (cna__gltf_uri_is_data(uri)) {
         const uint8_t *data = NULL;
-        r = cna__gltf_data_uri_decode(c->arena, uri, &data, &size, NULL, NULL, c->err);
+        const char *mime = NULL;
+        size_t mime_len = 0;
+        r = cna__gltf_data_uri_decode(c->arena, uri, &data, &size, &mime, &mime_len, c->err);
         if (r) cna__error_prefix(c->err, "%s.uri", path);
+        else if (!buffer_mime_ok(mime, mime_len))
+            r = cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                           "%s.uri: data URI media type \"%.*s\" is not application/octet-stream or "
+                           "application/gltf-buffer",
+                           path, (int)(mime_len > 60 ? 60 : mime_len), mime);
         b->data = data;
         b->source = CNA_GLTF_SOURCE_DATA_URI;
     } else {
@@ -116,6 +140,14 @@ static cna_result parse_view(cna__gltf_ctx *c, const cJSON *obj, size_t index)
     if (cna__gltf_json_get(obj, "byteStride") && (v->byte_stride < 4 || v->byte_stride > 252 || v->byte_stride % 4))
         return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                           "%s.byteStride: %zu; must be a multiple of 4 between 4 and 252", path, v->byte_stride);
+    if (v->byte_stride && v->byte_stride > v->byte_length)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.byteStride: %zu is greater than byteLength %zu", path,
+                          v->byte_stride, v->byte_length);
+    if (v->byte_stride && target == 34963)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s.byteStride: %zu given, but target is 34963 (ELEMENT_ARRAY_BUFFER); index data is "
+                          "tightly packed",
+                          path, v->byte_stride);
     if (target != 0 && target != 34962 && target != 34963)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                           "%s.target: %lld is neither 34962 (ARRAY_BUFFER) nor 34963 (ELEMENT_ARRAY_BUFFER)", path,

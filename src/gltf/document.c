@@ -63,7 +63,7 @@ void cna__gltf_fmt_double(char *buf, size_t size, double v)
 static const char *const diag_codes[CNA__DIAG_COUNT] = {
     CNA_GLTF_DIAG_EXTENSION_IGNORED, CNA_GLTF_DIAG_IMAGE_MISSING,         CNA_GLTF_DIAG_CAMERA_SKIPPED,
     CNA_GLTF_DIAG_QUATERNION_NOT_UNIT, CNA_GLTF_DIAG_WEIGHTS_NOT_NORMALIZED, CNA_GLTF_DIAG_UNUSED_OBJECT,
-    CNA_GLTF_DIAG_ATTRIBUTE_UNKNOWN, CNA_GLTF_DIAG_CHANNEL_IGNORED,       CNA_GLTF_DIAG_BUFFER_LONGER,
+    CNA_GLTF_DIAG_TEXCOORD_MISSING, CNA_GLTF_DIAG_CHANNEL_IGNORED,       CNA_GLTF_DIAG_BUFFER_LONGER,
     CNA_GLTF_DIAG_NO_POSITION};
 
 void cna__gltf_diag(cna__gltf_ctx *c, cna__diag_code code, const char *fmt, ...)
@@ -206,6 +206,9 @@ static cna_result count_arrays(cna__gltf_ctx *c)
                               cna__gltf_json_type_name(v));
         int n = cJSON_GetArraySize(v);
         *count = n > 0 ? (size_t)n : 0;
+        if (*count == 0) /* glTF's schema: every top-level array has minItems 1 */
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: 0 entries; at least 1 required",
+                              top_arrays[i].key);
     }
     return CNA_OK;
 }
@@ -307,7 +310,10 @@ static pthread_mutex_t cjson_parse_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size, cJSON **out)
 {
-    if (size >= 3 && json[0] == 0xEF && json[1] == 0xBB && json[2] == 0xBF) json += 3, size -= 3; /* BOM */
+    /* RFC 8259 section 8.1 and glTF 2.0 ("JSON documents MUST NOT use a byte order mark"). */
+    if (size >= 3 && json[0] == 0xEF && json[1] == 0xBB && json[2] == 0xBF)
+        return cna__error(c->err, CNA_ERROR_PARSE,
+                          "JSON: starts with a UTF-8 byte order mark (EF BB BF), which glTF does not allow");
     const char *end = NULL;
     /* cJSON records a failing parse's position in a process-global variable;
      * serialise parses so that concurrent loads on several threads do not

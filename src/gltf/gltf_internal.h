@@ -52,7 +52,7 @@ typedef enum cna__diag_code {
     CNA__DIAG_QUATERNION_NOT_UNIT,
     CNA__DIAG_WEIGHTS_NOT_NORMALIZED,
     CNA__DIAG_UNUSED_OBJECT,
-    CNA__DIAG_ATTRIBUTE_UNKNOWN,
+    CNA__DIAG_TEXCOORD_MISSING,
     CNA__DIAG_CHANNEL_IGNORED,
     CNA__DIAG_BUFFER_LONGER,
     CNA__DIAG_NO_POSITION,
@@ -138,6 +138,16 @@ static inline void cna__gltf_use(cna__gltf_ctx *c, cna__kind kind, int32_t index
 
 /* |1 - |q|| above this is the diagnostic "quaternion-not-unit". */
 #define CNA__UNIT_TOLERANCE 5e-5
+/* Node matrices: the last row may differ from (0, 0, 0, 1) by this much, and
+ * two columns of the upper 3x3 may have |cos| of their angle up to the shear
+ * tolerance (1e-3: about 0.057 degrees off a right angle). */
+#define CNA__MATRIX_ROW_TOLERANCE 1e-6f
+#define CNA__MATRIX_SHEAR_TOLERANCE 1e-3
+/* Inverse bind matrices: last row within this of (0, 0, 0, 1). */
+#define CNA__IBM_ROW_TOLERANCE 1e-5f
+/* TANGENT w must be within this of +1 or -1. */
+#define CNA__TANGENT_SIGN_TOLERANCE 1e-4f
+
 /* true when |1 - |q|| <= CNA__UNIT_TOLERANCE (q is x, y, z, w). */
 bool cna__gltf_quat_is_unit(const float *q);
 

@@ -24,7 +24,7 @@ static bool indexed_semantic(const char *name, const char *prefix, int32_t *set)
     return true;
 }
 
-/* Semantic of an attribute name; false when it is neither known nor "_"-prefixed. */
+/* Semantic of an attribute name; false when it is neither known nor "_"-prefixed (refused). */
 static bool parse_semantic(const char *name, cna_gltf_attribute_kind *kind, int32_t *set)
 {
     static const struct {
@@ -74,10 +74,13 @@ static cna_result parse_attributes(cna__gltf_ctx *c, const cJSON *obj, const cha
         cna_gltf_attribute *a = &attrs[i++];
         a->name = cna__gltf_arena_strdup(c->arena, item->string);
         if (!a->name) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
-        if (!parse_semantic(a->name, &a->kind, &a->set))
-            cna__gltf_diag(c, CNA__DIAG_ATTRIBUTE_UNKNOWN, "%s.%s: unknown attribute semantic", path, a->name);
         char vpath[CNA__PATH_MAX];
         cna__gltf_pathf(vpath, sizeof vpath, "%s.%s", path, a->name);
+        if (!parse_semantic(a->name, &a->kind, &a->set))
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                              "%s: not a glTF semantic (POSITION, NORMAL, TANGENT, TEXCOORD_n, COLOR_n, JOINTS_n, "
+                              "WEIGHTS_n; n without leading zeros) and not application-specific (\"_\" prefix)",
+                              vpath);
         r = cna__gltf_json_index_value(item, vpath, c->n_accessors, "accessors", &a->accessor, c->err);
         if (r) return r;
         if (a->kind != CNA_GLTF_ATTRIBUTE_OTHER && a->set < 64) {

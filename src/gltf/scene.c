@@ -11,6 +11,33 @@ bool cna__gltf_quat_is_unit(const float *q)
     return fabs(1.0 - len) <= CNA__UNIT_TOLERANCE;
 }
 
+/* A node matrix must be a TRS composition (glTF 2.0, "Transformations"):
+ * last row (0, 0, 0, 1) within CNA__MATRIX_ROW_TOLERANCE, and the columns of
+ * the upper 3x3 mutually orthogonal (no shear): |cos| of the angle between
+ * two non-zero columns at most CNA__MATRIX_SHEAR_TOLERANCE. m is column-major. */
+static cna_result check_trs_matrix(cna__gltf_ctx *c, const char *path, const float *m)
+{
+    if (fabsf(m[3]) > CNA__MATRIX_ROW_TOLERANCE || fabsf(m[7]) > CNA__MATRIX_ROW_TOLERANCE ||
+        fabsf(m[11]) > CNA__MATRIX_ROW_TOLERANCE || fabsf(m[15] - 1.0f) > CNA__MATRIX_ROW_TOLERANCE)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s.matrix: last row (%g, %g, %g, %g) is not (0, 0, 0, 1); the matrix is not a TRS "
+                          "transform",
+                          path, (double)m[3], (double)m[7], (double)m[11], (double)m[15]);
+    static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+    for (int k = 0; k < 3; k++) {
+        const float *a = m + 4 * pairs[k][0], *b = m + 4 * pairs[k][1];
+        double dot = (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2];
+        double la = sqrt((double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2]);
+        double lb = sqrt((double)b[0] * b[0] + (double)b[1] * b[1] + (double)b[2] * b[2]);
+        if (la > 0.0 && lb > 0.0 && fabs(dot) > CNA__MATRIX_SHEAR_TOLERANCE * la * lb)
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                              "%s.matrix: columns %d and %d are not orthogonal (cosine %.3g); the matrix has shear "
+                              "and is not a TRS transform",
+                              path, pairs[k][0], pairs[k][1], dot / (la * lb));
+    }
+    return CNA_OK;
+}
+
 static cna_result parse_transform(cna__gltf_ctx *c, const cJSON *obj, const char *path, cna_gltf_node *n)
 {
     float m[16], t[3], q[4], s[3];
@@ -22,6 +49,10 @@ static cna_result parse_transform(cna__gltf_ctx *c, const cJSON *obj, const char
     if (r) return r;
     if (has_m && (has_t || has_r || has_s))
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: has both matrix and translation/rotation/scale", path);
+    if (has_m) {
+        r = check_trs_matrix(c, path, m);
+        if (r) return r;
+    }
     cna_mat4_identity(&n->matrix);
     n->translation = (cna_vec3){0.0f, 0.0f, 0.0f};
     n->rotation = (cna_quat){0.0f, 0.0f, 0.0f, 1.0f};
@@ -48,7 +79,7 @@ static cna_result parse_node(cna__gltf_ctx *c, const cJSON *obj, size_t index)
     float *weights = NULL;
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
     if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &n->name);
-    if (!r) r = cna__gltf_json_index_array(c, obj, "children", path, false, 0, c->n_nodes, "nodes", &children, &n->child_count);
+    if (!r) r = cna__gltf_json_index_array(c, obj, "children", path, false, 1, c->n_nodes, "nodes", &children, &n->child_count);
     if (!r) r = cna__gltf_json_index(obj, "mesh", path, false, c->n_meshes, "meshes", &n->mesh, c->err);
     if (!r) r = cna__gltf_json_index(obj, "skin", path, false, c->n_skins, "skins", &n->skin, c->err);
     if (!r) r = cna__gltf_json_index(obj, "camera", path, false, c->n_cameras, "cameras", &n->camera, c->err);
@@ -124,7 +155,7 @@ static cna_result parse_scene(cna__gltf_ctx *c, const cJSON *obj, size_t index)
     int32_t *nodes = NULL;
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
     if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &s->name);
-    if (!r) r = cna__gltf_json_index_array(c, obj, "nodes", path, false, 0, c->n_nodes, "nodes", &nodes, &s->node_count);
+    if (!r) r = cna__gltf_json_index_array(c, obj, "nodes", path, false, 1, c->n_nodes, "nodes", &nodes, &s->node_count);
     s->nodes = nodes;
     return r;
 }

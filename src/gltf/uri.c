@@ -53,10 +53,22 @@ cna_result cna__gltf_data_uri_decode(cna__gltf_arena *arena, const char *uri, co
     const char *semi = memchr(head, ';', head_len);
     if (mime) *mime = head;
     if (mime_len) *mime_len = semi ? (size_t)(semi - head) : head_len;
+    bool base64 = head_len >= 7 && memcmp(comma - 7, ";base64", 7) == 0;
+    /* RFC 2397: each parameter between the media type and ";base64" is attribute=value. */
+    const char *params_end = base64 ? comma - 7 : comma;
+    for (const char *p = semi; p && p < params_end;) {
+        const char *next = memchr(p + 1, ';', (size_t)(params_end - p - 1));
+        const char *end = next ? next : params_end;
+        const char *eq = memchr(p + 1, '=', (size_t)(end - p - 1));
+        if (!eq || eq == p + 1)
+            return cna__error(err, CNA_ERROR_PARSE, "data URI: parameter \"%.*s\" is not attribute=value",
+                              (int)((size_t)(end - p - 1) > 40 ? 40 : (size_t)(end - p - 1)), p + 1);
+        p = next;
+    }
     const char *payload = comma + 1;
     size_t payload_len = strlen(payload), n = 0;
     uint8_t *bytes = NULL;
-    if (head_len < 7 || memcmp(comma - 7, ";base64", 7) != 0) {
+    if (!base64) {
         cna_result r = percent_payload(arena, payload, payload_len, &bytes, &n, err);
         if (r) return r;
     } else {

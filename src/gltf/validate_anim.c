@@ -24,6 +24,7 @@ static const cna__gltf_accessor_rule output_rules[CNA_GLTF_PATH_COUNT] = {
 typedef struct anim_state {
     uint8_t *input_ok;  /* per accessor: times already checked */
     uint8_t *quat_done; /* per accessor: rotation keys already checked */
+    uint8_t *output_ok; /* per accessor: output values already checked (finite) */
     uint32_t *stamp;    /* per (node, path): animation index + 1 that animates it */
     uint32_t *channel;  /* ... and by which channel */
 } anim_state;
@@ -59,6 +60,10 @@ static cna_result check_sampler(cna__gltf_ctx *c, size_t a, size_t s, anim_state
     cna_result r = cna__gltf_check_rule(c, path, smp->input, &input_rule);
     if (r) return r;
     const cna_gltf_accessor *in = &c->accessors[smp->input];
+    if (!in->has_min || !in->has_max)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s: accessors[%d] has no %s; animation input accessors require min and max", path,
+                          (int)smp->input, !in->has_min && !in->has_max ? "min/max" : in->has_min ? "max" : "min");
     if (smp->interpolation == CNA_GLTF_INTERPOLATION_CUBICSPLINE && in->count < 2)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: CUBICSPLINE needs at least 2 keys, found %zu", path,
                           in->count);
@@ -87,6 +92,27 @@ static void check_rotation_keys(cna__gltf_ctx *c, const char *path, const cna_gl
     }
 }
 
+/* Output values drive node transforms and morph weights: NaN and infinity are refused. */
+static cna_result check_output_values(cna__gltf_ctx *c, const char *path, const cna_gltf_animation_sampler *smp,
+                                      anim_state *st)
+{
+    if (st->output_ok[smp->output]) return CNA_OK;
+    const cna_gltf_accessor *out = &c->accessors[smp->output];
+    if (out->component_type == CNA_GLTF_COMPONENT_FLOAT && (out->buffer_view >= 0 || out->is_sparse)) {
+        size_t n = cna_gltf_type_component_count(out->type);
+        for (size_t e = 0; e < out->count; e++) {
+            float v[16];
+            cna__gltf_accessor_element_floats(&c->doc->pub, out, e, v);
+            for (size_t k = 0; k < n; k++)
+                if (!isfinite(v[k]))
+                    return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: value %g at element %zu is not finite",
+                                      path, (double)v[k], e);
+        }
+    }
+    st->output_ok[smp->output] = 1;
+    return CNA_OK;
+}
+
 static cna_result check_output_count(cna__gltf_ctx *c, const char *path, const cna_gltf_animation_sampler *smp,
                                      size_t targets)
 {
@@ -112,6 +138,10 @@ static cna_result check_channel(cna__gltf_ctx *c, size_t a, size_t k, anim_state
     char path[CNA__PATH_MAX], prefix[32];
     cna__gltf_path_index(prefix, sizeof prefix, "animations", a, "");
     cna__gltf_path_prefixed(path, sizeof path, prefix, ".channels", k, ".target");
+    if (ch->path != CNA_GLTF_PATH_WEIGHTS && c->nodes[ch->target_node].has_matrix)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s: nodes[%d] has a matrix; a node animated by %s must use translation/rotation/scale", path,
+                          (int)ch->target_node, cna_gltf_animation_path_name(ch->path));
     size_t slot = (size_t)ch->target_node * 4 + (size_t)(ch->path - 1);
     if (st->stamp[slot] == (uint32_t)a + 1)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: nodes[%d] %s is already animated by channels[%u]", path,
@@ -134,6 +164,8 @@ static cna_result check_channel(cna__gltf_ctx *c, size_t a, size_t k, anim_state
         cna__error_prefix(c->err, "animations[%zu].channels[%zu] (%s)", a, k, cna_gltf_animation_path_name(ch->path));
         return r;
     }
+    r = check_output_values(c, path, smp, st);
+    if (r) return r;
     if (ch->path == CNA_GLTF_PATH_ROTATION) check_rotation_keys(c, path, smp, st);
     return CNA_OK;
 }
@@ -146,9 +178,10 @@ cna_result cna__gltf_validate_animations(cna__gltf_ctx *c)
     if (!cna__mul_size(c->n_nodes, 4, &slots)) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "out of memory");
     st.input_ok = (uint8_t *)cna__gltf_arena_calloc(&c->scratch, c->n_accessors, 1);
     st.quat_done = (uint8_t *)cna__gltf_arena_calloc(&c->scratch, c->n_accessors, 1);
+    st.output_ok = (uint8_t *)cna__gltf_arena_calloc(&c->scratch, c->n_accessors, 1);
     st.stamp = (uint32_t *)cna__gltf_arena_calloc(&c->scratch, slots, sizeof *st.stamp);
     st.channel = (uint32_t *)cna__gltf_arena_calloc(&c->scratch, slots, sizeof *st.channel);
-    if (!st.input_ok || !st.quat_done || (slots && (!st.stamp || !st.channel)))
+    if (!st.input_ok || !st.quat_done || !st.output_ok || (slots && (!st.stamp || !st.channel)))
         return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "animations: out of memory");
     for (size_t a = 0; a < c->n_animations; a++) {
         for (size_t s = 0; s < c->animations[a].sampler_count; s++) {

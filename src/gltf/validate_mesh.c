@@ -4,6 +4,7 @@
  * weights that do not sum to one are a diagnostic. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gltf/gltf_internal.h"
 
@@ -77,7 +78,23 @@ static cna_result check_indices(cna__gltf_ctx *c, const char *path, const cna_gl
     cna__gltf_pathf(ipath, sizeof ipath, "%s.indices", path);
     cna_result r = cna__gltf_check_rule(c, ipath, p->indices, &index_rule);
     if (r) return r;
+    const cna_gltf_accessor *a = &c->accessors[p->indices];
+    if (a->buffer_view >= 0 && c->views[a->buffer_view].byte_stride)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s: accessors[%d] is in bufferViews[%d], which has byteStride %zu; index data must be "
+                          "tightly packed",
+                          ipath, (int)p->indices, (int)a->buffer_view, c->views[a->buffer_view].byte_stride);
     max_index(c, cache, p->indices);
+    /* glTF 2.0: index values MUST NOT be the primitive restart value (the type's largest value). */
+    uint32_t restart = a->component_type == CNA_GLTF_COMPONENT_UNSIGNED_BYTE    ? 0xFFu
+                       : a->component_type == CNA_GLTF_COMPONENT_UNSIGNED_SHORT ? 0xFFFFu
+                                                                                : 0xFFFFFFFFu;
+    if (cache->value[p->indices] == restart)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s: index %u at element %zu is the primitive restart value of %s, which glTF does not "
+                          "allow",
+                          ipath, (unsigned)restart, cache->at[p->indices],
+                          cna_gltf_component_type_name(a->component_type));
     if ((size_t)cache->value[p->indices] >= p->vertex_count)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                           "%s: index %u at element %zu is not below the vertex count %zu", ipath,
@@ -85,10 +102,44 @@ static cna_result check_indices(cna__gltf_ctx *c, const char *path, const cna_gl
     return CNA_OK;
 }
 
-/* Types, equal counts, JOINTS_n/WEIGHTS_n pairs (sets 0..63). */
-static cna_result check_attributes(cna__gltf_ctx *c, const char *path, const cna_gltf_primitive *p)
+/* POSITION (also morph target POSITION) accessors MUST define min and max. */
+static cna_result check_bounds(cna__gltf_ctx *c, const char *apath, int32_t accessor)
 {
-    uint64_t joints = 0, weights = 0;
+    const cna_gltf_accessor *a = &c->accessors[accessor];
+    if (a->has_min && a->has_max) return CNA_OK;
+    return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: accessors[%d] has no %s; POSITION requires min and max",
+                      apath, (int)accessor, !a->has_min && !a->has_max ? "min/max" : a->has_min ? "max" : "min");
+}
+
+/* TANGENT w is the bitangent sign: +1 or -1 for every vertex (checked once per
+ * accessor; an accessor without bufferView or sparse holds placeholder zeros and
+ * is not checked, as in the glTF validator). */
+static cna_result check_tangent_signs(cna__gltf_ctx *c, const char *apath, int32_t accessor, uint8_t *checked)
+{
+    const cna_gltf_accessor *a = &c->accessors[accessor];
+    if (checked[accessor] || (a->buffer_view < 0 && !a->is_sparse)) return CNA_OK; /* zeros: placeholder data */
+    for (size_t v = 0; v < a->count; v++) {
+        float t[4];
+        cna__gltf_accessor_element_floats(&c->doc->pub, a, v, t);
+        if (fabsf(fabsf(t[3]) - 1.0f) <= CNA__TANGENT_SIGN_TOLERANCE) continue;
+        char w[32];
+        cna__gltf_fmt_float(w, sizeof w, t[3]);
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s: w %s at vertex %zu is not 1 or -1 (the bitangent sign)", apath, w, v);
+    }
+    checked[accessor] = 1;
+    return CNA_OK;
+}
+
+static const char *const set_names[CNA_GLTF_ATTRIBUTE_KIND_COUNT] = {
+    [CNA_GLTF_ATTRIBUTE_TEXCOORD] = "TEXCOORD", [CNA_GLTF_ATTRIBUTE_COLOR] = "COLOR",
+    [CNA_GLTF_ATTRIBUTE_JOINTS] = "JOINTS", [CNA_GLTF_ATTRIBUTE_WEIGHTS] = "WEIGHTS"};
+
+/* Types, equal counts, POSITION bounds, set continuity (sets 0..63),
+ * JOINTS_n/WEIGHTS_n pairs, custom attributes not UNSIGNED_INT, TANGENT signs. */
+static cna_result check_attributes(cna__gltf_ctx *c, const char *path, const cna_gltf_primitive *p, uint8_t *checked)
+{
+    uint64_t sets[CNA_GLTF_ATTRIBUTE_KIND_COUNT] = {0};
     for (size_t i = 0; i < p->attribute_count; i++) {
         const cna_gltf_attribute *at = &p->attributes[i];
         char apath[CNA__PATH_MAX];
@@ -101,12 +152,35 @@ static cna_result check_attributes(cna__gltf_ctx *c, const char *path, const cna
         if (count != p->vertex_count)
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: accessors[%d] has %zu elements, but %s has %zu",
                               apath, (int)at->accessor, count, p->attributes[0].name, p->vertex_count);
-        if (at->kind == CNA_GLTF_ATTRIBUTE_JOINTS || at->kind == CNA_GLTF_ATTRIBUTE_WEIGHTS) {
+        if (at->kind == CNA_GLTF_ATTRIBUTE_OTHER &&
+            c->accessors[at->accessor].component_type == CNA_GLTF_COMPONENT_UNSIGNED_INT)
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                              "%s: accessors[%d] is UNSIGNED_INT, which application-specific attributes must not use",
+                              apath, (int)at->accessor);
+        if (at->kind == CNA_GLTF_ATTRIBUTE_POSITION) {
+            cna_result r = check_bounds(c, apath, at->accessor);
+            if (r) return r;
+        }
+        if (at->kind == CNA_GLTF_ATTRIBUTE_TANGENT) {
+            cna_result r = check_tangent_signs(c, apath, at->accessor, checked);
+            if (r) return r;
+        }
+        if (set_names[at->kind]) {
             if (at->set >= 64)
-                return cna__error(c->err, CNA_ERROR_LIMIT, "%s: skin attribute sets above 63 are not supported", apath);
-            *(at->kind == CNA_GLTF_ATTRIBUTE_JOINTS ? &joints : &weights) |= (uint64_t)1 << at->set;
+                return cna__error(c->err, CNA_ERROR_LIMIT, "%s: attribute sets above 63 are not supported", apath);
+            sets[at->kind] |= (uint64_t)1 << at->set;
         }
     }
+    for (int k = 0; k < CNA_GLTF_ATTRIBUTE_KIND_COUNT; k++) {
+        uint64_t m = sets[k];
+        if (!set_names[k] || (m & (m + 1)) == 0) continue; /* 0 or sets 0..n-1 */
+        int set = 1;
+        while (!(m >> set & 1) || (m >> (set - 1) & 1)) set++; /* first set whose predecessor is missing */
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s.attributes: %s_%d without %s_%d (sets must start at 0 and be consecutive)", path,
+                          set_names[k], set, set_names[k], set - 1);
+    }
+    uint64_t joints = sets[CNA_GLTF_ATTRIBUTE_JOINTS], weights = sets[CNA_GLTF_ATTRIBUTE_WEIGHTS];
     for (int set = 0; set < 64; set++) {
         uint64_t bit = (uint64_t)1 << set;
         if ((joints ^ weights) & bit)
@@ -135,6 +209,19 @@ static cna_result check_targets(cna__gltf_ctx *c, const char *path, const cna_gl
                 return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                                   "%s: accessors[%d] has %zu elements, but the primitive has %zu vertices", apath,
                                   (int)at->accessor, count, p->vertex_count);
+            bool base = false;
+            for (size_t b = 0; b < p->attribute_count && !base; b++)
+                base = at->kind == CNA_GLTF_ATTRIBUTE_OTHER ? strcmp(p->attributes[b].name, at->name) == 0
+                                                             : p->attributes[b].kind == at->kind &&
+                                                                   p->attributes[b].set == at->set;
+            if (!base)
+                return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                                  "%s: the primitive has no %s attribute for this target to displace", apath,
+                                  at->name);
+            if (at->kind == CNA_GLTF_ATTRIBUTE_POSITION) {
+                cna_result r = check_bounds(c, apath, at->accessor);
+                if (r) return r;
+            }
         }
     }
     return CNA_OK;
@@ -171,8 +258,33 @@ static void check_weight_sums(cna__gltf_ctx *c, const char *path, const cna_gltf
     }
 }
 
+/* Diagnostic when the primitive's material samples a TEXCOORD set the primitive lacks. */
+static void check_material_texcoords(cna__gltf_ctx *c, const char *path, const cna_gltf_primitive *p)
+{
+    if (p->material < 0) return;
+    const cna_gltf_material *m = &c->materials[p->material];
+    const struct {
+        const char *name;
+        const cna_gltf_texture_ref *ref;
+    } refs[5] = {{"pbrMetallicRoughness.baseColorTexture", &m->base_color_texture},
+                 {"pbrMetallicRoughness.metallicRoughnessTexture", &m->metallic_roughness_texture},
+                 {"normalTexture", &m->normal_texture},
+                 {"occlusionTexture", &m->occlusion_texture},
+                 {"emissiveTexture", &m->emissive_texture}};
+    for (int k = 0; k < 5; k++) {
+        if (refs[k].ref->texture < 0 ||
+            cna_gltf_primitive_find_attribute(p, CNA_GLTF_ATTRIBUTE_TEXCOORD, refs[k].ref->texcoord) >= 0)
+            continue;
+        cna__gltf_diag(c, CNA__DIAG_TEXCOORD_MISSING,
+                       "%s.material: materials[%d].%s.texCoord %d, but the primitive has no TEXCOORD_%d", path,
+                       (int)p->material, refs[k].name, (int)refs[k].ref->texcoord, (int)refs[k].ref->texcoord);
+    }
+}
+
 cna_result cna__gltf_validate_meshes(cna__gltf_ctx *c)
 {
+    uint8_t *checked = (uint8_t *)cna__gltf_arena_calloc(&c->scratch, c->n_accessors, 1);
+    if (c->n_accessors && !checked) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "meshes: out of memory");
     index_max cache;
     cache.done = (uint8_t *)cna__gltf_arena_calloc(&c->scratch, c->n_accessors, 1);
     cache.value = (uint32_t *)cna__gltf_arena_calloc(&c->scratch, c->n_accessors, sizeof *cache.value);
@@ -184,11 +296,12 @@ cna_result cna__gltf_validate_meshes(cna__gltf_ctx *c)
             const cna_gltf_primitive *p = &c->meshes[m].primitives[i];
             char path[CNA__PATH_MAX];
             cna__gltf_pathf(path, sizeof path, "meshes[%zu].primitives[%zu]", m, i);
-            cna_result r = check_attributes(c, path, p);
+            cna_result r = check_attributes(c, path, p, checked);
             if (!r && p->indices >= 0) r = check_indices(c, path, p, &cache);
             if (!r) r = check_targets(c, path, p);
             if (r) return r;
             check_weight_sums(c, path, p);
+            check_material_texcoords(c, path, p);
         }
     }
     return CNA_OK;

@@ -1,6 +1,7 @@
 /* Node graph rules: every node has at most one parent, no cycles (a forest),
  * scene roots are roots and listed once; skins list each joint once and give
  * enough MAT4 FLOAT inverse bind matrices. */
+#include <math.h>
 #include <stdio.h>
 
 #include "gltf/gltf_internal.h"
@@ -63,7 +64,76 @@ static cna_result check_scenes(cna__gltf_ctx *c, uint32_t *stamp)
     return CNA_OK;
 }
 
-static cna_result check_skin(cna__gltf_ctx *c, size_t s, uint32_t *stamp, uint32_t mark)
+/* The forest walked depth-first once: a is an ancestor of (or equal to) b
+ * when tin[a] <= tin[b] and tout[b] <= tout[a]; root[n] is n's tree root. */
+typedef struct forest {
+    uint32_t *tin, *tout;
+    int32_t *root;
+} forest;
+
+static cna_result walk_forest(cna__gltf_ctx *c, forest *f)
+{
+    size_t n = c->n_nodes;
+    f->tin = (uint32_t *)cna__gltf_arena_calloc(&c->scratch, n, sizeof *f->tin);
+    f->tout = (uint32_t *)cna__gltf_arena_calloc(&c->scratch, n, sizeof *f->tout);
+    f->root = (int32_t *)cna__gltf_arena_calloc(&c->scratch, n, sizeof *f->root);
+    int32_t *stack = (int32_t *)cna__gltf_arena_calloc(&c->scratch, n, sizeof *stack);
+    size_t *next = (size_t *)cna__gltf_arena_calloc(&c->scratch, n, sizeof *next);
+    if (n && (!f->tin || !f->tout || !f->root || !stack || !next))
+        return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
+    uint32_t time = 0;
+    for (size_t r = 0; r < n; r++) {
+        if (c->nodes[r].parent >= 0) continue;
+        size_t sp = 0;
+        stack[sp++] = (int32_t)r;
+        f->tin[r] = time++;
+        f->root[r] = (int32_t)r;
+        while (sp) {
+            int32_t top = stack[sp - 1];
+            const cna_gltf_node *node = &c->nodes[top];
+            if (next[top] < node->child_count) {
+                int32_t ch = node->children[next[top]++];
+                f->tin[ch] = time++;
+                f->root[ch] = (int32_t)r;
+                stack[sp++] = ch;
+            } else {
+                f->tout[top] = time;
+                sp--;
+            }
+        }
+    }
+    return CNA_OK;
+}
+
+static bool is_ancestor_or_self(const forest *f, int32_t a, int32_t b)
+{
+    return f->tin[a] <= f->tin[b] && f->tout[b] <= f->tout[a];
+}
+
+/* Inverse bind matrices: finite, last row (0, 0, 0, 1) (affine). */
+static cna_result check_ibm_values(cna__gltf_ctx *c, size_t s, const cna_gltf_skin *skin)
+{
+    const cna_gltf_accessor *a = &c->accessors[skin->inverse_bind_matrices];
+    if (a->buffer_view < 0 && !a->is_sparse) return CNA_OK; /* placeholder zeros, as in the glTF validator */
+    for (size_t k = 0; k < skin->joint_count; k++) {
+        float m[16];
+        cna__gltf_accessor_element_floats(&c->doc->pub, a, k, m);
+        for (int i = 0; i < 16; i++)
+            if (!isfinite(m[i]))
+                return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                                  "skins[%zu].inverseBindMatrices: matrix %zu has the non-finite value %g at %d", s, k,
+                                  (double)m[i], i);
+        if (fabsf(m[3]) > CNA__IBM_ROW_TOLERANCE || fabsf(m[7]) > CNA__IBM_ROW_TOLERANCE ||
+            fabsf(m[11]) > CNA__IBM_ROW_TOLERANCE || fabsf(m[15] - 1.0f) > CNA__IBM_ROW_TOLERANCE)
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                              "skins[%zu].inverseBindMatrices: matrix %zu has the last row (%g, %g, %g, %g); expected "
+                              "(0, 0, 0, 1)",
+                              s, k, (double)m[3], (double)m[7], (double)m[11], (double)m[15]);
+    }
+    return CNA_OK;
+}
+
+static cna_result check_skin(cna__gltf_ctx *c, size_t s, uint32_t *stamp, uint32_t mark, const forest *f)
 {
     const cna_gltf_skin *skin = &c->skins[s];
     for (size_t k = 0; k < skin->joint_count; k++) {
@@ -72,6 +142,15 @@ static cna_result check_skin(cna__gltf_ctx *c, size_t s, uint32_t *stamp, uint32
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "skins[%zu].joints[%zu]: nodes[%d] is listed twice", s,
                               k, (int)n);
         stamp[n] = mark;
+        if (f->root[n] != f->root[skin->joints[0]])
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                              "skins[%zu].joints[%zu]: nodes[%d] is in the tree of nodes[%d], joints[0] in the tree of "
+                              "nodes[%d]; the joints have no common root",
+                              s, k, (int)n, (int)f->root[n], (int)f->root[skin->joints[0]]);
+        if (skin->skeleton >= 0 && !is_ancestor_or_self(f, skin->skeleton, n))
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                              "skins[%zu].skeleton: nodes[%d] is not joints[%zu] (nodes[%d]) nor one of its ancestors",
+                              s, (int)skin->skeleton, k, (int)n);
     }
     if (skin->inverse_bind_matrices < 0) return CNA_OK;
     const cna_gltf_accessor *a = &c->accessors[skin->inverse_bind_matrices];
@@ -85,6 +164,48 @@ static cna_result check_skin(cna__gltf_ctx *c, size_t s, uint32_t *stamp, uint32
         return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                           "skins[%zu].inverseBindMatrices: accessors[%d] has %zu matrices, fewer than the %zu joints",
                           s, (int)skin->inverse_bind_matrices, a->count, skin->joint_count);
+    return check_ibm_values(c, s, skin);
+}
+
+/* glTF 2.0: when a skin is used by a node within a scene, the joints' common
+ * root must belong to the same scene. Scenes list tree roots (each at most
+ * once per scene), so: every scene that lists the skinned node's tree root
+ * also lists the joints' tree root. scenes_of[] is a CSR list of scene
+ * indices per root, in increasing order. */
+static cna_result check_skin_scenes(cna__gltf_ctx *c, const forest *f)
+{
+    size_t n = c->n_nodes, total = 0;
+    size_t *first = (size_t *)cna__gltf_arena_calloc(&c->scratch, n + 1, sizeof *first);
+    int32_t *checked = (int32_t *)cna__gltf_arena_calloc(&c->scratch, n, sizeof *checked); /* joints' root + 1 */
+    if (!first || (n && !checked)) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
+    for (size_t s = 0; s < c->n_scenes; s++)
+        for (size_t k = 0; k < c->scenes[s].node_count; k++) first[c->scenes[s].nodes[k] + 1]++;
+    for (size_t i = 0; i < n; i++) first[i + 1] += first[i];
+    total = first[n];
+    uint32_t *scenes_of = (uint32_t *)cna__gltf_arena_calloc(&c->scratch, total ? total : 1, sizeof *scenes_of);
+    size_t *fill = (size_t *)cna__gltf_arena_calloc(&c->scratch, n ? n : 1, sizeof *fill);
+    if (!scenes_of || !fill) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
+    for (size_t s = 0; s < c->n_scenes; s++)
+        for (size_t k = 0; k < c->scenes[s].node_count; k++) {
+            int32_t r = c->scenes[s].nodes[k];
+            scenes_of[first[r] + fill[r]++] = (uint32_t)s;
+        }
+    for (size_t i = 0; i < n; i++) {
+        const cna_gltf_node *node = &c->nodes[i];
+        if (node->skin < 0) continue;
+        int32_t rn = f->root[i], rj = f->root[c->skins[node->skin].joints[0]];
+        if (rn == rj || checked[rn] == rj + 1) continue;
+        size_t a = first[rn], b = first[rj];
+        for (; a < first[rn + 1]; a++) {
+            while (b < first[rj + 1] && scenes_of[b] < scenes_of[a]) b++;
+            if (b == first[rj + 1] || scenes_of[b] != scenes_of[a])
+                return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                                  "nodes[%zu]: skinned by skins[%d] in scenes[%u], but the joints' common root (in the "
+                                  "tree of nodes[%d]) is not in that scene",
+                                  i, (int)node->skin, (unsigned)scenes_of[a], (int)rj);
+        }
+        checked[rn] = rj + 1;
+    }
     return CNA_OK;
 }
 
@@ -95,7 +216,10 @@ cna_result cna__gltf_validate_nodes(cna__gltf_ctx *c)
     if (r) return r;
     uint32_t *stamp = (uint32_t *)cna__gltf_arena_calloc(&c->scratch, c->n_nodes, sizeof *stamp);
     if (!stamp && c->n_nodes) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
+    forest f = {NULL, NULL, NULL};
     r = check_scenes(c, stamp);
-    for (size_t s = 0; !r && s < c->n_skins; s++) r = check_skin(c, s, stamp, (uint32_t)(c->n_scenes + s + 1));
+    if (!r && c->n_skins) r = walk_forest(c, &f);
+    for (size_t s = 0; !r && s < c->n_skins; s++) r = check_skin(c, s, stamp, (uint32_t)(c->n_scenes + s + 1), &f);
+    if (!r && c->n_skins) r = check_skin_scenes(c, &f);
     return r;
 }

@@ -17,6 +17,8 @@
  *   view 7  200  IBM        MAT4 float x2  identity x2
  *   view 8  328  target POSITION deltas VEC3 float x3  (0,0,1) x3
  *   view 9  364  morph weights SCALAR float x3  0 0.5 1
+ * Accessor 10 (TEXCOORD_0 of the skinned triangle, for the material's texture)
+ * has no bufferView: zeros.
  */
 #ifndef CNA_TESTS_GLTF_FIXTURE_H
 #define CNA_TESTS_GLTF_FIXTURE_H
@@ -72,10 +74,11 @@ static const char FIXTURE_JSON[] =
     " {\"bufferView\":5,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},\n"
     " {\"bufferView\":6,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},\n"
     " {\"bufferView\":7,\"componentType\":5126,\"count\":2,\"type\":\"MAT4\"},\n"
-    " {\"bufferView\":8,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},\n"
-    " {\"bufferView\":9,\"componentType\":5126,\"count\":3,\"type\":\"SCALAR\"}],\n"
+    " {\"bufferView\":8,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,1],\"max\":[0,0,1]},\n"
+    " {\"bufferView\":9,\"componentType\":5126,\"count\":3,\"type\":\"SCALAR\"},\n"
+    " {\"componentType\":5126,\"count\":3,\"type\":\"VEC2\"}],\n"
     "\"meshes\":[\n"
-    " {\"name\":\"skinned\",\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":5,\"WEIGHTS_0\":6},"
+    " {\"name\":\"skinned\",\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":5,\"WEIGHTS_0\":6,\"TEXCOORD_0\":10},"
     "\"indices\":1,\"material\":0}]},\n"
     " {\"name\":\"morphed\",\"primitives\":[{\"attributes\":{\"POSITION\":0},\"targets\":[{\"POSITION\":8}]}],"
     "\"weights\":[0.5]}],\n"

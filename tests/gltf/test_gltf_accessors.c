@@ -206,9 +206,9 @@ static void test_read_arguments_are_checked_and_nothing_is_written(void **state)
 static const char INTERLEAVED_JSON[] = DOC_HEAD
     "\"bufferViews\":[{\"buffer\":0,\"byteLength\":72,\"byteStride\":24},{\"buffer\":0,\"byteOffset\":72,\"byteLength\":36}],"
     "\"accessors\":["
-    "{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+    "{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,1,2],\"max\":[6,7,8]},"
     "{\"bufferView\":0,\"byteOffset\":12,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
-    "{\"bufferView\":1,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+    "{\"bufferView\":1,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,1,2],\"max\":[6,7,8]},"
     "{\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}],"
     "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1}},{\"attributes\":{\"POSITION\":2,\"NORMAL\":3}}]}],"
     "\"nodes\":[{\"mesh\":0}]}";
@@ -384,7 +384,8 @@ static void test_sparse_buffer_view_must_not_have_a_stride(void **state)
 
 static const char QUANTIZED_JSON[] = DOC_HEAD
     "@EXT@\"bufferViews\":[{\"buffer\":0,\"byteLength\":24,\"byteStride\":8}],"
-    "\"accessors\":[{\"bufferView\":0,\"componentType\":5122,\"normalized\":true,\"count\":3,\"type\":\"VEC3\"}],"
+    "\"accessors\":[{\"bufferView\":0,\"componentType\":5122,\"normalized\":true,\"count\":3,\"type\":\"VEC3\","
+    "\"min\":[0,-1,-1],\"max\":[1,0,0]}],"
     "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],\"nodes\":[{\"mesh\":0}]}";
 
 static void quantized_bytes(uint8_t *b)

@@ -18,7 +18,8 @@
 static const char GLB_JSON[] =
     "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":%d}],"
     "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],"
-    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}],"
+    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0.5,1],"
+    "\"max\":[3,3.5,4]}],"
     "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],\"nodes\":[{\"mesh\":0}]}";
 
 typedef struct glb {
@@ -221,7 +222,7 @@ static void test_second_json_chunk_is_refused(void **state)
     expect_glb_error(&g, CNA_ERROR_PARSE, "GLB: chunk 2 is a second JSON chunk");
 }
 
-static void test_glb_without_bin_chunk_has_no_buffer_data(void **state)
+static void test_glb_buffer_0_without_uri_needs_a_bin_chunk(void **state)
 {
     (void)state;
     char json[1024];
@@ -230,8 +231,7 @@ static void test_glb_without_bin_chunk_has_no_buffer_data(void **state)
     glb_begin(&g, 2);
     glb_chunk(&g, CHUNK_JSON, json, strlen(json), ' ');
     glb_end(&g);
-    expect_glb_error(&g, CNA_ERROR_INVALID_DATA,
-                     "bufferViews[0].buffer: buffers[0] has no data (no uri, and it is not a GLB's BIN chunk)");
+    expect_glb_error(&g, CNA_ERROR_INVALID_DATA, "buffers[0]: no uri, but the GLB has no BIN chunk to hold its 36 bytes");
 }
 
 static void test_empty_json_chunk_is_refused(void **state)
@@ -259,7 +259,7 @@ int main(void)
         cmocka_unit_test(test_chunk_longer_than_the_container_is_refused),
         cmocka_unit_test(test_cut_chunk_header_is_refused),
         cmocka_unit_test(test_second_json_chunk_is_refused),
-        cmocka_unit_test(test_glb_without_bin_chunk_has_no_buffer_data),
+        cmocka_unit_test(test_glb_buffer_0_without_uri_needs_a_bin_chunk),
         cmocka_unit_test(test_empty_json_chunk_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

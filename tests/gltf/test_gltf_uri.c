@@ -20,12 +20,14 @@
 
 #include "gltf/gltf_test_util.h"
 
-/* A triangle whose buffer comes from `uri` (a printf %s), plus one image. */
+/* A triangle whose buffer comes from `uri` (a printf %s), plus one image (texture coordinates: zeros). */
 static const char MODEL_FMT[] =
     "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":36,\"uri\":\"%s\"}],"
     "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],"
-    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}],"
-    "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"material\":0}]}],\"nodes\":[{\"mesh\":0}],"
+    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[1,2,3],"
+    "\"max\":[7,8,9]},{\"componentType\":5126,\"count\":3,\"type\":\"VEC2\"}],"
+    "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"TEXCOORD_0\":1},\"material\":0}]}],"
+    "\"nodes\":[{\"mesh\":0}],"
     "\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}],"
     "\"textures\":[{\"source\":0}],\"images\":[{\"uri\":\"%s\"}]}";
 
@@ -479,7 +481,7 @@ static void test_data_uri_base64_with_and_without_padding_decodes(void **state)
 {
     (void)state;
     static const char json_fmt[] =
-        "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":%d,\"uri\":\"data:;base64,%s\"}]}";
+        "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":%d,\"uri\":\"data:application/octet-stream;base64,%s\"}]}";
     const struct {
         const char *b64;
         int len;
@@ -497,7 +499,7 @@ static void test_data_uri_base64_with_and_without_padding_decodes(void **state)
 static void test_percent_encoded_data_uri_decodes(void **state)
 {
     (void)state;
-    const char json[] = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":4,\"uri\":\"data:,A%00%FFz\"}]}";
+    const char json[] = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":4,\"uri\":\"data:application/octet-stream,A%00%FFz\"}]}";
     cna_gltf_document *doc = tu_expect_ok(json, "", 0);
     const uint8_t expected[4] = {'A', 0, 255, 'z'};
     assert_memory_equal(doc->buffers[0].data, expected, 4);

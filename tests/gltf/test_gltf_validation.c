@@ -4,6 +4,7 @@
  * valid fixture of gltf_fixture.h and changes one thing.
  */
 #include <setjmp.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,14 +80,15 @@ static void test_fixture_loads_with_every_field_and_no_diagnostic(void **state)
     assert_int_equal(doc->scene, 0);
     assert_int_equal(doc->scenes[0].node_count, 2);
     const cna_gltf_primitive *p = &doc->meshes[0].primitives[0];
-    assert_int_equal(p->attribute_count, 3);
+    assert_int_equal(p->attribute_count, 4);
     assert_int_equal(p->vertex_count, 3);
     assert_int_equal(p->indices, 1);
     assert_int_equal(p->material, 0);
     assert_int_equal(p->mode, CNA_GLTF_MODE_TRIANGLES);
     assert_int_equal(cna_gltf_primitive_find_attribute(p, CNA_GLTF_ATTRIBUTE_JOINTS, 0), 5);
     assert_int_equal(cna_gltf_primitive_find_attribute(p, CNA_GLTF_ATTRIBUTE_WEIGHTS, 0), 6);
-    assert_int_equal(cna_gltf_primitive_find_attribute(p, CNA_GLTF_ATTRIBUTE_TEXCOORD, 0), -1);
+    assert_int_equal(cna_gltf_primitive_find_attribute(p, CNA_GLTF_ATTRIBUTE_TEXCOORD, 0), 10);
+    assert_int_equal(cna_gltf_primitive_find_attribute(p, CNA_GLTF_ATTRIBUTE_TEXCOORD, 1), -1);
     assert_int_equal(doc->meshes[1].target_count, 1);
     assert_true(doc->meshes[1].weights[0] == 0.5f);
     assert_int_equal(doc->meshes[1].primitives[0].targets[0].position, 8);
@@ -176,15 +178,16 @@ static void test_matrix_and_trs_together_are_refused(void **state)
 static void test_node_matrix_is_kept_column_major(void **state)
 {
     (void)state;
-    cna_gltf_document *doc = load_edit("\"translation\":[0,1,0]", "\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,5,6,7,1]");
-    const cna_gltf_node *n = &doc->nodes[2];
+    cna_gltf_document *doc =
+        load_edit("{\"name\":\"root\",", "{\"name\":\"root\",\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,5,6,7,1],");
+    const cna_gltf_node *n = &doc->nodes[0];
     assert_true(n->has_matrix);
     assert_true(n->matrix.m[12] == 5.0f && n->matrix.m[13] == 6.0f && n->matrix.m[14] == 7.0f);
     assert_true(n->translation.x == 0.0f && n->translation.y == 0.0f);
     cna_mat4 local;
     cna_gltf_node_local_matrix(n, &local);
     assert_memory_equal(&local, &n->matrix, sizeof local);
-    cna_gltf_node_local_matrix(&doc->nodes[0], &local);
+    cna_gltf_node_local_matrix(&doc->nodes[1], &local);
     assert_true(cna_mat4_is_identity(&local));
     cna_gltf_document_free(doc);
 }
@@ -206,8 +209,8 @@ static void test_skin_joint_listed_twice_is_refused(void **state)
 static void test_inverse_bind_matrices_fewer_than_joints_are_refused(void **state)
 {
     (void)state;
-    expect_edit("\"joints\":[2,3]", "\"joints\":[2,3,0]", CNA_ERROR_INVALID_DATA,
-                "skins[0].inverseBindMatrices: accessors[7] has 2 matrices, fewer than the 3 joints");
+    expect_edits("\"joints\":[2,3]", "\"joints\":[2,3,0]", "\"skeleton\":2", "\"skeleton\":0", CNA_ERROR_INVALID_DATA,
+                 "skins[0].inverseBindMatrices: accessors[7] has 2 matrices, fewer than the 3 joints");
 }
 
 static void test_inverse_bind_matrices_must_be_mat4_float(void **state)
@@ -615,14 +618,14 @@ static void test_huge_all_zero_accessor_is_checked_without_scanning(void **state
      * not walk them (nor allocate for them). */
     uint8_t bytes[FIX_SIZE];
     fixture_bytes(bytes);
-    char *a = tu_edit(FIXTURE_JSON, "\"indices\":1,", "\"indices\":10,");
-    char *b = tu_edit(a, "\"count\":3,\"type\":\"SCALAR\"}],",
-                      "\"count\":3,\"type\":\"SCALAR\"},{\"componentType\":5125,\"count\":50000000,\"type\":\"SCALAR\"}],");
+    char *a = tu_edit(FIXTURE_JSON, "\"indices\":1,", "\"indices\":11,");
+    char *b = tu_edit(a, "\"count\":3,\"type\":\"VEC2\"}],",
+                      "\"count\":3,\"type\":\"VEC2\"},{\"componentType\":5125,\"count\":50000000,\"type\":\"SCALAR\"}],");
     cna_gltf_document *doc = tu_expect_ok(b, bytes, FIX_SIZE);
-    assert_int_equal(doc->accessors[10].count, 50000000);
-    assert_int_equal(doc->accessors[10].buffer_view, -1);
+    assert_int_equal(doc->accessors[11].count, 50000000);
+    assert_int_equal(doc->accessors[11].buffer_view, -1);
     uint32_t first[1];
-    assert_int_equal(cna_gltf_accessor_read_element_uints(doc, 10, 49999999, first, 1, NULL), CNA_OK);
+    assert_int_equal(cna_gltf_accessor_read_element_uints(doc, 11, 49999999, first, 1, NULL), CNA_OK);
     assert_int_equal(first[0], 0);
     cna_gltf_document_free(doc);
     free(a);
@@ -690,7 +693,7 @@ static void test_json_syntax_error_gives_line_and_column(void **state)
 {
     (void)state;
     expect_edit("\"samplers\":[{}],", "\"samplers\":[{}],,", CNA_ERROR_PARSE,
-                "JSON syntax error at line 31, column 18 (byte 2300 of 2929)");
+                "JSON syntax error at line 32, column 18 (byte 2393 of 3022)");
 }
 
 static void test_json_root_must_be_an_object(void **state)
@@ -709,7 +712,7 @@ static void test_content_after_the_json_value_is_refused(void **state)
 static void test_minimal_document_with_trailing_whitespace_loads(void **state)
 {
     (void)state;
-    cna_gltf_document *doc = tu_expect_ok("\xEF\xBB\xBF{\"asset\":{\"version\":\"2.0\"}} \n\t ", "", 0);
+    cna_gltf_document *doc = tu_expect_ok("{\"asset\":{\"version\":\"2.0\"}} \n\t ", "", 0);
     assert_int_equal(doc->node_count, 0);
     assert_null(doc->nodes);
     assert_int_equal(doc->scene, -1);
@@ -798,32 +801,317 @@ static void test_weights_not_summing_to_one_are_a_diagnostic(void **state)
     cna_gltf_document_free(doc);
 }
 
-static void test_unknown_attribute_is_a_diagnostic_and_custom_is_kept(void **state)
+static void test_unknown_attribute_is_refused_and_custom_is_kept(void **state)
 {
     (void)state;
-    cna_gltf_document *doc = load_edit("{\"POSITION\":0},\"targets\"", "{\"POSITION\":0,\"_BATCHID\":2,\"FOO\":2},\"targets\"");
+    cna_gltf_document *doc = load_edit("{\"POSITION\":0},\"targets\"", "{\"POSITION\":0,\"_BATCHID\":2},\"targets\"");
     const cna_gltf_primitive *p = &doc->meshes[1].primitives[0];
-    assert_int_equal(p->attribute_count, 3);
+    assert_int_equal(p->attribute_count, 2);
     assert_string_equal(p->attributes[1].name, "_BATCHID");
     assert_int_equal(p->attributes[1].kind, CNA_GLTF_ATTRIBUTE_OTHER);
     assert_int_equal(p->attributes[1].accessor, 2);
-    tu_expect_diag(doc, CNA_GLTF_DIAG_ATTRIBUTE_UNKNOWN, 1,
-                   "meshes[1].primitives[0].attributes.FOO: unknown attribute semantic");
+    assert_int_equal(doc->diagnostic_count, 0);
     cna_gltf_document_free(doc);
+    expect_edit("{\"POSITION\":0},\"targets\"", "{\"POSITION\":0,\"FOO\":2},\"targets\"", CNA_ERROR_INVALID_DATA,
+                "meshes[1].primitives[0].attributes.FOO: not a glTF semantic (POSITION, NORMAL, TANGENT, TEXCOORD_n, "
+                "COLOR_n, JOINTS_n, WEIGHTS_n; n without leading zeros) and not application-specific (\"_\" prefix)");
+    expect_edit("\"targets\":[{\"POSITION\":8}]", "\"targets\":[{\"POSITION\":8,\"Position\":8}]", CNA_ERROR_INVALID_DATA,
+                "meshes[1].primitives[0].targets[0].Position: not a glTF semantic (POSITION, NORMAL, TANGENT, "
+                "TEXCOORD_n, COLOR_n, JOINTS_n, WEIGHTS_n; n without leading zeros) and not application-specific "
+                "(\"_\" prefix)");
 }
 
 static void test_indexed_semantics_parse_their_set(void **state)
 {
     (void)state;
     cna_gltf_document *doc =
-        load_edit("{\"POSITION\":0},\"targets\"", "{\"POSITION\":0,\"COLOR_3\":0,\"COLOR_01\":0},\"targets\"");
+        load_edit("{\"POSITION\":0},\"targets\"", "{\"POSITION\":0,\"COLOR_1\":0,\"COLOR_0\":0},\"targets\"");
     const cna_gltf_primitive *p = &doc->meshes[1].primitives[0];
     assert_int_equal(p->attributes[1].kind, CNA_GLTF_ATTRIBUTE_COLOR);
-    assert_int_equal(p->attributes[1].set, 3);
-    assert_int_equal(cna_gltf_primitive_find_attribute(p, CNA_GLTF_ATTRIBUTE_COLOR, 3), 0);
-    assert_int_equal(p->attributes[2].kind, CNA_GLTF_ATTRIBUTE_OTHER); /* no leading zeros */
-    tu_expect_diag(doc, CNA_GLTF_DIAG_ATTRIBUTE_UNKNOWN, 1,
-                   "meshes[1].primitives[0].attributes.COLOR_01: unknown attribute semantic");
+    assert_int_equal(p->attributes[1].set, 1);
+    assert_int_equal(cna_gltf_primitive_find_attribute(p, CNA_GLTF_ATTRIBUTE_COLOR, 1), 0);
+    cna_gltf_document_free(doc);
+    expect_edit("{\"POSITION\":0},\"targets\"", "{\"POSITION\":0,\"COLOR_0\":0,\"COLOR_01\":0},\"targets\"",
+                CNA_ERROR_INVALID_DATA,
+                "meshes[1].primitives[0].attributes.COLOR_01: not a glTF semantic (POSITION, NORMAL, TANGENT, "
+                "TEXCOORD_n, COLOR_n, JOINTS_n, WEIGHTS_n; n without leading zeros) and not application-specific "
+                "(\"_\" prefix)");
+}
+
+/* ------------------------------------------------------------ stricter rules (glTF MUSTs) */
+
+static void test_empty_top_level_array_is_refused(void **state)
+{
+    (void)state;
+    expect_edit("\"samplers\":[{}]", "\"samplers\":[]", CNA_ERROR_INVALID_DATA,
+                "samplers: 0 entries; at least 1 required");
+    tu_expect_error("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[]}", "", 0, CNA_ERROR_INVALID_DATA,
+                    "nodes: 0 entries; at least 1 required");
+}
+
+static void test_empty_children_and_scene_nodes_are_refused(void **state)
+{
+    (void)state;
+    expect_edit("{\"name\":\"joint1\",", "{\"name\":\"joint1\",\"children\":[],", CNA_ERROR_INVALID_DATA,
+                "nodes[3].children: 0 entries; at least 1 required");
+    expect_edit("\"scenes\":[{\"nodes\":[0,4]}]", "\"scenes\":[{\"nodes\":[0,4]},{\"nodes\":[]}]",
+                CNA_ERROR_INVALID_DATA, "scenes[1].nodes: 0 entries; at least 1 required");
+}
+
+static void test_json_byte_order_mark_is_refused(void **state)
+{
+    (void)state;
+    tu_expect_error("\xEF\xBB\xBF{\"asset\":{\"version\":\"2.0\"}}", "", 0, CNA_ERROR_PARSE,
+                    "JSON: starts with a UTF-8 byte order mark (EF BB BF), which glTF does not allow");
+}
+
+static void test_byte_offset_without_buffer_view_is_refused(void **state)
+{
+    (void)state;
+    expect_edit("{\"bufferView\":9,\"componentType\":5126", "{\"byteOffset\":4,\"componentType\":5126",
+                CNA_ERROR_INVALID_DATA, "accessors[9].byteOffset: 4 given, but the accessor has no bufferView");
+}
+
+static void test_mesh_quantization_object_on_an_accessor_is_ignored_with_a_diagnostic(void **state)
+{
+    (void)state;
+    cna_gltf_document *doc = load_edit("{\"bufferView\":9,\"componentType\":5126",
+                                       "{\"extensions\":{\"KHR_mesh_quantization\":{}},\"bufferView\":9,"
+                                       "\"componentType\":5126");
+    tu_expect_diag(doc, CNA_GLTF_DIAG_EXTENSION_IGNORED, 1,
+                   "accessors[9].extensions.KHR_mesh_quantization: the extension defines no accessor object; ignored");
+    cna_gltf_document_free(doc);
+}
+
+static void test_buffer_data_uri_media_type_must_be_octet_stream_or_gltf_buffer(void **state)
+{
+    (void)state;
+    tu_expect_error("{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":1,"
+                    "\"uri\":\"data:application/octet-stream2;base64,AA==\"}]}",
+                    "", 0, CNA_ERROR_INVALID_DATA,
+                    "buffers[0].uri: data URI media type \"application/octet-stream2\" is not "
+                    "application/octet-stream or application/gltf-buffer");
+    tu_expect_error("{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":1,\"uri\":\"data:;base64,AA==\"}]}",
+                    "", 0, CNA_ERROR_INVALID_DATA,
+                    "buffers[0].uri: data URI media type \"\" is not application/octet-stream or "
+                    "application/gltf-buffer");
+    cna_gltf_document *doc = tu_expect_ok("{\"asset\":{\"version\":\"2.0\"},\"buffers\":["
+                                          "{\"byteLength\":1,\"uri\":\"data:application/gltf-buffer;base64,AQ==\"},"
+                                          "{\"byteLength\":1,\"uri\":\"data:Application/Octet-Stream;base64,Ag==\"}]}",
+                                          "", 0);
+    assert_int_equal(doc->buffers[0].data[0], 1);
+    assert_int_equal(doc->buffers[1].data[0], 2);
+    cna_gltf_document_free(doc);
+}
+
+static void test_data_uri_parameter_must_be_attribute_value(void **state)
+{
+    (void)state;
+    tu_expect_error("{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":1,"
+                    "\"uri\":\"data:application/octet-stream;;base64,AA==\"}]}",
+                    "", 0, CNA_ERROR_PARSE, "buffers[0].uri: data URI: parameter \"\" is not attribute=value");
+    cna_gltf_document *doc = tu_expect_ok("{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":1,"
+                                          "\"uri\":\"data:application/octet-stream;name=a.bin;base64,Aw==\"}]}",
+                                          "", 0);
+    assert_int_equal(doc->buffers[0].data[0], 3);
+    cna_gltf_document_free(doc);
+}
+
+static void test_byte_stride_above_byte_length_is_refused(void **state)
+{
+    (void)state;
+    expect_edit("{\"buffer\":0,\"byteOffset\":36,\"byteLength\":6}",
+                "{\"buffer\":0,\"byteOffset\":36,\"byteLength\":6,\"byteStride\":8}", CNA_ERROR_INVALID_DATA,
+                "bufferViews[1].byteStride: 8 is greater than byteLength 6");
+}
+
+static void test_index_data_must_not_have_a_stride(void **state)
+{
+    (void)state;
+    expect_edit("{\"buffer\":0,\"byteOffset\":36,\"byteLength\":6}",
+                "{\"buffer\":0,\"byteOffset\":36,\"byteLength\":6,\"byteStride\":4,\"target\":34963}",
+                CNA_ERROR_INVALID_DATA,
+                "bufferViews[1].byteStride: 4 given, but target is 34963 (ELEMENT_ARRAY_BUFFER); index data is "
+                "tightly packed");
+    expect_edit("{\"buffer\":0,\"byteOffset\":36,\"byteLength\":6}",
+                "{\"buffer\":0,\"byteOffset\":36,\"byteLength\":10,\"byteStride\":4}", CNA_ERROR_INVALID_DATA,
+                "meshes[0].primitives[0].indices: accessors[1] is in bufferViews[1], which has byteStride 4; index "
+                "data must be tightly packed");
+}
+
+static void test_animated_node_must_not_have_a_matrix(void **state)
+{
+    (void)state;
+    expect_edit("\"translation\":[0,1,0]}", "\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,0,1,0,1]}", CNA_ERROR_INVALID_DATA,
+                "animations[0].channels[0].target: nodes[2] has a matrix; a node animated by translation must use "
+                "translation/rotation/scale");
+    /* morph weights do not touch the transform: a matrix node may have them animated */
+    cna_gltf_document *doc =
+        load_edit("{\"name\":\"morph\",\"mesh\":1}", "{\"name\":\"morph\",\"mesh\":1,\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1]}");
+    assert_true(doc->nodes[4].has_matrix);
+    cna_gltf_document_free(doc);
+}
+
+static void test_animation_input_needs_min_and_max(void **state)
+{
+    (void)state;
+    expect_edit("\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]}", "\"type\":\"SCALAR\"}", CNA_ERROR_INVALID_DATA,
+                "animations[0].samplers[0].input: accessors[2] has no min/max; animation input accessors require "
+                "min and max");
+    expect_edit("\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]}", "\"type\":\"SCALAR\",\"min\":[0]}",
+                CNA_ERROR_INVALID_DATA,
+                "animations[0].samplers[0].input: accessors[2] has no max; animation input accessors require min "
+                "and max");
+}
+
+static void test_position_needs_min_and_max(void **state)
+{
+    (void)state;
+    expect_edit("\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]}", "\"type\":\"VEC3\"}", CNA_ERROR_INVALID_DATA,
+                "meshes[0].primitives[0].attributes.POSITION: accessors[0] has no min/max; POSITION requires min and "
+                "max");
+    expect_edit("\"type\":\"VEC3\",\"min\":[0,0,1],\"max\":[0,0,1]}", "\"type\":\"VEC3\",\"max\":[0,0,1]}",
+                CNA_ERROR_INVALID_DATA,
+                "meshes[1].primitives[0].targets[0].POSITION: accessors[8] has no min; POSITION requires min and max");
+}
+
+static void test_attribute_sets_must_start_at_zero_and_be_consecutive(void **state)
+{
+    (void)state;
+    expect_edit("{\"POSITION\":0},\"targets\"", "{\"POSITION\":0,\"COLOR_1\":0},\"targets\"", CNA_ERROR_INVALID_DATA,
+                "meshes[1].primitives[0].attributes: COLOR_1 without COLOR_0 (sets must start at 0 and be consecutive)");
+    expect_edit("{\"POSITION\":0},\"targets\"", "{\"POSITION\":0,\"COLOR_0\":0,\"COLOR_2\":0},\"targets\"",
+                CNA_ERROR_INVALID_DATA,
+                "meshes[1].primitives[0].attributes: COLOR_2 without COLOR_1 (sets must start at 0 and be consecutive)");
+}
+
+static void test_custom_attribute_must_not_be_unsigned_int(void **state)
+{
+    (void)state;
+    expect_edits("{\"POSITION\":0},\"targets\"", "{\"POSITION\":0,\"_ID\":9},\"targets\"",
+                 "{\"bufferView\":9,\"componentType\":5126", "{\"bufferView\":9,\"componentType\":5125",
+                 CNA_ERROR_INVALID_DATA,
+                 "meshes[1].primitives[0].attributes._ID: accessors[9] is UNSIGNED_INT, which application-specific "
+                 "attributes must not use");
+}
+
+static void test_morph_target_attribute_needs_a_base_attribute(void **state)
+{
+    (void)state;
+    expect_edit("\"targets\":[{\"POSITION\":8}]", "\"targets\":[{\"POSITION\":8,\"NORMAL\":8}]", CNA_ERROR_INVALID_DATA,
+                "meshes[1].primitives[0].targets[0].NORMAL: the primitive has no NORMAL attribute for this target to "
+                "displace");
+}
+
+static void test_index_equal_to_primitive_restart_is_refused(void **state)
+{
+    (void)state;
+    uint8_t bytes[FIX_SIZE];
+    fixture_bytes(bytes);
+    tu_put_u16(bytes + FIX_INDICES + 2, 65535);
+    tu_expect_error(FIXTURE_JSON, bytes, FIX_SIZE, CNA_ERROR_INVALID_DATA,
+                    "meshes[0].primitives[0].indices: index 65535 at element 1 is the primitive restart value of "
+                    "UNSIGNED_SHORT, which glTF does not allow");
+}
+
+static void test_tangent_w_must_be_plus_or_minus_one(void **state)
+{
+    (void)state;
+    /* accessor 4 (VEC4 FLOAT, identity quaternions, w = 1) doubles as a TANGENT */
+    const char *from = "{\"POSITION\":0},\"targets\"", *to = "{\"POSITION\":0,\"TANGENT\":4},\"targets\"";
+    uint8_t bytes[FIX_SIZE];
+    fixture_bytes(bytes);
+    put_f32(bytes, 92 + 16 + 12, -1.0f);
+    char *json = tu_edit(FIXTURE_JSON, from, to);
+    cna_gltf_document *doc = tu_expect_ok(json, bytes, FIX_SIZE);
+    cna_gltf_document_free(doc);
+    put_f32(bytes, 92 + 16 + 12, 0.5f);
+    tu_expect_error(json, bytes, FIX_SIZE, CNA_ERROR_INVALID_DATA,
+                    "meshes[1].primitives[0].attributes.TANGENT: w 0.5 at vertex 1 is not 1 or -1 (the bitangent "
+                    "sign)");
+    free(json);
+}
+
+static void test_node_matrix_must_be_trs(void **state)
+{
+    (void)state;
+    expect_edit("{\"name\":\"root\",", "{\"name\":\"root\",\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,2],",
+                CNA_ERROR_INVALID_DATA,
+                "nodes[0].matrix: last row (0, 0, 0, 2) is not (0, 0, 0, 1); the matrix is not a TRS transform");
+    expect_edit("{\"name\":\"root\",", "{\"name\":\"root\",\"matrix\":[1,0,0,0,0.5,1,0,0,0,0,1,0,0,0,0,1],",
+                CNA_ERROR_INVALID_DATA,
+                "nodes[0].matrix: columns 0 and 1 are not orthogonal (cosine 0.447); the matrix has shear and is "
+                "not a TRS transform");
+    /* rotation, non-uniform and negative scale, translation: decomposable */
+    cna_gltf_document *doc =
+        load_edit("{\"name\":\"root\",", "{\"name\":\"root\",\"matrix\":[0,2,0,0,-3,0,0,0,0,0,-1,0,5,6,7,1],");
+    assert_true(doc->nodes[0].has_matrix);
+    cna_gltf_document_free(doc);
+    /* within the shear tolerance (|cos| 9e-4 <= 1e-3) */
+    doc = load_edit("{\"name\":\"root\",", "{\"name\":\"root\",\"matrix\":[1,0,0,0,0.0009,1,0,0,0,0,1,0,0,0,0,1],");
+    cna_gltf_document_free(doc);
+}
+
+static void test_skin_joints_need_a_common_root(void **state)
+{
+    (void)state;
+    expect_edit("\"joints\":[2,3]", "\"joints\":[2,4]", CNA_ERROR_INVALID_DATA,
+                "skins[0].joints[1]: nodes[4] is in the tree of nodes[4], joints[0] in the tree of nodes[0]; the "
+                "joints have no common root");
+}
+
+static void test_skin_skeleton_must_be_an_ancestor_of_every_joint(void **state)
+{
+    (void)state;
+    expect_edit("\"skeleton\":2", "\"skeleton\":3", CNA_ERROR_INVALID_DATA,
+                "skins[0].skeleton: nodes[3] is not joints[0] (nodes[2]) nor one of its ancestors");
+    cna_gltf_document *doc = load_edit("\"skeleton\":2", "\"skeleton\":0");
+    assert_int_equal(doc->skins[0].skeleton, 0);
+    cna_gltf_document_free(doc);
+}
+
+static void test_skinned_node_scene_must_contain_the_joints(void **state)
+{
+    (void)state;
+    expect_edits("{\"name\":\"morph\",\"mesh\":1}", "{\"name\":\"morph\",\"mesh\":1,\"skin\":0}",
+                 "\"scenes\":[{\"nodes\":[0,4]}]", "\"scenes\":[{\"nodes\":[0,4]},{\"nodes\":[4]}]",
+                 CNA_ERROR_INVALID_DATA,
+                 "nodes[4]: skinned by skins[0] in scenes[1], but the joints' common root (in the tree of nodes[0]) is "
+                 "not in that scene");
+}
+
+static void test_inverse_bind_matrices_must_be_finite_and_affine(void **state)
+{
+    (void)state;
+    uint8_t bytes[FIX_SIZE];
+    fixture_bytes(bytes);
+    put_f32(bytes, 200 + 64 + 60, 2.0f);
+    tu_expect_error(FIXTURE_JSON, bytes, FIX_SIZE, CNA_ERROR_INVALID_DATA,
+                    "skins[0].inverseBindMatrices: matrix 1 has the last row (0, 0, 0, 2); expected (0, 0, 0, 1)");
+    fixture_bytes(bytes);
+    put_f32(bytes, 200 + 48, INFINITY);
+    tu_expect_error(FIXTURE_JSON, bytes, FIX_SIZE, CNA_ERROR_INVALID_DATA,
+                    "skins[0].inverseBindMatrices: matrix 0 has the non-finite value inf at 12");
+}
+
+static void test_animation_output_values_must_be_finite(void **state)
+{
+    (void)state;
+    uint8_t bytes[FIX_SIZE];
+    fixture_bytes(bytes);
+    put_f32(bytes, 56 + 12 + 4, INFINITY);
+    tu_expect_error(FIXTURE_JSON, bytes, FIX_SIZE, CNA_ERROR_INVALID_DATA,
+                    "animations[0].samplers[0].output: value inf at element 1 is not finite");
+}
+
+static void test_material_texcoord_set_missing_is_a_diagnostic(void **state)
+{
+    (void)state;
+    cna_gltf_document *doc =
+        load_edit("\"baseColorTexture\":{\"index\":0}", "\"baseColorTexture\":{\"index\":0,\"texCoord\":1}");
+    tu_expect_diag(doc, CNA_GLTF_DIAG_TEXCOORD_MISSING, 1,
+                   "meshes[0].primitives[0].material: materials[0].pbrMetallicRoughness.baseColorTexture.texCoord 1, "
+                   "but the primitive has no TEXCOORD_1");
     cna_gltf_document_free(doc);
 }
 
@@ -907,8 +1195,32 @@ int main(void)
         cmocka_unit_test(test_non_unit_node_rotation_is_a_diagnostic),
         cmocka_unit_test(test_non_unit_rotation_key_is_a_diagnostic),
         cmocka_unit_test(test_weights_not_summing_to_one_are_a_diagnostic),
-        cmocka_unit_test(test_unknown_attribute_is_a_diagnostic_and_custom_is_kept),
+        cmocka_unit_test(test_unknown_attribute_is_refused_and_custom_is_kept),
         cmocka_unit_test(test_indexed_semantics_parse_their_set),
+        cmocka_unit_test(test_empty_top_level_array_is_refused),
+        cmocka_unit_test(test_empty_children_and_scene_nodes_are_refused),
+        cmocka_unit_test(test_json_byte_order_mark_is_refused),
+        cmocka_unit_test(test_byte_offset_without_buffer_view_is_refused),
+        cmocka_unit_test(test_mesh_quantization_object_on_an_accessor_is_ignored_with_a_diagnostic),
+        cmocka_unit_test(test_buffer_data_uri_media_type_must_be_octet_stream_or_gltf_buffer),
+        cmocka_unit_test(test_data_uri_parameter_must_be_attribute_value),
+        cmocka_unit_test(test_byte_stride_above_byte_length_is_refused),
+        cmocka_unit_test(test_index_data_must_not_have_a_stride),
+        cmocka_unit_test(test_animated_node_must_not_have_a_matrix),
+        cmocka_unit_test(test_animation_input_needs_min_and_max),
+        cmocka_unit_test(test_position_needs_min_and_max),
+        cmocka_unit_test(test_attribute_sets_must_start_at_zero_and_be_consecutive),
+        cmocka_unit_test(test_custom_attribute_must_not_be_unsigned_int),
+        cmocka_unit_test(test_morph_target_attribute_needs_a_base_attribute),
+        cmocka_unit_test(test_index_equal_to_primitive_restart_is_refused),
+        cmocka_unit_test(test_tangent_w_must_be_plus_or_minus_one),
+        cmocka_unit_test(test_node_matrix_must_be_trs),
+        cmocka_unit_test(test_skin_joints_need_a_common_root),
+        cmocka_unit_test(test_skin_skeleton_must_be_an_ancestor_of_every_joint),
+        cmocka_unit_test(test_skinned_node_scene_must_contain_the_joints),
+        cmocka_unit_test(test_inverse_bind_matrices_must_be_finite_and_affine),
+        cmocka_unit_test(test_animation_output_values_must_be_finite),
+        cmocka_unit_test(test_material_texcoord_set_missing_is_a_diagnostic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
