@@ -353,7 +353,9 @@ typedef struct cna_gltf_node {
     int32_t camera;            /* -1 when absent; cameras are not parsed (camera_count only) */
     bool has_matrix;           /* the file gives `matrix`; translation/rotation/scale are then
                                   the defaults (a node with both is refused) */
-    cna_mat4 matrix;           /* the file's matrix, column-major; identity when !has_matrix */
+    cna_mat4 matrix;           /* the file's matrix, column-major; identity when !has_matrix;
+                                  always decomposable to TRS (last row 0,0,0,1, no shear;
+                                  tolerances in docs/gltf-reader.md), never animated */
     cna_vec3 translation;      /* default (0, 0, 0) */
     cna_quat rotation;         /* default (0, 0, 0, 1); stored as given (diagnostic if not unit) */
     cna_vec3 scale;            /* default (1, 1, 1) */
@@ -455,7 +457,8 @@ typedef struct cna_gltf_document {
  *   CNA_ERROR_INVALID_ARGUMENT  path or out NULL; external buffer with no way to resolve it
  *   CNA_ERROR_IO                the file or an external buffer cannot be opened or read
  *   CNA_ERROR_LIMIT             an input exceeds opts->max_file_size
- *   CNA_ERROR_PARSE             JSON syntax, GLB container, base64, percent-encoding
+ *   CNA_ERROR_PARSE             JSON syntax (also a byte order mark), GLB container, base64,
+ *                               percent-encoding, data URI parameters
  *   CNA_ERROR_INVALID_DATA      the content breaks a glTF rule (message names the JSON path)
  *   CNA_ERROR_UNSUPPORTED       asset version not 2.x, minVersion above 2.0, or an
  *                               extensionsRequired entry not implemented (named)
