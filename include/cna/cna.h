@@ -11,6 +11,7 @@
 #include "cna/alloc.h"
 #include "cna/anim.h"
 #include "cna/baked.h"
+#include "cna/crowd.h"
 #include "cna/device.h"
 #include "cna/effect.h"
 #include "cna/gltf.h"

@@ -52,4 +52,12 @@ void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc);
 void cna__arc_slerp(const cna_quat *a, const cna_quat *b, const cna__arc *arc, float t,
                     cna_quat *out);
 
+/* For the crowd (src/anim/crowd.c): cna_player_update split in its check
+ * (nothing changes; the same errors) and its effect (no checks), and a mark
+ * used to find a player listed twice (returns the mark before). */
+struct cna_player;
+cna_result cna__player_check(const struct cna_player *player, cna_error *err);
+void cna__player_advance(struct cna_player *player, int64_t ticks, bool relative, bool loop);
+bool cna__player_set_mark(struct cna_player *player, bool mark);
+
 #endif

@@ -44,6 +44,7 @@ struct cna_player {
     track_state *tracks;     /* one per track of the current clip */
     size_t cursor_count;     /* tracks the states were set up for */
     size_t cursor_capacity;  /* allocated entries; grows in start_clip only */
+    bool crowd_mark;         /* set only during a cna_crowd_update's check pass */
 };
 
 /* ------------------------------------------------------------------ position */
@@ -344,6 +345,24 @@ cna_result cna_player_update(cna_player *player, int64_t ticks, bool relative, b
     player->position = next_position(player, ticks, relative, loop);
     recompute(player);
     return CNA_OK;
+}
+
+cna_result cna__player_check(const cna_player *player, cna_error *err)
+{
+    return check_data(player, err);
+}
+
+void cna__player_advance(cna_player *player, int64_t ticks, bool relative, bool loop)
+{
+    player->position = next_position(player, ticks, relative, loop);
+    recompute(player);
+}
+
+bool cna__player_set_mark(cna_player *player, bool mark)
+{
+    const bool before = player->crowd_mark;
+    player->crowd_mark = mark;
+    return before;
 }
 
 cna_result cna_player_update_seconds(cna_player *player, double seconds, bool relative, bool loop,

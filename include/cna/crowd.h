@@ -1,0 +1,89 @@
+/*
+ * cna/crowd.h — a crowd: advances and evaluates many players at once on
+ * worker threads (data-parallel, allocation-free per frame).
+ *
+ * A crowd is a small pool of threads, created once. Each cna_crowd_update
+ * call splits the given players into contiguous index ranges, one per
+ * thread (the calling thread takes the first), and runs cna_player_update on
+ * each player of its range; the call returns when every range is done. The
+ * players stay the caller's: the crowd neither owns nor remembers them, so
+ * each call may pass a different list (different skeletons, clips and
+ * positions are fine). Results are exactly those of calling
+ * cna_player_update on each player in turn.
+ *
+ * Usage (one frame of 1000 characters on 2 threads):
+ *   cna_crowd_options opts = {0};
+ *   opts.thread_count = 2;
+ *   cna_crowd *crowd;
+ *   if (cna_crowd_create(&opts, &crowd, &err)) ...;
+ *   cna_crowd_update(crowd, players, 1000, cna_ticks_from_seconds(1.0 / 60), true, true, &err);
+ *   ... draw each player's cna_player_skin_transforms ...
+ *   cna_crowd_free(crowd);
+ *
+ * Threading: one crowd serves one calling thread at a time (calls on the
+ * same crowd must not overlap); several crowds may run at once. While an
+ * update runs, its players (and their SkinningData and clips) must not be
+ * touched by other threads; players may share SkinningData and clips.
+ */
+#ifndef CNA_CROWD_H
+#define CNA_CROWD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cna/alloc.h"
+#include "cna/player.h"
+#include "cna/result.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The most threads a crowd may have. */
+#define CNA_CROWD_MAX_THREADS 256
+
+typedef struct cna_crowd cna_crowd;
+
+typedef struct cna_crowd_options {
+    cna_allocator allocator;  /* hooks for the crowd's own memory; default malloc/free */
+    uint32_t thread_count;    /* threads that evaluate players, the calling thread
+                                 included (thread_count - 1 workers are started);
+                                 0 = default = 1 (no worker threads) */
+} cna_crowd_options;
+
+/* Create a crowd and start its thread_count - 1 worker threads, which wait
+ * (blocked, using no CPU) for updates. opts may be NULL (defaults).
+ * Errors (nothing is left allocated or running; *out unchanged):
+ * CNA_ERROR_INVALID_ARGUMENT for a NULL out or thread_count above
+ * CNA_CROWD_MAX_THREADS ("thread_count: 300 is above 256");
+ * CNA_ERROR_OUT_OF_MEMORY when an allocation fails or the system refuses a
+ * thread ("crowd: could not start worker thread 2 of 3 (error 11)"). */
+cna_result cna_crowd_create(const cna_crowd_options *opts, cna_crowd **out, cna_error *err);
+
+/* Stop and join the worker threads and free the crowd; NULL is accepted.
+ * Must not be called while an update on it runs. */
+void cna_crowd_free(cna_crowd *crowd);
+
+/* Threads the crowd evaluates with (the calling thread included); 0 for NULL. */
+uint32_t cna_crowd_thread_count(const cna_crowd *crowd);
+
+/* cna_player_update(players[i], ticks, relative, loop) for every i in
+ * 0..count-1, spread over the crowd's T threads in contiguous index ranges:
+ * thread k (the caller is thread 0) takes count / T players, the first
+ * count mod T threads one more, in index order.
+ * Every player is checked first, on the calling thread, before any changes;
+ * players sharing one SkinningData are checked once per call. No allocation,
+ * no thread creation: the workers are woken once per call.
+ * Errors (nothing changes — every player keeps its position, clip and
+ * outputs): CNA_ERROR_INVALID_ARGUMENT for a NULL crowd, players NULL with
+ * count > 0, an entry NULL ("players[3]: NULL"), a player listed twice
+ * ("players[7]: the same player as players[2]"), or a player that
+ * cna_player_update would refuse (its message prefixed with "players[5]: "). */
+cna_result cna_crowd_update(cna_crowd *crowd, cna_player *const *players, size_t count,
+                            int64_t ticks, bool relative, bool loop, cna_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CNA_CROWD_H */

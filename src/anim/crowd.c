@@ -1,0 +1,220 @@
+/*
+ * The crowd (include/cna/crowd.h): a pool of worker threads created once,
+ * woken once per update to run cna_player_update over contiguous index
+ * ranges. Per update: one pass of checks on the calling thread, one
+ * broadcast, the caller's own range, then a wait until every worker has
+ * reported; no allocation.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "anim/anim_internal.h"
+#include "cna/crowd.h"
+#include "core/internal.h"
+
+typedef struct crowd_job {
+    cna_player *const *players;
+    size_t count;
+    int64_t ticks;
+    bool relative, loop;
+} crowd_job;
+
+typedef struct crowd_worker {
+    struct cna_crowd *crowd;
+    uint32_t index; /* 1..thread_count-1; the caller is thread 0 */
+    pthread_t thread;
+} crowd_worker;
+
+struct cna_crowd {
+    cna_allocator allocator;
+    uint32_t thread_count;
+    crowd_worker *workers; /* thread_count - 1 */
+    pthread_mutex_t lock;
+    pthread_cond_t start;    /* a new generation (job) or quit */
+    pthread_cond_t finished; /* a worker finished its range */
+    uint64_t generation;     /* counts jobs; workers run each generation once */
+    uint32_t done;           /* workers that finished the current generation */
+    bool quit;
+    crowd_job job;           /* read by the workers of the current generation */
+};
+
+/* Thread k of T runs a contiguous range of count / T players, the first
+ * count mod T threads one more (no product that could overflow). */
+static void run_range(const crowd_job *job, uint32_t k, uint32_t threads)
+{
+    const size_t per = job->count / threads, extra = job->count % threads;
+    const size_t begin = (size_t)k * per + (k < extra ? k : extra);
+    const size_t end = begin + per + (k < extra ? 1 : 0);
+    for (size_t i = begin; i < end; ++i)
+        cna__player_advance(job->players[i], job->ticks, job->relative, job->loop);
+}
+
+static void *worker_main(void *arg)
+{
+    crowd_worker *w = (crowd_worker *)arg;
+    cna_crowd *c = w->crowd;
+    uint64_t seen = 0;
+    pthread_mutex_lock(&c->lock);
+    for (;;) {
+        while (!c->quit && c->generation == seen) pthread_cond_wait(&c->start, &c->lock);
+        if (c->quit) break;
+        seen = c->generation;
+        const crowd_job job = c->job;
+        pthread_mutex_unlock(&c->lock);
+        run_range(&job, w->index, c->thread_count);
+        pthread_mutex_lock(&c->lock);
+        if (++c->done == c->thread_count - 1) pthread_cond_signal(&c->finished);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return NULL;
+}
+
+/* Stop and join the first `started` workers. */
+static void stop_workers(cna_crowd *c, uint32_t started)
+{
+    pthread_mutex_lock(&c->lock);
+    c->quit = true;
+    pthread_cond_broadcast(&c->start);
+    pthread_mutex_unlock(&c->lock);
+    for (uint32_t i = 0; i < started; ++i) pthread_join(c->workers[i].thread, NULL);
+}
+
+static void destroy_sync(cna_crowd *c)
+{
+    pthread_cond_destroy(&c->finished);
+    pthread_cond_destroy(&c->start);
+    pthread_mutex_destroy(&c->lock);
+}
+
+cna_result cna_crowd_create(const cna_crowd_options *opts, cna_crowd **out, cna_error *err)
+{
+    if (!out) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cna_crowd_create: out is NULL");
+    const uint32_t threads = opts && opts->thread_count > 0 ? opts->thread_count : 1;
+    if (threads > CNA_CROWD_MAX_THREADS)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "thread_count: %u is above %u",
+                          (unsigned)threads, (unsigned)CNA_CROWD_MAX_THREADS);
+    const cna_allocator a = cna__allocator_resolve(opts ? &opts->allocator : NULL);
+    cna_crowd *c = (cna_crowd *)cna__calloc(&a, 1, sizeof *c);
+    if (!c) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "crowd: out of memory");
+    c->allocator = a;
+    c->thread_count = threads;
+    if (threads > 1) {
+        c->workers = (crowd_worker *)cna__calloc(&a, threads - 1, sizeof *c->workers);
+        if (!c->workers) {
+            cna__free(&a, c);
+            return cna__error(err, CNA_ERROR_OUT_OF_MEMORY,
+                              "crowd: out of memory for %u worker threads", (unsigned)(threads - 1));
+        }
+    }
+    int e = pthread_mutex_init(&c->lock, NULL);
+    if (!e) {
+        e = pthread_cond_init(&c->start, NULL);
+        if (!e) {
+            e = pthread_cond_init(&c->finished, NULL);
+            if (e) pthread_cond_destroy(&c->start);
+        }
+        if (e) pthread_mutex_destroy(&c->lock);
+    }
+    if (e) {
+        cna__free(&a, c->workers);
+        cna__free(&a, c);
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY,
+                          "crowd: could not create its mutex and condition variables (error %d)", e);
+    }
+    for (uint32_t i = 0; i + 1 < threads; ++i) {
+        c->workers[i].crowd = c;
+        c->workers[i].index = i + 1;
+        e = pthread_create(&c->workers[i].thread, NULL, worker_main, &c->workers[i]);
+        if (e) {
+            stop_workers(c, i);
+            destroy_sync(c);
+            cna__free(&a, c->workers);
+            cna__free(&a, c);
+            return cna__error(err, CNA_ERROR_OUT_OF_MEMORY,
+                              "crowd: could not start worker thread %u of %u (error %d)",
+                              (unsigned)(i + 1), (unsigned)(threads - 1), e);
+        }
+    }
+    *out = c;
+    return CNA_OK;
+}
+
+void cna_crowd_free(cna_crowd *crowd)
+{
+    if (!crowd) return;
+    stop_workers(crowd, crowd->thread_count - 1);
+    destroy_sync(crowd);
+    const cna_allocator a = crowd->allocator;
+    cna__free(&a, crowd->workers);
+    cna__free(&a, crowd);
+}
+
+uint32_t cna_crowd_thread_count(const cna_crowd *crowd) { return crowd ? crowd->thread_count : 0; }
+
+/* Clear the marks of players[0..end). */
+static void clear_marks(cna_player *const *players, size_t end)
+{
+    for (size_t i = 0; i < end; ++i) cna__player_set_mark(players[i], false);
+}
+
+/* Every check of cna_crowd_update, before anything changes. */
+static cna_result check_players(cna_player *const *players, size_t count, cna_error *err)
+{
+    for (size_t i = 0; i < count; ++i)
+        if (!players[i]) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "players[%zu]: NULL", i);
+    for (size_t i = 0; i < count; ++i) {
+        if (cna__player_set_mark(players[i], true)) {
+            size_t first = 0;
+            while (players[first] != players[i]) ++first;
+            clear_marks(players, i);
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                              "players[%zu]: the same player as players[%zu]", i, first);
+        }
+    }
+    clear_marks(players, count);
+    /* Players of one SkinningData (and bone count) pass or fail together: check once. */
+    const cna_skinning_data *ok_data = NULL;
+    int32_t ok_bones = -1;
+    for (size_t i = 0; i < count; ++i) {
+        const cna_skinning_data *data = cna_player_skinning_data(players[i]);
+        const int32_t bones = cna_player_bone_count(players[i]);
+        if (data == ok_data && bones == ok_bones) continue;
+        const cna_result r = cna__player_check(players[i], err);
+        if (r) {
+            cna__error_prefix(err, "players[%zu]", i);
+            return r;
+        }
+        ok_data = data;
+        ok_bones = bones;
+    }
+    return CNA_OK;
+}
+
+cna_result cna_crowd_update(cna_crowd *crowd, cna_player *const *players, size_t count,
+                            int64_t ticks, bool relative, bool loop, cna_error *err)
+{
+    if (!crowd) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cna_crowd_update: crowd is NULL");
+    if (!players && count > 0)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "players: NULL with count %zu", count);
+    const cna_result r = check_players(players, count, err);
+    if (r) return r;
+    if (count == 0) return CNA_OK;
+    const crowd_job job = {players, count, ticks, relative, loop};
+    const uint32_t workers = crowd->thread_count - 1;
+    if (workers == 0 || count == 1) {
+        run_range(&job, 0, 1);
+        return CNA_OK;
+    }
+    pthread_mutex_lock(&crowd->lock);
+    crowd->job = job;
+    crowd->done = 0;
+    crowd->generation++;
+    pthread_cond_broadcast(&crowd->start);
+    pthread_mutex_unlock(&crowd->lock);
+    run_range(&job, 0, crowd->thread_count);
+    pthread_mutex_lock(&crowd->lock);
+    while (crowd->done < workers) pthread_cond_wait(&crowd->finished, &crowd->lock);
+    pthread_mutex_unlock(&crowd->lock);
+    return CNA_OK;
+}
