@@ -50,7 +50,12 @@ REASONS = {
     "ACCESSOR_NON_CLAMPED": "vertex values, not structure: colours outside [0, 1] are not checked "
                             "(a candidate for a diagnostic)",
     "ACCESSOR_INVALID_FLOAT": "vertex values, not structure: NaN/Inf in vertex attributes are not "
-                              "checked (animation key times are); a candidate for a diagnostic",
+                              "checked (in node transforms, inverse bind matrices and animation times "
+                              "and outputs they are refused); a candidate for a diagnostic",
+    "MESH_PRIMITIVE_TOO_FEW_TEXCOORDS": "a material samples a TEXCOORD set the primitive lacks: materials "
+                                        "are outside what the reader validates against the meshes, and "
+                                        "skinning, animation and morphing never read texture coordinates; "
+                                        "reported as the diagnostic texcoord-missing",
     "MESH_PRIMITIVE_NO_TANGENT_SPACE": "tangents are required only by an optional extension the reader "
                                        "ignores (extension-ignored)",
 }
