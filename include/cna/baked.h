@@ -176,6 +176,16 @@ cna_result cna_cnb_load_memory(const void *bytes, size_t size, const cna_cnb_loa
 cna_result cna_cnb_load_file(const char *path, const cna_cnb_load_options *opts, cna_model **out,
                              cna_error *err);
 
+/* Load a model from `path` whatever its kind: a .cnb file (recognised by its
+ * magic, whatever its name) with cna_cnb_load_file, using opts->allocator and
+ * opts->device (its scene and clip mode were fixed when it was baked, so
+ * opts->use_scene, scene and clip_mode are not used); anything else with
+ * cna_model_load_file(path, opts). For tools that accept both (cna pose,
+ * cna render). Errors: CNA_ERROR_INVALID_ARGUMENT (NULL path or out),
+ * CNA_ERROR_IO (the file cannot be opened), and those of the loader used. */
+cna_result cna_model_load_any(const char *path, const cna_import_options *opts, cna_model **out,
+                              cna_error *err);
+
 #ifdef __cplusplus
 }
 #endif

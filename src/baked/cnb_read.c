@@ -15,6 +15,7 @@
 
 #include "baked/cnb_internal.h"
 #include "cna/baked.h"
+#include "cna/skinning.h"
 #include "model/model_internal.h"
 
 /* ------------------------------------------------------------------ reading state */
@@ -606,6 +607,11 @@ static void read_skins(reader *rd, size_t mesh_count)
                                                      &d->root_prefix_count, true);
         uint64_t first = g_u64(&c), count = g_u64(&c);
         if (!range_ok(rd, where, "clips", first, count, rd->s[CNA__CNB_CLIPS].count)) return;
+        if (count != m->animation_count) { /* clip i = animation i, for every skin */
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.clip_count %llu differs from animation_count %zu", where,
+                 (unsigned long long)count, m->animation_count);
+            return;
+        }
         d->clips = rd->clips + first;
         d->clip_count = (size_t)count;
         s->gltf_skin = g_i32(&c);
@@ -741,6 +747,43 @@ static void read_part(reader *rd, size_t index, cna_model_part *part)
     (void)m;
 }
 
+/* What the import guarantees between a part, its mesh's skin and its effect,
+ * so that a renderer or a CPU skinning pass can rely on it: a skinned mesh's
+ * parts have a skinned layout whose joint bytes are below the skin's joint
+ * count, a rigid mesh's parts an unskinned one; a part's effect is skinned
+ * exactly when its mesh is, and then belongs to that skin. */
+static void part_consistent(reader *rd, size_t index, const cna_model_mesh *mesh, const cna_model_part *part)
+{
+    const cna_model *m = &rd->model->pub;
+    cna_skinning_layout layout;
+    bool skinned_layout = cna_skinning_layout_canonical(part->declaration.stride, &layout, NULL) == CNA_OK;
+    if (skinned_layout != (mesh->skin >= 0)) {
+        fail(rd, CNA_ERROR_INVALID_DATA, "parts[%zu]: stride %u is %s but its mesh is %s", index,
+             (unsigned)part->declaration.stride, skinned_layout ? "skinned" : "not skinned",
+             mesh->skin >= 0 ? "skinned" : "rigid");
+        return;
+    }
+    if (part->effect >= 0) {
+        const cna_effect *e = &m->effects[part->effect];
+        bool skinned_effect = cna_effect_kind_is_skinned(e->kind);
+        if (skinned_effect != (mesh->skin >= 0) || (skinned_effect && e->skin != mesh->skin)) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "parts[%zu]: effects[%d] (%s, skin %d) does not fit its mesh (skin %d)",
+                 index, (int)part->effect, cna_effect_kind_name(e->kind), (int)e->skin, (int)mesh->skin);
+            return;
+        }
+    }
+    if (!skinned_layout || !part->vertices) return;
+    const size_t joints = m->skins[mesh->skin].joint_count;
+    const unsigned char *v = (const unsigned char *)part->vertices + layout.joints_offset;
+    for (size_t i = 0; i < part->vertex_count; i++, v += layout.stride)
+        for (int k = 0; k < 4; k++)
+            if (v[k] >= joints) {
+                fail(rd, CNA_ERROR_INVALID_DATA, "parts[%zu].vertices[%zu]: joint %u is not below the skin's %zu joints",
+                     index, i, (unsigned)v[k], joints);
+                return;
+            }
+}
+
 static void read_meshes(reader *rd)
 {
     cna_model *m = &rd->model->pub;
@@ -773,7 +816,10 @@ static void read_meshes(reader *rd)
         next += count;
         mesh->parts = parts + first;
         mesh->part_count = (size_t)count;
-        for (size_t k = 0; k < count && !rd->r; k++) read_part(rd, (size_t)first + k, &mesh->parts[k]);
+        for (size_t k = 0; k < count && !rd->r; k++) {
+            read_part(rd, (size_t)first + k, &mesh->parts[k]);
+            if (!rd->r) part_consistent(rd, (size_t)first + k, mesh, &mesh->parts[k]);
+        }
     }
     if (!rd->r && next != parts_total)
         fail(rd, CNA_ERROR_INVALID_DATA, "meshes use %llu of the %zu parts", (unsigned long long)next, parts_total);
@@ -992,4 +1038,24 @@ cna_result cna_cnb_load_file(const char *path, const cna_cnb_load_options *opts,
     r = end(&rd, out);
     if (r) cna__error_prefix(err, "%s", path);
     return r;
+}
+
+cna_result cna_model_load_any(const char *path, const cna_import_options *opts, cna_model **out,
+                              cna_error *err)
+{
+    if (!path || !out)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "load: NULL %s", path ? "out" : "path");
+    unsigned char magic[4] = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f) return cna__error(err, CNA_ERROR_IO, "%s: %s", path, strerror(errno));
+    size_t got = fread(magic, 1, sizeof magic, f);
+    fclose(f);
+    if (!cna_cnb_is_cnb(magic, got)) return cna_model_load_file(path, opts, out, err);
+    cna_cnb_load_options lo;
+    memset(&lo, 0, sizeof lo);
+    if (opts) {
+        lo.allocator = opts->allocator;
+        lo.device = opts->device;
+    }
+    return cna_cnb_load_file(path, &lo, out, err);
 }

@@ -392,6 +392,26 @@ static void a_bad_index_is_refused_with_its_record(void **state)
     cna_model_free(a);
 }
 
+static void a_skin_without_a_clip_per_animation_is_refused(void **state)
+{
+    (void)state;
+    cna_model *a = cnb_test_import(&cnb_corpus[7], CNA_CLIP_MODE_FAITHFUL);
+    size_t size = 0;
+    unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
+    const unsigned char *e = bytes + CNA__CNB_HEADER_SIZE + (CNA__CNB_SKINS - 1) * CNA__CNB_SECTION_ENTRY_SIZE;
+    uint64_t skins_off, zero = 0;
+    memcpy(&skins_off, e + 8, 8);
+    memcpy(bytes + skins_off + 88, &zero, 8); /* SKINS record: clip_count at 88 */
+    refix_checksum(bytes, size);
+    cna_error err;
+    assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_INVALID_DATA);
+    char want[128];
+    snprintf(want, sizeof want, "cnb: skins[0].clip_count 0 differs from animation_count %zu", a->animation_count);
+    assert_string_equal(err.message, want);
+    free(bytes);
+    cna_model_free(a);
+}
+
 /* ------------------------------------------------------------------ allocation failures */
 
 typedef struct failing_alloc {
@@ -469,6 +489,29 @@ static void every_allocation_failure_is_clean(void **state)
     }
 }
 
+static void load_any_recognises_cnb_by_magic_and_gltf_otherwise(void **state)
+{
+    (void)state;
+    cna_model *a = cnb_test_import(&cnb_corpus[7], CNA_CLIP_MODE_FAITHFUL);
+    char path[1024], gltf[1024];
+    snprintf(path, sizeof path, "%s/test_cnb_any.model", CNA_BINARY_DIR); /* no .cnb extension */
+    snprintf(gltf, sizeof gltf, "%s/corpus/valid/SimpleSkin/simple_skin.gltf", CNA_TEST_DATA_DIR);
+    cna_error err;
+    assert_int_equal(cna_cnb_write_file(a, NULL, path, &err), CNA_OK);
+    cna_model *b = NULL, *c = NULL;
+    assert_int_equal(cna_model_load_any(path, NULL, &b, &err), CNA_OK);
+    assert_int_equal(cna_model_load_any(gltf, NULL, &c, &err), CNA_OK);
+    cnb_same_model(a, b);
+    cnb_same_model(a, c);
+    cna_model_free(b);
+    cna_model_free(c);
+    remove(path);
+    b = NULL;
+    assert_int_equal(cna_model_load_any(path, NULL, &b, &err), CNA_ERROR_IO);
+    assert_null(b);
+    cna_model_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -483,7 +526,9 @@ int main(void)
         cmocka_unit_test(structural_corruption_with_a_valid_checksum_never_crashes),
         cmocka_unit_test(header_refusals_name_the_field),
         cmocka_unit_test(a_bad_index_is_refused_with_its_record),
+        cmocka_unit_test(a_skin_without_a_clip_per_animation_is_refused),
         cmocka_unit_test(every_allocation_failure_is_clean),
+        cmocka_unit_test(load_any_recognises_cnb_by_magic_and_gltf_otherwise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
