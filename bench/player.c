@@ -15,7 +15,12 @@
  * Each figure is the median of >= 5 runs of >= 0.5 s, with min-max
  * (bench/common/bench.h).
  *
+ * Crowd: N RobotExpressive characters (walking) advanced by one
+ * cna_crowd_update per frame on 1 thread and on 2 threads (cna/crowd.h);
+ * throughput ratio = 1-thread time / 2-thread time.
+ *
  * Usage: bench_player [--seconds S] [--runs N] [--characters N] [--json] [--clip NAME]
+ *                     [--crowd-only]
  */
 #include <math.h>
 #include <stdio.h>
@@ -74,6 +79,7 @@ typedef struct options {
     size_t characters;
     bool json;
     const char *clip;
+    bool crowd_only;
 } options;
 
 static const int64_t STEP = CNA_TICKS_PER_SECOND / 60;
@@ -99,6 +105,65 @@ static int bench_data(const char *model, const cna_skinning_data *data, const op
     return 0;
 }
 
+typedef struct crowd_ctx {
+    cna_crowd *crowd;
+    cna_player **players;
+    size_t count;
+} crowd_ctx;
+
+static void crowd_step(void *p)
+{
+    crowd_ctx *c = p;
+    cna_crowd_update(c->crowd, c->players, c->count, STEP, true, true, NULL);
+    bench_keep(c->players);
+}
+
+/* 1 thread vs 2 threads on the same players. */
+static int bench_crowd(const char *model, const cna_skinning_data *data, const cna_clip *clip,
+                       const options *o)
+{
+    crowd_ctx c = {NULL, calloc(o->characters, sizeof(cna_player *)), o->characters};
+    int rc = c.players ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < c.count; i++)
+        if (cna_player_create(data, NULL, &c.players[i], NULL) ||
+            cna_player_start_clip(c.players[i], clip, NULL) ||
+            cna_player_update(c.players[i], (int64_t)((double)clip->duration * (double)i / (double)c.count),
+                              false, true, NULL))
+            rc = -1;
+    bench_stats s[2];
+    for (uint32_t t = 1; rc == 0 && t <= 2; t++) {
+        cna_crowd_options co = {{NULL, NULL, NULL}, t};
+        if (cna_crowd_create(&co, &c.crowd, NULL)) {
+            rc = -1;
+            break;
+        }
+        s[t - 1] = bench_measure(crowd_step, &c, o->runs, o->seconds);
+        cna_crowd_free(c.crowd);
+    }
+    if (rc == 0) {
+        const double n = (double)c.count, j = (double)data->bone_count;
+        if (o->json) {
+            printf("{\"model\":\"%s\",\"clip\":\"%s\",\"joints\":%d,\"characters\":%zu,\"crowd\":true,"
+                   "\"threads_1_ns_per_character_frame\":%.2f,\"threads_1_min\":%.2f,\"threads_1_max\":%.2f,"
+                   "\"threads_2_ns_per_character_frame\":%.2f,\"threads_2_min\":%.2f,\"threads_2_max\":%.2f,"
+                   "\"throughput_ratio\":%.3f}\n",
+                   model, clip->name, (int)data->bone_count, c.count, s[0].median * 1e9 / n,
+                   s[0].min * 1e9 / n, s[0].max * 1e9 / n, s[1].median * 1e9 / n, s[1].min * 1e9 / n,
+                   s[1].max * 1e9 / n, s[0].median / s[1].median);
+        } else {
+            printf("crowd %s %s, %zu characters: 1 thread %.1f ns/char-frame [%.1f-%.1f] (%.2f ns/joint), "
+                   "2 threads %.1f [%.1f-%.1f] (%.2f ns/joint); throughput 2 vs 1 thread: %.2fx\n",
+                   model, clip->name, c.count, s[0].median * 1e9 / n, s[0].min * 1e9 / n,
+                   s[0].max * 1e9 / n, s[0].median * 1e9 / n / j, s[1].median * 1e9 / n,
+                   s[1].min * 1e9 / n, s[1].max * 1e9 / n, s[1].median * 1e9 / n / j,
+                   s[0].median / s[1].median);
+        }
+    }
+    for (size_t i = 0; c.players && i < c.count; i++) cna_player_free(c.players[i]);
+    free(c.players);
+    return rc;
+}
+
 static int bench_file(const char *name, const char *path, const options *o)
 {
     cna_model *m = NULL;
@@ -108,14 +173,16 @@ static int bench_file(const char *name, const char *path, const options *o)
         return -1;
     }
     const cna_skinning_data *data = cna_model_skinning_data(m);
-    const int rc = data ? bench_data(name, data, o) : 0;
+    int rc = data && !o->crowd_only ? bench_data(name, data, o) : 0;
+    const cna_clip *walk = data ? cna_skinning_data_find_clip(data, "Robot_Walking") : NULL;
+    if (walk) rc |= bench_crowd(name, data, walk, o);
     cna_model_free(m);
     return rc;
 }
 
 int main(int argc, char **argv)
 {
-    options o = {BENCH_DEFAULT_SECONDS, BENCH_MIN_RUNS, 1000, false, NULL};
+    options o = {BENCH_DEFAULT_SECONDS, BENCH_MIN_RUNS, 1000, false, NULL, false};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
             o.seconds = atof(argv[++i]);
@@ -127,8 +194,10 @@ int main(int argc, char **argv)
             o.clip = argv[++i];
         else if (!strcmp(argv[i], "--json"))
             o.json = true;
+        else if (!strcmp(argv[i], "--crowd-only"))
+            o.crowd_only = true;
         else {
-            fprintf(stderr, "usage: %s [--seconds S] [--runs N] [--characters N] [--json] [--clip NAME]\n",
+            fprintf(stderr, "usage: %s [--seconds S] [--runs N] [--characters N] [--json] [--clip NAME] [--crowd-only]\n",
                     argv[0]);
             return 2;
         }
@@ -137,6 +206,7 @@ int main(int argc, char **argv)
     if (o.characters == 0) o.characters = 1;
     if (!o.json) baseline_print_header(stdout);
     int rc = bench_file("RobotExpressive", CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb", &o);
+    if (o.crowd_only) return rc ? 1 : 0;
     static rig r;
     rig_init(&r);
     rc |= bench_data("rig19", &r.data, &o);

@@ -29,6 +29,9 @@ static const cna_cli_command cna__commands[] = {
     {"convert", "IN.gltf|IN.glb|DIR -o OUT [--unit-scale S] [--skeleton OUT.cnj] [--mode faithful|union]",
      "bake a glTF file (or every one in a directory tree) as a .cnb binary model",
      cna_cli_convert_run, cna_cli_convert_help},
+    {"bench", "FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json]",
+     "time the player on every clip of a model against the seed-faithful baseline",
+     cna_cli_bench_run, cna_cli_bench_help},
 };
 static const size_t cna__command_count = sizeof cna__commands / sizeof cna__commands[0];
 

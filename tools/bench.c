@@ -1,0 +1,182 @@
+/*
+ * tools/bench.c — `cna bench FILE [--characters N] [--seconds S] [--runs N]
+ * [--clip NAME] [--json]`: time the player on a model's clips (issue 8).
+ *
+ * Per clip of the model's first skin: cna_player_update (position, sampling,
+ * composition, world and skin transforms) in ns per character-frame and ns
+ * per joint, for 1 character and for N characters, beside the seed-faithful
+ * baseline player measured in the same run (bench/common/baseline.h; ratio =
+ * baseline time / our time). Also the model's import time
+ * (cna_model_load_file + cna_model_free). Each figure is the median of >= 5
+ * runs of >= S seconds with min-max (bench/common/bench.h).
+ *
+ * Exit codes: 0 measured, 1 the file is refused or a player could not be
+ * created, 2 usage.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cna/cna.h"
+#include "common/baseline.h"
+
+void cna_cli_bench_help(FILE *out)
+{
+    fprintf(out,
+            "usage: cna bench FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json]\n"
+            "\n"
+            "Imports FILE (.gltf or .glb) and times, for every clip of its first skin, the\n"
+            "player's update (position, key sampling, T*R*S composition, world and skin\n"
+            "transforms) for 1 character and for N characters (character i starts at phase\n"
+            "i/N; 1/60 s per frame, looping), beside a seed-faithful baseline player (linear\n"
+            "key search, scalar composition and multiply) measured in the same run.\n"
+            "Each figure is the median of at least 5 runs of at least S seconds, with the\n"
+            "fastest and slowest run. Also prints the import time of FILE.\n"
+            "\n"
+            "options:\n"
+            "  --characters N   characters of the second figure (default 1000)\n"
+            "  --seconds S      minimum seconds per run (default 0.5)\n"
+            "  --runs N         runs per figure (default and minimum 5)\n"
+            "  --clip NAME      only this clip\n"
+            "  --json           one JSON object per clip per line: model, clip, joints,\n"
+            "                   characters, ns_per_character_frame (+ _min, _max),\n"
+            "                   ns_per_joint (+ _min, _max), baseline_ratio,\n"
+            "                   baseline_ns_per_character_frame (+ _min, _max), runs, and\n"
+            "                   the same for 1 character under \"one_character\"; the import\n"
+            "                   time then goes to stderr\n"
+            "  -h, --help       print this help\n"
+            "\n"
+            "exit status: 0 measured; 1 the file is refused (\"error: FILE: message\");\n"
+            "2 usage error.\n");
+}
+
+typedef struct bench_args {
+    const char *file;
+    size_t characters;
+    double seconds;
+    int runs;
+    const char *clip;
+    bool json;
+} bench_args;
+
+static int parse_number(const cna_cli_command *cmd, const char *option, const char *text,
+                        double min, double *out)
+{
+    char *end = NULL;
+    const double v = strtod(text, &end);
+    if (!end || *end || end == text || !(v >= min) || v > 1e9)
+        return cna_cli_usage_error(cmd, "%s: '%s' is not a number >= %g", option, text, min);
+    *out = v;
+    return -1;
+}
+
+static int parse_args(const cna_cli_command *cmd, int argc, char **argv, bench_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->characters = 1000;
+    a->seconds = BENCH_DEFAULT_SECONDS;
+    a->runs = BENCH_MIN_RUNS;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        double v = 0.0;
+        int u;
+        if (!strcmp(arg, "--json")) {
+            a->json = true;
+        } else if (!strcmp(arg, "--characters") || !strcmp(arg, "--seconds") ||
+                   !strcmp(arg, "--runs") || !strcmp(arg, "--clip")) {
+            if (i + 1 >= argc) return cna_cli_usage_error(cmd, "%s needs a value", arg);
+            const char *value = argv[++i];
+            if (!strcmp(arg, "--clip")) {
+                a->clip = value;
+                continue;
+            }
+            const double min = !strcmp(arg, "--seconds") ? 0.001 : 1.0;
+            if ((u = parse_number(cmd, arg, value, min, &v)) >= 0) return u;
+            if (!strcmp(arg, "--characters"))
+                a->characters = (size_t)v;
+            else if (!strcmp(arg, "--seconds"))
+                a->seconds = v;
+            else
+                a->runs = (int)v;
+        } else if (arg[0] == '-' && arg[1]) {
+            return cna_cli_usage_error(cmd, "unknown option '%s'", arg);
+        } else if (a->file) {
+            return cna_cli_usage_error(cmd, "unexpected argument '%s'", arg);
+        } else {
+            a->file = arg;
+        }
+    }
+    if (!a->file) return cna_cli_usage_error(cmd, "missing FILE");
+    if (a->runs < BENCH_MIN_RUNS) a->runs = BENCH_MIN_RUNS;
+    return -1;
+}
+
+typedef struct load_ctx {
+    const char *path;
+    int failed;
+} load_ctx;
+
+static void load_once(void *p)
+{
+    load_ctx *c = p;
+    cna_model *m = NULL;
+    if (cna_model_load_file(c->path, NULL, &m, NULL)) c->failed = 1;
+    cna_model_free(m);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static int run_bench(const bench_args *a)
+{
+    cna_model *m = NULL;
+    cna_error err;
+    if (cna_model_load_file(a->file, NULL, &m, &err)) return cna_cli_report_error(a->file, &err);
+    const char *name = base_name(a->file);
+    load_ctx lc = {a->file, 0};
+    const bench_stats load = bench_measure(load_once, &lc, a->runs, a->seconds);
+    fprintf(a->json ? stderr : stdout, "%s%s: import (cna_model_load_file + free) %.3f ms [%.3f-%.3f]\n",
+            a->json ? "# " : "", name, load.median * 1e3, load.min * 1e3, load.max * 1e3);
+    const cna_skinning_data *data = cna_model_skinning_data(m);
+    if (!data) {
+        fprintf(a->json ? stderr : stdout, "%s%s: no skin, nothing to play\n", a->json ? "# " : "",
+                name);
+        cna_model_free(m);
+        return CNA_CLI_EXIT_OK;
+    }
+    if (!a->json) baseline_print_header(stdout);
+    const int64_t step = CNA_TICKS_PER_SECOND / 60;
+    int rc = CNA_CLI_EXIT_OK;
+    for (size_t c = 0; c < data->clip_count; c++) {
+        const cna_clip *clip = &data->clips[c];
+        if (a->clip && (!clip->name || strcmp(a->clip, clip->name))) continue;
+        baseline_figure one, many;
+        if (baseline_measure(data, clip, 1, step, a->runs, a->seconds, &one) ||
+            baseline_measure(data, clip, a->characters, step, a->runs, a->seconds, &many)) {
+            fprintf(stderr, "error: %s: could not create %zu players\n", a->file, a->characters);
+            rc = CNA_CLI_EXIT_FAILURE;
+            break;
+        }
+        baseline_print(stdout, name, clip->name ? clip->name : "", &one, &many, a->json);
+    }
+    cna_model_free(m);
+    return rc;
+}
+
+int cna_cli_bench_run(int argc, char **argv)
+{
+    const cna_cli_command *cmd = cna_cli_find("bench");
+    for (int i = 1; i < argc; i++)
+        if (cna_cli_is_help(argv[i])) {
+            cna_cli_bench_help(stdout);
+            return CNA_CLI_EXIT_OK;
+        }
+    bench_args a;
+    const int u = parse_args(cmd, argc, argv, &a);
+    if (u >= 0) return u;
+    return run_bench(&a);
+}
