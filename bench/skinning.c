@@ -1,0 +1,152 @@
+/*
+ * CPU skinning (include/cna/skinning.h, the reference implementation) in ns
+ * per vertex, positions + normals (cna_skin_vertices, stride 52: position,
+ * normal, texcoord, joints, weights) and positions only
+ * (cna_skin_positions), with 1, 2 and 4 influences of non-zero weight per
+ * vertex, beside a memcpy of the same vertex bytes in the same run.
+ *
+ * Parts: RobotExpressive's 19 skinned parts as loaded (66 to 1344 vertices,
+ * 6618 in all), skinned part by part with the palette of Robot_Walking at
+ * 0.5 s; each vertex's influences are rewritten to k palette indices spread
+ * over the 43 joints with weights 1/k (the file's own weights are also
+ * measured: "file"). Each figure is the median of >= 5 runs of >= 0.5 s with
+ * min-max (bench/common/bench.h). Target (issue 8): <= 8 ns per vertex with
+ * 4 influences, positions + normals.
+ *
+ * Usage: bench_skinning [--seconds S] [--runs N]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cna/cna.h"
+#include "common/bench.h"
+
+enum { MAX_PARTS = 64 };
+
+typedef struct skin_ctx {
+    size_t part_count;
+    const unsigned char *in[MAX_PARTS];
+    size_t vertices[MAX_PARTS];
+    unsigned char *out[MAX_PARTS];
+    float *xyz[MAX_PARTS];
+    size_t total_vertices;
+    cna_skinning_layout layout;
+    const cna_mat4 *palette;
+    size_t palette_count;
+} skin_ctx;
+
+static void skin_all(void *p)
+{
+    skin_ctx *c = p;
+    for (size_t i = 0; i < c->part_count; i++)
+        cna_skin_vertices(&c->layout, c->in[i], c->vertices[i], c->palette, c->palette_count,
+                          c->out[i], c->vertices[i] * c->layout.stride, NULL);
+    bench_keep(c->out);
+}
+
+static void skin_positions(void *p)
+{
+    skin_ctx *c = p;
+    for (size_t i = 0; i < c->part_count; i++)
+        cna_skin_positions(&c->layout, c->in[i], c->vertices[i], c->palette, c->palette_count,
+                           c->xyz[i], 3 * c->vertices[i], NULL);
+    bench_keep(c->xyz);
+}
+
+static void copy_all(void *p)
+{
+    skin_ctx *c = p;
+    for (size_t i = 0; i < c->part_count; i++)
+        memcpy(c->out[i], c->in[i], c->vertices[i] * c->layout.stride);
+    bench_keep(c->out);
+}
+
+/* Rewrite every vertex's influences to k joints of weight 1/k (k = 0: keep the file's). */
+static void set_influences(skin_ctx *c, unsigned char *const *copies, int k)
+{
+    for (size_t i = 0; i < c->part_count; i++)
+        for (size_t v = 0; v < c->vertices[i]; v++) {
+            unsigned char *vertex = copies[i] + v * c->layout.stride;
+            if (k == 0) continue; /* the file's influences (copied at start) */
+            uint8_t j[4] = {0, 0, 0, 0};
+            float w[4] = {0, 0, 0, 0};
+            for (int n = 0; n < k; n++) {
+                j[n] = (uint8_t)((v * 7 + (size_t)n * 11 + i) % c->palette_count);
+                w[n] = 1.0f / (float)k;
+            }
+            memcpy(vertex + c->layout.joints_offset, j, sizeof j);
+            memcpy(vertex + c->layout.weights_offset, w, sizeof w);
+        }
+}
+
+int main(int argc, char **argv)
+{
+    double seconds = BENCH_DEFAULT_SECONDS;
+    int runs = BENCH_MIN_RUNS;
+    if (bench_parse_args(argc, argv, &seconds, &runs)) return 2;
+    const char *path = CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb";
+    cna_model *m = NULL;
+    cna_error err;
+    if (cna_model_load_file(path, NULL, &m, &err)) {
+        fprintf(stderr, "%s: %s\n", path, err.message);
+        return 1;
+    }
+    const cna_skinning_data *data = cna_model_skinning_data(m);
+    cna_player *player = NULL;
+    if (!data || cna_player_create(data, NULL, &player, &err) ||
+        cna_player_start_clip(player, cna_skinning_data_find_clip(data, "Robot_Walking"), &err) ||
+        cna_player_update(player, CNA_TICKS_PER_SECOND / 2, false, true, &err)) {
+        fprintf(stderr, "player: %s\n", err.message);
+        return 1;
+    }
+    skin_ctx c;
+    memset(&c, 0, sizeof c);
+    c.palette = cna_player_skin_transforms(player);
+    c.palette_count = (size_t)cna_player_bone_count(player);
+    if (cna_skinning_layout_canonical(52, &c.layout, &err)) return 1;
+    unsigned char *copies[MAX_PARTS];
+    for (size_t i = 0; i < m->mesh_count; i++)
+        for (size_t p = 0; p < m->meshes[i].part_count; p++) {
+            const cna_model_part *part = &m->meshes[i].parts[p];
+            if (m->meshes[i].skin < 0 || part->declaration.stride != 52 || c.part_count == MAX_PARTS)
+                continue;
+            const size_t bytes = part->vertex_count * 52;
+            copies[c.part_count] = malloc(bytes);
+            c.out[c.part_count] = malloc(bytes);
+            c.xyz[c.part_count] = malloc(3 * part->vertex_count * sizeof(float));
+            if (!copies[c.part_count] || !c.out[c.part_count] || !c.xyz[c.part_count]) return 1;
+            memcpy(copies[c.part_count], part->vertices, bytes);
+            c.in[c.part_count] = copies[c.part_count];
+            c.vertices[c.part_count] = part->vertex_count;
+            c.total_vertices += part->vertex_count;
+            c.part_count++;
+        }
+    printf("RobotExpressive: %zu skinned parts, %zu vertices, stride 52, palette of %zu\n",
+           c.part_count, c.total_vertices, c.palette_count);
+    printf("%-12s | %-30s | %-30s | %-24s\n", "influences", "pos+normal ns/vertex [min-max]",
+           "positions ns/vertex [min-max]", "memcpy ns/vertex");
+    const double n = (double)c.total_vertices;
+    const int ks[4] = {0, 1, 2, 4};
+    for (int t = 0; t < 4; t++) {
+        set_influences(&c, copies, ks[t]);
+        const bench_stats full = bench_measure(skin_all, &c, runs, seconds);
+        const bench_stats pos = bench_measure(skin_positions, &c, runs, seconds);
+        const bench_stats copy = bench_measure(copy_all, &c, runs, seconds);
+        char label[16], a[48], b[48], d[48];
+        snprintf(label, sizeof label, ks[t] ? "%d" : "file", ks[t]);
+        snprintf(a, sizeof a, "%.2f [%.2f-%.2f]", full.median * 1e9 / n, full.min * 1e9 / n, full.max * 1e9 / n);
+        snprintf(b, sizeof b, "%.2f [%.2f-%.2f]", pos.median * 1e9 / n, pos.min * 1e9 / n, pos.max * 1e9 / n);
+        snprintf(d, sizeof d, "%.3f [%.3f-%.3f]", copy.median * 1e9 / n, copy.min * 1e9 / n, copy.max * 1e9 / n);
+        printf("%-12s | %-30s | %-30s | %-24s\n", label, a, b, d);
+        fflush(stdout);
+    }
+    for (size_t i = 0; i < c.part_count; i++) {
+        free(copies[i]);
+        free(c.out[i]);
+        free(c.xyz[i]);
+    }
+    cna_player_free(player);
+    cna_model_free(m);
+    return 0;
+}
