@@ -41,6 +41,7 @@ struct cna_player {
     cna_mat4 *local;               /* bone_count each, one allocation */
     cna_mat4 *world;
     cna_mat4 *skin;
+    uint8_t *posed;          /* bone_count flags: a track set local[p] this update */
     track_state *tracks;     /* one per track of the current clip */
     size_t cursor_count;     /* tracks the states were set up for */
     size_t cursor_capacity;  /* allocated entries; grows in start_clip only */
@@ -211,8 +212,10 @@ static void sample_clip(cna_player *player)
             cna_track_sample_linear(track, t, &st->sample);
     }
     for (size_t i = 0; i < states; ++i)
-        if (player->tracks[i].sampled)
+        if (player->tracks[i].sampled) {
             compose_key(&player->local[clip->tracks[i].bone], &player->tracks[i].sample);
+            player->posed[clip->tracks[i].bone] = 1;
+        }
     /* a track added after start_clip (the clip was edited) has no state */
     for (size_t i = states; i < clip->track_count; ++i) {
         const cna_bone_track *track = &clip->tracks[i];
@@ -221,6 +224,7 @@ static void sample_clip(cna_player *player)
         cna_keyframe key;
         cna_track_sample_linear(track, t, &key);
         compose_key(&player->local[track->bone], &key);
+        player->posed[track->bone] = 1;
     }
 }
 
@@ -236,10 +240,13 @@ static void recompute(cna_player *player)
     const cna_skinning_data *data = player->data;
     const int32_t n = player->bone_count;
     if (n == 0) return;
-    memcpy(player->local, data->bind_pose, (size_t)n * sizeof(cna_mat4));
+    memset(player->posed, 0, (size_t)n);
     sample_clip(player);
     const bool prefixed = data->root_prefix_count == (size_t)n;
     for (int32_t p = 0; p < n; ++p) {
+        /* bones no track set keep their bind pose (copied here rather than
+         * before sampling, so tracked bones are written once) */
+        if (!player->posed[p]) player->local[p] = data->bind_pose[p];
         const int32_t parent = data->hierarchy[p];
         if (parent >= 0)
             mul(&player->world[p], &player->world[parent], &player->local[p]);
@@ -270,7 +277,8 @@ cna_result cna_player_create(const cna_skinning_data *data, const cna_allocator 
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "player: out of memory (%zu bytes)",
                           sizeof *player);
     const size_t n = (size_t)data->bone_count;
-    cna_mat4 *matrices = (cna_mat4 *)cna__calloc(&a, 3 * n, sizeof(cna_mat4));
+    /* one allocation: 3·n matrices, then n flags (n <= CNA_MAX_BONE_COUNT: no overflow) */
+    cna_mat4 *matrices = (cna_mat4 *)cna__calloc(&a, 1, 3 * n * sizeof(cna_mat4) + n);
     if (!matrices) {
         cna__free(&a, player);
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY,
@@ -282,6 +290,7 @@ cna_result cna_player_create(const cna_skinning_data *data, const cna_allocator 
     player->local = matrices;
     player->world = matrices + n;
     player->skin = matrices + 2 * n;
+    player->posed = (uint8_t *)(matrices + 3 * n);
     recompute(player); /* a fresh player already returns the bind-pose palette */
     *out = player;
     return CNA_OK;
