@@ -12,7 +12,7 @@
  *   (c) the skin-mesh-node-transform fixture (mesh node T(0, 0, 50), palette
  *       carrying its cancellation) renders exactly where its mesh renders
  *       without the node transform (raw vertices, world = identity).
- * Without cna_gl (-DCNA_BUILD_GL=OFF) the tests are skipped.
+ * Built only when cna_gl is (-DCNA_BUILD_GL=ON, the default).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -25,7 +25,6 @@
 
 #include <cmocka.h>
 
-#ifdef CNA_HAVE_GL
 #include <dlfcn.h>
 #include <cglm/cglm.h>
 #include <cjson/cJSON.h>
@@ -405,30 +404,16 @@ static void keep_mesa_driver_loaded(void)
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
         if (dlopen(paths[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) return;
 }
-#endif /* CNA_HAVE_GL */
 
-#ifndef CNA_HAVE_GL
-static void rendering_is_not_built(void **state)
-{
-    (void)state;
-    skip();
-}
-#endif
 
 int main(void)
 {
-#ifdef CNA_HAVE_GL
     keep_mesa_driver_loaded();
-#endif
     const struct CMUnitTest tests[] = {
-#ifdef CNA_HAVE_GL
         cmocka_unit_test(gpu_skinning_matches_cpu_skinning_on_rigged_simple),
         cmocka_unit_test(gpu_skinning_matches_cpu_skinning_on_robot_running),
         cmocka_unit_test(oracle_positions_land_on_drawn_pixels),
         cmocka_unit_test(mesh_node_transform_renders_where_the_mesh_does_without_it),
-#else
-        cmocka_unit_test(rendering_is_not_built),
-#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
