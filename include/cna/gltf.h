@@ -419,6 +419,7 @@ typedef struct cna_gltf_diagnostic {
 #define CNA_GLTF_DIAG_CHANNEL_IGNORED     "channel-ignored"     /* animation channel without target node or with an unknown path */
 #define CNA_GLTF_DIAG_BUFFER_LONGER       "buffer-longer-than-declared" /* data exceeds byteLength (beyond GLB padding) */
 #define CNA_GLTF_DIAG_NO_POSITION         "primitive-without-position"  /* primitive has no POSITION */
+#define CNA_GLTF_DIAG_VALUE_NOT_FINITE    "value-not-finite"    /* NaN or infinity in a FLOAT vertex attribute or morph target */
 
 /* The whole document. Every array has its count; arrays with count 0 are NULL. */
 typedef struct cna_gltf_document {

@@ -111,13 +111,17 @@ static cna_result check_bounds(cna__gltf_ctx *c, const char *apath, int32_t acce
                       apath, (int)accessor, !a->has_min && !a->has_max ? "min/max" : a->has_min ? "max" : "min");
 }
 
+#define CHECKED_SIGNS 1u  /* per accessor: tangent signs checked */
+#define CHECKED_FINITE 2u /* per accessor: finiteness checked */
+
 /* TANGENT w is the bitangent sign: +1 or -1 for every vertex (checked once per
  * accessor; an accessor without bufferView or sparse holds placeholder zeros and
  * is not checked, as in the glTF validator). */
 static cna_result check_tangent_signs(cna__gltf_ctx *c, const char *apath, int32_t accessor, uint8_t *checked)
 {
     const cna_gltf_accessor *a = &c->accessors[accessor];
-    if (checked[accessor] || (a->buffer_view < 0 && !a->is_sparse)) return CNA_OK; /* zeros: placeholder data */
+    if ((checked[accessor] & CHECKED_SIGNS) || (a->buffer_view < 0 && !a->is_sparse))
+        return CNA_OK; /* zeros: placeholder data */
     for (size_t v = 0; v < a->count; v++) {
         float t[4];
         cna__gltf_accessor_element_floats(&c->doc->pub, a, v, t);
@@ -127,8 +131,30 @@ static cna_result check_tangent_signs(cna__gltf_ctx *c, const char *apath, int32
         return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                           "%s: w %s at vertex %zu is not 1 or -1 (the bitangent sign)", apath, w, v);
     }
-    checked[accessor] = 1;
+    checked[accessor] |= CHECKED_SIGNS;
     return CNA_OK;
+}
+
+/* Diagnostic "value-not-finite" for NaN or infinity in a FLOAT vertex
+ * attribute (once per accessor; the first value found is named). */
+static void check_finite(cna__gltf_ctx *c, const char *apath, int32_t accessor, uint8_t *checked)
+{
+    const cna_gltf_accessor *a = &c->accessors[accessor];
+    if ((checked[accessor] & CHECKED_FINITE) || a->component_type != CNA_GLTF_COMPONENT_FLOAT ||
+        (a->buffer_view < 0 && !a->is_sparse))
+        return;
+    checked[accessor] |= CHECKED_FINITE;
+    size_t n = cna_gltf_type_component_count(a->type);
+    for (size_t v = 0; v < a->count; v++) {
+        float x[16];
+        cna__gltf_accessor_element_floats(&c->doc->pub, a, v, x);
+        for (size_t k = 0; k < n; k++) {
+            if (isfinite(x[k])) continue;
+            cna__gltf_diag(c, CNA__DIAG_VALUE_NOT_FINITE, "%s: accessors[%d] has the value %g at vertex %zu", apath,
+                           (int)accessor, (double)x[k], v);
+            return;
+        }
+    }
 }
 
 static const char *const set_names[CNA_GLTF_ATTRIBUTE_KIND_COUNT] = {
@@ -165,6 +191,7 @@ static cna_result check_attributes(cna__gltf_ctx *c, const char *path, const cna
             cna_result r = check_tangent_signs(c, apath, at->accessor, checked);
             if (r) return r;
         }
+        if (at->kind != CNA_GLTF_ATTRIBUTE_OTHER) check_finite(c, apath, at->accessor, checked);
         if (set_names[at->kind]) {
             if (at->set >= 64)
                 return cna__error(c->err, CNA_ERROR_LIMIT, "%s: attribute sets above 63 are not supported", apath);
@@ -192,7 +219,7 @@ static cna_result check_attributes(cna__gltf_ctx *c, const char *path, const cna
     return CNA_OK;
 }
 
-static cna_result check_targets(cna__gltf_ctx *c, const char *path, const cna_gltf_primitive *p)
+static cna_result check_targets(cna__gltf_ctx *c, const char *path, const cna_gltf_primitive *p, uint8_t *checked)
 {
     for (size_t t = 0; t < p->target_count; t++) {
         const cna_gltf_morph_target *target = &p->targets[t];
@@ -222,6 +249,7 @@ static cna_result check_targets(cna__gltf_ctx *c, const char *path, const cna_gl
                 cna_result r = check_bounds(c, apath, at->accessor);
                 if (r) return r;
             }
+            check_finite(c, apath, at->accessor, checked);
         }
     }
     return CNA_OK;
@@ -298,7 +326,7 @@ cna_result cna__gltf_validate_meshes(cna__gltf_ctx *c)
             cna__gltf_pathf(path, sizeof path, "meshes[%zu].primitives[%zu]", m, i);
             cna_result r = check_attributes(c, path, p, checked);
             if (!r && p->indices >= 0) r = check_indices(c, path, p, &cache);
-            if (!r) r = check_targets(c, path, p);
+            if (!r) r = check_targets(c, path, p, checked);
             if (r) return r;
             check_weight_sums(c, path, p);
             check_material_texcoords(c, path, p);

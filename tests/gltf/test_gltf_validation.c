@@ -1104,6 +1104,20 @@ static void test_animation_output_values_must_be_finite(void **state)
                     "animations[0].samplers[0].output: value inf at element 1 is not finite");
 }
 
+static void test_non_finite_vertex_value_is_a_diagnostic(void **state)
+{
+    (void)state;
+    uint8_t bytes[FIX_SIZE];
+    fixture_bytes(bytes);
+    put_f32(bytes, 12, INFINITY);
+    put_f32(bytes, 328 + 12 * 2 + 8, -INFINITY);
+    cna_gltf_document *doc = tu_expect_ok(FIXTURE_JSON, bytes, FIX_SIZE);
+    /* once per accessor: POSITION (shared by both meshes) and the morph target */
+    tu_expect_diag(doc, CNA_GLTF_DIAG_VALUE_NOT_FINITE, 2,
+                   "meshes[0].primitives[0].attributes.POSITION: accessors[0] has the value inf at vertex 1");
+    cna_gltf_document_free(doc);
+}
+
 static void test_material_texcoord_set_missing_is_a_diagnostic(void **state)
 {
     (void)state;
@@ -1221,6 +1235,7 @@ int main(void)
         cmocka_unit_test(test_inverse_bind_matrices_must_be_finite_and_affine),
         cmocka_unit_test(test_animation_output_values_must_be_finite),
         cmocka_unit_test(test_material_texcoord_set_missing_is_a_diagnostic),
+        cmocka_unit_test(test_non_finite_vertex_value_is_a_diagnostic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
