@@ -49,9 +49,10 @@ REASONS = {
                                  "not checked (a candidate for a diagnostic)",
     "ACCESSOR_NON_CLAMPED": "vertex values, not structure: colours outside [0, 1] are not checked "
                             "(a candidate for a diagnostic)",
-    "ACCESSOR_INVALID_FLOAT": "vertex values, not structure: NaN/Inf in vertex attributes are not "
-                              "checked (in node transforms, inverse bind matrices and animation times "
-                              "and outputs they are refused); a candidate for a diagnostic",
+    "ACCESSOR_INVALID_FLOAT": "vertex values, not structure: NaN/Inf in a vertex attribute a mesh uses "
+                              "is the diagnostic value-not-finite (in node transforms, inverse bind "
+                              "matrices and animation times and outputs it is refused); an accessor "
+                              "nothing uses is not read",
     "MESH_PRIMITIVE_TOO_FEW_TEXCOORDS": "a material samples a TEXCOORD set the primitive lacks: materials "
                                         "are outside what the reader validates against the meshes, and "
                                         "skinning, animation and morphing never read texture coordinates; "
