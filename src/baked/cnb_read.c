@@ -132,15 +132,22 @@ static const char *g_str(reader *rd, cursor *c, const char *where, const char *f
     return (const char *)s->p + off;
 }
 
-/* An array reference of exactly elem * count bytes in DATA, 16-byte aligned;
- * NULL (when nullable) is the NULL reference. */
+/* Whether a reference may be NULL: never (0), only for an empty array (1, so
+ * that no count ever goes with a NULL pointer), or whatever the count
+ * (REF_OPTIONAL: NULL means "none", e.g. no tangents, dense deltas, no split). */
+#define REF_OPTIONAL 2
+
+/* An array reference of exactly elem * count bytes in DATA, 16-byte aligned,
+ * or the NULL reference where `nullable` allows it. */
 static const void *g_ref(reader *rd, cursor *c, const char *where, const char *field, size_t elem,
-                         uint64_t count, bool nullable)
+                         uint64_t count, int nullable)
 {
     uint64_t off = g_u64(c), bytes = g_u64(c);
     if (rd->r) return NULL;
     if (off == CNA__CNB_NULL_REF) {
-        if (!nullable) fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: NULL array", where, field);
+        if (!nullable || (nullable != REF_OPTIONAL && count > 0))
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: NULL array for %llu elements", where, field,
+                 (unsigned long long)count);
         else if (bytes != 0)
             fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: NULL array of %llu bytes", where, field,
                  (unsigned long long)bytes);
@@ -164,7 +171,7 @@ static const void *g_ref(reader *rd, cursor *c, const char *where, const char *f
 
 /* Like g_ref for an array whose count is its byte size / elem (*count). */
 static const void *g_ref_any(reader *rd, cursor *c, const char *where, const char *field,
-                             size_t elem, size_t *count, bool nullable)
+                             size_t elem, size_t *count, int nullable)
 {
     cursor peek = *c;
     g_u64(&peek);
@@ -366,8 +373,8 @@ static void read_weight_tracks(reader *rd)
         t->target_count = (size_t)targets;
         t->times = (const float *)g_ref(rd, &tc, where, "times", sizeof(float), keys, true);
         t->values = (const float *)g_ref(rd, &c, where, "values", sizeof(float), values, true);
-        t->in_tangents = (const float *)g_ref(rd, &c, where, "in_tangents", sizeof(float), values, true);
-        t->out_tangents = (const float *)g_ref(rd, &c, where, "out_tangents", sizeof(float), values, true);
+        t->in_tangents = (const float *)g_ref(rd, &c, where, "in_tangents", sizeof(float), values, REF_OPTIONAL);
+        t->out_tangents = (const float *)g_ref(rd, &c, where, "out_tangents", sizeof(float), values, REF_OPTIONAL);
         uint32_t interp = g_u32(&c);
         if (!index_ok(rd, where, "interpolation", interp, 0, CNA_MORPH_INTERPOLATION_COUNT)) return;
         t->interpolation = (cna_morph_interpolation)interp;
@@ -392,7 +399,7 @@ static void read_deltas(reader *rd, cursor *c, const char *where, const char *ki
     snprintf(field, sizeof field, "%s.values", kind);
     d->values = (const float *)g_ref(rd, &vc, where, field, sizeof(float), count * 3, true);
     snprintf(field, sizeof field, "%s.indices", kind);
-    d->indices = (const uint32_t *)g_ref(rd, &ic, where, field, sizeof(uint32_t), count, true);
+    d->indices = (const uint32_t *)g_ref(rd, &ic, where, field, sizeof(uint32_t), count, REF_OPTIONAL);
     d->count = (size_t)count;
 }
 
@@ -718,7 +725,7 @@ static void read_part(reader *rd, size_t index, cna_model_part *part)
     part->primitive_type = (cna_primitive_type)type;
     int32_t morph = g_i32(&c);
     if (!index_ok(rd, where, "morph", morph, -1, (int64_t)rd->s[CNA__CNB_MORPHS].count)) return;
-    part->source_vertex = (const uint32_t *)g_ref(rd, &c, where, "source_vertex", sizeof(uint32_t), vcount, true);
+    part->source_vertex = (const uint32_t *)g_ref(rd, &c, where, "source_vertex", sizeof(uint32_t), vcount, REF_OPTIONAL);
     cursor tc = c;
     c.at += 16;
     uint64_t tcount = g_u64(&c);
