@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -312,17 +311,20 @@ cna_result cna_cnj_read_file(const char *path, const cna_allocator *allocator,
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cnj read: NULL %s", path ? "out" : "path");
     FILE *f = fopen(path, "rb");
     if (!f) return cna__error(err, CNA_ERROR_IO, "%s: %s", path, strerror(errno));
+    cna_allocator alloc = cna__allocator_resolve(allocator);
     char *text = NULL;
     size_t size = 0, cap = 0;
     cna_result r = CNA_OK;
     for (;;) {
         if (cap - size < 65536) {
             size_t ncap = cap ? cap * 2 : 65536;
-            char *t = (char *)realloc(text, ncap);
+            char *t = (char *)(ncap > cap ? cna__alloc(&alloc, ncap) : NULL);
             if (!t) {
                 r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
                 break;
             }
+            if (size) memcpy(t, text, size);
+            cna__free(&alloc, text);
             text = t;
             cap = ncap;
         }
@@ -338,6 +340,6 @@ cna_result cna_cnj_read_file(const char *path, const cna_allocator *allocator,
         r = cna_cnj_read_memory(text, size, allocator, out, err);
         if (r) cna__error_prefix(err, "%s", path);
     }
-    free(text);
+    cna__free(&alloc, text);
     return r;
 }
