@@ -157,7 +157,18 @@ static inline void mul(cna_mat4 *restrict out, const cna_mat4 *a, const cna_mat4
 /* One track at the player's position, with the cursor search and the
  * cached arc: the same key(s) and the same arithmetic as
  * cna_track_sample() (see between() in sample.c), so the same bits. */
-static void sample_track(const cna_bone_track *track, int64_t t, track_state *st)
+/* The interpolation amount of the last interval sampled in this update:
+ * tracks keyed at the same times (every track of an imported clip, in union
+ * mode and most files in faithful mode) share it, so the 64-bit conversions
+ * and the division run once per update instead of once per track. The same
+ * inputs give the same bits. */
+typedef struct amount_memo {
+    int64_t a, b;  /* key times of the interval; a == b: none yet */
+    float amount;
+} amount_memo;
+
+static void sample_track(const cna_bone_track *track, int64_t t, track_state *st,
+                         amount_memo *memo)
 {
     bool interpolate;
     const size_t c = cna__track_locate(track, t, &st->cursor, &interpolate);
@@ -173,9 +184,14 @@ static void sample_track(const cna_bone_track *track, int64_t t, track_state *st
         cna__arc_make(&a->rotation, &b->rotation, &st->arc);
         st->arc_key = c;
     }
-    const uint64_t num = (uint64_t)t - (uint64_t)a->ticks;
-    const uint64_t den = (uint64_t)b->ticks - (uint64_t)a->ticks;
-    const float amount = (float)((double)num / (double)den);
+    if (memo->a != a->ticks || memo->b != b->ticks) {
+        const uint64_t num = (uint64_t)t - (uint64_t)a->ticks;
+        const uint64_t den = (uint64_t)b->ticks - (uint64_t)a->ticks;
+        memo->amount = (float)((double)num / (double)den);
+        memo->a = a->ticks;
+        memo->b = b->ticks;
+    }
+    const float amount = memo->amount;
     out->ticks = t;
     out->translation.x = a->translation.x + (b->translation.x - a->translation.x) * amount;
     out->translation.y = a->translation.y + (b->translation.y - a->translation.y) * amount;
@@ -200,6 +216,7 @@ static void sample_clip(cna_player *player)
     const int64_t t = player->position;
     const size_t states = clip->track_count < player->cursor_count ? clip->track_count
                                                                    : player->cursor_count;
+    amount_memo memo = {0, 0, 0.0f}; /* interpolated intervals have a < b */
     for (size_t i = 0; i < states; ++i) {
         const cna_bone_track *track = &clip->tracks[i];
         track_state *st = &player->tracks[i];
@@ -207,7 +224,7 @@ static void sample_clip(cna_player *player)
                       track->bone < player->bone_count;
         if (!st->sampled) continue;
         if (st->cursor != CURSOR_LINEAR)
-            sample_track(track, t, st);
+            sample_track(track, t, st, &memo);
         else
             cna_track_sample_linear(track, t, &st->sample);
     }
