@@ -471,7 +471,7 @@ static int render_run(const render_args *a)
     scene sc;
     memset(&sc, 0, sizeof sc);
     sc.anim = -1;
-    if (cna_model_load_file(a->path, &io, &sc.m, &err) != CNA_OK) {
+    if (cna_model_load_any(a->path, &io, &sc.m, &err) != CNA_OK) { /* .cnb by magic, else glTF */
         cna_gl_context_free(gl);
         return cna_cli_report_error(a->path, &err);
     }

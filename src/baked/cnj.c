@@ -294,7 +294,7 @@ cna_result cna_cnj_read_memory(const char *text, size_t size, const cna_allocato
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cnj read: NULL %s", out ? "text" : "out");
     cna_allocator alloc = cna__allocator_resolve(allocator);
     const char *end = NULL;
-    cJSON *root = size ? cJSON_ParseWithLengthOpts(text, size, &end, 0) : NULL;
+    cJSON *root = size ? cna__json_parse(text, size, &end) : NULL; /* serialised, src/core/json.c */
     if (!root) {
         size_t at = (end && end >= text && end <= text + size) ? (size_t)(end - text) : 0;
         return cna__error(err, CNA_ERROR_PARSE, "cnj: not valid JSON near byte %zu", at);

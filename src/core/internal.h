@@ -23,6 +23,11 @@ cna_result cna__error(cna_error *err, cna_result code, const char *fmt, ...) CNA
 /* Prefix the message already in `err` with "prefix: " (no-op when err is NULL). */
 void cna__error_prefix(cna_error *err, const char *fmt, ...) CNA__PRINTF(2, 3);
 
+/* cJSON_ParseWithLengthOpts(text, size, end, 0) under a process-wide mutex
+ * (cJSON writes a global on failure); every cna parse goes through here. */
+struct cJSON;
+struct cJSON *cna__json_parse(const char *text, size_t size, const char **end);
+
 /* Resolve a possibly-NULL allocator into one with both hooks set. */
 cna_allocator cna__allocator_resolve(const cna_allocator *allocator);
 

@@ -1,6 +1,5 @@
 /* Loading entry points and the stage order: container, JSON, asset and
  * extensions, top-level arrays, per-kind parsers, semantic validation. */
-#include <pthread.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -306,8 +305,6 @@ static cna_result json_error(const uint8_t *json, size_t size, const char *end, 
                       pos, size);
 }
 
-static pthread_mutex_t cjson_parse_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size, cJSON **out)
 {
     /* RFC 8259 section 8.1 and glTF 2.0 ("JSON documents MUST NOT use a byte order mark"). */
@@ -315,12 +312,8 @@ static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size,
         return cna__error(c->err, CNA_ERROR_PARSE,
                           "JSON: starts with a UTF-8 byte order mark (EF BB BF), which glTF does not allow");
     const char *end = NULL;
-    /* cJSON records a failing parse's position in a process-global variable;
-     * serialise parses so that concurrent loads on several threads do not
-     * race on it (the only shared state of the reader). */
-    pthread_mutex_lock(&cjson_parse_lock);
-    cJSON *root = cJSON_ParseWithLengthOpts((const char *)json, size, &end, 0);
-    pthread_mutex_unlock(&cjson_parse_lock);
+    /* serialised: cJSON writes a global on failure (src/core/json.c) */
+    cJSON *root = cna__json_parse((const char *)json, size, &end);
     if (!root) return json_error(json, size, end, c->err);
     size_t pos = end ? (size_t)((const uint8_t *)end - json) : size;
     for (; pos < size; pos++) {
