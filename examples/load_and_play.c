@@ -39,7 +39,9 @@ int main(int argc, char **argv)
     printf("%s: %d joints, clip \"%s\"\n", argv[1], cna_player_bone_count(player),
            clip && clip->name ? clip->name : "(none)");
     for (int frame = 0; frame <= 60; frame++) {
-        if (frame > 0 && cna_player_update_seconds(player, 1.0 / 60.0, true, true, &err) != CNA_OK) {
+        /* frame 0 seeks to 0 (start_clip only rewinds; update computes the pose) */
+        const double dt = frame == 0 ? 0.0 : 1.0 / 60.0;
+        if (cna_player_update_seconds(player, dt, true, true, &err) != CNA_OK) {
             fprintf(stderr, "error: %s\n", err.message);
             break;
         }
