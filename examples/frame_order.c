@@ -68,7 +68,9 @@ int main(int argc, char **argv)
     memset(&err, 0, sizeof err);
 
     cna_gl_context *gl = NULL;
-    cna_gl_context_options go = {W, H, 4};
+    cna_gl_context_options go;
+    memset(&go, 0, sizeof go);
+    go.width = W, go.height = H, go.samples = 4;
     if (cna_gl_context_create(&go, &gl, &err)) return fail("gl context", &err);
     cna_import_options io;
     memset(&io, 0, sizeof io);

@@ -16,8 +16,12 @@
  *                        SetBoneTransforms; at most 72 matrices)
  * Lighting is one directional light plus ambient (cna_gl_light); colour =
  * base_color_factor × vertex colour (COLOR_0 when the part has one); the PBR
- * kinds add a metallic-roughness GGX highlight. Textures are not sampled yet
- * (only the base-colour factor is used). The result is written gamma-encoded
+ * kinds add a metallic-roughness GGX highlight. The material's base-colour
+ * texture (PNG through libpng, JPEG through libjpeg-turbo; sRGB, decoded to
+ * linear by the GPU), sampled at the part's TEXCOORD set with its glTF
+ * sampler's filters and wraps, multiplies the base colour; an image that is
+ * missing or cannot be decoded leaves the factor alone (see
+ * cna_gl_upload_model_textures). The result is written gamma-encoded
  * (c^(1/2.2)).
  *
  * Usage — render a model once and write a PNG:
@@ -43,6 +47,7 @@
 #ifndef CNA_GL_H
 #define CNA_GL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,6 +71,12 @@ typedef struct cna_gl_context_options {
     uint32_t width;    /* framebuffer width in pixels; default 640 */
     uint32_t height;   /* framebuffer height in pixels; default 480 */
     uint32_t samples;  /* multisample count (0 or 1 = none, the default; e.g. 4) */
+    /* Draw with the caller's current OpenGL 3.3 core context (e.g. a GLFW
+     * window's) into its default framebuffer of width x height instead of
+     * creating an EGL context and an offscreen framebuffer; samples is then
+     * ignored (the window's own). The caller keeps the context current and
+     * destroys it after cna_gl_context_free. Default false. */
+    bool use_current;
 } cna_gl_context_options;
 
 /* One directional light and an ambient term, in linear RGB. */
@@ -93,6 +104,11 @@ cna_result cna_gl_context_create(const cna_gl_context_options *options, cna_gl_c
 /* Destroy the context and everything it created. Buffers still alive on its
  * device are released with it: free models using the device first. NULL ok. */
 void cna_gl_context_free(cna_gl_context *gl);
+
+/* New framebuffer size (a use_current context's window was resized; an
+ * offscreen context's framebuffer is recreated). Sides of 0 or above
+ * CNA_GL_MAX_SIZE: CNA_ERROR_INVALID_ARGUMENT, nothing changes. */
+cna_result cna_gl_context_resize(cna_gl_context *gl, uint32_t width, uint32_t height, cna_error *err);
 
 /* The GL_RENDERER string (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"). */
 const char *cna_gl_context_renderer(const cna_gl_context *gl);
@@ -133,6 +149,10 @@ typedef struct cna_gl_draw_desc {
     size_t index_count;
     cna_primitive_type primitive_type;   /* default: triangle list */
     const cna_effect *effect;
+    /* A GL texture (sRGB colour) multiplying the base colour, sampled at the
+     * declaration's TEXCOORD effect->params.base_color.texcoord (FLOAT2); 0
+     * (default) or a declaration without that set: the factor alone. */
+    uint32_t base_color_texture;
 } cna_gl_draw_desc;
 cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_error *err);
 
@@ -148,6 +168,27 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
 cna_result cna_gl_draw_mesh(cna_gl_context *gl, cna_model *model, size_t mesh,
                             const cna_mat4 *absolute, const cna_mat4 *view,
                             const cna_mat4 *projection, cna_error *err);
+
+/* Decode and upload every image of `model` that a base-colour texture uses
+ * (cna_model_image: bytes or an external file; PNG or JPEG by their
+ * signature, at most 16384 pixels a side) as GL textures of this context,
+ * with the image's sampler (mipmaps when its min filter asks for them, or
+ * when it has none). Textures are cached by cna_model_image.id until
+ * cna_gl_release_model_textures or cna_gl_context_free; an image already
+ * tried is not tried again. cna_gl_draw_mesh calls this itself (ignoring
+ * failures), so calling it is only needed to learn about failures.
+ * Errors (every other image is still uploaded; a failed one draws with the
+ * factor alone): CNA_ERROR_INVALID_ARGUMENT for NULL gl/model;
+ * CNA_ERROR_IO when an external file cannot be read; CNA_ERROR_INVALID_DATA
+ * for bytes that are not a decodable PNG/JPEG ("images[1] \"TinyGrid\":
+ * not a PNG or JPEG image"); the first failure is reported. `failed` (may
+ * be NULL) receives how many of the model's images failed. */
+cna_result cna_gl_upload_model_textures(cna_gl_context *gl, const cna_model *model, size_t *failed,
+                                        cna_error *err);
+
+/* Delete the cached textures of `model`'s images (call before freeing a model
+ * when the context lives on). NULL ok. */
+void cna_gl_release_model_textures(cna_gl_context *gl, const cna_model *model);
 
 /* cna_gl_draw_mesh for every mesh in order (spec: Model::Draw). */
 cna_result cna_gl_draw_model(cna_gl_context *gl, cna_model *model, const cna_mat4 *absolute,

@@ -277,6 +277,24 @@ typedef struct cna_model_diagnostic {
 
 /* ------------------------------------------------------------------ the model */
 
+/* An image a material's base-colour texture uses, as the renderer needs it
+ * (cna_gl decodes it; the core never decodes images). Owned by the model;
+ * no pointer into the glTF document. Images no base-colour texture uses,
+ * and unavailable ones (diagnostic image-missing), have data NULL and path
+ * NULL. */
+typedef struct cna_model_image {
+    const char *name;        /* the image's name; "" when it has none */
+    const char *mime_type;   /* "image/png", "image/jpeg", ...; "" when the file gives none */
+    const uint8_t *data;     /* encoded bytes (data URI or bufferView), copied; NULL otherwise */
+    size_t size;             /* bytes at data */
+    const char *path;        /* an external file's path (read by the renderer); NULL otherwise */
+    /* The sampler of the first texture whose source is this image (GL enums;
+     * 0 = absent: linear filtering, mipmaps for minification; wrap REPEAT). */
+    int32_t mag_filter, min_filter, wrap_s, wrap_t;
+    /* Unique in the process (never 0): renderers key their texture caches by it. */
+    uint64_t id;
+} cna_model_image;
+
 typedef struct cna_model {
     int32_t gltf_scene;            /* the imported scene; -1 when the file has none
                                       (then every root node is imported) */
@@ -301,7 +319,12 @@ typedef struct cna_model {
     float size;
     const cna_model_diagnostic *diagnostics;
     size_t diagnostic_count;
+    /* The glTF file's images, by image index (what cna_effect_texture.image
+     * names); NULL/0 for a model without images or loaded from a .cnb file. */
+    const cna_model_image *images;
+    size_t image_count;
 } cna_model;
+
 
 /* ------------------------------------------------------------------ import */
 

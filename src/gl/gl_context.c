@@ -125,6 +125,70 @@ static cna_result create_framebuffer(cna_gl_context *gl, cna_error *err)
     return CNA_OK;
 }
 
+static void set_device(cna_gl_context *gl)
+{
+    gl->device.user_data = gl;
+    gl->device.create_buffer = gl_create_buffer;
+    gl->device.set_buffer_data = gl_set_buffer_data;
+    gl->device.destroy_buffer = gl_destroy_buffer;
+}
+
+/* use_current: the caller's context and its default framebuffer. */
+static cna_result create_current(const cna_gl_context_options *o, cna_gl_context **out, cna_error *err)
+{
+    const char *version = (const char *)glGetString(GL_VERSION);
+    if (!version)
+        return cna__error(err, CNA_ERROR_UNSUPPORTED, "gl context: use_current without a current OpenGL context");
+    GLint major = 0, minor = 0;
+    glGetIntegerv(GL_MAJOR_VERSION, &major);
+    glGetIntegerv(GL_MINOR_VERSION, &minor);
+    if (major * 10 + minor < 33)
+        return cna__error(err, CNA_ERROR_UNSUPPORTED, "gl context: the current context is OpenGL %d.%d; 3.3 is needed",
+                          (int)major, (int)minor);
+    cna_gl_context *gl = (cna_gl_context *)calloc(1, sizeof *gl);
+    if (!gl) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "gl context: out of memory");
+    gl->external = true;
+    gl->display = EGL_NO_DISPLAY;
+    gl->width = o->width;
+    gl->height = o->height;
+    gl->light = cna_gl_light_default();
+    const char *renderer = (const char *)glGetString(GL_RENDERER);
+    snprintf(gl->renderer, sizeof gl->renderer, "%s", renderer ? renderer : "");
+    cna_result r = cna__gl_programs_create(gl, err);
+    if (r) {
+        free(gl);
+        return r;
+    }
+    set_device(gl);
+    *out = gl;
+    return CNA_OK;
+}
+
+cna_result cna_gl_context_resize(cna_gl_context *gl, uint32_t width, uint32_t height, cna_error *err)
+{
+    if (!gl) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "gl context: NULL");
+    if (width == 0 || height == 0 || width > CNA_GL_MAX_SIZE || height > CNA_GL_MAX_SIZE)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "gl context: size %ux%u; 1 to %d per side", width,
+                          height, CNA_GL_MAX_SIZE);
+    if (gl->external) {
+        gl->width = width;
+        gl->height = height;
+        return CNA_OK;
+    }
+    uint32_t ow = gl->width, oh = gl->height;
+    destroy_framebuffer(gl);
+    gl->width = width;
+    gl->height = height;
+    cna_result r = create_framebuffer(gl, err);
+    if (r) {
+        gl->width = ow;
+        gl->height = oh;
+        cna_error ignored;
+        (void)create_framebuffer(gl, &ignored);
+    }
+    return r;
+}
+
 cna_result cna_gl_context_create(const cna_gl_context_options *options, cna_gl_context **out, cna_error *err)
 {
     cna_gl_context_options o;
@@ -138,6 +202,7 @@ cna_result cna_gl_context_create(const cna_gl_context_options *options, cna_gl_c
                           o.width, o.height, CNA_GL_MAX_SIZE);
     if (o.samples > 16)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "gl context: %u samples; at most 16", o.samples);
+    if (o.use_current) return create_current(&o, out, err);
     if (!epoxy_has_egl_extension(EGL_NO_DISPLAY, "EGL_MESA_platform_surfaceless"))
         return cna__error(err, CNA_ERROR_UNSUPPORTED,
                           "gl context: EGL has no EGL_MESA_platform_surfaceless (install Mesa's EGL)");
@@ -165,10 +230,7 @@ cna_result cna_gl_context_create(const cna_gl_context_options *options, cna_gl_c
     snprintf(gl->renderer, sizeof gl->renderer, "%s", renderer ? renderer : "");
     if ((r = create_framebuffer(gl, err)) != CNA_OK) goto fail_current;
     if ((r = cna__gl_programs_create(gl, err)) != CNA_OK) goto fail_fb;
-    gl->device.user_data = gl;
-    gl->device.create_buffer = gl_create_buffer;
-    gl->device.set_buffer_data = gl_set_buffer_data;
-    gl->device.destroy_buffer = gl_destroy_buffer;
+    set_device(gl);
     *out = gl;
     return CNA_OK;
 fail_fb:
@@ -189,7 +251,14 @@ fail:
 void cna_gl_context_free(cna_gl_context *gl)
 {
     if (!gl) return;
+    if (gl->external) {
+        cna__gl_textures_destroy(gl);
+        cna__gl_programs_destroy(gl);
+        free(gl);
+        return;
+    }
     eglMakeCurrent(gl->display, EGL_NO_SURFACE, EGL_NO_SURFACE, gl->context);
+    cna__gl_textures_destroy(gl);
     cna__gl_programs_destroy(gl);
     destroy_framebuffer(gl);
     eglMakeCurrent(gl->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
@@ -230,7 +299,10 @@ cna_result cna_gl_read_pixels(cna_gl_context *gl, unsigned char *rgba, size_t si
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "gl read pixels: %zu bytes given; %ux%u needs %zu",
                           size, gl->width, gl->height, need);
     GLint w = (GLint)gl->width, h = (GLint)gl->height;
-    if (gl->samples > 1) {
+    if (gl->external) {
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+        glReadBuffer(GL_BACK);
+    } else if (gl->samples > 1) {
         glBindFramebuffer(GL_READ_FRAMEBUFFER, gl->fbo);
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, gl->resolve_fbo);
         glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);

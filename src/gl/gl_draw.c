@@ -14,6 +14,7 @@
 static const char cna__vs[] =
     "layout(location = 0) in vec3 a_position;\n"
     "layout(location = 1) in vec3 a_normal;\n"
+    "layout(location = 2) in vec2 a_texcoord;\n"
     "layout(location = 3) in vec4 a_color;\n"
     "#ifdef CNA_SKINNED\n"
     "layout(location = 4) in uvec4 a_joints;\n"
@@ -25,6 +26,7 @@ static const char cna__vs[] =
     "out vec3 v_normal;\n"
     "out vec3 v_position;\n"
     "out vec4 v_color;\n"
+    "out vec2 v_texcoord;\n"
     "void main() {\n"
     "  vec4 p = vec4(a_position, 1.0);\n"
     "  vec3 n = a_normal;\n"
@@ -38,6 +40,7 @@ static const char cna__vs[] =
     "  v_position = w.xyz;\n"
     "  v_normal = u_normal_matrix * n;\n"
     "  v_color = a_color;\n"
+    "  v_texcoord = a_texcoord;\n"
     "  gl_Position = u_projection * (u_view * w);\n"
     "}\n";
 
@@ -47,6 +50,9 @@ static const char cna__fs[] =
     "in vec3 v_normal;\n"
     "in vec3 v_position;\n"
     "in vec4 v_color;\n"
+    "in vec2 v_texcoord;\n"
+    "uniform sampler2D u_base_tex;\n"
+    "uniform int u_has_base_tex;\n"
     "uniform vec4 u_base_color;\n"
     "uniform vec3 u_emissive;\n"
     "uniform float u_metallic, u_roughness;\n"
@@ -56,6 +62,7 @@ static const char cna__fs[] =
     "out vec4 o_color;\n"
     "void main() {\n"
     "  vec4 base = u_base_color * v_color;\n"
+    "  if (u_has_base_tex != 0) base *= texture(u_base_tex, v_texcoord);\n"
     "  if (u_alpha_mode == 1 && base.a < u_alpha_cutoff) discard;\n"
     "  vec3 n = normalize(v_normal);\n"
     "  if (!gl_FrontFacing) n = -n;\n"
@@ -149,6 +156,8 @@ static cna_result program_create(cna__gl_program *p, cna_effect_kind kind, cna_e
     p->u_camera_pos = glGetUniformLocation(prog, "u_camera_pos");
     p->u_alpha_mode = glGetUniformLocation(prog, "u_alpha_mode");
     p->u_alpha_cutoff = glGetUniformLocation(prog, "u_alpha_cutoff");
+    p->u_base_tex = glGetUniformLocation(prog, "u_base_tex");
+    p->u_has_base_tex = glGetUniformLocation(prog, "u_has_base_tex");
     return CNA_OK;
 }
 
@@ -263,6 +272,13 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
     if (!nrm || !attrib(nrm, CNA__GL_ATTR_NORMAL, stride)) glVertexAttrib3f(CNA__GL_ATTR_NORMAL, 0.0f, 0.0f, 1.0f);
     if (!col || !attrib(col, CNA__GL_ATTR_COLOR, stride))
         glVertexAttrib4f(CNA__GL_ATTR_COLOR, 1.0f, 1.0f, 1.0f, 1.0f);
+    const cna_vertex_element *uv =
+        fx->params.base_color.texcoord >= 0
+            ? cna_vertex_declaration_find(decl, CNA_VERTEX_USAGE_TEXCOORD, (uint32_t)fx->params.base_color.texcoord)
+            : NULL;
+    bool textured = desc->base_color_texture != 0 && uv && uv->format == CNA_VERTEX_FORMAT_FLOAT2 &&
+                    attrib(uv, CNA__GL_ATTR_TEXCOORD0, stride);
+    if (!textured) glVertexAttrib2f(CNA__GL_ATTR_TEXCOORD0, 0.0f, 0.0f);
     if (skinned) {
         attrib(jnt, CNA__GL_ATTR_JOINTS, stride);
         attrib(wgt, CNA__GL_ATTR_WEIGHTS, stride);
@@ -292,6 +308,10 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
     glUniform3f(p->u_camera_pos, eye.x, eye.y, eye.z);
     glUniform1i(p->u_alpha_mode, mat->alpha_mode == CNA_ALPHA_MODE_MASK ? 1 : 0);
     glUniform1f(p->u_alpha_cutoff, mat->alpha_cutoff);
+    glUniform1i(p->u_has_base_tex, textured ? 1 : 0);
+    glUniform1i(p->u_base_tex, 0);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, textured ? desc->base_color_texture : 0);
 
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
@@ -310,6 +330,7 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
     glDrawElements(mode, (GLsizei)desc->index_count, GL_UNSIGNED_INT, NULL);
     glBindVertexArray(0);
     glDeleteVertexArrays(1, &vao);
+    glBindTexture(GL_TEXTURE_2D, 0);
     glUseProgram(0);
     return CNA_OK;
 }
@@ -347,6 +368,10 @@ cna_result cna_gl_draw_mesh(cna_gl_context *gl, cna_model *model, size_t mesh, c
         d.index_count = part->index_count;
         d.primitive_type = part->primitive_type;
         d.effect = fx;
+        GLuint tex = 0;
+        cna_error ignored;   /* a missing or undecodable image draws with the factor alone */
+        (void)cna__gl_model_texture(gl, model, fx->params.base_color.image, &tex, &ignored);
+        d.base_color_texture = tex;
         cna_result r = cna_gl_draw(gl, &d, err);
         if (r) return r;
     }

@@ -23,7 +23,14 @@ typedef struct cna__gl_program {
     GLint u_base_color, u_emissive, u_metallic, u_roughness;
     GLint u_light_dir, u_light_color, u_ambient, u_camera_pos;
     GLint u_alpha_mode, u_alpha_cutoff;
+    GLint u_base_tex, u_has_base_tex;
 } cna__gl_program;
+
+/* A texture cache entry: model image id -> GL texture (0 when it failed). */
+typedef struct cna__gl_texture {
+    uint64_t image_id;
+    GLuint texture;
+} cna__gl_texture;
 
 struct cna_gl_context {
     EGLDisplay display;
@@ -35,10 +42,20 @@ struct cna_gl_context {
     cna_gl_light light;
     cna_device device;
     char renderer[128];
+    bool external;                           /* use_current: the caller's context, framebuffer 0 */
+    cna__gl_texture *textures;               /* cache, texture_count used of texture_cap */
+    size_t texture_count, texture_cap;
 };
 
 /* Compile the four effect programs. */
 cna_result cna__gl_programs_create(cna_gl_context *gl, cna_error *err);
 void cna__gl_programs_destroy(cna_gl_context *gl);
+
+/* The GL texture of image `image` of `model` (uploaded on first use; 0 when
+ * none, out of range or undecodable). Errors as cna_gl_upload_model_textures. */
+cna_result cna__gl_model_texture(cna_gl_context *gl, const cna_model *model, int32_t image, GLuint *out,
+                                 cna_error *err);
+/* Delete every cached texture. */
+void cna__gl_textures_destroy(cna_gl_context *gl);
 
 #endif

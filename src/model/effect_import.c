@@ -6,9 +6,64 @@
  * Kind of a part: skinned when its mesh has a skin; PBR when the glTF
  * primitive has TANGENT or TEXCOORD_1 (the PBR vertex family of cna/morph.h).
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "model/model_internal.h"
+
+/* Images: every glTF image gets an entry (same index); those a material's
+ * base-colour texture uses carry a copy of their encoded bytes (data URI,
+ * bufferView) or their external file's path, and the sampler of the first
+ * texture that shows them. Nothing points into the document. */
+static atomic_uint_fast64_t cna__next_image_id = 1;
+
+static cna_result import_images(cna__import_ctx *ctx, cna_error *err)
+{
+    const cna_gltf_document *doc = ctx->doc;
+    cna_model *m = &ctx->model->pub;
+    if (doc->image_count == 0) return CNA_OK;
+    cna_model_image *images = (cna_model_image *)cna__arena_calloc(ctx->arena, doc->image_count, sizeof *images);
+    if (!images) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory (images)");
+    for (size_t i = 0; i < doc->image_count; i++) {
+        const cna_gltf_image *src = &doc->images[i];
+        cna_model_image *im = &images[i];
+        im->name = cna__arena_strdup(ctx->arena, src->name ? src->name : "");
+        im->mime_type = cna__arena_strdup(ctx->arena, src->mime_type ? src->mime_type : "");
+        if (!im->name || !im->mime_type) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory (images)");
+        im->id = (uint64_t)atomic_fetch_add(&cna__next_image_id, 1);
+        bool used = false;
+        for (size_t k = 0; k < doc->material_count && !used; k++) {
+            int32_t t = doc->materials[k].base_color_texture.texture;
+            used = t >= 0 && (size_t)t < doc->texture_count && doc->textures[t].source == (int32_t)i;
+        }
+        for (size_t t = 0; t < doc->texture_count; t++) {
+            const cna_gltf_texture *tex = &doc->textures[t];
+            if (tex->source != (int32_t)i) continue;
+            if (tex->sampler >= 0 && (size_t)tex->sampler < doc->sampler_count) {
+                const cna_gltf_sampler *sm = &doc->samplers[tex->sampler];
+                im->mag_filter = sm->mag_filter;
+                im->min_filter = sm->min_filter;
+                im->wrap_s = sm->wrap_s;
+                im->wrap_t = sm->wrap_t;
+            }
+            break;
+        }
+        if (!used || !src->available) continue;
+        if (src->data && src->size > 0) {
+            uint8_t *bytes = (uint8_t *)cna__arena_alloc(ctx->arena, src->size);
+            if (!bytes) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory (images[%zu], %zu bytes)", i, src->size);
+            memcpy(bytes, src->data, src->size);
+            im->data = bytes;
+            im->size = src->size;
+        } else if (src->path) {
+            im->path = cna__arena_strdup(ctx->arena, src->path);
+            if (!im->path) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory (images)");
+        }
+    }
+    m->images = images;
+    m->image_count = doc->image_count;
+    return CNA_OK;
+}
 
 static cna_effect_texture texture_of(const cna_gltf_document *doc, const cna_gltf_texture_ref *ref)
 {
@@ -58,6 +113,8 @@ cna_result cna__import_effects(cna__import_ctx *ctx, cna_error *err)
 {
     const cna_gltf_document *doc = ctx->doc;
     cna_model *m = &ctx->model->pub;
+    cna_result ri = import_images(ctx, err);
+    if (ri) return ri;
     size_t parts = 0;
     for (size_t i = 0; i < m->mesh_count; i++) parts += m->meshes[i].part_count;
     if (parts == 0) return CNA_OK;

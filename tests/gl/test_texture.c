@@ -1,0 +1,251 @@
+/*
+ * Base-colour textures (issue 6 item 2), headless: a quad covering the whole
+ * view (identity view and projection) whose material samples a 2x2 PNG
+ * (red, green / blue, white; NEAREST) at TEXCOORD_0. The light is ambient
+ * (1, 1, 1) only, so a pixel is exactly the texel times the factor
+ * (0 and 1 survive sRGB decoding and the 1/2.2 encoding unchanged).
+ * The glTF files are written at run time into the build directory.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include <dlfcn.h>
+
+#include "cna/cna.h"
+#include "cna/gl.h"
+
+enum { W = 64, H = 64 };
+
+static const char *tmp_path(char *buf, size_t size, const char *name)
+{
+    char dir[900];
+    snprintf(dir, sizeof dir, "%s/test_texture_tmp", CNA_BINARY_DIR);
+    mkdir(dir, 0755);
+    snprintf(buf, size, "%s/%s", dir, name);
+    return buf;
+}
+
+static void base64(const unsigned char *in, size_t n, char *out)
+{
+    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < n ? in[i + 2] : 0);
+        out[o++] = t[v >> 18 & 63];
+        out[o++] = t[v >> 12 & 63];
+        out[o++] = i + 1 < n ? t[v >> 6 & 63] : '=';
+        out[o++] = i + 2 < n ? t[v & 63] : '=';
+    }
+    out[o] = '\0';
+}
+
+/* The quad's buffer: positions, normals, texcoords (v = 0 at the top), indices. */
+static void quad_buffer(char *b64)
+{
+    unsigned char bin[140];
+    const float pos[12] = {-1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0};
+    const float nrm[12] = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+    const float uv[8] = {0, 1, 1, 1, 1, 0, 0, 0};
+    const uint16_t idx[6] = {0, 1, 2, 0, 2, 3};
+    memcpy(bin, pos, 48);
+    memcpy(bin + 48, nrm, 48);
+    memcpy(bin + 96, uv, 32);
+    memcpy(bin + 128, idx, 12);
+    base64(bin, sizeof bin, b64);
+}
+
+/* Write a glTF with the quad; `image_json` is the images[0] object. */
+static void write_gltf(const char *path, const char *image_json, const char *factor)
+{
+    char b64[200];
+    quad_buffer(b64);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"mesh\":0}],"
+            "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1,\"TEXCOORD_0\":2},"
+            "\"indices\":3,\"material\":0}]}],"
+            "\"materials\":[{\"pbrMetallicRoughness\":{\"baseColorFactor\":%s,\"baseColorTexture\":{\"index\":0},"
+            "\"metallicFactor\":0}}],"
+            "\"textures\":[{\"source\":0,\"sampler\":0}],"
+            "\"samplers\":[{\"magFilter\":9728,\"minFilter\":9728,\"wrapS\":33071,\"wrapT\":33071}],"
+            "\"images\":[%s],"
+            "\"buffers\":[{\"byteLength\":140,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
+            "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":48},"
+            "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":48},{\"buffer\":0,\"byteOffset\":96,\"byteLength\":32},"
+            "{\"buffer\":0,\"byteOffset\":128,\"byteLength\":12}],"
+            "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\","
+            "\"min\":[-1,-1,0],\"max\":[1,1,0]},"
+            "{\"bufferView\":1,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\"},"
+            "{\"bufferView\":2,\"componentType\":5126,\"count\":4,\"type\":\"VEC2\"},"
+            "{\"bufferView\":3,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"}]}\n",
+            factor, image_json, b64);
+    fclose(f);
+}
+
+static const unsigned char TEXELS[16] = {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255};
+
+static void write_texture_png(const char *path)
+{
+    cna_error err;
+    assert_int_equal(cna_gl_write_png(path, 2, 2, TEXELS, &err), CNA_OK);
+}
+
+/* Draw the quad of `gltf` and return the pixels (caller frees). */
+static unsigned char *render(const char *gltf, cna_result *upload, char *message, size_t message_size)
+{
+    cna_error err;
+    memset(&err, 0, sizeof err);
+    cna_gl_context *gl = NULL;
+    cna_gl_context_options o;
+    memset(&o, 0, sizeof o);
+    o.width = W;
+    o.height = H;
+    if (cna_gl_context_create(&o, &gl, &err) != CNA_OK) fail_msg("gl context: %s", err.message);
+    cna_gl_light light;
+    memset(&light, 0, sizeof light);
+    light.direction = cna_vec3_make(0, 0, -1);
+    light.ambient = cna_vec3_make(1, 1, 1);
+    cna_gl_set_light(gl, &light);
+    cna_import_options io;
+    memset(&io, 0, sizeof io);
+    io.device = cna_gl_context_device(gl);
+    cna_model *m = NULL;
+    if (cna_model_load_file(gltf, &io, &m, &err) != CNA_OK) fail_msg("%s: %s", gltf, err.message);
+    size_t failed = 0;
+    cna_error uerr;
+    memset(&uerr, 0, sizeof uerr);
+    *upload = cna_gl_upload_model_textures(gl, m, &failed, &uerr);
+    snprintf(message, message_size, "%s", uerr.message);
+    cna_mat4 absolute[1], id;
+    cna_mat4_identity(&id);
+    assert_int_equal(cna_model_copy_absolute_bone_transforms(m, absolute, 1, &err), CNA_OK);
+    const float bg[4] = {0, 0, 0, 1};
+    cna_gl_begin_frame(gl, bg);
+    assert_int_equal(cna_gl_draw_model(gl, m, absolute, &id, &id, &err), CNA_OK);
+    unsigned char *px = malloc(W * H * 4);
+    assert_non_null(px);
+    assert_int_equal(cna_gl_read_pixels(gl, px, W * H * 4, &err), CNA_OK);
+    cna_gl_release_model_textures(gl, m);
+    cna_model_free(m);
+    cna_gl_context_free(gl);
+    return px;
+}
+
+static void assert_pixel(const unsigned char *px, int x, int y, int r, int g, int b)
+{
+    const unsigned char *p = px + ((size_t)y * W + (size_t)x) * 4;
+    if (abs(p[0] - r) > 1 || abs(p[1] - g) > 1 || abs(p[2] - b) > 1)
+        fail_msg("pixel (%d, %d) is (%d, %d, %d); expected (%d, %d, %d)", x, y, p[0], p[1], p[2], r, g, b);
+}
+
+/* Quadrant centres: top-left, top-right, bottom-left, bottom-right. */
+static void assert_quadrants(const unsigned char *px, const int rgb[4][3])
+{
+    assert_pixel(px, W / 4, H / 4, rgb[0][0], rgb[0][1], rgb[0][2]);
+    assert_pixel(px, 3 * W / 4, H / 4, rgb[1][0], rgb[1][1], rgb[1][2]);
+    assert_pixel(px, W / 4, 3 * H / 4, rgb[2][0], rgb[2][1], rgb[2][2]);
+    assert_pixel(px, 3 * W / 4, 3 * H / 4, rgb[3][0], rgb[3][1], rgb[3][2]);
+}
+
+static void external_png_texture_is_sampled_at_texcoord_0(void **state)
+{
+    (void)state;
+    char png[1024], gltf[1024];
+    write_texture_png(tmp_path(png, sizeof png, "texels.png"));
+    write_gltf(tmp_path(gltf, sizeof gltf, "external.gltf"), "{\"uri\":\"texels.png\",\"mimeType\":\"image/png\"}",
+               "[1,1,1,1]");
+    cna_result up;
+    char msg[600];
+    unsigned char *px = render(gltf, &up, msg, sizeof msg);
+    assert_int_equal(up, CNA_OK);
+    const int want[4][3] = {{255, 0, 0}, {0, 255, 0}, {0, 0, 255}, {255, 255, 255}};
+    assert_quadrants(px, want);
+    free(px);
+}
+
+static void data_uri_texture_is_multiplied_by_the_factor(void **state)
+{
+    (void)state;
+    char png[1024], gltf[1024];
+    write_texture_png(tmp_path(png, sizeof png, "texels2.png"));
+    FILE *f = fopen(png, "rb");
+    assert_non_null(f);
+    unsigned char bytes[512];
+    size_t n = fread(bytes, 1, sizeof bytes, f);
+    fclose(f);
+    assert_true(n > 8 && n < sizeof bytes);
+    char b64[800], image[900];
+    base64(bytes, n, b64);
+    snprintf(image, sizeof image, "{\"uri\":\"data:image/png;base64,%s\"}", b64);
+    remove(png);   /* the model must not need the file */
+    write_gltf(tmp_path(gltf, sizeof gltf, "datauri.gltf"), image, "[1,0,1,1]");
+    cna_result up;
+    char msg[600];
+    unsigned char *px = render(gltf, &up, msg, sizeof msg);
+    assert_int_equal(up, CNA_OK);
+    const int want[4][3] = {{255, 0, 0}, {0, 0, 0}, {0, 0, 255}, {255, 0, 255}};
+    assert_quadrants(px, want);
+    free(px);
+}
+
+static void undecodable_image_draws_with_the_factor_alone(void **state)
+{
+    (void)state;
+    char gltf[1024];
+    /* "not a png" in base64 */
+    write_gltf(tmp_path(gltf, sizeof gltf, "garbage.gltf"),
+               "{\"name\":\"junk\",\"uri\":\"data:image/png;base64,bm90IGEgcG5n\"}", "[0,1,0,1]");
+    cna_result up;
+    char msg[600];
+    unsigned char *px = render(gltf, &up, msg, sizeof msg);
+    assert_int_equal(up, CNA_ERROR_INVALID_DATA);
+    assert_string_equal(msg, "images[0] \"junk\": not a PNG or JPEG image");
+    const int want[4][3] = {{0, 255, 0}, {0, 255, 0}, {0, 255, 0}, {0, 255, 0}};
+    assert_quadrants(px, want);
+    free(px);
+}
+
+static void missing_external_image_draws_with_the_factor_alone(void **state)
+{
+    (void)state;
+    char gltf[1024];
+    write_gltf(tmp_path(gltf, sizeof gltf, "missing.gltf"), "{\"uri\":\"no-such-file.png\"}", "[0,0,1,1]");
+    cna_result up;
+    char msg[600];
+    unsigned char *px = render(gltf, &up, msg, sizeof msg);
+    assert_int_equal(up, CNA_OK);   /* the reader's image-missing diagnostic; nothing to decode */
+    const int want[4][3] = {{0, 0, 255}, {0, 0, 255}, {0, 0, 255}, {0, 0, 255}};
+    assert_quadrants(px, want);
+    free(px);
+}
+
+/* Mesa's driver keeps globals that LeakSanitizer would report after
+ * eglTerminate unloads it (see test_render_skinning.c). */
+static void keep_mesa_driver_loaded(void)
+{
+    static const char *const paths[] = {"/usr/lib/x86_64-linux-gnu/dri/swrast_dri.so",
+                                        "/usr/lib/aarch64-linux-gnu/dri/swrast_dri.so"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
+        if (dlopen(paths[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) return;
+}
+
+int main(void)
+{
+    keep_mesa_driver_loaded();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(external_png_texture_is_sampled_at_texcoord_0),
+        cmocka_unit_test(data_uri_texture_is_multiplied_by_the_factor),
+        cmocka_unit_test(undecodable_image_draws_with_the_factor_alone),
+        cmocka_unit_test(missing_external_image_draws_with_the_factor_alone),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
