@@ -57,6 +57,8 @@ int cna_cli_pose_run(int argc, char **argv);
 void cna_cli_pose_help(FILE *out);
 int cna_cli_render_run(int argc, char **argv);
 void cna_cli_render_help(FILE *out);
+int cna_cli_view_run(int argc, char **argv);
+void cna_cli_view_help(FILE *out);
 int cna_cli_convert_run(int argc, char **argv);
 void cna_cli_convert_help(FILE *out);
 int cna_cli_bench_run(int argc, char **argv);

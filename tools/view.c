@@ -1,0 +1,511 @@
+/*
+ * tools/view.c — `cna view FILE [--size WxH] [--frames N] [--screenshot
+ * OUT.png]`: a GLFW window (OpenGL 3.3 core) playing a model's animations,
+ * drawn through cna_gl with the window's context (issue 6 "See it";
+ * docs/rendering.md).
+ *
+ * Controls: drag with the left mouse button to orbit, wheel to zoom,
+ * space = play/pause, left/right = previous/next animation, up/down =
+ * speed x2 / /2, M = cycle morph weights (the animation's, then each target
+ * alone at weight 1), F = frame the model. The title bar shows the
+ * animation's name, the time and the speed.
+ *
+ * Each frame follows the spec's order: players advanced, rigid clip applied,
+ * skin poses written to the joints' bones, morph weights set only where they
+ * changed, then per mesh its skin's palette installed on its own effects
+ * right before its draw.
+ *
+ * --frames N draws N frames with a fixed step of 1/60 s and exits (after
+ * --screenshot writes the window's framebuffer as a PNG): what the test under
+ * Xvfb runs. Without GLFW or cna_gl at build time the command answers that
+ * it is not built in. Exit codes: 0, 1 failure (no display, refused file),
+ * 2 usage.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define _GNU_SOURCE 1   /* dl_iterate_phdr, RTLD_NOLOAD, RTLD_NODELETE */
+#include <dlfcn.h>
+#include <link.h>
+#endif
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cna/cna.h"
+
+#if defined(CNA_HAVE_GL) && defined(CNA_HAVE_GLFW)
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <cglm/cglm.h>
+
+#include "cna/gl.h"
+#define CNA__VIEW 1
+#endif
+
+void cna_cli_view_help(FILE *out)
+{
+    fprintf(out,
+            "usage: cna view FILE [--size WxH] [--frames N] [--screenshot OUT.png]\n"
+            "\n"
+            "Opens a window (GLFW, OpenGL 3.3 core) that plays the model's animations.\n"
+            "\n"
+            "controls:\n"
+            "  left-drag  orbit the camera        wheel   zoom\n"
+            "  space      play / pause            F       frame the model\n"
+            "  left/right previous / next clip    up/down speed x2 / /2\n"
+            "  M          cycle morph weights (the animation's, then each target alone)\n"
+            "The title bar shows the clip's name, the time and the speed.\n"
+            "\n"
+            "options:\n"
+            "  --size WxH            window size (default 960x720)\n"
+            "  --frames N            draw N frames at a fixed 1/60 s step, then exit\n"
+            "  --screenshot OUT.png  with --frames: write the last frame as a PNG\n"
+            "  -h, --help            print this help\n"
+            "\n"
+            "exit status: 0 closed; 1 no display, the file is refused or drawing failed;\n"
+            "2 usage error.\n");
+}
+
+typedef struct view_args {
+    const char *path;
+    uint32_t width, height;
+    long frames;   /* 0: until the window closes */
+    const char *screenshot;
+} view_args;
+
+static int parse_args(const cna_cli_command *cmd, int argc, char **argv, view_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->width = 960;
+    a->height = 720;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--size") == 0 || strcmp(arg, "--frames") == 0 || strcmp(arg, "--screenshot") == 0) {
+            if (i + 1 >= argc) return cna_cli_usage_error(cmd, "%s needs a value", arg);
+            const char *v = argv[++i];
+            char *end = NULL;
+            errno = 0;
+            if (strcmp(arg, "--size") == 0) {
+                unsigned long w = strtoul(v, &end, 10), h = 0;
+                if (!errno && end != v && (*end == 'x' || *end == 'X')) {
+                    const char *hs = end + 1;
+                    h = strtoul(hs, &end, 10);
+                    if (end == hs) h = 0;
+                }
+                if (errno || *end || w < 16 || h < 16 || w > 4096 || h > 4096)
+                    return cna_cli_usage_error(cmd, "--size: '%s' is not WxH with sides 16 to 4096", v);
+                a->width = (uint32_t)w;
+                a->height = (uint32_t)h;
+            } else if (strcmp(arg, "--frames") == 0) {
+                long n = strtol(v, &end, 10);
+                if (errno || !*v || *end || n < 1 || n > 1000000)
+                    return cna_cli_usage_error(cmd, "--frames: '%s' is not a count 1 to 1000000", v);
+                a->frames = n;
+            } else {
+                a->screenshot = v;
+            }
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return cna_cli_usage_error(cmd, "unknown option '%s'", arg);
+        } else if (!a->path) {
+            a->path = arg;
+        } else {
+            return cna_cli_usage_error(cmd, "unexpected argument '%s'", arg);
+        }
+    }
+    if (!a->path) return cna_cli_usage_error(cmd, "missing FILE");
+    if (a->screenshot && a->frames == 0) return cna_cli_usage_error(cmd, "--screenshot needs --frames N");
+    return -1;
+}
+
+#ifdef CNA__VIEW
+
+typedef struct viewer {
+    cna_model *m;
+    cna_gl_context *gl;
+    cna_player **players;   /* one per skin */
+    cna_mat4 *absolute;
+    float *weights;
+    size_t weight_cap;
+    long anim;              /* -1 without animations */
+    double t, speed;
+    bool playing;
+    size_t morph_mode;      /* 0: the animation's weights; k: target k-1 alone */
+    size_t morph_modes;     /* 1 + the most targets of any part */
+    /* orbit camera */
+    float yaw, pitch, distance, target[3], radius;
+    bool dragging;
+    double last_x, last_y;
+} viewer;
+
+static double animation_duration(const cna_model *m, long anim)
+{
+    if (anim < 0) return 0.0;
+    int64_t d = m->node_clips[anim].duration;
+    for (size_t s = 0; s < m->skin_count; s++)
+        if (m->skins[s].data.clips[anim].duration > d) d = m->skins[s].data.clips[anim].duration;
+    return cna_ticks_to_seconds(d);
+}
+
+static cna_result start_animation(viewer *v, long anim, cna_error *err)
+{
+    v->anim = anim;
+    v->t = 0.0;
+    for (size_t s = 0; s < v->m->skin_count; s++) {
+        cna_result r = anim >= 0 ? cna_player_start_clip(v->players[s], &v->m->skins[s].data.clips[anim], err)
+                                 : CNA_OK;
+        if (r) return r;
+    }
+    return CNA_OK;
+}
+
+/* Morph weights of one part for the current mode and time, into v->weights. */
+static cna_result part_weights(viewer *v, const cna_model_part *part, size_t *n, cna_error *err)
+{
+    const cna_morph_target_data *md = part->morph;
+    *n = md->target_count;
+    if (v->morph_mode > 0) {
+        for (size_t w = 0; w < *n; w++) v->weights[w] = w + 1 == v->morph_mode ? 1.0f : 0.0f;
+        return CNA_OK;
+    }
+    if (v->anim >= 0 && (size_t)v->anim < part->weight_track_count && part->weight_tracks &&
+        part->weight_tracks[v->anim] && part->weight_tracks[v->anim]->key_count > 0)
+        return cna_morph_evaluate_weights(part->weight_tracks[v->anim], v->t, v->weights, v->weight_cap, n, err);
+    for (size_t w = 0; w < *n; w++)
+        v->weights[w] = md->initial_weights && w < md->initial_weight_count ? md->initial_weights[w] : 0.0f;
+    return CNA_OK;
+}
+
+/* One frame's poses: players, rigid clip, skin poses, morph weights, absolute transforms. */
+static cna_result pose(viewer *v, double dt, cna_error *err)
+{
+    cna_model *m = v->m;
+    double d = animation_duration(m, v->anim);
+    if (v->playing && v->anim >= 0) {
+        v->t += dt * v->speed;
+        v->t = d > 0.0 ? fmod(v->t, d) : 0.0;
+        if (v->t < 0.0) v->t += d;
+    }
+    cna_model_reset_bone_transforms(m);
+    cna_result r;
+    for (size_t s = 0; s < m->skin_count; s++)
+        if ((r = cna_player_update(v->players[s], cna_ticks_from_seconds(v->t), false, false, err))) return r;
+    if (v->anim >= 0 && (r = cna_model_apply_clip_to_bones(m, &m->node_clips[v->anim], v->t, err))) return r;
+    for (size_t s = 0; s < m->skin_count; s++)
+        if ((r = cna_model_apply_skin_pose_to_bones(m, s, cna_player_bone_transforms(v->players[s]),
+                                                    m->skins[s].joint_count, err)))
+            return r;
+    for (size_t i = 0; i < m->mesh_count; i++)
+        for (size_t k = 0; k < m->meshes[i].part_count; k++) {
+            const cna_model_part *part = &m->meshes[i].parts[k];
+            if (!part->morph || !part->morph_instance || part->morph->target_count > v->weight_cap) continue;
+            size_t n = 0;
+            if ((r = part_weights(v, part, &n, err))) return r;
+            size_t have_n = 0;
+            const float *have = cna_morph_instance_weights(part->morph_instance, &have_n);
+            if (have && have_n == n && memcmp(have, v->weights, n * sizeof(float)) == 0) continue;
+            if ((r = cna_model_set_morph_weights(m, i, k, v->weights, n, err))) return r;
+        }
+    return cna_model_copy_absolute_bone_transforms(m, v->absolute, m->bone_count, err);
+}
+
+/* F: orbit around the meshes' bounding spheres (world space). */
+static void frame_model(viewer *v)
+{
+    const cna_model *m = v->m;
+    float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
+    for (size_t i = 0; i < m->mesh_count; i++) {
+        const cna_model_mesh *mesh = &m->meshes[i];
+        cna_vec3 c = cna_mat4_transform_point(&v->absolute[mesh->parent_bone], mesh->bounds.center);
+        const cna_mat4 *w = &v->absolute[mesh->parent_bone];
+        float sc = fmaxf(fmaxf(sqrtf(w->m[0] * w->m[0] + w->m[1] * w->m[1] + w->m[2] * w->m[2]),
+                               sqrtf(w->m[4] * w->m[4] + w->m[5] * w->m[5] + w->m[6] * w->m[6])),
+                         sqrtf(w->m[8] * w->m[8] + w->m[9] * w->m[9] + w->m[10] * w->m[10]));
+        float r = mesh->bounds.radius * sc, p[3] = {c.x, c.y, c.z};
+        if (!isfinite(r) || !isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
+        for (int a = 0; a < 3; a++) lo[a] = fminf(lo[a], p[a] - r), hi[a] = fmaxf(hi[a], p[a] + r);
+    }
+    v->radius = 1.0f;
+    for (int a = 0; a < 3; a++) v->target[a] = 0.0f;
+    if (lo[0] <= hi[0]) {
+        for (int a = 0; a < 3; a++) v->target[a] = 0.5f * (lo[a] + hi[a]);
+        float dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
+        v->radius = 0.5f * sqrtf(dx * dx + dy * dy + dz * dz);
+        if (!(v->radius > 1e-6f)) v->radius = 1.0f;
+    }
+    v->yaw = 0.4f;
+    v->pitch = 0.2f;
+    v->distance = v->radius / sinf(glm_rad(22.5f)) * 0.9f;
+}
+
+static void camera(const viewer *v, float aspect, cna_mat4 *view, cna_mat4 *proj)
+{
+    vec3 eye = {v->target[0] + v->distance * cosf(v->pitch) * sinf(v->yaw),
+                v->target[1] + v->distance * sinf(v->pitch),
+                v->target[2] + v->distance * cosf(v->pitch) * cosf(v->yaw)};
+    vec3 target = {v->target[0], v->target[1], v->target[2]};
+    glm_lookat(eye, target, (vec3){0, 1, 0}, (vec4 *)view->m);
+    float nearp = fmaxf(v->distance - v->radius * 2.0f, v->distance * 1e-3f);
+    glm_perspective(glm_rad(45.0f), aspect, nearp, v->distance + v->radius * 2.0f, (vec4 *)proj->m);
+}
+
+static void set_title(GLFWwindow *win, const viewer *v)
+{
+    char title[512];
+    const char *name = "(no animations)";
+    char numbered[32];
+    if (v->anim >= 0) {
+        name = v->m->node_clips[v->anim].name;
+        if (!name || !*name) {
+            snprintf(numbered, sizeof numbered, "animation %ld", v->anim);
+            name = numbered;
+        }
+    }
+    char morph[48] = "";
+    if (v->morph_mode > 0) snprintf(morph, sizeof morph, "  morph target %zu", v->morph_mode - 1);
+    snprintf(title, sizeof title, "cna view - %s  %.2f / %.2f s  x%g%s%s", name, v->t,
+             animation_duration(v->m, v->anim), v->speed, v->playing ? "" : "  (paused)", morph);
+    glfwSetWindowTitle(win, title);
+}
+
+static void on_key(GLFWwindow *win, int key, int scancode, int action, int mods)
+{
+    (void)scancode;
+    (void)mods;
+    if (action != GLFW_PRESS && action != GLFW_REPEAT) return;
+    viewer *v = (viewer *)glfwGetWindowUserPointer(win);
+    cna_error err;
+    long n = (long)v->m->animation_count;
+    switch (key) {
+    case GLFW_KEY_SPACE: v->playing = !v->playing; break;
+    case GLFW_KEY_RIGHT: if (n > 0) (void)start_animation(v, (v->anim + 1) % n, &err); break;
+    case GLFW_KEY_LEFT: if (n > 0) (void)start_animation(v, (v->anim + n - 1) % n, &err); break;
+    case GLFW_KEY_UP: if (v->speed < 64.0) v->speed *= 2.0; break;
+    case GLFW_KEY_DOWN: if (v->speed > 1.0 / 64.0) v->speed /= 2.0; break;
+    case GLFW_KEY_M: v->morph_mode = (v->morph_mode + 1) % v->morph_modes; break;
+    case GLFW_KEY_F: frame_model(v); break;
+    case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(win, GLFW_TRUE); break;
+    default: break;
+    }
+}
+
+static void on_button(GLFWwindow *win, int button, int action, int mods)
+{
+    (void)mods;
+    viewer *v = (viewer *)glfwGetWindowUserPointer(win);
+    if (button != GLFW_MOUSE_BUTTON_LEFT) return;
+    v->dragging = action == GLFW_PRESS;
+    glfwGetCursorPos(win, &v->last_x, &v->last_y);
+}
+
+static void on_cursor(GLFWwindow *win, double x, double y)
+{
+    viewer *v = (viewer *)glfwGetWindowUserPointer(win);
+    if (!v->dragging) return;
+    v->yaw -= (float)(x - v->last_x) * 0.01f;
+    v->pitch += (float)(y - v->last_y) * 0.01f;
+    if (v->pitch > 1.5f) v->pitch = 1.5f;
+    if (v->pitch < -1.5f) v->pitch = -1.5f;
+    v->last_x = x;
+    v->last_y = y;
+}
+
+static void on_scroll(GLFWwindow *win, double dx, double dy)
+{
+    (void)dx;
+    viewer *v = (viewer *)glfwGetWindowUserPointer(win);
+    v->distance *= powf(0.9f, (float)dy);
+    if (v->distance < v->radius * 0.05f) v->distance = v->radius * 0.05f;
+    if (v->distance > v->radius * 100.0f) v->distance = v->radius * 100.0f;
+}
+
+/* Per mesh: its skin's palette on its own effects, then its draw. */
+static cna_result draw(viewer *v, const cna_mat4 *view, const cna_mat4 *proj, cna_error *err)
+{
+    cna_model *m = v->m;
+    for (size_t i = 0; i < m->mesh_count; i++) {
+        const cna_model_mesh *mesh = &m->meshes[i];
+        for (size_t k = 0; mesh->skin >= 0 && k < mesh->part_count; k++) {
+            int32_t e = mesh->parts[k].effect;
+            if (e < 0 || (size_t)e >= m->effect_count || !cna_effect_kind_is_skinned(m->effects[e].kind)) continue;
+            cna_result r = cna_effect_set_bone_transforms(&m->effects[e], cna_player_skin_transforms(v->players[mesh->skin]),
+                                                          m->skins[mesh->skin].joint_count, err);
+            if (r) return r;
+        }
+        cna_result r = cna_gl_draw_mesh(v->gl, m, i, v->absolute, view, proj, err);
+        if (r) return r;
+    }
+    return CNA_OK;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+/* AddressSanitizer builds only: Mesa's GLX unloads its DRI driver when the
+ * display closes, and LeakSanitizer then reports the driver's remaining
+ * allocations as leaks from an unknown module. Keeping every loaded *_dri.so
+ * mapped (RTLD_NOLOAD | RTLD_NODELETE) keeps them attributable and
+ * reachable, as the GL tests do for the EGL path. */
+static int keep_dri_driver(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    if (info->dlpi_name && strstr(info->dlpi_name, "_dri.so"))
+        (void)dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    return 0;
+}
+#endif
+
+static int view_run(const view_args *a)
+{
+    cna_error err;
+    memset(&err, 0, sizeof err);
+    if (!glfwInit()) {
+        const char *why = NULL;
+        glfwGetError(&why);
+        fprintf(stderr, "error: cannot open a display (GLFW: %s)\n", why ? why : "unknown");
+        return CNA_CLI_EXIT_FAILURE;
+    }
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_SAMPLES, 4);
+    GLFWwindow *win = glfwCreateWindow((int)a->width, (int)a->height, "cna view", NULL, NULL);
+    if (!win) {
+        const char *why = NULL;
+        glfwGetError(&why);
+        fprintf(stderr, "error: cannot create an OpenGL 3.3 core window (GLFW: %s)\n", why ? why : "unknown");
+        glfwTerminate();
+        return CNA_CLI_EXIT_FAILURE;
+    }
+    glfwMakeContextCurrent(win);
+#if defined(__SANITIZE_ADDRESS__)
+    dl_iterate_phdr(keep_dri_driver, NULL);
+#endif
+    glfwSwapInterval(a->frames ? 0 : 1);
+    int fw = 0, fh = 0;
+    glfwGetFramebufferSize(win, &fw, &fh);
+    int status = CNA_CLI_EXIT_OK;
+    viewer v;
+    memset(&v, 0, sizeof v);
+    v.speed = 1.0;
+    v.playing = true;
+    v.anim = -1;
+    cna_gl_context_options go;
+    memset(&go, 0, sizeof go);
+    go.width = (uint32_t)(fw > 0 ? fw : 1);
+    go.height = (uint32_t)(fh > 0 ? fh : 1);
+    go.use_current = true;
+    if (cna_gl_context_create(&go, &v.gl, &err)) {
+        status = cna_cli_report_error("gl", &err);
+        goto done;
+    }
+    cna_import_options io;
+    memset(&io, 0, sizeof io);
+    io.device = cna_gl_context_device(v.gl);
+    if (cna_model_load_any(a->path, &io, &v.m, &err)) {
+        status = cna_cli_report_error(a->path, &err);
+        goto done;
+    }
+    size_t failed = 0;
+    if (cna_gl_upload_model_textures(v.gl, v.m, &failed, &err))
+        fprintf(stderr, "warning: %s: %zu image(s) not decoded, drawn with the factor alone (%s)\n", a->path, failed,
+                err.message);
+    v.players = (cna_player **)calloc(v.m->skin_count + 1, sizeof *v.players);
+    v.absolute = (cna_mat4 *)calloc(v.m->bone_count + 1, sizeof *v.absolute);
+    v.morph_modes = 1;
+    for (size_t i = 0; i < v.m->mesh_count; i++)
+        for (size_t k = 0; k < v.m->meshes[i].part_count; k++)
+            if (v.m->meshes[i].parts[k].morph && v.m->meshes[i].parts[k].morph->target_count + 1 > v.morph_modes)
+                v.morph_modes = v.m->meshes[i].parts[k].morph->target_count + 1;
+    v.weight_cap = v.morph_modes;
+    v.weights = (float *)calloc(v.weight_cap, sizeof *v.weights);
+    if (!v.players || !v.absolute || !v.weights) {
+        fprintf(stderr, "error: out of memory\n");
+        status = CNA_CLI_EXIT_FAILURE;
+        goto done;
+    }
+    for (size_t s = 0; s < v.m->skin_count; s++)
+        if (cna_player_create(&v.m->skins[s].data, NULL, &v.players[s], &err)) {
+            status = cna_cli_report_error(a->path, &err);
+            goto done;
+        }
+    if (start_animation(&v, v.m->animation_count > 0 ? 0 : -1, &err) || pose(&v, 0.0, &err)) {
+        status = cna_cli_report_error(a->path, &err);
+        goto done;
+    }
+    frame_model(&v);
+    glfwSetWindowUserPointer(win, &v);
+    glfwSetKeyCallback(win, on_key);
+    glfwSetMouseButtonCallback(win, on_button);
+    glfwSetCursorPosCallback(win, on_cursor);
+    glfwSetScrollCallback(win, on_scroll);
+    const float background[4] = {0.16f, 0.18f, 0.22f, 1.0f};
+    double last = glfwGetTime();
+    for (long frame = 0; !glfwWindowShouldClose(win); frame++) {
+        double now = glfwGetTime(), dt = a->frames ? 1.0 / 60.0 : now - last;
+        last = now;
+        if (pose(&v, frame == 0 ? 0.0 : dt, &err)) {
+            status = cna_cli_report_error(a->path, &err);
+            break;
+        }
+        glfwGetFramebufferSize(win, &fw, &fh);
+        if (fw > 0 && fh > 0) (void)cna_gl_context_resize(v.gl, (uint32_t)fw, (uint32_t)fh, &err);
+        cna_mat4 view, proj;
+        camera(&v, fh > 0 ? (float)fw / (float)fh : 1.0f, &view, &proj);
+        cna_gl_begin_frame(v.gl, background);
+        if (draw(&v, &view, &proj, &err)) {
+            status = cna_cli_report_error(a->path, &err);
+            break;
+        }
+        set_title(win, &v);
+        if (a->frames && frame + 1 >= a->frames) {
+            if (a->screenshot) {
+                uint32_t w = cna_gl_context_width(v.gl), h = cna_gl_context_height(v.gl);
+                size_t size = (size_t)w * h * 4;
+                unsigned char *rgba = (unsigned char *)malloc(size);
+                if (!rgba || cna_gl_read_pixels(v.gl, rgba, size, &err) ||
+                    cna_gl_write_png(a->screenshot, w, h, rgba, &err))
+                    status = rgba ? cna_cli_report_error(a->screenshot, &err) : CNA_CLI_EXIT_FAILURE;
+                free(rgba);
+            }
+            break;
+        }
+        glfwSwapBuffers(win);
+        glfwPollEvents();
+    }
+done:
+    for (size_t s = 0; v.players && v.m && s < v.m->skin_count; s++) cna_player_free(v.players[s]);
+    free(v.players);
+    free(v.absolute);
+    free(v.weights);
+    cna_gl_release_model_textures(v.gl, v.m);
+    cna_model_free(v.m);   /* its buffers, while the context is current */
+    cna_gl_context_free(v.gl);
+    glfwDestroyWindow(win);
+    glfwTerminate();
+    return status;
+}
+
+#endif /* CNA__VIEW */
+
+int cna_cli_view_run(int argc, char **argv)
+{
+    const cna_cli_command *cmd = cna_cli_find("view");
+    for (int i = 1; i < argc; i++) {
+        if (cna_cli_is_help(argv[i])) {
+            cna_cli_view_help(stdout);
+            return CNA_CLI_EXIT_OK;
+        }
+    }
+    view_args a;
+    int r = parse_args(cmd, argc, argv, &a);
+    if (r >= 0) return r;
+#ifdef CNA__VIEW
+    return view_run(&a);
+#else
+    fprintf(stderr, "error: this cna was built without GLFW or cna_gl; `cna view` is unavailable\n");
+    return CNA_CLI_EXIT_FAILURE;
+#endif
+}
