@@ -23,7 +23,7 @@ static const cna_cli_command cna__commands[] = {
      "import a glTF file as a model and print its pose at a time as JSON",
      cna_cli_pose_run, cna_cli_pose_help},
     {"render", "FILE [--animation I|NAME] [--time SECONDS] [--size WxH] [--look-at ex,ey,ez,tx,ty,tz]"
-     " [--fov DEGREES] [--background R,G,B] [--sheet N] -o OUT.png",
+     " [--fov DEGREES] [--background R,G,B] [--sheet N] [--gif OUT.gif [--frames N]] -o OUT.png",
      "draw a model headless (OpenGL through EGL, no GPU needed) and write a PNG",
      cna_cli_render_run, cna_cli_render_help},
     {"view", "FILE [--size WxH] [--frames N] [--screenshot OUT.png]",

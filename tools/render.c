@@ -1,7 +1,8 @@
 /*
  * tools/render.c — `cna render FILE [--animation I|NAME] [--time SECONDS]
  * [--size WxH] [--look-at ex,ey,ez,tx,ty,tz] [--fov DEGREES]
- * [--background R,G,B] [--sheet N] -o OUT.png`: draw a model headless
+ * [--background R,G,B] [--sheet N] [--gif OUT.gif [--frames N]] -o OUT.png`:
+ * draw a model headless
  * (cna_gl: EGL surfaceless, llvmpipe without a GPU) and write a PNG
  * (issue 6 "See it"; docs/rendering.md).
  *
@@ -42,6 +43,9 @@
 
 #include "cna/gl.h"
 #endif
+#ifdef CNA_HAVE_GIF
+#include <gif_lib.h>
+#endif
 
 void cna_cli_render_help(FILE *out)
 {
@@ -65,7 +69,10 @@ void cna_cli_render_help(FILE *out)
             "  --background R,G,B  clear colour, each 0..1 (default 0.16,0.18,0.22)\n"
             "  --sheet N           render N frames spread evenly over the clip (t = i*d/N)\n"
             "                      into one contact sheet, the time printed under each\n"
-            "  -o OUT.png          the PNG to write (required)\n"
+            "  --gif OUT.gif       also (or, without -o, only) write an animated GIF that\n"
+            "                      loops the clip (giflib; animation 0 by default)\n"
+            "  --frames N          GIF frames over the clip, t = i*d/N (default 24)\n"
+            "  -o OUT.png          the PNG to write (required unless --gif is given)\n"
             "  -h, --help          print this help\n"
             "\n"
             "exit status: 0 written; 1 the file is refused or rendering failed\n"
@@ -83,6 +90,8 @@ typedef struct render_args {
     float background[3];
     uint32_t sheet;
     const char *out;
+    const char *gif;
+    uint32_t gif_frames;
 } render_args;
 
 static bool parse_floats(const char *s, float *out, int n)
@@ -115,7 +124,7 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         static const char *const valued[] = {"--animation", "--time", "--size", "--look-at", "--fov",
-                                             "--background", "--sheet", "-o"};
+                                             "--background", "--sheet", "-o", "--gif", "--frames"};
         bool takes = false;
         for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
             if (strcmp(arg, valued[k]) == 0) takes = true;
@@ -163,6 +172,14 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
                 if (errno || !*v || *end || n < 1 || n > 256)
                     return cna_cli_usage_error(cmd, "--sheet: '%s' is not a frame count 1 to 256", v);
                 a->sheet = (uint32_t)n;
+            } else if (strcmp(arg, "--frames") == 0) {
+                errno = 0;
+                unsigned long n = strtoul(v, &end, 10);
+                if (errno || !*v || *end || n < 1 || n > 1000)
+                    return cna_cli_usage_error(cmd, "--frames: '%s' is not a frame count 1 to 1000", v);
+                a->gif_frames = (uint32_t)n;
+            } else if (strcmp(arg, "--gif") == 0) {
+                a->gif = v;
             } else {
                 a->out = v;
             }
@@ -175,7 +192,9 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
         }
     }
     if (!a->path) return cna_cli_usage_error(cmd, "missing FILE");
-    if (!a->out) return cna_cli_usage_error(cmd, "missing -o OUT.png");
+    if (!a->out && !a->gif) return cna_cli_usage_error(cmd, "missing -o OUT.png");
+    if (a->gif_frames && !a->gif) return cna_cli_usage_error(cmd, "--frames needs --gif OUT.gif");
+    if (!a->gif_frames) a->gif_frames = 24;
     return -1;
 }
 
@@ -452,6 +471,88 @@ static void draw_text(unsigned char *img, uint32_t img_w, uint32_t img_h, uint32
     }
 }
 
+/* ------------------------------------------------------------ animated GIF */
+
+/* --gif: gif_frames frames at t = i*d/N, each quantised to its own 256-colour
+ * map (giflib), delay d/N (at least 2/100 s), looping forever. */
+static cna_result write_gif(cna_gl_context *gl, scene *sc, const render_args *a, const camera *cam,
+                            const float bg[4], double dur, unsigned char *frame, size_t frame_size, cna_error *err)
+{
+#ifdef CNA_HAVE_GIF
+    size_t n = (size_t)a->width * a->height;
+    unsigned char *planes = (unsigned char *)malloc(n * 4);
+    GifColorType *colors = (GifColorType *)calloc(256, sizeof *colors);
+    int gerr = 0;
+    GifFileType *gif = planes && colors ? EGifOpenFileName(a->gif, false, &gerr) : NULL;
+    cna_result r = CNA_OK;
+    if (!planes || !colors) {
+        r = err->code = CNA_ERROR_OUT_OF_MEMORY;
+        snprintf(err->message, sizeof err->message, "out of memory");
+    } else if (!gif) {
+        r = err->code = CNA_ERROR_IO;
+        snprintf(err->message, sizeof err->message, "%s: %s", a->gif, GifErrorString(gerr));
+    }
+    if (gif) {
+        EGifSetGifVersion(gif, true);
+        if (EGifPutScreenDesc(gif, (int)a->width, (int)a->height, 8, 0, NULL) == GIF_ERROR) goto gif_fail;
+        /* NETSCAPE2.0: loop forever */
+        static const unsigned char app[11] = {'N', 'E', 'T', 'S', 'C', 'A', 'P', 'E', '2', '.', '0'};
+        static const unsigned char loop[3] = {1, 0, 0};
+        if (EGifPutExtensionLeader(gif, APPLICATION_EXT_FUNC_CODE) == GIF_ERROR ||
+            EGifPutExtensionBlock(gif, 11, app) == GIF_ERROR || EGifPutExtensionBlock(gif, 3, loop) == GIF_ERROR ||
+            EGifPutExtensionTrailer(gif) == GIF_ERROR)
+            goto gif_fail;
+        long cs = lround(dur / (double)a->gif_frames * 100.0);
+        if (cs < 2) cs = 2;
+        if (cs > 65535) cs = 65535;
+        for (uint32_t f = 0; f < a->gif_frames && r == CNA_OK; f++) {
+            if ((r = scene_pose(sc, dur * (double)f / (double)a->gif_frames, err)) != CNA_OK) break;
+            cna_gl_begin_frame(gl, bg);
+            if ((r = scene_draw(gl, sc, &cam->view, &cam->proj, err)) != CNA_OK ||
+                (r = cna_gl_read_pixels(gl, frame, frame_size, err)) != CNA_OK)
+                break;
+            unsigned char *R = planes, *G = planes + n, *B = planes + 2 * n, *out = planes + 3 * n;
+            for (size_t i = 0; i < n; i++) R[i] = frame[i * 4], G[i] = frame[i * 4 + 1], B[i] = frame[i * 4 + 2];
+            int size = 256;
+            if (GifQuantizeBuffer(a->width, a->height, &size, R, G, B, out, colors) == GIF_ERROR) goto gif_fail;
+            ColorMapObject *map = GifMakeMapObject(256, colors);
+            if (!map) goto gif_fail;
+            const unsigned char gce[4] = {0x04 /* dispose: leave */, (unsigned char)(cs & 0xff),
+                                          (unsigned char)(cs >> 8), 0};
+            int ok = EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, 4, gce) != GIF_ERROR &&
+                     EGifPutImageDesc(gif, 0, 0, (int)a->width, (int)a->height, false, map) != GIF_ERROR;
+            for (uint32_t y = 0; ok && y < a->height; y++)
+                ok = EGifPutLine(gif, out + (size_t)y * a->width, (int)a->width) != GIF_ERROR;
+            GifFreeMapObject(map);
+            if (!ok) goto gif_fail;
+        }
+        if (EGifCloseFile(gif, &gerr) == GIF_ERROR && r == CNA_OK) {
+            gif = NULL;
+            goto gif_fail;
+        }
+        gif = NULL;
+    }
+    free(planes);
+    free(colors);
+    return r;
+gif_fail:
+    if (gif) {
+        gerr = gif->Error;
+        EGifCloseFile(gif, NULL);
+    }
+    free(planes);
+    free(colors);
+    err->code = CNA_ERROR_IO;
+    snprintf(err->message, sizeof err->message, "%s: %s", a->gif, GifErrorString(gerr));
+    return CNA_ERROR_IO;
+#else
+    (void)gl, (void)sc, (void)cam, (void)bg, (void)dur, (void)frame, (void)frame_size;
+    err->code = CNA_ERROR_UNSUPPORTED;
+    snprintf(err->message, sizeof err->message, "%s: this cna was built without giflib", a->gif);
+    return CNA_ERROR_UNSUPPORTED;
+#endif
+}
+
 /* ------------------------------------------------------------ the command */
 
 static int render_run(const render_args *a)
@@ -485,7 +586,7 @@ static int render_run(const render_args *a)
                     m->animation_count);
             goto done;
         }
-    } else if (a->sheet && m->animation_count > 0) {
+    } else if ((a->sheet || a->gif) && m->animation_count > 0) {
         sc.anim = 0;
     }
     sc.wcap = 1024;
@@ -517,12 +618,19 @@ static int render_run(const render_args *a)
             double t = a->sheet ? dur * (double)f / (double)frames : t0;
             if (scene_pose(&sc, t, &err) != CNA_OK || scene_points(&sc, &sink, &err) != CNA_OK) goto fail;
         }
+        for (uint32_t f = 0; a->gif && f < a->gif_frames; f++)   /* the GIF's frames share the camera */
+            if (scene_pose(&sc, dur * (double)f / (double)a->gif_frames, &err) != CNA_OK ||
+                scene_points(&sc, &sink, &err) != CNA_OK)
+                goto fail;
     }
     camera cam;
     make_camera(a, &sink, &cam);
     const float bg[4] = {a->background[0], a->background[1], a->background[2], 1.0f};
 
-    if (!a->sheet) {
+    if (a->gif && write_gif(gl, &sc, a, &cam, bg, dur, frame, frame_size, &err) != CNA_OK) goto fail;
+    if (!a->out) {
+        /* only the GIF */
+    } else if (!a->sheet) {
         if (scene_pose(&sc, t0, &err) != CNA_OK) goto fail;
         cna_gl_begin_frame(gl, bg);
         if (scene_draw(gl, &sc, &cam.view, &cam.proj, &err) != CNA_OK ||
