@@ -578,6 +578,10 @@ static int render_run(const render_args *a)
     }
     cna_model *m = sc.m;
     int rc = CNA_CLI_EXIT_FAILURE;
+    size_t bad_images = 0;
+    if (cna_gl_upload_model_textures(gl, m, &bad_images, &err) != CNA_OK)
+        fprintf(stderr, "warning: %s: %zu image(s) not decoded, drawn with the factor alone (%s)\n", a->path,
+                bad_images, err.message);
     unsigned char *frame = NULL, *sheet = NULL;
     if (a->animation) {
         sc.anim = find_animation(m, a->animation);
