@@ -147,6 +147,57 @@ static inline void compose_key(cna_mat4 *out, const cna_keyframe *key)
 #endif
 }
 
+#if defined(CGLM_SSE_FP)
+/* compose_key for four keys at once, one key per SSE lane: every lane runs
+ * compose_key's operations in the same order (sqrt and division are
+ * correctly rounded per lane; the norm sums (x² + y²) + (z² + w²) as
+ * glmm_norm does), so each matrix has the same bits. */
+static void compose_key4(cna_mat4 *const out[4], const cna_keyframe *const key[4])
+{
+    __m128 x = _mm_loadu_ps(&key[0]->rotation.x), y = _mm_loadu_ps(&key[1]->rotation.x);
+    __m128 z = _mm_loadu_ps(&key[2]->rotation.x), w = _mm_loadu_ps(&key[3]->rotation.x);
+    _MM_TRANSPOSE4_PS(x, y, z, w); /* x = the four keys' x, ... */
+    const __m128 norm = _mm_sqrt_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)),
+                                               _mm_add_ps(_mm_mul_ps(z, z), _mm_mul_ps(w, w))));
+    const __m128 s = _mm_and_ps(_mm_cmpgt_ps(norm, _mm_setzero_ps()),
+                                _mm_div_ps(_mm_set1_ps(2.0f), norm));
+    const __m128 sx_ = _mm_mul_ps(s, x), sy_ = _mm_mul_ps(s, y), sz_ = _mm_mul_ps(s, z),
+                 sw_ = _mm_mul_ps(s, w);
+    const __m128 xx = _mm_mul_ps(sx_, x), xy = _mm_mul_ps(sx_, y), wx = _mm_mul_ps(sw_, x);
+    const __m128 yy = _mm_mul_ps(sy_, y), yz = _mm_mul_ps(sy_, z), wy = _mm_mul_ps(sw_, y);
+    const __m128 zz = _mm_mul_ps(sz_, z), xz = _mm_mul_ps(sx_, z), wz = _mm_mul_ps(sw_, z);
+    const __m128 one = _mm_set1_ps(1.0f);
+    __m128 c[3][4]; /* c[column][row] for the four keys */
+    c[0][0] = _mm_sub_ps(_mm_sub_ps(one, yy), zz);
+    c[0][1] = _mm_add_ps(xy, wz);
+    c[0][2] = _mm_sub_ps(xz, wy);
+    c[1][0] = _mm_sub_ps(xy, wz);
+    c[1][1] = _mm_sub_ps(_mm_sub_ps(one, xx), zz);
+    c[1][2] = _mm_add_ps(yz, wx);
+    c[2][0] = _mm_add_ps(xz, wy);
+    c[2][1] = _mm_sub_ps(yz, wx);
+    c[2][2] = _mm_sub_ps(_mm_sub_ps(one, xx), yy);
+    for (int col = 0; col < 3; ++col) {
+        const __m128 sc = col == 0 ? _mm_setr_ps(key[0]->scale.x, key[1]->scale.x,
+                                                 key[2]->scale.x, key[3]->scale.x)
+                          : col == 1 ? _mm_setr_ps(key[0]->scale.y, key[1]->scale.y,
+                                                   key[2]->scale.y, key[3]->scale.y)
+                                     : _mm_setr_ps(key[0]->scale.z, key[1]->scale.z,
+                                                   key[2]->scale.z, key[3]->scale.z);
+        __m128 r0 = _mm_mul_ps(c[col][0], sc), r1 = _mm_mul_ps(c[col][1], sc);
+        __m128 r2 = _mm_mul_ps(c[col][2], sc), r3 = _mm_setzero_ps();
+        _MM_TRANSPOSE4_PS(r0, r1, r2, r3); /* r0 = key 0's column, ... */
+        _mm_storeu_ps(out[0]->m + 4 * col, r0);
+        _mm_storeu_ps(out[1]->m + 4 * col, r1);
+        _mm_storeu_ps(out[2]->m + 4 * col, r2);
+        _mm_storeu_ps(out[3]->m + 4 * col, r3);
+    }
+    for (int k = 0; k < 4; ++k)
+        _mm_storeu_ps(out[k]->m + 12, _mm_setr_ps(key[k]->translation.x, key[k]->translation.y,
+                                                  key[k]->translation.z, 1.0f));
+}
+#endif
+
 /* out = a · b: cna_mat4_mul's arithmetic (out must not alias a or b). */
 static inline void mul(cna_mat4 *restrict out, const cna_mat4 *a, const cna_mat4 *b)
 {
@@ -228,11 +279,31 @@ static void sample_clip(cna_player *player)
         else
             cna_track_sample_linear(track, t, &st->sample);
     }
-    for (size_t i = 0; i < states; ++i)
-        if (player->tracks[i].sampled) {
-            compose_key(&player->local[clip->tracks[i].bone], &player->tracks[i].sample);
-            player->posed[clip->tracks[i].bone] = 1;
+#if defined(CGLM_SSE_FP)
+    /* four samples per pass, in track order (stores too: a later track for
+     * the same bone still wins), the last one to three one by one */
+    cna_mat4 *out[4];
+    const cna_keyframe *in[4];
+    size_t batch = 0;
+#endif
+    for (size_t i = 0; i < states; ++i) {
+        if (!player->tracks[i].sampled) continue;
+        const int32_t bone = clip->tracks[i].bone;
+        player->posed[bone] = 1;
+#if defined(CGLM_SSE_FP)
+        out[batch] = &player->local[bone];
+        in[batch] = &player->tracks[i].sample;
+        if (++batch == 4) {
+            compose_key4(out, in);
+            batch = 0;
         }
+#else
+        compose_key(&player->local[bone], &player->tracks[i].sample);
+#endif
+    }
+#if defined(CGLM_SSE_FP)
+    for (size_t k = 0; k < batch; ++k) compose_key(out[k], in[k]);
+#endif
     /* a track added after start_clip (the clip was edited) has no state */
     for (size_t i = states; i < clip->track_count; ++i) {
         const cna_bone_track *track = &clip->tracks[i];
