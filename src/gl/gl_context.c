@@ -2,6 +2,11 @@
  * src/gl/gl_context.c — the headless EGL context, the offscreen framebuffer,
  * the GL buffer device and pixel read-back (cna/gl.h).
  */
+#if defined(__SANITIZE_ADDRESS__)
+#define _GNU_SOURCE 1   /* dl_iterate_phdr, RTLD_NOLOAD, RTLD_NODELETE */
+#include <dlfcn.h>
+#include <link.h>
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +77,21 @@ static void gl_destroy_buffer(void *user_data, cna_buffer_id buffer)
 }
 
 /* ------------------------------------------------------------ context */
+
+#if defined(__SANITIZE_ADDRESS__)
+/* AddressSanitizer builds only: eglTerminate unloads Mesa's DRI driver while
+ * globals still point at its allocations, which LeakSanitizer then reports
+ * as leaks from an unknown module at exit. Keeping every loaded *_dri.so
+ * mapped (RTLD_NOLOAD | RTLD_NODELETE: no new load) keeps them reachable. */
+static int keep_dri_driver(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    if (info->dlpi_name && strstr(info->dlpi_name, "_dri.so"))
+        (void)dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    return 0;
+}
+#endif
 
 static cna_result egl_fail(cna_error *err, const char *what)
 {
@@ -228,6 +248,9 @@ cna_result cna_gl_context_create(const cna_gl_context_options *options, cna_gl_c
     }
     const char *renderer = (const char *)glGetString(GL_RENDERER);
     snprintf(gl->renderer, sizeof gl->renderer, "%s", renderer ? renderer : "");
+#if defined(__SANITIZE_ADDRESS__)
+    dl_iterate_phdr(keep_dri_driver, NULL);
+#endif
     if ((r = create_framebuffer(gl, err)) != CNA_OK) goto fail_current;
     if ((r = cna__gl_programs_create(gl, err)) != CNA_OK) goto fail_fb;
     set_device(gl);
