@@ -14,7 +14,7 @@
 #include "cna/math.h"
 
 #define CNA__CNB_MAGIC "CNB\0"          /* 4 bytes: 'C' 'N' 'B' 0 */
-#define CNA__CNB_VERSION 1u
+#define CNA__CNB_VERSION 2u            /* 2: the IMAGES section (version 1 had none) */
 #define CNA__CNB_HEADER_SIZE 64u
 #define CNA__CNB_SECTION_ENTRY_SIZE 32u
 #define CNA__CNB_ALIGN 16u              /* sections and DATA arrays */
@@ -50,6 +50,7 @@ enum {
     CNA__CNB_TRACKS,
     CNA__CNB_EFFECTS,
     CNA__CNB_DIAGNOSTICS,
+    CNA__CNB_IMAGES,
     CNA__CNB_SECTION_END
 };
 #define CNA__CNB_SECTION_COUNT (CNA__CNB_SECTION_END - 1)
@@ -71,11 +72,12 @@ static const uint32_t cna__cnb_record_size[CNA__CNB_SECTION_END] = {
     24,   /* TRACKS */
     4928, /* EFFECTS */
     24,   /* DIAGNOSTICS */
+    56,   /* IMAGES */
 };
 
 static const char *const cna__cnb_section_name[CNA__CNB_SECTION_END] = {
     "", "STRINGS", "DATA", "MODEL", "BONES", "MESHES", "PARTS", "MORPHS", "TARGETS",
-    "WEIGHT_TRACKS", "SKINS", "CLIPS", "TRACKS", "EFFECTS", "DIAGNOSTICS",
+    "WEIGHT_TRACKS", "SKINS", "CLIPS", "TRACKS", "EFFECTS", "DIAGNOSTICS", "IMAGES",
 };
 
 /* Keyframes are stored in place: int64 ticks, 3 + 4 + 3 floats, 48 bytes. */

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -246,6 +247,10 @@ static cna_result check_header(reader *rd)
     if (memcmp(f + CNA__CNB_OFF_MAGIC, CNA__CNB_MAGIC, 4) != 0)
         return fail(rd, CNA_ERROR_PARSE, "not a .cnb file (the magic is not \"CNB\\0\")");
     uint32_t version = rd_u32(f + CNA__CNB_OFF_VERSION);
+    if (version == 1)
+        return fail(rd, CNA_ERROR_UNSUPPORTED,
+                    "version 1 (written before images were stored); this reader reads version %u: "
+                    "re-convert the model (cna convert)", CNA__CNB_VERSION);
     if (version != CNA__CNB_VERSION)
         return fail(rd, CNA_ERROR_UNSUPPORTED, "version %u; this reader reads version %u",
                     (unsigned)version, CNA__CNB_VERSION);
@@ -835,6 +840,70 @@ static void read_meshes(reader *rd)
     m->mesh_count = n;
 }
 
+/* ------------------------------------------------------------------ images */
+
+/* Image ids of .cnb models: the top bit set, so they never meet the ids the
+ * glTF import hands out (counted from 1 in the same process). */
+static atomic_uint_fast64_t cna__cnb_next_image_id = 1;
+
+static bool gl_enum_ok(int32_t v, const int32_t *allowed, size_t n)
+{
+    if (v == 0) return true; /* absent: the renderer's default */
+    for (size_t i = 0; i < n; i++)
+        if (v == allowed[i]) return true;
+    return false;
+}
+
+static void read_images(reader *rd)
+{
+    static const int32_t mag[] = {9728, 9729};                               /* NEAREST, LINEAR */
+    static const int32_t min[] = {9728, 9729, 9984, 9985, 9986, 9987};       /* + the four MIPMAP modes */
+    static const int32_t wrap[] = {33071, 33648, 10497};                     /* CLAMP, MIRRORED, REPEAT */
+    cna_model *m = &rd->model->pub;
+    size_t n = rd->s[CNA__CNB_IMAGES].count;
+    if (n == 0) return;
+    cna_model_image *images = (cna_model_image *)arena_array(rd, n, sizeof *images);
+    for (size_t i = 0; i < n && !rd->r; i++) {
+        cursor c = record(rd, CNA__CNB_IMAGES, i);
+        char where[48];
+        label(where, "images", i);
+        cna_model_image *im = &images[i];
+        im->name = g_str(rd, &c, where, "name", false);
+        im->mime_type = g_str(rd, &c, where, "mime_type", false);
+        cursor dc = c;
+        c.at += 16;
+        uint64_t size = g_u64(&c);
+        im->data = (const uint8_t *)g_ref(rd, &dc, where, "data", 1, size, true);
+        if (rd->r) return;
+        if (im->data && size == 0) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.data: an empty array must be NULL", where);
+            return;
+        }
+        im->size = (size_t)size;
+        im->mag_filter = g_i32(&c);
+        im->min_filter = g_i32(&c);
+        im->wrap_s = g_i32(&c);
+        im->wrap_t = g_i32(&c);
+        const char *bad = !gl_enum_ok(im->mag_filter, mag, 2)   ? "mag_filter"
+                          : !gl_enum_ok(im->min_filter, min, 6) ? "min_filter"
+                          : !gl_enum_ok(im->wrap_s, wrap, 3)    ? "wrap_s"
+                          : !gl_enum_ok(im->wrap_t, wrap, 3)    ? "wrap_t"
+                                                                : NULL;
+        if (bad) {
+            int32_t v = bad[0] == 'm' ? (bad[1] == 'a' ? im->mag_filter : im->min_filter)
+                                      : (bad[5] == 's' ? im->wrap_s : im->wrap_t);
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: %d is not a glTF sampler value", where, bad, (int)v);
+            return;
+        }
+    }
+    if (rd->r) return;
+    /* Fresh process-unique ids (never 0), assigned only once the file is accepted. */
+    for (size_t i = 0; i < n; i++)
+        images[i].id = ((uint64_t)1 << 63) | (uint64_t)atomic_fetch_add(&cna__cnb_next_image_id, 1);
+    m->images = images;
+    m->image_count = n;
+}
+
 /* ------------------------------------------------------------------ effects, diagnostics */
 
 static void g_texture(cursor *c, cna_effect_texture *t)
@@ -880,6 +949,13 @@ static void read_effects(reader *rd)
             !index_ok(rd, where, "skin", e->skin, -1, (int64_t)m->skin_count) ||
             !index_ok(rd, where, "bone_count", (int64_t)(bones > CNA_EFFECT_MAX_BONES ? CNA_EFFECT_MAX_BONES + 1 : bones),
                       0, CNA_EFFECT_MAX_BONES + 1))
+            return;
+        const int64_t images = (int64_t)m->image_count;
+        if (!index_ok(rd, where, "base_color.image", p->base_color.image, -1, images) ||
+            !index_ok(rd, where, "metallic_roughness.image", p->metallic_roughness.image, -1, images) ||
+            !index_ok(rd, where, "normal.image", p->normal.image, -1, images) ||
+            !index_ok(rd, where, "occlusion.image", p->occlusion.image, -1, images) ||
+            !index_ok(rd, where, "emissive.image", p->emissive.image, -1, images))
             return;
         e->kind = (cna_effect_kind)kind;
         p->alpha_mode = (cna_alpha_mode)alpha;
@@ -958,6 +1034,7 @@ static cna_result load_checked(reader *rd)
     if (!rd->r) read_model(rd, &node_clip_first);
     if (!rd->r) read_bones(rd);
     if (!rd->r) read_skins(rd, rd->s[CNA__CNB_MESHES].count);
+    if (!rd->r) read_images(rd);
     if (!rd->r) read_effects(rd);
     if (!rd->r) read_meshes(rd);
     if (!rd->r) read_diagnostics(rd);

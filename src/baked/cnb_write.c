@@ -11,6 +11,10 @@
  * for an affine matrix this is the conjugation S(s) · M · S(1/s), which
  * leaves rotations and scales untouched. Clip keys are already evaluated
  * curves, so scaling their translations equals scaling the cubic tangents.
+ *
+ * Images: encoded bytes are copied into DATA; an external image file (the
+ * model's path) is read now and embedded the same way, so the file is
+ * self-contained wherever it is moved.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -470,6 +474,76 @@ static void write_diagnostic(writer *w, const cna_model_diagnostic *d)
     str(w, b, d->message);
 }
 
+/* An external image's whole file into a new buffer of w->alloc (*bytes NULL
+ * and *size 0 for an empty file). */
+static cna_result read_image_file(writer *w, size_t index, const cna_model_image *im, unsigned char **bytes,
+                                  size_t *size, cna_error *err)
+{
+    *bytes = NULL;
+    *size = 0;
+    FILE *f = fopen(im->path, "rb");
+    if (!f)
+        return cna__error(err, CNA_ERROR_IO, "cnb write: images[%zu] \"%s\": cannot open \"%s\": %s", index,
+                          im->name ? im->name : "", im->path, strerror(errno));
+    long len = -1;
+    if (fseek(f, 0, SEEK_END) == 0) len = ftell(f);
+    if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return cna__error(err, CNA_ERROR_IO, "cnb write: images[%zu] \"%s\": cannot determine the size of \"%s\"",
+                          index, im->name ? im->name : "", im->path);
+    }
+    if (len == 0) {
+        fclose(f);
+        return CNA_OK;
+    }
+    unsigned char *p = (unsigned char *)cna__alloc(&w->alloc, (size_t)len);
+    if (!p) {
+        fclose(f);
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "cnb write: images[%zu]: out of memory (%ld bytes)", index, len);
+    }
+    size_t got = fread(p, 1, (size_t)len, f);
+    fclose(f);
+    if (got != (size_t)len) {
+        cna__free(&w->alloc, p);
+        return cna__error(err, CNA_ERROR_IO, "cnb write: images[%zu] \"%s\": read %zu of %ld bytes of \"%s\"", index,
+                          im->name ? im->name : "", got, len, im->path);
+    }
+    *bytes = p;
+    *size = (size_t)len;
+    return CNA_OK;
+}
+
+/* An image record; an external file's bytes are embedded (the .cnb is
+ * self-contained and never stores a path). */
+static cna_result write_image(writer *w, size_t index, const cna_model_image *im, cna_error *err)
+{
+    wbuf *b = &w->sec[CNA__CNB_IMAGES];
+    str(w, b, im->name ? im->name : "");
+    str(w, b, im->mime_type ? im->mime_type : "");
+    if (im->data && im->size > 0) {
+        ref(w, b, im->data, im->size, KIND_PLAIN, 0);
+        u64(w, b, im->size);
+    } else if (!im->data && im->path) {
+        unsigned char *bytes = NULL;
+        size_t size = 0;
+        cna_result r = read_image_file(w, index, im, &bytes, &size, err);
+        if (r) return r;
+        ref(w, b, bytes, size, KIND_PLAIN, 0);
+        /* bytes is freed now: forget it as a sharing key */
+        if (bytes && !w->failed) w->shared[w->shared_count - 1].src = NULL;
+        cna__free(&w->alloc, bytes);
+        u64(w, b, size);
+    } else {
+        ref(w, b, NULL, 0, KIND_PLAIN, 0);
+        u64(w, b, 0);
+    }
+    i32(w, b, im->mag_filter);
+    i32(w, b, im->min_filter);
+    i32(w, b, im->wrap_s);
+    i32(w, b, im->wrap_t);
+    return CNA_OK;
+}
+
 /* ------------------------------------------------------------------ assembly */
 
 static void put_u32_at(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
@@ -543,6 +617,10 @@ static cna_result write_all(writer *w, const cna_model *m, cna_error *err)
     }
     for (size_t e = 0; e < m->effect_count; e++) write_effect(w, &m->effects[e]);
     for (size_t d = 0; d < m->diagnostic_count; d++) write_diagnostic(w, &m->diagnostics[d]);
+    for (size_t i = 0; m->images && i < m->image_count; i++) {
+        cna_result r = write_image(w, i, &m->images[i], err);
+        if (r) return r;
+    }
     if (w->failed) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "cnb write: out of memory");
     for (int id = 1; id < CNA__CNB_SECTION_END; id++)
         if (w->sec[id].size % cna__cnb_record_size[id] != 0)

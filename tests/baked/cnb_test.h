@@ -206,6 +206,59 @@ static inline void cnb_same_skin(const cna_model_skin *a, const cna_model_skin *
     CNB_SAME_BYTES(a->roots, b->roots, a->root_count * 4);
 }
 
+/* The encoded bytes an image stands for: its data, or its external file's
+ * whole contents (malloc'd into *owned); NULL when it has neither. */
+static inline const uint8_t *cnb_image_bytes(const cna_model_image *im, size_t *size, uint8_t **owned)
+{
+    *owned = NULL;
+    *size = 0;
+    if (im->data) {
+        *size = im->size;
+        return im->data;
+    }
+    if (!im->path) return NULL;
+    FILE *f = fopen(im->path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    assert_true(n > 0);
+    *owned = (uint8_t *)malloc((size_t)n);
+    assert_non_null(*owned);
+    assert_int_equal(fread(*owned, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *size = (size_t)n;
+    return *owned;
+}
+
+/* Two models' images equal field by field; b (a loaded .cnb) holds every
+ * image's bytes in place of an external path, and fresh ids. */
+static inline void cnb_same_images(const cna_model *a, const cna_model *b)
+{
+    assert_int_equal(a->image_count, b->image_count);
+    CNB_SAME_NULLNESS(a->images, b->images);
+    for (size_t i = 0; i < a->image_count; i++) {
+        const cna_model_image *x = &a->images[i], *y = &b->images[i];
+        assert_string_equal(x->name, y->name);
+        assert_string_equal(x->mime_type, y->mime_type);
+        assert_int_equal(x->mag_filter, y->mag_filter);
+        assert_int_equal(x->min_filter, y->min_filter);
+        assert_int_equal(x->wrap_s, y->wrap_s);
+        assert_int_equal(x->wrap_t, y->wrap_t);
+        assert_null(y->path);
+        uint8_t *owned = NULL;
+        size_t size = 0;
+        const uint8_t *bytes = cnb_image_bytes(x, &size, &owned);
+        CNB_SAME_NULLNESS(bytes, y->data);
+        assert_int_equal(size, y->size);
+        CNB_SAME_BYTES(bytes, y->data, size);
+        free(owned);
+        assert_true(y->id != 0);
+        assert_true(y->id != x->id);
+        for (size_t k = 0; k < i; k++) assert_true(b->images[k].id != y->id);
+    }
+}
+
 /* Every field of two models equal: bytes, matrices and keys bit for bit. */
 static inline void cnb_same_model(const cna_model *a, const cna_model *b)
 {
@@ -253,6 +306,7 @@ static inline void cnb_same_model(const cna_model *a, const cna_model *b)
         assert_int_equal(a->diagnostics[i].count, b->diagnostics[i].count);
         assert_string_equal(a->diagnostics[i].message, b->diagnostics[i].message);
     }
+    cnb_same_images(a, b);
 }
 
 /* ------------------------------------------------------------------ posing */

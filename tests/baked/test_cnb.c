@@ -350,10 +350,10 @@ static void header_refusals_name_the_field(void **state)
     assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_PARSE);
     assert_string_equal(err.message, "cnb: not a .cnb file (the magic is not \"CNB\\0\")");
     bytes[0] = 'C';
-    bytes[CNA__CNB_OFF_VERSION] = 2;
+    bytes[CNA__CNB_OFF_VERSION] = 3;
     assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_UNSUPPORTED);
-    assert_string_equal(err.message, "cnb: version 2; this reader reads version 1");
-    bytes[CNA__CNB_OFF_VERSION] = 1;
+    assert_string_equal(err.message, "cnb: version 3; this reader reads version 2");
+    bytes[CNA__CNB_OFF_VERSION] = 2;
     assert_int_equal(try_load(bytes, size - 16, &err), CNA_ERROR_INVALID_DATA);
     char want[128];
     snprintf(want, sizeof want, "cnb: total_size %zu but %zu bytes were given (truncated?)", size, size - 16);
@@ -412,6 +412,218 @@ static void a_skin_without_a_clip_per_animation_is_refused(void **state)
     cna_model_free(a);
 }
 
+/* ------------------------------------------------------------------ images */
+
+/* The offset and size of a section of a baked file. */
+static void section_at(const unsigned char *bytes, int id, uint64_t *off, uint64_t *size)
+{
+    const unsigned char *e = bytes + CNA__CNB_HEADER_SIZE + (size_t)(id - 1) * CNA__CNB_SECTION_ENTRY_SIZE;
+    memcpy(off, e + 8, 8);
+    memcpy(size, e + 16, 8);
+}
+
+static void external_images_are_embedded_so_the_file_is_self_contained(void **state)
+{
+    (void)state;
+    cna_model *a = cnb_test_import(&cnb_corpus[3], CNA_CLIP_MODE_FAITHFUL); /* MorphStressTest: PNG files */
+    size_t external = 0;
+    for (size_t i = 0; i < a->image_count; i++) external += a->images[i].path != NULL;
+    assert_true(external > 0);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/test_cnb_images.cnb", CNA_BINARY_DIR);
+    cna_error err;
+    assert_int_equal(cna_cnb_write_file(a, NULL, path, &err), CNA_OK);
+    cna_model *b = NULL;
+    assert_int_equal(cna_cnb_load_file(path, NULL, &b, &err), CNA_OK);
+    cnb_same_images(a, b); /* bytes identical to the external files; no path */
+    size_t textured = 0;
+    for (size_t e = 0; e < b->effect_count; e++) {
+        int32_t im = b->effects[e].params.base_color.image;
+        if (im < 0) continue;
+        assert_true((size_t)im < b->image_count);
+        assert_non_null(b->images[im].data);
+        textured++;
+    }
+    assert_true(textured > 0);
+    /* Loaded twice, the images get different ids (renderer caches key by id). */
+    cna_model *c = NULL;
+    assert_int_equal(cna_cnb_load_file(path, NULL, &c, &err), CNA_OK);
+    for (size_t i = 0; i < b->image_count; i++) assert_true(b->images[i].id != c->images[i].id);
+    cna_model_free(c);
+    cna_model_free(b);
+    remove(path);
+    cna_model_free(a);
+}
+
+static void an_unavailable_image_stays_unavailable(void **state)
+{
+    (void)state;
+    cna_model *a = cnb_test_import(&cnb_corpus[8], CNA_CLIP_MODE_FAITHFUL);
+    cna_model copy = *a;
+    cna_model_image images[2];
+    memset(images, 0, sizeof images);
+    images[0].name = "missing";
+    images[0].mime_type = "image/png";
+    images[0].id = 1;
+    images[1].name = "";
+    images[1].mime_type = "";
+    images[1].data = (const uint8_t *)"abc";
+    images[1].size = 3;
+    images[1].mag_filter = 9728;
+    images[1].min_filter = 9987;
+    images[1].wrap_s = 33071;
+    images[1].wrap_t = 33648;
+    images[1].id = 2;
+    copy.images = images;
+    copy.image_count = 2;
+    size_t size = 0;
+    void *bytes = cnb_test_bake(&copy, 0.0f, &size);
+    cna_model *b = cnb_test_load(bytes, size);
+    cnb_same_images(&copy, b);
+    assert_null(b->images[0].data);
+    assert_int_equal(b->images[0].size, 0);
+    assert_memory_equal(b->images[1].data, "abc", 3);
+    cna_model_free(b);
+    free(bytes);
+    cna_model_free(a);
+}
+
+static void an_external_image_the_writer_cannot_read_is_refused(void **state)
+{
+    (void)state;
+    cna_model *a = cnb_test_import(&cnb_corpus[8], CNA_CLIP_MODE_FAITHFUL);
+    cna_model copy = *a;
+    cna_model_image image;
+    memset(&image, 0, sizeof image);
+    image.name = "gone";
+    image.mime_type = "";
+    image.path = "/nonexistent/cna/gone.png";
+    image.id = 1;
+    copy.images = &image;
+    copy.image_count = 1;
+    void *bytes = NULL;
+    size_t size = 0;
+    cna_error err;
+    assert_int_equal(cna_cnb_write_memory(&copy, NULL, &bytes, &size, &err), CNA_ERROR_IO);
+    assert_null(bytes);
+    assert_string_equal(err.message, "cnb write: images[0] \"gone\": cannot open \"/nonexistent/cna/gone.png\": "
+                                     "No such file or directory");
+    cna_model_free(a);
+}
+
+static void a_version_1_file_is_refused_with_a_reconvert_message(void **state)
+{
+    (void)state;
+    cna_model *a = cnb_test_import(&cnb_corpus[8], CNA_CLIP_MODE_FAITHFUL);
+    size_t size = 0;
+    unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
+    bytes[CNA__CNB_OFF_VERSION] = 1;
+    refix_checksum(bytes, size);
+    cna_error err;
+    assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_UNSUPPORTED);
+    assert_string_equal(err.message, "cnb: version 1 (written before images were stored); this reader reads "
+                                     "version 2: re-convert the model (cna convert)");
+    free(bytes);
+    cna_model_free(a);
+}
+
+static void a_bad_image_record_is_refused_with_its_field(void **state)
+{
+    (void)state;
+    cna_model *a = cnb_test_import(&cnb_corpus[3], CNA_CLIP_MODE_FAITHFUL);
+    size_t size = 0;
+    unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
+    unsigned char *copy = malloc(size);
+    assert_non_null(copy);
+    uint64_t im_off, im_size, fx_off, fx_size;
+    section_at(bytes, CNA__CNB_IMAGES, &im_off, &im_size);
+    section_at(bytes, CNA__CNB_EFFECTS, &fx_off, &fx_size);
+    assert_true(im_size >= 56);
+    cna_error err;
+    /* images[0].wrap_t (offset 52) := 1234 */
+    memcpy(copy, bytes, size);
+    int32_t v = 1234;
+    memcpy(copy + im_off + 52, &v, 4);
+    refix_checksum(copy, size);
+    assert_int_equal(try_load(copy, size, &err), CNA_ERROR_INVALID_DATA);
+    assert_string_equal(err.message, "cnb: images[0].wrap_t: 1234 is not a glTF sampler value");
+    /* images[0].mag_filter (offset 40) := 9984 (a minification value) */
+    memcpy(copy, bytes, size);
+    v = 9984;
+    memcpy(copy + im_off + 40, &v, 4);
+    refix_checksum(copy, size);
+    assert_int_equal(try_load(copy, size, &err), CNA_ERROR_INVALID_DATA);
+    assert_string_equal(err.message, "cnb: images[0].mag_filter: 9984 is not a glTF sampler value");
+    /* images[0].name (offset 0): a string running past STRINGS */
+    memcpy(copy, bytes, size);
+    uint32_t len = 0x7fffffff;
+    memcpy(copy + im_off + 4, &len, 4);
+    refix_checksum(copy, size);
+    assert_int_equal(try_load(copy, size, &err), CNA_ERROR_INVALID_DATA);
+    assert_true(strncmp(err.message, "cnb: images[0].name: string at ", 31) == 0);
+    /* images[0].size (offset 32) one more than the reference's bytes */
+    memcpy(copy, bytes, size);
+    uint64_t n;
+    memcpy(&n, copy + im_off + 32, 8);
+    n++;
+    memcpy(copy + im_off + 32, &n, 8);
+    refix_checksum(copy, size);
+    assert_int_equal(try_load(copy, size, &err), CNA_ERROR_INVALID_DATA);
+    assert_true(strncmp(err.message, "cnb: images[0].data: ", 21) == 0);
+    /* effects[0].base_color.image (offset 32) := image_count */
+    memcpy(copy, bytes, size);
+    int32_t count = (int32_t)(im_size / 56);
+    memcpy(copy + fx_off + 32, &count, 4);
+    refix_checksum(copy, size);
+    assert_int_equal(try_load(copy, size, &err), CNA_ERROR_INVALID_DATA);
+    char want[128];
+    snprintf(want, sizeof want, "cnb: effects[0].base_color.image: %d is outside -1..%d", count, count - 1);
+    assert_string_equal(err.message, want);
+    free(copy);
+    free(bytes);
+    cna_model_free(a);
+}
+
+/* Every bit flip in the IMAGES section and in the images' bytes is caught by
+ * the checksum; with the checksum recomputed (a hostile writer), every flip in
+ * the IMAGES section is refused or loads a model that frees cleanly. */
+static void image_corruption_is_refused_cleanly(void **state)
+{
+    (void)state;
+    cna_model *a = cnb_test_import(&cnb_corpus[3], CNA_CLIP_MODE_FAITHFUL);
+    size_t size = 0;
+    unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
+    uint64_t im_off, im_size, data_off, data_size;
+    section_at(bytes, CNA__CNB_IMAGES, &im_off, &im_size);
+    section_at(bytes, CNA__CNB_DATA, &data_off, &data_size);
+    cna_error err;
+    size_t refused = 0;
+    for (uint64_t i = im_off; i < im_off + im_size; i++) {
+        for (int bit = 0; bit < 8; bit++) {
+            bytes[i] ^= (unsigned char)(1u << bit);
+            assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_INVALID_DATA); /* checksum */
+            refix_checksum(bytes, size);
+            if (try_load(bytes, size, &err) != CNA_OK) refused++;
+            bytes[i] ^= (unsigned char)(1u << bit);
+            refix_checksum(bytes, size);
+        }
+    }
+    assert_true(refused > 0);
+    /* the first image's encoded bytes, every 97th byte */
+    uint64_t ref_off, ref_bytes;
+    memcpy(&ref_off, bytes + im_off + 16, 8);
+    memcpy(&ref_bytes, bytes + im_off + 24, 8);
+    for (uint64_t i = 0; ref_off != UINT64_MAX && i < ref_bytes; i += 97) {
+        bytes[data_off + ref_off + i] ^= 0x10;
+        assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_INVALID_DATA);
+        assert_true(strncmp(err.message, "cnb: checksum 0x", 16) == 0);
+        bytes[data_off + ref_off + i] ^= 0x10;
+    }
+    assert_int_equal(try_load(bytes, size, &err), CNA_OK);
+    free(bytes);
+    cna_model_free(a);
+}
+
 /* ------------------------------------------------------------------ allocation failures */
 
 typedef struct failing_alloc {
@@ -439,7 +651,7 @@ static void fa_free(void *user, void *ptr)
 static void every_allocation_failure_is_clean(void **state)
 {
     (void)state;
-    const size_t models[] = {0, 7}; /* a morphed and a skinned model */
+    const size_t models[] = {0, 7, 3}; /* a morphed, a skinned and a textured model */
     for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
         cna_model *a = cnb_test_import(&cnb_corpus[models[mi]], CNA_CLIP_MODE_FAITHFUL);
         size_t size = 0;
@@ -527,6 +739,12 @@ int main(void)
         cmocka_unit_test(header_refusals_name_the_field),
         cmocka_unit_test(a_bad_index_is_refused_with_its_record),
         cmocka_unit_test(a_skin_without_a_clip_per_animation_is_refused),
+        cmocka_unit_test(external_images_are_embedded_so_the_file_is_self_contained),
+        cmocka_unit_test(an_unavailable_image_stays_unavailable),
+        cmocka_unit_test(an_external_image_the_writer_cannot_read_is_refused),
+        cmocka_unit_test(a_version_1_file_is_refused_with_a_reconvert_message),
+        cmocka_unit_test(a_bad_image_record_is_refused_with_its_field),
+        cmocka_unit_test(image_corruption_is_refused_cleanly),
         cmocka_unit_test(every_allocation_failure_is_clean),
         cmocka_unit_test(load_any_recognises_cnb_by_magic_and_gltf_otherwise),
     };
