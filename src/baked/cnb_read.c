@@ -884,17 +884,19 @@ static void read_images(reader *rd)
         im->min_filter = g_i32(&c);
         im->wrap_s = g_i32(&c);
         im->wrap_t = g_i32(&c);
-        const char *bad = !gl_enum_ok(im->mag_filter, mag, 2)   ? "mag_filter"
-                          : !gl_enum_ok(im->min_filter, min, 6) ? "min_filter"
-                          : !gl_enum_ok(im->wrap_s, wrap, 3)    ? "wrap_s"
-                          : !gl_enum_ok(im->wrap_t, wrap, 3)    ? "wrap_t"
-                                                                : NULL;
-        if (bad) {
-            int32_t v = bad[0] == 'm' ? (bad[1] == 'a' ? im->mag_filter : im->min_filter)
-                                      : (bad[5] == 's' ? im->wrap_s : im->wrap_t);
-            fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: %d is not a glTF sampler value", where, bad, (int)v);
-            return;
-        }
+        const struct {
+            const char *field;
+            int32_t value;
+            const int32_t *allowed;
+            size_t n;
+        } enums[4] = {{"mag_filter", im->mag_filter, mag, 2},
+                      {"min_filter", im->min_filter, min, 6},
+                      {"wrap_s", im->wrap_s, wrap, 3},
+                      {"wrap_t", im->wrap_t, wrap, 3}};
+        for (size_t k = 0; k < 4 && !rd->r; k++)
+            if (!gl_enum_ok(enums[k].value, enums[k].allowed, enums[k].n))
+                fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: %d is not a glTF sampler value", where, enums[k].field,
+                     (int)enums[k].value);
     }
     if (rd->r) return;
     /* Fresh process-unique ids (never 0), assigned only once the file is accepted. */
