@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Bounded libFuzzer smoke run of the glTF reader (about a minute in all).
+# Bounded libFuzzer smoke run of the glTF and .cnb readers (about a minute in all).
 #
 # Usage: scripts/fuzz-smoke.sh BUILD_DIR [SECONDS]
 #   BUILD_DIR  a build configured with clang and -DCNA_BUILD_FUZZ=ON (see scripts/test.sh)
-#   SECONDS    fuzzing time, default 45 (or $CNA_FUZZ_SECONDS)
+#   SECONDS    fuzzing time of both harnesses together, default 45 (or $CNA_FUZZ_SECONDS):
+#              three fifths to fuzz_gltf_load, the rest to fuzz_cnb_load
 #
-# Seeds: every .gltf/.glb under tests/data/corpus/{valid,invalid}; each .gltf is
-# first rewritten with its external buffers inlined as data: URIs (the harness
-# loads from memory, with no files behind it), by fuzz_seed_inline_buffers.
+# Seeds of fuzz_gltf_load: every .gltf/.glb under tests/data/corpus/{valid,invalid};
+# each .gltf is first rewritten with its external buffers inlined as data: URIs (the
+# harness loads from memory, with no files behind it), by fuzz_seed_inline_buffers.
+# Seeds of fuzz_cnb_load: the valid corpus converted to .cnb by `cna convert DIR -o DIR`.
 # Everything is written to a temporary directory, never into the repository.
 # Exit status: 0 when libFuzzer ran to its time limit without a finding;
 # otherwise non-zero, with the temporary directory (crash inputs in artifacts/)
@@ -22,8 +24,12 @@ fi
 BUILD=$1
 SECONDS_BUDGET=${2:-${CNA_FUZZ_SECONDS:-45}}
 FUZZER=$BUILD/fuzz/fuzz_gltf_load
+CNB_FUZZER=$BUILD/fuzz/fuzz_cnb_load
 SEEDER=$BUILD/fuzz/fuzz_seed_inline_buffers
-for exe in "$FUZZER" "$SEEDER"; do
+CNA=$BUILD/cna
+GLTF_SECONDS=$((SECONDS_BUDGET * 3 / 5))
+CNB_SECONDS=$((SECONDS_BUDGET - GLTF_SECONDS))
+for exe in "$FUZZER" "$CNB_FUZZER" "$SEEDER" "$CNA"; do
   if [ ! -x "$exe" ]; then
     echo "fuzz-smoke: $exe not built (configure with clang and -DCNA_BUILD_FUZZ=ON)" >&2
     exit 1
@@ -34,7 +40,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/cna-fuzz-smoke.XXXXXX")
 keep=0
 cleanup() { if [ "$keep" = 0 ]; then rm -rf "$TMP"; fi; }
 trap cleanup EXIT
-mkdir -p "$TMP/seeds" "$TMP/work" "$TMP/artifacts"
+mkdir -p "$TMP/seeds" "$TMP/work" "$TMP/artifacts" "$TMP/cnb-converted" "$TMP/cnb-seeds" "$TMP/cnb-work"
 
 n=0
 while IFS= read -r -d '' f; do
@@ -47,22 +53,46 @@ while IFS= read -r -d '' f; do
     *) cp "$f" "$TMP/seeds/$n.glb" ;;
   esac
 done < <(find tests/data/corpus/valid tests/data/corpus/invalid -type f \( -name '*.gltf' -o -name '*.glb' \) -print0 | sort -z)
-echo "fuzz-smoke: $n seeds, ${SECONDS_BUDGET}s"
-
-set +e
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
-UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-"$FUZZER" -max_total_time="$SECONDS_BUDGET" -timeout=10 -rss_limit_mb=2048 \
-  -dict=fuzz/gltf.dict -print_final_stats=1 -artifact_prefix="$TMP/artifacts/" \
-  "$TMP/work" "$TMP/seeds" > "$TMP/fuzz.log" 2>&1
-rc=$?
-set -e
-
-grep -E '^(#[0-9]+[[:space:]]+(INITED|DONE)|Done [0-9]+ runs|stat::number_of_executed_units|stat::peak_rss_mb)' "$TMP/fuzz.log" || true
-if [ "$rc" -ne 0 ] || [ -n "$(ls -A "$TMP/artifacts")" ]; then
+# .cnb seeds: a model the converter refuses is simply not a seed.
+ASAN_OPTIONS=detect_leaks=0 "$CNA" convert tests/data/corpus/valid -o "$TMP/cnb-converted" > /dev/null 2>&1 || true
+m=0
+while IFS= read -r -d '' f; do
+  m=$((m + 1))
+  cp "$f" "$TMP/cnb-seeds/$m.cnb"
+done < <(find "$TMP/cnb-converted" -type f -name '*.cnb' -print0 | sort -z)
+if [ "$m" -eq 0 ]; then
   keep=1
-  tail -n 60 "$TMP/fuzz.log" >&2
-  echo "fuzz-smoke: FAILED (libFuzzer exit $rc); log and crash inputs kept in $TMP" >&2
+  echo "fuzz-smoke: cna convert produced no .cnb seed (kept in $TMP)" >&2
+  exit 1
+fi
+
+# run NAME SECONDS FUZZER WORK SEEDS [libFuzzer options...]
+failed=0
+run() {
+  local name=$1 secs=$2 exe=$3 work=$4 seeds=$5
+  shift 5
+  echo "fuzz-smoke: $name: $(ls "$seeds" | wc -l) seeds, ${secs}s"
+  set +e
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
+  UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+  "$exe" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$TMP/artifacts/$name-" "$@" \
+    "$work" "$seeds" > "$TMP/$name.log" 2>&1
+  local rc=$?
+  set -e
+  grep -E '^(#[0-9]+[[:space:]]+(INITED|DONE)|Done [0-9]+ runs|stat::number_of_executed_units|stat::peak_rss_mb)' "$TMP/$name.log" || true
+  if [ "$rc" -ne 0 ] || [ -n "$(ls -A "$TMP/artifacts")" ]; then
+    failed=1
+    tail -n 60 "$TMP/$name.log" >&2
+    echo "fuzz-smoke: $name FAILED (libFuzzer exit $rc)" >&2
+  fi
+}
+run gltf "$GLTF_SECONDS" "$FUZZER" "$TMP/work" "$TMP/seeds" -dict=fuzz/gltf.dict
+run cnb "$CNB_SECONDS" "$CNB_FUZZER" "$TMP/cnb-work" "$TMP/cnb-seeds"
+
+if [ "$failed" -ne 0 ]; then
+  keep=1
+  echo "fuzz-smoke: FAILED; logs and crash inputs kept in $TMP" >&2
   exit 1
 fi
 echo "fuzz-smoke: no findings"
