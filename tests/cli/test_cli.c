@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -600,6 +601,40 @@ static void test_inspect_shows_the_model_section_with_index_spaces(void **state)
     cJSON_Delete(root);
 }
 
+
+static void test_bench_json_prints_one_object_per_clip_with_the_required_fields(void **state)
+{
+    (void)state;
+    run_result r = run_cna("bench", VALID "/SimpleSkin/simple_skin.gltf", "--characters", "10",
+                           "--seconds", "0.01", "--json", NULL);
+    assert_int_equal(r.exit_code, 0);
+    size_t lines = 0;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+        cJSON *o = cJSON_Parse(line);
+        if (!o) fail_msg("not one JSON object per line: %s", line);
+        assert_string_equal(member(o, "clip")->valuestring, "animation_0");
+        assert_true(strstr(member(o, "model")->valuestring, "simple_skin") != NULL);
+        assert_int_equal(int_member(o, "joints"), 2);
+        assert_int_equal(int_member(o, "characters"), 10);
+        const char *numbers[] = {"ns_per_character_frame", "ns_per_joint", "baseline_ratio"};
+        for (size_t i = 0; i < 3; i++) {
+            const cJSON *n = member(o, numbers[i]);
+            assert_true(cJSON_IsNumber(n));
+            assert_true(n->valuedouble > 0.0);
+        }
+        /* per joint is per character-frame divided by the joint count */
+        const double per_frame = member(o, "ns_per_character_frame")->valuedouble;
+        const double per_joint = member(o, "ns_per_joint")->valuedouble;
+        /* printed with 2 and 3 decimals: equal within that rounding */
+        if (fabs(per_joint * 2.0 - per_frame) > 0.01)
+            fail_msg("ns_per_joint %g is not ns_per_character_frame %g / 2 joints", per_joint, per_frame);
+        cJSON_Delete(o);
+        lines++;
+    }
+    assert_int_equal(lines, 1); /* SimpleSkin has one clip */
+    run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -629,6 +664,7 @@ int main(void)
         cmocka_unit_test(test_pose_bad_mode_exits_2),
         cmocka_unit_test(test_pose_refused_model_exits_1),
         cmocka_unit_test(test_inspect_shows_the_model_section_with_index_spaces),
+        cmocka_unit_test(test_bench_json_prints_one_object_per_clip_with_the_required_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
