@@ -142,16 +142,34 @@ static const uint8_t *element_bytes(const cna_gltf_document *doc, const cna_gltf
     return view_data(doc, a->buffer_view) + a->byte_offset + element * a->byte_stride;
 }
 
+/* Local copies of the public size tables, inlined in the per-element paths. */
+static size_t comp_size(cna_gltf_component_type t)
+{
+    static const uint8_t n[CNA_GLTF_COMPONENT_COUNT] = {0, 1, 1, 2, 2, 4, 4};
+    return (unsigned)t < (unsigned)CNA_GLTF_COMPONENT_COUNT ? n[t] : 0;
+}
+
+static size_t comp_count(cna_gltf_type t)
+{
+    static const uint8_t n[CNA_GLTF_TYPE_COUNT] = {0, 1, 2, 3, 4, 4, 9, 16};
+    return (unsigned)t < (unsigned)CNA_GLTF_TYPE_COUNT ? n[t] : 0;
+}
+
 static void bytes_to_floats(const cna_gltf_accessor *a, const uint8_t *p, float *out)
 {
-    size_t n = cna_gltf_type_component_count(a->type);
+    size_t n = comp_count(a->type);
     if (!p) {
         for (size_t comp = 0; comp < n; comp++) out[comp] = 0.0f;
-    } else if (matrix_rows(a->type)) {
+    } else if (a->type >= CNA_GLTF_TYPE_MAT2) {
         for (size_t comp = 0; comp < n; comp++)
             out[comp] = component_float(p + component_offset(a, comp), a->component_type, a->normalized);
+    } else if (a->component_type == CNA_GLTF_COMPONENT_FLOAT) {
+        for (size_t comp = 0; comp < n; comp++) {
+            uint32_t u = u32le(p + comp * 4);
+            memcpy(&out[comp], &u, sizeof u);
+        }
     } else {
-        size_t csize = cna_gltf_component_size(a->component_type);
+        size_t csize = comp_size(a->component_type);
         for (size_t comp = 0; comp < n; comp++)
             out[comp] = component_float(p + comp * csize, a->component_type, a->normalized);
     }
@@ -235,6 +253,14 @@ cna_result cna_gltf_accessor_read_floats(const cna_gltf_document *doc, int32_t a
     const cna_gltf_accessor *a = &doc->accessors[accessor];
     size_t n = cna_gltf_type_component_count(a->type);
     const uint8_t *base = a->buffer_view >= 0 ? view_data(doc, a->buffer_view) + a->byte_offset : NULL;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (base && a->component_type == CNA_GLTF_COMPONENT_FLOAT && a->type < CNA_GLTF_TYPE_MAT2 &&
+        a->byte_stride == n * sizeof(float)) {
+        memcpy(out, base, a->count * n * sizeof(float)); /* tightly packed little-endian floats: the same bits */
+        if (a->is_sparse) apply_sparse(doc, a, out, false);
+        return CNA_OK;
+    }
+#endif
     for (size_t e = 0; e < a->count; e++) bytes_to_floats(a, base ? base + e * a->byte_stride : NULL, out + e * n);
     if (a->is_sparse) apply_sparse(doc, a, out, false);
     return CNA_OK;
@@ -249,7 +275,16 @@ cna_result cna_gltf_accessor_read_uints(const cna_gltf_document *doc, int32_t ac
     const cna_gltf_accessor *a = &doc->accessors[accessor];
     size_t n = cna_gltf_type_component_count(a->type);
     const uint8_t *base = a->buffer_view >= 0 ? view_data(doc, a->buffer_view) + a->byte_offset : NULL;
-    for (size_t e = 0; e < a->count; e++) bytes_to_uints(a, base ? base + e * a->byte_stride : NULL, out + e * n);
+    if (base && a->type < CNA_GLTF_TYPE_MAT2 && a->component_type == CNA_GLTF_COMPONENT_UNSIGNED_SHORT) {
+        for (size_t e = 0; e < a->count; e++)
+            for (size_t comp = 0; comp < n; comp++) out[e * n + comp] = u16le(base + e * a->byte_stride + comp * 2);
+    } else if (base && a->type < CNA_GLTF_TYPE_MAT2 && a->component_type == CNA_GLTF_COMPONENT_UNSIGNED_BYTE) {
+        for (size_t e = 0; e < a->count; e++)
+            for (size_t comp = 0; comp < n; comp++) out[e * n + comp] = base[e * a->byte_stride + comp];
+    } else {
+        for (size_t e = 0; e < a->count; e++)
+            bytes_to_uints(a, base ? base + e * a->byte_stride : NULL, out + e * n);
+    }
     if (a->is_sparse) apply_sparse(doc, a, out, true);
     return CNA_OK;
 }
