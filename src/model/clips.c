@@ -67,6 +67,7 @@ typedef struct extract_env {
     size_t limited_tracks;  /* tracks whose subdivision hit a bound */
     size_t first_non_unit_sampler;
     int32_t first_non_unit_anim;
+    sample_vec scratch;     /* the sample buffer, reused from track to track */
 } extract_env;
 
 /* ------------------------------------------------------------------ sample vectors */
@@ -88,12 +89,6 @@ static bool vec_push(const cna_allocator *a, sample_vec *v, int64_t tick, double
     return true;
 }
 
-static int cmp_sec(const void *a, const void *b)
-{
-    double x = ((const sample *)a)->sec, y = ((const sample *)b)->sec;
-    return (x > y) - (x < y);
-}
-
 static int cmp_tick(const void *a, const void *b)
 {
     const sample *x = (const sample *)a, *y = (const sample *)b;
@@ -101,11 +96,25 @@ static int cmp_tick(const void *a, const void *b)
     return (x->sec > y->sec) - (x->sec < y->sec);
 }
 
+static bool vec_reserve(const cna_allocator *a, sample_vec *v, size_t cap)
+{
+    if (cap <= v->capacity) return true;
+    sample *items = (sample *)cna__calloc(a, cap, sizeof *items);
+    if (!items) return false;
+    if (v->count) memcpy(items, v->items, v->count * sizeof *items);
+    cna__free(a, v->items);
+    v->items = items;
+    v->capacity = cap;
+    return true;
+}
+
 /* Sort by tick; of equal ticks keep the latest time (what the player shows there). */
 static void sort_dedupe_ticks(sample_vec *v)
 {
     if (v->count < 2) return;
-    qsort(v->items, v->count, sizeof *v->items, cmp_tick);
+    size_t run = 1;
+    while (run < v->count && cmp_tick(&v->items[run - 1], &v->items[run]) <= 0) run++;
+    if (run < v->count) qsort(v->items, v->count, sizeof *v->items, cmp_tick); /* already sorted: kept */
     size_t out = 0;
     for (size_t i = 0; i < v->count; i++) {
         if (out > 0 && v->items[out - 1].tick == v->items[i].tick)
@@ -368,20 +377,30 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
                                 cna_error *err)
 {
     const cna_allocator *a = &env->alloc;
-    sample_vec v;
-    memset(&v, 0, sizeof v);
+    sample_vec v = env->scratch;
+    v.count = 0;
     cna_result r = CNA_OK;
-    /* 1. the union of the key times, deduplicated at 1e-9 s */
-    for (int c = 0; c < 3 && r == CNA_OK; c++) {
-        const chan_data *ch = tg->ch[c];
-        if (!ch) continue;
-        for (size_t k = 0; k < ch->count; k++) {
-            double s = (double)ch->times[k];
-            if (!vec_push(a, &v, cna_ticks_from_seconds(s), s)) { r = CNA_ERROR_OUT_OF_MEMORY; break; }
+    /* 1. the union of the key times, deduplicated at 1e-9 s: the channels'
+     * times increase strictly (checked when read), so a merge sorts them */
+    size_t total = 0, pos[3] = {0, 0, 0};
+    for (int c = 0; c < 3; c++)
+        if (tg->ch[c]) total += tg->ch[c]->count;
+    if (!vec_reserve(a, &v, total)) r = CNA_ERROR_OUT_OF_MEMORY;
+    while (r == CNA_OK && v.count < total) {
+        int best = -1;
+        double bs = 0;
+        for (int c = 0; c < 3; c++) {
+            const chan_data *ch = tg->ch[c];
+            if (!ch || pos[c] >= ch->count) continue;
+            double s = (double)ch->times[pos[c]];
+            if (best < 0 || s < bs) { best = c; bs = s; }
         }
+        pos[best]++;
+        v.items[v.count].tick = cna_ticks_from_seconds(bs);
+        v.items[v.count].sec = bs;
+        v.count++;
     }
     if (r == CNA_OK && v.count > 1) {
-        qsort(v.items, v.count, sizeof *v.items, cmp_sec);
         size_t outn = 1;
         for (size_t i = 1; i < v.count; i++)
             if (v.items[i].sec - v.items[outn - 1].sec > CNA__UNION_EPSILON) v.items[outn++] = v.items[i];
@@ -416,17 +435,12 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
             if (r == CNA_OK) sort_dedupe_ticks(&v);
         }
     }
-    if (r != CNA_OK) {
-        cna__free(a, v.items);
-        return cna__error(err, r, "import: out of memory (clip keys)");
-    }
+    env->scratch = v;
+    if (r != CNA_OK) return cna__error(err, r, "import: out of memory (clip keys)");
     /* 4. evaluate every channel at every sample */
     cna_keyframe *keys = (cna_keyframe *)cna__arena_calloc(env->ctx->arena, v.count ? v.count : 1,
                                                            sizeof *keys);
-    if (!keys) {
-        cna__free(a, v.items);
-        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory (clip keys)");
-    }
+    if (!keys) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory (clip keys)");
     bool use_fold = fold && !cna_mat4_is_identity(fold);
     for (size_t i = 0; i < v.count; i++) {
         float val[4];
@@ -458,7 +472,6 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
     }
     *out_keys = keys;
     *out_count = v.count;
-    cna__free(a, v.items);
     return CNA_OK;
 }
 
@@ -698,8 +711,12 @@ cna_result cna__import_clips(cna__import_ctx *ctx, cna_error *err)
     memset(&counts, 0, sizeof counts);
     for (size_t a = 0; a < na; a++) {
         cna_result r = extract_animation(&env, a, groups, group_count, target_of_node, &counts, err);
-        if (r != CNA_OK) return r;
+        if (r != CNA_OK) {
+            cna__free(&env.alloc, env.scratch.items);
+            return r;
+        }
     }
+    cna__free(&env.alloc, env.scratch.items);
 
     char msg[256];
     bool ok = true;
