@@ -46,10 +46,10 @@ static inline void slerp(const cna_quat *a, const cna_quat *b, float t, cna_quat
         wa = 1.0f - t;
         wb = t * sign;
     } else {
-        const float theta = acosf(d);
-        const float inv_sin = 1.0f / sinf(theta);
-        wa = sinf((1.0f - t) * theta) * inv_sin;
-        wb = sinf(t * theta) * inv_sin * sign;
+        const float theta = cna_acosf(d);
+        const float inv_sin = 1.0f / cna_sinf(theta);
+        wa = cna_sinf((1.0f - t) * theta) * inv_sin;
+        wb = cna_sinf(t * theta) * inv_sin * sign;
     }
     out->x = a->x * wa + b->x * wb;
     out->y = a->y * wa + b->y * wb;
@@ -191,8 +191,8 @@ void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc)
     arc->linear = d > 1.0f - 1e-6f;
     arc->theta = arc->inv_sin = 0.0f;
     if (!arc->linear) {
-        arc->theta = acosf(d);
-        arc->inv_sin = 1.0f / sinf(arc->theta);
+        arc->theta = cna_acosf(d);
+        arc->inv_sin = 1.0f / cna_sinf(arc->theta);
     }
 }
 
@@ -208,8 +208,8 @@ void cna__arc_slerp(const cna_quat *a, const cna_quat *b, const cna__arc *arc, f
         wa = 1.0f - t;
         wb = t * arc->sign;
     } else {
-        wa = sinf((1.0f - t) * arc->theta) * arc->inv_sin;
-        wb = sinf(t * arc->theta) * arc->inv_sin * arc->sign;
+        wa = cna_sinf((1.0f - t) * arc->theta) * arc->inv_sin;
+        wb = cna_sinf(t * arc->theta) * arc->inv_sin * arc->sign;
     }
     out->x = a->x * wa + b->x * wb;
     out->y = a->y * wa + b->y * wb;

@@ -40,9 +40,91 @@ cna_quat cna_quat_normalize(cna_quat q)
     return cna_quat_make(q.x * inv, q.y * inv, q.z * inv, q.w * inv);
 }
 
+/* ------------------------------------------------------------------ sin, acos
+ * cna's own sine and arc cosine (include/cna/math.h): IEEE binary64
+ * arithmetic only (+ - * / and sqrt, each correctly rounded; no fused
+ * multiply-add: the build uses -ffp-contract=off), one rounding to float at
+ * the end, so the same bits on every IEEE machine, whatever the C library. */
+
+/* The double nearest pi, and pi = PI_1 + PI_2 + PI_3 (Cody-Waite): PI_1 and
+ * PI_2 have 30 significant bits, so k·PI_1 and k·PI_2 are exact for integers
+ * |k| < 2^23. */
+#define PI_HI 3.141592653589793116
+#define PI_1 0x1.921fb54p+1
+#define PI_2 0x1.10b46118p-29
+#define PI_3 0x1.313198a2e037p-60
+#define PIO2 1.5707963267948966192
+/* Adding and subtracting 1.5 * 2^52 rounds a double below 2^51 to the
+ * nearest integer (ties to even). */
+#define ROUND_MAGIC 6755399441055744.0
+
+/* sin(r) for |r| <= pi/2 + tiny: Taylor to r^15, odd terms, Horner in r^2
+ * (truncation error below 7e-12 at pi/2). */
+static double sin_poly(double r)
+{
+    const double r2 = r * r;
+    double p = -1.0 / 1307674368000.0;
+    p = p * r2 + 1.0 / 6227020800.0;
+    p = p * r2 - 1.0 / 39916800.0;
+    p = p * r2 + 1.0 / 362880.0;
+    p = p * r2 - 1.0 / 5040.0;
+    p = p * r2 + 1.0 / 120.0;
+    p = p * r2 - 1.0 / 6.0;
+    return r + r * (r2 * p);
+}
+
+float cna_sinf(float x)
+{
+    if (x == 0.0f) return x; /* sin(±0) = ±0 (the polynomial would give +0 for -0) */
+    const double xd = (double)x;
+    if (fabs(xd) <= PIO2) return (float)sin_poly(xd);
+    if (!(fabs(xd) < 0x1p50)) return isnan(x) || isinf(x) ? x - x : 0.0f;
+    /* x = k·pi + r with k the nearest integer to x/pi, |r| <= pi/2 (+ rounding);
+     * sin(x) = (-1)^k sin(r) */
+    const double k = (xd * (1.0 / PI_HI) + ROUND_MAGIC) - ROUND_MAGIC;
+    const double r = ((xd - k * PI_1) - k * PI_2) - k * PI_3;
+    const double half = k * 0.5;
+    const bool odd = ((half + ROUND_MAGIC) - ROUND_MAGIC) != half;
+    const double s = sin_poly(r);
+    return (float)(odd ? -s : s);
+}
+
+/* asin(z) for 0 <= z <= 0.5: Taylor to z^23,
+ *   asin z = sum (2n)! / (4^n (n!)^2 (2n+1)) z^(2n+1),
+ * Horner in z^2 (truncation error below 3e-10 at 0.5). */
+static double asin_poly(double z)
+{
+    const double z2 = z * z;
+    double p = 88179.0 / 12058624.0;
+    p = p * z2 + 46189.0 / 5505024.0;
+    p = p * z2 + 12155.0 / 1245184.0;
+    p = p * z2 + 6435.0 / 557056.0;
+    p = p * z2 + 429.0 / 30720.0;
+    p = p * z2 + 231.0 / 13312.0;
+    p = p * z2 + 63.0 / 2816.0;
+    p = p * z2 + 35.0 / 1152.0;
+    p = p * z2 + 5.0 / 112.0;
+    p = p * z2 + 3.0 / 40.0;
+    p = p * z2 + 1.0 / 6.0;
+    return z + z * (z2 * p);
+}
+
+float cna_acosf(float x)
+{
+    const double xd = (double)x;
+    const double ax = fabs(xd);
+    if (isnan(x)) return x;
+    if (ax > 1.0) return NAN;
+    if (ax <= 0.5) return (float)(PIO2 - (xd < 0.0 ? -asin_poly(ax) : asin_poly(ax)));
+    /* acos |x| = 2 asin(sqrt((1 - |x|) / 2)); acos(-|x|) = pi - acos |x| */
+    const double a = 2.0 * asin_poly(sqrt((1.0 - ax) * 0.5));
+    return (float)(xd < 0.0 ? PI_HI - a : a);
+}
+
 /* Shortest-arc slerp. cglm 0.8's glm_quat_slerp falls back to a lerp towards
  * the un-negated target for nearly opposite quaternions, which passes through
- * zero, so this one is ours (same formula as XNA's Quaternion.Slerp). */
+ * zero, so this one is ours (same formula as XNA's Quaternion.Slerp, with
+ * cna_sinf and cna_acosf for the trigonometry). */
 cna_quat cna_quat_slerp(cna_quat a, cna_quat b, float t)
 {
     float d = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
@@ -56,10 +138,10 @@ cna_quat cna_quat_slerp(cna_quat a, cna_quat b, float t)
         wa = 1.0f - t;
         wb = t * sign;
     } else {
-        float theta = acosf(d);
-        float inv_sin = 1.0f / sinf(theta);
-        wa = sinf((1.0f - t) * theta) * inv_sin;
-        wb = sinf(t * theta) * inv_sin * sign;
+        float theta = cna_acosf(d);
+        float inv_sin = 1.0f / cna_sinf(theta);
+        wa = cna_sinf((1.0f - t) * theta) * inv_sin;
+        wb = cna_sinf(t * theta) * inv_sin * sign;
     }
     if (t == 0.0f) return a; /* exact hold at the first key */
     return cna_quat_make(a.x * wa + b.x * wb, a.y * wa + b.y * wb, a.z * wa + b.z * wb,

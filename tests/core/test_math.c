@@ -1,6 +1,6 @@
 /*
  * Math in cna's convention (column-major, column vectors): product order,
- * TRS compose/decompose, inverse, shortest-arc slerp.
+ * TRS compose/decompose, inverse, shortest-arc slerp, cna's own sin and acos.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -262,6 +262,103 @@ static void test_slerp_takes_the_shortest_arc(void **state)
     assert_near(sqrtf(h.x * h.x + h.y * h.y + h.z * h.z + h.w * h.w), 1.0f, 1e-5f);
 }
 
+/* The slerp formula of cna/math.h in double precision from the same float
+ * inputs (same shortest-arc flip and the same nearly-parallel threshold on
+ * the float dot product). */
+static void slerp_double(cna_quat a, cna_quat b, float t, double out[4])
+{
+    const float df = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+    double d = (double)a.x * b.x + (double)a.y * b.y + (double)a.z * b.z + (double)a.w * b.w;
+    double sign = 1.0;
+    if (d < 0.0) {
+        d = -d;
+        sign = -1.0;
+    }
+    double wa = 1.0 - t, wb = t * sign;
+    if (!(fabsf(df) > 1.0f - 1e-6f)) {
+        const double theta = acos(d);
+        wa = sin((1.0 - t) * theta) / sin(theta);
+        wb = sin(t * theta) / sin(theta) * sign;
+    }
+    const double qa[4] = {a.x, a.y, a.z, a.w}, qb[4] = {b.x, b.y, b.z, b.w};
+    for (int i = 0; i < 4; ++i) out[i] = qa[i] * wa + qb[i] * wb;
+}
+
+/* A small deterministic generator (xorshift32), floats in [lo, hi]. */
+static float next_float(uint32_t *s, float lo, float hi)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 17;
+    *s ^= *s << 5;
+    return lo + (hi - lo) * (float)(*s >> 8) / 16777216.0f;
+}
+
+static void test_slerp_is_within_2e_7_of_double_precision_slerp(void **state)
+{
+    (void)state;
+    uint32_t s = 12345u;
+    double worst = 0.0;
+    for (int i = 0; i < 20000; ++i) {
+        const cna_quat a = cna_quat_normalize(cna_quat_make(
+            next_float(&s, -1, 1), next_float(&s, -1, 1), next_float(&s, -1, 1), next_float(&s, -1, 1)));
+        /* angles between the keys from 1e-4 rad (the linear branch) to pi */
+        const float angle = powf(10.0f, next_float(&s, -4.0f, 0.5f));
+        const cna_quat r = axis_angle(next_float(&s, -1, 1), next_float(&s, -1, 1),
+                                      next_float(&s, -1, 1) + 0.01f, angle);
+        const cna_quat b = cna_quat_make(r.w * a.x + r.x * a.w + r.y * a.z - r.z * a.y,
+                                         r.w * a.y - r.x * a.z + r.y * a.w + r.z * a.x,
+                                         r.w * a.z + r.x * a.y - r.y * a.x + r.z * a.w,
+                                         r.w * a.w - r.x * a.x - r.y * a.y - r.z * a.z);
+        const float t = i % 7 == 0 ? 1.0f : next_float(&s, 0.0f, 1.0f);
+        const cna_quat q = cna_quat_slerp(a, i % 2 ? cna_quat_make(-b.x, -b.y, -b.z, -b.w) : b, t);
+        double e[4];
+        slerp_double(a, i % 2 ? cna_quat_make(-b.x, -b.y, -b.z, -b.w) : b, t, e);
+        const float got[4] = {q.x, q.y, q.z, q.w};
+        for (int k = 0; k < 4; ++k)
+            if (fabs((double)got[k] - e[k]) > worst) worst = fabs((double)got[k] - e[k]);
+    }
+    if (!(worst <= 2e-7)) {
+        print_error("largest difference %.3g above 2e-7\n", worst);
+        fail();
+    }
+}
+
+static void test_sinf_is_within_one_ulp_of_sin(void **state)
+{
+    (void)state;
+    for (float x = -1000.0f; x <= 1000.0f; x += 0.0137f) {
+        const float expected = (float)sin((double)x);
+        const float got = cna_sinf(x);
+        if (got != expected) assert_true(got == nextafterf(expected, 2.0f) || got == nextafterf(expected, -2.0f));
+    }
+}
+
+static void test_sinf_keeps_signed_zero_and_gives_nan_for_infinity(void **state)
+{
+    (void)state;
+    const float nz = cna_sinf(-0.0f), pz = cna_sinf(0.0f);
+    assert_true(nz == 0.0f && signbit(nz));
+    assert_true(pz == 0.0f && !signbit(pz));
+    assert_true(isnan(cna_sinf(INFINITY)));
+    assert_true(isnan(cna_sinf(-INFINITY)));
+    assert_true(isnan(cna_sinf(NAN)));
+}
+
+static void test_acosf_is_within_one_ulp_of_acos_and_exact_at_the_ends(void **state)
+{
+    (void)state;
+    for (float x = -1.0f; x <= 1.0f; x += 0.00037f) {
+        const float expected = (float)acos((double)x);
+        const float got = cna_acosf(x);
+        if (got != expected) assert_true(got == nextafterf(expected, 4.0f) || got == nextafterf(expected, -1.0f));
+    }
+    assert_true(cna_acosf(1.0f) == 0.0f);
+    assert_true(cna_acosf(-1.0f) == (float)acos(-1.0));
+    assert_true(cna_acosf(0.0f) == (float)acos(0.0));
+    assert_true(isnan(cna_acosf(1.0000001f)));
+    assert_true(isnan(cna_acosf(NAN)));
+}
+
 static void test_normalize_returns_identity_for_zero_or_non_finite(void **state)
 {
     (void)state;
@@ -323,6 +420,10 @@ int main(void)
         cmocka_unit_test(test_slerp_at_one_returns_the_second_up_to_sign),
         cmocka_unit_test(test_slerp_treats_q_and_minus_q_as_the_same_rotation),
         cmocka_unit_test(test_slerp_takes_the_shortest_arc),
+        cmocka_unit_test(test_slerp_is_within_2e_7_of_double_precision_slerp),
+        cmocka_unit_test(test_sinf_is_within_one_ulp_of_sin),
+        cmocka_unit_test(test_sinf_keeps_signed_zero_and_gives_nan_for_infinity),
+        cmocka_unit_test(test_acosf_is_within_one_ulp_of_acos_and_exact_at_the_ends),
         cmocka_unit_test(test_normalize_returns_identity_for_zero_or_non_finite),
         cmocka_unit_test(test_vector_lerp_hits_both_ends),
         cmocka_unit_test(test_transform_point_translates_and_vector_does_not),
