@@ -305,12 +305,24 @@ static cna_result json_error(const uint8_t *json, size_t size, const char *end, 
                       pos, size);
 }
 
-static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size, cJSON **out)
+static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size, cna__gltf_arena *fast,
+                             const cJSON **fast_root, cJSON **out)
 {
     /* RFC 8259 section 8.1 and glTF 2.0 ("JSON documents MUST NOT use a byte order mark"). */
     if (size >= 3 && json[0] == 0xEF && json[1] == 0xBB && json[2] == 0xBF)
         return cna__error(c->err, CNA_ERROR_PARSE,
                           "JSON: starts with a UTF-8 byte order mark (EF BB BF), which glTF does not allow");
+    /* The fast path first; anything it does not take goes to cJSON, unchanged. */
+    const cJSON *quick = NULL;
+    if (!cna__gltf_json_fast_parse(json, size, fast, &quick)) {
+        cna__gltf_arena_free_all(fast);
+        return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "JSON: out of memory");
+    }
+    if (quick && cJSON_IsObject(quick)) {
+        *fast_root = quick;
+        return CNA_OK;
+    }
+    cna__gltf_arena_free_all(fast);
     const char *end = NULL;
     /* serialised: cJSON writes a global on failure (src/core/json.c) */
     cJSON *root = cna__json_parse((const char *)json, size, &end);
@@ -350,12 +362,16 @@ static cna_result load_bytes(cna__gltf_ctx *c, const uint8_t *data, size_t size)
         json_size = glb.json_size;
     }
     cJSON *root = NULL;
-    cna_result r = parse_json(c, json, json_size, &root);
+    const cJSON *fast_root = NULL;
+    cna__gltf_arena fast;
+    cna__gltf_arena_init(&fast, &c->scratch.alloc);
+    cna_result r = parse_json(c, json, json_size, &fast, &fast_root, &root);
     if (r) return r;
-    c->root = root;
+    c->root = fast_root ? fast_root : root;
     r = run_stages(c);
     c->root = NULL;
-    cJSON_Delete(root);
+    if (fast_root) cna__gltf_arena_free_all(&fast);
+    else cJSON_Delete(root);
     return r;
 }
 

@@ -172,6 +172,11 @@ void cna__gltf_fmt_double(char *buf, size_t size, double v);
 const cJSON *cna__gltf_json_get(const cJSON *obj, const char *key);
 /* Name of a JSON value's type for messages ("string", "number", ...). */
 const char *cna__gltf_json_type_name(const cJSON *v);
+/* The JSON text as the tree cJSON would build, nodes and strings in `arena`
+ * (freed with it, never with cJSON_Delete), into *out; *out = NULL when the
+ * text leaves the plain subset this parser handles: then parse it with cJSON
+ * (src/gltf/json_fast.c). false: an allocation failed. */
+bool cna__gltf_json_fast_parse(const uint8_t *text, size_t size, cna__gltf_arena *arena, const cJSON **out);
 /* `v` (at `path`) must be an object. */
 cna_result cna__gltf_json_expect_object(const cJSON *v, const char *path, cna_error *err);
 

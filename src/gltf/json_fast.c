@@ -1,0 +1,270 @@
+/*
+ * A fast path for the glTF JSON: builds the tree cJSON_ParseWithLengthOpts
+ * would build (same node types, values, keys, order and links, first child's
+ * prev = last child), but with every node and string carved from an arena and
+ * freed at once, and numbers converted without strtod where that is exact.
+ *
+ * It accepts only a plain subset of JSON: whitespace ' ', '\t', '\n', '\r';
+ * strings without control bytes and without \u escapes; numbers of the RFC
+ * 8259 grammar, shorter than 63 bytes, not followed by a byte cJSON would
+ * read as part of the number; nesting up to 256 levels; nothing but
+ * whitespace or NUL after the root. Whatever lies outside the subset gives no
+ * tree, and the caller parses the same bytes with cJSON, so every refusal,
+ * error position and quirk stays cJSON's; an allocation failure is reported.
+ *
+ * Numbers: with at most 19 significant digits forming an integer m <= 2^53
+ * and a decimal exponent e in [-22, 22], m · 10^e (or m / 10^-e) is one
+ * correctly rounded operation on exact operands, the value strtod gives
+ * (Clinger's fast path); other numbers go through strtod exactly as cJSON
+ * calls it (the text copied with '.' replaced by the locale's decimal point).
+ */
+#include <limits.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gltf/gltf_internal.h"
+
+#define FAST_MAX_DEPTH 256
+
+typedef struct fast_parser {
+    const uint8_t *p, *end;
+    cna__gltf_arena *arena;
+    int depth;
+    bool oom;
+} fast_parser;
+
+static void skip_ws(fast_parser *f)
+{
+    while (f->p < f->end && (*f->p == ' ' || *f->p == '\n' || *f->p == '\r' || *f->p == '\t')) f->p++;
+}
+
+static cJSON *new_node(fast_parser *f)
+{
+    cJSON *n = (cJSON *)cna__gltf_arena_calloc(f->arena, 1, sizeof(cJSON));
+    if (!n) f->oom = true;
+    return n;
+}
+
+/* At '"': the string's bytes, unescaped, into the arena. */
+static char *parse_string(fast_parser *f)
+{
+    const uint8_t *s = f->p + 1, *q = s;
+    bool escaped = false;
+    while (q < f->end && *q != '"') {
+        if (*q < 0x20) return NULL;
+        if (*q == '\\') {
+            if (q + 1 >= f->end || q[1] == 'u') return NULL;
+            escaped = true;
+            q++;
+        }
+        q++;
+    }
+    if (q >= f->end) return NULL;
+    f->p = q + 1;
+    if (!escaped) {
+        char *copy = cna__gltf_arena_strndup(f->arena, (const char *)s, (size_t)(q - s));
+        if (!copy) f->oom = true;
+        return copy;
+    }
+    char *out = (char *)cna__gltf_arena_alloc_raw(f->arena, (size_t)(q - s) + 1);
+    if (!out) {
+        f->oom = true;
+        return NULL;
+    }
+    size_t n = 0;
+    for (const uint8_t *r = s; r < q; r++) {
+        if (*r != '\\') {
+            out[n++] = (char)*r;
+            continue;
+        }
+        r++;
+        switch (*r) {
+        case 'b': out[n++] = '\b'; break;
+        case 'f': out[n++] = '\f'; break;
+        case 'n': out[n++] = '\n'; break;
+        case 'r': out[n++] = '\r'; break;
+        case 't': out[n++] = '\t'; break;
+        case '"':
+        case '\\':
+        case '/': out[n++] = (char)*r; break;
+        default: return NULL;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
+static bool is_digit(uint8_t c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Bytes cJSON copies into its number buffer. */
+static bool is_number_byte(uint8_t c)
+{
+    return is_digit(c) || c == '+' || c == '-' || c == 'e' || c == 'E' || c == '.';
+}
+
+static bool parse_number(fast_parser *f, cJSON *item)
+{
+    static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const uint8_t *s = f->p, *p = f->p, *end = f->end;
+    bool neg = false, exact = true;
+    uint64_t m = 0;
+    int digits = 0, frac = 0, exp = 0;
+    if (*p == '-') neg = true, p++;
+    if (p >= end || !is_digit(*p)) return false;
+    if (*p == '0') {
+        p++;
+    } else {
+        for (; p < end && is_digit(*p); p++) {
+            if (digits < 19) m = m * 10 + (uint64_t)(*p - '0'), digits++;
+            else exact = false;
+            if (!exact) frac--; /* an integer digit past the 19th: one more power of ten */
+        }
+    }
+    if (p < end && *p == '.') {
+        p++;
+        if (p >= end || !is_digit(*p)) return false;
+        for (; p < end && is_digit(*p); p++) {
+            if (m == 0 && *p == '0') {
+                frac++;
+                continue;
+            }
+            if (digits < 19) m = m * 10 + (uint64_t)(*p - '0'), digits++, frac++;
+            else exact = false;
+        }
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        bool eneg = false;
+        if (p < end && (*p == '+' || *p == '-')) eneg = *p == '-', p++;
+        if (p >= end || !is_digit(*p)) return false;
+        for (; p < end && is_digit(*p); p++) {
+            if (exp > 10000) exact = false;
+            else exp = exp * 10 + (*p - '0');
+        }
+        if (eneg) exp = -exp;
+    }
+    if (p < end && is_number_byte(*p)) return false;
+    size_t len = (size_t)(p - s);
+    if (len >= 63) return false;
+    double v;
+    int e10 = exp - frac;
+    if (exact && m <= ((uint64_t)1 << 53) && e10 >= -22 && e10 <= 22) {
+        v = (double)m;
+        if (e10 >= 0) v *= pow10[e10];
+        else v /= pow10[-e10];
+        if (neg) v = -v;
+    } else {
+        char buf[64], *after = NULL;
+        const char point = localeconv()->decimal_point[0];
+        for (size_t i = 0; i < len; i++) buf[i] = s[i] == '.' ? point : (char)s[i];
+        buf[len] = '\0';
+        v = strtod(buf, &after);
+        if (after != buf + len) return false;
+    }
+    item->type = cJSON_Number;
+    item->valuedouble = v;
+    if (v >= INT_MAX) item->valueint = INT_MAX;
+    else if (v <= (double)INT_MIN) item->valueint = INT_MIN;
+    else item->valueint = (int)v;
+    f->p = p;
+    return true;
+}
+
+static bool parse_value(fast_parser *f, cJSON *item);
+
+static bool parse_container(fast_parser *f, cJSON *item, bool object)
+{
+    const uint8_t close = object ? '}' : ']';
+    if (++f->depth > FAST_MAX_DEPTH) return false;
+    f->p++;
+    skip_ws(f);
+    item->type = object ? cJSON_Object : cJSON_Array;
+    if (f->p < f->end && *f->p == close) {
+        f->p++;
+        f->depth--;
+        return true;
+    }
+    cJSON *head = NULL, *cur = NULL;
+    for (;;) {
+        cJSON *node = new_node(f);
+        if (!node) return false;
+        if (!head) {
+            head = node;
+        } else {
+            cur->next = node;
+            node->prev = cur;
+        }
+        cur = node;
+        skip_ws(f);
+        if (object) {
+            if (f->p >= f->end || *f->p != '"') return false;
+            node->string = parse_string(f);
+            if (!node->string) return false;
+            skip_ws(f);
+            if (f->p >= f->end || *f->p != ':') return false;
+            f->p++;
+            skip_ws(f);
+        }
+        if (!parse_value(f, node)) return false;
+        skip_ws(f);
+        if (f->p >= f->end) return false;
+        if (*f->p == ',') {
+            f->p++;
+            continue;
+        }
+        if (*f->p != close) return false;
+        f->p++;
+        break;
+    }
+    item->child = head;
+    head->prev = cur;
+    f->depth--;
+    return true;
+}
+
+static bool literal(fast_parser *f, const char *word, size_t len)
+{
+    if ((size_t)(f->end - f->p) < len || memcmp(f->p, word, len) != 0) return false;
+    f->p += len;
+    return true;
+}
+
+static bool parse_value(fast_parser *f, cJSON *item)
+{
+    if (f->p >= f->end) return false;
+    switch (*f->p) {
+    case '{': return parse_container(f, item, true);
+    case '[': return parse_container(f, item, false);
+    case '"':
+        item->type = cJSON_String;
+        item->valuestring = parse_string(f);
+        return item->valuestring != NULL;
+    case 't':
+        item->type = cJSON_True;
+        item->valueint = 1;
+        return literal(f, "true", 4);
+    case 'f': item->type = cJSON_False; return literal(f, "false", 5);
+    case 'n': item->type = cJSON_NULL; return literal(f, "null", 4);
+    default:
+        if (*f->p == '-' || is_digit(*f->p)) return parse_number(f, item);
+        return false;
+    }
+}
+
+bool cna__gltf_json_fast_parse(const uint8_t *text, size_t size, cna__gltf_arena *arena, const cJSON **out)
+{
+    fast_parser f = {text, text + size, arena, 0, false};
+    *out = NULL;
+    skip_ws(&f);
+    cJSON *root = new_node(&f);
+    if (!root || !parse_value(&f, root)) return !f.oom;
+    for (; f.p < f.end; f.p++)
+        if (*f.p != ' ' && *f.p != '\t' && *f.p != '\n' && *f.p != '\r' && *f.p != '\0') return true;
+    *out = root;
+    return true;
+}
