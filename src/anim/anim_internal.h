@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cna/anim.h"
+#include "cna/math.h"
 #include "cna/result.h"
 
 /* The checks the player runs before every recompute (spec: Recompute's size
@@ -31,13 +32,62 @@ cna_result cna__bone_count_check(int32_t bone_count, cna_error *err);
  * which cna_track_sample() is bit-identical to cna_track_sample_linear(). */
 bool cna__track_is_sorted(const cna_bone_track *track);
 
+/* First index i in [lo, hi) with keys[i].ticks > t, or hi. */
+static inline size_t cna__upper_bound(const cna_keyframe *k, size_t lo, size_t hi, int64_t t)
+{
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (k[mid].ticks > t)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
 /* The key(s) cna_track_sample() reads at time t, found through *cursor
  * exactly as it does (the cursor is updated the same way), for a track with
  * at least one key: returns c; with *interpolate false the sample is
  * keys[c] held, else keys[c].ticks < t < keys[c+1].ticks and the sample
- * interpolates between keys c and c + 1. */
-size_t cna__track_locate(const cna_bone_track *track, int64_t t, size_t *cursor,
-                         bool *interpolate);
+ * interpolates between keys c and c + 1. Inline: the player calls it once
+ * per track and frame.
+ *
+ * For sorted keys with keys[0].ticks < t < keys[n-1].ticks, the linear
+ * search's bracket is the unique c with keys[c].ticks <= t < keys[c+1].ticks,
+ * i.e. c = upper_bound(t) - 1. The cursor is tried first, then its successor,
+ * then a binary search on the side where t lies. */
+static inline size_t cna__track_locate(const cna_bone_track *track, int64_t t, size_t *cursor,
+                                       bool *interpolate)
+{
+    const cna_keyframe *k = track->keys;
+    const size_t n = k ? track->key_count : 0;
+    *interpolate = false;
+    if (n <= 1 || t <= k[0].ticks) {
+        *cursor = 0;
+        return 0;
+    }
+    if (t >= k[n - 1].ticks) {
+        *cursor = n - 2;
+        return n - 1;
+    }
+    size_t c = *cursor;
+    if (c > n - 2) c = n - 2;
+    if (k[c].ticks <= t) {
+        if (t >= k[c + 1].ticks) {
+            /* forward: the next interval, else search after it (t < keys[n-1]) */
+            if (c + 2 < n && t < k[c + 2].ticks)
+                c = c + 1;
+            else
+                c = cna__upper_bound(k, c + 2, n - 1, t) - 1;
+        }
+    } else {
+        /* backwards seek: keys[0] < t < keys[c], so the bracket ends in [1, c] */
+        c = cna__upper_bound(k, 1, c, t) - 1;
+    }
+    *cursor = c;
+    *interpolate = t > k[c].ticks; /* else an exact key time: hold keys[c] */
+    return c;
+}
 
 /* The part of cna_quat_slerp(a, b, t) that depends only on a and b, so that
  * a player can keep it while its cursor stays in one key interval:
@@ -48,9 +98,29 @@ typedef struct cna__arc {
     bool linear;
 } cna__arc;
 void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc);
-/* cna_quat_slerp(a, b, t), bit for bit, given arc = cna__arc_make(a, b). */
-void cna__arc_slerp(const cna_quat *a, const cna_quat *b, const cna__arc *arc, float t,
-                    cna_quat *out);
+/* cna_quat_slerp(a, b, t), bit for bit, given arc = cna__arc_make(a, b):
+ * the same operations in the same order (inline: the player calls it once
+ * per track and frame). */
+static inline void cna__arc_slerp(const cna_quat *a, const cna_quat *b, const cna__arc *arc,
+                                  float t, cna_quat *out)
+{
+    if (t == 0.0f) {
+        *out = *a;
+        return;
+    }
+    float wa, wb;
+    if (arc->linear) {
+        wa = 1.0f - t;
+        wb = t * arc->sign;
+    } else {
+        wa = cna_sinf((1.0f - t) * arc->theta) * arc->inv_sin;
+        wb = cna_sinf(t * arc->theta) * arc->inv_sin * arc->sign;
+    }
+    out->x = a->x * wa + b->x * wb;
+    out->y = a->y * wa + b->y * wb;
+    out->z = a->z * wa + b->z * wb;
+    out->w = a->w * wa + b->w * wb;
+}
 
 /* For the crowd (src/anim/crowd.c): cna_player_update split in its check
  * (nothing changes; the same errors) and its effect (no checks), and a mark

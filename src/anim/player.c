@@ -4,6 +4,7 @@
  * Every formula below is in our convention (column vectors, spec `A * B` ==
  * ours `B · A`); the spec's row-vector form is given beside it.
  */
+#include <stddef.h>
 #include <string.h>
 
 #define CGLM_ALL_UNALIGNED 1
@@ -244,14 +245,32 @@ static void sample_track(const cna_bone_track *track, int64_t t, track_state *st
     }
     const float amount = memo->amount;
     out->ticks = t;
+#if defined(CGLM_SSE_FP)
+    /* The two lerps as two four-lane a + (b - a)·amount, each lane the
+     * scalar path's operations (so the same bits): lanes (translation,
+     * rotation.x) and (rotation.w, scale), 16 bytes inside the keyframe each;
+     * the rotation lanes are overwritten by the slerp below. */
+    const __m128 am = _mm_set1_ps(amount);
+    const __m128 ta = _mm_loadu_ps(&a->translation.x), tb = _mm_loadu_ps(&b->translation.x);
+    const __m128 sa = _mm_loadu_ps(&a->rotation.w), sb = _mm_loadu_ps(&b->rotation.w);
+    _mm_storeu_ps(&out->translation.x, _mm_add_ps(ta, _mm_mul_ps(_mm_sub_ps(tb, ta), am)));
+    _mm_storeu_ps(&out->rotation.w, _mm_add_ps(sa, _mm_mul_ps(_mm_sub_ps(sb, sa), am)));
+#else
     out->translation.x = a->translation.x + (b->translation.x - a->translation.x) * amount;
     out->translation.y = a->translation.y + (b->translation.y - a->translation.y) * amount;
     out->translation.z = a->translation.z + (b->translation.z - a->translation.z) * amount;
-    cna__arc_slerp(&a->rotation, &b->rotation, &st->arc, amount, &out->rotation);
     out->scale.x = a->scale.x + (b->scale.x - a->scale.x) * amount;
     out->scale.y = a->scale.y + (b->scale.y - a->scale.y) * amount;
     out->scale.z = a->scale.z + (b->scale.z - a->scale.z) * amount;
+#endif
+    cna__arc_slerp(&a->rotation, &b->rotation, &st->arc, amount, &out->rotation);
 }
+#if defined(CGLM_SSE_FP)
+_Static_assert(offsetof(cna_keyframe, rotation) == offsetof(cna_keyframe, translation) + 12 &&
+                   offsetof(cna_keyframe, scale) == offsetof(cna_keyframe, rotation) + 16 &&
+                   sizeof(cna_keyframe) == offsetof(cna_keyframe, scale) + 12,
+               "the four-lane lerps read (translation, rotation.x) and (rotation.w, scale)");
+#endif
 
 /* Each usable track of the clip replaces its bone's local transform:
  *   local[bone] = T(t) · R(r) · S(s)   (spec: Scale * Rotation * Translation).

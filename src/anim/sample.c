@@ -116,55 +116,6 @@ void cna_track_sample_linear(const cna_bone_track *track, int64_t t, cna_keyfram
     hold(&k[n - 1], t, out); /* not reached */
 }
 
-/* First index i in [lo, hi) with keys[i].ticks > t, or hi. */
-static size_t upper_bound(const cna_keyframe *k, size_t lo, size_t hi, int64_t t)
-{
-    while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (k[mid].ticks > t)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
-}
-
-/* For sorted keys with keys[0].ticks < t < keys[n-1].ticks, the linear
- * search's bracket is the unique c with keys[c].ticks <= t < keys[c+1].ticks,
- * i.e. c = upper_bound(t) - 1. The cursor is tried first, then its successor,
- * then a binary search on the side where t lies. */
-size_t cna__track_locate(const cna_bone_track *track, int64_t t, size_t *cursor, bool *interpolate)
-{
-    const cna_keyframe *k = track->keys;
-    const size_t n = k ? track->key_count : 0;
-    *interpolate = false;
-    if (n <= 1 || t <= k[0].ticks) {
-        *cursor = 0;
-        return 0;
-    }
-    if (t >= k[n - 1].ticks) {
-        *cursor = n - 2;
-        return n - 1;
-    }
-    size_t c = *cursor;
-    if (c > n - 2) c = n - 2;
-    if (k[c].ticks <= t) {
-        if (t >= k[c + 1].ticks) {
-            /* forward: the next interval, else search after it (t < keys[n-1]) */
-            if (c + 2 < n && t < k[c + 2].ticks)
-                c = c + 1;
-            else
-                c = upper_bound(k, c + 2, n - 1, t) - 1;
-        }
-    } else {
-        /* backwards seek: keys[0] < t < keys[c], so the bracket ends in [1, c] */
-        c = upper_bound(k, 1, c, t) - 1;
-    }
-    *cursor = c;
-    *interpolate = t > k[c].ticks; /* else an exact key time: hold keys[c] */
-    return c;
-}
-
 void cna_track_sample(const cna_bone_track *track, int64_t t, size_t *cursor, cna_keyframe *out)
 {
     if (!track->keys || track->key_count == 0) {
@@ -194,25 +145,4 @@ void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc)
         arc->theta = cna_acosf(d);
         arc->inv_sin = 1.0f / cna_sinf(arc->theta);
     }
-}
-
-void cna__arc_slerp(const cna_quat *a, const cna_quat *b, const cna__arc *arc, float t,
-                    cna_quat *out)
-{
-    if (t == 0.0f) {
-        *out = *a;
-        return;
-    }
-    float wa, wb;
-    if (arc->linear) {
-        wa = 1.0f - t;
-        wb = t * arc->sign;
-    } else {
-        wa = cna_sinf((1.0f - t) * arc->theta) * arc->inv_sin;
-        wb = cna_sinf(t * arc->theta) * arc->inv_sin * arc->sign;
-    }
-    out->x = a->x * wa + b->x * wb;
-    out->y = a->y * wa + b->y * wb;
-    out->z = a->z * wa + b->z * wb;
-    out->w = a->w * wa + b->w * wb;
 }
