@@ -160,14 +160,15 @@ static void bytes_to_floats(const cna_gltf_accessor *a, const uint8_t *p, float 
     size_t n = comp_count(a->type);
     if (!p) {
         for (size_t comp = 0; comp < n; comp++) out[comp] = 0.0f;
-    } else if (a->type >= CNA_GLTF_TYPE_MAT2) {
-        for (size_t comp = 0; comp < n; comp++)
-            out[comp] = component_float(p + component_offset(a, comp), a->component_type, a->normalized);
     } else if (a->component_type == CNA_GLTF_COMPONENT_FLOAT) {
+        /* float matrix columns need no padding: components are contiguous */
         for (size_t comp = 0; comp < n; comp++) {
             uint32_t u = u32le(p + comp * 4);
             memcpy(&out[comp], &u, sizeof u);
         }
+    } else if (a->type >= CNA_GLTF_TYPE_MAT2) {
+        for (size_t comp = 0; comp < n; comp++)
+            out[comp] = component_float(p + component_offset(a, comp), a->component_type, a->normalized);
     } else {
         size_t csize = comp_size(a->component_type);
         for (size_t comp = 0; comp < n; comp++)
@@ -185,6 +186,15 @@ static void bytes_to_uints(const cna_gltf_accessor *a, const uint8_t *p, uint32_
 void cna__gltf_accessor_element_floats(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
                                   float *out)
 {
+    if (!acc->is_sparse && acc->buffer_view >= 0 && acc->component_type == CNA_GLTF_COMPONENT_FLOAT) {
+        const uint8_t *p = view_data(doc, acc->buffer_view) + acc->byte_offset + element * acc->byte_stride;
+        size_t n = comp_count(acc->type);
+        for (size_t comp = 0; comp < n; comp++) {
+            uint32_t u = u32le(p + comp * 4);
+            memcpy(&out[comp], &u, sizeof u);
+        }
+        return;
+    }
     bytes_to_floats(acc, element_bytes(doc, acc, element), out);
 }
 
@@ -254,8 +264,7 @@ cna_result cna_gltf_accessor_read_floats(const cna_gltf_document *doc, int32_t a
     size_t n = cna_gltf_type_component_count(a->type);
     const uint8_t *base = a->buffer_view >= 0 ? view_data(doc, a->buffer_view) + a->byte_offset : NULL;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (base && a->component_type == CNA_GLTF_COMPONENT_FLOAT && a->type < CNA_GLTF_TYPE_MAT2 &&
-        a->byte_stride == n * sizeof(float)) {
+    if (base && a->component_type == CNA_GLTF_COMPONENT_FLOAT && a->byte_stride == n * sizeof(float)) {
         memcpy(out, base, a->count * n * sizeof(float)); /* tightly packed little-endian floats: the same bits */
         if (a->is_sparse) apply_sparse(doc, a, out, false);
         return CNA_OK;
