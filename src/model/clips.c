@@ -140,8 +140,10 @@ static void normalise4(float v[4])
 }
 
 /* Evaluate a channel at `s` seconds into out[0 .. comps). Rotations come out
- * unit length (keys are normalised when read). */
-static void eval_channel(const chan_data *c, double s, float out[4])
+ * unit length (keys are normalised when read). `cursor` (may be NULL): a key
+ * index at or below the interval of `s`, for calls at increasing times; the
+ * search then walks forward from it instead of bisecting (same interval). */
+static void eval_channel_from(const chan_data *c, double s, float out[4], size_t *cursor)
 {
     size_t n = c->count;
     size_t comps = c->comps;
@@ -154,12 +156,20 @@ static void eval_channel(const chan_data *c, double s, float out[4])
         return;
     }
     /* largest k with times[k] <= s (then s < times[k + 1]) */
-    size_t lo = 0, hi = n - 1;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if ((double)c->times[mid] <= s) lo = mid; else hi = mid;
+    size_t k;
+    if (cursor && *cursor < n - 1 && (double)c->times[*cursor] <= s) {
+        k = *cursor;
+        while ((double)c->times[k + 1] <= s) k++;   /* stops below n - 1: s < times[n - 1] */
+        *cursor = k;
+    } else {
+        size_t lo = 0, hi = n - 1;
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if ((double)c->times[mid] <= s) lo = mid; else hi = mid;
+        }
+        k = lo;
+        if (cursor) *cursor = k;
     }
-    size_t k = lo;
     const float *v0 = key_value(c, k), *v1 = key_value(c, k + 1);
     if (s == (double)c->times[k] || c->interp == CNA_GLTF_INTERPOLATION_STEP) {
         memcpy(out, v0, comps * sizeof(float));   /* STEP: half-open interval */
@@ -195,6 +205,11 @@ static void eval_channel(const chan_data *c, double s, float out[4])
         else
             memcpy(out, v0, 4 * sizeof(float));
     }
+}
+
+static void eval_channel(const chan_data *c, double s, float out[4])
+{
+    eval_channel_from(c, s, out, NULL);
 }
 
 /* ------------------------------------------------------------------ sampler data */
@@ -442,6 +457,7 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
                                                            sizeof *keys);
     if (!keys) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory (clip keys)");
     bool use_fold = fold && !cna_mat4_is_identity(fold);
+    size_t cur[3] = {0, 0, 0};
     for (size_t i = 0; i < v.count; i++) {
         float val[4];
         cna_keyframe *k = &keys[i];
@@ -450,16 +466,16 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
         k->rotation = rest->r;
         k->scale = rest->s;
         if (tg->ch[CH_T]) {
-            eval_channel(tg->ch[CH_T], v.items[i].sec, val);
+            eval_channel_from(tg->ch[CH_T], v.items[i].sec, val, &cur[CH_T]);
             k->translation = cna_vec3_make(val[0] * env->ctx->unit_scale, val[1] * env->ctx->unit_scale,
                                            val[2] * env->ctx->unit_scale);
         }
         if (tg->ch[CH_R]) {
-            eval_channel(tg->ch[CH_R], v.items[i].sec, val);
+            eval_channel_from(tg->ch[CH_R], v.items[i].sec, val, &cur[CH_R]);
             k->rotation = cna_quat_make(val[0], val[1], val[2], val[3]);
         }
         if (tg->ch[CH_S]) {
-            eval_channel(tg->ch[CH_S], v.items[i].sec, val);
+            eval_channel_from(tg->ch[CH_S], v.items[i].sec, val, &cur[CH_S]);
             k->scale = cna_vec3_make(val[0], val[1], val[2]);
         }
         if (use_fold) {
