@@ -1,9 +1,10 @@
 /*
- * CPU skinning (include/cna/skinning.h, the reference implementation) in ns
- * per vertex, positions + normals (cna_skin_vertices, stride 52: position,
- * normal, texcoord, joints, weights) and positions only
- * (cna_skin_positions), with 1, 2 and 4 influences of non-zero weight per
- * vertex, beside a memcpy of the same vertex bytes in the same run.
+ * CPU skinning (include/cna/skinning.h) in ns per vertex: positions +
+ * normals by the reference (cna_skin_vertices) and by the fast path
+ * (cna_skin_vertices_fast), stride 52 (position, normal, texcoord, joints,
+ * weights), and positions only by the reference (cna_skin_positions), with
+ * 1, 2 and 4 influences of non-zero weight per vertex, beside a memcpy of
+ * the same vertex bytes in the same run.
  *
  * Parts: RobotExpressive's 19 skinned parts as loaded (66 to 1344 vertices,
  * 6618 in all), skinned part by part with the palette of Robot_Walking at
@@ -42,6 +43,15 @@ static void skin_all(void *p)
     for (size_t i = 0; i < c->part_count; i++)
         cna_skin_vertices(&c->layout, c->in[i], c->vertices[i], c->palette, c->palette_count,
                           c->out[i], c->vertices[i] * c->layout.stride, NULL);
+    bench_keep(c->out);
+}
+
+static void skin_fast(void *p)
+{
+    skin_ctx *c = p;
+    for (size_t i = 0; i < c->part_count; i++)
+        cna_skin_vertices_fast(&c->layout, c->in[i], c->vertices[i], c->palette, c->palette_count,
+                               c->out[i], c->vertices[i] * c->layout.stride, NULL);
     bench_keep(c->out);
 }
 
@@ -124,21 +134,25 @@ int main(int argc, char **argv)
         }
     printf("RobotExpressive: %zu skinned parts, %zu vertices, stride 52, palette of %zu\n",
            c.part_count, c.total_vertices, c.palette_count);
-    printf("%-12s | %-30s | %-30s | %-24s\n", "influences", "pos+normal ns/vertex [min-max]",
-           "positions ns/vertex [min-max]", "memcpy ns/vertex");
+    printf("%-10s | %-26s | %-26s | %-26s | %-22s\n", "influences", "reference pos+normal",
+           "fast pos+normal", "reference positions", "memcpy");
+    printf("%-10s | %-26s | %-26s | %-26s | %-22s\n", "", "ns/vertex [min-max]",
+           "ns/vertex [min-max]", "ns/vertex [min-max]", "ns/vertex [min-max]");
     const double n = (double)c.total_vertices;
     const int ks[4] = {0, 1, 2, 4};
     for (int t = 0; t < 4; t++) {
         set_influences(&c, copies, ks[t]);
         const bench_stats full = bench_measure(skin_all, &c, runs, seconds);
+        const bench_stats fast = bench_measure(skin_fast, &c, runs, seconds);
         const bench_stats pos = bench_measure(skin_positions, &c, runs, seconds);
         const bench_stats copy = bench_measure(copy_all, &c, runs, seconds);
-        char label[16], a[48], b[48], d[48];
+        char label[16], a[48], f[48], b[48], d[48];
         snprintf(label, sizeof label, ks[t] ? "%d" : "file", ks[t]);
         snprintf(a, sizeof a, "%.2f [%.2f-%.2f]", full.median * 1e9 / n, full.min * 1e9 / n, full.max * 1e9 / n);
+        snprintf(f, sizeof f, "%.2f [%.2f-%.2f]", fast.median * 1e9 / n, fast.min * 1e9 / n, fast.max * 1e9 / n);
         snprintf(b, sizeof b, "%.2f [%.2f-%.2f]", pos.median * 1e9 / n, pos.min * 1e9 / n, pos.max * 1e9 / n);
         snprintf(d, sizeof d, "%.3f [%.3f-%.3f]", copy.median * 1e9 / n, copy.min * 1e9 / n, copy.max * 1e9 / n);
-        printf("%-12s | %-30s | %-30s | %-24s\n", label, a, b, d);
+        printf("%-10s | %-26s | %-26s | %-26s | %-22s\n", label, a, f, b, d);
         fflush(stdout);
     }
     for (size_t i = 0; i < c.part_count; i++) {

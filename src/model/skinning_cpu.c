@@ -9,6 +9,15 @@
 #include "cna/skinning.h"
 #include "core/internal.h"
 
+/* CNA_NO_SIMD (defined at compile time) removes the SSE2 code below; the
+ * scalar code is always compiled (and tested: cna__skin_vertices_fast_path). */
+#if !defined(CNA_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64))
+#define CNA__SKIN_SSE2 1
+#include <emmintrin.h>
+#else
+#define CNA__SKIN_SSE2 0
+#endif
+
 cna_result cna_skinning_layout_canonical(uint32_t stride, cna_skinning_layout *out,
                                          cna_error *err)
 {
@@ -48,6 +57,37 @@ static cna_result check_slot(const cna_skinning_layout *l, int32_t offset, size_
     return CNA_OK;
 }
 
+/* The largest palette index among count vertices' four joint bytes (count > 0). */
+static uint8_t max_joint(const unsigned char *v, size_t count, size_t stride, int32_t offset)
+{
+    v += offset;
+#if CNA__SKIN_SSE2
+    __m128i acc = _mm_setzero_si128(), acc2 = _mm_setzero_si128();
+    size_t i = 0;
+    for (; i + 2 <= count; i += 2, v += 2 * stride) {
+        int32_t j0, j1;
+        memcpy(&j0, v, sizeof j0);
+        memcpy(&j1, v + stride, sizeof j1);
+        acc = _mm_max_epu8(acc, _mm_cvtsi32_si128(j0));
+        acc2 = _mm_max_epu8(acc2, _mm_cvtsi32_si128(j1));
+    }
+    acc = _mm_max_epu8(acc, acc2);
+    for (; i < count; i++, v += stride) {
+        int32_t j;
+        memcpy(&j, v, sizeof j);
+        acc = _mm_max_epu8(acc, _mm_cvtsi32_si128(j));
+    }
+    acc = _mm_max_epu8(acc, _mm_srli_epi32(acc, 16));
+    acc = _mm_max_epu8(acc, _mm_srli_epi32(acc, 8));
+    return (uint8_t)(_mm_cvtsi128_si32(acc) & 0xFF);
+#else
+    uint8_t m = 0;
+    for (size_t i = 0; i < count; i++, v += stride)
+        for (int k = 0; k < 4; k++) m = v[k] > m ? v[k] : m;
+    return m;
+#endif
+}
+
 static cna_result check_inputs(const cna_skinning_layout *l, const void *vertices, size_t count,
                                const cna_mat4 *palette, size_t palette_count, size_t *bytes,
                                cna_error *err)
@@ -70,6 +110,8 @@ static cna_result check_inputs(const cna_skinning_layout *l, const void *vertice
     if (palette_count > 0 && !palette)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "palette: NULL with palette_count %zu",
                           palette_count);
+    if (palette_count > UINT8_MAX || count == 0) return CNA_OK; /* every index is below it */
+    if (max_joint(vertices, count, l->stride, l->joints_offset) < palette_count) return CNA_OK;
     const unsigned char *v = vertices;
     for (size_t i = 0; i < count; i++, v += l->stride) {
         uint8_t j[4];
@@ -191,4 +233,332 @@ cna_result cna_skin_positions(const cna_skinning_layout *layout, const void *ver
         skin_slot(in, layout->position_offset, j, w, palette, true, out_xyz + 3 * v);
     }
     return CNA_OK;
+}
+
+/* ------------------------------------------------------------------ fast path
+ *
+ * cna_skin_vertices_fast: the same checks and refusals as cna_skin_vertices
+ * (check_inputs plus the output checks, shared), then per vertex:
+ *   B = sum_i w[i] · M_i (the top three rows of the 4x4, as four columns;
+ *       an influence of weight exactly 0 skipped, as in the reference)
+ *   p' = B · (p, 1), n' = normalize(B · (n, 0)), t' = normalize(B · (t, 0))
+ * which is the reference formula re-associated (one blended matrix instead
+ * of four transformed points), so it rounds differently; the header gives
+ * the bound. Normalisation: SIMD, reciprocal square root estimate refined by
+ * one Newton-Raphson step; scalar, 1 / sqrtf then three multiplies. A
+ * squared length that is 0, subnormal or not finite takes the reference's
+ * normalize_or_keep instead.
+ *
+ * CNA_NO_SIMD (defined at compile time) removes the SSE2 kernel; the scalar
+ * kernel is always compiled and the tests run both
+ * (cna__skin_vertices_fast_path). */
+
+/* Test hook (declared again in tests/mesh/test_skinning_cpu.c): the fast
+ * path with the SSE2 kernel (simd = true, when compiled in) or the scalar
+ * kernel (simd = false). */
+cna_result cna__skin_vertices_fast_path(const cna_skinning_layout *layout, const void *vertices,
+                                        size_t vertex_count, const cna_mat4 *palette,
+                                        size_t palette_count, void *out, size_t out_size,
+                                        bool simd, cna_error *err);
+/* Whether this build has the SSE2 kernel (test hook). */
+bool cna__skin_has_simd(void);
+
+bool cna__skin_has_simd(void) { return CNA__SKIN_SSE2 != 0; }
+
+/* Scalar kernel. b[4 * c + r]: row r (0..2) of column c of the blend. */
+static void blend_scalar(const cna_mat4 *palette, const uint8_t j[4], const float w[4],
+                         float b[16])
+{
+    for (int k = 0; k < 16; k++) b[k] = 0.0f;
+    for (int i = 0; i < 4; i++) {
+        if (w[i] == 0.0f) continue;
+        const float *m = palette[j[i]].m;
+        for (int k = 0; k < 16; k++) b[k] = b[k] + w[i] * m[k];
+    }
+}
+
+static void transform_scalar(const float b[16], const unsigned char *src, unsigned char *dst,
+                             bool point)
+{
+    float x[3], r[3];
+    memcpy(x, src, sizeof x);
+    for (int c = 0; c < 3; c++) {
+        r[c] = b[c] * x[0] + b[4 + c] * x[1] + b[8 + c] * x[2];
+        if (point) r[c] = r[c] + b[12 + c];
+    }
+    if (!point) {
+        const float len2 = (r[0] * r[0] + r[1] * r[1]) + r[2] * r[2];
+        if (len2 >= FLT_MIN && len2 <= FLT_MAX) {
+            const float inv = 1.0f / sqrtf(len2);
+            r[0] *= inv;
+            r[1] *= inv;
+            r[2] *= inv;
+        } else {
+            normalize_or_keep(r);
+        }
+    }
+    memcpy(dst, r, sizeof r);
+}
+
+static void skin_fast_scalar(const cna_skinning_layout *l, const unsigned char *in,
+                             unsigned char *dst, size_t count, const cna_mat4 *palette)
+{
+    const size_t stride = l->stride;
+    for (size_t v = 0; v < count; v++, in += stride, dst += stride) {
+        uint8_t j[4];
+        float w[4], b[16];
+        read_influences(l, in, j, w);
+        blend_scalar(palette, j, w, b);
+        transform_scalar(b, in + l->position_offset, dst + l->position_offset, true);
+        if (l->normal_offset >= 0)
+            transform_scalar(b, in + l->normal_offset, dst + l->normal_offset, false);
+        if (l->tangent_offset >= 0)
+            transform_scalar(b, in + l->tangent_offset, dst + l->tangent_offset, false);
+    }
+}
+
+#if CNA__SKIN_SSE2
+/* Lanes 0..2 of v to dst (12 bytes; dst needs no alignment). */
+static inline void store3(unsigned char *dst, __m128 v)
+{
+    _mm_storel_epi64((__m128i *)(void *)dst, _mm_castps_si128(v));
+    const float z = _mm_cvtss_f32(_mm_movehl_ps(v, v));
+    memcpy(dst + 8, &z, sizeof z);
+}
+
+/* Lane i of x in every lane (pshufd: one instruction, no register copy). */
+#define CNA__SPLAT(x, i) \
+    _mm_castsi128_ps(_mm_shuffle_epi32(_mm_castps_si128(x), (i) * 0x55))
+
+/* The 3 floats at src in lanes 0..2: one 16-byte load when `wide` (the slot
+ * has 4 bytes after it inside the vertex), else three scalar reads. */
+static inline __m128 load3(const unsigned char *src, bool wide)
+{
+    if (wide) return _mm_loadu_ps((const float *)(const void *)src);
+    float x[3];
+    memcpy(x, src, sizeof x);
+    return _mm_setr_ps(x[0], x[1], x[2], 0.0f);
+}
+
+/* B · (x, h): h = 1 adds the translation column. */
+static inline __m128 apply(const __m128 b[4], __m128 x, bool point)
+{
+    const __m128 r = _mm_add_ps(_mm_mul_ps(b[0], CNA__SPLAT(x, 0)),
+                                _mm_mul_ps(b[1], CNA__SPLAT(x, 1)));
+    const __m128 z = _mm_mul_ps(b[2], CNA__SPLAT(x, 2));
+    return _mm_add_ps(r, point ? _mm_add_ps(z, b[3]) : z);
+}
+
+static inline void direction_sse2(const __m128 b[4], const unsigned char *src, bool wide,
+                                  unsigned char *dst)
+{
+    const __m128 r = apply(b, load3(src, wide), false);
+    const __m128 sq = _mm_mul_ps(r, r);
+    const __m128 len2 = _mm_add_ss(_mm_add_ss(sq, CNA__SPLAT(sq, 1)), CNA__SPLAT(sq, 2));
+    /* FLT_MIN <= len2 <= FLT_MAX (so positive and normal) as one unsigned
+     * compare of its bits: 0x00800000 is FLT_MIN's, 0x7F7FFFFF FLT_MAX's. */
+    const uint32_t bits = (uint32_t)_mm_cvtsi128_si32(_mm_castps_si128(len2));
+    if (bits - 0x00800000u <= 0x7F7FFFFFu - 0x00800000u) {
+        /* e = rsqrt estimate (relative error <= 1.5 · 2^-12); one Newton step
+         * e · (1.5 - ((0.5 · len2) · e) · e) squares that error. */
+        const __m128 e = _mm_rsqrt_ss(len2);
+        const __m128 h = _mm_mul_ss(_mm_mul_ss(_mm_mul_ss(_mm_set_ss(0.5f), len2), e), e);
+        __m128 inv = _mm_mul_ss(e, _mm_sub_ss(_mm_set_ss(1.5f), h));
+        inv = CNA__SPLAT(inv, 0);
+        store3(dst, _mm_mul_ps(r, inv));
+    } else {
+        float v[4];
+        _mm_storeu_ps(v, r);
+        normalize_or_keep(v);
+        memcpy(dst, v, 3 * sizeof(float));
+    }
+}
+
+/* Read by an influence of weight exactly 0 instead of its palette entry
+ * (0 · 0 adds nothing, and the entry is never read, as in the reference). */
+static _Alignas(16) const float zero_matrix[16];
+
+/* w_bits: the weight's bits; w == 0 (either sign) exactly when no bit but
+ * the sign is set (an integer test, so the choice compiles to a select). */
+static inline const float *influence_matrix(const cna_mat4 *palette, uint8_t j, uint32_t w_bits,
+                                           bool skip_zero)
+{
+    if (!skip_zero) return palette[j].m;
+    return (w_bits << 1) != 0 ? palette[j].m : zero_matrix;
+}
+
+/* 4 floats at m; `aligned` (m 16-byte aligned) lets the load fold into the multiply. */
+static inline __m128 load4(const float *m, bool aligned)
+{
+    return aligned ? _mm_load_ps(m) : _mm_loadu_ps(m);
+}
+
+/* (w0 · m0[c] + w1 · m1[c]) + (w2 · m2[c] + w3 · m3[c]), column c. */
+static inline __m128 blend_column(const float *m0, const float *m1, const float *m2,
+                                  const float *m3, __m128 s0, __m128 s1, __m128 s2, __m128 s3,
+                                  int c, bool aligned)
+{
+    const __m128 a01 = _mm_add_ps(_mm_mul_ps(s0, load4(m0 + c, aligned)),
+                                  _mm_mul_ps(s1, load4(m1 + c, aligned)));
+    const __m128 a23 = _mm_add_ps(_mm_mul_ps(s2, load4(m2 + c, aligned)),
+                                  _mm_mul_ps(s3, load4(m3 + c, aligned)));
+    return _mm_add_ps(a01, a23);
+}
+
+/* One kernel instantiated per slot set (has_n, has_t constant) and, for the
+ * canonical strides, per copy size: copy > 0 copies each vertex's `copy`
+ * (= stride) bytes in the loop (a fixed-size copy, inlined); copy = 0 means
+ * the caller copied the whole buffer first. skip_zero = false multiplies a
+ * zero-weight influence's matrix by 0 instead of skipping it: only when the
+ * whole palette is finite, where that adds a zero (palette_is_finite).
+ * aligned: the palette is 16-byte aligned (aligned loads). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void skin_fast_sse2_kernel(const cna_skinning_layout *l, const unsigned char *in,
+                                         unsigned char *dst, size_t count,
+                                         const cna_mat4 *palette, bool has_n, bool has_t,
+                                         size_t copy, bool skip_zero, bool aligned)
+{
+    const size_t stride = copy ? copy : l->stride;
+    const int32_t po = l->position_offset, no = l->normal_offset, to = l->tangent_offset;
+    const int32_t jo = l->joints_offset, wo = l->weights_offset;
+    const bool pw = (size_t)po + 16 <= stride, nw = has_n && (size_t)no + 16 <= stride,
+               tw = has_t && (size_t)to + 16 <= stride;
+    for (size_t v = 0; v < count; v++, in += stride, dst += stride) {
+        if (copy) memcpy(dst, in, copy);
+        uint8_t j[4];
+        uint32_t wb[4];
+        memcpy(j, in + jo, sizeof j);
+        memcpy(wb, in + wo, sizeof wb);
+        const __m128 wv = _mm_loadu_ps((const float *)(const void *)(in + wo));
+        const float *m0 = influence_matrix(palette, j[0], wb[0], skip_zero);
+        const float *m1 = influence_matrix(palette, j[1], wb[1], skip_zero);
+        const float *m2 = influence_matrix(palette, j[2], wb[2], skip_zero);
+        const float *m3 = influence_matrix(palette, j[3], wb[3], skip_zero);
+        const __m128 s0 = CNA__SPLAT(wv, 0), s1 = CNA__SPLAT(wv, 1);
+        const __m128 s2 = CNA__SPLAT(wv, 2), s3 = CNA__SPLAT(wv, 3);
+        __m128 b[4];
+        b[0] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 0, aligned);
+        b[1] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 4, aligned);
+        b[2] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 8, aligned);
+        b[3] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 12, aligned);
+        store3(dst + po, apply(b, load3(in + po, pw), true));
+        if (has_n) direction_sse2(b, in + no, nw, dst + no);
+        if (has_t) direction_sse2(b, in + to, tw, dst + to);
+    }
+}
+
+/* Whether l is the canonical layout of its stride (cna_skinning_layout_canonical). */
+static bool is_canonical(const cna_skinning_layout *l)
+{
+    cna_skinning_layout c;
+    if (cna_skinning_layout_canonical(l->stride, &c, NULL) != CNA_OK) return false;
+    return c.position_offset == l->position_offset && c.normal_offset == l->normal_offset &&
+           c.tangent_offset == l->tangent_offset && c.joints_offset == l->joints_offset &&
+           c.weights_offset == l->weights_offset;
+}
+
+/* Whether all entries of the palette are finite (then 0 · M = 0). */
+static bool palette_is_finite(const cna_mat4 *palette, size_t count)
+{
+    const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7FFFFFFF));
+    const __m128 max = _mm_set1_ps(FLT_MAX);
+    __m128 ok = _mm_castsi128_ps(_mm_set1_epi32(-1));
+    for (size_t i = 0; i < count; i++)
+        for (int c = 0; c < 16; c += 4) /* NaN compares false */
+            ok = _mm_and_ps(ok, _mm_cmple_ps(_mm_and_ps(_mm_loadu_ps(palette[i].m + c), abs_mask),
+                                             max));
+    return _mm_movemask_ps(ok) == 0xF;
+}
+
+/* Returns false when it did not skin (the caller then copies the whole
+ * buffer and calls skin_fast_sse2). */
+static bool skin_fast_sse2_canonical(const cna_skinning_layout *l, const unsigned char *in,
+                                     unsigned char *dst, size_t count, const cna_mat4 *palette,
+                                     size_t palette_count)
+{
+    if (!is_canonical(l) || !palette_is_finite(palette, palette_count)) return false;
+    if (((uintptr_t)palette & 15) == 0) {
+        switch (l->stride) {
+        case 52: skin_fast_sse2_kernel(l, in, dst, count, palette, true, false, 52, false, true); return true;
+        case 56: skin_fast_sse2_kernel(l, in, dst, count, palette, true, false, 56, false, true); return true;
+        case 68: skin_fast_sse2_kernel(l, in, dst, count, palette, true, true, 68, false, true); return true;
+        case 76: skin_fast_sse2_kernel(l, in, dst, count, palette, true, true, 76, false, true); return true;
+        case 80: skin_fast_sse2_kernel(l, in, dst, count, palette, true, true, 80, false, true); return true;
+        default: return false;
+        }
+    }
+    switch (l->stride) {
+    case 52: skin_fast_sse2_kernel(l, in, dst, count, palette, true, false, 52, false, false); return true;
+    case 56: skin_fast_sse2_kernel(l, in, dst, count, palette, true, false, 56, false, false); return true;
+    case 68: skin_fast_sse2_kernel(l, in, dst, count, palette, true, true, 68, false, false); return true;
+    case 76: skin_fast_sse2_kernel(l, in, dst, count, palette, true, true, 76, false, false); return true;
+    case 80: skin_fast_sse2_kernel(l, in, dst, count, palette, true, true, 80, false, false); return true;
+    default: return false;
+    }
+}
+
+static void skin_fast_sse2(const cna_skinning_layout *l, const unsigned char *in,
+                           unsigned char *dst, size_t count, const cna_mat4 *palette)
+{
+    const bool has_n = l->normal_offset >= 0, has_t = l->tangent_offset >= 0;
+    if (has_n && has_t) skin_fast_sse2_kernel(l, in, dst, count, palette, true, true, 0, true, false);
+    else if (has_n) skin_fast_sse2_kernel(l, in, dst, count, palette, true, false, 0, true, false);
+    else if (has_t) skin_fast_sse2_kernel(l, in, dst, count, palette, false, true, 0, true, false);
+    else skin_fast_sse2_kernel(l, in, dst, count, palette, false, false, 0, true, false);
+}
+#endif
+
+/* The output checks of cna_skin_vertices (after check_inputs). */
+static cna_result check_out(const cna_skinning_layout *layout, const void *vertices,
+                            size_t vertex_count, const void *out, size_t out_size, size_t bytes,
+                            cna_error *err)
+{
+    if (out_size < bytes)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "out: %zu bytes; %zu vertices of stride %u need %zu", out_size,
+                          vertex_count, (unsigned)layout->stride, bytes);
+    if (bytes == 0) return CNA_OK;
+    if (!out) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "out: NULL");
+    const uintptr_t o = (uintptr_t)out, b = (uintptr_t)vertices;
+    if (o < b + bytes && b < o + bytes)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "out: overlaps vertices (%zu bytes)",
+                          bytes);
+    return CNA_OK;
+}
+
+cna_result cna__skin_vertices_fast_path(const cna_skinning_layout *layout, const void *vertices,
+                                        size_t vertex_count, const cna_mat4 *palette,
+                                        size_t palette_count, void *out, size_t out_size,
+                                        bool simd, cna_error *err)
+{
+    size_t bytes = 0;
+    cna_result r = check_inputs(layout, vertices, vertex_count, palette, palette_count, &bytes, err);
+    if (r != CNA_OK) return r;
+    if ((r = check_out(layout, vertices, vertex_count, out, out_size, bytes, err)) != CNA_OK)
+        return r;
+    if (bytes == 0) return CNA_OK;
+#if CNA__SKIN_SSE2
+    if (simd) {
+        if (!skin_fast_sse2_canonical(layout, vertices, out, vertex_count, palette,
+                                      palette_count)) {
+            memcpy(out, vertices, bytes);
+            skin_fast_sse2(layout, vertices, out, vertex_count, palette);
+        }
+        return CNA_OK;
+    }
+#endif
+    memcpy(out, vertices, bytes);
+    (void)simd;
+    skin_fast_scalar(layout, vertices, out, vertex_count, palette);
+    return CNA_OK;
+}
+
+cna_result cna_skin_vertices_fast(const cna_skinning_layout *layout, const void *vertices,
+                                  size_t vertex_count, const cna_mat4 *palette,
+                                  size_t palette_count, void *out, size_t out_size, cna_error *err)
+{
+    return cna__skin_vertices_fast_path(layout, vertices, vertex_count, palette, palette_count,
+                                        out, out_size, true, err);
 }

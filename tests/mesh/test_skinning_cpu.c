@@ -5,7 +5,17 @@
  */
 #include "mesh/mesh_test.h"
 
+#include <stdlib.h>
+
+#include "cna/model.h"
 #include "cna/skinning.h"
+
+/* The fast path with a chosen kernel (simd = false: the scalar one; true:
+ * SSE2 when the build has it), defined in src/model/skinning_cpu.c. */
+cna_result cna__skin_vertices_fast_path(const cna_skinning_layout *layout, const void *vertices,
+                                        size_t vertex_count, const cna_mat4 *palette,
+                                        size_t palette_count, void *out, size_t out_size,
+                                        bool simd, cna_error *err);
 
 typedef struct vtx {
     float p[3], n[3], uv[2], t[4];
@@ -270,6 +280,319 @@ static void bad_layouts_and_buffers_are_refused(void **state)
     assert_int_equal(cna_skin_vertices(&l, NULL, 0, NULL, 0, NULL, 0, &err), CNA_OK);
 }
 
+/* ------------------------------------------------------------ fast path */
+
+static uint32_t rng_state = 12345u;
+static float rnd(float lo, float hi)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    return lo + (hi - lo) * (float)(rng_state >> 8) / 16777216.0f;
+}
+
+static void random_palette(cna_mat4 *palette, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        float q[4], len = 0;
+        for (int c = 0; c < 4; c++) {
+            q[c] = rnd(-1, 1);
+            len += q[c] * q[c];
+        }
+        len = sqrtf(len);
+        const float s = rnd(0.5f, 2.0f);
+        cna_mat4_compose(&palette[i], cna_vec3_make(rnd(-2, 2), rnd(-2, 2), rnd(-2, 2)),
+                         cna_quat_make(q[0] / len, q[1] / len, q[2] / len, q[3] / len),
+                         cna_vec3_make(s, s, s));
+    }
+}
+
+static void random_direction(float *d)
+{
+    float len;
+    do {
+        for (int c = 0; c < 3; c++) d[c] = rnd(-1, 1);
+        len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    } while (len < 0.1f);
+    for (int c = 0; c < 3; c++) d[c] /= len;
+}
+
+/* Random vertices of layout l: 1 to 4 non-zero weights summing to about 1 in
+ * random slots, every joint (zero weight or not) below palette_count. */
+static void random_vertices(const cna_skinning_layout *l, unsigned char *out, size_t count,
+                            size_t palette_count)
+{
+    for (size_t i = 0; i < (size_t)l->stride * count; i++) out[i] = (unsigned char)rnd(0, 255);
+    for (size_t v = 0; v < count; v++) {
+        unsigned char *d = out + v * l->stride;
+        float p[3] = {rnd(-3, 3), rnd(-3, 3), rnd(-3, 3)}, n[3], t[4];
+        random_direction(n);
+        random_direction(t);
+        t[3] = rnd(0, 1) < 0.5f ? -1.0f : 1.0f;
+        uint8_t j[4];
+        float w[4] = {0, 0, 0, 0}, sum = 0;
+        for (int k = 0; k < 4; k++) j[k] = (uint8_t)rnd(0, (float)palette_count);
+        const int k_count = 1 + (int)rnd(0, 4);
+        for (int k = 0; k < k_count; k++) {
+            const int slot = (int)rnd(0, 4);
+            w[slot] = rnd(0.05f, 1.0f);
+        }
+        for (int k = 0; k < 4; k++) sum += w[k];
+        for (int k = 0; k < 4; k++) w[k] /= sum;
+        mesh_put_floats(d + l->position_offset, p, 3);
+        if (l->normal_offset >= 0) mesh_put_floats(d + l->normal_offset, n, 3);
+        if (l->tangent_offset >= 0) mesh_put_floats(d + l->tangent_offset, t, 4);
+        memcpy(d + l->joints_offset, j, 4);
+        mesh_put_floats(d + l->weights_offset, w, 4);
+    }
+}
+
+/* Whether byte b of a vertex lies in a skinned slot (position, normal, tangent xyz). */
+static bool in_slot(const cna_skinning_layout *l, size_t b)
+{
+    const int32_t offs[3] = {l->position_offset, l->normal_offset, l->tangent_offset};
+    for (int s = 0; s < 3; s++)
+        if (offs[s] >= 0 && b >= (size_t)offs[s] && b < (size_t)offs[s] + 12) return true;
+    return false;
+}
+
+/* Largest magnitude in the top three rows of m. */
+static double top_rows_max(const cna_mat4 *m)
+{
+    double r = 0;
+    for (int c = 0; c < 4; c++)
+        for (int row = 0; row < 3; row++) r = fmax(r, fabs((double)m->m[4 * c + row]));
+    return r;
+}
+
+/* The documented bound (include/cna/skinning.h, cna_skin_vertices_fast):
+ * positions within 1e-5 · S, directions within 1e-5 · S / L + 1e-6; every
+ * other byte equal. Returns the largest error found relative to its bound. */
+static double check_fast_against_reference(const cna_skinning_layout *l, const unsigned char *in,
+                                           size_t count, const cna_mat4 *palette,
+                                           const unsigned char *ref, const unsigned char *fast)
+{
+    double worst = 0;
+    for (size_t v = 0; v < count; v++) {
+        const unsigned char *src = in + v * l->stride;
+        const unsigned char *r = ref + v * l->stride, *f = fast + v * l->stride;
+        for (size_t b = 0; b < l->stride; b++)
+            if (!in_slot(l, b) && r[b] != f[b]) fail_msg("vertex %zu byte %zu differs", v, b);
+        uint8_t j[4];
+        float w[4];
+        memcpy(j, src + l->joints_offset, 4);
+        memcpy(w, src + l->weights_offset, 16);
+        const int32_t offs[3] = {l->position_offset, l->normal_offset, l->tangent_offset};
+        for (int s = 0; s < 3; s++) {
+            if (offs[s] < 0) continue;
+            float x[3];
+            memcpy(x, src + offs[s], 12);
+            double bound = 0, sum[3] = {0, 0, 0};
+            for (int i = 0; i < 4; i++) {
+                if (w[i] == 0.0f) continue;
+                const cna_mat4 *m = &palette[j[i]];
+                bound += fabs((double)w[i]) * top_rows_max(m) *
+                         (fabs((double)x[0]) + fabs((double)x[1]) + fabs((double)x[2]) +
+                          (s == 0 ? 1.0 : 0.0));
+                for (int c = 0; c < 3; c++)
+                    sum[c] += (double)w[i] * ((double)m->m[c] * x[0] + (double)m->m[4 + c] * x[1] +
+                                              (double)m->m[8 + c] * x[2] +
+                                              (s == 0 ? (double)m->m[12 + c] : 0.0));
+            }
+            double tol = 1e-5 * bound;
+            if (s > 0) {
+                const double len = sqrt(sum[0] * sum[0] + sum[1] * sum[1] + sum[2] * sum[2]);
+                tol = 1e-5 * bound / len + 1e-6;
+            }
+            for (int c = 0; c < 3; c++) {
+                const double e = fabs((double)mesh_get_float(r, (size_t)offs[s] + 4 * (size_t)c) -
+                                      (double)mesh_get_float(f, (size_t)offs[s] + 4 * (size_t)c));
+                if (!(e <= tol))
+                    fail_msg("vertex %zu slot %d component %d: |fast - reference| = %g > %g", v, s,
+                             c, e, tol);
+                worst = fmax(worst, e / tol);
+            }
+        }
+    }
+    return worst;
+}
+
+static void fast_and_reference(const cna_skinning_layout *l, const unsigned char *in, size_t count,
+                               const cna_mat4 *palette, size_t pc, unsigned char *ref,
+                               unsigned char *fast, bool simd)
+{
+    const size_t bytes = count * l->stride;
+    cna_error err;
+    skin_ok(l, in, count, palette, pc, ref, bytes);
+    if (cna__skin_vertices_fast_path(l, in, count, palette, pc, fast, bytes, simd, &err) != CNA_OK)
+        fail_msg("fast path failed: %s", err.message);
+}
+
+static void fast_path_agrees_with_reference_on_random_data(void **state)
+{
+    (void)state;
+    enum { N = 997, PALETTE = 40 };
+    cna_skinning_layout layouts[7];
+    const uint32_t strides[5] = {52, 56, 68, 76, 80};
+    for (int i = 0; i < 5; i++) cna_skinning_layout_canonical(strides[i], &layouts[i], NULL);
+    /* not canonical: position last with no room after it, no normal; tangent only */
+    layouts[5] = (cna_skinning_layout){44, 32, -1, 16, 0, 4};
+    layouts[6] = (cna_skinning_layout){48, 0, 12, -1, 24, 28};
+    static unsigned char in[N * 80], ref[N * 80], fast[N * 80];
+    cna_mat4 palette[PALETTE];
+    for (int li = 0; li < 7; li++)
+        for (int simd = 0; simd < 2; simd++) {
+            random_palette(palette, PALETTE);
+            random_vertices(&layouts[li], in, N, PALETTE);
+            fast_and_reference(&layouts[li], in, N, palette, PALETTE, ref, fast, simd != 0);
+            const double worst =
+                check_fast_against_reference(&layouts[li], in, N, palette, ref, fast);
+            assert_true(worst <= 1.0);
+        }
+}
+
+static void fast_path_agrees_with_reference_on_robot_parts(void **state)
+{
+    (void)state;
+    char path[512];
+    cna_model *m = NULL;
+    cna_error err;
+    if (cna_model_load_file(
+            mesh_data_path(path, sizeof path, "corpus/valid/RobotExpressive/robot.glb"), NULL, &m,
+            &err) != CNA_OK)
+        fail_msg("%s", err.message);
+    cna_mat4 palette[256];
+    size_t parts = 0;
+    for (size_t i = 0; i < m->mesh_count; i++)
+        for (size_t p = 0; p < m->meshes[i].part_count; p++) {
+            const cna_model_part *part = &m->meshes[i].parts[p];
+            cna_skinning_layout l;
+            if (m->meshes[i].skin < 0 ||
+                cna_skinning_layout_canonical(part->declaration.stride, &l, NULL) != CNA_OK)
+                continue;
+            const size_t bytes = part->vertex_count * l.stride;
+            unsigned char *ref = malloc(bytes), *fast = malloc(bytes);
+            assert_non_null(ref);
+            assert_non_null(fast);
+            for (int simd = 0; simd < 2; simd++) {
+                random_palette(palette, 256);
+                fast_and_reference(&l, part->vertices, part->vertex_count, palette, 256, ref,
+                                   fast, simd != 0);
+                assert_true(check_fast_against_reference(&l, part->vertices, part->vertex_count,
+                                                         palette, ref, fast) <= 1.0);
+            }
+            free(ref);
+            free(fast);
+            parts++;
+        }
+    assert_int_equal(parts, 19);
+    cna_model_free(m);
+}
+
+static void fast_path_refuses_exactly_as_the_reference(void **state)
+{
+    (void)state;
+    const vtx v[2] = {{{1, 2, 3}, {0, 0, 1}, {0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}},
+                      {{1, 2, 3}, {0, 0, 1}, {0, 0}, {0, 0, 0, 0}, {0, 0, 2, 0}, {0, 0, 0, 1}}};
+    unsigned char in[104], out[104];
+    pack(in, v, 2, 52);
+    cna_mat4 palette[2];
+    identity(&palette[0]);
+    identity(&palette[1]);
+    cna_skinning_layout l, bad_w, bad_j, zero_stride;
+    cna_skinning_layout_canonical(52, &l, NULL);
+    bad_w = l;
+    bad_w.weights_offset = 40;
+    bad_j = l;
+    bad_j.joints_offset = -1;
+    zero_stride = l;
+    zero_stride.stride = 0;
+    typedef struct call {
+        const cna_skinning_layout *l;
+        const void *in;
+        size_t count;
+        const cna_mat4 *palette;
+        size_t pc;
+        void *out;
+        size_t size;
+    } call;
+    const call calls[] = {
+        {&l, in, 2, palette, 2, out, 104},           /* joint 2 of vertex 1 >= 2 */
+        {&bad_w, in, 1, palette, 2, out, 52},        {&bad_j, in, 1, palette, 2, out, 52},
+        {&zero_stride, in, 1, palette, 2, out, 52},  {NULL, in, 1, palette, 2, out, 52},
+        {&l, in, 1, palette, 2, out, 51},            {&l, in, 1, palette, 2, in, 52},
+        {&l, in, 1, NULL, 1, out, 52},               {&l, NULL, 1, palette, 2, out, 52},
+        {&l, in, 1, palette, 2, NULL, 52},           {&l, in, SIZE_MAX, palette, 2, out, 52},
+    };
+    for (size_t c = 0; c < sizeof calls / sizeof calls[0]; c++)
+        for (int simd = 0; simd < 2; simd++) {
+            const call *k = &calls[c];
+            cna_error e_ref, e_fast;
+            memset(out, 0xAB, sizeof out);
+            const cna_result r_ref = cna_skin_vertices(k->l, k->in, k->count, k->palette, k->pc,
+                                                       k->out, k->size, &e_ref);
+            const cna_result r_fast = cna__skin_vertices_fast_path(
+                k->l, k->in, k->count, k->palette, k->pc, k->out, k->size, simd != 0, &e_fast);
+            assert_int_equal(r_ref, CNA_ERROR_INVALID_ARGUMENT);
+            assert_int_equal(r_fast, r_ref);
+            assert_string_equal(e_fast.message, e_ref.message);
+            for (size_t i = 0; i < sizeof out; i++) assert_int_equal(out[i], 0xAB);
+        }
+    cna_error err;
+    assert_int_equal(cna_skin_vertices_fast(&l, in, 2, palette, 2, out, sizeof out, &err),
+                     CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message,
+                        "vertices[1].joints[2]: palette index 2 is not below palette_count 2");
+    assert_int_equal(cna_skin_vertices_fast(&l, NULL, 0, NULL, 0, NULL, 0, &err), CNA_OK);
+}
+
+static void fast_path_zero_weight_influence_never_reads_its_matrix(void **state)
+{
+    (void)state;
+    const vtx v[2] = {{{1, 2, 3}, {0, 0, 1}, {0, 0}, {0, 0, 0, 0}, {0, 1, 1, 1}, {1, 0, 0, 0}},
+                      {{4, 5, 6}, {0, 1, 0}, {0, 0}, {0, 0, 0, 0}, {1, 1, 0, 1}, {0, 0, 1, 0}}};
+    unsigned char in[104], out[104];
+    pack(in, v, 2, 52);
+    cna_mat4 palette[2];
+    identity(&palette[0]);
+    for (int i = 0; i < 16; i++) palette[1].m[i] = NAN;
+    cna_skinning_layout l;
+    cna_skinning_layout_canonical(52, &l, NULL);
+    for (int simd = 0; simd < 2; simd++) {
+        memset(out, 0, sizeof out);
+        assert_int_equal(
+            cna__skin_vertices_fast_path(&l, in, 2, palette, 2, out, sizeof out, simd != 0, NULL),
+            CNA_OK);
+        assert_memory_equal(out, in, sizeof in);
+    }
+}
+
+static void fast_path_identity_and_translation_are_exact(void **state)
+{
+    (void)state;
+    /* one influence of weight 1: B = M exactly, so p' = M·p as the reference */
+    const vtx v[2] = {{{1.5f, -2.25f, 3.0f}, {0, 0, 1}, {0.25f, 0.75f}, {1, 0, 0, -1},
+                       {0, 0, 0, 0}, {1, 0, 0, 0}},
+                      {{1, 2, 3}, {0, 1, 0}, {0, 0}, {0, 0, 1, 1}, {0, 1, 0, 0}, {0, 1, 0, 0}}};
+    unsigned char in[2 * 68], out[2 * 68];
+    pack(in, v, 2, 68);
+    cna_mat4 palette[2];
+    identity(&palette[0]);
+    translation(&palette[1], 10, 20, 30);
+    cna_skinning_layout l;
+    cna_skinning_layout_canonical(68, &l, NULL);
+    for (int simd = 0; simd < 2; simd++) {
+        assert_int_equal(
+            cna__skin_vertices_fast_path(&l, in, 2, palette, 2, out, sizeof out, simd != 0, NULL),
+            CNA_OK);
+        assert_memory_equal(out, in, 68);
+        assert_float_exact(mesh_get_float(out, 68), 11.0f);
+        assert_float_exact(mesh_get_float(out, 72), 22.0f);
+        assert_float_exact(mesh_get_float(out, 76), 33.0f);
+        assert_memory_equal(out + 80, in + 80, 68 - 12);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,6 +607,11 @@ int main(void)
         cmocka_unit_test(positions_only_equal_the_full_skin),
         cmocka_unit_test(palette_index_out_of_range_is_refused_naming_vertex_and_influence),
         cmocka_unit_test(bad_layouts_and_buffers_are_refused),
+        cmocka_unit_test(fast_path_agrees_with_reference_on_random_data),
+        cmocka_unit_test(fast_path_agrees_with_reference_on_robot_parts),
+        cmocka_unit_test(fast_path_refuses_exactly_as_the_reference),
+        cmocka_unit_test(fast_path_zero_weight_influence_never_reads_its_matrix),
+        cmocka_unit_test(fast_path_identity_and_translation_are_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
