@@ -44,7 +44,7 @@ static cna_result parse_channel(cna__gltf_ctx *c, const cJSON *obj, const char *
                                 cna_gltf_animation_channel *ch)
 {
     char tpath[CNA__PATH_MAX];
-    cna__gltf_pathf(tpath, sizeof tpath, "%s.target", path);
+    cna__gltf_path_cat(tpath, sizeof tpath, path, ".target");
     const cJSON *target = cna__gltf_json_get(obj, "target");
     const char *name = NULL;
     ch->target_node = -1;

@@ -18,6 +18,15 @@ void cna__gltf_pathf(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
+void cna__gltf_path_cat(char *buf, size_t size, const char *a, const char *b)
+{
+    size_t o = 0;
+    if (size == 0) return;
+    for (; *a && o + 1 < size; a++) buf[o++] = *a;
+    for (; *b && o + 1 < size; b++) buf[o++] = *b;
+    buf[o] = '\0';
+}
+
 void cna__gltf_path_index(char *buf, size_t size, const char *prefix, size_t index, const char *suffix)
 {
     char digits[24];

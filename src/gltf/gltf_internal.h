@@ -155,6 +155,8 @@ bool cna__gltf_quat_is_unit(const float *q);
 /* snprintf for JSON paths and short texts (truncation is accepted). */
 void cna__gltf_pathf(char *buf, size_t size, const char *fmt, ...) CNA__PRINTF(3, 4);
 
+/* buf = a followed by b, truncated to size - 1 bytes like snprintf("%s%s"). */
+void cna__gltf_path_cat(char *buf, size_t size, const char *a, const char *b);
 /* buf = prefix "[" index "]" suffix, truncated to size (a fast path for JSON paths). */
 void cna__gltf_path_index(char *buf, size_t size, const char *prefix, size_t index, const char *suffix);
 

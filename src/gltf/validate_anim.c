@@ -3,6 +3,7 @@
  * input count x (3 for CUBICSPLINE) x (morph targets for weights) elements;
  * one channel per (node, path) in an animation. Non-unit rotation keys are a
  * diagnostic. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -35,6 +36,10 @@ static cna_result check_times(cna__gltf_ctx *c, const char *path, const cna_gltf
     char x[32], y[32];
     for (size_t k = 0; k < a->count; k++) {
         cna__gltf_accessor_element_floats(&c->doc->pub, a, k, &t);
+        if (k > 0 && t > prev && t <= FLT_MAX) { /* the common case: finite and increasing */
+            prev = t;
+            continue;
+        }
         if (isfinite(t) && (k == 0 ? t >= 0.0f : t > prev)) {
             prev = t;
             continue;
