@@ -401,7 +401,8 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
     for (int c = 0; c < 3; c++)
         if (tg->ch[c]) total += tg->ch[c]->count;
     if (!vec_reserve(a, &v, total)) r = CNA_ERROR_OUT_OF_MEMORY;
-    while (r == CNA_OK && v.count < total) {
+    size_t merged = 0;
+    while (r == CNA_OK && merged < total) {
         int best = -1;
         double bs = 0;
         for (int c = 0; c < 3; c++) {
@@ -411,6 +412,10 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
             if (best < 0 || s < bs) { best = c; bs = s; }
         }
         pos[best]++;
+        merged++;
+        /* a time equal to the one just taken (channels sharing key times) would
+         * be dropped by the deduplication below: skipped here */
+        if (v.count > 0 && v.items[v.count - 1].sec == bs) continue;
         v.items[v.count].tick = cna_ticks_from_seconds(bs);
         v.items[v.count].sec = bs;
         v.count++;
