@@ -128,9 +128,12 @@ typedef struct cna_cnb_write_options {
  * holds, so that cna_cnb_load_memory gives back an equal model (the same
  * bytes, matrices and keys; device buffers are re-created at load). The bytes
  * are allocated with opts->allocator; free them with cna_cnb_bytes_free.
+ * Images are stored with their encoded bytes: an external image file (the
+ * model's image path) is read and embedded, so the .cnb is self-contained.
  * Errors (nothing allocated): CNA_ERROR_INVALID_ARGUMENT (NULL arguments,
- * a unit_scale that is negative, NaN or infinite); CNA_ERROR_UNSUPPORTED on a
- * big-endian host; CNA_ERROR_OUT_OF_MEMORY. */
+ * a unit_scale that is negative, NaN or infinite); CNA_ERROR_IO when an
+ * available external image file cannot be read (naming the image and path);
+ * CNA_ERROR_UNSUPPORTED on a big-endian host; CNA_ERROR_OUT_OF_MEMORY. */
 cna_result cna_cnb_write_memory(const cna_model *model, const cna_cnb_write_options *opts,
                                 void **out_bytes, size_t *out_size, cna_error *err);
 void cna_cnb_bytes_free(const cna_cnb_write_options *opts, void *bytes);

@@ -320,7 +320,8 @@ typedef struct cna_model {
     const cna_model_diagnostic *diagnostics;
     size_t diagnostic_count;
     /* The glTF file's images, by image index (what cna_effect_texture.image
-     * names); NULL/0 for a model without images or loaded from a .cnb file. */
+     * names); NULL/0 for a model without images. A model loaded from a .cnb
+     * file has them too, with external files' bytes embedded (path NULL). */
     const cna_model_image *images;
     size_t image_count;
 } cna_model;
