@@ -198,6 +198,20 @@ void cna__gltf_accessor_element_floats(const cna_gltf_document *doc, const cna_g
     bytes_to_floats(acc, element_bytes(doc, acc, element), out);
 }
 
+bool cna__gltf_accessor_all_finite(const cna_gltf_document *doc, const cna_gltf_accessor *acc)
+{
+    if (acc->is_sparse || acc->buffer_view < 0 || acc->component_type != CNA_GLTF_COMPONENT_FLOAT) return false;
+    const uint8_t *base = view_data(doc, acc->buffer_view) + acc->byte_offset;
+    size_t n = comp_count(acc->type);
+    uint32_t bad = 0;
+    for (size_t e = 0; e < acc->count; e++) {
+        const uint8_t *p = base + e * acc->byte_stride;
+        for (size_t comp = 0; comp < n; comp++)
+            bad |= (uint32_t)((u32le(p + comp * 4) & 0x7f800000u) == 0x7f800000u); /* exponent all ones */
+    }
+    return bad == 0;
+}
+
 void cna__gltf_accessor_element_uints(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
                                  uint32_t *out)
 {

@@ -324,6 +324,9 @@ void cna__gltf_report_unused(cna__gltf_ctx *c);
 /* Accessor element read without argument checks (the document is validated). */
 void cna__gltf_accessor_element_floats(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
                                   float *out);
+/* true when the accessor is dense FLOAT in a bufferView and every value is
+ * finite (one pass over the bytes); false otherwise (check element by element). */
+bool cna__gltf_accessor_all_finite(const cna_gltf_document *doc, const cna_gltf_accessor *acc);
 void cna__gltf_accessor_element_uints(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
                                  uint32_t *out);
 /* "VEC4 normalized UNSIGNED_BYTE" into buf. */

@@ -103,7 +103,8 @@ static cna_result check_output_values(cna__gltf_ctx *c, const char *path, const 
 {
     if (st->output_ok[smp->output]) return CNA_OK;
     const cna_gltf_accessor *out = &c->accessors[smp->output];
-    if (out->component_type == CNA_GLTF_COMPONENT_FLOAT && (out->buffer_view >= 0 || out->is_sparse)) {
+    if (out->component_type == CNA_GLTF_COMPONENT_FLOAT && (out->buffer_view >= 0 || out->is_sparse) &&
+        !cna__gltf_accessor_all_finite(&c->doc->pub, out)) { /* the bulk pass found something, or cannot tell */
         size_t n = cna_gltf_type_component_count(out->type);
         for (size_t e = 0; e < out->count; e++) {
             float v[16];
