@@ -349,10 +349,9 @@ static inline __m128 apply(const __m128 b[4], __m128 x, bool point)
     return _mm_add_ps(r, point ? _mm_add_ps(z, b[3]) : z);
 }
 
-static inline void direction_sse2(const __m128 b[4], const unsigned char *src, bool wide,
-                                  unsigned char *dst)
+/* Normalise r (lanes 0..2) into dst. */
+static inline void finish_direction(__m128 r, unsigned char *dst)
 {
-    const __m128 r = apply(b, load3(src, wide), false);
     const __m128 sq = _mm_mul_ps(r, r);
     const __m128 len2 = _mm_add_ss(_mm_add_ss(sq, CNA__SPLAT(sq, 1)), CNA__SPLAT(sq, 2));
     /* FLT_MIN <= len2 <= FLT_MAX (so positive and normal) as one unsigned
@@ -372,6 +371,30 @@ static inline void direction_sse2(const __m128 b[4], const unsigned char *src, b
         normalize_or_keep(v);
         memcpy(dst, v, 3 * sizeof(float));
     }
+}
+
+/* finish_direction for two directions at once (the squared lengths in lanes
+ * 0 and 1; the same arithmetic per lane). */
+static inline void finish_pair(__m128 a, __m128 b, unsigned char *da, unsigned char *db)
+{
+    const __m128 sa = _mm_mul_ps(a, a), sb = _mm_mul_ps(b, b);
+    const __m128 lo = _mm_unpacklo_ps(sa, sb); /* a0 b0 a1 b1 */
+    const __m128 hi = _mm_unpackhi_ps(sa, sb); /* a2 b2 a3 b3 */
+    const __m128 len2 = _mm_add_ps(_mm_add_ps(lo, _mm_movehl_ps(lo, lo)), hi);
+    /* both in [FLT_MIN, FLT_MAX]: bits > 0x007FFFFF and < 0x7F800000 as signed */
+    const __m128i bits = _mm_castps_si128(len2);
+    const __m128i ok = _mm_and_si128(_mm_cmpgt_epi32(bits, _mm_set1_epi32(0x007FFFFF)),
+                                     _mm_cmplt_epi32(bits, _mm_set1_epi32(0x7F800000)));
+    if ((_mm_movemask_epi8(ok) & 0xFF) != 0xFF) {
+        finish_direction(a, da);
+        finish_direction(b, db);
+        return;
+    }
+    const __m128 e = _mm_rsqrt_ps(len2);
+    const __m128 h = _mm_mul_ps(_mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), len2), e), e);
+    const __m128 inv = _mm_mul_ps(e, _mm_sub_ps(_mm_set1_ps(1.5f), h));
+    store3(da, _mm_mul_ps(a, CNA__SPLAT(inv, 0)));
+    store3(db, _mm_mul_ps(b, CNA__SPLAT(inv, 1)));
 }
 
 /* Read by an influence of weight exactly 0 instead of its palette entry
@@ -405,6 +428,48 @@ static inline __m128 blend_column(const float *m0, const float *m1, const float 
     return _mm_add_ps(a01, a23);
 }
 
+/* One vertex: copy (when copy > 0), blend, write p'; the unnormalised
+ * directions B · (n, 0), B · (t, 0) to *n, *t (when present). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void vertex_sse2(const cna_skinning_layout *l, const unsigned char *in,
+                               unsigned char *dst, const cna_mat4 *palette, bool has_n,
+                               bool has_t, size_t copy, bool skip_zero, bool aligned, __m128 *n,
+                               __m128 *t)
+{
+    const size_t stride = l->stride;
+    const int32_t po = l->position_offset, no = l->normal_offset, to = l->tangent_offset;
+    const int32_t jo = l->joints_offset, wo = l->weights_offset;
+    /* position then normal at the start (the canonical layouts): those 24
+     * bytes are all written below, so the copy starts after them */
+    const bool pn_first = po == 0 && has_n && no == 12;
+    if (copy) memcpy(dst + (pn_first ? 24 : 0), in + (pn_first ? 24 : 0), copy - (pn_first ? 24 : 0));
+    const __m128 wv = _mm_loadu_ps((const float *)(const void *)(in + wo));
+    uint8_t j[4];
+    uint32_t wb[4];
+    memcpy(j, in + jo, sizeof j);
+    memcpy(wb, in + wo, sizeof wb);
+    const float *m0 = influence_matrix(palette, j[0], wb[0], skip_zero);
+    const float *m1 = influence_matrix(palette, j[1], wb[1], skip_zero);
+    const float *m2 = influence_matrix(palette, j[2], wb[2], skip_zero);
+    const float *m3 = influence_matrix(palette, j[3], wb[3], skip_zero);
+    const __m128 s0 = CNA__SPLAT(wv, 0), s1 = CNA__SPLAT(wv, 1);
+    const __m128 s2 = CNA__SPLAT(wv, 2), s3 = CNA__SPLAT(wv, 3);
+    __m128 b[4];
+    b[0] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 0, aligned);
+    b[1] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 4, aligned);
+    b[2] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 8, aligned);
+    b[3] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 12, aligned);
+    const __m128 p = apply(b, load3(in + po, (size_t)po + 16 <= stride), true);
+    if (pn_first) /* 16 bytes: the 4th lands on normal.x, written after */
+        _mm_storeu_ps((float *)(void *)dst, p);
+    else
+        store3(dst + po, p);
+    *n = has_n ? apply(b, load3(in + no, (size_t)no + 16 <= stride), false) : b[0];
+    *t = has_t ? apply(b, load3(in + to, (size_t)to + 16 <= stride), false) : b[0];
+}
+
 /* One kernel instantiated per slot set (has_n, has_t constant) and, for the
  * canonical strides, per copy size: copy > 0 copies each vertex's `copy`
  * (= stride) bytes in the loop (a fixed-size copy, inlined); copy = 0 means
@@ -421,31 +486,21 @@ static inline void skin_fast_sse2_kernel(const cna_skinning_layout *l, const uns
                                          size_t copy, bool skip_zero, bool aligned)
 {
     const size_t stride = copy ? copy : l->stride;
-    const int32_t po = l->position_offset, no = l->normal_offset, to = l->tangent_offset;
-    const int32_t jo = l->joints_offset, wo = l->weights_offset;
-    const bool pw = (size_t)po + 16 <= stride, nw = has_n && (size_t)no + 16 <= stride,
-               tw = has_t && (size_t)to + 16 <= stride;
-    for (size_t v = 0; v < count; v++, in += stride, dst += stride) {
-        if (copy) memcpy(dst, in, copy);
-        uint8_t j[4];
-        uint32_t wb[4];
-        memcpy(j, in + jo, sizeof j);
-        memcpy(wb, in + wo, sizeof wb);
-        const __m128 wv = _mm_loadu_ps((const float *)(const void *)(in + wo));
-        const float *m0 = influence_matrix(palette, j[0], wb[0], skip_zero);
-        const float *m1 = influence_matrix(palette, j[1], wb[1], skip_zero);
-        const float *m2 = influence_matrix(palette, j[2], wb[2], skip_zero);
-        const float *m3 = influence_matrix(palette, j[3], wb[3], skip_zero);
-        const __m128 s0 = CNA__SPLAT(wv, 0), s1 = CNA__SPLAT(wv, 1);
-        const __m128 s2 = CNA__SPLAT(wv, 2), s3 = CNA__SPLAT(wv, 3);
-        __m128 b[4];
-        b[0] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 0, aligned);
-        b[1] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 4, aligned);
-        b[2] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 8, aligned);
-        b[3] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 12, aligned);
-        store3(dst + po, apply(b, load3(in + po, pw), true));
-        if (has_n) direction_sse2(b, in + no, nw, dst + no);
-        if (has_t) direction_sse2(b, in + to, tw, dst + to);
+    const int32_t no = l->normal_offset, to = l->tangent_offset;
+    size_t v = 0;
+    for (; v + 2 <= count; v += 2, in += 2 * stride, dst += 2 * stride) {
+        __m128 n0, t0, n1, t1;
+        vertex_sse2(l, in, dst, palette, has_n, has_t, copy, skip_zero, aligned, &n0, &t0);
+        vertex_sse2(l, in + stride, dst + stride, palette, has_n, has_t, copy, skip_zero,
+                    aligned, &n1, &t1);
+        if (has_n) finish_pair(n0, n1, dst + no, dst + stride + no);
+        if (has_t) finish_pair(t0, t1, dst + to, dst + stride + to);
+    }
+    if (v < count) {
+        __m128 n0, t0;
+        vertex_sse2(l, in, dst, palette, has_n, has_t, copy, skip_zero, aligned, &n0, &t0);
+        if (has_n) finish_direction(n0, dst + no);
+        if (has_t) finish_direction(t0, dst + to);
     }
 }
 
@@ -472,6 +527,22 @@ static bool palette_is_finite(const cna_mat4 *palette, size_t count)
     return _mm_movemask_ps(ok) == 0xF;
 }
 
+/* Kernel for canonical layout k (a constant), finite palette. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void skin_canonical(const cna_skinning_layout *k, const unsigned char *in,
+                                  unsigned char *dst, size_t count, const cna_mat4 *palette,
+                                  bool aligned)
+{
+    if (aligned)
+        skin_fast_sse2_kernel(k, in, dst, count, palette, k->normal_offset >= 0,
+                              k->tangent_offset >= 0, k->stride, false, true);
+    else
+        skin_fast_sse2_kernel(k, in, dst, count, palette, k->normal_offset >= 0,
+                              k->tangent_offset >= 0, k->stride, false, false);
+}
+
 /* Returns false when it did not skin (the caller then copies the whole
  * buffer and calls skin_fast_sse2). */
 static bool skin_fast_sse2_canonical(const cna_skinning_layout *l, const unsigned char *in,
@@ -479,22 +550,18 @@ static bool skin_fast_sse2_canonical(const cna_skinning_layout *l, const unsigne
                                      size_t palette_count)
 {
     if (!is_canonical(l) || !palette_is_finite(palette, palette_count)) return false;
-    if (((uintptr_t)palette & 15) == 0) {
-        switch (l->stride) {
-        case 52: skin_fast_sse2_kernel(l, in, dst, count, palette, true, false, 52, false, true); return true;
-        case 56: skin_fast_sse2_kernel(l, in, dst, count, palette, true, false, 56, false, true); return true;
-        case 68: skin_fast_sse2_kernel(l, in, dst, count, palette, true, true, 68, false, true); return true;
-        case 76: skin_fast_sse2_kernel(l, in, dst, count, palette, true, true, 76, false, true); return true;
-        case 80: skin_fast_sse2_kernel(l, in, dst, count, palette, true, true, 80, false, true); return true;
-        default: return false;
-        }
-    }
+    /* The canonical layouts as constants: the kernel's offsets and flags then
+     * fold into its instructions (l equals one of them: is_canonical). */
+    static const cna_skinning_layout k52 = {52, 0, 12, -1, 32, 36}, k56 = {56, 0, 12, -1, 32, 36},
+                                     k68 = {68, 0, 12, 32, 48, 52}, k76 = {76, 0, 12, 32, 56, 60},
+                                     k80 = {80, 0, 12, 32, 60, 64};
+    const bool aligned = ((uintptr_t)palette & 15) == 0;
     switch (l->stride) {
-    case 52: skin_fast_sse2_kernel(l, in, dst, count, palette, true, false, 52, false, false); return true;
-    case 56: skin_fast_sse2_kernel(l, in, dst, count, palette, true, false, 56, false, false); return true;
-    case 68: skin_fast_sse2_kernel(l, in, dst, count, palette, true, true, 68, false, false); return true;
-    case 76: skin_fast_sse2_kernel(l, in, dst, count, palette, true, true, 76, false, false); return true;
-    case 80: skin_fast_sse2_kernel(l, in, dst, count, palette, true, true, 80, false, false); return true;
+    case 52: skin_canonical(&k52, in, dst, count, palette, aligned); return true;
+    case 56: skin_canonical(&k56, in, dst, count, palette, aligned); return true;
+    case 68: skin_canonical(&k68, in, dst, count, palette, aligned); return true;
+    case 76: skin_canonical(&k76, in, dst, count, palette, aligned); return true;
+    case 80: skin_canonical(&k80, in, dst, count, palette, aligned); return true;
     default: return false;
     }
 }
