@@ -104,32 +104,38 @@ cna_result cna_skin_vertices(const cna_skinning_layout *layout, const void *vert
  * same refusals with the same messages; out untouched on error), computed
  * with the four influences' matrices blended first:
  *
- *   B  = sum_i w[i] · M_i            (top three rows; weight exactly 0 skipped)
+ *   B  = sum_i w[i] · M_i            (an influence of weight exactly 0 adds nothing)
  *   p' = B · (p, 1),  n' = normalize(B · (n, 0)),  t' = normalize(B · (t.xyz, 0))
  *
- * (the same linear blend skinning, spec: the sum of w * Vector3.Transform,
- * re-associated), with SSE2 where the build has it (CNA_NO_SIMD defined at
- * compile time keeps only the scalar kernel). Normalisation uses a
- * reciprocal square root estimate refined by one Newton-Raphson step (SSE2)
- * or 1 / sqrtf (scalar); a squared length that is 0, subnormal or not
- * finite is handled as the reference does (written unnormalised).
+ * (the same linear blend skinning, spec: the sum of w * Vector3.Transform;
+ * glTF 2.0's skinMatrix = sum w * jointMatrix, re-associated), with SSE2
+ * where the build has it (CNA_NO_SIMD defined at compile time keeps only
+ * the portable scalar kernel, which computes the same formula). The
+ * canonical layouts (cna_skinning_layout_canonical) take the fastest loop;
+ * any other valid layout is accepted. Normalisation uses a reciprocal
+ * square root estimate refined by one Newton-Raphson step (SSE2) or
+ * 1 / sqrtf (scalar); a squared length that is 0, subnormal or not finite
+ * is handled as the reference does (written unnormalised).
  * It does not give the reference's bits. Accuracy, for finite inputs (the
- * tests check it against cna_skin_vertices on random data and on
- * RobotExpressive's parts with random palettes):
+ * tests check both kernels against cna_skin_vertices on random data, every
+ * canonical layout and two others, and on RobotExpressive's parts with
+ * random palettes; the largest error seen is about 2% of the bound):
  *   - each position component is within 1e-5 · S of the reference, where
- *     S = sum_i |w[i]| · m_i · (|p.x| + |p.y| + |p.z| + 1) and m_i is the
- *     largest magnitude in M_i's top three rows (for weights summing to 1
- *     and a unit-scale palette, S is about the vertex's distance from the
- *     origin plus the translations: 1e-5 relative);
+ *     S = sum_i |w[i]| · m_i · (|p.x| + |p.y| + |p.z| + 1) over the non-zero
+ *     weights and m_i is the largest magnitude in M_i's top three rows (for
+ *     weights summing to 1 and a unit-scale palette, S is about the
+ *     vertex's distance from the origin plus the translations: 1e-5
+ *     relative);
  *   - each normal / tangent component is within 1e-5 · S / L + 1e-6, S as
  *     above without the + 1 and L the length of the unnormalised blended
  *     direction (about 1e-5 absolute unless the influences nearly cancel);
- *   - the tangent's w and every other byte are copied exactly.
- * A non-finite vertex value or a non-finite entry in a referenced palette
- * matrix may give different non-finite results than the reference (the
- * blend multiplies every entry of the matrix).
- * Cost: about a sixth of the reference's per vertex (docs/benchmarks.md,
- * "CPU skinning speed"). */
+ *   - the tangent's w and every byte outside the three slots are copied
+ *     exactly.
+ * A palette entry referenced only with weight 0 is never used, even when
+ * not finite. A non-finite vertex value may give different non-finite
+ * results than the reference.
+ * Cost: about a fifth of the reference's per vertex with four influences,
+ * positions + normals (docs/benchmarks.md, "CPU skinning speed"). */
 cna_result cna_skin_vertices_fast(const cna_skinning_layout *layout, const void *vertices,
                                   size_t vertex_count, const cna_mat4 *palette,
                                   size_t palette_count, void *out, size_t out_size,

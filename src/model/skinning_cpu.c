@@ -238,17 +238,27 @@ cna_result cna_skin_positions(const cna_skinning_layout *layout, const void *ver
 /* ------------------------------------------------------------------ fast path
  *
  * cna_skin_vertices_fast: the same checks and refusals as cna_skin_vertices
- * (check_inputs plus the output checks, shared), then per vertex:
- *   B = sum_i w[i] · M_i (the top three rows of the 4x4, as four columns;
- *       an influence of weight exactly 0 skipped, as in the reference)
+ * (check_inputs and check_out, shared), then per vertex:
+ *   B = sum_i w[i] · M_i (the 4x4 as four columns; only the top three rows
+ *       are used; an influence of weight exactly 0 adds nothing)
  *   p' = B · (p, 1), n' = normalize(B · (n, 0)), t' = normalize(B · (t, 0))
  * which is the reference formula re-associated (one blended matrix instead
  * of four transformed points), so it rounds differently; the header gives
- * the bound. Normalisation: SIMD, reciprocal square root estimate refined by
- * one Newton-Raphson step; scalar, 1 / sqrtf then three multiplies. A
- * squared length that is 0, subnormal or not finite takes the reference's
- * normalize_or_keep instead.
- *
+ * the bound.
+ * SSE2 kernel: a column of B is (w0·m0 + w1·m1) + (w2·m2 + w3·m3), four
+ * lanes at once; B · x is (b0·x + b1·y) + (b2·z [+ b3]). Directions are
+ * normalised two vertices at a time with a reciprocal square root estimate
+ * refined by one Newton-Raphson step. For the canonical layouts the
+ * offsets are compile-time constants, each vertex's bytes are copied in the
+ * loop (all but the position and normal, which are written whole), and when
+ * every palette entry a byte index can reach is finite a zero-weight
+ * influence is multiplied by 0 (adding a zero) instead of tested; otherwise
+ * (other layouts, or a non-finite entry) a zero weight selects a zero
+ * matrix, so the entry is never read, as in the reference.
+ * Scalar kernel: the same B (sequential sum, zero weights skipped), then
+ * 1 / sqrtf and three multiplies.
+ * Either way a squared length that is 0, subnormal or not finite takes the
+ * reference's normalize_or_keep.
  * CNA_NO_SIMD (defined at compile time) removes the SSE2 kernel; the scalar
  * kernel is always compiled and the tests run both
  * (cna__skin_vertices_fast_path). */
@@ -260,11 +270,6 @@ cna_result cna__skin_vertices_fast_path(const cna_skinning_layout *layout, const
                                         size_t vertex_count, const cna_mat4 *palette,
                                         size_t palette_count, void *out, size_t out_size,
                                         bool simd, cna_error *err);
-/* Whether this build has the SSE2 kernel (test hook). */
-bool cna__skin_has_simd(void);
-
-bool cna__skin_has_simd(void) { return CNA__SKIN_SSE2 != 0; }
-
 /* Scalar kernel. b[4 * c + r]: row r (0..2) of column c of the blend. */
 static void blend_scalar(const cna_mat4 *palette, const uint8_t j[4], const float w[4],
                          float b[16])
@@ -520,6 +525,7 @@ static bool palette_is_finite(const cna_mat4 *palette, size_t count)
     const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7FFFFFFF));
     const __m128 max = _mm_set1_ps(FLT_MAX);
     __m128 ok = _mm_castsi128_ps(_mm_set1_epi32(-1));
+    if (count > 256) count = 256; /* joint indices are bytes: no other entry is read */
     for (size_t i = 0; i < count; i++)
         for (int c = 0; c < 16; c += 4) /* NaN compares false */
             ok = _mm_and_ps(ok, _mm_cmple_ps(_mm_and_ps(_mm_loadu_ps(palette[i].m + c), abs_mask),
