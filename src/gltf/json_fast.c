@@ -15,11 +15,10 @@
  * Numbers: with at most 19 significant digits forming an integer m <= 2^53
  * and a decimal exponent e in [-22, 22], m · 10^e (or m / 10^-e) is one
  * correctly rounded operation on exact operands, the value strtod gives
- * (Clinger's fast path); other numbers go through strtod exactly as cJSON
- * calls it (the text copied with '.' replaced by the locale's decimal point).
+ * (Clinger's fast path); other numbers go through strtod as cJSON calls it
+ * (when the locale's decimal point is '.'; otherwise cJSON parses the text).
  */
 #include <limits.h>
-#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,9 +162,11 @@ static bool parse_number(fast_parser *f, cJSON *item)
         else v /= pow10[-e10];
         if (neg) v = -v;
     } else {
+        /* strtod on a NUL-terminated copy; in a locale whose decimal point is
+         * not '.', strtod stops there and cJSON (which substitutes the point)
+         * takes the text: no localeconv here, which is not thread-safe */
         char buf[64], *after = NULL;
-        const char point = localeconv()->decimal_point[0];
-        for (size_t i = 0; i < len; i++) buf[i] = s[i] == '.' ? point : (char)s[i];
+        memcpy(buf, s, len);
         buf[len] = '\0';
         v = strtod(buf, &after);
         if (after != buf + len) return false;
