@@ -3,6 +3,7 @@
 #
 # Usage: scripts/fuzz-smoke.sh BUILD_DIR [SECONDS]
 #   BUILD_DIR  a build configured with clang and -DCNA_BUILD_FUZZ=ON (see scripts/test.sh)
+#   (env CNA_TOOL: the `cna` that converts the .cnb seeds; default BUILD_DIR/cna)
 #   SECONDS    fuzzing time of both harnesses together, default 45 (or $CNA_FUZZ_SECONDS):
 #              three fifths to fuzz_gltf_load, the rest to fuzz_cnb_load
 #
@@ -26,7 +27,8 @@ SECONDS_BUDGET=${2:-${CNA_FUZZ_SECONDS:-45}}
 FUZZER=$BUILD/fuzz/fuzz_gltf_load
 CNB_FUZZER=$BUILD/fuzz/fuzz_cnb_load
 SEEDER=$BUILD/fuzz/fuzz_seed_inline_buffers
-CNA=$BUILD/cna
+# The converter that makes the .cnb seeds: $CNA_TOOL, else BUILD_DIR/cna.
+CNA=${CNA_TOOL:-$BUILD/cna}
 GLTF_SECONDS=$((SECONDS_BUDGET * 3 / 5))
 CNB_SECONDS=$((SECONDS_BUDGET - GLTF_SECONDS))
 for exe in "$FUZZER" "$CNB_FUZZER" "$SEEDER" "$CNA"; do

@@ -29,6 +29,6 @@ if [ -f fuzz/CMakeLists.txt ]; then
     -DCMAKE_BUILD_TYPE=Debug -DCNA_BUILD_FUZZ=ON -DCNA_SANITIZE=ON -DCNA_BUILD_TESTS=OFF \
     -DCNA_BUILD_TOOLS=OFF -DCNA_BUILD_EXAMPLES=OFF -DCNA_BUILD_BENCH=OFF >/dev/null
   cmake --build build-fuzz -j "$JOBS"
-  scripts/fuzz-smoke.sh build-fuzz
+  CNA_TOOL=build/cna scripts/fuzz-smoke.sh build-fuzz
 fi
 echo "scripts/test.sh: all suites passed"
