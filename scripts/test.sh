@@ -15,13 +15,16 @@ export CTEST_OUTPUT_ON_FAILURE=1
 echo "== build/ (-Werror)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNA_WERROR=ON >/dev/null
 cmake --build build -j "$JOBS"
-(cd build && ctest -j "$JOBS")
+LOG=$(mktemp "${TMPDIR:-/tmp}/cna-ctest.XXXXXX")
+trap 'rm -f "$LOG"' EXIT
+(cd build && ctest -j "$JOBS") | tee "$LOG"
 
 echo "== build-asan/ (ASan + UBSan, -Werror)"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCNA_WERROR=ON -DCNA_SANITIZE=ON \
   -DCNA_BUILD_BENCH=OFF >/dev/null
 cmake --build build-asan -j "$JOBS"
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 ctest -j "$JOBS")
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 ctest -j "$JOBS") \
+  | tee -a "$LOG"
 
 if [ -f fuzz/CMakeLists.txt ]; then
   echo "== build-fuzz/ (libFuzzer smoke run)"
@@ -31,4 +34,12 @@ if [ -f fuzz/CMakeLists.txt ]; then
   cmake --build build-fuzz -j "$JOBS"
   CNA_TOOL=build/cna scripts/fuzz-smoke.sh build-fuzz
 fi
-echo "scripts/test.sh: all suites passed"
+# One closing line over both CTest runs (each CTest test is one cmocka program).
+passed=0
+failed=0
+while read -r p f; do
+  passed=$((passed + p - f))
+  failed=$((failed + f))
+done < <(sed -n 's/^[0-9]*% tests passed, \([0-9]*\) tests failed out of \([0-9]*\)$/\2 \1/p' "$LOG")
+echo "scripts/test.sh: all suites passed (plain, ASan + UBSan, fuzz smoke run)"
+echo "ctest: $passed passed, $failed failed"
