@@ -222,30 +222,6 @@ static cna_result report(cna__import_ctx *ctx, const cna__pack_diag *d, cna_erro
     return CNA_OK;
 }
 
-static cna_result upload(cna__import_ctx *ctx, cna_model_part *part, cna_error *err)
-{
-    if (!ctx->device) return CNA_OK;
-    size_t size = 0;
-    const void *bytes = cna_model_part_vertices(part, &size);
-    cna_buffer_desc desc;
-    memset(&desc, 0, sizeof desc);
-    desc.kind = CNA_BUFFER_KIND_VERTEX;
-    desc.usage = part->morph_instance ? CNA_BUFFER_USAGE_DYNAMIC : CNA_BUFFER_USAGE_STATIC;
-    desc.data = bytes;
-    desc.size = size;
-    desc.label = "cna part vertices";
-    cna_result r = cna_device_create_buffer(ctx->device, &desc, &part->vertex_buffer, err);
-    if (r) return r;
-    if (part->morph_instance)
-        cna_morph_instance_bind_vertex_buffer(part->morph_instance, part->vertex_buffer);
-    desc.kind = CNA_BUFFER_KIND_INDEX;
-    desc.usage = CNA_BUFFER_USAGE_STATIC;
-    desc.data = part->indices;
-    desc.size = part->index_count * sizeof(uint32_t);
-    desc.label = "cna part indices";
-    return cna_device_create_buffer(ctx->device, &desc, &part->index_buffer, err);
-}
-
 static cna_result import_part(cna__import_ctx *ctx, track_cache *cache, const cna_model_mesh *mesh,
                               cna_model_part *part, cna_error *err)
 {
@@ -289,7 +265,7 @@ static cna_result import_part(cna__import_ctx *ctx, track_cache *cache, const cn
         if (!r) r = build_morph(ctx, mesh, part, &p, tracks, err);
     }
     cna__packed_release(&ctx->allocator, &p);
-    if (!r) r = upload(ctx, part, err);
+    if (!r) r = cna__model_upload_part(ctx->model, part, err);
     return r;
 }
 
