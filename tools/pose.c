@@ -139,18 +139,6 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_ar
     return -1;
 }
 
-/* The animation named or numbered `spec`, or -1. */
-static long find_animation(const cna_model *m, const char *spec)
-{
-    char *end = NULL;
-    errno = 0;
-    long i = strtol(spec, &end, 10);
-    if (!errno && *spec && !*end && i >= 0 && (size_t)i < m->animation_count) return i;
-    for (size_t k = 0; k < m->animation_count; k++)
-        if (m->node_clips[k].name && strcmp(m->node_clips[k].name, spec) == 0) return (long)k;
-    return -1;
-}
-
 /* Final positions of one part, in the file's vertex order, as a JSON array.
  * Returns NULL (with err set) on failure; an empty array when the part has no
  * vertex data. */
@@ -285,7 +273,7 @@ static int pose_run(const pose_args *a)
     char *text = NULL;
     float *wbuf = NULL;
     if (a->animation) {
-        anim = find_animation(m, a->animation);
+        anim = cna_cli_find_animation(m, a->animation);
         if (anim < 0) {
             fprintf(stderr, "error: %s: no animation '%s' (the file has %zu)\n", a->path, a->animation,
                     m->animation_count);

@@ -211,28 +211,6 @@ typedef struct scene {
     size_t wcap;
 } scene;
 
-/* The animation named or numbered `spec`, or -1 (as `cna pose`). */
-static long find_animation(const cna_model *m, const char *spec)
-{
-    char *end = NULL;
-    errno = 0;
-    long i = strtol(spec, &end, 10);
-    if (!errno && *spec && !*end && i >= 0 && (size_t)i < m->animation_count) return i;
-    for (size_t k = 0; k < m->animation_count; k++)
-        if (m->node_clips[k].name && strcmp(m->node_clips[k].name, spec) == 0) return (long)k;
-    return -1;
-}
-
-/* Seconds of animation `anim`: the longest of its scene-node clip and its skins' clips. */
-static double animation_duration(const cna_model *m, long anim)
-{
-    if (anim < 0) return 0.0;
-    int64_t d = m->node_clips[anim].duration;
-    for (size_t s = 0; s < m->skin_count; s++)
-        if (m->skins[s].data.clips[anim].duration > d) d = m->skins[s].data.clips[anim].duration;
-    return cna_ticks_to_seconds(d);
-}
-
 /* Steps 1-3, 5, 6 of a frame at t (seconds, already clamped). */
 static cna_result scene_pose(scene *sc, double t, cna_error *err)
 {
@@ -584,7 +562,7 @@ static int render_run(const render_args *a)
                 bad_images, err.message);
     unsigned char *frame = NULL, *sheet = NULL;
     if (a->animation) {
-        sc.anim = find_animation(m, a->animation);
+        sc.anim = cna_cli_find_animation(m, a->animation);
         if (sc.anim < 0) {
             fprintf(stderr, "error: %s: no animation '%s' (the file has %zu)\n", a->path, a->animation,
                     m->animation_count);
@@ -606,7 +584,7 @@ static int render_run(const render_args *a)
         if (sc.anim >= 0 && cna_player_start_clip(sc.players[s], &d->clips[sc.anim], &err) != CNA_OK) goto fail;
     }
 
-    double dur = animation_duration(m, sc.anim);
+    double dur = cna_cli_model_animation_duration(m, sc.anim);
     uint32_t frames = a->sheet ? a->sheet : 1;
     double t0 = sc.anim >= 0 ? a->time : 0.0;
     if (t0 < 0) t0 = 0;

@@ -140,15 +140,6 @@ typedef struct viewer {
     double last_x, last_y;
 } viewer;
 
-static double animation_duration(const cna_model *m, long anim)
-{
-    if (anim < 0) return 0.0;
-    int64_t d = m->node_clips[anim].duration;
-    for (size_t s = 0; s < m->skin_count; s++)
-        if (m->skins[s].data.clips[anim].duration > d) d = m->skins[s].data.clips[anim].duration;
-    return cna_ticks_to_seconds(d);
-}
-
 static cna_result start_animation(viewer *v, long anim, cna_error *err)
 {
     v->anim = anim;
@@ -182,7 +173,7 @@ static cna_result part_weights(viewer *v, const cna_model_part *part, size_t *n,
 static cna_result pose(viewer *v, double dt, cna_error *err)
 {
     cna_model *m = v->m;
-    double d = animation_duration(m, v->anim);
+    double d = cna_cli_model_animation_duration(m, v->anim);
     if (v->playing && v->anim >= 0) {
         v->t += dt * v->speed;
         v->t = d > 0.0 ? fmod(v->t, d) : 0.0;
@@ -266,7 +257,7 @@ static void set_title(GLFWwindow *win, const viewer *v)
     char morph[48] = "";
     if (v->morph_mode > 0) snprintf(morph, sizeof morph, "  morph target %zu", v->morph_mode - 1);
     snprintf(title, sizeof title, "cna view - %s  %.2f / %.2f s  x%g%s%s", name, v->t,
-             animation_duration(v->m, v->anim), v->speed, v->playing ? "" : "  (paused)", morph);
+             cna_cli_model_animation_duration(v->m, v->anim), v->speed, v->playing ? "" : "  (paused)", morph);
     glfwSetWindowTitle(win, title);
 }
 
