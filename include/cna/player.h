@@ -4,7 +4,8 @@
  *
  * The player borrows its cna_skinning_data (and the clip it plays): both must
  * outlive the player. It owns only its playback position, its three matrix
- * arrays and its sampling cursors; several players may share one
+ * arrays, one flag per bone and its per-track sampling state (key cursor and
+ * the current interval's slerp constants); several players may share one
  * cna_skinning_data and run on different threads.
  *
  * Usage (one character, every frame):
@@ -46,8 +47,8 @@ typedef struct cna_player cna_player;
  * while root_prefix_count == bone_count > 0; CNA_ERROR_OUT_OF_MEMORY. On error
  * *out is left unchanged and nothing is allocated.
  * `allocator` may be NULL (malloc/free); it is copied. The player allocates
- * 3 · bone_count matrices here and one cursor per track in start_clip, never
- * in update. */
+ * 3 · bone_count matrices and bone_count flags here and one sampling state
+ * per track in start_clip, never in update. */
 cna_result cna_player_create(const cna_skinning_data *data, const cna_allocator *allocator,
                              cna_player **out, cna_error *err);
 
