@@ -34,8 +34,9 @@ void cna_cli_convert_help(FILE *out)
             "Imports a glTF 2.0 file as a cna model and writes it as a .cnb binary model\n"
             "(docs/format-cnb.md), which cna pose and cna_cnb_load_file load with one read.\n"
             "With a directory, converts every .gltf and .glb file in its tree to OUTDIR,\n"
-            "keeping the relative paths (a.gltf -> OUTDIR/a.cnb), with a progress bar when\n"
-            "stdout is a terminal; a file that fails is reported and the rest continue.\n"
+            "keeping the relative paths (a.gltf -> OUTDIR/a.cnb; a.gltf beside a.glb ->\n"
+            "a.gltf.cnb and a.glb.cnb), with a progress bar when stdout is a terminal; a\n"
+            "file that fails is reported and the rest continue.\n"
             "\n"
             "options:\n"
             "  -o, --output PATH    the .cnb file (a directory in directory mode)\n"
@@ -112,6 +113,12 @@ static bool convert_file(const convert_args *a, const char *in, const char *out,
         cna_cli_report_error(in, &err);
         return false;
     }
+    /* Refused before anything is written: no .cnb is left behind. */
+    if (skeleton && model->skin_count == 0) {
+        fprintf(stderr, "error: %s: the model has no skin; --skeleton needs one\n", in);
+        cna_model_free(model);
+        return false;
+    }
     cna_cnb_write_options wo;
     memset(&wo, 0, sizeof wo);
     wo.unit_scale = a->unit_scale;
@@ -128,14 +135,9 @@ static bool convert_file(const convert_args *a, const char *in, const char *out,
         return false;
     }
     bool ok = true;
-    if (skeleton) {
-        if (baked->skin_count == 0) {
-            fprintf(stderr, "error: %s: the model has no skin; --skeleton needs one\n", in);
-            ok = false;
-        } else if (cna_cnj_write_file(skeleton, &baked->skins[0].data, &err) != CNA_OK) {
-            cna_cli_report_error(skeleton, &err);
-            ok = false;
-        }
+    if (skeleton && cna_cnj_write_file(skeleton, &baked->skins[0].data, &err) != CNA_OK) {
+        cna_cli_report_error(skeleton, &err);
+        ok = false;
     }
     cna_model_free(baked);
     return ok;
@@ -228,6 +230,23 @@ static void progress(size_t done, size_t total, const char *name)
     fflush(stdout);
 }
 
+/* The output name of list->paths[i]: its extension replaced by .cnb, or,
+ * when another file of the tree has the same path without extension (a.gltf
+ * beside a.glb), the whole name + .cnb (a.gltf.cnb, a.glb.cnb), so that no
+ * output overwrites another. */
+static void output_path(const convert_args *a, const file_list *list, size_t i, char *out, size_t size)
+{
+    const char *rel = list->paths[i];
+    const size_t stem = (size_t)(strrchr(rel, '.') - rel);
+    bool collides = false;
+    for (size_t j = 0; j < list->count && !collides; j++) {
+        const char *o = list->paths[j];
+        collides = j != i && strncmp(o, rel, stem) == 0 && strrchr(o, '.') == o + stem;
+    }
+    if (collides) snprintf(out, size, "%s/%s.cnb", a->out, rel);
+    else snprintf(out, size, "%s/%.*s.cnb", a->out, (int)stem, rel);
+}
+
 static int convert_directory(const convert_args *a)
 {
     file_list list;
@@ -244,9 +263,7 @@ static int convert_directory(const convert_args *a)
         const char *rel = list.paths[i];
         char in[8192], out[8192];
         snprintf(in, sizeof in, "%s/%s", a->in, rel);
-        snprintf(out, sizeof out, "%s/%s", a->out, rel);
-        char *dot = strrchr(out, '.');
-        if (dot) snprintf(dot, sizeof out - (size_t)(dot - out), ".cnb");
+        output_path(a, &list, i, out, sizeof out);
         if (tty) progress(i, list.count, rel);
         bool ok = make_parents(out) && convert_file(a, in, out, NULL);
         if (!ok) failed++;

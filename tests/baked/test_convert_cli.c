@@ -149,6 +149,37 @@ static void directory_mode_converts_every_gltf_file_in_the_tree(void **state)
     }
 }
 
+/* a.gltf beside a.glb: two outputs, a.gltf.cnb and a.glb.cnb, each the model
+ * of its own file; a lone b.gltf keeps the plain name b.cnb. */
+static void directory_mode_keeps_same_named_gltf_and_glb_apart(void **state)
+{
+    (void)state;
+    assert_int_equal(system("mkdir -p " WORK "/twins/sub && cp " CNA_TEST_DATA_DIR
+                            "/corpus/valid/Triangle/triangle.gltf " WORK "/twins/sub/a.gltf && cp "
+                            CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb " WORK
+                            "/twins/sub/a.glb && cp " CNA_TEST_DATA_DIR
+                            "/corpus/valid/Triangle/triangle.gltf " WORK "/twins/b.gltf && cp "
+                            CNA_TEST_DATA_DIR "/corpus/valid/Triangle/triangle.bin " WORK "/twins/sub/ && cp "
+                            CNA_TEST_DATA_DIR "/corpus/valid/Triangle/triangle.bin " WORK "/twins/"),
+                     0);
+    assert_int_equal(run("convert " WORK "/twins -o " WORK "/twins-out"), 0);
+    char *out = slurp(WORK "/out");
+    assert_non_null(strstr(out, "3 of 3 files converted\n"));
+    free(out);
+    cna_model *m = NULL;
+    cna_error err;
+    assert_int_equal(cna_cnb_load_file(WORK "/twins-out/sub/a.gltf.cnb", NULL, &m, &err), CNA_OK);
+    assert_int_equal(m->skin_count, 0);
+    cna_model_free(m);
+    assert_int_equal(cna_cnb_load_file(WORK "/twins-out/sub/a.glb.cnb", NULL, &m, &err), CNA_OK);
+    assert_true(m->skin_count > 0); /* the robot, not the triangle */
+    cna_model_free(m);
+    assert_int_equal(cna_cnb_load_file(WORK "/twins-out/b.cnb", NULL, &m, &err), CNA_OK);
+    cna_model_free(m);
+    struct stat st;
+    assert_int_not_equal(stat(WORK "/twins-out/sub/a.cnb", &st), 0);
+}
+
 static void usage_errors_exit_2_and_refusals_exit_1(void **state)
 {
     (void)state;
@@ -166,6 +197,9 @@ static void usage_errors_exit_2_and_refusals_exit_1(void **state)
     char *err = slurp(WORK "/err");
     assert_non_null(strstr(err, "the model has no skin; --skeleton needs one"));
     free(err);
+    struct stat st; /* refused before writing: neither file exists */
+    assert_int_not_equal(stat(WORK "/t.cnb", &st), 0);
+    assert_int_not_equal(stat(WORK "/t.cnj", &st), 0);
     /* A damaged .cnb is refused by cna pose with the reader's message. */
     snprintf(args, sizeof args, "convert %s -o %s/bad.cnb", robot, WORK);
     assert_int_equal(run(args), 0);
@@ -189,6 +223,7 @@ int main(void)
         cmocka_unit_test(converted_file_poses_like_the_gltf_file),
         cmocka_unit_test(skeleton_option_writes_the_first_skin_bit_for_bit),
         cmocka_unit_test(directory_mode_converts_every_gltf_file_in_the_tree),
+        cmocka_unit_test(directory_mode_keeps_same_named_gltf_and_glb_apart),
         cmocka_unit_test(usage_errors_exit_2_and_refusals_exit_1),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
