@@ -51,14 +51,6 @@ bool cna_cli_is_help(const char *arg);
 int cna_cli_report_error(const char *subject, const cna_error *err);
 
 /* ---- commands ---- */
-/* Shared look-ups on an imported model (tools/model_util.c). */
-struct cna_model;
-/* Animation by index ("3") or by name (a clip name); -1 when none matches. */
-long cna_cli_find_animation(const struct cna_model *m, const char *spec);
-/* Seconds of animation `anim`: the longest of its scene-node clip and its
- * skins' clips; 0 for anim < 0. */
-double cna_cli_model_animation_duration(const struct cna_model *m, long anim);
-
 int cna_cli_inspect_run(int argc, char **argv);
 void cna_cli_inspect_help(FILE *out);
 int cna_cli_pose_run(int argc, char **argv);

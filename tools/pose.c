@@ -210,30 +210,14 @@ fail:
     return NULL;
 }
 
-/* The morph weights of a mesh at the pose: the animation's weight track at t,
- * else the initial weights. *count = 0 without morph targets. */
-static const float *mesh_weights(const cna_model_mesh *mesh, long anim, double t, float *buf,
-                                 size_t cap, size_t *count)
+/* The morph weights of a mesh at the pose: those of its first morphed part
+ * (glTF gives every primitive of a mesh the mesh's weights); NULL and
+ * *count = 0 without morph targets. */
+static const float *mesh_weights(const cna_animator *an, size_t mesh, const cna_model_mesh *me, size_t *count)
 {
     *count = 0;
-    for (size_t k = 0; k < mesh->part_count; k++) {
-        const cna_model_part *part = &mesh->parts[k];
-        if (!part->morph) continue;
-        const cna_morph_target_data *md = part->morph;
-        if (anim >= 0 && (size_t)anim < part->weight_track_count && part->weight_tracks &&
-            part->weight_tracks[anim] && part->weight_tracks[anim]->key_count > 0) {
-            size_t n = 0;
-            if (cna_morph_evaluate_weights(part->weight_tracks[anim], t, buf, cap, &n, NULL) == CNA_OK) {
-                *count = n;
-                return buf;
-            }
-        }
-        if (md->target_count > cap) return NULL;
-        for (size_t i = 0; i < md->target_count; i++)
-            buf[i] = md->initial_weights && i < md->initial_weight_count ? md->initial_weights[i] : 0.0f;
-        *count = md->target_count;
-        return buf;
-    }
+    for (size_t k = 0; k < me->part_count; k++)
+        if (me->parts[k].morph) return cna_animator_morph_weights(an, mesh, k, count);
     return NULL;
 }
 
@@ -267,41 +251,23 @@ static int pose_run(const pose_args *a)
     }
     int rc = CNA_CLI_EXIT_FAILURE;
     long anim = -1;
-    cna_player **players = NULL;
-    cna_mat4 *absolute = NULL;
+    cna_animator *an = NULL;
     cJSON *root = NULL;
     char *text = NULL;
-    float *wbuf = NULL;
+    if (cna_animator_create(m, NULL, &an, &err) != CNA_OK) goto fail;
     if (a->animation) {
-        anim = cna_cli_find_animation(m, a->animation);
+        anim = cna_animator_find(an, a->animation);
         if (anim < 0) {
             fprintf(stderr, "error: %s: no animation '%s' (the file has %zu)\n", a->path, a->animation,
                     m->animation_count);
             goto done;
         }
     }
-    double t = a->animation ? a->time : 0.0;
-    if (anim >= 0) {
-        const cna_clip *nc = &m->node_clips[anim];
-        double dur = cna_ticks_to_seconds(nc->duration);
-        if (t < 0) t = 0;
-        if (t > dur) t = dur;
-        if (cna_model_apply_clip_to_bones(m, nc, t, &err) != CNA_OK) goto fail;
-    }
-    players = (cna_player **)calloc(m->skin_count ? m->skin_count : 1, sizeof *players);
-    absolute = (cna_mat4 *)calloc(m->bone_count ? m->bone_count : 1, sizeof *absolute);
-    wbuf = (float *)calloc(1024, sizeof *wbuf);
-    if (!players || !absolute || !wbuf) goto oom;
-    for (size_t s = 0; s < m->skin_count; s++) {
-        const cna_skinning_data *d = &m->skins[s].data;
-        if (cna_player_create(d, NULL, &players[s], &err) != CNA_OK) goto fail;
-        if (anim >= 0 && cna_player_start_clip(players[s], &d->clips[anim], &err) != CNA_OK) goto fail;
-        if (cna_player_update(players[s], cna_ticks_from_seconds(t), false, false, &err) != CNA_OK) goto fail;
-        if (cna_model_apply_skin_pose_to_bones(m, s, cna_player_bone_transforms(players[s]),
-                                               m->skins[s].joint_count, &err) != CNA_OK)
-            goto fail;
-    }
-    if (cna_model_copy_absolute_bone_transforms(m, absolute, m->bone_count, &err) != CNA_OK) goto fail;
+    if (cna_animator_select(an, anim, &err) != CNA_OK ||
+        cna_animator_pose(an, a->animation ? a->time : 0.0, &err) != CNA_OK)
+        goto fail;
+    const double t = cna_animator_time(an);
+    const cna_mat4 *absolute = cna_animator_absolute_transforms(an);
 
     root = cJSON_CreateObject();
     if (!root) goto oom;
@@ -328,7 +294,7 @@ static int pose_run(const pose_args *a)
         cJSON_AddItemToObject(o, "mesh_node", int_num(m->bones[sk->mesh_node].gltf_node));
         cJSON *p2n = cJSON_AddArrayToObject(o, "palette_to_node");
         cJSON *st = cJSON_AddArrayToObject(o, "skin_transforms");
-        const cna_mat4 *skin_tf = cna_player_skin_transforms(players[s]);
+        const cna_mat4 *skin_tf = cna_animator_skin_transforms(an, s);
         for (size_t p = 0; p2n && st && p < sk->joint_count; p++) {
             cJSON_AddItemToArray(p2n, int_num(sk->palette_to_gltf_node[p]));
             cJSON_AddItemToArray(st, mat_json(&skin_tf[p]));
@@ -340,7 +306,7 @@ static int pose_run(const pose_args *a)
     for (size_t i = 0; i < m->mesh_count; i++) {
         const cna_model_mesh *mesh = &m->meshes[i];
         size_t wc = 0;
-        const float *w = mesh_weights(mesh, anim, t, wbuf, 1024, &wc);
+        const float *w = mesh_weights(an, i, mesh, &wc);
         if (w && wc > 0) {
             cJSON *o = cJSON_CreateObject();
             if (!o) goto oom;
@@ -350,7 +316,7 @@ static int pose_run(const pose_args *a)
             cJSON *wa = cJSON_AddArrayToObject(o, "weights");
             for (size_t k = 0; wa && k < wc; k++) cJSON_AddItemToArray(wa, num((double)w[k]));
         }
-        const cna_mat4 *palette = mesh->skin >= 0 ? cna_player_skin_transforms(players[mesh->skin]) : NULL;
+        const cna_mat4 *palette = mesh->skin >= 0 ? cna_animator_skin_transforms(an, (size_t)mesh->skin) : NULL;
         size_t palette_count = mesh->skin >= 0 ? m->skins[mesh->skin].joint_count : 0;
         for (size_t k = 0; k < mesh->part_count; k++) {
             const cna_model_part *part = &mesh->parts[k];
@@ -360,8 +326,9 @@ static int pose_run(const pose_args *a)
             cJSON_AddItemToObject(o, "node", int_num(mesh->gltf_node));
             cJSON_AddItemToObject(o, "mesh", int_num(mesh->gltf_mesh));
             cJSON_AddItemToObject(o, "primitive", int_num(part->gltf_primitive));
-            size_t pw = part->morph ? wc : 0;
-            cJSON *pos = part_positions(m, mesh, part, palette, palette_count, w, pw,
+            size_t pw = 0;
+            const float *pwts = cna_animator_morph_weights(an, i, k, &pw);
+            cJSON *pos = part_positions(m, mesh, part, palette, palette_count, pwts, pw,
                                         &absolute[mesh->parent_bone], doc, &err);
             if (!pos) goto fail;
             cJSON_AddItemToObject(o, "positions", pos);
@@ -383,11 +350,7 @@ fail:
 done:
     free(text);
     cJSON_Delete(root);
-    if (players)
-        for (size_t s = 0; s < m->skin_count; s++) cna_player_free(players[s]);
-    free(players);
-    free(absolute);
-    free(wbuf);
+    cna_animator_free(an);
     cna_model_free(m);
     cna_gltf_document_free(doc);
     return rc;

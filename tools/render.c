@@ -205,53 +205,13 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
 typedef struct scene {
     cna_model *m;
     long anim;            /* -1: rest pose */
-    cna_player **players; /* one per skin */
-    cna_mat4 *absolute;   /* bone_count */
-    float *wbuf;          /* morph weights scratch */
-    size_t wcap;
+    cna_animator *an;     /* poses the whole model (players, rigid clip, morph weights) */
 } scene;
 
-/* Steps 1-3, 5, 6 of a frame at t (seconds, already clamped). */
+/* Steps 1-3, 5, 6 of a frame at t (seconds, already clamped): cna_animator_pose. */
 static cna_result scene_pose(scene *sc, double t, cna_error *err)
 {
-    cna_model *m = sc->m;
-    cna_model_reset_bone_transforms(m);
-    cna_result r;
-    for (size_t s = 0; s < m->skin_count; s++)   /* 1-3: players seeked to t */
-        if ((r = cna_player_update(sc->players[s], cna_ticks_from_seconds(t), false, false, err)) != CNA_OK)
-            return r;
-    if (sc->anim >= 0 &&                          /* 5: rigid clips */
-        (r = cna_model_apply_clip_to_bones(m, &m->node_clips[sc->anim], t, err)) != CNA_OK)
-        return r;
-    for (size_t s = 0; s < m->skin_count; s++)
-        if ((r = cna_model_apply_skin_pose_to_bones(m, s, cna_player_bone_transforms(sc->players[s]),
-                                                    m->skins[s].joint_count, err)) != CNA_OK)
-            return r;
-    for (size_t i = 0; i < m->mesh_count; i++) {  /* 6: morph weights, only when changed */
-        const cna_model_mesh *mesh = &m->meshes[i];
-        for (size_t k = 0; k < mesh->part_count; k++) {
-            const cna_model_part *part = &mesh->parts[k];
-            if (!part->morph || !part->morph_instance) continue;
-            const cna_morph_target_data *md = part->morph;
-            size_t n = 0;
-            if (sc->anim >= 0 && (size_t)sc->anim < part->weight_track_count && part->weight_tracks &&
-                part->weight_tracks[sc->anim] && part->weight_tracks[sc->anim]->key_count > 0) {
-                if ((r = cna_morph_evaluate_weights(part->weight_tracks[sc->anim], t, sc->wbuf, sc->wcap, &n,
-                                                    err)) != CNA_OK)
-                    return r;
-            } else {
-                if (md->target_count > sc->wcap) continue;
-                for (size_t w = 0; w < md->target_count; w++)
-                    sc->wbuf[w] = md->initial_weights && w < md->initial_weight_count ? md->initial_weights[w] : 0.0f;
-                n = md->target_count;
-            }
-            size_t have_n = 0;
-            const float *have = cna_morph_instance_weights(part->morph_instance, &have_n);
-            if (have && have_n == n && memcmp(have, sc->wbuf, n * sizeof(float)) == 0) continue;
-            if ((r = cna_model_set_morph_weights(m, i, k, sc->wbuf, n, err)) != CNA_OK) return r;
-        }
-    }
-    return cna_model_copy_absolute_bone_transforms(m, sc->absolute, m->bone_count, err);
+    return cna_animator_pose(sc->an, t, err);
 }
 
 /* What a pass over the posed vertices does with each point (world space). */
@@ -304,7 +264,7 @@ static cna_result scene_points(const scene *sc, point_sink *k, cna_error *err)
                 cna_skinning_layout layout;
                 cna_result r = cna_skinning_layout_canonical((uint32_t)stride, &layout, err);
                 if (!r)
-                    r = cna_skin_positions(&layout, bytes, n, cna_player_skin_transforms(sc->players[mesh->skin]),
+                    r = cna_skin_positions(&layout, bytes, n, cna_animator_skin_transforms(sc->an, (size_t)mesh->skin),
                                            m->skins[mesh->skin].joint_count, xyz, n * 3, err);
                 if (r) {
                     free(xyz);
@@ -313,7 +273,7 @@ static cna_result scene_points(const scene *sc, point_sink *k, cna_error *err)
             } else {
                 for (size_t v = 0; v < n; v++) memcpy(&xyz[v * 3], bytes + v * stride, 12);
             }
-            const cna_mat4 *w = &sc->absolute[mesh->parent_bone];
+            const cna_mat4 *w = &cna_animator_absolute_transforms(sc->an)[mesh->parent_bone];
             for (size_t v = 0; v < n; v++) {
                 cna_vec3 q = cna_mat4_transform_point(w, cna_vec3_make(xyz[v * 3], xyz[v * 3 + 1], xyz[v * 3 + 2]));
                 float c[3] = {q.x, q.y, q.z};
@@ -334,7 +294,7 @@ static cna_result scene_draw(cna_gl_context *gl, scene *sc, const cna_mat4 *view
     for (size_t i = 0; i < m->mesh_count; i++) {
         const cna_model_mesh *mesh = &m->meshes[i];
         if (mesh->skin >= 0) {
-            const cna_mat4 *palette = cna_player_skin_transforms(sc->players[mesh->skin]);
+            const cna_mat4 *palette = cna_animator_skin_transforms(sc->an, (size_t)mesh->skin);
             size_t count = m->skins[mesh->skin].joint_count;
             for (size_t k = 0; k < mesh->part_count; k++) {
                 int32_t e = mesh->parts[k].effect;
@@ -344,7 +304,7 @@ static cna_result scene_draw(cna_gl_context *gl, scene *sc, const cna_mat4 *view
                 if (r) return r;
             }
         }
-        cna_result r = cna_gl_draw_mesh(gl, m, i, sc->absolute, view, proj, err);
+        cna_result r = cna_gl_draw_mesh(gl, m, i, cna_animator_absolute_transforms(sc->an), view, proj, err);
         if (r) return r;
     }
     return CNA_OK;
@@ -561,8 +521,9 @@ static int render_run(const render_args *a)
         fprintf(stderr, "warning: %s: %zu image(s) not decoded, drawn with the factor alone (%s)\n", a->path,
                 bad_images, err.message);
     unsigned char *frame = NULL, *sheet = NULL;
+    if (cna_animator_create(m, NULL, &sc.an, &err) != CNA_OK) goto fail;
     if (a->animation) {
-        sc.anim = cna_cli_find_animation(m, a->animation);
+        sc.anim = cna_animator_find(sc.an, a->animation);
         if (sc.anim < 0) {
             fprintf(stderr, "error: %s: no animation '%s' (the file has %zu)\n", a->path, a->animation,
                     m->animation_count);
@@ -571,20 +532,12 @@ static int render_run(const render_args *a)
     } else if ((a->sheet || a->gif) && m->animation_count > 0) {
         sc.anim = 0;
     }
-    sc.wcap = 1024;
-    sc.players = (cna_player **)calloc(m->skin_count ? m->skin_count : 1, sizeof *sc.players);
-    sc.absolute = (cna_mat4 *)calloc(m->bone_count ? m->bone_count : 1, sizeof *sc.absolute);
-    sc.wbuf = (float *)calloc(sc.wcap, sizeof *sc.wbuf);
     size_t frame_size = (size_t)a->width * a->height * 4;
     frame = (unsigned char *)malloc(frame_size);
-    if (!sc.players || !sc.absolute || !sc.wbuf || !frame) goto oom;
-    for (size_t s = 0; s < m->skin_count; s++) {
-        const cna_skinning_data *d = &m->skins[s].data;
-        if (cna_player_create(d, NULL, &sc.players[s], &err) != CNA_OK) goto fail;
-        if (sc.anim >= 0 && cna_player_start_clip(sc.players[s], &d->clips[sc.anim], &err) != CNA_OK) goto fail;
-    }
+    if (!frame) goto oom;
+    if (cna_animator_select(sc.an, sc.anim, &err) != CNA_OK) goto fail;
 
-    double dur = cna_cli_model_animation_duration(m, sc.anim);
+    double dur = cna_animator_duration(sc.an);
     uint32_t frames = a->sheet ? a->sheet : 1;
     double t0 = sc.anim >= 0 ? a->time : 0.0;
     if (t0 < 0) t0 = 0;
@@ -674,11 +627,7 @@ oom:
 fail:
     rc = cna_cli_report_error(a->path, &err);
 done:
-    if (sc.players)
-        for (size_t s = 0; s < m->skin_count; s++) cna_player_free(sc.players[s]);
-    free(sc.players);
-    free(sc.absolute);
-    free(sc.wbuf);
+    cna_animator_free(sc.an);
     free(frame);
     free(sheet);
     cna_model_free(m);

@@ -125,9 +125,9 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, view_ar
 typedef struct viewer {
     cna_model *m;
     cna_gl_context *gl;
-    cna_player **players;   /* one per skin */
-    cna_mat4 *absolute;
-    float *weights;
+    cna_animator *an;       /* poses the model: players, rigid clip, animated morph weights */
+    const cna_mat4 *absolute; /* the animator's, at the last pose */
+    float *weights;         /* a solo morph mode's weights */
     size_t weight_cap;
     long anim;              /* -1 without animations */
     double t, speed;
@@ -142,64 +142,42 @@ typedef struct viewer {
 
 static cna_result start_animation(viewer *v, long anim, cna_error *err)
 {
+    cna_result r = cna_animator_select(v->an, anim, err);
+    if (r) return r;
     v->anim = anim;
     v->t = 0.0;
-    for (size_t s = 0; s < v->m->skin_count; s++) {
-        cna_result r = anim >= 0 ? cna_player_start_clip(v->players[s], &v->m->skins[s].data.clips[anim], err)
-                                 : CNA_OK;
-        if (r) return r;
-    }
     return CNA_OK;
 }
 
-/* Morph weights of one part for the current mode and time, into v->weights. */
-static cna_result part_weights(viewer *v, const cna_model_part *part, size_t *n, cna_error *err)
-{
-    const cna_morph_target_data *md = part->morph;
-    *n = md->target_count;
-    if (v->morph_mode > 0) {
-        for (size_t w = 0; w < *n; w++) v->weights[w] = w + 1 == v->morph_mode ? 1.0f : 0.0f;
-        return CNA_OK;
-    }
-    if (v->anim >= 0 && (size_t)v->anim < part->weight_track_count && part->weight_tracks &&
-        part->weight_tracks[v->anim] && part->weight_tracks[v->anim]->key_count > 0)
-        return cna_morph_evaluate_weights(part->weight_tracks[v->anim], v->t, v->weights, v->weight_cap, n, err);
-    for (size_t w = 0; w < *n; w++)
-        v->weights[w] = md->initial_weights && w < md->initial_weight_count ? md->initial_weights[w] : 0.0f;
-    return CNA_OK;
-}
-
-/* One frame's poses: players, rigid clip, skin poses, morph weights, absolute transforms. */
+/* One frame's poses (cna_animator_pose: players, rigid clip, skin poses,
+ * the animation's morph weights, absolute transforms); in a solo morph mode
+ * the parts' weights are then replaced by target k alone (set only where they
+ * differ, so the animator's weights are blended again when the mode ends). */
 static cna_result pose(viewer *v, double dt, cna_error *err)
 {
     cna_model *m = v->m;
-    double d = cna_cli_model_animation_duration(m, v->anim);
+    double d = cna_animator_duration(v->an);
     if (v->playing && v->anim >= 0) {
         v->t += dt * v->speed;
         v->t = d > 0.0 ? fmod(v->t, d) : 0.0;
         if (v->t < 0.0) v->t += d;
     }
-    cna_model_reset_bone_transforms(m);
-    cna_result r;
-    for (size_t s = 0; s < m->skin_count; s++)
-        if ((r = cna_player_update(v->players[s], cna_ticks_from_seconds(v->t), false, false, err))) return r;
-    if (v->anim >= 0 && (r = cna_model_apply_clip_to_bones(m, &m->node_clips[v->anim], v->t, err))) return r;
-    for (size_t s = 0; s < m->skin_count; s++)
-        if ((r = cna_model_apply_skin_pose_to_bones(m, s, cna_player_bone_transforms(v->players[s]),
-                                                    m->skins[s].joint_count, err)))
-            return r;
+    cna_result r = cna_animator_pose(v->an, v->t, err);
+    if (r) return r;
+    v->absolute = cna_animator_absolute_transforms(v->an);
+    if (v->morph_mode == 0) return CNA_OK;
     for (size_t i = 0; i < m->mesh_count; i++)
         for (size_t k = 0; k < m->meshes[i].part_count; k++) {
             const cna_model_part *part = &m->meshes[i].parts[k];
             if (!part->morph || !part->morph_instance || part->morph->target_count > v->weight_cap) continue;
-            size_t n = 0;
-            if ((r = part_weights(v, part, &n, err))) return r;
+            const size_t n = part->morph->target_count;
+            for (size_t w = 0; w < n; w++) v->weights[w] = w + 1 == v->morph_mode ? 1.0f : 0.0f;
             size_t have_n = 0;
             const float *have = cna_morph_instance_weights(part->morph_instance, &have_n);
             if (have && have_n == n && memcmp(have, v->weights, n * sizeof(float)) == 0) continue;
             if ((r = cna_model_set_morph_weights(m, i, k, v->weights, n, err))) return r;
         }
-    return cna_model_copy_absolute_bone_transforms(m, v->absolute, m->bone_count, err);
+    return CNA_OK;
 }
 
 /* F: orbit around the meshes' bounding spheres (world space). */
@@ -257,7 +235,7 @@ static void set_title(GLFWwindow *win, const viewer *v)
     char morph[48] = "";
     if (v->morph_mode > 0) snprintf(morph, sizeof morph, "  morph target %zu", v->morph_mode - 1);
     snprintf(title, sizeof title, "cna view - %s  %.2f / %.2f s  x%g%s%s", name, v->t,
-             cna_cli_model_animation_duration(v->m, v->anim), v->speed, v->playing ? "" : "  (paused)", morph);
+             cna_animator_duration(v->an), v->speed, v->playing ? "" : "  (paused)", morph);
     glfwSetWindowTitle(win, title);
 }
 
@@ -321,7 +299,7 @@ static cna_result draw(viewer *v, const cna_mat4 *view, const cna_mat4 *proj, cn
         for (size_t k = 0; mesh->skin >= 0 && k < mesh->part_count; k++) {
             int32_t e = mesh->parts[k].effect;
             if (e < 0 || (size_t)e >= m->effect_count || !cna_effect_kind_is_skinned(m->effects[e].kind)) continue;
-            cna_result r = cna_effect_set_bone_transforms(&m->effects[e], cna_player_skin_transforms(v->players[mesh->skin]),
+            cna_result r = cna_effect_set_bone_transforms(&m->effects[e], cna_animator_skin_transforms(v->an, (size_t)mesh->skin),
                                                           m->skins[mesh->skin].joint_count, err);
             if (r) return r;
         }
@@ -403,8 +381,10 @@ static int view_run(const view_args *a)
     if (cna_gl_upload_model_textures(v.gl, v.m, &failed, &err))
         fprintf(stderr, "warning: %s: %zu image(s) not decoded, drawn with the factor alone (%s)\n", a->path, failed,
                 err.message);
-    v.players = (cna_player **)calloc(v.m->skin_count + 1, sizeof *v.players);
-    v.absolute = (cna_mat4 *)calloc(v.m->bone_count + 1, sizeof *v.absolute);
+    if (cna_animator_create(v.m, NULL, &v.an, &err)) {
+        status = cna_cli_report_error(a->path, &err);
+        goto done;
+    }
     v.morph_modes = 1;
     for (size_t i = 0; i < v.m->mesh_count; i++)
         for (size_t k = 0; k < v.m->meshes[i].part_count; k++)
@@ -412,16 +392,11 @@ static int view_run(const view_args *a)
                 v.morph_modes = v.m->meshes[i].parts[k].morph->target_count + 1;
     v.weight_cap = v.morph_modes;
     v.weights = (float *)calloc(v.weight_cap, sizeof *v.weights);
-    if (!v.players || !v.absolute || !v.weights) {
+    if (!v.weights) {
         fprintf(stderr, "error: out of memory\n");
         status = CNA_CLI_EXIT_FAILURE;
         goto done;
     }
-    for (size_t s = 0; s < v.m->skin_count; s++)
-        if (cna_player_create(&v.m->skins[s].data, NULL, &v.players[s], &err)) {
-            status = cna_cli_report_error(a->path, &err);
-            goto done;
-        }
     if (start_animation(&v, v.m->animation_count > 0 ? 0 : -1, &err) || pose(&v, 0.0, &err)) {
         status = cna_cli_report_error(a->path, &err);
         goto done;
@@ -467,9 +442,7 @@ static int view_run(const view_args *a)
         glfwPollEvents();
     }
 done:
-    for (size_t s = 0; v.players && v.m && s < v.m->skin_count; s++) cna_player_free(v.players[s]);
-    free(v.players);
-    free(v.absolute);
+    cna_animator_free(v.an);
     free(v.weights);
     cna_gl_release_model_textures(v.gl, v.m);
     cna_model_free(v.m);   /* its buffers, while the context is current */

@@ -10,6 +10,7 @@
 
 #include "cna/alloc.h"
 #include "cna/anim.h"
+#include "cna/animator.h"
 #include "cna/baked.h"
 #include "cna/crowd.h"
 #include "cna/device.h"

@@ -403,9 +403,7 @@ size_t cna_model_apply_bind_pose_bone_transforms(cna_model *model, size_t skin);
 const char *cna_clip_mode_name(cna_clip_mode mode);              /* "faithful", "union" */
 const char *cna_clip_target_name(cna_clip_target target);        /* "joint-palette", "scene-node" */
 
-/* ---- mesh-import API (morph weights, ...) is appended below this line ---- */
-
-/* ================================================================== mesh import (helper F)
+/* ================================================================== meshes
  * Vertex layouts, part vertices as drawn, morph weights. The layouts and the
  * selection rules are in docs/vertex-layouts.md; in short, a part's vertex i
  * is the glTF primitive's vertex i (no reordering, no deduplication) except
@@ -462,7 +460,7 @@ const void *cna_model_part_vertices(const cna_model_part *part, size_t *size);
  * count or not finite (cna_morph_set_weights); whatever the device returns. */
 cna_result cna_model_set_morph_weights(cna_model *model, size_t mesh, size_t part,
                                        const float *weights, size_t count, cna_error *err);
-/* ================================================================== end of mesh import */
+/* ================================================================== end of meshes */
 
 #ifdef __cplusplus
 }
