@@ -391,7 +391,7 @@ static cna_result parse_bounds(const cJSON *obj, const char *key, const char *pa
         return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.%s: %zu numbers; expected %zu", path, key, count, n);
     cJSON_ArrayForEach(item, arr)
     {
-        if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
+        if (!cna__gltf_is_number(item) || !isfinite(item->valuedouble))
             return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.%s[%zu]: expected a finite number", path, key, i);
         out[i++] = item->valuedouble;
     }

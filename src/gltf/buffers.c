@@ -20,10 +20,14 @@ static cna_result glb_bin_data(cna__gltf_ctx *c, const char *path, size_t index,
         return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                           "%s.byteLength: %zu exceeds the GLB BIN chunk (%zu bytes)", path, b->byte_length,
                           c->glb_bin_size);
-    uint8_t *copy = (uint8_t *)cna__gltf_arena_alloc_raw(c->arena, b->byte_length);
-    if (!copy) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
-    memcpy(copy, c->glb_bin, b->byte_length);
-    b->data = copy;
+    if (c->glb_bin_in_place) {
+        b->data = c->glb_bin;
+    } else {
+        uint8_t *copy = (uint8_t *)cna__gltf_arena_alloc_raw(c->arena, b->byte_length);
+        if (!copy) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+        memcpy(copy, c->glb_bin, b->byte_length);
+        b->data = copy;
+    }
     b->source = CNA_GLTF_SOURCE_GLB_BIN;
     *size = c->glb_bin_size;
     return CNA_OK;

@@ -35,6 +35,16 @@ void cna__gltf_path_index(char *buf, size_t size, const char *prefix, size_t ind
         digits[nd++] = (char)('0' + index % 10);
         index /= 10;
     } while (index);
+    size_t np = strlen(prefix), ns = strlen(suffix);
+    if (np + nd + ns + 2 < size) { /* it fits: the common case, without the byte-wise checks */
+        memcpy(buf, prefix, np);
+        o = np;
+        buf[o++] = '[';
+        while (nd) buf[o++] = digits[--nd];
+        buf[o++] = ']';
+        memcpy(buf + o, suffix, ns + 1);
+        return;
+    }
     for (const char *p = prefix; *p && o + 1 < size; p++) buf[o++] = *p;
     if (o + 1 < size) buf[o++] = '[';
     while (nd && o + 1 < size) buf[o++] = digits[--nd];
@@ -138,7 +148,7 @@ static cna_result string_list(cna__gltf_ctx *c, const char *key, const char *con
     const cJSON *arr = cna__gltf_json_get(c->root, key), *item;
     size_t i = 0;
     if (!arr) return CNA_OK;
-    if (!cJSON_IsArray(arr))
+    if (!cna__gltf_is_array(arr))
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: expected an array, got %s", key,
                           cna__gltf_json_type_name(arr));
     int size = cJSON_GetArraySize(arr);
@@ -148,7 +158,7 @@ static cna_result string_list(cna__gltf_ctx *c, const char *key, const char *con
     if (!names) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", key);
     cJSON_ArrayForEach(item, arr)
     {
-        if (!cJSON_IsString(item))
+        if (!cna__gltf_is_string(item))
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s[%zu]: expected a string, got %s", key, i,
                               cna__gltf_json_type_name(item));
         names[i] = cna__gltf_arena_strdup(c->arena, item->valuestring);
@@ -209,7 +219,7 @@ static cna_result count_arrays(cna__gltf_ctx *c)
         size_t *count = (size_t *)((char *)c + top_arrays[i].ctx_count_offset);
         *count = 0;
         if (!v) continue;
-        if (!cJSON_IsArray(v))
+        if (!cna__gltf_is_array(v))
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: expected an array, got %s", top_arrays[i].key,
                               cna__gltf_json_type_name(v));
         int n = cJSON_GetArraySize(v);
@@ -327,7 +337,7 @@ static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size,
         cna__gltf_arena_free_all(fast);
         return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "JSON: out of memory");
     }
-    if (quick && cJSON_IsObject(quick)) {
+    if (quick && cna__gltf_is_object(quick)) {
         *fast_root = quick;
         return CNA_OK;
     }
@@ -344,7 +354,7 @@ static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size,
             return json_error(json, size, (const char *)json + pos, c->err);
         }
     }
-    if (!cJSON_IsObject(root)) {
+    if (!cna__gltf_is_object(root)) {
         cna_result r = cna__error(c->err, CNA_ERROR_INVALID_DATA, "glTF: the JSON root is %s, not an object",
                                   cna__gltf_json_type_name(root));
         cJSON_Delete(root);
@@ -384,8 +394,11 @@ static cna_result load_bytes(cna__gltf_ctx *c, const uint8_t *data, size_t size)
     return r;
 }
 
+/* file_blocks: for load_file, the arena holding the file's bytes (NULL from
+ * memory). A GLB's blocks move into the document, whose buffer 0 then points
+ * at the BIN chunk in place instead of holding a copy of it. */
 static cna_result load(const uint8_t *data, size_t size, const cna_gltf_options *opts, const char *base_dir,
-                       cna_gltf_document **out, cna_error *err)
+                       cna__gltf_arena *file_blocks, cna_gltf_document **out, cna_error *err)
 {
     cna_gltf_options o;
     memset(&o, 0, sizeof o);
@@ -399,6 +412,12 @@ static cna_result load(const uint8_t *data, size_t size, const cna_gltf_options 
     doc->alloc = alloc;
     cna__gltf_arena_init(&doc->arena, &alloc);
     doc->pub.scene = -1;
+    bool bin_in_place = false;
+    if (file_blocks && file_blocks->head && cna__gltf_glb_is(data, size)) {
+        doc->arena.head = file_blocks->head; /* same allocator: opts' */
+        file_blocks->head = NULL;
+        bin_in_place = true;
+    }
     cna__gltf_ctx c;
     memset(&c, 0, sizeof c);
     c.doc = doc;
@@ -411,6 +430,7 @@ static cna_result load(const uint8_t *data, size_t size, const cna_gltf_options 
     c.max_size = max_size;
     c.base_dir = o.resolve ? NULL : base_dir;
     c.from_memory = base_dir == NULL;
+    c.glb_bin_in_place = bin_in_place;
     cna_result r = load_bytes(&c, data, size);
     cna__gltf_arena_free_all(&c.scratch);
     if (r) {
@@ -428,7 +448,7 @@ cna_result cna_gltf_load_memory(const void *data, size_t size, const cna_gltf_op
 {
     if (!out) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "out is NULL");
     if (!data) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "data is NULL");
-    return load((const uint8_t *)data, size, opts, NULL, out, err);
+    return load((const uint8_t *)data, size, opts, NULL, NULL, out, err);
 }
 
 cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts, cna_gltf_document **out,
@@ -449,7 +469,7 @@ cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts, cn
                     : cna__gltf_arena_strdup(&file, ".");
         if (!dir) r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory");
     }
-    if (!r) r = load(data, size, opts, dir, out, err);
+    if (!r) r = load(data, size, opts, dir, &file, out, err);
     cna__gltf_arena_free_all(&file);
     return r;
 }

@@ -103,6 +103,7 @@ typedef struct cna__gltf_ctx {
     const uint8_t *glb_bin;  /* BIN chunk (inside the input bytes or the document blob) */
     size_t glb_bin_size;
     bool glb_has_bin;
+    bool glb_bin_in_place;   /* the input bytes belong to the document: no copy of BIN */
 
     const cJSON *root;
     bool quantization;       /* KHR_mesh_quantization is used */
@@ -169,6 +170,22 @@ void cna__gltf_fmt_float(char *buf, size_t size, float v);
 void cna__gltf_fmt_double(char *buf, size_t size, double v);
 
 /* ------------------------------------------------------------------ json.c */
+
+/* cJSON_IsNumber, cJSON_IsObject, ... inlined (the same tests on the type byte). */
+static inline bool cna__gltf_is_type(const cJSON *v, int type)
+{
+    return v != NULL && (v->type & 0xFF) == type;
+}
+static inline bool cna__gltf_is_number(const cJSON *v) { return cna__gltf_is_type(v, cJSON_Number); }
+static inline bool cna__gltf_is_string(const cJSON *v) { return cna__gltf_is_type(v, cJSON_String); }
+static inline bool cna__gltf_is_array(const cJSON *v) { return cna__gltf_is_type(v, cJSON_Array); }
+static inline bool cna__gltf_is_object(const cJSON *v) { return cna__gltf_is_type(v, cJSON_Object); }
+static inline bool cna__gltf_is_null(const cJSON *v) { return cna__gltf_is_type(v, cJSON_NULL); }
+static inline bool cna__gltf_is_true(const cJSON *v) { return cna__gltf_is_type(v, cJSON_True); }
+static inline bool cna__gltf_is_bool(const cJSON *v)
+{
+    return v != NULL && (v->type & (cJSON_True | cJSON_False)) != 0;
+}
 
 /* Member `key` of object `obj`, or NULL (also when obj is not an object). */
 const cJSON *cna__gltf_json_get(const cJSON *obj, const char *key);

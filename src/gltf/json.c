@@ -4,6 +4,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gltf/gltf_internal.h"
 
@@ -12,32 +13,36 @@
 
 const cJSON *cna__gltf_json_get(const cJSON *obj, const char *key)
 {
-    if (!cJSON_IsObject(obj)) return NULL;
-    return cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!cna__gltf_is_object(obj) || !key) return NULL;
+    /* cJSON_GetObjectItemCaseSensitive: the first child named key; a child
+     * without a name ends the search */
+    for (const cJSON *v = obj->child; v && v->string; v = v->next)
+        if (v->string[0] == key[0] && strcmp(v->string, key) == 0) return v;
+    return NULL;
 }
 
 const char *cna__gltf_json_type_name(const cJSON *v)
 {
     if (!v) return "nothing";
-    if (cJSON_IsBool(v)) return "boolean";
-    if (cJSON_IsNull(v)) return "null";
-    if (cJSON_IsNumber(v)) return "number";
-    if (cJSON_IsString(v)) return "string";
-    if (cJSON_IsArray(v)) return "array";
-    if (cJSON_IsObject(v)) return "object";
+    if (cna__gltf_is_bool(v)) return "boolean";
+    if (cna__gltf_is_null(v)) return "null";
+    if (cna__gltf_is_number(v)) return "number";
+    if (cna__gltf_is_string(v)) return "string";
+    if (cna__gltf_is_array(v)) return "array";
+    if (cna__gltf_is_object(v)) return "object";
     return "invalid value";
 }
 
 cna_result cna__gltf_json_expect_object(const cJSON *v, const char *path, cna_error *err)
 {
-    if (cJSON_IsObject(v)) return CNA_OK;
+    if (cna__gltf_is_object(v)) return CNA_OK;
     return cna__error(err, CNA_ERROR_INVALID_DATA, "%s: expected an object, got %s", path,
                       cna__gltf_json_type_name(v));
 }
 
 /* Member lookup with the required/type check shared by every getter. */
 static cna_result member(const cJSON *obj, const char *key, const char *path, bool required,
-                         cJSON_bool (*is_type)(const cJSON *), const char *type_name, const cJSON **out,
+                         bool (*is_type)(const cJSON *), const char *type_name, const cJSON **out,
                          cna_error *err)
 {
     const cJSON *v = cna__gltf_json_get(obj, key);
@@ -85,7 +90,7 @@ cna_result cna__gltf_json_int(const cJSON *obj, const char *key, const char *pat
                          int64_t max, int64_t *out, cna_error *err)
 {
     const cJSON *v;
-    cna_result r = member(obj, key, path, required, cJSON_IsNumber, "a number", &v, err);
+    cna_result r = member(obj, key, path, required, cna__gltf_is_number, "a number", &v, err);
     if (r || !v) return r;
     double d;
     r = integer_value(v->valuedouble, path, key, (double)min, (double)max, &d, err);
@@ -98,7 +103,7 @@ cna_result cna__gltf_json_size(const cJSON *obj, const char *key, const char *pa
                           cna_error *err)
 {
     const cJSON *v;
-    cna_result r = member(obj, key, path, required, cJSON_IsNumber, "a number", &v, err);
+    cna_result r = member(obj, key, path, required, cna__gltf_is_number, "a number", &v, err);
     if (r || !v) return r;
     double max = CNA__JSON_MAX_EXACT;
     if ((double)SIZE_MAX < max) max = (double)SIZE_MAX;
@@ -112,7 +117,7 @@ cna_result cna__gltf_json_size(const cJSON *obj, const char *key, const char *pa
 cna_result cna__gltf_json_index_value(const cJSON *v, const char *path, size_t count, const char *what, int32_t *out,
                                  cna_error *err)
 {
-    if (!cJSON_IsNumber(v))
+    if (!cna__gltf_is_number(v))
         return cna__error(err, CNA_ERROR_INVALID_DATA, "%s: expected a number, got %s", path,
                           cna__gltf_json_type_name(v));
     double d;
@@ -140,7 +145,7 @@ cna_result cna__gltf_json_index(const cJSON *obj, const char *key, const char *p
 static cna_result float_value(const cJSON *v, const char *path, const char *key, size_t i, bool indexed,
                               float *out, cna_error *err)
 {
-    if (!cJSON_IsNumber(v)) {
+    if (!cna__gltf_is_number(v)) {
         if (indexed)
             return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.%s[%zu]: expected a number, got %s", path, key, i,
                               cna__gltf_json_type_name(v));
@@ -164,7 +169,7 @@ cna_result cna__gltf_json_float(const cJSON *obj, const char *key, const char *p
                            cna_error *err)
 {
     const cJSON *v;
-    cna_result r = member(obj, key, path, required, cJSON_IsNumber, "a number", &v, err);
+    cna_result r = member(obj, key, path, required, cna__gltf_is_number, "a number", &v, err);
     if (r || !v) return r;
     return float_value(v, path, key, 0, false, out, err);
 }
@@ -220,9 +225,9 @@ cna_result cna__gltf_json_float_array(cna__gltf_ctx *c, const cJSON *obj, const 
 cna_result cna__gltf_json_bool(const cJSON *obj, const char *key, const char *path, bool *out, cna_error *err)
 {
     const cJSON *v;
-    cna_result r = member(obj, key, path, false, cJSON_IsBool, "a boolean", &v, err);
+    cna_result r = member(obj, key, path, false, cna__gltf_is_bool, "a boolean", &v, err);
     if (r || !v) return r;
-    *out = cJSON_IsTrue(v) != 0;
+    *out = cna__gltf_is_true(v);
     return CNA_OK;
 }
 
@@ -231,7 +236,7 @@ cna_result cna__gltf_json_string_ref(const cJSON *obj, const char *key, const ch
 {
     const cJSON *v;
     *out = NULL;
-    cna_result r = member(obj, key, path, required, cJSON_IsString, "a string", &v, err);
+    cna_result r = member(obj, key, path, required, cna__gltf_is_string, "a string", &v, err);
     if (r || !v) return r;
     *out = v->valuestring;
     return CNA_OK;
@@ -256,7 +261,7 @@ cna_result cna__gltf_json_array(const cJSON *obj, const char *key, const char *p
     const cJSON *v;
     *out = NULL;
     *count = 0;
-    cna_result r = member(obj, key, path, required, cJSON_IsArray, "an array", &v, err);
+    cna_result r = member(obj, key, path, required, cna__gltf_is_array, "an array", &v, err);
     if (r || !v) return r;
     int n = cJSON_GetArraySize(v);
     size_t size = n > 0 ? (size_t)n : 0;
@@ -284,7 +289,7 @@ cna_result cna__gltf_json_index_array(cna__gltf_ctx *c, const cJSON *obj, const 
     const cJSON *item;
     cJSON_ArrayForEach(item, arr)
     {
-        double d = cJSON_IsNumber(item) ? item->valuedouble : -1.0;
+        double d = cna__gltf_is_number(item) ? item->valuedouble : -1.0;
         if (d >= 0.0 && d < (double)count && d <= (double)INT32_MAX && d == floor(d)) {
             values[i++] = (int32_t)d; /* fast path; the message is only formatted on failure */
             continue;

@@ -1,7 +1,8 @@
 /*
  * A fast path for the glTF JSON: builds the tree cJSON_ParseWithLengthOpts
  * would build (same node types, values, keys, order and links, first child's
- * prev = last child), but with every node and string carved from an arena and
+ * prev = last child), but with every node and string carved from an arena (or,
+ * for the keys and values glTF repeats, taken from a static table) and
  * freed at once, and numbers converted without strtod where that is exact.
  *
  * It accepts only a plain subset of JSON: whitespace ' ', '\t', '\n', '\r';
@@ -19,6 +20,7 @@
  * (when the locale's decimal point is '.'; otherwise cJSON parses the text).
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +51,71 @@ static cJSON *new_node(fast_parser *f)
     return n;
 }
 
+/* Keys and values that glTF files repeat thousands of times (property names,
+ * accessor types, interpolations, target paths): a string equal to one of
+ * them points at this table instead of a copy in the arena. The tree is never
+ * given to cJSON_Delete and its strings are only read. Sorted by length. */
+static const char *const common_strings[] = {
+    "max", "min", "uri", "MASK", "MAT2", "MAT3", "MAT4", "STEP", "VEC2", "VEC3", "VEC4", "mesh",
+    "mode", "name", "node", "path", "skin", "type", "BLEND", "asset", "count", "index", "input",
+    "nodes", "scale", "scene", "skins", "wrapS", "wrapT", "LINEAR", "NORMAL", "OPAQUE", "SCALAR",
+    "buffer", "camera", "extras", "images", "joints", "matrix", "meshes", "output", "scenes", "source",
+    "sparse", "target", "values", "COLOR_0", "TANGENT", "buffers", "cameras", "indices", "sampler",
+    "targets", "version", "weights", "JOINTS_0", "JOINTS_1", "POSITION", "channels", "children",
+    "material", "mimeType", "rotation", "samplers", "skeleton", "strength", "texCoord", "textures",
+    "WEIGHTS_0", "WEIGHTS_1", "accessors", "alphaMode", "copyright", "generator", "image/png",
+    "magFilter", "materials", "minFilter", "transform", "TEXCOORD_0", "TEXCOORD_1", "animations",
+    "attributes", "bufferView", "byteLength", "byteOffset", "byteStride", "extensions", "image/jpeg",
+    "minVersion", "normalized", "primitives", "CUBICSPLINE", "alphaCutoff", "bufferViews",
+    "doubleSided", "translation", "componentType", "interpolation", "normalTexture", "emissiveFactor",
+    "extensionsUsed", "metallicFactor", "baseColorFactor", "emissiveTexture", "roughnessFactor",
+    "baseColorTexture", "occlusionTexture", "extensionsRequired", "inverseBindMatrices",
+    "pbrMetallicRoughness", "KHR_mesh_quantization", "KHR_texture_transform",
+    "metallicRoughnessTexture", "KHR_materials_emissive_strength",
+};
+#define COMMON_MAX_LEN 31
+/* Open addressing over common_strings: slot common_hash(s, len), then the
+ * following slots, hold index + 1 of a table string, 0 ends the search.
+ * Filled with each string at its first free slot from its hash; a stale
+ * entry only costs a copy, as every hit is compared in full. */
+static const unsigned char common_slot[256] = {
+      0,   4,   0,  31,   0,  67,  72, 101,   0,   0,  64,   0, 113,  61,  69,   0,
+     25,  70,  74,   0,  34,   0,  52,   0, 106, 110,  56,  84,   0,  57,  82,   2,
+     48,  32,  19,   0,  22,   0,   0,   0, 103,   0,   0,   0,  95,  33,   0,  88,
+     50,   0,   0,  60,  49,   0,   0,   0,  24,   0,   0,  89,  26,   0,   0,  77,
+     54,   0,   0,   0,   0,   9, 100,   0,  10,  46, 102,  11,  63,  90,   0,   0,
+      0,   0,   0,  37,  14,   0,   0,   0,  83,  97, 114,   0,   0,   0,   0,  85,
+      0,   0,   0,  80,   0,   0,  17,  81,  99,  79,   0,   0,   0,   0,   0,   0,
+     75,   0,   0,   0,  68,  93,   0, 115,   0,   0,  40,   0, 104,   0,  96,   0,
+      0,   0,   0,   0,   0,  20,  51,  92,   0,   0,   0,   0,   0,   0,  86,   0,
+      0,   0,  27, 107,   0,  47,   0,   0,  12,   0,   0,   0,  23,   0,  58,  18,
+      8,   0,   0,  45,   0,   0,   0,  38,   0,  21,   0,   3,   0,   0,  62,  30,
+     36,  59,  65,   0,  98,   0,   0,   0,  16,   0,   0,   0,   0,  53,   0, 112,
+      0,   5, 108,   0,   6,   0,   0,   7,   0,   0,   0,   0,   0,   0,   0,   0,
+      0,   0,  55,   0,   0,   0,   0,   0,   0,  76,  78,   0,   0,  35,   0,   0,
+      0,   0,   0,  41,   0,   1,  42,   0,  43,  44,  13, 109,   0,   0, 111,   0,
+      0,  15,   0,   0,  91,   0,  28,  39,  71,  29,  94,  87,  73, 105,   0,  66,
+};
+
+static unsigned common_hash(const uint8_t *s, size_t len)
+{
+    return (unsigned)(len * 29 + (size_t)s[0] * 7 + (size_t)s[len - 1] * 3 + (size_t)s[len / 2] * 11) & 255u;
+}
+
+/* The table's copy of the len bytes at s, or NULL. */
+static char *common_string(const uint8_t *s, size_t len)
+{
+    if (len == 0 || len > COMMON_MAX_LEN) return NULL;
+    for (unsigned h = common_hash(s, len);; h = (h + 1) & 255u) {
+        unsigned slot = common_slot[h];
+        if (slot == 0) return NULL;
+        const char *w = common_strings[slot - 1];
+        size_t k = 0;
+        while (k < len && (uint8_t)w[k] == s[k]) k++;
+        if (k == len && w[len] == '\0') return (char *)(uintptr_t)w;
+    }
+}
+
 /* At '"': the string's bytes, unescaped, into the arena. */
 static char *parse_string(fast_parser *f)
 {
@@ -66,6 +133,8 @@ static char *parse_string(fast_parser *f)
     if (q >= f->end) return NULL;
     f->p = q + 1;
     if (!escaped) {
+        char *common = common_string(s, (size_t)(q - s));
+        if (common) return common;
         char *copy = cna__gltf_arena_strndup(f->arena, (const char *)s, (size_t)(q - s));
         if (!copy) f->oom = true;
         return copy;
