@@ -69,7 +69,7 @@ static cna_result external_data(cna__gltf_ctx *c, const char *path, const char *
     return CNA_OK;
 }
 
-static cna_result parse_buffer(cna__gltf_ctx *c, const cJSON *obj, size_t index)
+static cna_result parse_buffer(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
     cna__gltf_path_index(path, sizeof path, "buffers", index, "");
@@ -115,9 +115,9 @@ static cna_result parse_buffer(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 
 cna_result cna__gltf_parse_buffers(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__gltf_json_get(c->root, "buffers"), *item;
+    const cna__json *arr = cna__gltf_json_get(c->root, "buffers"), *item;
     size_t i = 0;
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
         cna_result r = parse_buffer(c, item, i++);
         if (r) return r;
@@ -125,7 +125,7 @@ cna_result cna__gltf_parse_buffers(cna__gltf_ctx *c)
     return CNA_OK;
 }
 
-static cna_result parse_view(cna__gltf_ctx *c, const cJSON *obj, size_t index)
+static cna_result parse_view(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
     cna__gltf_path_index(path, sizeof path, "bufferViews", index, "");
@@ -171,9 +171,9 @@ static cna_result parse_view(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 
 cna_result cna__gltf_parse_buffer_views(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__gltf_json_get(c->root, "bufferViews"), *item;
+    const cna__json *arr = cna__gltf_json_get(c->root, "bufferViews"), *item;
     size_t i = 0;
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
         cna_result r = parse_view(c, item, i++);
         if (r) return r;

@@ -116,7 +116,7 @@ static bool parse_version(const char *s, long *major, long *minor)
     return *end == '\0';
 }
 
-static cna_result check_version(const cJSON *asset, const char *key, const char *s, bool is_min, cna_error *err)
+static cna_result check_version(const cna__json *asset, const char *key, const char *s, bool is_min, cna_error *err)
 {
     long major, minor;
     if (!parse_version(s, &major, &minor))
@@ -131,7 +131,7 @@ static cna_result check_version(const cJSON *asset, const char *key, const char 
 static cna_result parse_asset(cna__gltf_ctx *c)
 {
     cna_gltf_asset *a = &c->doc->pub.asset;
-    const cJSON *asset = cna__gltf_json_get(c->root, "asset");
+    const cna__json *asset = cna__gltf_json_get(c->root, "asset");
     if (!asset) return cna__error(c->err, CNA_ERROR_INVALID_DATA, "asset: required property is missing");
     cna_result r = cna__gltf_json_expect_object(asset, "asset", c->err);
     if (!r) r = cna__gltf_json_string(c, asset, "version", "asset", true, &a->version);
@@ -145,18 +145,18 @@ static cna_result parse_asset(cna__gltf_ctx *c)
 
 static cna_result string_list(cna__gltf_ctx *c, const char *key, const char *const **out, size_t *count)
 {
-    const cJSON *arr = cna__gltf_json_get(c->root, key), *item;
+    const cna__json *arr = cna__gltf_json_get(c->root, key), *item;
     size_t i = 0;
     if (!arr) return CNA_OK;
     if (!cna__gltf_is_array(arr))
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: expected an array, got %s", key,
                           cna__gltf_json_type_name(arr));
-    int size = cJSON_GetArraySize(arr);
+    int size = cna__json_count(arr);
     size_t n = size > 0 ? (size_t)size : 0;
     if (n == 0) return CNA_OK;
     const char **names = (const char **)cna__gltf_arena_calloc(c->arena, n, sizeof *names);
     if (!names) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", key);
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
         if (!cna__gltf_is_string(item))
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s[%zu]: expected a string, got %s", key, i,
@@ -215,14 +215,14 @@ static const top_array top_arrays[] = {
 static cna_result count_arrays(cna__gltf_ctx *c)
 {
     for (size_t i = 0; i < sizeof top_arrays / sizeof top_arrays[0]; i++) {
-        const cJSON *v = cna__gltf_json_get(c->root, top_arrays[i].key);
+        const cna__json *v = cna__gltf_json_get(c->root, top_arrays[i].key);
         size_t *count = (size_t *)((char *)c + top_arrays[i].ctx_count_offset);
         *count = 0;
         if (!v) continue;
         if (!cna__gltf_is_array(v))
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: expected an array, got %s", top_arrays[i].key,
                               cna__gltf_json_type_name(v));
-        int n = cJSON_GetArraySize(v);
+        int n = cna__json_count(v);
         *count = n > 0 ? (size_t)n : 0;
         if (*count == 0) /* glTF's schema: every top-level array has minItems 1 */
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: 0 entries; at least 1 required",
@@ -325,20 +325,20 @@ static cna_result json_error(const uint8_t *json, size_t size, const char *end, 
 }
 
 static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size, cna__gltf_arena *fast,
-                             const cJSON **fast_root, cJSON **out)
+                             const cna__json **out)
 {
     /* RFC 8259 section 8.1 and glTF 2.0 ("JSON documents MUST NOT use a byte order mark"). */
     if (size >= 3 && json[0] == 0xEF && json[1] == 0xBB && json[2] == 0xBF)
         return cna__error(c->err, CNA_ERROR_PARSE,
                           "JSON: starts with a UTF-8 byte order mark (EF BB BF), which glTF does not allow");
     /* The fast path first; anything it does not take goes to cJSON, unchanged. */
-    const cJSON *quick = NULL;
+    const cna__json *quick = NULL;
     if (!cna__gltf_json_fast_parse(json, size, fast, &quick)) {
         cna__gltf_arena_free_all(fast);
         return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "JSON: out of memory");
     }
     if (quick && cna__gltf_is_object(quick)) {
-        *fast_root = quick;
+        *out = quick;
         return CNA_OK;
     }
     cna__gltf_arena_free_all(fast);
@@ -354,13 +354,19 @@ static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size,
             return json_error(json, size, (const char *)json + pos, c->err);
         }
     }
-    if (!cna__gltf_is_object(root)) {
+    const cna__json *tree = cna__gltf_json_from_cjson(root, fast);
+    cJSON_Delete(root);
+    if (!tree) {
+        cna__gltf_arena_free_all(fast);
+        return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "JSON: out of memory");
+    }
+    if (!cna__gltf_is_object(tree)) {
         cna_result r = cna__error(c->err, CNA_ERROR_INVALID_DATA, "glTF: the JSON root is %s, not an object",
-                                  cna__gltf_json_type_name(root));
-        cJSON_Delete(root);
+                                  cna__gltf_json_type_name(tree));
+        cna__gltf_arena_free_all(fast);
         return r;
     }
-    *out = root;
+    *out = tree;
     return CNA_OK;
 }
 
@@ -380,17 +386,15 @@ static cna_result load_bytes(cna__gltf_ctx *c, const uint8_t *data, size_t size)
         json = glb.json;
         json_size = glb.json_size;
     }
-    cJSON *root = NULL;
-    const cJSON *fast_root = NULL;
-    cna__gltf_arena fast;
-    cna__gltf_arena_init(&fast, &c->scratch.alloc);
-    cna_result r = parse_json(c, json, json_size, &fast, &fast_root, &root);
+    const cna__json *root = NULL;
+    cna__gltf_arena tree; /* the parsed JSON, freed once the document is built */
+    cna__gltf_arena_init(&tree, &c->scratch.alloc);
+    cna_result r = parse_json(c, json, json_size, &tree, &root);
     if (r) return r;
-    c->root = fast_root ? fast_root : root;
+    c->root = root;
     r = run_stages(c);
     c->root = NULL;
-    if (fast_root) cna__gltf_arena_free_all(&fast);
-    else cJSON_Delete(root);
+    cna__gltf_arena_free_all(&tree);
     return r;
 }
 

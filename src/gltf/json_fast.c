@@ -1,17 +1,18 @@
 /*
- * A fast path for the glTF JSON: builds the tree cJSON_ParseWithLengthOpts
- * would build (same node types, values, keys, order and links, first child's
- * prev = last child), but with every node and string carved from an arena (or,
- * for the keys and values glTF repeats, taken from a static table) and
- * freed at once, and numbers converted without strtod where that is exact.
+ * A fast path for the glTF JSON: builds, as cna__json nodes (gltf_internal.h),
+ * the tree cJSON_ParseWithLengthOpts would build (same node types, values,
+ * keys and order), with every node and string carved from an arena (or, for
+ * the keys and values glTF repeats, taken from a static table) and freed at
+ * once, and numbers converted without strtod where that is exact.
  *
  * It accepts only a plain subset of JSON: whitespace ' ', '\t', '\n', '\r';
  * strings without control bytes and without \u escapes; numbers of the RFC
  * 8259 grammar, shorter than 63 bytes, not followed by a byte cJSON would
  * read as part of the number; nesting up to 256 levels; nothing but
  * whitespace or NUL after the root. Whatever lies outside the subset gives no
- * tree, and the caller parses the same bytes with cJSON, so every refusal,
- * error position and quirk stays cJSON's; an allocation failure is reported.
+ * tree, and the caller parses the same bytes with cJSON and copies its tree
+ * (cna__gltf_json_from_cjson, at the end), so every refusal, error position
+ * and quirk stays cJSON's; an allocation failure is reported.
  *
  * Numbers: with at most 19 significant digits forming an integer m <= 2^53
  * and a decimal exponent e in [-22, 22], m · 10^e (or m / 10^-e) is one
@@ -19,7 +20,6 @@
  * (Clinger's fast path); other numbers go through strtod as cJSON calls it
  * (when the locale's decimal point is '.'; otherwise cJSON parses the text).
  */
-#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,9 +40,9 @@ static void skip_ws(fast_parser *f)
     while (f->p < f->end && (*f->p == ' ' || *f->p == '\n' || *f->p == '\r' || *f->p == '\t')) f->p++;
 }
 
-static cJSON *new_node(fast_parser *f)
+static cna__json *new_node(fast_parser *f)
 {
-    cJSON *n = (cJSON *)cna__gltf_arena_alloc_raw(f->arena, sizeof(cJSON));
+    cna__json *n = (cna__json *)cna__gltf_arena_alloc_raw(f->arena, sizeof(cna__json));
     if (!n) {
         f->oom = true;
         return NULL;
@@ -178,7 +178,7 @@ static bool is_number_byte(uint8_t c)
     return is_digit(c) || c == '+' || c == '-' || c == 'e' || c == 'E' || c == '.';
 }
 
-static bool parse_number(fast_parser *f, cJSON *item)
+static bool parse_number(fast_parser *f, cna__json *item)
 {
     static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
@@ -242,16 +242,13 @@ static bool parse_number(fast_parser *f, cJSON *item)
     }
     item->type = cJSON_Number;
     item->valuedouble = v;
-    if (v >= INT_MAX) item->valueint = INT_MAX;
-    else if (v <= (double)INT_MIN) item->valueint = INT_MIN;
-    else item->valueint = (int)v;
     f->p = p;
     return true;
 }
 
-static bool parse_value(fast_parser *f, cJSON *item);
+static bool parse_value(fast_parser *f, cna__json *item);
 
-static bool parse_container(fast_parser *f, cJSON *item, bool object)
+static bool parse_container(fast_parser *f, cna__json *item, bool object)
 {
     const uint8_t close = object ? '}' : ']';
     if (++f->depth > FAST_MAX_DEPTH) return false;
@@ -263,16 +260,12 @@ static bool parse_container(fast_parser *f, cJSON *item, bool object)
         f->depth--;
         return true;
     }
-    cJSON *head = NULL, *cur = NULL;
+    cna__json *head = NULL, *cur = NULL;
     for (;;) {
-        cJSON *node = new_node(f);
+        cna__json *node = new_node(f);
         if (!node) return false;
-        if (!head) {
-            head = node;
-        } else {
-            cur->next = node;
-            node->prev = cur;
-        }
+        if (!head) head = node;
+        else cur->next = node;
         cur = node;
         skip_ws(f);
         if (object) {
@@ -296,7 +289,6 @@ static bool parse_container(fast_parser *f, cJSON *item, bool object)
         break;
     }
     item->child = head;
-    head->prev = cur;
     f->depth--;
     return true;
 }
@@ -308,7 +300,7 @@ static bool literal(fast_parser *f, const char *word, size_t len)
     return true;
 }
 
-static bool parse_value(fast_parser *f, cJSON *item)
+static bool parse_value(fast_parser *f, cna__json *item)
 {
     if (f->p >= f->end) return false;
     switch (*f->p) {
@@ -320,7 +312,6 @@ static bool parse_value(fast_parser *f, cJSON *item)
         return item->valuestring != NULL;
     case 't':
         item->type = cJSON_True;
-        item->valueint = 1;
         return literal(f, "true", 4);
     case 'f': item->type = cJSON_False; return literal(f, "false", 5);
     case 'n': item->type = cJSON_NULL; return literal(f, "null", 4);
@@ -330,15 +321,52 @@ static bool parse_value(fast_parser *f, cJSON *item)
     }
 }
 
-bool cna__gltf_json_fast_parse(const uint8_t *text, size_t size, cna__gltf_arena *arena, const cJSON **out)
+bool cna__gltf_json_fast_parse(const uint8_t *text, size_t size, cna__gltf_arena *arena, const cna__json **out)
 {
     fast_parser f = {text, text + size, arena, 0, false};
     *out = NULL;
     skip_ws(&f);
-    cJSON *root = new_node(&f);
+    cna__json *root = new_node(&f);
     if (!root || !parse_value(&f, root)) return !f.oom;
     for (; f.p < f.end; f.p++)
         if (*f.p != ' ' && *f.p != '\t' && *f.p != '\n' && *f.p != '\r' && *f.p != '\0') return true;
     *out = root;
     return true;
+}
+
+/* ------------------------------------------------------------------ cJSON's tree */
+
+/* Recursive: cJSON refuses nesting deeper than CJSON_NESTING_LIMIT (1000). */
+static cna__json *copy_cjson(const cJSON *v, cna__gltf_arena *arena)
+{
+    cna__json *n = (cna__json *)cna__gltf_arena_alloc_raw(arena, sizeof *n);
+    if (!n) return NULL;
+    memset(n, 0, sizeof *n);
+    n->type = v->type & 0xFF;
+    if (v->string && !(n->string = cna__gltf_arena_strdup(arena, v->string))) return NULL;
+    switch (n->type) {
+    case cJSON_Number: n->valuedouble = v->valuedouble; break;
+    case cJSON_String:
+        if (v->valuestring && !(n->valuestring = cna__gltf_arena_strdup(arena, v->valuestring))) return NULL;
+        break;
+    case cJSON_Array:
+    case cJSON_Object: {
+        cna__json *cur = NULL;
+        for (const cJSON *e = v->child; e; e = e->next) {
+            cna__json *copy = copy_cjson(e, arena);
+            if (!copy) return NULL;
+            if (cur) cur->next = copy;
+            else n->child = copy;
+            cur = copy;
+        }
+        break;
+    }
+    default: break;
+    }
+    return n;
+}
+
+const cna__json *cna__gltf_json_from_cjson(const cJSON *v, cna__gltf_arena *arena)
+{
+    return v ? copy_cjson(v, arena) : NULL;
 }
