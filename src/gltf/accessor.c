@@ -198,18 +198,29 @@ void cna__gltf_accessor_element_floats(const cna_gltf_document *doc, const cna_g
     bytes_to_floats(acc, element_bytes(doc, acc, element), out);
 }
 
+const uint8_t *cna__gltf_accessor_float_base(const cna_gltf_document *doc, const cna_gltf_accessor *acc)
+{
+    if (acc->is_sparse || acc->buffer_view < 0 || acc->component_type != CNA_GLTF_COMPONENT_FLOAT) return NULL;
+    return view_data(doc, acc->buffer_view) + acc->byte_offset;
+}
+
 bool cna__gltf_accessor_all_finite(const cna_gltf_document *doc, const cna_gltf_accessor *acc)
 {
-    if (acc->is_sparse || acc->buffer_view < 0 || acc->component_type != CNA_GLTF_COMPONENT_FLOAT) return false;
-    const uint8_t *base = view_data(doc, acc->buffer_view) + acc->byte_offset;
+    const uint8_t *base = cna__gltf_accessor_float_base(doc, acc);
+    if (!base) return false;
     size_t n = comp_count(acc->type);
+    /* exponent all ones <=> (u & 0x7f800000) + 0x00800000 reaches bit 31 */
     uint32_t bad = 0;
+    if (acc->byte_stride == n * 4) { /* tightly packed: one run of floats */
+        size_t total = acc->count * n;
+        for (size_t i = 0; i < total; i++) bad |= (u32le(base + i * 4) & 0x7f800000u) + 0x00800000u;
+        return (bad & 0x80000000u) == 0;
+    }
     for (size_t e = 0; e < acc->count; e++) {
         const uint8_t *p = base + e * acc->byte_stride;
-        for (size_t comp = 0; comp < n; comp++)
-            bad |= (uint32_t)((u32le(p + comp * 4) & 0x7f800000u) == 0x7f800000u); /* exponent all ones */
+        for (size_t comp = 0; comp < n; comp++) bad |= (u32le(p + comp * 4) & 0x7f800000u) + 0x00800000u;
     }
-    return bad == 0;
+    return (bad & 0x80000000u) == 0;
 }
 
 void cna__gltf_accessor_element_uints(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
@@ -379,6 +380,17 @@ void cna__gltf_report_unused(cna__gltf_ctx *c);
 /* Accessor element read without argument checks (the document is validated). */
 void cna__gltf_accessor_element_floats(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
                                   float *out);
+/* A FLOAT accessor stored in a buffer view (not sparse): its first element's
+ * bytes (element e at + e * byte_stride, little-endian floats); else NULL. */
+const uint8_t *cna__gltf_accessor_float_base(const cna_gltf_document *doc, const cna_gltf_accessor *acc);
+/* The little-endian float at p. */
+static inline float cna__gltf_f32le(const uint8_t *p)
+{
+    uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
 /* true when the accessor is dense FLOAT in a bufferView and every value is
  * finite (one pass over the bytes); false otherwise (check element by element). */
 bool cna__gltf_accessor_all_finite(const cna_gltf_document *doc, const cna_gltf_accessor *acc);

@@ -160,21 +160,6 @@ static void eval_channel_from(const chan_data *c, double s, float out[4], size_t
 {
     size_t n = c->count;
     size_t comps = c->comps;
-    if (cursor && *cursor < n) {
-        /* s a key time at or just after the cursor: that key's value (what
-         * every branch below gives for s == times[k]) */
-        size_t k = *cursor;
-        if ((double)c->times[k] != s && k + 1 < n && (double)c->times[k + 1] == s) k++;
-        if ((double)c->times[k] == s) {
-            const float *v = key_value(c, k);
-            out[0] = v[0];
-            out[1] = v[1];
-            out[2] = v[2];
-            if (comps == 4) out[3] = v[3];
-            *cursor = k;
-            return;
-        }
-    }
     if (n == 1 || s <= (double)c->times[0]) {
         memcpy(out, key_value(c, 0), comps * sizeof(float));
         return;
@@ -235,6 +220,27 @@ static void eval_channel_from(const chan_data *c, double s, float out[4], size_t
     }
 }
 
+/* eval_channel_from, first trying s as the key time at or just after the
+ * cursor: then that key's value (what eval_channel_from gives for s ==
+ * times[k]), without the search. */
+static inline void eval_channel_at(const chan_data *c, double s, float out[4], size_t *cursor)
+{
+    size_t k = *cursor, n = c->count;
+    if (k < n) {
+        if ((double)c->times[k] != s && k + 1 < n && (double)c->times[k + 1] == s) k++;
+        if ((double)c->times[k] == s) {
+            const float *v = key_value(c, k);
+            out[0] = v[0];
+            out[1] = v[1];
+            out[2] = v[2];
+            if (c->comps == 4) out[3] = v[3];
+            *cursor = k;
+            return;
+        }
+    }
+    eval_channel_from(c, s, out, cursor);
+}
+
 static void eval_channel(const chan_data *c, double s, float out[4])
 {
     eval_channel_from(c, s, out, NULL);
@@ -282,8 +288,9 @@ static cna_result load_chan(extract_env *env, size_t anim, size_t sampler_index,
      * animation with the same input (the same n then), else here */
     int32_t si = s->input >= 0 && (size_t)s->input < doc->accessor_count ? env->source_of_accessor[s->input] : -1;
     float *times = NULL;
-    if (si < 0) times = (float *)cna__calloc(&env->alloc, n, sizeof(float));
-    c->values = (float *)cna__calloc(&env->alloc, vn, sizeof(float));
+    /* not zeroed: the reads below fill every float */
+    if (si < 0 && cna__mul_size(n, sizeof(float), &need)) times = (float *)cna__alloc(&env->alloc, need);
+    if (cna__mul_size(vn, sizeof(float), &need)) c->values = (float *)cna__alloc(&env->alloc, need);
     if ((si < 0 && !times) || !c->values) {
         cna__free(&env->alloc, times);
         c->failed = true;
@@ -316,7 +323,13 @@ static cna_result load_chan(extract_env *env, size_t anim, size_t sampler_index,
     }
     c->src = &env->sources[si];
     c->times = c->src->times;
+    uint32_t bad = 0; /* exponent all ones <=> (u & 0x7f800000) + 0x00800000 reaches bit 31 */
     for (size_t i = 0; i < vn; i++) {
+        uint32_t u;
+        memcpy(&u, &c->values[i], sizeof u);
+        bad |= (u & 0x7f800000u) + 0x00800000u;
+    }
+    for (size_t i = 0; (bad & 0x80000000u) && i < vn; i++) {
         if (!isfinite(c->values[i])) {
             c->failed = true;
             return cna__error(err, CNA_ERROR_INVALID_DATA,
@@ -329,7 +342,9 @@ static cna_result load_chan(extract_env *env, size_t anim, size_t sampler_index,
         /* Normalise rotation keys (values only: cubic tangents are left as they are). */
         for (size_t k = 0; k < n; k++) {
             float *q = (float *)key_value(c, k);
-            if (cna__quat_needs_normalising(cna_quat_make(q[0], q[1], q[2], q[3]))) {
+            /* cna__quat_needs_normalising, inline */
+            double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
+            if (!(fabs(1.0 - len) <= CNA__QUAT_UNIT_TOLERANCE)) {
                 if (env->non_unit_keys++ == 0) {
                     env->first_non_unit_anim = (int32_t)anim;
                     env->first_non_unit_sampler = sampler_index;
@@ -545,16 +560,16 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
         k->rotation = rest->r;
         k->scale = rest->s;
         if (tg->ch[CH_T]) {
-            eval_channel_from(tg->ch[CH_T], v.items[i].sec, val, &cur[CH_T]);
+            eval_channel_at(tg->ch[CH_T], v.items[i].sec, val, &cur[CH_T]);
             k->translation = cna_vec3_make(val[0] * env->ctx->unit_scale, val[1] * env->ctx->unit_scale,
                                            val[2] * env->ctx->unit_scale);
         }
         if (tg->ch[CH_R]) {
-            eval_channel_from(tg->ch[CH_R], v.items[i].sec, val, &cur[CH_R]);
+            eval_channel_at(tg->ch[CH_R], v.items[i].sec, val, &cur[CH_R]);
             k->rotation = cna_quat_make(val[0], val[1], val[2], val[3]);
         }
         if (tg->ch[CH_S]) {
-            eval_channel_from(tg->ch[CH_S], v.items[i].sec, val, &cur[CH_S]);
+            eval_channel_at(tg->ch[CH_S], v.items[i].sec, val, &cur[CH_S]);
             k->scale = cna_vec3_make(val[0], val[1], val[2]);
         }
         if (use_fold) {
