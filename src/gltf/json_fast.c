@@ -37,6 +37,7 @@ typedef struct fast_parser {
 
 static void skip_ws(fast_parser *f)
 {
+    if (f->p < f->end && *f->p > ' ') return; /* the common case: no whitespace */
     while (f->p < f->end && (*f->p == ' ' || *f->p == '\n' || *f->p == '\r' || *f->p == '\t')) f->p++;
 }
 
@@ -51,11 +52,14 @@ static cna__json *new_node(fast_parser *f)
     return n;
 }
 
+#define COMMON_MAX_LEN 31
+
 /* Keys and values that glTF files repeat thousands of times (property names,
  * accessor types, interpolations, target paths): a string equal to one of
  * them points at this table instead of a copy in the arena. The tree is never
- * given to cJSON_Delete and its strings are only read. Sorted by length. */
-static const char *const common_strings[] = {
+ * given to cJSON_Delete and its strings are only read. Sorted by length;
+ * each padded with NULs to COMMON_MAX_LEN + 1 bytes (for 8-byte compares). */
+static const char common_strings[][COMMON_MAX_LEN + 1] = {
     "max", "min", "uri", "MASK", "MAT2", "MAT3", "MAT4", "STEP", "VEC2", "VEC3", "VEC4", "mesh",
     "mode", "name", "node", "path", "skin", "type", "BLEND", "asset", "count", "index", "input",
     "nodes", "scale", "scene", "skins", "wrapS", "wrapT", "LINEAR", "NORMAL", "OPAQUE", "SCALAR",
@@ -73,7 +77,6 @@ static const char *const common_strings[] = {
     "pbrMetallicRoughness", "KHR_mesh_quantization", "KHR_texture_transform",
     "metallicRoughnessTexture", "KHR_materials_emissive_strength",
 };
-#define COMMON_MAX_LEN 31
 /* Open addressing over common_strings: slot common_hash(s, len), then the
  * following slots, hold index + 1 of a table string, 0 ends the search.
  * Filled with each string at its first free slot from its hash; a stale
@@ -102,26 +105,61 @@ static unsigned common_hash(const uint8_t *s, size_t len)
     return (unsigned)(len * 29 + (size_t)s[0] * 7 + (size_t)s[len - 1] * 3 + (size_t)s[len / 2] * 11) & 255u;
 }
 
-/* The table's copy of the len bytes at s, or NULL. */
-static char *common_string(const uint8_t *s, size_t len)
+static uint64_t load8(const void *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* The len bytes at s (followed by at least `avail` - len readable bytes)
+ * equal the first len bytes of the padded table string w. */
+static bool same_bytes(const uint8_t *s, size_t len, size_t avail, const char *w)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (len < 8 && avail >= 8) { /* the len low bytes of one load */
+        uint64_t x = (load8(s) ^ load8(w)) << (64 - 8 * len);
+        return x == 0;
+    }
+    if (len >= 8) { /* 8 at a time, the last 8 overlapping */
+        size_t i = 0;
+        for (; i + 8 < len; i += 8)
+            if (load8(s + i) != load8(w + i)) return false;
+        return load8(s + len - 8) == load8(w + len - 8);
+    }
+#else
+    (void)avail;
+#endif
+    size_t k = 0;
+    while (k < len && (uint8_t)w[k] == s[k]) k++;
+    return k == len;
+}
+
+/* The table's copy of the len bytes at s, or NULL; avail: the bytes readable from s. */
+static char *common_string(const uint8_t *s, size_t len, size_t avail)
 {
     if (len == 0 || len > COMMON_MAX_LEN) return NULL;
     for (unsigned h = common_hash(s, len);; h = (h + 1) & 255u) {
         unsigned slot = common_slot[h];
         if (slot == 0) return NULL;
         const char *w = common_strings[slot - 1];
-        size_t k = 0;
-        while (k < len && (uint8_t)w[k] == s[k]) k++;
-        if (k == len && w[len] == '\0') return (char *)(uintptr_t)w;
+        if (w[len] == '\0' && (uint8_t)w[0] == s[0] && same_bytes(s, len, avail, w)) return (char *)(uintptr_t)w;
     }
 }
+
+/* Bytes that end the plain run of a string: '"', '\\' and control bytes. */
+static const uint8_t string_stop[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ['"'] = 1, ['\\'] = 1};
 
 /* At '"': the string's bytes, unescaped, into the arena. */
 static char *parse_string(fast_parser *f)
 {
     const uint8_t *s = f->p + 1, *q = s;
     bool escaped = false;
-    while (q < f->end && *q != '"') {
+    for (;;) {
+        while (q < f->end && !string_stop[*q]) q++;
+        if (q >= f->end || *q == '"') break;
         if (*q < 0x20) return NULL;
         if (*q == '\\') {
             if (q + 1 >= f->end || q[1] == 'u') return NULL;
@@ -133,7 +171,7 @@ static char *parse_string(fast_parser *f)
     if (q >= f->end) return NULL;
     f->p = q + 1;
     if (!escaped) {
-        char *common = common_string(s, (size_t)(q - s));
+        char *common = common_string(s, (size_t)(q - s), (size_t)(f->end - s));
         if (common) return common;
         char *copy = cna__gltf_arena_strndup(f->arena, (const char *)s, (size_t)(q - s));
         if (!copy) f->oom = true;
