@@ -35,10 +35,15 @@ typedef struct fast_parser {
     bool oom;
 } fast_parser;
 
-static void skip_ws(fast_parser *f)
+static void skip_ws_run(fast_parser *f)
+{
+    while (f->p < f->end && (*f->p == ' ' || *f->p == '\n' || *f->p == '\r' || *f->p == '\t')) f->p++;
+}
+
+static inline void skip_ws(fast_parser *f)
 {
     if (f->p < f->end && *f->p > ' ') return; /* the common case: no whitespace */
-    while (f->p < f->end && (*f->p == ' ' || *f->p == '\n' || *f->p == '\r' || *f->p == '\t')) f->p++;
+    skip_ws_run(f);
 }
 
 static cna__json *new_node(fast_parser *f)
