@@ -157,13 +157,37 @@ static const uint8_t string_stop[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
     ['"'] = 1, ['\\'] = 1};
 
+#if defined(__GNUC__) || defined(__clang__)
+#define LONG_RUN_NOINLINE __attribute__((noinline)) /* keeps the short-string path lean */
+#else
+#define LONG_RUN_NOINLINE
+#endif
+
+/* From q, the first '"', '\\' or control byte (or end): 8 bytes at a time,
+ * then byte-wise. For long strings (data URIs). */
+static LONG_RUN_NOINLINE const uint8_t *long_run(const uint8_t *q, const uint8_t *end)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    while ((size_t)(end - q) >= 8) {
+        const uint64_t v = load8(q), quote = v ^ (ones * '"'), slash = v ^ (ones * '\\');
+        if (((quote - ones) & ~quote & highs) | ((slash - ones) & ~slash & highs) | ((v - ones * 0x20) & ~v & highs))
+            break;
+        q += 8;
+    }
+    while (q < end && !string_stop[*q]) q++;
+    return q;
+}
+
 /* At '"': the string's bytes, unescaped, into the arena. */
 static char *parse_string(fast_parser *f)
 {
     const uint8_t *s = f->p + 1, *q = s;
     bool escaped = false;
     for (;;) {
-        while (q < f->end && !string_stop[*q]) q++;
+        /* a byte at a time for 16 bytes (keys are short), then long_run */
+        const uint8_t *first = (size_t)(f->end - q) > 16 ? q + 16 : f->end;
+        while (q < first && !string_stop[*q]) q++;
+        if (q == first && q < f->end) q = long_run(q, f->end);
         if (q >= f->end || *q == '"') break;
         if (*q < 0x20) return NULL;
         if (*q == '\\') {
