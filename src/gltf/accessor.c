@@ -235,6 +235,23 @@ bool cna__gltf_accessor_all_finite(const cna_gltf_document *doc, const cna_gltf_
 void cna__gltf_accessor_element_uints(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
                                  uint32_t *out)
 {
+    if (!acc->is_sparse && acc->buffer_view >= 0 && acc->type < CNA_GLTF_TYPE_MAT2) {
+        /* scalars and vectors: components packed, no column padding */
+        const uint8_t *p = view_data(doc, acc->buffer_view) + acc->byte_offset + element * acc->byte_stride;
+        size_t n = comp_count(acc->type);
+        switch (acc->component_type) {
+        case CNA_GLTF_COMPONENT_UNSIGNED_BYTE:
+            for (size_t comp = 0; comp < n; comp++) out[comp] = p[comp];
+            return;
+        case CNA_GLTF_COMPONENT_UNSIGNED_SHORT:
+            for (size_t comp = 0; comp < n; comp++) out[comp] = u16le(p + 2 * comp);
+            return;
+        case CNA_GLTF_COMPONENT_UNSIGNED_INT:
+            for (size_t comp = 0; comp < n; comp++) out[comp] = u32le(p + 4 * comp);
+            return;
+        default: break;
+        }
+    }
     bytes_to_uints(acc, element_bytes(doc, acc, element), out);
 }
 
