@@ -198,23 +198,60 @@ void cna__gltf_accessor_element_floats(const cna_gltf_document *doc, const cna_g
     bytes_to_floats(acc, element_bytes(doc, acc, element), out);
 }
 
+const uint8_t *cna__gltf_accessor_float_base(const cna_gltf_document *doc, const cna_gltf_accessor *acc)
+{
+    if (acc->is_sparse || acc->buffer_view < 0 || acc->component_type != CNA_GLTF_COMPONENT_FLOAT) return NULL;
+    return view_data(doc, acc->buffer_view) + acc->byte_offset;
+}
+
 bool cna__gltf_accessor_all_finite(const cna_gltf_document *doc, const cna_gltf_accessor *acc)
 {
-    if (acc->is_sparse || acc->buffer_view < 0 || acc->component_type != CNA_GLTF_COMPONENT_FLOAT) return false;
-    const uint8_t *base = view_data(doc, acc->buffer_view) + acc->byte_offset;
+    const uint8_t *base = cna__gltf_accessor_float_base(doc, acc);
+    if (!base) return false;
     size_t n = comp_count(acc->type);
+    /* exponent all ones <=> (u & 0x7f800000) + 0x00800000 reaches bit 31 */
     uint32_t bad = 0;
+    if (acc->byte_stride == n * 4) { /* tightly packed: one run of floats */
+        size_t total = acc->count * n, i = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        uint64_t bad2 = 0; /* two floats a step: no carry crosses from the low one */
+        for (; i + 2 <= total; i += 2) {
+            uint64_t w;
+            memcpy(&w, base + i * 4, sizeof w);
+            bad2 |= (w & 0x7f8000007f800000u) + 0x0080000000800000u;
+        }
+        bad = (uint32_t)bad2 | (uint32_t)(bad2 >> 32);
+#endif
+        for (; i < total; i++) bad |= (u32le(base + i * 4) & 0x7f800000u) + 0x00800000u;
+        return (bad & 0x80000000u) == 0;
+    }
     for (size_t e = 0; e < acc->count; e++) {
         const uint8_t *p = base + e * acc->byte_stride;
-        for (size_t comp = 0; comp < n; comp++)
-            bad |= (uint32_t)((u32le(p + comp * 4) & 0x7f800000u) == 0x7f800000u); /* exponent all ones */
+        for (size_t comp = 0; comp < n; comp++) bad |= (u32le(p + comp * 4) & 0x7f800000u) + 0x00800000u;
     }
-    return bad == 0;
+    return (bad & 0x80000000u) == 0;
 }
 
 void cna__gltf_accessor_element_uints(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
                                  uint32_t *out)
 {
+    if (!acc->is_sparse && acc->buffer_view >= 0 && acc->type < CNA_GLTF_TYPE_MAT2) {
+        /* scalars and vectors: components packed, no column padding */
+        const uint8_t *p = view_data(doc, acc->buffer_view) + acc->byte_offset + element * acc->byte_stride;
+        size_t n = comp_count(acc->type);
+        switch (acc->component_type) {
+        case CNA_GLTF_COMPONENT_UNSIGNED_BYTE:
+            for (size_t comp = 0; comp < n; comp++) out[comp] = p[comp];
+            return;
+        case CNA_GLTF_COMPONENT_UNSIGNED_SHORT:
+            for (size_t comp = 0; comp < n; comp++) out[comp] = u16le(p + 2 * comp);
+            return;
+        case CNA_GLTF_COMPONENT_UNSIGNED_INT:
+            for (size_t comp = 0; comp < n; comp++) out[comp] = u32le(p + 4 * comp);
+            return;
+        default: break;
+        }
+    }
     bytes_to_uints(acc, element_bytes(doc, acc, element), out);
 }
 
@@ -346,7 +383,7 @@ cna_result cna_gltf_accessor_read_element_uints(const cna_gltf_document *doc, in
 
 /* ------------------------------------------------------------------ parsing */
 
-static cna_result parse_component_type(const cJSON *obj, const char *path, bool indices_only,
+static cna_result parse_component_type(const cna__json *obj, const char *path, bool indices_only,
                                        cna_gltf_component_type *out, cna_error *err)
 {
     int64_t code = 0;
@@ -366,7 +403,7 @@ static cna_result parse_component_type(const cJSON *obj, const char *path, bool 
                       indices_only ? "5121, 5123 or 5125 (an unsigned integer type)" : "a valid component type");
 }
 
-static cna_result parse_type(const cJSON *obj, const char *path, cna_gltf_type *out, cna_error *err)
+static cna_result parse_type(const cna__json *obj, const char *path, cna_gltf_type *out, cna_error *err)
 {
     const char *s;
     cna_result r = cna__gltf_json_string_ref(obj, "type", path, true, &s, err);
@@ -380,18 +417,18 @@ static cna_result parse_type(const cJSON *obj, const char *path, cna_gltf_type *
     return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.type: \"%.40s\" is not a valid accessor type", path, s);
 }
 
-static cna_result parse_bounds(const cJSON *obj, const char *key, const char *path, size_t n, double *out,
+static cna_result parse_bounds(const cna__json *obj, const char *key, const char *path, size_t n, double *out,
                                bool *present, cna_error *err)
 {
-    const cJSON *arr, *item;
+    const cna__json *arr, *item;
     size_t count, i = 0;
     cna_result r = cna__gltf_json_array(obj, key, path, false, 0, &arr, &count, err);
     if (r || !arr) return r;
     if (count != n)
         return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.%s: %zu numbers; expected %zu", path, key, count, n);
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
-        if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
+        if (!cna__gltf_is_number(item) || !isfinite(item->valuedouble))
             return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.%s[%zu]: expected a finite number", path, key, i);
         out[i++] = item->valuedouble;
     }
@@ -468,8 +505,8 @@ static cna_result check_sparse_indices(cna__gltf_ctx *c, const char *path, const
     return CNA_OK;
 }
 
-static cna_result parse_sparse_part(cna__gltf_ctx *c, const cJSON *sparse, const char *key, const char *path,
-                                    int32_t *view, size_t *offset, const cJSON **obj)
+static cna_result parse_sparse_part(cna__gltf_ctx *c, const cna__json *sparse, const char *key, const char *path,
+                                    int32_t *view, size_t *offset, const cna__json **obj)
 {
     char sub[CNA__PATH_MAX];
     cna__gltf_pathf(sub, sizeof sub, "%s.%s", path, key);
@@ -486,12 +523,12 @@ static cna_result parse_sparse_part(cna__gltf_ctx *c, const cJSON *sparse, const
     return CNA_OK;
 }
 
-static cna_result parse_sparse(cna__gltf_ctx *c, const cJSON *sparse, const char *acc_path, cna_gltf_accessor *a)
+static cna_result parse_sparse(cna__gltf_ctx *c, const cna__json *sparse, const char *acc_path, cna_gltf_accessor *a)
 {
     char path[CNA__PATH_MAX];
     cna__gltf_pathf(path, sizeof path, "%s.sparse", acc_path);
     cna_gltf_accessor_sparse *s = &a->sparse;
-    const cJSON *indices, *values;
+    const cna__json *indices, *values;
     cna_result r = cna__gltf_json_expect_object(sparse, path, c->err);
     if (!r) r = cna__gltf_json_size(sparse, "count", path, true, &s->count, c->err);
     if (r) return r;
@@ -518,7 +555,7 @@ static cna_result parse_sparse(cna__gltf_ctx *c, const cJSON *sparse, const char
     return check_sparse_indices(c, acc_path, a);
 }
 
-static cna_result parse_accessor(cna__gltf_ctx *c, const cJSON *obj, size_t index)
+static cna_result parse_accessor(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
     cna__gltf_path_index(path, sizeof path, "accessors", index, "");
@@ -537,7 +574,7 @@ static cna_result parse_accessor(cna__gltf_ctx *c, const cJSON *obj, size_t inde
     if (a->buffer_view < 0 && cna__gltf_json_get(obj, "byteOffset"))
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.byteOffset: %zu given, but the accessor has no bufferView",
                           path, a->byte_offset);
-    const cJSON *ext = cna__gltf_json_get(obj, "extensions");
+    const cna__json *ext = cna__gltf_json_get(obj, "extensions");
     if (cna__gltf_json_get(ext, "KHR_mesh_quantization"))
         cna__gltf_diag(c, CNA__DIAG_EXTENSION_IGNORED,
                        "%s.extensions.KHR_mesh_quantization: the extension defines no accessor object; ignored", path);
@@ -553,15 +590,15 @@ static cna_result parse_accessor(cna__gltf_ctx *c, const cJSON *obj, size_t inde
     a->element_size = element_size(a);
     r = parse_dense_range(c, path, a);
     if (r) return r;
-    const cJSON *sparse = cna__gltf_json_get(obj, "sparse");
+    const cna__json *sparse = cna__gltf_json_get(obj, "sparse");
     return sparse ? parse_sparse(c, sparse, path, a) : CNA_OK;
 }
 
 cna_result cna__gltf_parse_accessors(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__gltf_json_get(c->root, "accessors"), *item;
+    const cna__json *arr = cna__gltf_json_get(c->root, "accessors"), *item;
     size_t i = 0;
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
         cna_result r = parse_accessor(c, item, i++);
         if (r) return r;

@@ -5,7 +5,7 @@
 
 #include "gltf/gltf_internal.h"
 
-static cna_result parse_interpolation(const cJSON *obj, const char *path, cna_gltf_interpolation *out,
+static cna_result parse_interpolation(const cna__json *obj, const char *path, cna_gltf_interpolation *out,
                                       cna_error *err)
 {
     const char *s;
@@ -21,7 +21,7 @@ static cna_result parse_interpolation(const cJSON *obj, const char *path, cna_gl
                       path, s);
 }
 
-static cna_result parse_sampler(cna__gltf_ctx *c, const cJSON *obj, const char *path, cna_gltf_animation_sampler *s)
+static cna_result parse_sampler(cna__gltf_ctx *c, const cna__json *obj, const char *path, cna_gltf_animation_sampler *s)
 {
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
     if (!r) r = cna__gltf_json_index(obj, "input", path, true, c->n_accessors, "accessors", &s->input, c->err);
@@ -40,12 +40,12 @@ static cna_gltf_animation_path path_from_name(const char *s)
     return CNA_GLTF_PATH_UNKNOWN;
 }
 
-static cna_result parse_channel(cna__gltf_ctx *c, const cJSON *obj, const char *path, size_t sampler_count,
+static cna_result parse_channel(cna__gltf_ctx *c, const cna__json *obj, const char *path, size_t sampler_count,
                                 cna_gltf_animation_channel *ch)
 {
     char tpath[CNA__PATH_MAX];
     cna__gltf_path_cat(tpath, sizeof tpath, path, ".target");
-    const cJSON *target = cna__gltf_json_get(obj, "target");
+    const cna__json *target = cna__gltf_json_get(obj, "target");
     const char *name = NULL;
     ch->target_node = -1;
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
@@ -64,12 +64,12 @@ static cna_result parse_channel(cna__gltf_ctx *c, const cJSON *obj, const char *
     return CNA_OK;
 }
 
-static cna_result parse_animation(cna__gltf_ctx *c, const cJSON *obj, size_t index)
+static cna_result parse_animation(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX], sub[CNA__PATH_MAX];
     cna__gltf_path_index(path, sizeof path, "animations", index, "");
     cna_gltf_animation *a = &c->animations[index];
-    const cJSON *channels, *samplers, *item;
+    const cna__json *channels, *samplers, *item;
     size_t nc, ns, i = 0;
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
     if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &a->name);
@@ -83,14 +83,14 @@ static cna_result parse_animation(cna__gltf_ctx *c, const cJSON *obj, size_t ind
     a->sampler_count = ns;
     a->channels = ch;
     a->channel_count = nc;
-    cJSON_ArrayForEach(item, samplers)
+    cna__json_for_each(item, samplers)
     {
         cna__gltf_path_prefixed(sub, sizeof sub, path, ".samplers", i, "");
         r = parse_sampler(c, item, sub, &s[i++]);
         if (r) return r;
     }
     i = 0;
-    cJSON_ArrayForEach(item, channels)
+    cna__json_for_each(item, channels)
     {
         cna__gltf_path_prefixed(sub, sizeof sub, path, ".channels", i, "");
         r = parse_channel(c, item, sub, ns, &ch[i++]);
@@ -101,9 +101,9 @@ static cna_result parse_animation(cna__gltf_ctx *c, const cJSON *obj, size_t ind
 
 cna_result cna__gltf_parse_animations(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__gltf_json_get(c->root, "animations"), *item;
+    const cna__json *arr = cna__gltf_json_get(c->root, "animations"), *item;
     size_t i = 0;
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
         cna_result r = parse_animation(c, item, i++);
         if (r) return r;

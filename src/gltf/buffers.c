@@ -20,10 +20,14 @@ static cna_result glb_bin_data(cna__gltf_ctx *c, const char *path, size_t index,
         return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                           "%s.byteLength: %zu exceeds the GLB BIN chunk (%zu bytes)", path, b->byte_length,
                           c->glb_bin_size);
-    uint8_t *copy = (uint8_t *)cna__gltf_arena_alloc_raw(c->arena, b->byte_length);
-    if (!copy) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
-    memcpy(copy, c->glb_bin, b->byte_length);
-    b->data = copy;
+    if (c->glb_bin_in_place) {
+        b->data = c->glb_bin;
+    } else {
+        uint8_t *copy = (uint8_t *)cna__gltf_arena_alloc_raw(c->arena, b->byte_length);
+        if (!copy) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+        memcpy(copy, c->glb_bin, b->byte_length);
+        b->data = copy;
+    }
     b->source = CNA_GLTF_SOURCE_GLB_BIN;
     *size = c->glb_bin_size;
     return CNA_OK;
@@ -65,7 +69,7 @@ static cna_result external_data(cna__gltf_ctx *c, const char *path, const char *
     return CNA_OK;
 }
 
-static cna_result parse_buffer(cna__gltf_ctx *c, const cJSON *obj, size_t index)
+static cna_result parse_buffer(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
     cna__gltf_path_index(path, sizeof path, "buffers", index, "");
@@ -111,9 +115,9 @@ static cna_result parse_buffer(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 
 cna_result cna__gltf_parse_buffers(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__gltf_json_get(c->root, "buffers"), *item;
+    const cna__json *arr = cna__gltf_json_get(c->root, "buffers"), *item;
     size_t i = 0;
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
         cna_result r = parse_buffer(c, item, i++);
         if (r) return r;
@@ -121,7 +125,7 @@ cna_result cna__gltf_parse_buffers(cna__gltf_ctx *c)
     return CNA_OK;
 }
 
-static cna_result parse_view(cna__gltf_ctx *c, const cJSON *obj, size_t index)
+static cna_result parse_view(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
     cna__gltf_path_index(path, sizeof path, "bufferViews", index, "");
@@ -167,9 +171,9 @@ static cna_result parse_view(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 
 cna_result cna__gltf_parse_buffer_views(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__gltf_json_get(c->root, "bufferViews"), *item;
+    const cna__json *arr = cna__gltf_json_get(c->root, "bufferViews"), *item;
     size_t i = 0;
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
         cna_result r = parse_view(c, item, i++);
         if (r) return r;

@@ -35,6 +35,16 @@ void cna__gltf_path_index(char *buf, size_t size, const char *prefix, size_t ind
         digits[nd++] = (char)('0' + index % 10);
         index /= 10;
     } while (index);
+    size_t np = strlen(prefix), ns = strlen(suffix);
+    if (np + nd + ns + 2 < size) { /* it fits: the common case, without the byte-wise checks */
+        memcpy(buf, prefix, np);
+        o = np;
+        buf[o++] = '[';
+        while (nd) buf[o++] = digits[--nd];
+        buf[o++] = ']';
+        memcpy(buf + o, suffix, ns + 1);
+        return;
+    }
     for (const char *p = prefix; *p && o + 1 < size; p++) buf[o++] = *p;
     if (o + 1 < size) buf[o++] = '[';
     while (nd && o + 1 < size) buf[o++] = digits[--nd];
@@ -106,7 +116,7 @@ static bool parse_version(const char *s, long *major, long *minor)
     return *end == '\0';
 }
 
-static cna_result check_version(const cJSON *asset, const char *key, const char *s, bool is_min, cna_error *err)
+static cna_result check_version(const cna__json *asset, const char *key, const char *s, bool is_min, cna_error *err)
 {
     long major, minor;
     if (!parse_version(s, &major, &minor))
@@ -121,7 +131,7 @@ static cna_result check_version(const cJSON *asset, const char *key, const char 
 static cna_result parse_asset(cna__gltf_ctx *c)
 {
     cna_gltf_asset *a = &c->doc->pub.asset;
-    const cJSON *asset = cna__gltf_json_get(c->root, "asset");
+    const cna__json *asset = cna__gltf_json_get(c->root, "asset");
     if (!asset) return cna__error(c->err, CNA_ERROR_INVALID_DATA, "asset: required property is missing");
     cna_result r = cna__gltf_json_expect_object(asset, "asset", c->err);
     if (!r) r = cna__gltf_json_string(c, asset, "version", "asset", true, &a->version);
@@ -135,20 +145,20 @@ static cna_result parse_asset(cna__gltf_ctx *c)
 
 static cna_result string_list(cna__gltf_ctx *c, const char *key, const char *const **out, size_t *count)
 {
-    const cJSON *arr = cna__gltf_json_get(c->root, key), *item;
+    const cna__json *arr = cna__gltf_json_get(c->root, key), *item;
     size_t i = 0;
     if (!arr) return CNA_OK;
-    if (!cJSON_IsArray(arr))
+    if (!cna__gltf_is_array(arr))
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: expected an array, got %s", key,
                           cna__gltf_json_type_name(arr));
-    int size = cJSON_GetArraySize(arr);
+    int size = cna__json_count(arr);
     size_t n = size > 0 ? (size_t)size : 0;
     if (n == 0) return CNA_OK;
     const char **names = (const char **)cna__gltf_arena_calloc(c->arena, n, sizeof *names);
     if (!names) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", key);
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
-        if (!cJSON_IsString(item))
+        if (!cna__gltf_is_string(item))
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s[%zu]: expected a string, got %s", key, i,
                               cna__gltf_json_type_name(item));
         names[i] = cna__gltf_arena_strdup(c->arena, item->valuestring);
@@ -205,14 +215,14 @@ static const top_array top_arrays[] = {
 static cna_result count_arrays(cna__gltf_ctx *c)
 {
     for (size_t i = 0; i < sizeof top_arrays / sizeof top_arrays[0]; i++) {
-        const cJSON *v = cna__gltf_json_get(c->root, top_arrays[i].key);
+        const cna__json *v = cna__gltf_json_get(c->root, top_arrays[i].key);
         size_t *count = (size_t *)((char *)c + top_arrays[i].ctx_count_offset);
         *count = 0;
         if (!v) continue;
-        if (!cJSON_IsArray(v))
+        if (!cna__gltf_is_array(v))
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: expected an array, got %s", top_arrays[i].key,
                               cna__gltf_json_type_name(v));
-        int n = cJSON_GetArraySize(v);
+        int n = cna__json_count(v);
         *count = n > 0 ? (size_t)n : 0;
         if (*count == 0) /* glTF's schema: every top-level array has minItems 1 */
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: 0 entries; at least 1 required",
@@ -315,20 +325,20 @@ static cna_result json_error(const uint8_t *json, size_t size, const char *end, 
 }
 
 static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size, cna__gltf_arena *fast,
-                             const cJSON **fast_root, cJSON **out)
+                             const cna__json **out)
 {
     /* RFC 8259 section 8.1 and glTF 2.0 ("JSON documents MUST NOT use a byte order mark"). */
     if (size >= 3 && json[0] == 0xEF && json[1] == 0xBB && json[2] == 0xBF)
         return cna__error(c->err, CNA_ERROR_PARSE,
                           "JSON: starts with a UTF-8 byte order mark (EF BB BF), which glTF does not allow");
     /* The fast path first; anything it does not take goes to cJSON, unchanged. */
-    const cJSON *quick = NULL;
+    const cna__json *quick = NULL;
     if (!cna__gltf_json_fast_parse(json, size, fast, &quick)) {
         cna__gltf_arena_free_all(fast);
         return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "JSON: out of memory");
     }
-    if (quick && cJSON_IsObject(quick)) {
-        *fast_root = quick;
+    if (quick && cna__gltf_is_object(quick)) {
+        *out = quick;
         return CNA_OK;
     }
     cna__gltf_arena_free_all(fast);
@@ -344,13 +354,19 @@ static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size,
             return json_error(json, size, (const char *)json + pos, c->err);
         }
     }
-    if (!cJSON_IsObject(root)) {
+    const cna__json *tree = cna__gltf_json_from_cjson(root, fast);
+    cJSON_Delete(root);
+    if (!tree) {
+        cna__gltf_arena_free_all(fast);
+        return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "JSON: out of memory");
+    }
+    if (!cna__gltf_is_object(tree)) {
         cna_result r = cna__error(c->err, CNA_ERROR_INVALID_DATA, "glTF: the JSON root is %s, not an object",
-                                  cna__gltf_json_type_name(root));
-        cJSON_Delete(root);
+                                  cna__gltf_json_type_name(tree));
+        cna__gltf_arena_free_all(fast);
         return r;
     }
-    *out = root;
+    *out = tree;
     return CNA_OK;
 }
 
@@ -370,22 +386,23 @@ static cna_result load_bytes(cna__gltf_ctx *c, const uint8_t *data, size_t size)
         json = glb.json;
         json_size = glb.json_size;
     }
-    cJSON *root = NULL;
-    const cJSON *fast_root = NULL;
-    cna__gltf_arena fast;
-    cna__gltf_arena_init(&fast, &c->scratch.alloc);
-    cna_result r = parse_json(c, json, json_size, &fast, &fast_root, &root);
+    const cna__json *root = NULL;
+    cna__gltf_arena tree; /* the parsed JSON, freed once the document is built */
+    cna__gltf_arena_init(&tree, &c->scratch.alloc);
+    cna_result r = parse_json(c, json, json_size, &tree, &root);
     if (r) return r;
-    c->root = fast_root ? fast_root : root;
+    c->root = root;
     r = run_stages(c);
     c->root = NULL;
-    if (fast_root) cna__gltf_arena_free_all(&fast);
-    else cJSON_Delete(root);
+    cna__gltf_arena_free_all(&tree);
     return r;
 }
 
+/* file_blocks: for load_file, the arena holding the file's bytes (NULL from
+ * memory). A GLB's blocks move into the document, whose buffer 0 then points
+ * at the BIN chunk in place instead of holding a copy of it. */
 static cna_result load(const uint8_t *data, size_t size, const cna_gltf_options *opts, const char *base_dir,
-                       cna_gltf_document **out, cna_error *err)
+                       cna__gltf_arena *file_blocks, cna_gltf_document **out, cna_error *err)
 {
     cna_gltf_options o;
     memset(&o, 0, sizeof o);
@@ -399,6 +416,12 @@ static cna_result load(const uint8_t *data, size_t size, const cna_gltf_options 
     doc->alloc = alloc;
     cna__gltf_arena_init(&doc->arena, &alloc);
     doc->pub.scene = -1;
+    bool bin_in_place = false;
+    if (file_blocks && file_blocks->head && cna__gltf_glb_is(data, size)) {
+        doc->arena.head = file_blocks->head; /* same allocator: opts' */
+        file_blocks->head = NULL;
+        bin_in_place = true;
+    }
     cna__gltf_ctx c;
     memset(&c, 0, sizeof c);
     c.doc = doc;
@@ -411,6 +434,7 @@ static cna_result load(const uint8_t *data, size_t size, const cna_gltf_options 
     c.max_size = max_size;
     c.base_dir = o.resolve ? NULL : base_dir;
     c.from_memory = base_dir == NULL;
+    c.glb_bin_in_place = bin_in_place;
     cna_result r = load_bytes(&c, data, size);
     cna__gltf_arena_free_all(&c.scratch);
     if (r) {
@@ -428,7 +452,7 @@ cna_result cna_gltf_load_memory(const void *data, size_t size, const cna_gltf_op
 {
     if (!out) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "out is NULL");
     if (!data) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "data is NULL");
-    return load((const uint8_t *)data, size, opts, NULL, out, err);
+    return load((const uint8_t *)data, size, opts, NULL, NULL, out, err);
 }
 
 cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts, cna_gltf_document **out,
@@ -449,7 +473,7 @@ cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts, cn
                     : cna__gltf_arena_strdup(&file, ".");
         if (!dir) r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory");
     }
-    if (!r) r = load(data, size, opts, dir, out, err);
+    if (!r) r = load(data, size, opts, dir, &file, out, err);
     cna__gltf_arena_free_all(&file);
     return r;
 }

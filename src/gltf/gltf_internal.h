@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
@@ -39,6 +40,43 @@ void *cna__gltf_arena_alloc_raw(cna__gltf_arena *arena, size_t size);
 char *cna__gltf_arena_strdup(cna__gltf_arena *arena, const char *s);
 char *cna__gltf_arena_strndup(cna__gltf_arena *arena, const char *s, size_t len);
 void cna__gltf_arena_free_all(cna__gltf_arena *arena);
+
+/* ------------------------------------------------------------------ JSON tree */
+
+/* The parsed JSON: cJSON's tree in 32 bytes a node instead of 64 (a
+ * container's children, a string's bytes and a number's value share one
+ * field), built by json_fast.c from the text or copied from cJSON's tree.
+ * Values keep cJSON's types (cJSON_Number, ...); numbers are cJSON's
+ * valuedouble. Every node and string lives in an arena (or, for strings,
+ * in json_fast.c's table of common ones) and is only read. */
+typedef struct cna__json {
+    struct cna__json *next;   /* next element or member; NULL after the last */
+    const char *string;       /* a member's key; NULL in arrays and for the root */
+    union {
+        struct cna__json *child;  /* cJSON_Array, cJSON_Object: first element or member */
+        const char *valuestring;  /* cJSON_String */
+        double valuedouble;       /* cJSON_Number */
+    };
+    int type;                 /* cJSON_False, cJSON_True, cJSON_NULL, cJSON_Number, cJSON_String,
+                               * cJSON_Array or cJSON_Object */
+} cna__json;
+
+/* First element or member of a container; NULL for anything else. */
+static inline const cna__json *cna__json_first(const cna__json *v)
+{
+    return v != NULL && (v->type == cJSON_Array || v->type == cJSON_Object) ? v->child : NULL;
+}
+/* cJSON_ArrayForEach: every element or member of arr (none unless a container). */
+#define cna__json_for_each(element, arr) for (element = cna__json_first(arr); element != NULL; element = element->next)
+/* cJSON_GetArraySize: the number of elements or members. */
+static inline int cna__json_count(const cna__json *v)
+{
+    int n = 0;
+    for (const cna__json *e = cna__json_first(v); e; e = e->next) n++;
+    return n;
+}
+
+/* ------------------------------------------------------------------ json.c */
 
 /* ------------------------------------------------------------------ context */
 
@@ -103,8 +141,9 @@ typedef struct cna__gltf_ctx {
     const uint8_t *glb_bin;  /* BIN chunk (inside the input bytes or the document blob) */
     size_t glb_bin_size;
     bool glb_has_bin;
+    bool glb_bin_in_place;   /* the input bytes belong to the document: no copy of BIN */
 
-    const cJSON *root;
+    const cna__json *root;
     bool quantization;       /* KHR_mesh_quantization is used */
 
     /* top-level counts (from the JSON, before parsing) */
@@ -168,55 +207,72 @@ void cna__gltf_path_prefixed(char *buf, size_t size, const char *parent, const c
 void cna__gltf_fmt_float(char *buf, size_t size, float v);
 void cna__gltf_fmt_double(char *buf, size_t size, double v);
 
-/* ------------------------------------------------------------------ json.c */
+/* cJSON_IsNumber, cJSON_IsObject, ... inlined (the same tests on the type byte). */
+static inline bool cna__gltf_is_type(const cna__json *v, int type)
+{
+    return v != NULL && (v->type & 0xFF) == type;
+}
+static inline bool cna__gltf_is_number(const cna__json *v) { return cna__gltf_is_type(v, cJSON_Number); }
+static inline bool cna__gltf_is_string(const cna__json *v) { return cna__gltf_is_type(v, cJSON_String); }
+static inline bool cna__gltf_is_array(const cna__json *v) { return cna__gltf_is_type(v, cJSON_Array); }
+static inline bool cna__gltf_is_object(const cna__json *v) { return cna__gltf_is_type(v, cJSON_Object); }
+static inline bool cna__gltf_is_null(const cna__json *v) { return cna__gltf_is_type(v, cJSON_NULL); }
+static inline bool cna__gltf_is_true(const cna__json *v) { return cna__gltf_is_type(v, cJSON_True); }
+static inline bool cna__gltf_is_bool(const cna__json *v)
+{
+    return v != NULL && (v->type & (cJSON_True | cJSON_False)) != 0;
+}
 
 /* Member `key` of object `obj`, or NULL (also when obj is not an object). */
-const cJSON *cna__gltf_json_get(const cJSON *obj, const char *key);
+const cna__json *cna__gltf_json_get(const cna__json *obj, const char *key);
 /* Name of a JSON value's type for messages ("string", "number", ...). */
-const char *cna__gltf_json_type_name(const cJSON *v);
+const char *cna__gltf_json_type_name(const cna__json *v);
 /* The JSON text as the tree cJSON would build, nodes and strings in `arena`
  * (freed with it, never with cJSON_Delete), into *out; *out = NULL when the
  * text leaves the plain subset this parser handles: then parse it with cJSON
  * (src/gltf/json_fast.c). false: an allocation failed. */
-bool cna__gltf_json_fast_parse(const uint8_t *text, size_t size, cna__gltf_arena *arena, const cJSON **out);
+bool cna__gltf_json_fast_parse(const uint8_t *text, size_t size, cna__gltf_arena *arena, const cna__json **out);
+/* cJSON's tree as cna__json nodes and strings in `arena`; NULL when an
+ * allocation failed. */
+const cna__json *cna__gltf_json_from_cjson(const cJSON *v, cna__gltf_arena *arena);
 /* `v` (at `path`) must be an object. */
-cna_result cna__gltf_json_expect_object(const cJSON *v, const char *path, cna_error *err);
+cna_result cna__gltf_json_expect_object(const cna__json *v, const char *path, cna_error *err);
 
 /* Optional integer-valued number member in [min, max]; absent leaves *out. */
-cna_result cna__gltf_json_int(const cJSON *obj, const char *key, const char *path, bool required,
+cna_result cna__gltf_json_int(const cna__json *obj, const char *key, const char *path, bool required,
                          int64_t min, int64_t max, int64_t *out, cna_error *err);
 /* Optional non-negative integer-valued member (<= 2^53 and SIZE_MAX); absent leaves *out. */
-cna_result cna__gltf_json_size(const cJSON *obj, const char *key, const char *path, bool required,
+cna_result cna__gltf_json_size(const cna__json *obj, const char *key, const char *path, bool required,
                           size_t *out, cna_error *err);
 /* Optional index into an array of `count` objects called `what` ("meshes");
  * absent gives -1. */
-cna_result cna__gltf_json_index(const cJSON *obj, const char *key, const char *path, bool required,
+cna_result cna__gltf_json_index(const cna__json *obj, const char *key, const char *path, bool required,
                            size_t count, const char *what, int32_t *out, cna_error *err);
 /* Optional finite number that fits a float; absent leaves *out. */
-cna_result cna__gltf_json_float(const cJSON *obj, const char *key, const char *path, bool required,
+cna_result cna__gltf_json_float(const cna__json *obj, const char *key, const char *path, bool required,
                            float *out, cna_error *err);
 /* Optional array of exactly n finite floats; absent leaves out, *present false. */
-cna_result cna__gltf_json_floats(const cJSON *obj, const char *key, const char *path, size_t n, float *out,
+cna_result cna__gltf_json_floats(const cna__json *obj, const char *key, const char *path, size_t n, float *out,
                             bool *present, cna_error *err);
 /* Optional array of any length (>= min_items) of finite floats, copied into the arena. */
-cna_result cna__gltf_json_float_array(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
+cna_result cna__gltf_json_float_array(cna__gltf_ctx *c, const cna__json *obj, const char *key, const char *path,
                                  size_t min_items, float **out, size_t *count);
 /* Optional boolean; absent leaves *out. */
-cna_result cna__gltf_json_bool(const cJSON *obj, const char *key, const char *path, bool *out, cna_error *err);
+cna_result cna__gltf_json_bool(const cna__json *obj, const char *key, const char *path, bool *out, cna_error *err);
 /* Optional string (borrowed from the JSON tree); absent gives NULL. */
-cna_result cna__gltf_json_string_ref(const cJSON *obj, const char *key, const char *path, bool required,
+cna_result cna__gltf_json_string_ref(const cna__json *obj, const char *key, const char *path, bool required,
                                 const char **out, cna_error *err);
 /* Optional string copied into the document arena; absent gives NULL. */
-cna_result cna__gltf_json_string(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
+cna_result cna__gltf_json_string(cna__gltf_ctx *c, const cna__json *obj, const char *key, const char *path,
                             bool required, const char **out);
 /* Optional array member with at least min_items entries; absent gives NULL, 0. */
-cna_result cna__gltf_json_array(const cJSON *obj, const char *key, const char *path, bool required,
-                           size_t min_items, const cJSON **out, size_t *count, cna_error *err);
+cna_result cna__gltf_json_array(const cna__json *obj, const char *key, const char *path, bool required,
+                           size_t min_items, const cna__json **out, size_t *count, cna_error *err);
 /* The value v (at path) as an index into `count` `what`s. */
-cna_result cna__gltf_json_index_value(const cJSON *v, const char *path, size_t count, const char *what, int32_t *out,
+cna_result cna__gltf_json_index_value(const cna__json *v, const char *path, size_t count, const char *what, int32_t *out,
                                  cna_error *err);
 /* Optional array of indices into `count` `what`s, copied into the arena. */
-cna_result cna__gltf_json_index_array(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
+cna_result cna__gltf_json_index_array(cna__gltf_ctx *c, const cna__json *obj, const char *key, const char *path,
                                  bool required, size_t min_items, size_t count, const char *what,
                                  int32_t **out, size_t *n);
 
@@ -324,6 +380,17 @@ void cna__gltf_report_unused(cna__gltf_ctx *c);
 /* Accessor element read without argument checks (the document is validated). */
 void cna__gltf_accessor_element_floats(const cna_gltf_document *doc, const cna_gltf_accessor *acc, size_t element,
                                   float *out);
+/* A FLOAT accessor stored in a buffer view (not sparse): its first element's
+ * bytes (element e at + e * byte_stride, little-endian floats); else NULL. */
+const uint8_t *cna__gltf_accessor_float_base(const cna_gltf_document *doc, const cna_gltf_accessor *acc);
+/* The little-endian float at p. */
+static inline float cna__gltf_f32le(const uint8_t *p)
+{
+    uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
 /* true when the accessor is dense FLOAT in a bufferView and every value is
  * finite (one pass over the bytes); false otherwise (check element by element). */
 bool cna__gltf_accessor_all_finite(const cna_gltf_document *doc, const cna_gltf_accessor *acc);

@@ -4,43 +4,48 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gltf/gltf_internal.h"
 
 /* 2^53: the largest range in which every integer is exactly a double. */
 #define CNA__JSON_MAX_EXACT 9007199254740992.0
 
-const cJSON *cna__gltf_json_get(const cJSON *obj, const char *key)
+const cna__json *cna__gltf_json_get(const cna__json *obj, const char *key)
 {
-    if (!cJSON_IsObject(obj)) return NULL;
-    return cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!cna__gltf_is_object(obj) || !key) return NULL;
+    /* cJSON_GetObjectItemCaseSensitive: the first child named key; a child
+     * without a name ends the search */
+    for (const cna__json *v = obj->child; v && v->string; v = v->next)
+        if (v->string[0] == key[0] && strcmp(v->string, key) == 0) return v;
+    return NULL;
 }
 
-const char *cna__gltf_json_type_name(const cJSON *v)
+const char *cna__gltf_json_type_name(const cna__json *v)
 {
     if (!v) return "nothing";
-    if (cJSON_IsBool(v)) return "boolean";
-    if (cJSON_IsNull(v)) return "null";
-    if (cJSON_IsNumber(v)) return "number";
-    if (cJSON_IsString(v)) return "string";
-    if (cJSON_IsArray(v)) return "array";
-    if (cJSON_IsObject(v)) return "object";
+    if (cna__gltf_is_bool(v)) return "boolean";
+    if (cna__gltf_is_null(v)) return "null";
+    if (cna__gltf_is_number(v)) return "number";
+    if (cna__gltf_is_string(v)) return "string";
+    if (cna__gltf_is_array(v)) return "array";
+    if (cna__gltf_is_object(v)) return "object";
     return "invalid value";
 }
 
-cna_result cna__gltf_json_expect_object(const cJSON *v, const char *path, cna_error *err)
+cna_result cna__gltf_json_expect_object(const cna__json *v, const char *path, cna_error *err)
 {
-    if (cJSON_IsObject(v)) return CNA_OK;
+    if (cna__gltf_is_object(v)) return CNA_OK;
     return cna__error(err, CNA_ERROR_INVALID_DATA, "%s: expected an object, got %s", path,
                       cna__gltf_json_type_name(v));
 }
 
 /* Member lookup with the required/type check shared by every getter. */
-static cna_result member(const cJSON *obj, const char *key, const char *path, bool required,
-                         cJSON_bool (*is_type)(const cJSON *), const char *type_name, const cJSON **out,
+static cna_result member(const cna__json *obj, const char *key, const char *path, bool required,
+                         bool (*is_type)(const cna__json *), const char *type_name, const cna__json **out,
                          cna_error *err)
 {
-    const cJSON *v = cna__gltf_json_get(obj, key);
+    const cna__json *v = cna__gltf_json_get(obj, key);
     *out = NULL;
     if (!v) {
         if (required)
@@ -81,11 +86,11 @@ static cna_result integer_value(double d, const char *path, const char *key, dou
     return CNA_OK;
 }
 
-cna_result cna__gltf_json_int(const cJSON *obj, const char *key, const char *path, bool required, int64_t min,
+cna_result cna__gltf_json_int(const cna__json *obj, const char *key, const char *path, bool required, int64_t min,
                          int64_t max, int64_t *out, cna_error *err)
 {
-    const cJSON *v;
-    cna_result r = member(obj, key, path, required, cJSON_IsNumber, "a number", &v, err);
+    const cna__json *v;
+    cna_result r = member(obj, key, path, required, cna__gltf_is_number, "a number", &v, err);
     if (r || !v) return r;
     double d;
     r = integer_value(v->valuedouble, path, key, (double)min, (double)max, &d, err);
@@ -94,11 +99,11 @@ cna_result cna__gltf_json_int(const cJSON *obj, const char *key, const char *pat
     return CNA_OK;
 }
 
-cna_result cna__gltf_json_size(const cJSON *obj, const char *key, const char *path, bool required, size_t *out,
+cna_result cna__gltf_json_size(const cna__json *obj, const char *key, const char *path, bool required, size_t *out,
                           cna_error *err)
 {
-    const cJSON *v;
-    cna_result r = member(obj, key, path, required, cJSON_IsNumber, "a number", &v, err);
+    const cna__json *v;
+    cna_result r = member(obj, key, path, required, cna__gltf_is_number, "a number", &v, err);
     if (r || !v) return r;
     double max = CNA__JSON_MAX_EXACT;
     if ((double)SIZE_MAX < max) max = (double)SIZE_MAX;
@@ -109,10 +114,10 @@ cna_result cna__gltf_json_size(const cJSON *obj, const char *key, const char *pa
     return CNA_OK;
 }
 
-cna_result cna__gltf_json_index_value(const cJSON *v, const char *path, size_t count, const char *what, int32_t *out,
+cna_result cna__gltf_json_index_value(const cna__json *v, const char *path, size_t count, const char *what, int32_t *out,
                                  cna_error *err)
 {
-    if (!cJSON_IsNumber(v))
+    if (!cna__gltf_is_number(v))
         return cna__error(err, CNA_ERROR_INVALID_DATA, "%s: expected a number, got %s", path,
                           cna__gltf_json_type_name(v));
     double d;
@@ -124,7 +129,7 @@ cna_result cna__gltf_json_index_value(const cJSON *v, const char *path, size_t c
     return CNA_OK;
 }
 
-cna_result cna__gltf_json_index(const cJSON *obj, const char *key, const char *path, bool required, size_t count,
+cna_result cna__gltf_json_index(const cna__json *obj, const char *key, const char *path, bool required, size_t count,
                            const char *what, int32_t *out, cna_error *err)
 {
     int64_t v = -1;
@@ -137,10 +142,10 @@ cna_result cna__gltf_json_index(const cJSON *obj, const char *key, const char *p
     return CNA_OK;
 }
 
-static cna_result float_value(const cJSON *v, const char *path, const char *key, size_t i, bool indexed,
+static cna_result float_value(const cna__json *v, const char *path, const char *key, size_t i, bool indexed,
                               float *out, cna_error *err)
 {
-    if (!cJSON_IsNumber(v)) {
+    if (!cna__gltf_is_number(v)) {
         if (indexed)
             return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.%s[%zu]: expected a number, got %s", path, key, i,
                               cna__gltf_json_type_name(v));
@@ -160,19 +165,19 @@ static cna_result float_value(const cJSON *v, const char *path, const char *key,
     return CNA_OK;
 }
 
-cna_result cna__gltf_json_float(const cJSON *obj, const char *key, const char *path, bool required, float *out,
+cna_result cna__gltf_json_float(const cna__json *obj, const char *key, const char *path, bool required, float *out,
                            cna_error *err)
 {
-    const cJSON *v;
-    cna_result r = member(obj, key, path, required, cJSON_IsNumber, "a number", &v, err);
+    const cna__json *v;
+    cna_result r = member(obj, key, path, required, cna__gltf_is_number, "a number", &v, err);
     if (r || !v) return r;
     return float_value(v, path, key, 0, false, out, err);
 }
 
-cna_result cna__gltf_json_floats(const cJSON *obj, const char *key, const char *path, size_t n, float *out,
+cna_result cna__gltf_json_floats(const cna__json *obj, const char *key, const char *path, size_t n, float *out,
                             bool *present, cna_error *err)
 {
-    const cJSON *arr;
+    const cna__json *arr;
     size_t count;
     if (present) *present = false;
     cna_result r = cna__gltf_json_array(obj, key, path, false, 0, &arr, &count, err);
@@ -181,8 +186,8 @@ cna_result cna__gltf_json_floats(const cJSON *obj, const char *key, const char *
         return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.%s: %zu numbers; expected %zu", path, key, count, n);
     float tmp[16];
     size_t i = 0;
-    const cJSON *item;
-    cJSON_ArrayForEach(item, arr)
+    const cna__json *item;
+    cna__json_for_each(item, arr)
     {
         r = float_value(item, path, key, i, true, &tmp[i], err);
         if (r) return r;
@@ -193,10 +198,10 @@ cna_result cna__gltf_json_floats(const cJSON *obj, const char *key, const char *
     return CNA_OK;
 }
 
-cna_result cna__gltf_json_float_array(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
+cna_result cna__gltf_json_float_array(cna__gltf_ctx *c, const cna__json *obj, const char *key, const char *path,
                                  size_t min_items, float **out, size_t *count)
 {
-    const cJSON *arr;
+    const cna__json *arr;
     size_t n;
     *out = NULL;
     *count = 0;
@@ -205,8 +210,8 @@ cna_result cna__gltf_json_float_array(cna__gltf_ctx *c, const cJSON *obj, const 
     float *values = (float *)cna__gltf_arena_calloc(c->arena, n, sizeof *values);
     if (!values) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s.%s: out of memory", path, key);
     size_t i = 0;
-    const cJSON *item;
-    cJSON_ArrayForEach(item, arr)
+    const cna__json *item;
+    cna__json_for_each(item, arr)
     {
         r = float_value(item, path, key, i, true, &values[i], c->err);
         if (r) return r;
@@ -217,27 +222,27 @@ cna_result cna__gltf_json_float_array(cna__gltf_ctx *c, const cJSON *obj, const 
     return CNA_OK;
 }
 
-cna_result cna__gltf_json_bool(const cJSON *obj, const char *key, const char *path, bool *out, cna_error *err)
+cna_result cna__gltf_json_bool(const cna__json *obj, const char *key, const char *path, bool *out, cna_error *err)
 {
-    const cJSON *v;
-    cna_result r = member(obj, key, path, false, cJSON_IsBool, "a boolean", &v, err);
+    const cna__json *v;
+    cna_result r = member(obj, key, path, false, cna__gltf_is_bool, "a boolean", &v, err);
     if (r || !v) return r;
-    *out = cJSON_IsTrue(v) != 0;
+    *out = cna__gltf_is_true(v);
     return CNA_OK;
 }
 
-cna_result cna__gltf_json_string_ref(const cJSON *obj, const char *key, const char *path, bool required,
+cna_result cna__gltf_json_string_ref(const cna__json *obj, const char *key, const char *path, bool required,
                                 const char **out, cna_error *err)
 {
-    const cJSON *v;
+    const cna__json *v;
     *out = NULL;
-    cna_result r = member(obj, key, path, required, cJSON_IsString, "a string", &v, err);
+    cna_result r = member(obj, key, path, required, cna__gltf_is_string, "a string", &v, err);
     if (r || !v) return r;
     *out = v->valuestring;
     return CNA_OK;
 }
 
-cna_result cna__gltf_json_string(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
+cna_result cna__gltf_json_string(cna__gltf_ctx *c, const cna__json *obj, const char *key, const char *path,
                             bool required, const char **out)
 {
     const char *s;
@@ -250,15 +255,15 @@ cna_result cna__gltf_json_string(cna__gltf_ctx *c, const cJSON *obj, const char 
     return CNA_OK;
 }
 
-cna_result cna__gltf_json_array(const cJSON *obj, const char *key, const char *path, bool required,
-                           size_t min_items, const cJSON **out, size_t *count, cna_error *err)
+cna_result cna__gltf_json_array(const cna__json *obj, const char *key, const char *path, bool required,
+                           size_t min_items, const cna__json **out, size_t *count, cna_error *err)
 {
-    const cJSON *v;
+    const cna__json *v;
     *out = NULL;
     *count = 0;
-    cna_result r = member(obj, key, path, required, cJSON_IsArray, "an array", &v, err);
+    cna_result r = member(obj, key, path, required, cna__gltf_is_array, "an array", &v, err);
     if (r || !v) return r;
-    int n = cJSON_GetArraySize(v);
+    int n = cna__json_count(v);
     size_t size = n > 0 ? (size_t)n : 0;
     if (size < min_items)
         return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.%s: %zu entries; at least %zu required", path, key,
@@ -268,11 +273,11 @@ cna_result cna__gltf_json_array(const cJSON *obj, const char *key, const char *p
     return CNA_OK;
 }
 
-cna_result cna__gltf_json_index_array(cna__gltf_ctx *c, const cJSON *obj, const char *key, const char *path,
+cna_result cna__gltf_json_index_array(cna__gltf_ctx *c, const cna__json *obj, const char *key, const char *path,
                                  bool required, size_t min_items, size_t count, const char *what,
                                  int32_t **out, size_t *n)
 {
-    const cJSON *arr;
+    const cna__json *arr;
     size_t size;
     *out = NULL;
     *n = 0;
@@ -281,10 +286,10 @@ cna_result cna__gltf_json_index_array(cna__gltf_ctx *c, const cJSON *obj, const 
     int32_t *values = (int32_t *)cna__gltf_arena_calloc(c->arena, size, sizeof *values);
     if (!values) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s.%s: out of memory", path, key);
     size_t i = 0;
-    const cJSON *item;
-    cJSON_ArrayForEach(item, arr)
+    const cna__json *item;
+    cna__json_for_each(item, arr)
     {
-        double d = cJSON_IsNumber(item) ? item->valuedouble : -1.0;
+        double d = cna__gltf_is_number(item) ? item->valuedouble : -1.0;
         if (d >= 0.0 && d < (double)count && d <= (double)INT32_MAX && d == floor(d)) {
             values[i++] = (int32_t)d; /* fast path; the message is only formatted on failure */
             continue;

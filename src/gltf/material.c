@@ -48,7 +48,7 @@ static cna_result image_from_uri(cna__gltf_ctx *c, const char *path, const char 
     return CNA_OK;
 }
 
-static cna_result parse_image(cna__gltf_ctx *c, const cJSON *obj, size_t index)
+static cna_result parse_image(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
     cna__gltf_path_index(path, sizeof path, "images", index, "");
@@ -79,9 +79,9 @@ static cna_result parse_image(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 
 cna_result cna__gltf_parse_images(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__gltf_json_get(c->root, "images"), *item;
+    const cna__json *arr = cna__gltf_json_get(c->root, "images"), *item;
     size_t i = 0;
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
         cna_result r = parse_image(c, item, i++);
         if (r) return r;
@@ -89,7 +89,7 @@ cna_result cna__gltf_parse_images(cna__gltf_ctx *c)
     return CNA_OK;
 }
 
-static cna_result gl_enum(const cJSON *obj, const char *key, const char *path, const int32_t *allowed, size_t n,
+static cna_result gl_enum(const cna__json *obj, const char *key, const char *path, const int32_t *allowed, size_t n,
                           int32_t *out, cna_error *err)
 {
     int64_t v = *out;
@@ -105,7 +105,7 @@ static cna_result gl_enum(const cJSON *obj, const char *key, const char *path, c
     return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.%s: %lld is not an allowed value", path, key, (long long)v);
 }
 
-static cna_result parse_sampler(cna__gltf_ctx *c, const cJSON *obj, size_t index)
+static cna_result parse_sampler(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     static const int32_t mag[] = {9728, 9729};
     static const int32_t min[] = {9728, 9729, 9984, 9985, 9986, 9987};
@@ -125,9 +125,9 @@ static cna_result parse_sampler(cna__gltf_ctx *c, const cJSON *obj, size_t index
 
 cna_result cna__gltf_parse_samplers(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__gltf_json_get(c->root, "samplers"), *item;
+    const cna__json *arr = cna__gltf_json_get(c->root, "samplers"), *item;
     size_t i = 0;
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
         cna_result r = parse_sampler(c, item, i++);
         if (r) return r;
@@ -135,7 +135,7 @@ cna_result cna__gltf_parse_samplers(cna__gltf_ctx *c)
     return CNA_OK;
 }
 
-static cna_result parse_texture(cna__gltf_ctx *c, const cJSON *obj, size_t index)
+static cna_result parse_texture(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
     cna__gltf_path_index(path, sizeof path, "textures", index, "");
@@ -152,9 +152,9 @@ static cna_result parse_texture(cna__gltf_ctx *c, const cJSON *obj, size_t index
 
 cna_result cna__gltf_parse_textures(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__gltf_json_get(c->root, "textures"), *item;
+    const cna__json *arr = cna__gltf_json_get(c->root, "textures"), *item;
     size_t i = 0;
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
         cna_result r = parse_texture(c, item, i++);
         if (r) return r;
@@ -163,13 +163,13 @@ cna_result cna__gltf_parse_textures(cna__gltf_ctx *c)
 }
 
 /* textureInfo: {index, texCoord} plus `scale_key` ("scale", "strength") when given. */
-static cna_result texture_ref(cna__gltf_ctx *c, const cJSON *parent, const char *key, const char *parent_path,
+static cna_result texture_ref(cna__gltf_ctx *c, const cna__json *parent, const char *key, const char *parent_path,
                               const char *scale_key, cna_gltf_texture_ref *out)
 {
     out->texture = -1;
     out->texcoord = 0;
     out->scale = 1.0f;
-    const cJSON *obj = cna__gltf_json_get(parent, key);
+    const cna__json *obj = cna__gltf_json_get(parent, key);
     if (!obj) return CNA_OK;
     char path[CNA__PATH_MAX];
     cna__gltf_pathf(path, sizeof path, "%s.%s", parent_path, key);
@@ -184,11 +184,11 @@ static cna_result texture_ref(cna__gltf_ctx *c, const cJSON *parent, const char 
     return CNA_OK;
 }
 
-static cna_result parse_pbr(cna__gltf_ctx *c, const cJSON *mobj, const char *mpath, cna_gltf_material *m)
+static cna_result parse_pbr(cna__gltf_ctx *c, const cna__json *mobj, const char *mpath, cna_gltf_material *m)
 {
     m->base_color_factor = (cna_vec4){1.0f, 1.0f, 1.0f, 1.0f};
     m->metallic_factor = m->roughness_factor = 1.0f;
-    const cJSON *obj = cna__gltf_json_get(mobj, "pbrMetallicRoughness");
+    const cna__json *obj = cna__gltf_json_get(mobj, "pbrMetallicRoughness");
     char path[CNA__PATH_MAX];
     cna__gltf_pathf(path, sizeof path, "%s.pbrMetallicRoughness", mpath);
     cna_result r = obj ? cna__gltf_json_expect_object(obj, path, c->err) : CNA_OK;
@@ -203,7 +203,7 @@ static cna_result parse_pbr(cna__gltf_ctx *c, const cJSON *mobj, const char *mpa
     return r;
 }
 
-static cna_result parse_alpha_mode(const cJSON *obj, const char *path, cna_gltf_alpha_mode *out, cna_error *err)
+static cna_result parse_alpha_mode(const cna__json *obj, const char *path, cna_gltf_alpha_mode *out, cna_error *err)
 {
     const char *s;
     cna_result r = cna__gltf_json_string_ref(obj, "alphaMode", path, false, &s, err);
@@ -217,7 +217,7 @@ static cna_result parse_alpha_mode(const cJSON *obj, const char *path, cna_gltf_
     return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.alphaMode: \"%.40s\" is not OPAQUE, MASK or BLEND", path, s);
 }
 
-static cna_result parse_material(cna__gltf_ctx *c, const cJSON *obj, size_t index)
+static cna_result parse_material(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
     cna__gltf_path_index(path, sizeof path, "materials", index, "");
@@ -241,9 +241,9 @@ static cna_result parse_material(cna__gltf_ctx *c, const cJSON *obj, size_t inde
 
 cna_result cna__gltf_parse_materials(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__gltf_json_get(c->root, "materials"), *item;
+    const cna__json *arr = cna__gltf_json_get(c->root, "materials"), *item;
     size_t i = 0;
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
         cna_result r = parse_material(c, item, i++);
         if (r) return r;

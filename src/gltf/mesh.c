@@ -54,12 +54,12 @@ static bool parse_semantic(const char *name, cna_gltf_attribute_kind *kind, int3
     return name[0] == '_';
 }
 
-static cna_result parse_attributes(cna__gltf_ctx *c, const cJSON *obj, const char *path, size_t min_items,
+static cna_result parse_attributes(cna__gltf_ctx *c, const cna__json *obj, const char *path, size_t min_items,
                                    cna_gltf_attribute **out, size_t *count)
 {
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
     if (r) return r;
-    int size = cJSON_GetArraySize(obj);
+    int size = cna__json_count(obj);
     size_t n = size > 0 ? (size_t)size : 0;
     if (n < min_items)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: %zu attributes; at least %zu required", path, n,
@@ -68,8 +68,8 @@ static cna_result parse_attributes(cna__gltf_ctx *c, const cJSON *obj, const cha
     if (n && !attrs) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     size_t i = 0;
     uint64_t seen[CNA_GLTF_ATTRIBUTE_KIND_COUNT] = {0}; /* sets 0..63 of each kind, for duplicates */
-    const cJSON *item;
-    cJSON_ArrayForEach(item, obj)
+    const cna__json *item;
+    cna__json_for_each(item, obj)
     {
         cna_gltf_attribute *a = &attrs[i++];
         a->name = cna__gltf_arena_strdup(c->arena, item->string);
@@ -96,15 +96,15 @@ static cna_result parse_attributes(cna__gltf_ctx *c, const cJSON *obj, const cha
     return CNA_OK;
 }
 
-static cna_result parse_targets(cna__gltf_ctx *c, const cJSON *prim, const char *path, cna_gltf_primitive *p)
+static cna_result parse_targets(cna__gltf_ctx *c, const cna__json *prim, const char *path, cna_gltf_primitive *p)
 {
-    const cJSON *arr, *item;
+    const cna__json *arr, *item;
     size_t n, i = 0;
     cna_result r = cna__gltf_json_array(prim, "targets", path, false, 1, &arr, &n, c->err);
     if (r || !arr) return r;
     cna_gltf_morph_target *targets = (cna_gltf_morph_target *)cna__gltf_arena_calloc(c->arena, n, sizeof *targets);
     if (!targets) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s.targets: out of memory", path);
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
         char tpath[CNA__PATH_MAX];
         cna__gltf_path_prefixed(tpath, sizeof tpath, path, ".targets", i, "");
@@ -125,7 +125,7 @@ static cna_result parse_targets(cna__gltf_ctx *c, const cJSON *prim, const char 
     return CNA_OK;
 }
 
-static cna_result parse_primitive(cna__gltf_ctx *c, const cJSON *obj, const char *path, cna_gltf_primitive *p)
+static cna_result parse_primitive(cna__gltf_ctx *c, const cna__json *obj, const char *path, cna_gltf_primitive *p)
 {
     static const cna_gltf_primitive_mode modes[7] = {
         CNA_GLTF_MODE_POINTS,     CNA_GLTF_MODE_LINES,          CNA_GLTF_MODE_LINE_LOOP,   CNA_GLTF_MODE_LINE_STRIP,
@@ -151,12 +151,12 @@ static cna_result parse_primitive(cna__gltf_ctx *c, const cJSON *obj, const char
     return CNA_OK;
 }
 
-static cna_result parse_mesh(cna__gltf_ctx *c, const cJSON *obj, size_t index)
+static cna_result parse_mesh(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
     cna__gltf_path_index(path, sizeof path, "meshes", index, "");
     cna_gltf_mesh *m = &c->meshes[index];
-    const cJSON *arr, *item;
+    const cna__json *arr, *item;
     size_t n, i = 0;
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
     if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &m->name);
@@ -166,7 +166,7 @@ static cna_result parse_mesh(cna__gltf_ctx *c, const cJSON *obj, size_t index)
     if (!prims) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     m->primitives = prims;
     m->primitive_count = n;
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
         char ppath[CNA__PATH_MAX];
         cna__gltf_path_prefixed(ppath, sizeof ppath, path, ".primitives", i, "");
@@ -195,9 +195,9 @@ static cna_result parse_mesh(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 
 cna_result cna__gltf_parse_meshes(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__gltf_json_get(c->root, "meshes"), *item;
+    const cna__json *arr = cna__gltf_json_get(c->root, "meshes"), *item;
     size_t i = 0;
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
         cna_result r = parse_mesh(c, item, i++);
         if (r) return r;

@@ -38,7 +38,7 @@ static cna_result check_trs_matrix(cna__gltf_ctx *c, const char *path, const flo
     return CNA_OK;
 }
 
-static cna_result parse_transform(cna__gltf_ctx *c, const cJSON *obj, const char *path, cna_gltf_node *n)
+static cna_result parse_transform(cna__gltf_ctx *c, const cna__json *obj, const char *path, cna_gltf_node *n)
 {
     float m[16], t[3], q[4], s[3];
     bool has_m, has_t, has_r, has_s;
@@ -69,7 +69,7 @@ static cna_result parse_transform(cna__gltf_ctx *c, const cJSON *obj, const char
     return CNA_OK;
 }
 
-static cna_result parse_node(cna__gltf_ctx *c, const cJSON *obj, size_t index)
+static cna_result parse_node(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
     cna__gltf_path_index(path, sizeof path, "nodes", index, "");
@@ -106,9 +106,9 @@ static cna_result parse_node(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 
 cna_result cna__gltf_parse_nodes(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__gltf_json_get(c->root, "nodes"), *item;
+    const cna__json *arr = cna__gltf_json_get(c->root, "nodes"), *item;
     size_t i = 0;
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
         cna_result r = parse_node(c, item, i++);
         if (r) return r;
@@ -116,7 +116,7 @@ cna_result cna__gltf_parse_nodes(cna__gltf_ctx *c)
     return CNA_OK;
 }
 
-static cna_result parse_skin(cna__gltf_ctx *c, const cJSON *obj, size_t index)
+static cna_result parse_skin(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
     cna__gltf_path_index(path, sizeof path, "skins", index, "");
@@ -137,9 +137,9 @@ static cna_result parse_skin(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 
 cna_result cna__gltf_parse_skins(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__gltf_json_get(c->root, "skins"), *item;
+    const cna__json *arr = cna__gltf_json_get(c->root, "skins"), *item;
     size_t i = 0;
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
         cna_result r = parse_skin(c, item, i++);
         if (r) return r;
@@ -147,7 +147,7 @@ cna_result cna__gltf_parse_skins(cna__gltf_ctx *c)
     return CNA_OK;
 }
 
-static cna_result parse_scene(cna__gltf_ctx *c, const cJSON *obj, size_t index)
+static cna_result parse_scene(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
     cna__gltf_path_index(path, sizeof path, "scenes", index, "");
@@ -162,14 +162,14 @@ static cna_result parse_scene(cna__gltf_ctx *c, const cJSON *obj, size_t index)
 
 cna_result cna__gltf_parse_scenes(cna__gltf_ctx *c)
 {
-    const cJSON *arr = cna__gltf_json_get(c->root, "scenes"), *item;
+    const cna__json *arr = cna__gltf_json_get(c->root, "scenes"), *item;
     size_t i = 0;
-    cJSON_ArrayForEach(item, arr)
+    cna__json_for_each(item, arr)
     {
         cna_result r = parse_scene(c, item, i++);
         if (r) return r;
     }
     c->doc->pub.scene = -1;
-    const cJSON *scene = cna__gltf_json_get(c->root, "scene");
+    const cna__json *scene = cna__gltf_json_get(c->root, "scene");
     return scene ? cna__gltf_json_index_value(scene, "scene", c->n_scenes, "scenes", &c->doc->pub.scene, c->err) : CNA_OK;
 }

@@ -86,9 +86,16 @@ static void check_rotation_keys(cna__gltf_ctx *c, const char *path, const cna_gl
     const cna_gltf_accessor *out = &c->accessors[smp->output];
     bool cubic = smp->interpolation == CNA_GLTF_INTERPOLATION_CUBICSPLINE;
     size_t keys = cubic ? out->count / 3 : out->count;
+    const uint8_t *base = cna__gltf_accessor_float_base(&c->doc->pub, out);
     for (size_t k = 0; k < keys; k++) {
         float q[4];
-        cna__gltf_accessor_element_floats(&c->doc->pub, out, cubic ? 3 * k + 1 : k, q); /* cubic: skip tangents */
+        size_t e = cubic ? 3 * k + 1 : k; /* cubic: skip tangents */
+        if (base) {
+            const uint8_t *p = base + e * out->byte_stride;
+            for (int i = 0; i < 4; i++) q[i] = cna__gltf_f32le(p + 4 * i);
+        } else {
+            cna__gltf_accessor_element_floats(&c->doc->pub, out, e, q);
+        }
         if (!cna__gltf_quat_is_unit(q)) {
             cna__gltf_diag(c, CNA__DIAG_QUATERNION_NOT_UNIT, "%s: rotation key %zu (%g, %g, %g, %g) is not unit length",
                            path, k, (double)q[0], (double)q[1], (double)q[2], (double)q[3]);

@@ -144,6 +144,7 @@ static void check_finite(cna__gltf_ctx *c, const char *apath, int32_t accessor, 
         (a->buffer_view < 0 && !a->is_sparse))
         return;
     checked[accessor] |= CHECKED_FINITE;
+    if (cna__gltf_accessor_all_finite(&c->doc->pub, a)) return; /* the bulk pass; else find the first */
     size_t n = cna_gltf_type_component_count(a->type);
     for (size_t v = 0; v < a->count; v++) {
         float x[16];

@@ -38,9 +38,19 @@
 
 enum { CH_T = 0, CH_R = 1, CH_S = 2 };
 
+/* One input accessor's key times, read and checked once per animation for
+ * every sampler that shares it, with their ticks (computed on first use). */
+typedef struct time_source {
+    int32_t accessor;
+    float *times;
+    size_t count;
+    int64_t *ticks;         /* NULL until needed */
+} time_source;
+
 /* One sampler's data, read once per animation. */
 typedef struct chan_data {
-    float *times;
+    const float *times;     /* src->times */
+    time_source *src;
     size_t count;
     float *values;          /* count (or 3 * count for CUBICSPLINE) elements of comps floats */
     size_t comps;           /* 3 (T, S) or 4 (R) */
@@ -68,6 +78,9 @@ typedef struct extract_env {
     size_t first_non_unit_sampler;
     int32_t first_non_unit_anim;
     sample_vec scratch;     /* the sample buffer, reused from track to track */
+    time_source *sources;   /* this animation's input accessors, source_count of them */
+    size_t source_count;
+    int32_t *source_of_accessor; /* accessor -> index in sources, or -1 */
 } extract_env;
 
 /* ------------------------------------------------------------------ sample vectors */
@@ -207,6 +220,27 @@ static void eval_channel_from(const chan_data *c, double s, float out[4], size_t
     }
 }
 
+/* eval_channel_from, first trying s as the key time at or just after the
+ * cursor: then that key's value (what eval_channel_from gives for s ==
+ * times[k]), without the search. */
+static inline void eval_channel_at(const chan_data *c, double s, float out[4], size_t *cursor)
+{
+    size_t k = *cursor, n = c->count;
+    if (k < n) {
+        if ((double)c->times[k] != s && k + 1 < n && (double)c->times[k + 1] == s) k++;
+        if ((double)c->times[k] == s) {
+            const float *v = key_value(c, k);
+            out[0] = v[0];
+            out[1] = v[1];
+            out[2] = v[2];
+            if (c->comps == 4) out[3] = v[3];
+            *cursor = k;
+            return;
+        }
+    }
+    eval_channel_from(c, s, out, cursor);
+}
+
 static void eval_channel(const chan_data *c, double s, float out[4])
 {
     eval_channel_from(c, s, out, NULL);
@@ -216,9 +250,19 @@ static void eval_channel(const chan_data *c, double s, float out[4])
 
 static void free_chan(const cna_allocator *a, chan_data *c)
 {
-    cna__free(a, c->times);
-    cna__free(a, c->values);
+    cna__free(a, c->values); /* times belong to c->src */
     memset(c, 0, sizeof *c);
+}
+
+/* The ticks of a source's times (cna_ticks_from_seconds of each), computed once. */
+static const int64_t *source_ticks(extract_env *env, time_source *src)
+{
+    if (!src->ticks) {
+        src->ticks = (int64_t *)cna__calloc(&env->alloc, src->count, sizeof(int64_t));
+        if (!src->ticks) return NULL;
+        for (size_t k = 0; k < src->count; k++) src->ticks[k] = cna_ticks_from_seconds((double)src->times[k]);
+    }
+    return src->ticks;
 }
 
 static cna_result load_chan(extract_env *env, size_t anim, size_t sampler_index,
@@ -240,27 +284,59 @@ static cna_result load_chan(extract_env *env, size_t anim, size_t sampler_index,
                           "animations[%zu].samplers[%zu]: output has %zu values for %zu keys of "
                           "%zu components", anim, sampler_index, vn, n, per_key);
     }
-    c->times = (float *)cna__calloc(&env->alloc, n, sizeof(float));
-    c->values = (float *)cna__calloc(&env->alloc, vn, sizeof(float));
-    if (!c->times || !c->values) {
+    /* the input's times: read and checked by an earlier sampler of this
+     * animation with the same input (the same n then), else here */
+    int32_t si = s->input >= 0 && (size_t)s->input < doc->accessor_count ? env->source_of_accessor[s->input] : -1;
+    float *times = NULL;
+    /* not zeroed: the reads below fill every float */
+    if (si < 0 && cna__mul_size(n, sizeof(float), &need)) times = (float *)cna__alloc(&env->alloc, need);
+    if (cna__mul_size(vn, sizeof(float), &need)) c->values = (float *)cna__alloc(&env->alloc, need);
+    if ((si < 0 && !times) || !c->values) {
+        cna__free(&env->alloc, times);
         c->failed = true;
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory (animation data)");
     }
-    cna_result r = cna_gltf_accessor_read_floats(doc, s->input, c->times, n, err);
+    cna_result r = si < 0 ? cna_gltf_accessor_read_floats(doc, s->input, times, n, err) : CNA_OK;
     if (r == CNA_OK) r = cna_gltf_accessor_read_floats(doc, s->output, c->values, vn, err);
     if (r != CNA_OK) {
+        cna__free(&env->alloc, times);
         c->failed = true;
         return r;
     }
-    for (size_t k = 0; k < n; k++) {
-        if (!isfinite(c->times[k]) || (k > 0 && !(c->times[k] > c->times[k - 1]))) {
-            c->failed = true;
-            return cna__error(err, CNA_ERROR_INVALID_DATA,
-                              "animations[%zu].samplers[%zu].input: times must increase",
-                              anim, sampler_index);
+    if (si < 0) {
+        for (size_t k = 0; k < n; k++) {
+            if (!isfinite(times[k]) || (k > 0 && !(times[k] > times[k - 1]))) {
+                cna__free(&env->alloc, times);
+                c->failed = true;
+                return cna__error(err, CNA_ERROR_INVALID_DATA,
+                                  "animations[%zu].samplers[%zu].input: times must increase",
+                                  anim, sampler_index);
+            }
         }
+        si = (int32_t)env->source_count++; /* sources has room for every sampler */
+        time_source *src = &env->sources[si];
+        src->accessor = s->input;
+        src->times = times;
+        src->count = n;
+        src->ticks = NULL;
+        env->source_of_accessor[s->input] = si;
     }
-    for (size_t i = 0; i < vn; i++) {
+    c->src = &env->sources[si];
+    c->times = c->src->times;
+    uint64_t bad = 0; /* exponent all ones <=> (u & 0x7f800000) + 0x00800000 reaches bit 31 */
+    size_t i2 = 0;
+    for (; i2 + 2 <= vn; i2 += 2) { /* two floats a step: no carry crosses from the low one */
+        uint64_t u;
+        memcpy(&u, &c->values[i2], sizeof u);
+        bad |= (u & 0x7f8000007f800000u) + 0x0080000000800000u;
+    }
+    for (; i2 < vn; i2++) {
+        uint32_t u;
+        memcpy(&u, &c->values[i2], sizeof u);
+        bad |= (u & 0x7f800000u) + 0x00800000u;
+    }
+    bad |= bad >> 32;
+    for (size_t i = 0; (bad & 0x80000000u) && i < vn; i++) {
         if (!isfinite(c->values[i])) {
             c->failed = true;
             return cna__error(err, CNA_ERROR_INVALID_DATA,
@@ -273,7 +349,9 @@ static cna_result load_chan(extract_env *env, size_t anim, size_t sampler_index,
         /* Normalise rotation keys (values only: cubic tangents are left as they are). */
         for (size_t k = 0; k < n; k++) {
             float *q = (float *)key_value(c, k);
-            if (cna__quat_needs_normalising(cna_quat_make(q[0], q[1], q[2], q[3]))) {
+            /* cna__quat_needs_normalising, inline */
+            double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
+            if (!(fabs(1.0 - len) <= CNA__QUAT_UNIT_TOLERANCE)) {
                 if (env->non_unit_keys++ == 0) {
                     env->first_non_unit_anim = (int32_t)anim;
                     env->first_non_unit_sampler = sampler_index;
@@ -398,10 +476,28 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
     /* 1. the union of the key times, deduplicated at 1e-9 s: the channels'
      * times increase strictly (checked when read), so a merge sorts them */
     size_t total = 0, pos[3] = {0, 0, 0};
-    for (int c = 0; c < 3; c++)
-        if (tg->ch[c]) total += tg->ch[c]->count;
-    if (!vec_reserve(a, &v, total)) r = CNA_ERROR_OUT_OF_MEMORY;
+    const int64_t *ticks[3] = {NULL, NULL, NULL};
+    time_source *shared = NULL; /* the one input of every channel, if they share one */
+    bool one_source = true;
+    for (int c = 0; c < 3; c++) {
+        if (!tg->ch[c]) continue;
+        total += tg->ch[c]->count;
+        if (shared && tg->ch[c]->src != shared) one_source = false;
+        shared = tg->ch[c]->src;
+        ticks[c] = source_ticks(env, tg->ch[c]->src);
+        if (!ticks[c]) r = CNA_ERROR_OUT_OF_MEMORY;
+    }
+    if (r == CNA_OK && !vec_reserve(a, &v, total)) r = CNA_ERROR_OUT_OF_MEMORY;
     size_t merged = 0;
+    if (r == CNA_OK && shared && one_source) {
+        /* one increasing time list: the union is the list itself */
+        for (size_t k = 0; k < shared->count; k++) {
+            v.items[k].tick = shared->ticks[k];
+            v.items[k].sec = (double)shared->times[k];
+        }
+        v.count = shared->count;
+        merged = total;
+    }
     while (r == CNA_OK && merged < total) {
         int best = -1;
         double bs = 0;
@@ -416,7 +512,7 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
         /* a time equal to the one just taken (channels sharing key times) would
          * be dropped by the deduplication below: skipped here */
         if (v.count > 0 && v.items[v.count - 1].sec == bs) continue;
-        v.items[v.count].tick = cna_ticks_from_seconds(bs);
+        v.items[v.count].tick = ticks[best][pos[best] - 1];
         v.items[v.count].sec = bs;
         v.count++;
     }
@@ -471,16 +567,16 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
         k->rotation = rest->r;
         k->scale = rest->s;
         if (tg->ch[CH_T]) {
-            eval_channel_from(tg->ch[CH_T], v.items[i].sec, val, &cur[CH_T]);
+            eval_channel_at(tg->ch[CH_T], v.items[i].sec, val, &cur[CH_T]);
             k->translation = cna_vec3_make(val[0] * env->ctx->unit_scale, val[1] * env->ctx->unit_scale,
                                            val[2] * env->ctx->unit_scale);
         }
         if (tg->ch[CH_R]) {
-            eval_channel_from(tg->ch[CH_R], v.items[i].sec, val, &cur[CH_R]);
+            eval_channel_at(tg->ch[CH_R], v.items[i].sec, val, &cur[CH_R]);
             k->rotation = cna_quat_make(val[0], val[1], val[2], val[3]);
         }
         if (tg->ch[CH_S]) {
-            eval_channel_from(tg->ch[CH_S], v.items[i].sec, val, &cur[CH_S]);
+            eval_channel_at(tg->ch[CH_S], v.items[i].sec, val, &cur[CH_S]);
             k->scale = cna_vec3_make(val[0], val[1], val[2]);
         }
         if (use_fold) {
@@ -579,9 +675,14 @@ static cna_result extract_animation(extract_env *env, size_t ai, skin_clips *gro
                                                 sizeof *chans);
     target *targets = (target *)cna__calloc(&env->alloc, anim->channel_count ? anim->channel_count : 1,
                                             sizeof *targets);
-    if (!chans || !targets) {
+    env->sources = (time_source *)cna__calloc(&env->alloc, anim->sampler_count ? anim->sampler_count : 1,
+                                              sizeof *env->sources);
+    env->source_count = 0;
+    if (!chans || !targets || !env->sources) {
         cna__free(&env->alloc, chans);
         cna__free(&env->alloc, targets);
+        cna__free(&env->alloc, env->sources);
+        env->sources = NULL;
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
     }
     size_t target_count = 0;
@@ -684,6 +785,15 @@ static cna_result extract_animation(extract_env *env, size_t ai, skin_clips *gro
         }
     }
     for (size_t s = 0; s < anim->sampler_count; s++) free_chan(&env->alloc, &chans[s]);
+    for (size_t s = 0; s < env->source_count; s++) {
+        time_source *src = &env->sources[s];
+        env->source_of_accessor[src->accessor] = -1;
+        cna__free(&env->alloc, src->times);
+        cna__free(&env->alloc, src->ticks);
+    }
+    cna__free(&env->alloc, env->sources);
+    env->sources = NULL;
+    env->source_count = 0;
     cna__free(&env->alloc, chans);
     cna__free(&env->alloc, targets);
     if (r != CNA_OK) cna__error_prefix(err, "animations[%zu]", ai);
@@ -728,16 +838,22 @@ cna_result cna__import_clips(cna__import_ctx *ctx, cna_error *err)
     env.ctx = ctx;
     env.alloc = ctx->allocator;
     env.mode = ctx->clip_mode;
+    env.source_of_accessor = (int32_t *)cna__calloc(&env.alloc, doc->accessor_count ? doc->accessor_count : 1,
+                                                    sizeof(int32_t));
+    if (!env.source_of_accessor) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
+    for (size_t i = 0; i < doc->accessor_count; i++) env.source_of_accessor[i] = -1;
     anim_counts counts;
     memset(&counts, 0, sizeof counts);
     for (size_t a = 0; a < na; a++) {
         cna_result r = extract_animation(&env, a, groups, group_count, target_of_node, &counts, err);
         if (r != CNA_OK) {
             cna__free(&env.alloc, env.scratch.items);
+            cna__free(&env.alloc, env.source_of_accessor);
             return r;
         }
     }
     cna__free(&env.alloc, env.scratch.items);
+    cna__free(&env.alloc, env.source_of_accessor);
 
     char msg[256];
     bool ok = true;

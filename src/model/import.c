@@ -12,9 +12,6 @@
 
 /* ------------------------------------------------------------------ rest transforms */
 
-/* |1 - |q|| above this: the rotation is normalised and counted as non-unit. */
-#define CNA__QUAT_UNIT_TOLERANCE 1e-6
-
 bool cna__quat_needs_normalising(cna_quat q)
 {
     double n = sqrt((double)q.x * q.x + (double)q.y * q.y + (double)q.z * q.z + (double)q.w * q.w);

@@ -102,6 +102,8 @@ cna_result cna__import_meshes(cna__import_ctx *ctx, cna_error *err);
 
 /* true when |1 - |q|| > 1e-6 (or q is not finite): cna normalises such a rotation. */
 bool cna__quat_needs_normalising(cna_quat q);
+/* |1 - |q|| above this: the rotation is normalised and counted as non-unit. */
+#define CNA__QUAT_UNIT_TOLERANCE 1e-6
 /* q normalised when cna__quat_needs_normalising(q), else q exactly. */
 cna_quat cna__quat_unit(cna_quat q);
 
