@@ -98,6 +98,47 @@ typedef struct cna__arc {
     bool linear;
 } cna__arc;
 void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc);
+/* The anim layer's SSE2 code (the player's kernels, the paired sines below):
+ * x86-64's baseline, removed by CNA_NO_SIMD. */
+#if !defined(CNA_NO_SIMD) && defined(__SSE2__)
+#define CNA__ANIM_SSE2 1
+#include <emmintrin.h>
+#endif
+
+/* *s1 = cna_sinf(x1), *s2 = cna_sinf(x2), bit for bit. When both arguments
+ * are nonzero with |x| <= pi/2 (the slerp's usual case: 0 < t·theta <=
+ * theta <= pi/2), both take cna_sinf's direct branch, sin_poly in double
+ * precision then one rounding to float; here that branch runs for the two
+ * arguments at once, one per SSE2 double lane: the same IEEE operations in
+ * the same order per lane (the coefficients are src/core/math.c's sin_poly,
+ * written the same way, so folded to the same doubles), hence the same bits.
+ * Anything else (zero, larger, NaN) goes through cna_sinf itself. Tests:
+ * tests/anim/test_player_paths.c compares it with cna_sinf. */
+static inline void cna__sinf2(float x1, float x2, float *s1, float *s2)
+{
+#if defined(CNA__ANIM_SSE2)
+    const double pio2 = 1.5707963267948966192; /* math.c's PIO2 */
+    const double d1 = (double)x1, d2 = (double)x2;
+    if (x1 != 0.0f && x2 != 0.0f && d1 <= pio2 && d1 >= -pio2 && d2 <= pio2 && d2 >= -pio2) {
+        const __m128d r = _mm_setr_pd(d1, d2);
+        const __m128d r2 = _mm_mul_pd(r, r);
+        __m128d p = _mm_set1_pd(-1.0 / 1307674368000.0);
+        p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 6227020800.0));
+        p = _mm_sub_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 39916800.0));
+        p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 362880.0));
+        p = _mm_sub_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 5040.0));
+        p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 120.0));
+        p = _mm_sub_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 6.0));
+        const __m128 f = _mm_cvtpd_ps(_mm_add_pd(r, _mm_mul_pd(r, _mm_mul_pd(r2, p))));
+        *s1 = _mm_cvtss_f32(f);
+        *s2 = _mm_cvtss_f32(_mm_shuffle_ps(f, f, 1));
+        return;
+    }
+#endif
+    *s1 = cna_sinf(x1);
+    *s2 = cna_sinf(x2);
+}
+
 /* cna_quat_slerp(a, b, t), bit for bit, given arc = cna__arc_make(a, b):
  * the same operations in the same order (inline: the player calls it once
  * per track and frame). */
@@ -113,8 +154,10 @@ static inline void cna__arc_slerp(const cna_quat *a, const cna_quat *b, const cn
         wa = 1.0f - t;
         wb = t * arc->sign;
     } else {
-        wa = cna_sinf((1.0f - t) * arc->theta) * arc->inv_sin;
-        wb = cna_sinf(t * arc->theta) * arc->inv_sin * arc->sign;
+        float sa, sb;
+        cna__sinf2((1.0f - t) * arc->theta, t * arc->theta, &sa, &sb);
+        wa = sa * arc->inv_sin;
+        wb = sb * arc->inv_sin * arc->sign;
     }
     out->x = a->x * wa + b->x * wb;
     out->y = a->y * wa + b->y * wb;
@@ -129,5 +172,18 @@ struct cna_player;
 cna_result cna__player_check(const struct cna_player *player, cna_error *err);
 void cna__player_advance(struct cna_player *player, int64_t ticks, bool relative, bool loop);
 bool cna__player_set_mark(struct cna_player *player, bool mark);
+
+/* The player's kernels for the world and skin products (src/anim/player.c):
+ * BASE is cglm's SSE product (scalar in a CNA_NO_SIMD build), AVX two
+ * columns and AVX512 four columns per instruction, each element computed
+ * with the same operations in the same order, so every path gives the same
+ * bits. cna_player_create picks the widest the CPU supports; tests force
+ * each one. cna__player_set_path returns false (and changes nothing) for a
+ * path this build or CPU lacks. */
+enum { CNA__PLAYER_PATH_BASE = 0, CNA__PLAYER_PATH_AVX = 1, CNA__PLAYER_PATH_AVX512 = 2,
+       CNA__PLAYER_PATH_COUNT = 3 };
+bool cna__player_path_supported(int path);
+bool cna__player_set_path(struct cna_player *player, int path);
+int cna__player_path(const struct cna_player *player);
 
 #endif

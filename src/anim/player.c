@@ -14,6 +14,19 @@
 #include "cna/player.h"
 #include "core/internal.h"
 
+/* Our own SSE code (composition, lerps, the dispatched products) where
+ * cglm's SSE path is in use and CNA_NO_SIMD is not defined; the scalar forms
+ * (same operations, same order) otherwise. */
+#if defined(CGLM_SSE_FP) && defined(CNA__ANIM_SSE2)
+#define PLAYER_SSE 1
+#endif
+/* Wider products (AVX, AVX-512F) for gcc and clang on x86-64, chosen at run
+ * time (cna_player_create) by what the CPU supports. */
+#if defined(PLAYER_SSE) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define PLAYER_WIDE 1
+#include <immintrin.h>
+#endif
+
 /* A cursor value meaning "this track's keys are out of time order: sample it
  * with the linear reference search", so that the player's results always
  * equal the spec's linear search bit for bit. */
@@ -21,16 +34,15 @@
 /* arc_key when no arc is cached. */
 #define ARC_NONE SIZE_MAX
 
-/* Per-instance state of one track of the current clip: the key cursor, the
- * slerp constants of the key interval it was last sampled in (computed again
- * only when the cursor moves to another interval: for 60 Hz playback of 24 Hz
- * keys, two frames in three reuse them), and the sample of this update. */
+/* Per-instance state of one track of the current clip: the key cursor and
+ * the slerp constants of the key interval it was last sampled in (computed
+ * again only when the cursor moves to another interval: for 60 Hz playback of
+ * 24 Hz keys, two frames in three reuse them). 32 bytes; the samples of an
+ * update live on the stack, four at a time. */
 typedef struct track_state {
     size_t cursor;   /* key index, or CURSOR_LINEAR */
     size_t arc_key;  /* the interval (first key) arc belongs to, or ARC_NONE */
     cna__arc arc;
-    cna_keyframe sample;
-    bool sampled;    /* this update wrote `sample` */
 } track_state;
 
 struct cna_player {
@@ -46,6 +58,7 @@ struct cna_player {
     track_state *tracks;     /* one per track of the current clip */
     size_t cursor_count;     /* tracks the states were set up for */
     size_t cursor_capacity;  /* allocated entries; grows in start_clip only */
+    int path;                /* the kernels recompute runs: a cna__player_path */
     bool crowd_mark;         /* set only during a cna_crowd_update's check pass */
 };
 
@@ -122,7 +135,7 @@ static inline void compose_key(cna_mat4 *out, const cna_keyframe *key)
 {
     const float x = key->rotation.x, y = key->rotation.y, z = key->rotation.z,
                 w = key->rotation.w;
-#if defined(CGLM_SSE_FP)
+#if defined(PLAYER_SSE)
     const float norm = glmm_norm(_mm_setr_ps(x, y, z, w));
 #else
     versor q = {x, y, z, w};
@@ -133,7 +146,7 @@ static inline void compose_key(cna_mat4 *out, const cna_keyframe *key)
     const float yy = s * y * y, yz = s * y * z, wy = s * w * y;
     const float zz = s * z * z, xz = s * x * z, wz = s * w * z;
     const float sx = key->scale.x, sy = key->scale.y, sz = key->scale.z;
-#if defined(CGLM_SSE_FP)
+#if defined(PLAYER_SSE)
     _mm_storeu_ps(out->m + 0, _mm_setr_ps((1.0f - yy - zz) * sx, (xy + wz) * sx, (xz - wy) * sx, 0.0f));
     _mm_storeu_ps(out->m + 4, _mm_setr_ps((xy - wz) * sy, (1.0f - xx - zz) * sy, (yz + wx) * sy, 0.0f));
     _mm_storeu_ps(out->m + 8, _mm_setr_ps((xz + wy) * sz, (yz - wx) * sz, (1.0f - xx - yy) * sz, 0.0f));
@@ -148,7 +161,7 @@ static inline void compose_key(cna_mat4 *out, const cna_keyframe *key)
 #endif
 }
 
-#if defined(CGLM_SSE_FP)
+#if defined(PLAYER_SSE)
 /* compose_key for four keys at once, one key per SSE lane: every lane runs
  * compose_key's operations in the same order (sqrt and division are
  * correctly rounded per lane; the norm sums (x² + y²) + (z² + w²) as
@@ -219,18 +232,17 @@ typedef struct amount_memo {
     float amount;
 } amount_memo;
 
-static void sample_track(const cna_bone_track *track, int64_t t, track_state *st,
-                         amount_memo *memo)
+/* Returns the sample: the key itself when t holds it (the composition reads
+ * only translation, rotation and scale, so its ticks do not matter), else
+ * *out, interpolated. */
+static inline const cna_keyframe *sample_track(const cna_bone_track *track, int64_t t,
+                                               track_state *st, amount_memo *memo,
+                                               cna_keyframe *out)
 {
     bool interpolate;
     const size_t c = cna__track_locate(track, t, &st->cursor, &interpolate);
     const cna_keyframe *a = &track->keys[c];
-    cna_keyframe *out = &st->sample;
-    if (!interpolate) {
-        *out = *a;
-        out->ticks = t;
-        return;
-    }
+    if (!interpolate) return a;
     const cna_keyframe *b = a + 1;
     if (st->arc_key != c) {
         cna__arc_make(&a->rotation, &b->rotation, &st->arc);
@@ -244,8 +256,7 @@ static void sample_track(const cna_bone_track *track, int64_t t, track_state *st
         memo->b = b->ticks;
     }
     const float amount = memo->amount;
-    out->ticks = t;
-#if defined(CGLM_SSE_FP)
+#if defined(PLAYER_SSE)
     /* The two lerps as two four-lane a + (b - a)·amount, each lane the
      * scalar path's operations (so the same bits): lanes (translation,
      * rotation.x) and (rotation.w, scale), 16 bytes inside the keyframe each;
@@ -264,8 +275,9 @@ static void sample_track(const cna_bone_track *track, int64_t t, track_state *st
     out->scale.z = a->scale.z + (b->scale.z - a->scale.z) * amount;
 #endif
     cna__arc_slerp(&a->rotation, &b->rotation, &st->arc, amount, &out->rotation);
+    return out;
 }
-#if defined(CGLM_SSE_FP)
+#if defined(PLAYER_SSE)
 _Static_assert(offsetof(cna_keyframe, rotation) == offsetof(cna_keyframe, translation) + 12 &&
                    offsetof(cna_keyframe, scale) == offsetof(cna_keyframe, rotation) + 16 &&
                    sizeof(cna_keyframe) == offsetof(cna_keyframe, scale) + 12,
@@ -275,59 +287,51 @@ _Static_assert(offsetof(cna_keyframe, rotation) == offsetof(cna_keyframe, transl
 /* Each usable track of the clip replaces its bone's local transform:
  *   local[bone] = T(t) · R(r) · S(s)   (spec: Scale * Rotation * Translation).
  * Tracks without keys, or with a bone outside 0..bone_count-1, are ignored.
- * Two passes, sampling every track, then composing every sample in track
- * order (a later track for the same bone still wins): the composition pass
- * has no calls, so the square roots and divisions of successive tracks
- * overlap. */
+ * Tracks are sampled in order into a four-entry buffer on the stack, and
+ * each full buffer is composed at once (four keys per SSE instruction), so
+ * the matrices are still written in track order (a later track for the same
+ * bone wins) and nothing per track outlives the update but its cursor. */
 static void sample_clip(cna_player *player)
 {
     const cna_clip *clip = player->clip;
     if (!clip || !clip->tracks) return;
     const int64_t t = player->position;
+    const int32_t n = player->bone_count;
     const size_t states = clip->track_count < player->cursor_count ? clip->track_count
                                                                    : player->cursor_count;
     amount_memo memo = {0, 0, 0.0f}; /* interpolated intervals have a < b */
-    for (size_t i = 0; i < states; ++i) {
-        const cna_bone_track *track = &clip->tracks[i];
-        track_state *st = &player->tracks[i];
-        st->sampled = track->key_count > 0 && track->keys && track->bone >= 0 &&
-                      track->bone < player->bone_count;
-        if (!st->sampled) continue;
-        if (st->cursor != CURSOR_LINEAR)
-            sample_track(track, t, st, &memo);
-        else
-            cna_track_sample_linear(track, t, &st->sample);
-    }
-#if defined(CGLM_SSE_FP)
-    /* four samples per pass, in track order (stores too: a later track for
-     * the same bone still wins), the last one to three one by one */
+    cna_keyframe buf[4];
     cna_mat4 *out[4];
     const cna_keyframe *in[4];
     size_t batch = 0;
-#endif
     for (size_t i = 0; i < states; ++i) {
-        if (!player->tracks[i].sampled) continue;
-        const int32_t bone = clip->tracks[i].bone;
+        const cna_bone_track *track = &clip->tracks[i];
+        const int32_t bone = track->bone;
+        if (track->key_count == 0 || !track->keys || bone < 0 || bone >= n) continue;
+        track_state *st = &player->tracks[i];
+        if (st->cursor != CURSOR_LINEAR) {
+            in[batch] = sample_track(track, t, st, &memo, &buf[batch]);
+        } else {
+            cna_track_sample_linear(track, t, &buf[batch]);
+            in[batch] = &buf[batch];
+        }
         player->posed[bone] = 1;
-#if defined(CGLM_SSE_FP)
         out[batch] = &player->local[bone];
-        in[batch] = &player->tracks[i].sample;
+#if defined(PLAYER_SSE)
         if (++batch == 4) {
             compose_key4(out, in);
             batch = 0;
         }
 #else
-        compose_key(&player->local[bone], &player->tracks[i].sample);
+        compose_key(out[0], in[0]);
 #endif
     }
-#if defined(CGLM_SSE_FP)
     for (size_t k = 0; k < batch; ++k) compose_key(out[k], in[k]);
-#endif
     /* a track added after start_clip (the clip was edited) has no state */
     for (size_t i = states; i < clip->track_count; ++i) {
         const cna_bone_track *track = &clip->tracks[i];
         if (track->key_count == 0 || !track->keys) continue;
-        if (track->bone < 0 || track->bone >= player->bone_count) continue;
+        if (track->bone < 0 || track->bone >= n) continue;
         cna_keyframe key;
         cna_track_sample_linear(track, t, &key);
         compose_key(&player->local[track->bone], &key);
@@ -335,24 +339,22 @@ static void sample_clip(cna_player *player)
     }
 }
 
-/* Bind pose, then the clip's tracks, then composition in index order:
- *   world[p] = world[parent] · local[p]       parent >= 0  (spec: local[p] * world[parent])
- *   world[p] = prefix[p] · local[p]            root, prefix used (spec: L_root * P_root)
- *   world[p] = local[p]                        root otherwise
- *   skin[p]  = world[p] · inverse_bind[p]      (spec: InverseBindPose[p] * world[p])
- * The prefix is used only when root_prefix_count == bone_count. Requires
- * check_data() to have passed. */
-static void recompute(cna_player *player)
+/* After sampling, in index order:
+ *   local[p] = bind_pose[p]                     bones no track set
+ *   world[p] = world[parent] · local[p]         parent >= 0  (spec: local[p] * world[parent])
+ *   world[p] = prefix[p] · local[p]             root, prefix used (spec: L_root * P_root)
+ *   world[p] = local[p]                         root otherwise
+ *   skin[p]  = world[p] · inverse_bind[p]       (spec: InverseBindPose[p] * world[p])
+ * The prefix is used only when root_prefix_count == bone_count. Every path
+ * computes each product element as cna_mat4_mul does (cglm's SSE product):
+ *   out[c][r] = ((a[0][r]·b[c][0] + a[1][r]·b[c][1]) + a[2][r]·b[c][2]) + a[3][r]·b[c][3]
+ * with the same operand order, so the same bits; the wider paths only run
+ * more columns per instruction. */
+static void hierarchy_base(cna_player *player, const cna_skinning_data *data)
 {
-    const cna_skinning_data *data = player->data;
     const int32_t n = player->bone_count;
-    if (n == 0) return;
-    memset(player->posed, 0, (size_t)n);
-    sample_clip(player);
     const bool prefixed = data->root_prefix_count == (size_t)n;
     for (int32_t p = 0; p < n; ++p) {
-        /* bones no track set keep their bind pose (copied here rather than
-         * before sampling, so tracked bones are written once) */
         if (!player->posed[p]) player->local[p] = data->bind_pose[p];
         const int32_t parent = data->hierarchy[p];
         if (parent >= 0)
@@ -364,6 +366,189 @@ static void recompute(cna_player *player)
         mul(&player->skin[p], &player->world[p], &data->inverse_bind_pose[p]);
     }
 }
+
+#if defined(PLAYER_WIDE)
+/* AVX: columns (0, 1) and (2, 3) of b in two 256-bit registers; a's column
+ * i broadcast to both halves; b's component i of each column splatted within
+ * its half (vpermilps), so each half runs cglm's SSE product for one column. */
+#define AVX_TARGET __attribute__((target("avx")))
+AVX_TARGET static inline void mul_avx(__m256 a0, __m256 a1, __m256 a2, __m256 a3, __m256 b01,
+                                      __m256 b23, __m256 *o01, __m256 *o23)
+{
+    __m256 v = _mm256_mul_ps(_mm256_permute_ps(b01, 0x00), a0);
+    __m256 u = _mm256_mul_ps(_mm256_permute_ps(b23, 0x00), a0);
+    v = _mm256_add_ps(v, _mm256_mul_ps(_mm256_permute_ps(b01, 0x55), a1));
+    u = _mm256_add_ps(u, _mm256_mul_ps(_mm256_permute_ps(b23, 0x55), a1));
+    v = _mm256_add_ps(v, _mm256_mul_ps(_mm256_permute_ps(b01, 0xAA), a2));
+    u = _mm256_add_ps(u, _mm256_mul_ps(_mm256_permute_ps(b23, 0xAA), a2));
+    v = _mm256_add_ps(v, _mm256_mul_ps(_mm256_permute_ps(b01, 0xFF), a3));
+    u = _mm256_add_ps(u, _mm256_mul_ps(_mm256_permute_ps(b23, 0xFF), a3));
+    *o01 = v;
+    *o23 = u;
+}
+
+/* a from memory (its columns broadcast by the loads) */
+AVX_TARGET static inline void mul_avx_mem(const float *a, __m256 b01, __m256 b23, __m256 *o01,
+                                          __m256 *o23)
+{
+    mul_avx(_mm256_broadcast_ps((const __m128 *)(const void *)(a + 0)),
+            _mm256_broadcast_ps((const __m128 *)(const void *)(a + 4)),
+            _mm256_broadcast_ps((const __m128 *)(const void *)(a + 8)),
+            _mm256_broadcast_ps((const __m128 *)(const void *)(a + 12)), b01, b23, o01, o23);
+}
+
+/* a in registers (a01 = columns 0 and 1, a23 = 2 and 3) */
+AVX_TARGET static inline void mul_avx_reg(__m256 a01, __m256 a23, __m256 b01, __m256 b23,
+                                          __m256 *o01, __m256 *o23)
+{
+    mul_avx(_mm256_permute2f128_ps(a01, a01, 0x00), _mm256_permute2f128_ps(a01, a01, 0x11),
+            _mm256_permute2f128_ps(a23, a23, 0x00), _mm256_permute2f128_ps(a23, a23, 0x11), b01,
+            b23, o01, o23);
+}
+
+AVX_TARGET static void hierarchy_avx(cna_player *player, const cna_skinning_data *data)
+{
+    const int32_t n = player->bone_count;
+    const bool prefixed = data->root_prefix_count == (size_t)n;
+    __m256 w01 = _mm256_setzero_ps(), w23 = _mm256_setzero_ps(); /* world[p - 1] */
+    for (int32_t p = 0; p < n; ++p) {
+        float *local = player->local[p].m;
+        if (!player->posed[p]) memcpy(local, data->bind_pose[p].m, sizeof(cna_mat4));
+        const __m256 l01 = _mm256_loadu_ps(local), l23 = _mm256_loadu_ps(local + 8);
+        const int32_t parent = data->hierarchy[p];
+        if (parent >= 0 && parent == p - 1)
+            mul_avx_reg(w01, w23, l01, l23, &w01, &w23);
+        else if (parent >= 0)
+            mul_avx_mem(player->world[parent].m, l01, l23, &w01, &w23);
+        else if (prefixed)
+            mul_avx_mem(data->root_prefix[p].m, l01, l23, &w01, &w23);
+        else {
+            w01 = l01;
+            w23 = l23;
+        }
+        _mm256_storeu_ps(player->world[p].m, w01);
+        _mm256_storeu_ps(player->world[p].m + 8, w23);
+        const float *ib = data->inverse_bind_pose[p].m;
+        __m256 s01, s23;
+        mul_avx_reg(w01, w23, _mm256_loadu_ps(ib), _mm256_loadu_ps(ib + 8), &s01, &s23);
+        _mm256_storeu_ps(player->skin[p].m, s01);
+        _mm256_storeu_ps(player->skin[p].m + 8, s23);
+    }
+}
+
+/* AVX-512F: the whole of b in one 512-bit register, a's column i broadcast
+ * to the four 128-bit lanes, b's component i splatted within each lane: each
+ * lane runs cglm's SSE product for one column. */
+#define AVX512_TARGET __attribute__((target("avx512f")))
+AVX512_TARGET static inline __m512 mul_512(__m512 a0, __m512 a1, __m512 a2, __m512 a3, __m512 b)
+{
+    __m512 v = _mm512_mul_ps(_mm512_permute_ps(b, 0x00), a0);
+    v = _mm512_add_ps(v, _mm512_mul_ps(_mm512_permute_ps(b, 0x55), a1));
+    v = _mm512_add_ps(v, _mm512_mul_ps(_mm512_permute_ps(b, 0xAA), a2));
+    v = _mm512_add_ps(v, _mm512_mul_ps(_mm512_permute_ps(b, 0xFF), a3));
+    return v;
+}
+
+AVX512_TARGET static inline __m512 mul_512_mem(const float *a, __m512 b)
+{
+    return mul_512(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 0)),
+                   _mm512_broadcast_f32x4(_mm_loadu_ps(a + 4)),
+                   _mm512_broadcast_f32x4(_mm_loadu_ps(a + 8)),
+                   _mm512_broadcast_f32x4(_mm_loadu_ps(a + 12)), b);
+}
+
+AVX512_TARGET static inline __m512 mul_512_reg(__m512 a, __m512 b)
+{
+    return mul_512(_mm512_shuffle_f32x4(a, a, 0x00), _mm512_shuffle_f32x4(a, a, 0x55),
+                   _mm512_shuffle_f32x4(a, a, 0xAA), _mm512_shuffle_f32x4(a, a, 0xFF), b);
+}
+
+AVX512_TARGET static void hierarchy_avx512(cna_player *player, const cna_skinning_data *data)
+{
+    const int32_t n = player->bone_count;
+    const bool prefixed = data->root_prefix_count == (size_t)n;
+    __m512 w = _mm512_setzero_ps(); /* world[p - 1] */
+    for (int32_t p = 0; p < n; ++p) {
+        __m512 local;
+        if (!player->posed[p]) {
+            local = _mm512_loadu_ps(data->bind_pose[p].m);
+            _mm512_storeu_ps(player->local[p].m, local);
+        } else {
+            local = _mm512_loadu_ps(player->local[p].m);
+        }
+        const int32_t parent = data->hierarchy[p];
+        if (parent >= 0 && parent == p - 1)
+            w = mul_512_reg(w, local);
+        else if (parent >= 0)
+            w = mul_512_mem(player->world[parent].m, local);
+        else if (prefixed)
+            w = mul_512_mem(data->root_prefix[p].m, local);
+        else
+            w = local;
+        _mm512_storeu_ps(player->world[p].m, w);
+        _mm512_storeu_ps(player->skin[p].m,
+                         mul_512_reg(w, _mm512_loadu_ps(data->inverse_bind_pose[p].m)));
+    }
+}
+#endif
+
+/* Whether this build and CPU can run `path`. */
+bool cna__player_path_supported(int path)
+{
+    switch (path) {
+    case CNA__PLAYER_PATH_BASE:
+        return true;
+#if defined(PLAYER_WIDE)
+    case CNA__PLAYER_PATH_AVX:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx");
+    case CNA__PLAYER_PATH_AVX512:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f");
+#endif
+    default:
+        return false;
+    }
+}
+
+/* The widest supported path. */
+static int best_path(void)
+{
+    if (cna__player_path_supported(CNA__PLAYER_PATH_AVX512)) return CNA__PLAYER_PATH_AVX512;
+    if (cna__player_path_supported(CNA__PLAYER_PATH_AVX)) return CNA__PLAYER_PATH_AVX;
+    return CNA__PLAYER_PATH_BASE;
+}
+
+/* Bind pose for untracked bones, the clip's tracks, then the hierarchy.
+ * Requires check_data() to have passed. */
+static void recompute(cna_player *player)
+{
+    const cna_skinning_data *data = player->data;
+    const int32_t n = player->bone_count;
+    if (n == 0) return;
+    memset(player->posed, 0, (size_t)n);
+    sample_clip(player);
+#if defined(PLAYER_WIDE)
+    if (player->path == CNA__PLAYER_PATH_AVX512) {
+        hierarchy_avx512(player, data);
+        return;
+    }
+    if (player->path == CNA__PLAYER_PATH_AVX) {
+        hierarchy_avx(player, data);
+        return;
+    }
+#endif
+    hierarchy_base(player, data);
+}
+
+bool cna__player_set_path(cna_player *player, int path)
+{
+    if (!cna__player_path_supported(path)) return false;
+    player->path = path;
+    return true;
+}
+
+int cna__player_path(const cna_player *player) { return player->path; }
 
 /* ------------------------------------------------------------------ public API */
 
@@ -398,6 +583,7 @@ cna_result cna_player_create(const cna_skinning_data *data, const cna_allocator 
     player->world = matrices + n;
     player->skin = matrices + 2 * n;
     player->posed = (uint8_t *)(matrices + 3 * n);
+    player->path = best_path();
     recompute(player); /* a fresh player already returns the bind-pose palette */
     *out = player;
     return CNA_OK;
@@ -443,7 +629,6 @@ cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_e
         const bool sorted = track->keys && cna__track_is_sorted(track);
         player->tracks[i].cursor = sorted ? 0 : CURSOR_LINEAR;
         player->tracks[i].arc_key = ARC_NONE;
-        player->tracks[i].sampled = false;
     }
     player->cursor_count = tracks;
     player->clip = clip;
