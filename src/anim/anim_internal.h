@@ -139,25 +139,34 @@ static inline void cna__sinf2(float x1, float x2, float *s1, float *s2)
     *s2 = cna_sinf(x2);
 }
 
-/* cna_quat_slerp(a, b, t), bit for bit, given arc = cna__arc_make(a, b):
- * the same operations in the same order (inline: the player calls it once
- * per track and frame). */
-static inline void cna__arc_slerp(const cna_quat *a, const cna_quat *b, const cna__arc *arc,
-                                  float t, cna_quat *out)
+/* cna_quat_slerp's weights for t, given arc = cna__arc_make(a, b): the
+ * result is a·wa + b·wb per component. Returns false when t == 0 (the
+ * slerp returns a itself then). Inline: the player calls it once per track
+ * and frame. */
+static inline bool cna__arc_weights(const cna__arc *arc, float t, float *wa, float *wb)
 {
-    if (t == 0.0f) {
-        *out = *a;
-        return;
-    }
-    float wa, wb;
+    if (t == 0.0f) return false;
     if (arc->linear) {
-        wa = 1.0f - t;
-        wb = t * arc->sign;
+        *wa = 1.0f - t;
+        *wb = t * arc->sign;
     } else {
         float sa, sb;
         cna__sinf2((1.0f - t) * arc->theta, t * arc->theta, &sa, &sb);
-        wa = sa * arc->inv_sin;
-        wb = sb * arc->inv_sin * arc->sign;
+        *wa = sa * arc->inv_sin;
+        *wb = sb * arc->inv_sin * arc->sign;
+    }
+    return true;
+}
+
+/* cna_quat_slerp(a, b, t), bit for bit, given arc = cna__arc_make(a, b):
+ * the same operations in the same order. */
+static inline void cna__arc_slerp(const cna_quat *a, const cna_quat *b, const cna__arc *arc,
+                                  float t, cna_quat *out)
+{
+    float wa, wb;
+    if (!cna__arc_weights(arc, t, &wa, &wb)) {
+        *out = *a;
+        return;
     }
     out->x = a->x * wa + b->x * wb;
     out->y = a->y * wa + b->y * wb;

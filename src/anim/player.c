@@ -161,57 +161,6 @@ static inline void compose_key(cna_mat4 *out, const cna_keyframe *key)
 #endif
 }
 
-#if defined(PLAYER_SSE)
-/* compose_key for four keys at once, one key per SSE lane: every lane runs
- * compose_key's operations in the same order (sqrt and division are
- * correctly rounded per lane; the norm sums (x² + y²) + (z² + w²) as
- * glmm_norm does), so each matrix has the same bits. */
-static void compose_key4(cna_mat4 *const out[4], const cna_keyframe *const key[4])
-{
-    __m128 x = _mm_loadu_ps(&key[0]->rotation.x), y = _mm_loadu_ps(&key[1]->rotation.x);
-    __m128 z = _mm_loadu_ps(&key[2]->rotation.x), w = _mm_loadu_ps(&key[3]->rotation.x);
-    _MM_TRANSPOSE4_PS(x, y, z, w); /* x = the four keys' x, ... */
-    const __m128 norm = _mm_sqrt_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)),
-                                               _mm_add_ps(_mm_mul_ps(z, z), _mm_mul_ps(w, w))));
-    const __m128 s = _mm_and_ps(_mm_cmpgt_ps(norm, _mm_setzero_ps()),
-                                _mm_div_ps(_mm_set1_ps(2.0f), norm));
-    const __m128 sx_ = _mm_mul_ps(s, x), sy_ = _mm_mul_ps(s, y), sz_ = _mm_mul_ps(s, z),
-                 sw_ = _mm_mul_ps(s, w);
-    const __m128 xx = _mm_mul_ps(sx_, x), xy = _mm_mul_ps(sx_, y), wx = _mm_mul_ps(sw_, x);
-    const __m128 yy = _mm_mul_ps(sy_, y), yz = _mm_mul_ps(sy_, z), wy = _mm_mul_ps(sw_, y);
-    const __m128 zz = _mm_mul_ps(sz_, z), xz = _mm_mul_ps(sx_, z), wz = _mm_mul_ps(sw_, z);
-    const __m128 one = _mm_set1_ps(1.0f);
-    __m128 c[3][4]; /* c[column][row] for the four keys */
-    c[0][0] = _mm_sub_ps(_mm_sub_ps(one, yy), zz);
-    c[0][1] = _mm_add_ps(xy, wz);
-    c[0][2] = _mm_sub_ps(xz, wy);
-    c[1][0] = _mm_sub_ps(xy, wz);
-    c[1][1] = _mm_sub_ps(_mm_sub_ps(one, xx), zz);
-    c[1][2] = _mm_add_ps(yz, wx);
-    c[2][0] = _mm_add_ps(xz, wy);
-    c[2][1] = _mm_sub_ps(yz, wx);
-    c[2][2] = _mm_sub_ps(_mm_sub_ps(one, xx), yy);
-    for (int col = 0; col < 3; ++col) {
-        const __m128 sc = col == 0 ? _mm_setr_ps(key[0]->scale.x, key[1]->scale.x,
-                                                 key[2]->scale.x, key[3]->scale.x)
-                          : col == 1 ? _mm_setr_ps(key[0]->scale.y, key[1]->scale.y,
-                                                   key[2]->scale.y, key[3]->scale.y)
-                                     : _mm_setr_ps(key[0]->scale.z, key[1]->scale.z,
-                                                   key[2]->scale.z, key[3]->scale.z);
-        __m128 r0 = _mm_mul_ps(c[col][0], sc), r1 = _mm_mul_ps(c[col][1], sc);
-        __m128 r2 = _mm_mul_ps(c[col][2], sc), r3 = _mm_setzero_ps();
-        _MM_TRANSPOSE4_PS(r0, r1, r2, r3); /* r0 = key 0's column, ... */
-        _mm_storeu_ps(out[0]->m + 4 * col, r0);
-        _mm_storeu_ps(out[1]->m + 4 * col, r1);
-        _mm_storeu_ps(out[2]->m + 4 * col, r2);
-        _mm_storeu_ps(out[3]->m + 4 * col, r3);
-    }
-    for (int k = 0; k < 4; ++k)
-        _mm_storeu_ps(out[k]->m + 12, _mm_setr_ps(key[k]->translation.x, key[k]->translation.y,
-                                                  key[k]->translation.z, 1.0f));
-}
-#endif
-
 /* out = a · b: cna_mat4_mul's arithmetic (out must not alias a or b). */
 static inline void mul(cna_mat4 *restrict out, const cna_mat4 *a, const cna_mat4 *b)
 {
@@ -232,17 +181,16 @@ typedef struct amount_memo {
     float amount;
 } amount_memo;
 
-/* Returns the sample: the key itself when t holds it (the composition reads
- * only translation, rotation and scale, so its ticks do not matter), else
- * *out, interpolated. */
-static inline const cna_keyframe *sample_track(const cna_bone_track *track, int64_t t,
-                                               track_state *st, amount_memo *memo,
-                                               cna_keyframe *out)
+/* The key cna_track_sample() starts from at t (the cursor updated as it
+ * does); when it interpolates, also the slerp constants of the interval
+ * (cached per track) and the interpolation amount (shared through memo):
+ * returns the first key, *interpolate telling whether key + 1 is blended in. */
+static inline const cna_keyframe *locate(const cna_bone_track *track, int64_t t, track_state *st,
+                                         amount_memo *memo, bool *interpolate, float *amount)
 {
-    bool interpolate;
-    const size_t c = cna__track_locate(track, t, &st->cursor, &interpolate);
+    const size_t c = cna__track_locate(track, t, &st->cursor, interpolate);
     const cna_keyframe *a = &track->keys[c];
-    if (!interpolate) return a;
+    if (!*interpolate) return a;
     const cna_keyframe *b = a + 1;
     if (st->arc_key != c) {
         cna__arc_make(&a->rotation, &b->rotation, &st->arc);
@@ -255,42 +203,139 @@ static inline const cna_keyframe *sample_track(const cna_bone_track *track, int6
         memo->a = a->ticks;
         memo->b = b->ticks;
     }
-    const float amount = memo->amount;
+    *amount = memo->amount;
+    return a;
+}
+
 #if defined(PLAYER_SSE)
-    /* The two lerps as two four-lane a + (b - a)·amount, each lane the
-     * scalar path's operations (so the same bits): lanes (translation,
-     * rotation.x) and (rotation.w, scale), 16 bytes inside the keyframe each;
-     * the rotation lanes are overwritten by the slerp below. */
+/* A sample as three vectors read from or computed like a keyframe's bytes:
+ * tr = (translation, rotation.x), q = rotation, ws = (rotation.w, scale).
+ * Kept in registers or written and read back whole, so the composition
+ * never loads across several smaller stores (a store-forwarding stall). */
+typedef struct vsample {
+    __m128 tr, q, ws;
+} vsample;
+
+static inline void vsample_load(const cna_keyframe *k, vsample *out)
+{
+    out->tr = _mm_loadu_ps(&k->translation.x);
+    out->q = _mm_loadu_ps(&k->rotation.x);
+    out->ws = _mm_loadu_ps(&k->rotation.w);
+}
+
+/* One track at the player's position: the same key(s) and the same
+ * arithmetic as cna_track_sample() (see between() in sample.c), so the same
+ * bits. The lerps run as two four-lane a + (b - a)·amount over tr and ws,
+ * each lane the scalar operations (the rotation lanes are not used); the
+ * slerp as a·wa + b·wb over the four lanes of q. */
+static inline void sample_track(const cna_bone_track *track, int64_t t, track_state *st,
+                                amount_memo *memo, vsample *out)
+{
+    bool interpolate;
+    float amount = 0.0f;
+    const cna_keyframe *a = locate(track, t, st, memo, &interpolate, &amount);
+    if (!interpolate) {
+        vsample_load(a, out);
+        return;
+    }
+    const cna_keyframe *b = a + 1;
     const __m128 am = _mm_set1_ps(amount);
     const __m128 ta = _mm_loadu_ps(&a->translation.x), tb = _mm_loadu_ps(&b->translation.x);
     const __m128 sa = _mm_loadu_ps(&a->rotation.w), sb = _mm_loadu_ps(&b->rotation.w);
-    _mm_storeu_ps(&out->translation.x, _mm_add_ps(ta, _mm_mul_ps(_mm_sub_ps(tb, ta), am)));
-    _mm_storeu_ps(&out->rotation.w, _mm_add_ps(sa, _mm_mul_ps(_mm_sub_ps(sb, sa), am)));
+    const __m128 qa = _mm_loadu_ps(&a->rotation.x);
+    out->tr = _mm_add_ps(ta, _mm_mul_ps(_mm_sub_ps(tb, ta), am));
+    out->ws = _mm_add_ps(sa, _mm_mul_ps(_mm_sub_ps(sb, sa), am));
+    float wa, wb;
+    if (!cna__arc_weights(&st->arc, amount, &wa, &wb)) {
+        out->q = qa;
+        return;
+    }
+    out->q = _mm_add_ps(_mm_mul_ps(qa, _mm_set1_ps(wa)),
+                        _mm_mul_ps(_mm_loadu_ps(&b->rotation.x), _mm_set1_ps(wb)));
+}
+_Static_assert(offsetof(cna_keyframe, rotation) == offsetof(cna_keyframe, translation) + 12 &&
+                   offsetof(cna_keyframe, scale) == offsetof(cna_keyframe, rotation) + 16 &&
+                   sizeof(cna_keyframe) == offsetof(cna_keyframe, scale) + 12,
+               "a vsample reads (translation, rotation.x), rotation, (rotation.w, scale)");
+
+/* compose_key for four samples at once, one per SSE lane: every lane runs
+ * compose_key's operations in the same order (sqrt and division are
+ * correctly rounded per lane; the norm sums (x² + y²) + (z² + w²) as
+ * glmm_norm does), so each matrix has the same bits. Stores in lane order
+ * per column (a later lane for the same bone wins). */
+static inline void compose4(cna_mat4 *const out[4], const vsample in[4])
+{
+    __m128 x = in[0].q, y = in[1].q, z = in[2].q, w = in[3].q;
+    _MM_TRANSPOSE4_PS(x, y, z, w); /* x = the four keys' x, ... */
+    __m128 junk = in[0].ws, scx = in[1].ws, scy = in[2].ws, scz = in[3].ws;
+    _MM_TRANSPOSE4_PS(junk, scx, scy, scz); /* scx = the four keys' scale.x, ... */
+    (void)junk;
+    const __m128 norm = _mm_sqrt_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)),
+                                               _mm_add_ps(_mm_mul_ps(z, z), _mm_mul_ps(w, w))));
+    const __m128 s = _mm_and_ps(_mm_cmpgt_ps(norm, _mm_setzero_ps()),
+                                _mm_div_ps(_mm_set1_ps(2.0f), norm));
+    const __m128 sx_ = _mm_mul_ps(s, x), sy_ = _mm_mul_ps(s, y), sz_ = _mm_mul_ps(s, z),
+                 sw_ = _mm_mul_ps(s, w);
+    const __m128 xx = _mm_mul_ps(sx_, x), xy = _mm_mul_ps(sx_, y), wx = _mm_mul_ps(sw_, x);
+    const __m128 yy = _mm_mul_ps(sy_, y), yz = _mm_mul_ps(sy_, z), wy = _mm_mul_ps(sw_, y);
+    const __m128 zz = _mm_mul_ps(sz_, z), xz = _mm_mul_ps(sx_, z), wz = _mm_mul_ps(sw_, z);
+    const __m128 one = _mm_set1_ps(1.0f);
+    __m128 c[3][4]; /* c[column][row] for the four keys */
+    c[0][0] = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(one, yy), zz), scx);
+    c[0][1] = _mm_mul_ps(_mm_add_ps(xy, wz), scx);
+    c[0][2] = _mm_mul_ps(_mm_sub_ps(xz, wy), scx);
+    c[1][0] = _mm_mul_ps(_mm_sub_ps(xy, wz), scy);
+    c[1][1] = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(one, xx), zz), scy);
+    c[1][2] = _mm_mul_ps(_mm_add_ps(yz, wx), scy);
+    c[2][0] = _mm_mul_ps(_mm_add_ps(xz, wy), scz);
+    c[2][1] = _mm_mul_ps(_mm_sub_ps(yz, wx), scz);
+    c[2][2] = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(one, xx), yy), scz);
+    for (int col = 0; col < 3; ++col) {
+        __m128 r0 = c[col][0], r1 = c[col][1], r2 = c[col][2], r3 = _mm_setzero_ps();
+        _MM_TRANSPOSE4_PS(r0, r1, r2, r3); /* r0 = key 0's column, ... */
+        _mm_storeu_ps(out[0]->m + 4 * col, r0);
+        _mm_storeu_ps(out[1]->m + 4 * col, r1);
+        _mm_storeu_ps(out[2]->m + 4 * col, r2);
+        _mm_storeu_ps(out[3]->m + 4 * col, r3);
+    }
+    /* column 3 = (translation, 1): lane 3 replaced bit for bit */
+    const __m128 xyz = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
+    const __m128 w1 = _mm_setr_ps(0.0f, 0.0f, 0.0f, 1.0f);
+    for (int k = 0; k < 4; ++k)
+        _mm_storeu_ps(out[k]->m + 12, _mm_or_ps(_mm_and_ps(in[k].tr, xyz), w1));
+}
 #else
+/* One track at the player's position, as above, into *out (the key itself
+ * when t holds it). */
+static inline const cna_keyframe *sample_track(const cna_bone_track *track, int64_t t,
+                                               track_state *st, amount_memo *memo,
+                                               cna_keyframe *out)
+{
+    bool interpolate;
+    float amount = 0.0f;
+    const cna_keyframe *a = locate(track, t, st, memo, &interpolate, &amount);
+    if (!interpolate) return a;
+    const cna_keyframe *b = a + 1;
     out->translation.x = a->translation.x + (b->translation.x - a->translation.x) * amount;
     out->translation.y = a->translation.y + (b->translation.y - a->translation.y) * amount;
     out->translation.z = a->translation.z + (b->translation.z - a->translation.z) * amount;
     out->scale.x = a->scale.x + (b->scale.x - a->scale.x) * amount;
     out->scale.y = a->scale.y + (b->scale.y - a->scale.y) * amount;
     out->scale.z = a->scale.z + (b->scale.z - a->scale.z) * amount;
-#endif
     cna__arc_slerp(&a->rotation, &b->rotation, &st->arc, amount, &out->rotation);
     return out;
 }
-#if defined(PLAYER_SSE)
-_Static_assert(offsetof(cna_keyframe, rotation) == offsetof(cna_keyframe, translation) + 12 &&
-                   offsetof(cna_keyframe, scale) == offsetof(cna_keyframe, rotation) + 16 &&
-                   sizeof(cna_keyframe) == offsetof(cna_keyframe, scale) + 12,
-               "the four-lane lerps read (translation, rotation.x) and (rotation.w, scale)");
 #endif
 
 /* Each usable track of the clip replaces its bone's local transform:
  *   local[bone] = T(t) · R(r) · S(s)   (spec: Scale * Rotation * Translation).
  * Tracks without keys, or with a bone outside 0..bone_count-1, are ignored.
- * Tracks are sampled in order into a four-entry buffer on the stack, and
- * each full buffer is composed at once (four keys per SSE instruction), so
- * the matrices are still written in track order (a later track for the same
- * bone wins) and nothing per track outlives the update but its cursor. */
+ * With SSE, tracks are sampled in order into a four-entry buffer on the
+ * stack and each full buffer is composed at once (a last partial one padded
+ * with copies of its last entry, which rewrite that matrix with the same
+ * values), so the matrices are still written in track order (a later track
+ * for the same bone wins) and nothing per track outlives the update but its
+ * cursor and cached arc. */
 static void sample_clip(cna_player *player)
 {
     const cna_clip *clip = player->clip;
@@ -300,33 +345,49 @@ static void sample_clip(cna_player *player)
     const size_t states = clip->track_count < player->cursor_count ? clip->track_count
                                                                    : player->cursor_count;
     amount_memo memo = {0, 0, 0.0f}; /* interpolated intervals have a < b */
-    cna_keyframe buf[4];
+#if defined(PLAYER_SSE)
+    vsample buf[4];
     cna_mat4 *out[4];
-    const cna_keyframe *in[4];
     size_t batch = 0;
+#endif
     for (size_t i = 0; i < states; ++i) {
         const cna_bone_track *track = &clip->tracks[i];
         const int32_t bone = track->bone;
         if (track->key_count == 0 || !track->keys || bone < 0 || bone >= n) continue;
         track_state *st = &player->tracks[i];
-        if (st->cursor != CURSOR_LINEAR) {
-            in[batch] = sample_track(track, t, st, &memo, &buf[batch]);
-        } else {
-            cna_track_sample_linear(track, t, &buf[batch]);
-            in[batch] = &buf[batch];
-        }
         player->posed[bone] = 1;
-        out[batch] = &player->local[bone];
 #if defined(PLAYER_SSE)
+        if (st->cursor != CURSOR_LINEAR) {
+            sample_track(track, t, st, &memo, &buf[batch]);
+        } else {
+            cna_keyframe key;
+            cna_track_sample_linear(track, t, &key);
+            vsample_load(&key, &buf[batch]);
+        }
+        out[batch] = &player->local[bone];
         if (++batch == 4) {
-            compose_key4(out, in);
+            compose4(out, buf);
             batch = 0;
         }
 #else
-        compose_key(out[0], in[0]);
+        cna_keyframe key;
+        const cna_keyframe *k = &key;
+        if (st->cursor != CURSOR_LINEAR)
+            k = sample_track(track, t, st, &memo, &key);
+        else
+            cna_track_sample_linear(track, t, &key);
+        compose_key(&player->local[bone], k);
 #endif
     }
-    for (size_t k = 0; k < batch; ++k) compose_key(out[k], in[k]);
+#if defined(PLAYER_SSE)
+    if (batch > 0) {
+        for (size_t k = batch; k < 4; ++k) {
+            buf[k] = buf[batch - 1];
+            out[k] = out[batch - 1];
+        }
+        compose4(out, buf);
+    }
+#endif
     /* a track added after start_clip (the clip was edited) has no state */
     for (size_t i = states; i < clip->track_count; ++i) {
         const cna_bone_track *track = &clip->tracks[i];
