@@ -105,31 +105,59 @@ void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc);
 #include <emmintrin.h>
 #endif
 
+#if defined(CNA__ANIM_SSE2)
+/* src/core/math.c's sin_poly(r) and asin_poly(z), one per SSE2 double lane:
+ * the same coefficients written the same way (so folded to the same
+ * doubles) and the same IEEE operations in the same order per lane (Horner,
+ * then r + r·(r²·p)), hence the same bits as the scalar polynomials. */
+static inline __m128d cna__sin_poly_pd(__m128d r)
+{
+    const __m128d r2 = _mm_mul_pd(r, r);
+    __m128d p = _mm_set1_pd(-1.0 / 1307674368000.0);
+    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 6227020800.0));
+    p = _mm_sub_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 39916800.0));
+    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 362880.0));
+    p = _mm_sub_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 5040.0));
+    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 120.0));
+    p = _mm_sub_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 6.0));
+    return _mm_add_pd(r, _mm_mul_pd(r, _mm_mul_pd(r2, p)));
+}
+
+static inline __m128d cna__asin_poly_pd(__m128d z)
+{
+    const __m128d z2 = _mm_mul_pd(z, z);
+    __m128d p = _mm_set1_pd(88179.0 / 12058624.0);
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(46189.0 / 5505024.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(12155.0 / 1245184.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(6435.0 / 557056.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(429.0 / 30720.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(231.0 / 13312.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(63.0 / 2816.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(35.0 / 1152.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(5.0 / 112.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(3.0 / 40.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(1.0 / 6.0));
+    return _mm_add_pd(z, _mm_mul_pd(z, _mm_mul_pd(z2, p)));
+}
+#endif
+
+/* src/core/math.c's PIO2: cna_sinf's direct branch is |x| <= PIO2. */
+#define CNA__PIO2 1.5707963267948966192
+
 /* *s1 = cna_sinf(x1), *s2 = cna_sinf(x2), bit for bit. When both arguments
  * are nonzero with |x| <= pi/2 (the slerp's usual case: 0 < t·theta <=
  * theta <= pi/2), both take cna_sinf's direct branch, sin_poly in double
  * precision then one rounding to float; here that branch runs for the two
- * arguments at once, one per SSE2 double lane: the same IEEE operations in
- * the same order per lane (the coefficients are src/core/math.c's sin_poly,
- * written the same way, so folded to the same doubles), hence the same bits.
- * Anything else (zero, larger, NaN) goes through cna_sinf itself. Tests:
+ * arguments at once, one per SSE2 double lane (cna__sin_poly_pd). Anything
+ * else (zero, larger, NaN) goes through cna_sinf itself. Tests:
  * tests/anim/test_player_paths.c compares it with cna_sinf. */
 static inline void cna__sinf2(float x1, float x2, float *s1, float *s2)
 {
 #if defined(CNA__ANIM_SSE2)
-    const double pio2 = 1.5707963267948966192; /* math.c's PIO2 */
     const double d1 = (double)x1, d2 = (double)x2;
-    if (x1 != 0.0f && x2 != 0.0f && d1 <= pio2 && d1 >= -pio2 && d2 <= pio2 && d2 >= -pio2) {
-        const __m128d r = _mm_setr_pd(d1, d2);
-        const __m128d r2 = _mm_mul_pd(r, r);
-        __m128d p = _mm_set1_pd(-1.0 / 1307674368000.0);
-        p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 6227020800.0));
-        p = _mm_sub_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 39916800.0));
-        p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 362880.0));
-        p = _mm_sub_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 5040.0));
-        p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 120.0));
-        p = _mm_sub_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 6.0));
-        const __m128 f = _mm_cvtpd_ps(_mm_add_pd(r, _mm_mul_pd(r, _mm_mul_pd(r2, p))));
+    if (x1 != 0.0f && x2 != 0.0f && d1 <= CNA__PIO2 && d1 >= -CNA__PIO2 && d2 <= CNA__PIO2 &&
+        d2 >= -CNA__PIO2) {
+        const __m128 f = _mm_cvtpd_ps(cna__sin_poly_pd(_mm_setr_pd(d1, d2)));
         *s1 = _mm_cvtss_f32(f);
         *s2 = _mm_cvtss_f32(_mm_shuffle_ps(f, f, 1));
         return;
@@ -138,6 +166,14 @@ static inline void cna__sinf2(float x1, float x2, float *s1, float *s2)
     *s1 = cna_sinf(x1);
     *s2 = cna_sinf(x2);
 }
+
+/* cna__arc_make for `count` (0..4) pairs at once: out[k] = the arc of
+ * (a[k], b[k]), bit for bit; the acos and sine of two pairs run per SSE2
+ * double-lane pair (cna__asin_poly_pd, cna__sin_poly_pd, cna_acosf's
+ * branches per lane), any lane outside their usual range through
+ * cna__arc_make itself. Tests: tests/anim/test_player_paths.c. */
+void cna__arc_make4(const cna_quat *const a[4], const cna_quat *const b[4], cna__arc *const out[4],
+                    size_t count);
 
 /* cna_quat_slerp's weights for t, given arc = cna__arc_make(a, b): the
  * result is a·wa + b·wb per component. Returns false when t == 0 (the

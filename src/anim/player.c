@@ -27,6 +27,13 @@
 #include <immintrin.h>
 #endif
 
+/* The per-track helpers of the sampling loop, inlined into it. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define HOT_INLINE static inline
+#endif
+
 /* A cursor value meaning "this track's keys are out of time order: sample it
  * with the linear reference search", so that the player's results always
  * equal the spec's linear search bit for bit. */
@@ -185,17 +192,16 @@ typedef struct amount_memo {
  * does); when it interpolates, also the slerp constants of the interval
  * (cached per track) and the interpolation amount (shared through memo):
  * returns the first key, *interpolate telling whether key + 1 is blended in. */
-static inline const cna_keyframe *locate(const cna_bone_track *track, int64_t t, track_state *st,
-                                         amount_memo *memo, bool *interpolate, float *amount)
+HOT_INLINE const cna_keyframe *locate(const cna_bone_track *track, int64_t t, track_state *st,
+                                         amount_memo *memo, bool *interpolate, float *amount,
+                                         bool *arc_stale)
 {
     const size_t c = cna__track_locate(track, t, &st->cursor, interpolate);
     const cna_keyframe *a = &track->keys[c];
     if (!*interpolate) return a;
     const cna_keyframe *b = a + 1;
-    if (st->arc_key != c) {
-        cna__arc_make(&a->rotation, &b->rotation, &st->arc);
-        st->arc_key = c;
-    }
+    *arc_stale = st->arc_key != c;
+    st->arc_key = c; /* the caller makes the arc when it was stale */
     if (memo->a != a->ticks || memo->b != b->ticks) {
         const uint64_t num = (uint64_t)t - (uint64_t)a->ticks;
         const uint64_t den = (uint64_t)b->ticks - (uint64_t)a->ticks;
@@ -216,37 +222,43 @@ typedef struct vsample {
     __m128 tr, q, ws;
 } vsample;
 
-static inline void vsample_load(const cna_keyframe *k, vsample *out)
+HOT_INLINE void vsample_load(const cna_keyframe *k, vsample *out)
 {
     out->tr = _mm_loadu_ps(&k->translation.x);
     out->q = _mm_loadu_ps(&k->rotation.x);
     out->ws = _mm_loadu_ps(&k->rotation.w);
 }
 
-/* One track at the player's position: the same key(s) and the same
- * arithmetic as cna_track_sample() (see between() in sample.c), so the same
- * bits. The lerps run as two four-lane a + (b - a)·amount over tr and ws,
- * each lane the scalar operations (the rotation lanes are not used); the
- * slerp as a·wa + b·wb over the four lanes of q. */
-static inline void sample_track(const cna_bone_track *track, int64_t t, track_state *st,
-                                amount_memo *memo, vsample *out)
-{
+/* A sampled track waiting for the rest of its batch: the key(s) found, and
+ * whether it interpolates (then with the amount and its track state). */
+typedef struct pending {
+    const cna_keyframe *a; /* NULL: the vsample is already complete */
+    track_state *st;
+    float amount;
     bool interpolate;
-    float amount = 0.0f;
-    const cna_keyframe *a = locate(track, t, st, memo, &interpolate, &amount);
-    if (!interpolate) {
+} pending;
+
+/* Completes one sample: the same key(s) and the same arithmetic as
+ * cna_track_sample() (see between() in sample.c), so the same bits. The
+ * lerps run as two four-lane a + (b - a)·amount over tr and ws, each lane the
+ * scalar operations (the rotation lanes are not used); the slerp as
+ * a·wa + b·wb over the four lanes of q. */
+HOT_INLINE void finish_sample(const pending *pd, vsample *out)
+{
+    const cna_keyframe *a = pd->a;
+    if (!pd->interpolate) {
         vsample_load(a, out);
         return;
     }
     const cna_keyframe *b = a + 1;
-    const __m128 am = _mm_set1_ps(amount);
+    const __m128 am = _mm_set1_ps(pd->amount);
     const __m128 ta = _mm_loadu_ps(&a->translation.x), tb = _mm_loadu_ps(&b->translation.x);
     const __m128 sa = _mm_loadu_ps(&a->rotation.w), sb = _mm_loadu_ps(&b->rotation.w);
     const __m128 qa = _mm_loadu_ps(&a->rotation.x);
     out->tr = _mm_add_ps(ta, _mm_mul_ps(_mm_sub_ps(tb, ta), am));
     out->ws = _mm_add_ps(sa, _mm_mul_ps(_mm_sub_ps(sb, sa), am));
     float wa, wb;
-    if (!cna__arc_weights(&st->arc, amount, &wa, &wb)) {
+    if (!cna__arc_weights(&pd->st->arc, pd->amount, &wa, &wb)) {
         out->q = qa;
         return;
     }
@@ -263,7 +275,7 @@ _Static_assert(offsetof(cna_keyframe, rotation) == offsetof(cna_keyframe, transl
  * correctly rounded per lane; the norm sums (x² + y²) + (z² + w²) as
  * glmm_norm does), so each matrix has the same bits. Stores in lane order
  * per column (a later lane for the same bone wins). */
-static inline void compose4(cna_mat4 *const out[4], const vsample in[4])
+HOT_INLINE void compose4(cna_mat4 *const out[4], const vsample in[4])
 {
     __m128 x = in[0].q, y = in[1].q, z = in[2].q, w = in[3].q;
     _MM_TRANSPOSE4_PS(x, y, z, w); /* x = the four keys' x, ... */
@@ -313,9 +325,11 @@ static inline const cna_keyframe *sample_track(const cna_bone_track *track, int6
 {
     bool interpolate;
     float amount = 0.0f;
-    const cna_keyframe *a = locate(track, t, st, memo, &interpolate, &amount);
+    bool arc_stale = false;
+    const cna_keyframe *a = locate(track, t, st, memo, &interpolate, &amount, &arc_stale);
     if (!interpolate) return a;
     const cna_keyframe *b = a + 1;
+    if (arc_stale) cna__arc_make(&a->rotation, &b->rotation, &st->arc);
     out->translation.x = a->translation.x + (b->translation.x - a->translation.x) * amount;
     out->translation.y = a->translation.y + (b->translation.y - a->translation.y) * amount;
     out->translation.z = a->translation.z + (b->translation.z - a->translation.z) * amount;
@@ -347,8 +361,12 @@ static void sample_clip(cna_player *player)
     amount_memo memo = {0, 0, 0.0f}; /* interpolated intervals have a < b */
 #if defined(PLAYER_SSE)
     vsample buf[4];
+    pending pend[4];
     cna_mat4 *out[4];
     size_t batch = 0;
+    const cna_quat *arc_a[4], *arc_b[4];
+    cna__arc *arc_out[4];
+    size_t arcs = 0;
 #endif
     for (size_t i = 0; i < states; ++i) {
         const cna_bone_track *track = &clip->tracks[i];
@@ -357,15 +375,29 @@ static void sample_clip(cna_player *player)
         track_state *st = &player->tracks[i];
         player->posed[bone] = 1;
 #if defined(PLAYER_SSE)
+        pending *pd = &pend[batch];
         if (st->cursor != CURSOR_LINEAR) {
-            sample_track(track, t, st, &memo, &buf[batch]);
+            bool arc_stale = false;
+            pd->a = locate(track, t, st, &memo, &pd->interpolate, &pd->amount, &arc_stale);
+            pd->st = st;
+            if (pd->interpolate && arc_stale) {
+                arc_a[arcs] = &pd->a->rotation;
+                arc_b[arcs] = &pd->a[1].rotation;
+                arc_out[arcs++] = &st->arc;
+            }
         } else {
             cna_keyframe key;
             cna_track_sample_linear(track, t, &key);
             vsample_load(&key, &buf[batch]);
+            pd->a = NULL;
         }
         out[batch] = &player->local[bone];
         if (++batch == 4) {
+            /* the batch's new arcs together, then its samples, then compose */
+            if (arcs) cna__arc_make4(arc_a, arc_b, arc_out, arcs);
+            arcs = 0;
+            for (size_t k = 0; k < 4; ++k)
+                if (pend[k].a) finish_sample(&pend[k], &buf[k]);
             compose4(out, buf);
             batch = 0;
         }
@@ -381,6 +413,9 @@ static void sample_clip(cna_player *player)
     }
 #if defined(PLAYER_SSE)
     if (batch > 0) {
+        if (arcs) cna__arc_make4(arc_a, arc_b, arc_out, arcs);
+        for (size_t k = 0; k < batch; ++k)
+            if (pend[k].a) finish_sample(&pend[k], &buf[k]);
         for (size_t k = batch; k < 4; ++k) {
             buf[k] = buf[batch - 1];
             out[k] = out[batch - 1];

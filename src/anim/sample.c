@@ -146,3 +146,66 @@ void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc)
         arc->inv_sin = 1.0f / cna_sinf(arc->theta);
     }
 }
+
+void cna__arc_make4(const cna_quat *const a[4], const cna_quat *const b[4], cna__arc *const out[4],
+                    size_t count)
+{
+#if defined(CNA__ANIM_SSE2)
+    /* d, sign and linear as cna__arc_make; the lanes that need the
+     * trigonometry get d (as double) in dd, the others 0.5 (unused) */
+    double dd[4] = {0.5, 0.5, 0.5, 0.5};
+    bool trig[4] = {false, false, false, false};
+    for (size_t k = 0; k < count; ++k) {
+        const cna_quat *p = a[k], *q = b[k];
+        float d = p->x * q->x + p->y * q->y + p->z * q->z + p->w * q->w;
+        cna__arc *arc = out[k];
+        arc->sign = 1.0f;
+        if (d < 0.0f) {
+            d = -d;
+            arc->sign = -1.0f;
+        }
+        arc->linear = d > 1.0f - 1e-6f;
+        arc->theta = arc->inv_sin = 0.0f;
+        /* cna_acosf's polynomial branches need 0 <= d <= 1 (not NaN) */
+        if (!arc->linear && d >= 0.0f && d <= 1.0f) {
+            dd[k] = (double)d;
+            trig[k] = true;
+        } else if (!arc->linear) {
+            cna__arc_make(p, q, arc);
+        }
+    }
+    if (!(trig[0] || trig[1] || trig[2] || trig[3])) return;
+    /* acos(x), x in [0, 1]: x <= 0.5: PIO2 - asin_poly(x); else
+     * 2·asin_poly(sqrt((1 - x)·0.5)) (x >= 0: no reflection) */
+    const __m128d half = _mm_set1_pd(0.5), pio2 = _mm_set1_pd(CNA__PIO2);
+    __m128d theta[2];
+    for (int h = 0; h < 2; ++h) {
+        const __m128d x = _mm_loadu_pd(dd + 2 * h);
+        const __m128d small = _mm_cmple_pd(x, half);
+        const __m128d big_z = _mm_sqrt_pd(_mm_mul_pd(_mm_sub_pd(_mm_set1_pd(1.0), x), half));
+        const __m128d z = _mm_or_pd(_mm_and_pd(small, x), _mm_andnot_pd(small, big_z));
+        const __m128d p = cna__asin_poly_pd(z);
+        const __m128d small_r = _mm_sub_pd(pio2, p), big_r = _mm_mul_pd(_mm_set1_pd(2.0), p);
+        theta[h] = _mm_or_pd(_mm_and_pd(small, small_r), _mm_andnot_pd(small, big_r));
+    }
+    /* theta as float (one rounding, as cna_acosf), then back to double */
+    const __m128 tf = _mm_movelh_ps(_mm_cvtpd_ps(theta[0]), _mm_cvtpd_ps(theta[1]));
+    float th[4];
+    _mm_storeu_ps(th, tf);
+    /* sin(theta): theta > 0 here (d <= 1 - 1e-6); cna_sinf's direct branch
+     * when theta <= PIO2 as a double */
+    const __m128d r0 = _mm_cvtps_pd(tf), r1 = _mm_cvtps_pd(_mm_movehl_ps(tf, tf));
+    const __m128 sf = _mm_movelh_ps(_mm_cvtpd_ps(cna__sin_poly_pd(r0)),
+                                    _mm_cvtpd_ps(cna__sin_poly_pd(r1)));
+    float sn[4];
+    _mm_storeu_ps(sn, _mm_div_ps(_mm_set1_ps(1.0f), sf));
+    for (size_t k = 0; k < count; ++k) {
+        if (!trig[k]) continue;
+        cna__arc *arc = out[k];
+        arc->theta = th[k];
+        arc->inv_sin = (double)th[k] <= CNA__PIO2 ? sn[k] : 1.0f / cna_sinf(th[k]);
+    }
+#else
+    for (size_t k = 0; k < count; ++k) cna__arc_make(a[k], b[k], out[k]);
+#endif
+}
