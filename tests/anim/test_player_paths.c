@@ -7,7 +7,8 @@
  * that are not the previous bone, untracked bones, two tracks for one bone,
  * nearly parallel and opposite key rotations, non-uniform scales). A path
  * this build or CPU lacks is reported as skipped, never as passed.
- * Also: the paired sine of the slerp (cna__sinf2) against cna_sinf, bit for
+ * Also: the paired sine of the slerp (cna__sinf2) against cna_sinf, and the
+ * four-pair arc constants (cna__arc_make4) against cna__arc_make, bit for
  * bit.
  */
 #include <math.h>
@@ -271,6 +272,82 @@ static void test_paired_sine_is_bit_identical_to_cna_sinf(void **state)
         for (size_t j = 0; j < n; ++j) assert_sinf2_matches(edge[i], edge[j]);
 }
 
+static void assert_arcs_equal(const cna__arc *x, const cna__arc *y)
+{
+    if (memcmp(&x->theta, &y->theta, sizeof x->theta) ||
+        memcmp(&x->inv_sin, &y->inv_sin, sizeof x->inv_sin) ||
+        memcmp(&x->sign, &y->sign, sizeof x->sign) || x->linear != y->linear) {
+        print_error("arc (%a, %a, %a, %d), expected (%a, %a, %a, %d)\n", (double)x->theta,
+                    (double)x->inv_sin, (double)x->sign, (int)x->linear, (double)y->theta,
+                    (double)y->inv_sin, (double)y->sign, (int)y->linear);
+        fail();
+    }
+}
+
+/* cna__arc_make4 against cna__arc_make for 1 to 4 pairs: random unit
+ * quaternions (either branch of acos: |d| below and above 0.5), nearly
+ * parallel and opposite ones (the linear branch), orthogonal ones (d = 0 and
+ * -0, theta = pi/2 rounded above PIO2), non-unit ones (|d| > 1: NaN) and NaN. */
+static void test_four_arcs_are_bit_identical_to_one_at_a_time(void **state)
+{
+    (void)state;
+    rng r = {0xA4C5A4C5ULL};
+    const cna_quat special[][2] = {
+        {{1, 0, 0, 0}, {0, 1, 0, 0}},
+        {{1, 0, 0, 0}, {-0.0f, 1, 0, 0}},
+        {{-1, 0, 0, 0}, {0, 1, 0, 0}},
+        {{1, 0, 0, 0}, {1, 0, 0, 0}},
+        {{1, 0, 0, 0}, {-1, 0, 0, 0}},
+        {{0.6f, 0.8f, 0, 0}, {0.8f, 0.6f, 0, 0}},
+        {{2, 0, 0, 0}, {2, 0, 0, 0}},
+        {{0.9f, 0.5f, 0, 0}, {0.95f, 0.5f, 0, 0}},
+        {{(float)NAN, 0, 0, 1}, {0, 0, 0, 1}},
+        {{0, 0, 0, 1}, {0, 0, 0.70710677f, 0.70710677f}},
+    };
+    const size_t n_special = sizeof special / sizeof special[0];
+    for (int i = 0; i < 50000; ++i) {
+        cna_quat qa[4], qb[4];
+        const cna_quat *pa[4], *pb[4];
+        cna__arc got[4], want[4];
+        cna__arc *po[4];
+        const size_t count = (size_t)rng_range(&r, 1, 4);
+        for (size_t k = 0; k < 4; ++k) {
+            const int64_t kind = rng_range(&r, 0, 5);
+            if (kind == 0 && i % 7 == 0) {
+                const size_t s = (size_t)rng_range(&r, 0, (int64_t)n_special - 1);
+                qa[k] = special[s][0];
+                qb[k] = special[s][1];
+            } else {
+                qa[k] = rng_quat(&r);
+                const float e = kind == 1 ? 1e-4f : (kind == 2 ? 1e-3f : 2.0f);
+                qb[k] = cna_quat_normalize(cna_quat_make(qa[k].x + rng_float(&r, -e, e),
+                                                         qa[k].y + rng_float(&r, -e, e),
+                                                         qa[k].z + rng_float(&r, -e, e),
+                                                         qa[k].w + rng_float(&r, -e, e)));
+                if (rng_range(&r, 0, 1)) qb[k] = cna_quat_make(-qb[k].x, -qb[k].y, -qb[k].z, -qb[k].w);
+            }
+            pa[k] = &qa[k];
+            pb[k] = &qb[k];
+            po[k] = &got[k];
+            memset(&got[k], 0x5A, sizeof got[k]);
+        }
+        cna__arc_make4(pa, pb, po, count);
+        for (size_t k = 0; k < count; ++k) {
+            cna__arc_make(&qa[k], &qb[k], &want[k]);
+            assert_arcs_equal(&got[k], &want[k]);
+        }
+    }
+    for (size_t s = 0; s < n_special; ++s) {
+        const cna_quat *pa[4] = {&special[s][0], &special[s][0], &special[s][0], &special[s][0]};
+        const cna_quat *pb[4] = {&special[s][1], &special[s][1], &special[s][1], &special[s][1]};
+        cna__arc got[4], want;
+        cna__arc *po[4] = {&got[0], &got[1], &got[2], &got[3]};
+        cna__arc_make4(pa, pb, po, 4);
+        cna__arc_make(&special[s][0], &special[s][1], &want);
+        for (size_t k = 0; k < 4; ++k) assert_arcs_equal(&got[k], &want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +359,7 @@ int main(void)
         cmocka_unit_test(test_avx512_path_random_rigs),
         cmocka_unit_test(test_default_path_is_the_widest_supported),
         cmocka_unit_test(test_paired_sine_is_bit_identical_to_cna_sinf),
+        cmocka_unit_test(test_four_arcs_are_bit_identical_to_one_at_a_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
