@@ -376,28 +376,38 @@ static void sample_clip(cna_player *player)
         player->posed[bone] = 1;
 #if defined(PLAYER_SSE)
         pending *pd = &pend[batch];
+        pd->a = NULL;
         if (st->cursor != CURSOR_LINEAR) {
-            bool arc_stale = false;
-            pd->a = locate(track, t, st, &memo, &pd->interpolate, &pd->amount, &arc_stale);
-            pd->st = st;
-            if (pd->interpolate && arc_stale) {
-                arc_a[arcs] = &pd->a->rotation;
-                arc_b[arcs] = &pd->a[1].rotation;
+            bool arc_stale = false, interpolate;
+            float amount = 0.0f;
+            const cna_keyframe *a = locate(track, t, st, &memo, &interpolate, &amount, &arc_stale);
+            if (interpolate && arc_stale) {
+                /* finished once the batch's new arcs are made */
+                pd->a = a;
+                pd->st = st;
+                pd->amount = amount;
+                pd->interpolate = true;
+                arc_a[arcs] = &a->rotation;
+                arc_b[arcs] = &a[1].rotation;
                 arc_out[arcs++] = &st->arc;
+            } else {
+                const pending now = {a, st, amount, interpolate};
+                finish_sample(&now, &buf[batch]);
             }
         } else {
             cna_keyframe key;
             cna_track_sample_linear(track, t, &key);
             vsample_load(&key, &buf[batch]);
-            pd->a = NULL;
         }
         out[batch] = &player->local[bone];
         if (++batch == 4) {
             /* the batch's new arcs together, then its samples, then compose */
-            if (arcs) cna__arc_make4(arc_a, arc_b, arc_out, arcs);
-            arcs = 0;
-            for (size_t k = 0; k < 4; ++k)
-                if (pend[k].a) finish_sample(&pend[k], &buf[k]);
+            if (arcs) {
+                cna__arc_make4(arc_a, arc_b, arc_out, arcs);
+                arcs = 0;
+                for (size_t k = 0; k < 4; ++k)
+                    if (pend[k].a) finish_sample(&pend[k], &buf[k]);
+            }
             compose4(out, buf);
             batch = 0;
         }
@@ -413,9 +423,11 @@ static void sample_clip(cna_player *player)
     }
 #if defined(PLAYER_SSE)
     if (batch > 0) {
-        if (arcs) cna__arc_make4(arc_a, arc_b, arc_out, arcs);
-        for (size_t k = 0; k < batch; ++k)
-            if (pend[k].a) finish_sample(&pend[k], &buf[k]);
+        if (arcs) {
+            cna__arc_make4(arc_a, arc_b, arc_out, arcs);
+            for (size_t k = 0; k < batch; ++k)
+                if (pend[k].a) finish_sample(&pend[k], &buf[k]);
+        }
         for (size_t k = batch; k < 4; ++k) {
             buf[k] = buf[batch - 1];
             out[k] = out[batch - 1];
