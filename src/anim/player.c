@@ -238,6 +238,18 @@ typedef struct pending {
     bool interpolate;
 } pending;
 
+/* The trigonometry of a batch's new arcs: one alone as cna__arc_make does,
+ * two or more together (cna__arc_trig4); the same bits either way. */
+static void make_arcs(const float d[4], cna__arc *const out[4], size_t count)
+{
+    if (count == 1) {
+        out[0]->theta = cna_acosf(d[0]);
+        out[0]->inv_sin = 1.0f / cna_sinf(out[0]->theta);
+        return;
+    }
+    cna__arc_trig4(d, out, count);
+}
+
 /* Completes one sample: the same key(s) and the same arithmetic as
  * cna_track_sample() (see between() in sample.c), so the same bits. The
  * lerps run as two four-lane a + (b - a)·amount over tr and ws, each lane the
@@ -364,7 +376,7 @@ static void sample_clip(cna_player *player)
     pending pend[4];
     cna_mat4 *out[4];
     size_t batch = 0;
-    const cna_quat *arc_a[4], *arc_b[4];
+    float arc_d[4];
     cna__arc *arc_out[4];
     size_t arcs = 0;
 #endif
@@ -381,14 +393,14 @@ static void sample_clip(cna_player *player)
             bool arc_stale = false, interpolate;
             float amount = 0.0f;
             const cna_keyframe *a = locate(track, t, st, &memo, &interpolate, &amount, &arc_stale);
-            if (interpolate && arc_stale) {
-                /* finished once the batch's new arcs are made */
+            if (interpolate && arc_stale &&
+                cna__arc_begin(&a->rotation, &a[1].rotation, &st->arc, &arc_d[arcs])) {
+                /* a new arc with trigonometry: finished once the batch's
+                 * new arcs are made, together */
                 pd->a = a;
                 pd->st = st;
                 pd->amount = amount;
                 pd->interpolate = true;
-                arc_a[arcs] = &a->rotation;
-                arc_b[arcs] = &a[1].rotation;
                 arc_out[arcs++] = &st->arc;
             } else {
                 const pending now = {a, st, amount, interpolate};
@@ -403,7 +415,7 @@ static void sample_clip(cna_player *player)
         if (++batch == 4) {
             /* the batch's new arcs together, then its samples, then compose */
             if (arcs) {
-                cna__arc_make4(arc_a, arc_b, arc_out, arcs);
+                make_arcs(arc_d, arc_out, arcs);
                 arcs = 0;
                 for (size_t k = 0; k < 4; ++k)
                     if (pend[k].a) finish_sample(&pend[k], &buf[k]);
@@ -424,7 +436,7 @@ static void sample_clip(cna_player *player)
 #if defined(PLAYER_SSE)
     if (batch > 0) {
         if (arcs) {
-            cna__arc_make4(arc_a, arc_b, arc_out, arcs);
+            make_arcs(arc_d, arc_out, arcs);
             for (size_t k = 0; k < batch; ++k)
                 if (pend[k].a) finish_sample(&pend[k], &buf[k]);
         }

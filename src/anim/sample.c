@@ -133,48 +133,31 @@ void cna_track_sample(const cna_bone_track *track, int64_t t, size_t *cursor, cn
 
 void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc)
 {
-    float d = a->x * b->x + a->y * b->y + a->z * b->z + a->w * b->w;
-    arc->sign = 1.0f;
-    if (d < 0.0f) {
-        d = -d;
-        arc->sign = -1.0f;
-    }
-    arc->linear = d > 1.0f - 1e-6f;
-    arc->theta = arc->inv_sin = 0.0f;
-    if (!arc->linear) {
+    float d;
+    if (cna__arc_begin(a, b, arc, &d)) {
         arc->theta = cna_acosf(d);
         arc->inv_sin = 1.0f / cna_sinf(arc->theta);
     }
 }
 
-void cna__arc_make4(const cna_quat *const a[4], const cna_quat *const b[4], cna__arc *const out[4],
-                    size_t count)
+void cna__arc_trig4(const float d[4], cna__arc *const out[4], size_t count)
 {
 #if defined(CNA__ANIM_SSE2)
-    /* d, sign and linear as cna__arc_make; the lanes that need the
-     * trigonometry get d (as double) in dd, the others 0.5 (unused) */
+    /* the lanes in cna_acosf's polynomial range (0 <= d <= 1, not NaN) get d
+     * as a double in dd, the others 0.5 (unused) and the scalar functions */
     double dd[4] = {0.5, 0.5, 0.5, 0.5};
     bool trig[4] = {false, false, false, false};
+    bool any = false;
     for (size_t k = 0; k < count; ++k) {
-        const cna_quat *p = a[k], *q = b[k];
-        float d = p->x * q->x + p->y * q->y + p->z * q->z + p->w * q->w;
-        cna__arc *arc = out[k];
-        arc->sign = 1.0f;
-        if (d < 0.0f) {
-            d = -d;
-            arc->sign = -1.0f;
-        }
-        arc->linear = d > 1.0f - 1e-6f;
-        arc->theta = arc->inv_sin = 0.0f;
-        /* cna_acosf's polynomial branches need 0 <= d <= 1 (not NaN) */
-        if (!arc->linear && d >= 0.0f && d <= 1.0f) {
-            dd[k] = (double)d;
-            trig[k] = true;
-        } else if (!arc->linear) {
-            cna__arc_make(p, q, arc);
+        if (d[k] >= 0.0f && d[k] <= 1.0f) {
+            dd[k] = (double)d[k];
+            trig[k] = any = true;
+        } else {
+            out[k]->theta = cna_acosf(d[k]);
+            out[k]->inv_sin = 1.0f / cna_sinf(out[k]->theta);
         }
     }
-    if (!(trig[0] || trig[1] || trig[2] || trig[3])) return;
+    if (!any) return;
     /* acos(x), x in [0, 1]: x <= 0.5: PIO2 - asin_poly(x); else
      * 2·asin_poly(sqrt((1 - x)·0.5)) (x >= 0: no reflection) */
     const __m128d half = _mm_set1_pd(0.5), pio2 = _mm_set1_pd(CNA__PIO2);
@@ -192,20 +175,34 @@ void cna__arc_make4(const cna_quat *const a[4], const cna_quat *const b[4], cna_
     const __m128 tf = _mm_movelh_ps(_mm_cvtpd_ps(theta[0]), _mm_cvtpd_ps(theta[1]));
     float th[4];
     _mm_storeu_ps(th, tf);
-    /* sin(theta): theta > 0 here (d <= 1 - 1e-6); cna_sinf's direct branch
-     * when theta <= PIO2 as a double */
+    /* sin(theta): cna_sinf's direct branch when 0 < theta <= PIO2 as a
+     * double, the others through cna_sinf */
     const __m128d r0 = _mm_cvtps_pd(tf), r1 = _mm_cvtps_pd(_mm_movehl_ps(tf, tf));
     const __m128 sf = _mm_movelh_ps(_mm_cvtpd_ps(cna__sin_poly_pd(r0)),
                                     _mm_cvtpd_ps(cna__sin_poly_pd(r1)));
-    float sn[4];
-    _mm_storeu_ps(sn, _mm_div_ps(_mm_set1_ps(1.0f), sf));
+    float inv[4];
+    _mm_storeu_ps(inv, _mm_div_ps(_mm_set1_ps(1.0f), sf));
     for (size_t k = 0; k < count; ++k) {
         if (!trig[k]) continue;
         cna__arc *arc = out[k];
         arc->theta = th[k];
-        arc->inv_sin = (double)th[k] <= CNA__PIO2 ? sn[k] : 1.0f / cna_sinf(th[k]);
+        arc->inv_sin = th[k] > 0.0f && (double)th[k] <= CNA__PIO2 ? inv[k] : 1.0f / cna_sinf(th[k]);
     }
 #else
-    for (size_t k = 0; k < count; ++k) cna__arc_make(a[k], b[k], out[k]);
+    for (size_t k = 0; k < count; ++k) {
+        out[k]->theta = cna_acosf(d[k]);
+        out[k]->inv_sin = 1.0f / cna_sinf(out[k]->theta);
+    }
 #endif
+}
+
+void cna__arc_make4(const cna_quat *const a[4], const cna_quat *const b[4], cna__arc *const out[4],
+                    size_t count)
+{
+    float d[4];
+    cna__arc *trig[4];
+    size_t n = 0;
+    for (size_t k = 0; k < count; ++k)
+        if (cna__arc_begin(a[k], b[k], out[k], &d[n])) trig[n++] = out[k];
+    if (n) cna__arc_trig4(d, trig, n);
 }
