@@ -170,7 +170,7 @@ static inline void cna__sinf2(float x1, float x2, float *s1, float *s2)
 /* The first part of cna__arc_make: d = a·b (left to right), sign = -1 and
  * d = -d when d < 0, linear = d > 1 - 1e-6, theta = inv_sin = 0; returns
  * true (with *d_out = d) when the arc still needs its trigonometry:
- * theta = cna_acosf(d), inv_sin = 1 / cna_sinf(theta) (cna__arc_trig4). */
+ * theta = cna_acosf(d), inv_sin = 1 / cna_sinf(theta) (cna__arc_trig8). */
 static inline bool cna__arc_begin(const cna_quat *a, const cna_quat *b, cna__arc *arc,
                                   float *d_out)
 {
@@ -186,19 +186,17 @@ static inline bool cna__arc_begin(const cna_quat *a, const cna_quat *b, cna__arc
     return !arc->linear;
 }
 
-/* The trigonometry of `count` (0..4) arcs begun by cna__arc_begin (d[k] its
+/* The trigonometry of `count` (0..8) arcs begun by cna__arc_begin (d[k] its
  * d): out[k]->theta = cna_acosf(d[k]), out[k]->inv_sin = 1 /
- * cna_sinf(theta), bit for bit, two arcs per SSE2 double-lane pair
- * (cna__asin_poly_pd, cna__sin_poly_pd, cna_acosf's branches per lane), a
- * lane outside the polynomials' range through the scalar functions. */
-void cna__arc_trig4(const float d[4], cna__arc *const out[4], size_t count);
+ * cna_sinf(theta), bit for bit, two arcs per SSE2 double-lane pair, four
+ * independent pairs (cna__asin_poly_pd, cna__sin_poly_pd, cna_acosf's
+ * branches per lane), a lane outside the polynomials' range through the
+ * scalar functions. */
+void cna__arc_trig8(const float d[8], cna__arc *const out[8], size_t count);
 
-/* cna__arc_make for `count` (0..4) pairs at once: out[k] = the arc of
- * (a[k], b[k]), bit for bit; the acos and sine of two pairs run per SSE2
- * double-lane pair (cna__asin_poly_pd, cna__sin_poly_pd, cna_acosf's
- * branches per lane), any lane outside their usual range through
- * cna__arc_make itself. Tests: tests/anim/test_player_paths.c. */
-void cna__arc_make4(const cna_quat *const a[4], const cna_quat *const b[4], cna__arc *const out[4],
+/* cna__arc_make for `count` (0..8) pairs at once (cna__arc_begin, then
+ * cna__arc_trig8): the same bits. Tests: tests/anim/test_player_paths.c. */
+void cna__arc_make8(const cna_quat *const a[8], const cna_quat *const b[8], cna__arc *const out[8],
                     size_t count);
 
 /* cna_quat_slerp's weights for t, given arc = cna__arc_make(a, b): the

@@ -66,6 +66,12 @@ struct cna_player {
     size_t cursor_count;     /* tracks the states were set up for */
     size_t cursor_capacity;  /* allocated entries; grows in start_clip only */
     int path;                /* the kernels recompute runs: a cna__player_path */
+    /* new_arcs' window: while the clip and its tracks with state are the
+     * same and arcs_from < position < arcs_until, every track with a cursor
+     * is strictly inside the key interval of its cached arc */
+    const cna_clip *arcs_clip;
+    size_t arcs_states;
+    int64_t arcs_from, arcs_until;
     bool crowd_mark;         /* set only during a cna_crowd_update's check pass */
 };
 
@@ -229,59 +235,100 @@ HOT_INLINE void vsample_load(const cna_keyframe *k, vsample *out)
     out->ws = _mm_loadu_ps(&k->rotation.w);
 }
 
-/* A sampled track waiting for the rest of its batch: the key(s) found, and
- * whether it interpolates (then with the amount and its track state). */
-typedef struct pending {
-    const cna_keyframe *a; /* NULL: the vsample is already complete */
-    track_state *st;
-    float amount;
-    bool interpolate;
-} pending;
-
-/* The trigonometry of a batch's new arcs: one alone as cna__arc_make does,
- * two or more together (cna__arc_trig4); the same bits either way. */
-static void make_arcs(const float d[4], cna__arc *const out[4], size_t count)
-{
-    if (count == 1) {
-        out[0]->theta = cna_acosf(d[0]);
-        out[0]->inv_sin = 1.0f / cna_sinf(out[0]->theta);
-        return;
-    }
-    cna__arc_trig4(d, out, count);
-}
-
-/* Completes one sample: the same key(s) and the same arithmetic as
+/* One track at the player's position, its arc already made for this
+ * update (new_arcs): the same key(s) and the same arithmetic as
  * cna_track_sample() (see between() in sample.c), so the same bits. The
  * lerps run as two four-lane a + (b - a)·amount over tr and ws, each lane the
  * scalar operations (the rotation lanes are not used); the slerp as
  * a·wa + b·wb over the four lanes of q. */
-HOT_INLINE void finish_sample(const pending *pd, vsample *out)
+HOT_INLINE void sample_track(const cna_bone_track *track, int64_t t, track_state *st,
+                             amount_memo *memo, vsample *out)
 {
-    const cna_keyframe *a = pd->a;
-    if (!pd->interpolate) {
+    bool interpolate, arc_stale = false;
+    float amount = 0.0f;
+    const cna_keyframe *a = locate(track, t, st, memo, &interpolate, &amount, &arc_stale);
+    if (!interpolate) {
         vsample_load(a, out);
         return;
     }
     const cna_keyframe *b = a + 1;
-    const __m128 am = _mm_set1_ps(pd->amount);
+    if (arc_stale) cna__arc_make(&a->rotation, &b->rotation, &st->arc); /* not reached */
+    const __m128 am = _mm_set1_ps(amount);
     const __m128 ta = _mm_loadu_ps(&a->translation.x), tb = _mm_loadu_ps(&b->translation.x);
     const __m128 sa = _mm_loadu_ps(&a->rotation.w), sb = _mm_loadu_ps(&b->rotation.w);
     const __m128 qa = _mm_loadu_ps(&a->rotation.x);
     out->tr = _mm_add_ps(ta, _mm_mul_ps(_mm_sub_ps(tb, ta), am));
     out->ws = _mm_add_ps(sa, _mm_mul_ps(_mm_sub_ps(sb, sa), am));
     float wa, wb;
-    if (!cna__arc_weights(&pd->st->arc, pd->amount, &wa, &wb)) {
+    if (!cna__arc_weights(&st->arc, amount, &wa, &wb)) {
         out->q = qa;
         return;
     }
     out->q = _mm_add_ps(_mm_mul_ps(qa, _mm_set1_ps(wa)),
                         _mm_mul_ps(_mm_loadu_ps(&b->rotation.x), _mm_set1_ps(wb)));
 }
-_Static_assert(offsetof(cna_keyframe, rotation) == offsetof(cna_keyframe, translation) + 12 &&
-                   offsetof(cna_keyframe, scale) == offsetof(cna_keyframe, rotation) + 16 &&
-                   sizeof(cna_keyframe) == offsetof(cna_keyframe, scale) + 12,
-               "a vsample reads (translation, rotation.x), rotation, (rotation.w, scale)");
 
+/* Before sampling: the arcs of the key intervals the tracks enter in this
+ * update (for 60 Hz playback of 24 or 30 Hz keys, every track every two or
+ * three frames), the trigonometric ones eight at a time (cna__arc_trig8:
+ * four independent SSE2 chains instead of one per track; one alone as
+ * cna__arc_make). The cursors move here as cna__track_locate moves them; the
+ * sampling pass finds them already in place. */
+static void new_arcs(cna_player *player, size_t states, int64_t t)
+{
+    const cna_clip *clip = player->clip;
+    if (clip == player->arcs_clip && states == player->arcs_states && player->arcs_from < t &&
+        t < player->arcs_until)
+        return; /* no track leaves its interval */
+    const int32_t n = player->bone_count;
+    float d[8];
+    cna__arc *out[8];
+    size_t count = 0;
+    int64_t from = INT64_MIN, until = INT64_MAX;
+    bool inside = true; /* every track with a cursor interpolates */
+    for (size_t i = 0; i < states; ++i) {
+        const cna_bone_track *track = &clip->tracks[i];
+        const int32_t bone = track->bone;
+        if (track->key_count == 0 || !track->keys || bone < 0 || bone >= n) continue;
+        track_state *st = &player->tracks[i];
+        const size_t c = st->cursor;
+        if (c == CURSOR_LINEAR) continue;
+        const cna_keyframe *k = track->keys;
+        /* still strictly inside the interval of the cached arc */
+        if (c == st->arc_key && c + 1 < track->key_count && k[c].ticks < t && t < k[c + 1].ticks) {
+            if (k[c].ticks > from) from = k[c].ticks;
+            if (k[c + 1].ticks < until) until = k[c + 1].ticks;
+            continue;
+        }
+        bool interpolate;
+        const size_t now = cna__track_locate(track, t, &st->cursor, &interpolate);
+        if (!interpolate) {
+            inside = false;
+            continue;
+        }
+        if (k[now].ticks > from) from = k[now].ticks;
+        if (k[now + 1].ticks < until) until = k[now + 1].ticks;
+        if (now == st->arc_key) continue;
+        st->arc_key = now;
+        if (cna__arc_begin(&k[now].rotation, &k[now + 1].rotation, &st->arc, &d[count])) {
+            out[count] = &st->arc;
+            if (++count == 8) {
+                cna__arc_trig8(d, out, count);
+                count = 0;
+            }
+        }
+    }
+    if (count == 1) {
+        out[0]->theta = cna_acosf(d[0]);
+        out[0]->inv_sin = 1.0f / cna_sinf(out[0]->theta);
+    } else if (count > 1) {
+        cna__arc_trig8(d, out, count);
+    }
+    player->arcs_clip = inside ? clip : NULL;
+    player->arcs_states = states;
+    player->arcs_from = from;
+    player->arcs_until = until;
+}
 /* compose_key for four samples at once, one per SSE lane: every lane runs
  * compose_key's operations in the same order (sqrt and division are
  * correctly rounded per lane; the norm sums (x² + y²) + (z² + w²) as
@@ -372,13 +419,10 @@ static void sample_clip(cna_player *player)
                                                                    : player->cursor_count;
     amount_memo memo = {0, 0, 0.0f}; /* interpolated intervals have a < b */
 #if defined(PLAYER_SSE)
+    new_arcs(player, states, t);
     vsample buf[4];
-    pending pend[4];
     cna_mat4 *out[4];
     size_t batch = 0;
-    float arc_d[4];
-    cna__arc *arc_out[4];
-    size_t arcs = 0;
 #endif
     for (size_t i = 0; i < states; ++i) {
         const cna_bone_track *track = &clip->tracks[i];
@@ -387,25 +431,8 @@ static void sample_clip(cna_player *player)
         track_state *st = &player->tracks[i];
         player->posed[bone] = 1;
 #if defined(PLAYER_SSE)
-        pending *pd = &pend[batch];
-        pd->a = NULL;
         if (st->cursor != CURSOR_LINEAR) {
-            bool arc_stale = false, interpolate;
-            float amount = 0.0f;
-            const cna_keyframe *a = locate(track, t, st, &memo, &interpolate, &amount, &arc_stale);
-            if (interpolate && arc_stale &&
-                cna__arc_begin(&a->rotation, &a[1].rotation, &st->arc, &arc_d[arcs])) {
-                /* a new arc with trigonometry: finished once the batch's
-                 * new arcs are made, together */
-                pd->a = a;
-                pd->st = st;
-                pd->amount = amount;
-                pd->interpolate = true;
-                arc_out[arcs++] = &st->arc;
-            } else {
-                const pending now = {a, st, amount, interpolate};
-                finish_sample(&now, &buf[batch]);
-            }
+            sample_track(track, t, st, &memo, &buf[batch]);
         } else {
             cna_keyframe key;
             cna_track_sample_linear(track, t, &key);
@@ -413,13 +440,6 @@ static void sample_clip(cna_player *player)
         }
         out[batch] = &player->local[bone];
         if (++batch == 4) {
-            /* the batch's new arcs together, then its samples, then compose */
-            if (arcs) {
-                make_arcs(arc_d, arc_out, arcs);
-                arcs = 0;
-                for (size_t k = 0; k < 4; ++k)
-                    if (pend[k].a) finish_sample(&pend[k], &buf[k]);
-            }
             compose4(out, buf);
             batch = 0;
         }
@@ -435,11 +455,6 @@ static void sample_clip(cna_player *player)
     }
 #if defined(PLAYER_SSE)
     if (batch > 0) {
-        if (arcs) {
-            make_arcs(arc_d, arc_out, arcs);
-            for (size_t k = 0; k < batch; ++k)
-                if (pend[k].a) finish_sample(&pend[k], &buf[k]);
-        }
         for (size_t k = batch; k < 4; ++k) {
             buf[k] = buf[batch - 1];
             out[k] = out[batch - 1];
@@ -751,6 +766,7 @@ cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_e
         player->tracks[i].arc_key = ARC_NONE;
     }
     player->cursor_count = tracks;
+    player->arcs_clip = NULL; /* new_arcs' window closed */
     player->clip = clip;
     player->position = 0;
     return CNA_OK;

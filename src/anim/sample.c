@@ -140,13 +140,13 @@ void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc)
     }
 }
 
-void cna__arc_trig4(const float d[4], cna__arc *const out[4], size_t count)
+void cna__arc_trig8(const float d[8], cna__arc *const out[8], size_t count)
 {
 #if defined(CNA__ANIM_SSE2)
     /* the lanes in cna_acosf's polynomial range (0 <= d <= 1, not NaN) get d
      * as a double in dd, the others 0.5 (unused) and the scalar functions */
-    double dd[4] = {0.5, 0.5, 0.5, 0.5};
-    bool trig[4] = {false, false, false, false};
+    double dd[8] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
+    bool trig[8] = {false, false, false, false, false, false, false, false};
     bool any = false;
     for (size_t k = 0; k < count; ++k) {
         if (d[k] >= 0.0f && d[k] <= 1.0f) {
@@ -161,8 +161,8 @@ void cna__arc_trig4(const float d[4], cna__arc *const out[4], size_t count)
     /* acos(x), x in [0, 1]: x <= 0.5: PIO2 - asin_poly(x); else
      * 2·asin_poly(sqrt((1 - x)·0.5)) (x >= 0: no reflection) */
     const __m128d half = _mm_set1_pd(0.5), pio2 = _mm_set1_pd(CNA__PIO2);
-    __m128d theta[2];
-    for (int h = 0; h < 2; ++h) {
+    __m128d theta[4];
+    for (int h = 0; h < 4; ++h) { /* four independent chains */
         const __m128d x = _mm_loadu_pd(dd + 2 * h);
         const __m128d small = _mm_cmple_pd(x, half);
         const __m128d big_z = _mm_sqrt_pd(_mm_mul_pd(_mm_sub_pd(_mm_set1_pd(1.0), x), half));
@@ -171,17 +171,18 @@ void cna__arc_trig4(const float d[4], cna__arc *const out[4], size_t count)
         const __m128d small_r = _mm_sub_pd(pio2, p), big_r = _mm_mul_pd(_mm_set1_pd(2.0), p);
         theta[h] = _mm_or_pd(_mm_and_pd(small, small_r), _mm_andnot_pd(small, big_r));
     }
-    /* theta as float (one rounding, as cna_acosf), then back to double */
-    const __m128 tf = _mm_movelh_ps(_mm_cvtpd_ps(theta[0]), _mm_cvtpd_ps(theta[1]));
-    float th[4];
-    _mm_storeu_ps(th, tf);
-    /* sin(theta): cna_sinf's direct branch when 0 < theta <= PIO2 as a
-     * double, the others through cna_sinf */
-    const __m128d r0 = _mm_cvtps_pd(tf), r1 = _mm_cvtps_pd(_mm_movehl_ps(tf, tf));
-    const __m128 sf = _mm_movelh_ps(_mm_cvtpd_ps(cna__sin_poly_pd(r0)),
-                                    _mm_cvtpd_ps(cna__sin_poly_pd(r1)));
-    float inv[4];
-    _mm_storeu_ps(inv, _mm_div_ps(_mm_set1_ps(1.0f), sf));
+    float th[8], inv[8];
+    for (int h = 0; h < 2; ++h) {
+        /* theta as float (one rounding, as cna_acosf), then back to double */
+        const __m128 tf = _mm_movelh_ps(_mm_cvtpd_ps(theta[2 * h]), _mm_cvtpd_ps(theta[2 * h + 1]));
+        _mm_storeu_ps(th + 4 * h, tf);
+        /* sin(theta): cna_sinf's direct branch when 0 < theta <= PIO2 as a
+         * double, the others through cna_sinf below */
+        const __m128d r0 = _mm_cvtps_pd(tf), r1 = _mm_cvtps_pd(_mm_movehl_ps(tf, tf));
+        const __m128 sf = _mm_movelh_ps(_mm_cvtpd_ps(cna__sin_poly_pd(r0)),
+                                        _mm_cvtpd_ps(cna__sin_poly_pd(r1)));
+        _mm_storeu_ps(inv + 4 * h, _mm_div_ps(_mm_set1_ps(1.0f), sf));
+    }
     for (size_t k = 0; k < count; ++k) {
         if (!trig[k]) continue;
         cna__arc *arc = out[k];
@@ -196,13 +197,13 @@ void cna__arc_trig4(const float d[4], cna__arc *const out[4], size_t count)
 #endif
 }
 
-void cna__arc_make4(const cna_quat *const a[4], const cna_quat *const b[4], cna__arc *const out[4],
+void cna__arc_make8(const cna_quat *const a[8], const cna_quat *const b[8], cna__arc *const out[8],
                     size_t count)
 {
-    float d[4];
-    cna__arc *trig[4];
+    float d[8];
+    cna__arc *trig[8];
     size_t n = 0;
     for (size_t k = 0; k < count; ++k)
         if (cna__arc_begin(a[k], b[k], out[k], &d[n])) trig[n++] = out[k];
-    if (n) cna__arc_trig4(d, trig, n);
+    if (n) cna__arc_trig8(d, trig, n);
 }

@@ -8,7 +8,7 @@
  * nearly parallel and opposite key rotations, non-uniform scales). A path
  * this build or CPU lacks is reported as skipped, never as passed.
  * Also: the paired sine of the slerp (cna__sinf2) against cna_sinf, and the
- * four-pair arc constants (cna__arc_make4) against cna__arc_make, bit for
+ * eight-pair arc constants (cna__arc_make8) against cna__arc_make, bit for
  * bit.
  */
 #include <math.h>
@@ -284,11 +284,11 @@ static void assert_arcs_equal(const cna__arc *x, const cna__arc *y)
     }
 }
 
-/* cna__arc_make4 against cna__arc_make for 1 to 4 pairs: random unit
+/* cna__arc_make8 against cna__arc_make for 1 to 8 pairs: random unit
  * quaternions (either branch of acos: |d| below and above 0.5), nearly
  * parallel and opposite ones (the linear branch), orthogonal ones (d = 0 and
  * -0, theta = pi/2 rounded above PIO2), non-unit ones (|d| > 1: NaN) and NaN. */
-static void test_four_arcs_are_bit_identical_to_one_at_a_time(void **state)
+static void test_eight_arcs_are_bit_identical_to_one_at_a_time(void **state)
 {
     (void)state;
     rng r = {0xA4C5A4C5ULL};
@@ -306,12 +306,12 @@ static void test_four_arcs_are_bit_identical_to_one_at_a_time(void **state)
     };
     const size_t n_special = sizeof special / sizeof special[0];
     for (int i = 0; i < 50000; ++i) {
-        cna_quat qa[4], qb[4];
-        const cna_quat *pa[4], *pb[4];
-        cna__arc got[4], want[4];
-        cna__arc *po[4];
-        const size_t count = (size_t)rng_range(&r, 1, 4);
-        for (size_t k = 0; k < 4; ++k) {
+        cna_quat qa[8], qb[8];
+        const cna_quat *pa[8], *pb[8];
+        cna__arc got[8], want[8];
+        cna__arc *po[8];
+        const size_t count = (size_t)rng_range(&r, 1, 8);
+        for (size_t k = 0; k < 8; ++k) {
             const int64_t kind = rng_range(&r, 0, 5);
             if (kind == 0 && i % 7 == 0) {
                 const size_t s = (size_t)rng_range(&r, 0, (int64_t)n_special - 1);
@@ -331,20 +331,24 @@ static void test_four_arcs_are_bit_identical_to_one_at_a_time(void **state)
             po[k] = &got[k];
             memset(&got[k], 0x5A, sizeof got[k]);
         }
-        cna__arc_make4(pa, pb, po, count);
+        cna__arc_make8(pa, pb, po, count);
         for (size_t k = 0; k < count; ++k) {
             cna__arc_make(&qa[k], &qb[k], &want[k]);
             assert_arcs_equal(&got[k], &want[k]);
         }
     }
     for (size_t s = 0; s < n_special; ++s) {
-        const cna_quat *pa[4] = {&special[s][0], &special[s][0], &special[s][0], &special[s][0]};
-        const cna_quat *pb[4] = {&special[s][1], &special[s][1], &special[s][1], &special[s][1]};
-        cna__arc got[4], want;
-        cna__arc *po[4] = {&got[0], &got[1], &got[2], &got[3]};
-        cna__arc_make4(pa, pb, po, 4);
+        const cna_quat *pa[8], *pb[8];
+        cna__arc got[8], want;
+        cna__arc *po[8];
+        for (size_t k = 0; k < 8; ++k) {
+            pa[k] = &special[s][0];
+            pb[k] = &special[s][1];
+            po[k] = &got[k];
+        }
+        cna__arc_make8(pa, pb, po, 8);
         cna__arc_make(&special[s][0], &special[s][1], &want);
-        for (size_t k = 0; k < 4; ++k) assert_arcs_equal(&got[k], &want);
+        for (size_t k = 0; k < 8; ++k) assert_arcs_equal(&got[k], &want);
     }
 }
 
@@ -359,7 +363,7 @@ int main(void)
         cmocka_unit_test(test_avx512_path_random_rigs),
         cmocka_unit_test(test_default_path_is_the_widest_supported),
         cmocka_unit_test(test_paired_sine_is_bit_identical_to_cna_sinf),
-        cmocka_unit_test(test_four_arcs_are_bit_identical_to_one_at_a_time),
+        cmocka_unit_test(test_eight_arcs_are_bit_identical_to_one_at_a_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
