@@ -52,28 +52,45 @@ typedef struct track_state {
     cna__arc arc;
 } track_state;
 
+/* The player lies on whole 64-byte cache lines (its allocation aligned by
+ * hand), in three zones, so that a crowd's threads share no line that one of
+ * them writes: what every update reads (and only start_clip writes), what
+ * the thread updating the player writes every update, and the mark that the
+ * crowd's checking thread writes. */
 struct cna_player {
+    /* read by every update */
     cna_allocator allocator;
+    void *block;                   /* this struct's allocation (unaligned) */
+    void *matrix_block;            /* the matrices' allocation (unaligned) */
     const cna_skinning_data *data; /* borrowed */
     const cna_clip *clip;          /* borrowed; NULL when none */
     int32_t bone_count;            /* fixed at creation: sizes the three arrays */
-    int64_t position;              /* ticks */
-    cna_mat4 *local;               /* bone_count each, one allocation */
+    int path;                      /* the kernels recompute runs: a cna__player_path */
+    cna_mat4 *local;               /* bone_count each, one allocation, 64-byte aligned */
     cna_mat4 *world;
     cna_mat4 *skin;
     uint8_t *posed;          /* bone_count flags: a track set local[p] this update */
     track_state *tracks;     /* one per track of the current clip */
     size_t cursor_count;     /* tracks the states were set up for */
     size_t cursor_capacity;  /* allocated entries; grows in start_clip only */
-    int path;                /* the kernels recompute runs: a cna__player_path */
+    /* written by every update */
+    _Alignas(64) int64_t position; /* ticks */
     /* new_arcs' window: while the clip and its tracks with state are the
      * same and arcs_from < position < arcs_until, every track with a cursor
      * is strictly inside the key interval of its cached arc */
     const cna_clip *arcs_clip;
     size_t arcs_states;
     int64_t arcs_from, arcs_until;
-    bool crowd_mark;         /* set only during a cna_crowd_update's check pass */
+    /* written only by a cna_crowd_update's check pass */
+    _Alignas(64) bool crowd_mark;
 };
+
+/* The first 64-byte boundary at or after p (p from an allocation 63 bytes
+ * larger than needed). */
+static void *align64(void *p)
+{
+    return (void *)(((uintptr_t)p + 63u) & ~(uintptr_t)63u);
+}
 
 /* ------------------------------------------------------------------ position */
 
@@ -699,19 +716,24 @@ cna_result cna_player_create(const cna_skinning_data *data, const cna_allocator 
     if ((r = cna__skeleton_check(data, err))) return r;
 
     const cna_allocator a = cna__allocator_resolve(allocator);
-    cna_player *player = (cna_player *)cna__calloc(&a, 1, sizeof *player);
-    if (!player)
+    void *block = cna__calloc(&a, 1, sizeof(cna_player) + 63);
+    if (!block)
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "player: out of memory (%zu bytes)",
-                          sizeof *player);
+                          sizeof(cna_player) + 63);
+    cna_player *player = (cna_player *)align64(block);
     const size_t n = (size_t)data->bone_count;
-    /* one allocation: 3·n matrices, then n flags (n <= CNA_MAX_BONE_COUNT: no overflow) */
-    cna_mat4 *matrices = (cna_mat4 *)cna__calloc(&a, 1, 3 * n * sizeof(cna_mat4) + n);
-    if (!matrices) {
-        cna__free(&a, player);
+    /* one allocation: 3·n matrices, then n flags (n <= CNA_MAX_BONE_COUNT: no
+     * overflow), aligned to 64 bytes so that no matrix straddles two lines */
+    void *matrix_block = cna__calloc(&a, 1, 3 * n * sizeof(cna_mat4) + n + 63);
+    if (!matrix_block) {
+        cna__free(&a, block);
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY,
                           "player: out of memory for %zu bones' matrices", n);
     }
+    cna_mat4 *matrices = (cna_mat4 *)align64(matrix_block);
     player->allocator = a;
+    player->block = block;
+    player->matrix_block = matrix_block;
     player->data = data;
     player->bone_count = data->bone_count;
     player->local = matrices;
@@ -728,9 +750,10 @@ void cna_player_free(cna_player *player)
 {
     if (!player) return;
     const cna_allocator a = player->allocator;
+    void *block = player->block;
     cna__free(&a, player->tracks);
-    cna__free(&a, player->local);
-    cna__free(&a, player);
+    cna__free(&a, player->matrix_block);
+    cna__free(&a, block);
 }
 
 cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_error *err)
