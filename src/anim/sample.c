@@ -161,8 +161,9 @@ void cna__arc_trig8(const float d[8], cna__arc *const out[8], size_t count)
     /* acos(x), x in [0, 1]: x <= 0.5: PIO2 - asin_poly(x); else
      * 2·asin_poly(sqrt((1 - x)·0.5)) (x >= 0: no reflection) */
     const __m128d half = _mm_set1_pd(0.5), pio2 = _mm_set1_pd(CNA__PIO2);
-    __m128d theta[4];
-    for (int h = 0; h < 4; ++h) { /* four independent chains */
+    __m128d theta[4] = {half, half, half, half};
+    const size_t pairs = (count + 1) / 2, quads = (count + 3) / 4;
+    for (size_t h = 0; h < pairs; ++h) { /* up to four independent chains */
         const __m128d x = _mm_loadu_pd(dd + 2 * h);
         const __m128d small = _mm_cmple_pd(x, half);
         const __m128d big_z = _mm_sqrt_pd(_mm_mul_pd(_mm_sub_pd(_mm_set1_pd(1.0), x), half));
@@ -172,7 +173,7 @@ void cna__arc_trig8(const float d[8], cna__arc *const out[8], size_t count)
         theta[h] = _mm_or_pd(_mm_and_pd(small, small_r), _mm_andnot_pd(small, big_r));
     }
     float th[8], inv[8];
-    for (int h = 0; h < 2; ++h) {
+    for (size_t h = 0; h < quads; ++h) {
         /* theta as float (one rounding, as cna_acosf), then back to double */
         const __m128 tf = _mm_movelh_ps(_mm_cvtpd_ps(theta[2 * h]), _mm_cvtpd_ps(theta[2 * h + 1]));
         _mm_storeu_ps(th + 4 * h, tf);
