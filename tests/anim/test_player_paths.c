@@ -225,6 +225,46 @@ static void test_avx512_path_random_rigs(void **state)
     random_rigs_on_path(CNA__PLAYER_PATH_AVX512);
 }
 
+/* The player skips its search for new slerp arcs while no track can have
+ * left its key interval: tiny steps forward and back inside one interval,
+ * onto key times, across them, a clip restarted, another clip started and
+ * the first again, every path, each update against the reference. */
+static void test_steps_and_seeks_around_key_times_on_every_path(void **state)
+{
+    (void)state;
+    cna_model *m = NULL;
+    assert_int_equal(cna_model_load_file(ROBOT, NULL, &m, NULL), CNA_OK);
+    const cna_skinning_data *d = cna_model_skinning_data(m);
+    const cna_clip *a = &d->clips[0], *b = &d->clips[1 % d->clip_count];
+    int ran = 0;
+    for (int path = 0; path < CNA__PLAYER_PATH_COUNT; ++path) {
+        if (!cna__player_path_supported(path)) continue;
+        ++ran;
+        cna_player *player = NULL;
+        assert_int_equal(cna_player_create(d, NULL, &player, NULL), CNA_OK);
+        assert_true(cna__player_set_path(player, path));
+        const cna_clip *clips[] = {a, a, b, a};
+        for (size_t c = 0; c < sizeof clips / sizeof clips[0]; ++c) {
+            const cna_clip *clip = clips[c];
+            assert_int_equal(cna_player_start_clip(player, clip, NULL), CNA_OK);
+            const cna_keyframe *k = clip->tracks[0].keys;
+            const int64_t key1 = k[1].ticks, key2 = k[2].ticks;
+            const int64_t seeks[] = {key1 + 1, key1 + 2, key1 + 1, key2 - 1, key1 + 3, key2,
+                                     key2 - 1, key2 + 1, key1, key1 + 1, key2 + 5, key1 + 7,
+                                     0, 1, key2 - 2, key2 - 1, key2, key2 + 1};
+            for (size_t i = 0; i < sizeof seeks / sizeof seeks[0]; ++i) {
+                assert_int_equal(cna_player_update(player, seeks[i], false, true, NULL), CNA_OK);
+                assert_player_equals_reference(player, d, clip);
+                assert_int_equal(cna_player_update(player, 1, true, true, NULL), CNA_OK);
+                assert_player_equals_reference(player, d, clip);
+            }
+        }
+        cna_player_free(player);
+    }
+    assert_true(ran >= 1);
+    cna_model_free(m);
+}
+
 /* A fresh player runs the widest path supported; unknown paths are refused
  * and change nothing. */
 static void test_default_path_is_the_widest_supported(void **state)
@@ -361,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_base_path_random_rigs),
         cmocka_unit_test(test_avx_path_random_rigs),
         cmocka_unit_test(test_avx512_path_random_rigs),
+        cmocka_unit_test(test_steps_and_seeks_around_key_times_on_every_path),
         cmocka_unit_test(test_default_path_is_the_widest_supported),
         cmocka_unit_test(test_paired_sine_is_bit_identical_to_cna_sinf),
         cmocka_unit_test(test_eight_arcs_are_bit_identical_to_one_at_a_time),
