@@ -269,7 +269,9 @@ HOT_INLINE void sample_track(const cna_bone_track *track, int64_t t, track_state
         return;
     }
     const cna_keyframe *b = a + 1;
-    if (arc_stale) cna__arc_make(&a->rotation, &b->rotation, &st->arc); /* not reached */
+    /* new_arcs made it, unless the clip changed under its window (a track
+     * made usable after start_clip): then here, the same bits */
+    if (arc_stale) cna__arc_make(&a->rotation, &b->rotation, &st->arc);
     const __m128 am = _mm_set1_ps(amount);
     const __m128 ta = _mm_loadu_ps(&a->translation.x), tb = _mm_loadu_ps(&b->translation.x);
     const __m128 sa = _mm_loadu_ps(&a->rotation.w), sb = _mm_loadu_ps(&b->rotation.w);
