@@ -98,23 +98,135 @@ typedef struct cna__arc {
     bool linear;
 } cna__arc;
 void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc);
+/* The anim layer's SSE2 code (the player's kernels, the paired sines below):
+ * x86-64's baseline, removed by CNA_NO_SIMD. */
+#if !defined(CNA_NO_SIMD) && defined(__SSE2__)
+#define CNA__ANIM_SSE2 1
+#include <emmintrin.h>
+#endif
+
+#if defined(CNA__ANIM_SSE2)
+/* src/core/math.c's sin_poly(r) and asin_poly(z), one per SSE2 double lane:
+ * the same coefficients written the same way (so folded to the same
+ * doubles) and the same IEEE operations in the same order per lane (Horner,
+ * then r + r·(r²·p)), hence the same bits as the scalar polynomials. */
+static inline __m128d cna__sin_poly_pd(__m128d r)
+{
+    const __m128d r2 = _mm_mul_pd(r, r);
+    __m128d p = _mm_set1_pd(-1.0 / 1307674368000.0);
+    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 6227020800.0));
+    p = _mm_sub_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 39916800.0));
+    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 362880.0));
+    p = _mm_sub_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 5040.0));
+    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 120.0));
+    p = _mm_sub_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 6.0));
+    return _mm_add_pd(r, _mm_mul_pd(r, _mm_mul_pd(r2, p)));
+}
+
+static inline __m128d cna__asin_poly_pd(__m128d z)
+{
+    const __m128d z2 = _mm_mul_pd(z, z);
+    __m128d p = _mm_set1_pd(88179.0 / 12058624.0);
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(46189.0 / 5505024.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(12155.0 / 1245184.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(6435.0 / 557056.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(429.0 / 30720.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(231.0 / 13312.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(63.0 / 2816.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(35.0 / 1152.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(5.0 / 112.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(3.0 / 40.0));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(1.0 / 6.0));
+    return _mm_add_pd(z, _mm_mul_pd(z, _mm_mul_pd(z2, p)));
+}
+#endif
+
+/* src/core/math.c's PIO2: cna_sinf's direct branch is |x| <= PIO2. */
+#define CNA__PIO2 1.5707963267948966192
+
+/* *s1 = cna_sinf(x1), *s2 = cna_sinf(x2), bit for bit. When both arguments
+ * are nonzero with |x| <= pi/2 (the slerp's usual case: 0 < t·theta <=
+ * theta <= pi/2), both take cna_sinf's direct branch, sin_poly in double
+ * precision then one rounding to float; here that branch runs for the two
+ * arguments at once, one per SSE2 double lane (cna__sin_poly_pd). Anything
+ * else (zero, larger, NaN) goes through cna_sinf itself. Tests:
+ * tests/anim/test_player_paths.c compares it with cna_sinf. */
+static inline void cna__sinf2(float x1, float x2, float *s1, float *s2)
+{
+#if defined(CNA__ANIM_SSE2)
+    const double d1 = (double)x1, d2 = (double)x2;
+    if (x1 != 0.0f && x2 != 0.0f && d1 <= CNA__PIO2 && d1 >= -CNA__PIO2 && d2 <= CNA__PIO2 &&
+        d2 >= -CNA__PIO2) {
+        const __m128 f = _mm_cvtpd_ps(cna__sin_poly_pd(_mm_setr_pd(d1, d2)));
+        *s1 = _mm_cvtss_f32(f);
+        *s2 = _mm_cvtss_f32(_mm_shuffle_ps(f, f, 1));
+        return;
+    }
+#endif
+    *s1 = cna_sinf(x1);
+    *s2 = cna_sinf(x2);
+}
+
+/* The first part of cna__arc_make: d = a·b (left to right), sign = -1 and
+ * d = -d when d < 0, linear = d > 1 - 1e-6, theta = inv_sin = 0; returns
+ * true (with *d_out = d) when the arc still needs its trigonometry:
+ * theta = cna_acosf(d), inv_sin = 1 / cna_sinf(theta) (cna__arc_trig8). */
+static inline bool cna__arc_begin(const cna_quat *a, const cna_quat *b, cna__arc *arc,
+                                  float *d_out)
+{
+    float d = a->x * b->x + a->y * b->y + a->z * b->z + a->w * b->w;
+    arc->sign = 1.0f;
+    if (d < 0.0f) {
+        d = -d;
+        arc->sign = -1.0f;
+    }
+    arc->linear = d > 1.0f - 1e-6f;
+    arc->theta = arc->inv_sin = 0.0f;
+    *d_out = d;
+    return !arc->linear;
+}
+
+/* The trigonometry of `count` (0..8) arcs begun by cna__arc_begin (d[k] its
+ * d): out[k]->theta = cna_acosf(d[k]), out[k]->inv_sin = 1 /
+ * cna_sinf(theta), bit for bit, two arcs per SSE2 double-lane pair, four
+ * independent pairs (cna__asin_poly_pd, cna__sin_poly_pd, cna_acosf's
+ * branches per lane), a lane outside the polynomials' range through the
+ * scalar functions. */
+void cna__arc_trig8(const float d[8], cna__arc *const out[8], size_t count);
+
+/* cna__arc_make for `count` (0..8) pairs at once (cna__arc_begin, then
+ * cna__arc_trig8): the same bits. Tests: tests/anim/test_player_paths.c. */
+void cna__arc_make8(const cna_quat *const a[8], const cna_quat *const b[8], cna__arc *const out[8],
+                    size_t count);
+
+/* cna_quat_slerp's weights for t, given arc = cna__arc_make(a, b): the
+ * result is a·wa + b·wb per component. Returns false when t == 0 (the
+ * slerp returns a itself then). Inline: the player calls it once per track
+ * and frame. */
+static inline bool cna__arc_weights(const cna__arc *arc, float t, float *wa, float *wb)
+{
+    if (t == 0.0f) return false;
+    if (arc->linear) {
+        *wa = 1.0f - t;
+        *wb = t * arc->sign;
+    } else {
+        float sa, sb;
+        cna__sinf2((1.0f - t) * arc->theta, t * arc->theta, &sa, &sb);
+        *wa = sa * arc->inv_sin;
+        *wb = sb * arc->inv_sin * arc->sign;
+    }
+    return true;
+}
+
 /* cna_quat_slerp(a, b, t), bit for bit, given arc = cna__arc_make(a, b):
- * the same operations in the same order (inline: the player calls it once
- * per track and frame). */
+ * the same operations in the same order. */
 static inline void cna__arc_slerp(const cna_quat *a, const cna_quat *b, const cna__arc *arc,
                                   float t, cna_quat *out)
 {
-    if (t == 0.0f) {
+    float wa, wb;
+    if (!cna__arc_weights(arc, t, &wa, &wb)) {
         *out = *a;
         return;
-    }
-    float wa, wb;
-    if (arc->linear) {
-        wa = 1.0f - t;
-        wb = t * arc->sign;
-    } else {
-        wa = cna_sinf((1.0f - t) * arc->theta) * arc->inv_sin;
-        wb = cna_sinf(t * arc->theta) * arc->inv_sin * arc->sign;
     }
     out->x = a->x * wa + b->x * wb;
     out->y = a->y * wa + b->y * wb;
@@ -129,5 +241,18 @@ struct cna_player;
 cna_result cna__player_check(const struct cna_player *player, cna_error *err);
 void cna__player_advance(struct cna_player *player, int64_t ticks, bool relative, bool loop);
 bool cna__player_set_mark(struct cna_player *player, bool mark);
+
+/* The player's kernels for the world and skin products (src/anim/player.c):
+ * BASE is cglm's SSE product (scalar in a CNA_NO_SIMD build), AVX two
+ * columns and AVX512 four columns per instruction, each element computed
+ * with the same operations in the same order, so every path gives the same
+ * bits. cna_player_create picks the widest the CPU supports; tests force
+ * each one. cna__player_set_path returns false (and changes nothing) for a
+ * path this build or CPU lacks. */
+enum { CNA__PLAYER_PATH_BASE = 0, CNA__PLAYER_PATH_AVX = 1, CNA__PLAYER_PATH_AVX512 = 2,
+       CNA__PLAYER_PATH_COUNT = 3 };
+bool cna__player_path_supported(int path);
+bool cna__player_set_path(struct cna_player *player, int path);
+int cna__player_path(const struct cna_player *player);
 
 #endif

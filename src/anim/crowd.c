@@ -172,16 +172,20 @@ static cna_result check_players(cna_player *const *players, size_t count, cna_er
                               "players[%zu]: the same player as players[%zu]", i, first);
         }
     }
-    clear_marks(players, count);
-    /* Players of one SkinningData (and bone count) pass or fail together: check once. */
+    /* The marks are cleared in the same pass as the data checks (one pass
+     * over the players fewer for the calling thread while the workers wait).
+     * Players of one SkinningData (and bone count) pass or fail together:
+     * check once. */
     const cna_skinning_data *ok_data = NULL;
     int32_t ok_bones = -1;
     for (size_t i = 0; i < count; ++i) {
+        cna__player_set_mark(players[i], false);
         const cna_skinning_data *data = cna_player_skinning_data(players[i]);
         const int32_t bones = cna_player_bone_count(players[i]);
         if (data == ok_data && bones == ok_bones) continue;
         const cna_result r = cna__player_check(players[i], err);
         if (r) {
+            for (size_t j = i + 1; j < count; ++j) cna__player_set_mark(players[j], false);
             cna__error_prefix(err, "players[%zu]", i);
             return r;
         }

@@ -14,6 +14,26 @@
 #include "cna/player.h"
 #include "core/internal.h"
 
+/* Our own SSE code (composition, lerps, the dispatched products) where
+ * cglm's SSE path is in use and CNA_NO_SIMD is not defined; the scalar forms
+ * (same operations, same order) otherwise. */
+#if defined(CGLM_SSE_FP) && defined(CNA__ANIM_SSE2)
+#define PLAYER_SSE 1
+#endif
+/* Wider products (AVX, AVX-512F) for gcc and clang on x86-64, chosen at run
+ * time (cna_player_create) by what the CPU supports. */
+#if defined(PLAYER_SSE) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define PLAYER_WIDE 1
+#include <immintrin.h>
+#endif
+
+/* The per-track helpers of the sampling loop, inlined into it. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define HOT_INLINE static inline
+#endif
+
 /* A cursor value meaning "this track's keys are out of time order: sample it
  * with the linear reference search", so that the player's results always
  * equal the spec's linear search bit for bit. */
@@ -21,33 +41,56 @@
 /* arc_key when no arc is cached. */
 #define ARC_NONE SIZE_MAX
 
-/* Per-instance state of one track of the current clip: the key cursor, the
- * slerp constants of the key interval it was last sampled in (computed again
- * only when the cursor moves to another interval: for 60 Hz playback of 24 Hz
- * keys, two frames in three reuse them), and the sample of this update. */
+/* Per-instance state of one track of the current clip: the key cursor and
+ * the slerp constants of the key interval it was last sampled in (computed
+ * again only when the cursor moves to another interval: for 60 Hz playback of
+ * 24 Hz keys, two frames in three reuse them). 32 bytes; the samples of an
+ * update live on the stack, four at a time. */
 typedef struct track_state {
     size_t cursor;   /* key index, or CURSOR_LINEAR */
     size_t arc_key;  /* the interval (first key) arc belongs to, or ARC_NONE */
     cna__arc arc;
-    cna_keyframe sample;
-    bool sampled;    /* this update wrote `sample` */
 } track_state;
 
+/* The player lies on whole 64-byte cache lines (its allocation aligned by
+ * hand), in three zones, so that a crowd's threads share no line that one of
+ * them writes: what every update reads (and only start_clip writes), what
+ * the thread updating the player writes every update, and the mark that the
+ * crowd's checking thread writes. */
 struct cna_player {
+    /* read by every update */
     cna_allocator allocator;
+    void *block;                   /* this struct's allocation (unaligned) */
+    void *matrix_block;            /* the matrices' allocation (unaligned) */
     const cna_skinning_data *data; /* borrowed */
     const cna_clip *clip;          /* borrowed; NULL when none */
     int32_t bone_count;            /* fixed at creation: sizes the three arrays */
-    int64_t position;              /* ticks */
-    cna_mat4 *local;               /* bone_count each, one allocation */
+    int path;                      /* the kernels recompute runs: a cna__player_path */
+    cna_mat4 *local;               /* bone_count each, one allocation, 64-byte aligned */
     cna_mat4 *world;
     cna_mat4 *skin;
     uint8_t *posed;          /* bone_count flags: a track set local[p] this update */
     track_state *tracks;     /* one per track of the current clip */
     size_t cursor_count;     /* tracks the states were set up for */
     size_t cursor_capacity;  /* allocated entries; grows in start_clip only */
-    bool crowd_mark;         /* set only during a cna_crowd_update's check pass */
+    /* written by every update */
+    _Alignas(64) int64_t position; /* ticks */
+    /* new_arcs' window: while the clip and its tracks with state are the
+     * same and arcs_from < position < arcs_until, every track with a cursor
+     * is strictly inside the key interval of its cached arc */
+    const cna_clip *arcs_clip;
+    size_t arcs_states;
+    int64_t arcs_from, arcs_until;
+    /* written only by a cna_crowd_update's check pass */
+    _Alignas(64) bool crowd_mark;
 };
+
+/* The first 64-byte boundary at or after p (p from an allocation 63 bytes
+ * larger than needed). */
+static void *align64(void *p)
+{
+    return (void *)(((uintptr_t)p + 63u) & ~(uintptr_t)63u);
+}
 
 /* ------------------------------------------------------------------ position */
 
@@ -122,7 +165,7 @@ static inline void compose_key(cna_mat4 *out, const cna_keyframe *key)
 {
     const float x = key->rotation.x, y = key->rotation.y, z = key->rotation.z,
                 w = key->rotation.w;
-#if defined(CGLM_SSE_FP)
+#if defined(PLAYER_SSE)
     const float norm = glmm_norm(_mm_setr_ps(x, y, z, w));
 #else
     versor q = {x, y, z, w};
@@ -133,7 +176,7 @@ static inline void compose_key(cna_mat4 *out, const cna_keyframe *key)
     const float yy = s * y * y, yz = s * y * z, wy = s * w * y;
     const float zz = s * z * z, xz = s * x * z, wz = s * w * z;
     const float sx = key->scale.x, sy = key->scale.y, sz = key->scale.z;
-#if defined(CGLM_SSE_FP)
+#if defined(PLAYER_SSE)
     _mm_storeu_ps(out->m + 0, _mm_setr_ps((1.0f - yy - zz) * sx, (xy + wz) * sx, (xz - wy) * sx, 0.0f));
     _mm_storeu_ps(out->m + 4, _mm_setr_ps((xy - wz) * sy, (1.0f - xx - zz) * sy, (yz + wx) * sy, 0.0f));
     _mm_storeu_ps(out->m + 8, _mm_setr_ps((xz + wy) * sz, (yz - wx) * sz, (1.0f - xx - yy) * sz, 0.0f));
@@ -147,57 +190,6 @@ static inline void compose_key(cna_mat4 *out, const cna_keyframe *key)
     memcpy(out->m, m, sizeof m);
 #endif
 }
-
-#if defined(CGLM_SSE_FP)
-/* compose_key for four keys at once, one key per SSE lane: every lane runs
- * compose_key's operations in the same order (sqrt and division are
- * correctly rounded per lane; the norm sums (x² + y²) + (z² + w²) as
- * glmm_norm does), so each matrix has the same bits. */
-static void compose_key4(cna_mat4 *const out[4], const cna_keyframe *const key[4])
-{
-    __m128 x = _mm_loadu_ps(&key[0]->rotation.x), y = _mm_loadu_ps(&key[1]->rotation.x);
-    __m128 z = _mm_loadu_ps(&key[2]->rotation.x), w = _mm_loadu_ps(&key[3]->rotation.x);
-    _MM_TRANSPOSE4_PS(x, y, z, w); /* x = the four keys' x, ... */
-    const __m128 norm = _mm_sqrt_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)),
-                                               _mm_add_ps(_mm_mul_ps(z, z), _mm_mul_ps(w, w))));
-    const __m128 s = _mm_and_ps(_mm_cmpgt_ps(norm, _mm_setzero_ps()),
-                                _mm_div_ps(_mm_set1_ps(2.0f), norm));
-    const __m128 sx_ = _mm_mul_ps(s, x), sy_ = _mm_mul_ps(s, y), sz_ = _mm_mul_ps(s, z),
-                 sw_ = _mm_mul_ps(s, w);
-    const __m128 xx = _mm_mul_ps(sx_, x), xy = _mm_mul_ps(sx_, y), wx = _mm_mul_ps(sw_, x);
-    const __m128 yy = _mm_mul_ps(sy_, y), yz = _mm_mul_ps(sy_, z), wy = _mm_mul_ps(sw_, y);
-    const __m128 zz = _mm_mul_ps(sz_, z), xz = _mm_mul_ps(sx_, z), wz = _mm_mul_ps(sw_, z);
-    const __m128 one = _mm_set1_ps(1.0f);
-    __m128 c[3][4]; /* c[column][row] for the four keys */
-    c[0][0] = _mm_sub_ps(_mm_sub_ps(one, yy), zz);
-    c[0][1] = _mm_add_ps(xy, wz);
-    c[0][2] = _mm_sub_ps(xz, wy);
-    c[1][0] = _mm_sub_ps(xy, wz);
-    c[1][1] = _mm_sub_ps(_mm_sub_ps(one, xx), zz);
-    c[1][2] = _mm_add_ps(yz, wx);
-    c[2][0] = _mm_add_ps(xz, wy);
-    c[2][1] = _mm_sub_ps(yz, wx);
-    c[2][2] = _mm_sub_ps(_mm_sub_ps(one, xx), yy);
-    for (int col = 0; col < 3; ++col) {
-        const __m128 sc = col == 0 ? _mm_setr_ps(key[0]->scale.x, key[1]->scale.x,
-                                                 key[2]->scale.x, key[3]->scale.x)
-                          : col == 1 ? _mm_setr_ps(key[0]->scale.y, key[1]->scale.y,
-                                                   key[2]->scale.y, key[3]->scale.y)
-                                     : _mm_setr_ps(key[0]->scale.z, key[1]->scale.z,
-                                                   key[2]->scale.z, key[3]->scale.z);
-        __m128 r0 = _mm_mul_ps(c[col][0], sc), r1 = _mm_mul_ps(c[col][1], sc);
-        __m128 r2 = _mm_mul_ps(c[col][2], sc), r3 = _mm_setzero_ps();
-        _MM_TRANSPOSE4_PS(r0, r1, r2, r3); /* r0 = key 0's column, ... */
-        _mm_storeu_ps(out[0]->m + 4 * col, r0);
-        _mm_storeu_ps(out[1]->m + 4 * col, r1);
-        _mm_storeu_ps(out[2]->m + 4 * col, r2);
-        _mm_storeu_ps(out[3]->m + 4 * col, r3);
-    }
-    for (int k = 0; k < 4; ++k)
-        _mm_storeu_ps(out[k]->m + 12, _mm_setr_ps(key[k]->translation.x, key[k]->translation.y,
-                                                  key[k]->translation.z, 1.0f));
-}
-#endif
 
 /* out = a · b: cna_mat4_mul's arithmetic (out must not alias a or b). */
 static inline void mul(cna_mat4 *restrict out, const cna_mat4 *a, const cna_mat4 *b)
@@ -219,23 +211,20 @@ typedef struct amount_memo {
     float amount;
 } amount_memo;
 
-static void sample_track(const cna_bone_track *track, int64_t t, track_state *st,
-                         amount_memo *memo)
+/* The key cna_track_sample() starts from at t (the cursor updated as it
+ * does); when it interpolates, also the slerp constants of the interval
+ * (cached per track) and the interpolation amount (shared through memo):
+ * returns the first key, *interpolate telling whether key + 1 is blended in. */
+HOT_INLINE const cna_keyframe *locate(const cna_bone_track *track, int64_t t, track_state *st,
+                                         amount_memo *memo, bool *interpolate, float *amount,
+                                         bool *arc_stale)
 {
-    bool interpolate;
-    const size_t c = cna__track_locate(track, t, &st->cursor, &interpolate);
+    const size_t c = cna__track_locate(track, t, &st->cursor, interpolate);
     const cna_keyframe *a = &track->keys[c];
-    cna_keyframe *out = &st->sample;
-    if (!interpolate) {
-        *out = *a;
-        out->ticks = t;
-        return;
-    }
+    if (!*interpolate) return a;
     const cna_keyframe *b = a + 1;
-    if (st->arc_key != c) {
-        cna__arc_make(&a->rotation, &b->rotation, &st->arc);
-        st->arc_key = c;
-    }
+    *arc_stale = st->arc_key != c;
+    st->arc_key = c; /* the caller makes the arc when it was stale */
     if (memo->a != a->ticks || memo->b != b->ticks) {
         const uint64_t num = (uint64_t)t - (uint64_t)a->ticks;
         const uint64_t den = (uint64_t)b->ticks - (uint64_t)a->ticks;
@@ -243,91 +232,260 @@ static void sample_track(const cna_bone_track *track, int64_t t, track_state *st
         memo->a = a->ticks;
         memo->b = b->ticks;
     }
-    const float amount = memo->amount;
-    out->ticks = t;
-#if defined(CGLM_SSE_FP)
-    /* The two lerps as two four-lane a + (b - a)·amount, each lane the
-     * scalar path's operations (so the same bits): lanes (translation,
-     * rotation.x) and (rotation.w, scale), 16 bytes inside the keyframe each;
-     * the rotation lanes are overwritten by the slerp below. */
+    *amount = memo->amount;
+    return a;
+}
+
+#if defined(PLAYER_SSE)
+/* A sample as three vectors read from or computed like a keyframe's bytes:
+ * tr = (translation, rotation.x), q = rotation, ws = (rotation.w, scale).
+ * Kept in registers or written and read back whole, so the composition
+ * never loads across several smaller stores (a store-forwarding stall). */
+typedef struct vsample {
+    __m128 tr, q, ws;
+} vsample;
+
+HOT_INLINE void vsample_load(const cna_keyframe *k, vsample *out)
+{
+    out->tr = _mm_loadu_ps(&k->translation.x);
+    out->q = _mm_loadu_ps(&k->rotation.x);
+    out->ws = _mm_loadu_ps(&k->rotation.w);
+}
+
+/* One track at the player's position, its arc already made for this
+ * update (new_arcs): the same key(s) and the same arithmetic as
+ * cna_track_sample() (see between() in sample.c), so the same bits. The
+ * lerps run as two four-lane a + (b - a)·amount over tr and ws, each lane the
+ * scalar operations (the rotation lanes are not used); the slerp as
+ * a·wa + b·wb over the four lanes of q. */
+HOT_INLINE void sample_track(const cna_bone_track *track, int64_t t, track_state *st,
+                             amount_memo *memo, vsample *out)
+{
+    bool interpolate, arc_stale = false;
+    float amount = 0.0f;
+    const cna_keyframe *a = locate(track, t, st, memo, &interpolate, &amount, &arc_stale);
+    if (!interpolate) {
+        vsample_load(a, out);
+        return;
+    }
+    const cna_keyframe *b = a + 1;
+    /* new_arcs made it, unless the clip changed under its window (a track
+     * made usable after start_clip): then here, the same bits */
+    if (arc_stale) cna__arc_make(&a->rotation, &b->rotation, &st->arc);
     const __m128 am = _mm_set1_ps(amount);
     const __m128 ta = _mm_loadu_ps(&a->translation.x), tb = _mm_loadu_ps(&b->translation.x);
     const __m128 sa = _mm_loadu_ps(&a->rotation.w), sb = _mm_loadu_ps(&b->rotation.w);
-    _mm_storeu_ps(&out->translation.x, _mm_add_ps(ta, _mm_mul_ps(_mm_sub_ps(tb, ta), am)));
-    _mm_storeu_ps(&out->rotation.w, _mm_add_ps(sa, _mm_mul_ps(_mm_sub_ps(sb, sa), am)));
+    const __m128 qa = _mm_loadu_ps(&a->rotation.x);
+    out->tr = _mm_add_ps(ta, _mm_mul_ps(_mm_sub_ps(tb, ta), am));
+    out->ws = _mm_add_ps(sa, _mm_mul_ps(_mm_sub_ps(sb, sa), am));
+    float wa, wb;
+    if (!cna__arc_weights(&st->arc, amount, &wa, &wb)) {
+        out->q = qa;
+        return;
+    }
+    out->q = _mm_add_ps(_mm_mul_ps(qa, _mm_set1_ps(wa)),
+                        _mm_mul_ps(_mm_loadu_ps(&b->rotation.x), _mm_set1_ps(wb)));
+}
+
+/* Before sampling: the arcs of the key intervals the tracks enter in this
+ * update (for 60 Hz playback of 24 or 30 Hz keys, every track every two or
+ * three frames), the trigonometric ones eight at a time (cna__arc_trig8:
+ * four independent SSE2 chains instead of one per track; one alone as
+ * cna__arc_make). The cursors move here as cna__track_locate moves them; the
+ * sampling pass finds them already in place. */
+static void new_arcs(cna_player *player, size_t states, int64_t t)
+{
+    const cna_clip *clip = player->clip;
+    if (clip == player->arcs_clip && states == player->arcs_states && player->arcs_from < t &&
+        t < player->arcs_until)
+        return; /* no track leaves its interval */
+    const int32_t n = player->bone_count;
+    float d[8];
+    cna__arc *out[8];
+    size_t count = 0;
+    int64_t from = INT64_MIN, until = INT64_MAX;
+    bool inside = true; /* every track with a cursor interpolates */
+    for (size_t i = 0; i < states; ++i) {
+        const cna_bone_track *track = &clip->tracks[i];
+        const int32_t bone = track->bone;
+        if (track->key_count == 0 || !track->keys || bone < 0 || bone >= n) continue;
+        track_state *st = &player->tracks[i];
+        const size_t c = st->cursor;
+        if (c == CURSOR_LINEAR) continue;
+        const cna_keyframe *k = track->keys;
+        /* still strictly inside the interval of the cached arc */
+        if (c == st->arc_key && c + 1 < track->key_count && k[c].ticks < t && t < k[c + 1].ticks) {
+            if (k[c].ticks > from) from = k[c].ticks;
+            if (k[c + 1].ticks < until) until = k[c + 1].ticks;
+            continue;
+        }
+        bool interpolate;
+        const size_t now = cna__track_locate(track, t, &st->cursor, &interpolate);
+        if (!interpolate) {
+            inside = false;
+            continue;
+        }
+        if (k[now].ticks > from) from = k[now].ticks;
+        if (k[now + 1].ticks < until) until = k[now + 1].ticks;
+        if (now == st->arc_key) continue;
+        st->arc_key = now;
+        if (cna__arc_begin(&k[now].rotation, &k[now + 1].rotation, &st->arc, &d[count])) {
+            out[count] = &st->arc;
+            if (++count == 8) {
+                cna__arc_trig8(d, out, count);
+                count = 0;
+            }
+        }
+    }
+    if (count == 1) {
+        out[0]->theta = cna_acosf(d[0]);
+        out[0]->inv_sin = 1.0f / cna_sinf(out[0]->theta);
+    } else if (count > 1) {
+        cna__arc_trig8(d, out, count);
+    }
+    player->arcs_clip = inside ? clip : NULL;
+    player->arcs_states = states;
+    player->arcs_from = from;
+    player->arcs_until = until;
+}
+/* compose_key for four samples at once, one per SSE lane: every lane runs
+ * compose_key's operations in the same order (sqrt and division are
+ * correctly rounded per lane; the norm sums (x² + y²) + (z² + w²) as
+ * glmm_norm does), so each matrix has the same bits. Stores in lane order
+ * per column (a later lane for the same bone wins). */
+HOT_INLINE void compose4(cna_mat4 *const out[4], const vsample in[4])
+{
+    __m128 x = in[0].q, y = in[1].q, z = in[2].q, w = in[3].q;
+    _MM_TRANSPOSE4_PS(x, y, z, w); /* x = the four keys' x, ... */
+    __m128 junk = in[0].ws, scx = in[1].ws, scy = in[2].ws, scz = in[3].ws;
+    _MM_TRANSPOSE4_PS(junk, scx, scy, scz); /* scx = the four keys' scale.x, ... */
+    (void)junk;
+    const __m128 norm = _mm_sqrt_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)),
+                                               _mm_add_ps(_mm_mul_ps(z, z), _mm_mul_ps(w, w))));
+    const __m128 s = _mm_and_ps(_mm_cmpgt_ps(norm, _mm_setzero_ps()),
+                                _mm_div_ps(_mm_set1_ps(2.0f), norm));
+    const __m128 sx_ = _mm_mul_ps(s, x), sy_ = _mm_mul_ps(s, y), sz_ = _mm_mul_ps(s, z),
+                 sw_ = _mm_mul_ps(s, w);
+    const __m128 xx = _mm_mul_ps(sx_, x), xy = _mm_mul_ps(sx_, y), wx = _mm_mul_ps(sw_, x);
+    const __m128 yy = _mm_mul_ps(sy_, y), yz = _mm_mul_ps(sy_, z), wy = _mm_mul_ps(sw_, y);
+    const __m128 zz = _mm_mul_ps(sz_, z), xz = _mm_mul_ps(sx_, z), wz = _mm_mul_ps(sw_, z);
+    const __m128 one = _mm_set1_ps(1.0f);
+    __m128 c[3][4]; /* c[column][row] for the four keys */
+    c[0][0] = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(one, yy), zz), scx);
+    c[0][1] = _mm_mul_ps(_mm_add_ps(xy, wz), scx);
+    c[0][2] = _mm_mul_ps(_mm_sub_ps(xz, wy), scx);
+    c[1][0] = _mm_mul_ps(_mm_sub_ps(xy, wz), scy);
+    c[1][1] = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(one, xx), zz), scy);
+    c[1][2] = _mm_mul_ps(_mm_add_ps(yz, wx), scy);
+    c[2][0] = _mm_mul_ps(_mm_add_ps(xz, wy), scz);
+    c[2][1] = _mm_mul_ps(_mm_sub_ps(yz, wx), scz);
+    c[2][2] = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(one, xx), yy), scz);
+    for (int col = 0; col < 3; ++col) {
+        __m128 r0 = c[col][0], r1 = c[col][1], r2 = c[col][2], r3 = _mm_setzero_ps();
+        _MM_TRANSPOSE4_PS(r0, r1, r2, r3); /* r0 = key 0's column, ... */
+        _mm_storeu_ps(out[0]->m + 4 * col, r0);
+        _mm_storeu_ps(out[1]->m + 4 * col, r1);
+        _mm_storeu_ps(out[2]->m + 4 * col, r2);
+        _mm_storeu_ps(out[3]->m + 4 * col, r3);
+    }
+    /* column 3 = (translation, 1): lane 3 replaced bit for bit */
+    const __m128 xyz = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
+    const __m128 w1 = _mm_setr_ps(0.0f, 0.0f, 0.0f, 1.0f);
+    for (int k = 0; k < 4; ++k)
+        _mm_storeu_ps(out[k]->m + 12, _mm_or_ps(_mm_and_ps(in[k].tr, xyz), w1));
+}
 #else
+/* One track at the player's position, as above, into *out (the key itself
+ * when t holds it). */
+static inline const cna_keyframe *sample_track(const cna_bone_track *track, int64_t t,
+                                               track_state *st, amount_memo *memo,
+                                               cna_keyframe *out)
+{
+    bool interpolate;
+    float amount = 0.0f;
+    bool arc_stale = false;
+    const cna_keyframe *a = locate(track, t, st, memo, &interpolate, &amount, &arc_stale);
+    if (!interpolate) return a;
+    const cna_keyframe *b = a + 1;
+    if (arc_stale) cna__arc_make(&a->rotation, &b->rotation, &st->arc);
     out->translation.x = a->translation.x + (b->translation.x - a->translation.x) * amount;
     out->translation.y = a->translation.y + (b->translation.y - a->translation.y) * amount;
     out->translation.z = a->translation.z + (b->translation.z - a->translation.z) * amount;
     out->scale.x = a->scale.x + (b->scale.x - a->scale.x) * amount;
     out->scale.y = a->scale.y + (b->scale.y - a->scale.y) * amount;
     out->scale.z = a->scale.z + (b->scale.z - a->scale.z) * amount;
-#endif
     cna__arc_slerp(&a->rotation, &b->rotation, &st->arc, amount, &out->rotation);
+    return out;
 }
-#if defined(CGLM_SSE_FP)
-_Static_assert(offsetof(cna_keyframe, rotation) == offsetof(cna_keyframe, translation) + 12 &&
-                   offsetof(cna_keyframe, scale) == offsetof(cna_keyframe, rotation) + 16 &&
-                   sizeof(cna_keyframe) == offsetof(cna_keyframe, scale) + 12,
-               "the four-lane lerps read (translation, rotation.x) and (rotation.w, scale)");
 #endif
 
 /* Each usable track of the clip replaces its bone's local transform:
  *   local[bone] = T(t) · R(r) · S(s)   (spec: Scale * Rotation * Translation).
  * Tracks without keys, or with a bone outside 0..bone_count-1, are ignored.
- * Two passes, sampling every track, then composing every sample in track
- * order (a later track for the same bone still wins): the composition pass
- * has no calls, so the square roots and divisions of successive tracks
- * overlap. */
+ * With SSE, tracks are sampled in order into a four-entry buffer on the
+ * stack and each full buffer is composed at once (a last partial one padded
+ * with copies of its last entry, which rewrite that matrix with the same
+ * values), so the matrices are still written in track order (a later track
+ * for the same bone wins) and nothing per track outlives the update but its
+ * cursor and cached arc. */
 static void sample_clip(cna_player *player)
 {
     const cna_clip *clip = player->clip;
     if (!clip || !clip->tracks) return;
     const int64_t t = player->position;
+    const int32_t n = player->bone_count;
     const size_t states = clip->track_count < player->cursor_count ? clip->track_count
                                                                    : player->cursor_count;
     amount_memo memo = {0, 0, 0.0f}; /* interpolated intervals have a < b */
-    for (size_t i = 0; i < states; ++i) {
-        const cna_bone_track *track = &clip->tracks[i];
-        track_state *st = &player->tracks[i];
-        st->sampled = track->key_count > 0 && track->keys && track->bone >= 0 &&
-                      track->bone < player->bone_count;
-        if (!st->sampled) continue;
-        if (st->cursor != CURSOR_LINEAR)
-            sample_track(track, t, st, &memo);
-        else
-            cna_track_sample_linear(track, t, &st->sample);
-    }
-#if defined(CGLM_SSE_FP)
-    /* four samples per pass, in track order (stores too: a later track for
-     * the same bone still wins), the last one to three one by one */
+#if defined(PLAYER_SSE)
+    new_arcs(player, states, t);
+    vsample buf[4];
     cna_mat4 *out[4];
-    const cna_keyframe *in[4];
     size_t batch = 0;
 #endif
     for (size_t i = 0; i < states; ++i) {
-        if (!player->tracks[i].sampled) continue;
-        const int32_t bone = clip->tracks[i].bone;
+        const cna_bone_track *track = &clip->tracks[i];
+        const int32_t bone = track->bone;
+        if (track->key_count == 0 || !track->keys || bone < 0 || bone >= n) continue;
+        track_state *st = &player->tracks[i];
         player->posed[bone] = 1;
-#if defined(CGLM_SSE_FP)
+#if defined(PLAYER_SSE)
+        if (st->cursor != CURSOR_LINEAR) {
+            sample_track(track, t, st, &memo, &buf[batch]);
+        } else {
+            cna_keyframe key;
+            cna_track_sample_linear(track, t, &key);
+            vsample_load(&key, &buf[batch]);
+        }
         out[batch] = &player->local[bone];
-        in[batch] = &player->tracks[i].sample;
         if (++batch == 4) {
-            compose_key4(out, in);
+            compose4(out, buf);
             batch = 0;
         }
 #else
-        compose_key(&player->local[bone], &player->tracks[i].sample);
+        cna_keyframe key;
+        const cna_keyframe *k = &key;
+        if (st->cursor != CURSOR_LINEAR)
+            k = sample_track(track, t, st, &memo, &key);
+        else
+            cna_track_sample_linear(track, t, &key);
+        compose_key(&player->local[bone], k);
 #endif
     }
-#if defined(CGLM_SSE_FP)
-    for (size_t k = 0; k < batch; ++k) compose_key(out[k], in[k]);
+#if defined(PLAYER_SSE)
+    if (batch > 0) {
+        for (size_t k = batch; k < 4; ++k) {
+            buf[k] = buf[batch - 1];
+            out[k] = out[batch - 1];
+        }
+        compose4(out, buf);
+    }
 #endif
     /* a track added after start_clip (the clip was edited) has no state */
     for (size_t i = states; i < clip->track_count; ++i) {
         const cna_bone_track *track = &clip->tracks[i];
         if (track->key_count == 0 || !track->keys) continue;
-        if (track->bone < 0 || track->bone >= player->bone_count) continue;
+        if (track->bone < 0 || track->bone >= n) continue;
         cna_keyframe key;
         cna_track_sample_linear(track, t, &key);
         compose_key(&player->local[track->bone], &key);
@@ -335,24 +493,22 @@ static void sample_clip(cna_player *player)
     }
 }
 
-/* Bind pose, then the clip's tracks, then composition in index order:
- *   world[p] = world[parent] · local[p]       parent >= 0  (spec: local[p] * world[parent])
- *   world[p] = prefix[p] · local[p]            root, prefix used (spec: L_root * P_root)
- *   world[p] = local[p]                        root otherwise
- *   skin[p]  = world[p] · inverse_bind[p]      (spec: InverseBindPose[p] * world[p])
- * The prefix is used only when root_prefix_count == bone_count. Requires
- * check_data() to have passed. */
-static void recompute(cna_player *player)
+/* After sampling, in index order:
+ *   local[p] = bind_pose[p]                     bones no track set
+ *   world[p] = world[parent] · local[p]         parent >= 0  (spec: local[p] * world[parent])
+ *   world[p] = prefix[p] · local[p]             root, prefix used (spec: L_root * P_root)
+ *   world[p] = local[p]                         root otherwise
+ *   skin[p]  = world[p] · inverse_bind[p]       (spec: InverseBindPose[p] * world[p])
+ * The prefix is used only when root_prefix_count == bone_count. Every path
+ * computes each product element as cna_mat4_mul does (cglm's SSE product):
+ *   out[c][r] = ((a[0][r]·b[c][0] + a[1][r]·b[c][1]) + a[2][r]·b[c][2]) + a[3][r]·b[c][3]
+ * with the same operand order, so the same bits; the wider paths only run
+ * more columns per instruction. */
+static void hierarchy_base(cna_player *player, const cna_skinning_data *data)
 {
-    const cna_skinning_data *data = player->data;
     const int32_t n = player->bone_count;
-    if (n == 0) return;
-    memset(player->posed, 0, (size_t)n);
-    sample_clip(player);
     const bool prefixed = data->root_prefix_count == (size_t)n;
     for (int32_t p = 0; p < n; ++p) {
-        /* bones no track set keep their bind pose (copied here rather than
-         * before sampling, so tracked bones are written once) */
         if (!player->posed[p]) player->local[p] = data->bind_pose[p];
         const int32_t parent = data->hierarchy[p];
         if (parent >= 0)
@@ -364,6 +520,189 @@ static void recompute(cna_player *player)
         mul(&player->skin[p], &player->world[p], &data->inverse_bind_pose[p]);
     }
 }
+
+#if defined(PLAYER_WIDE)
+/* AVX: columns (0, 1) and (2, 3) of b in two 256-bit registers; a's column
+ * i broadcast to both halves; b's component i of each column splatted within
+ * its half (vpermilps), so each half runs cglm's SSE product for one column. */
+#define AVX_TARGET __attribute__((target("avx")))
+AVX_TARGET static inline void mul_avx(__m256 a0, __m256 a1, __m256 a2, __m256 a3, __m256 b01,
+                                      __m256 b23, __m256 *o01, __m256 *o23)
+{
+    __m256 v = _mm256_mul_ps(_mm256_permute_ps(b01, 0x00), a0);
+    __m256 u = _mm256_mul_ps(_mm256_permute_ps(b23, 0x00), a0);
+    v = _mm256_add_ps(v, _mm256_mul_ps(_mm256_permute_ps(b01, 0x55), a1));
+    u = _mm256_add_ps(u, _mm256_mul_ps(_mm256_permute_ps(b23, 0x55), a1));
+    v = _mm256_add_ps(v, _mm256_mul_ps(_mm256_permute_ps(b01, 0xAA), a2));
+    u = _mm256_add_ps(u, _mm256_mul_ps(_mm256_permute_ps(b23, 0xAA), a2));
+    v = _mm256_add_ps(v, _mm256_mul_ps(_mm256_permute_ps(b01, 0xFF), a3));
+    u = _mm256_add_ps(u, _mm256_mul_ps(_mm256_permute_ps(b23, 0xFF), a3));
+    *o01 = v;
+    *o23 = u;
+}
+
+/* a from memory (its columns broadcast by the loads) */
+AVX_TARGET static inline void mul_avx_mem(const float *a, __m256 b01, __m256 b23, __m256 *o01,
+                                          __m256 *o23)
+{
+    mul_avx(_mm256_broadcast_ps((const __m128 *)(const void *)(a + 0)),
+            _mm256_broadcast_ps((const __m128 *)(const void *)(a + 4)),
+            _mm256_broadcast_ps((const __m128 *)(const void *)(a + 8)),
+            _mm256_broadcast_ps((const __m128 *)(const void *)(a + 12)), b01, b23, o01, o23);
+}
+
+/* a in registers (a01 = columns 0 and 1, a23 = 2 and 3) */
+AVX_TARGET static inline void mul_avx_reg(__m256 a01, __m256 a23, __m256 b01, __m256 b23,
+                                          __m256 *o01, __m256 *o23)
+{
+    mul_avx(_mm256_permute2f128_ps(a01, a01, 0x00), _mm256_permute2f128_ps(a01, a01, 0x11),
+            _mm256_permute2f128_ps(a23, a23, 0x00), _mm256_permute2f128_ps(a23, a23, 0x11), b01,
+            b23, o01, o23);
+}
+
+AVX_TARGET static void hierarchy_avx(cna_player *player, const cna_skinning_data *data)
+{
+    const int32_t n = player->bone_count;
+    const bool prefixed = data->root_prefix_count == (size_t)n;
+    __m256 w01 = _mm256_setzero_ps(), w23 = _mm256_setzero_ps(); /* world[p - 1] */
+    for (int32_t p = 0; p < n; ++p) {
+        float *local = player->local[p].m;
+        if (!player->posed[p]) memcpy(local, data->bind_pose[p].m, sizeof(cna_mat4));
+        const __m256 l01 = _mm256_loadu_ps(local), l23 = _mm256_loadu_ps(local + 8);
+        const int32_t parent = data->hierarchy[p];
+        if (parent >= 0 && parent == p - 1)
+            mul_avx_reg(w01, w23, l01, l23, &w01, &w23);
+        else if (parent >= 0)
+            mul_avx_mem(player->world[parent].m, l01, l23, &w01, &w23);
+        else if (prefixed)
+            mul_avx_mem(data->root_prefix[p].m, l01, l23, &w01, &w23);
+        else {
+            w01 = l01;
+            w23 = l23;
+        }
+        _mm256_storeu_ps(player->world[p].m, w01);
+        _mm256_storeu_ps(player->world[p].m + 8, w23);
+        const float *ib = data->inverse_bind_pose[p].m;
+        __m256 s01, s23;
+        mul_avx_reg(w01, w23, _mm256_loadu_ps(ib), _mm256_loadu_ps(ib + 8), &s01, &s23);
+        _mm256_storeu_ps(player->skin[p].m, s01);
+        _mm256_storeu_ps(player->skin[p].m + 8, s23);
+    }
+}
+
+/* AVX-512F: the whole of b in one 512-bit register, a's column i broadcast
+ * to the four 128-bit lanes, b's component i splatted within each lane: each
+ * lane runs cglm's SSE product for one column. */
+#define AVX512_TARGET __attribute__((target("avx512f")))
+AVX512_TARGET static inline __m512 mul_512(__m512 a0, __m512 a1, __m512 a2, __m512 a3, __m512 b)
+{
+    __m512 v = _mm512_mul_ps(_mm512_permute_ps(b, 0x00), a0);
+    v = _mm512_add_ps(v, _mm512_mul_ps(_mm512_permute_ps(b, 0x55), a1));
+    v = _mm512_add_ps(v, _mm512_mul_ps(_mm512_permute_ps(b, 0xAA), a2));
+    v = _mm512_add_ps(v, _mm512_mul_ps(_mm512_permute_ps(b, 0xFF), a3));
+    return v;
+}
+
+AVX512_TARGET static inline __m512 mul_512_mem(const float *a, __m512 b)
+{
+    return mul_512(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 0)),
+                   _mm512_broadcast_f32x4(_mm_loadu_ps(a + 4)),
+                   _mm512_broadcast_f32x4(_mm_loadu_ps(a + 8)),
+                   _mm512_broadcast_f32x4(_mm_loadu_ps(a + 12)), b);
+}
+
+AVX512_TARGET static inline __m512 mul_512_reg(__m512 a, __m512 b)
+{
+    return mul_512(_mm512_shuffle_f32x4(a, a, 0x00), _mm512_shuffle_f32x4(a, a, 0x55),
+                   _mm512_shuffle_f32x4(a, a, 0xAA), _mm512_shuffle_f32x4(a, a, 0xFF), b);
+}
+
+AVX512_TARGET static void hierarchy_avx512(cna_player *player, const cna_skinning_data *data)
+{
+    const int32_t n = player->bone_count;
+    const bool prefixed = data->root_prefix_count == (size_t)n;
+    __m512 w = _mm512_setzero_ps(); /* world[p - 1] */
+    for (int32_t p = 0; p < n; ++p) {
+        __m512 local;
+        if (!player->posed[p]) {
+            local = _mm512_loadu_ps(data->bind_pose[p].m);
+            _mm512_storeu_ps(player->local[p].m, local);
+        } else {
+            local = _mm512_loadu_ps(player->local[p].m);
+        }
+        const int32_t parent = data->hierarchy[p];
+        if (parent >= 0 && parent == p - 1)
+            w = mul_512_reg(w, local);
+        else if (parent >= 0)
+            w = mul_512_mem(player->world[parent].m, local);
+        else if (prefixed)
+            w = mul_512_mem(data->root_prefix[p].m, local);
+        else
+            w = local;
+        _mm512_storeu_ps(player->world[p].m, w);
+        _mm512_storeu_ps(player->skin[p].m,
+                         mul_512_reg(w, _mm512_loadu_ps(data->inverse_bind_pose[p].m)));
+    }
+}
+#endif
+
+/* Whether this build and CPU can run `path`. */
+bool cna__player_path_supported(int path)
+{
+    switch (path) {
+    case CNA__PLAYER_PATH_BASE:
+        return true;
+#if defined(PLAYER_WIDE)
+    case CNA__PLAYER_PATH_AVX:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx");
+    case CNA__PLAYER_PATH_AVX512:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f");
+#endif
+    default:
+        return false;
+    }
+}
+
+/* The widest supported path. */
+static int best_path(void)
+{
+    if (cna__player_path_supported(CNA__PLAYER_PATH_AVX512)) return CNA__PLAYER_PATH_AVX512;
+    if (cna__player_path_supported(CNA__PLAYER_PATH_AVX)) return CNA__PLAYER_PATH_AVX;
+    return CNA__PLAYER_PATH_BASE;
+}
+
+/* Bind pose for untracked bones, the clip's tracks, then the hierarchy.
+ * Requires check_data() to have passed. */
+static void recompute(cna_player *player)
+{
+    const cna_skinning_data *data = player->data;
+    const int32_t n = player->bone_count;
+    if (n == 0) return;
+    memset(player->posed, 0, (size_t)n);
+    sample_clip(player);
+#if defined(PLAYER_WIDE)
+    if (player->path == CNA__PLAYER_PATH_AVX512) {
+        hierarchy_avx512(player, data);
+        return;
+    }
+    if (player->path == CNA__PLAYER_PATH_AVX) {
+        hierarchy_avx(player, data);
+        return;
+    }
+#endif
+    hierarchy_base(player, data);
+}
+
+bool cna__player_set_path(cna_player *player, int path)
+{
+    if (!cna__player_path_supported(path)) return false;
+    player->path = path;
+    return true;
+}
+
+int cna__player_path(const cna_player *player) { return player->path; }
 
 /* ------------------------------------------------------------------ public API */
 
@@ -379,25 +718,31 @@ cna_result cna_player_create(const cna_skinning_data *data, const cna_allocator 
     if ((r = cna__skeleton_check(data, err))) return r;
 
     const cna_allocator a = cna__allocator_resolve(allocator);
-    cna_player *player = (cna_player *)cna__calloc(&a, 1, sizeof *player);
-    if (!player)
+    void *block = cna__calloc(&a, 1, sizeof(cna_player) + 63);
+    if (!block)
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "player: out of memory (%zu bytes)",
-                          sizeof *player);
+                          sizeof(cna_player) + 63);
+    cna_player *player = (cna_player *)align64(block);
     const size_t n = (size_t)data->bone_count;
-    /* one allocation: 3·n matrices, then n flags (n <= CNA_MAX_BONE_COUNT: no overflow) */
-    cna_mat4 *matrices = (cna_mat4 *)cna__calloc(&a, 1, 3 * n * sizeof(cna_mat4) + n);
-    if (!matrices) {
-        cna__free(&a, player);
+    /* one allocation: 3·n matrices, then n flags (n <= CNA_MAX_BONE_COUNT: no
+     * overflow), aligned to 64 bytes so that no matrix straddles two lines */
+    void *matrix_block = cna__calloc(&a, 1, 3 * n * sizeof(cna_mat4) + n + 63);
+    if (!matrix_block) {
+        cna__free(&a, block);
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY,
                           "player: out of memory for %zu bones' matrices", n);
     }
+    cna_mat4 *matrices = (cna_mat4 *)align64(matrix_block);
     player->allocator = a;
+    player->block = block;
+    player->matrix_block = matrix_block;
     player->data = data;
     player->bone_count = data->bone_count;
     player->local = matrices;
     player->world = matrices + n;
     player->skin = matrices + 2 * n;
     player->posed = (uint8_t *)(matrices + 3 * n);
+    player->path = best_path();
     recompute(player); /* a fresh player already returns the bind-pose palette */
     *out = player;
     return CNA_OK;
@@ -407,9 +752,10 @@ void cna_player_free(cna_player *player)
 {
     if (!player) return;
     const cna_allocator a = player->allocator;
+    void *block = player->block;
     cna__free(&a, player->tracks);
-    cna__free(&a, player->local);
-    cna__free(&a, player);
+    cna__free(&a, player->matrix_block);
+    cna__free(&a, block);
 }
 
 cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_error *err)
@@ -443,9 +789,9 @@ cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_e
         const bool sorted = track->keys && cna__track_is_sorted(track);
         player->tracks[i].cursor = sorted ? 0 : CURSOR_LINEAR;
         player->tracks[i].arc_key = ARC_NONE;
-        player->tracks[i].sampled = false;
     }
     player->cursor_count = tracks;
+    player->arcs_clip = NULL; /* new_arcs' window closed */
     player->clip = clip;
     player->position = 0;
     return CNA_OK;

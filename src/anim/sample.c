@@ -133,16 +133,78 @@ void cna_track_sample(const cna_bone_track *track, int64_t t, size_t *cursor, cn
 
 void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc)
 {
-    float d = a->x * b->x + a->y * b->y + a->z * b->z + a->w * b->w;
-    arc->sign = 1.0f;
-    if (d < 0.0f) {
-        d = -d;
-        arc->sign = -1.0f;
-    }
-    arc->linear = d > 1.0f - 1e-6f;
-    arc->theta = arc->inv_sin = 0.0f;
-    if (!arc->linear) {
+    float d;
+    if (cna__arc_begin(a, b, arc, &d)) {
         arc->theta = cna_acosf(d);
         arc->inv_sin = 1.0f / cna_sinf(arc->theta);
     }
+}
+
+void cna__arc_trig8(const float d[8], cna__arc *const out[8], size_t count)
+{
+#if defined(CNA__ANIM_SSE2)
+    /* the lanes in cna_acosf's polynomial range (0 <= d <= 1, not NaN) get d
+     * as a double in dd, the others 0.5 (unused) and the scalar functions */
+    double dd[8] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
+    bool trig[8] = {false, false, false, false, false, false, false, false};
+    bool any = false;
+    for (size_t k = 0; k < count; ++k) {
+        if (d[k] >= 0.0f && d[k] <= 1.0f) {
+            dd[k] = (double)d[k];
+            trig[k] = any = true;
+        } else {
+            out[k]->theta = cna_acosf(d[k]);
+            out[k]->inv_sin = 1.0f / cna_sinf(out[k]->theta);
+        }
+    }
+    if (!any) return;
+    /* acos(x), x in [0, 1]: x <= 0.5: PIO2 - asin_poly(x); else
+     * 2·asin_poly(sqrt((1 - x)·0.5)) (x >= 0: no reflection) */
+    const __m128d half = _mm_set1_pd(0.5), pio2 = _mm_set1_pd(CNA__PIO2);
+    __m128d theta[4] = {half, half, half, half};
+    const size_t pairs = (count + 1) / 2, quads = (count + 3) / 4;
+    for (size_t h = 0; h < pairs; ++h) { /* up to four independent chains */
+        const __m128d x = _mm_loadu_pd(dd + 2 * h);
+        const __m128d small = _mm_cmple_pd(x, half);
+        const __m128d big_z = _mm_sqrt_pd(_mm_mul_pd(_mm_sub_pd(_mm_set1_pd(1.0), x), half));
+        const __m128d z = _mm_or_pd(_mm_and_pd(small, x), _mm_andnot_pd(small, big_z));
+        const __m128d p = cna__asin_poly_pd(z);
+        const __m128d small_r = _mm_sub_pd(pio2, p), big_r = _mm_mul_pd(_mm_set1_pd(2.0), p);
+        theta[h] = _mm_or_pd(_mm_and_pd(small, small_r), _mm_andnot_pd(small, big_r));
+    }
+    float th[8], inv[8];
+    for (size_t h = 0; h < quads; ++h) {
+        /* theta as float (one rounding, as cna_acosf), then back to double */
+        const __m128 tf = _mm_movelh_ps(_mm_cvtpd_ps(theta[2 * h]), _mm_cvtpd_ps(theta[2 * h + 1]));
+        _mm_storeu_ps(th + 4 * h, tf);
+        /* sin(theta): cna_sinf's direct branch when 0 < theta <= PIO2 as a
+         * double, the others through cna_sinf below */
+        const __m128d r0 = _mm_cvtps_pd(tf), r1 = _mm_cvtps_pd(_mm_movehl_ps(tf, tf));
+        const __m128 sf = _mm_movelh_ps(_mm_cvtpd_ps(cna__sin_poly_pd(r0)),
+                                        _mm_cvtpd_ps(cna__sin_poly_pd(r1)));
+        _mm_storeu_ps(inv + 4 * h, _mm_div_ps(_mm_set1_ps(1.0f), sf));
+    }
+    for (size_t k = 0; k < count; ++k) {
+        if (!trig[k]) continue;
+        cna__arc *arc = out[k];
+        arc->theta = th[k];
+        arc->inv_sin = th[k] > 0.0f && (double)th[k] <= CNA__PIO2 ? inv[k] : 1.0f / cna_sinf(th[k]);
+    }
+#else
+    for (size_t k = 0; k < count; ++k) {
+        out[k]->theta = cna_acosf(d[k]);
+        out[k]->inv_sin = 1.0f / cna_sinf(out[k]->theta);
+    }
+#endif
+}
+
+void cna__arc_make8(const cna_quat *const a[8], const cna_quat *const b[8], cna__arc *const out[8],
+                    size_t count)
+{
+    float d[8];
+    cna__arc *trig[8];
+    size_t n = 0;
+    for (size_t k = 0; k < count; ++k)
+        if (cna__arc_begin(a[k], b[k], out[k], &d[n])) trig[n++] = out[k];
+    if (n) cna__arc_trig8(d, trig, n);
 }

@@ -1,0 +1,410 @@
+/*
+ * Every kernel path of the player (src/anim/anim_internal.h:
+ * CNA__PLAYER_PATH_BASE, _AVX, _AVX512) against a reference written here from
+ * the public functions (cna_track_sample_linear, cna_mat4_compose,
+ * cna_mat4_mul), bit for bit: every RobotExpressive clip at 60 Hz and with
+ * random seeks, and random rigs (roots with and without prefixes, parents
+ * that are not the previous bone, untracked bones, two tracks for one bone,
+ * nearly parallel and opposite key rotations, non-uniform scales). A path
+ * this build or CPU lacks is reported as skipped, never as passed.
+ * Also: the paired sine of the slerp (cna__sinf2) against cna_sinf, and the
+ * eight-pair arc constants (cna__arc_make8) against cna__arc_make, bit for
+ * bit.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "anim/anim_internal.h"
+#include "anim/fixtures.h"
+
+#define ROBOT CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb"
+
+enum { MAX_BONES = 72 };
+
+/* local = bind pose, then T · R · S of each usable track (a later track wins);
+ * world[p] = world[parent] · local[p], or prefix[p] · local[p] for a root
+ * when the prefix count is bone_count; skin[p] = world[p] · inverse_bind[p]. */
+static void reference_pose(const cna_skinning_data *d, const cna_clip *clip, int64_t t,
+                           cna_mat4 *local, cna_mat4 *world, cna_mat4 *skin)
+{
+    const int32_t n = d->bone_count;
+    for (int32_t p = 0; p < n; ++p) local[p] = d->bind_pose[p];
+    for (size_t i = 0; clip && i < clip->track_count; ++i) {
+        const cna_bone_track *track = &clip->tracks[i];
+        if (track->key_count == 0 || !track->keys || track->bone < 0 || track->bone >= n) continue;
+        cna_keyframe k;
+        cna_track_sample_linear(track, t, &k);
+        cna_mat4_compose(&local[track->bone], k.translation, k.rotation, k.scale);
+    }
+    const bool prefixed = d->root_prefix_count == (size_t)n;
+    for (int32_t p = 0; p < n; ++p) {
+        const int32_t parent = d->hierarchy[p];
+        if (parent >= 0)
+            cna_mat4_mul(&world[p], &world[parent], &local[p]);
+        else if (prefixed)
+            cna_mat4_mul(&world[p], &d->root_prefix[p], &local[p]);
+        else
+            world[p] = local[p];
+        cna_mat4_mul(&skin[p], &world[p], &d->inverse_bind_pose[p]);
+    }
+}
+
+static void assert_player_equals_reference(const cna_player *player, const cna_skinning_data *d,
+                                           const cna_clip *clip)
+{
+    cna_mat4 local[MAX_BONES], world[MAX_BONES], skin[MAX_BONES];
+    assert_true(d->bone_count <= MAX_BONES);
+    reference_pose(d, clip, cna_player_position(player), local, world, skin);
+    assert_matrices_identical(cna_player_bone_transforms(player), local, d->bone_count);
+    assert_matrices_identical(cna_player_world_transforms(player), world, d->bone_count);
+    assert_matrices_identical(cna_player_skin_transforms(player), skin, d->bone_count);
+}
+
+/* Plays `frames` updates on a player forced to `path`: steps of `step`, or
+ * (with seeks) one random absolute seek in three. */
+static void play(const cna_skinning_data *d, const cna_clip *clip, int path, int64_t step,
+                 int frames, rng *seeks)
+{
+    cna_player *player = NULL;
+    assert_int_equal(cna_player_create(d, NULL, &player, NULL), CNA_OK);
+    assert_true(cna__player_set_path(player, path));
+    assert_int_equal(cna__player_path(player), path);
+    assert_int_equal(cna_player_update(player, 0, true, true, NULL), CNA_OK);
+    assert_player_equals_reference(player, d, NULL);
+    assert_int_equal(cna_player_start_clip(player, clip, NULL), CNA_OK);
+    for (int f = 0; f < frames; ++f) {
+        const bool seek = seeks && rng_range(seeks, 0, 3) == 0;
+        const int64_t ticks = seek ? rng_range(seeks, -clip->duration, 2 * clip->duration) : step;
+        assert_int_equal(cna_player_update(player, ticks, !seek, true, NULL), CNA_OK);
+        assert_player_equals_reference(player, d, clip);
+    }
+    cna_player_free(player);
+}
+
+/* Skips (cmocka) when the path is not available here. */
+static void require_path(int path)
+{
+    if (!cna__player_path_supported(path)) {
+        print_message("player path %d: not supported by this build or CPU\n", path);
+        skip();
+    }
+}
+
+static void robot_on_path(int path)
+{
+    require_path(path);
+    cna_model *m = NULL;
+    cna_error err;
+    const cna_result r = cna_model_load_file(ROBOT, NULL, &m, &err);
+    if (r) print_error("%s: %s\n", ROBOT, err.message);
+    assert_int_equal(r, CNA_OK);
+    const cna_skinning_data *d = cna_model_skinning_data(m);
+    assert_non_null(d);
+    rng seeks = {0x9A7B5EEDULL};
+    for (size_t c = 0; c < d->clip_count; ++c) {
+        const cna_clip *clip = &d->clips[c];
+        const int frames = (int)(clip->duration * 60 / CNA_TICKS_PER_SECOND) + 30; /* wraps once */
+        play(d, clip, path, CNA_TICKS_PER_SECOND / 60 + 1, frames, NULL);
+        play(d, clip, path, CNA_TICKS_PER_SECOND / 30, 60, &seeks);
+    }
+    cna_model_free(m);
+}
+
+/* A random rig of RIG_BONES bones: the parent of bone p is p - 1 (mostly),
+ * an earlier bone, or none (a root); every third bone untracked, bone 4 with
+ * two tracks; keys whose rotations are random, nearly equal, or nearly
+ * opposite (both slerp branches and both signs), non-uniform scales. */
+enum { RIG_BONES = 23, RIG_TRACKS = 17, RIG_KEYS = 9 };
+typedef struct random_rig {
+    int32_t hierarchy[RIG_BONES];
+    cna_mat4 bind[RIG_BONES], inverse_bind[RIG_BONES], prefix[RIG_BONES];
+    cna_keyframe keys[RIG_TRACKS][RIG_KEYS];
+    cna_bone_track tracks[RIG_TRACKS];
+    cna_clip clip;
+    cna_skinning_data data;
+} random_rig;
+
+static cna_mat4 random_matrix(rng *r)
+{
+    cna_mat4 m;
+    cna_mat4_compose(&m, cna_vec3_make(rng_float(r, -2, 2), rng_float(r, -2, 2), rng_float(r, -2, 2)),
+                     rng_quat(r),
+                     cna_vec3_make(rng_float(r, 0.5f, 2), rng_float(r, 0.5f, 2), rng_float(r, 0.5f, 2)));
+    return m;
+}
+
+static void random_rig_init(random_rig *g, rng *r, bool prefixed)
+{
+    memset(g, 0, sizeof *g);
+    for (int32_t p = 0; p < RIG_BONES; ++p) {
+        const int64_t kind = rng_range(r, 0, 5);
+        g->hierarchy[p] = p == 0 || kind == 0 ? -1 : (kind == 1 ? (int32_t)rng_range(r, 0, p - 1) : p - 1);
+        g->bind[p] = random_matrix(r);
+        g->inverse_bind[p] = random_matrix(r);
+        g->prefix[p] = random_matrix(r);
+    }
+    for (int i = 0; i < RIG_TRACKS; ++i) {
+        const int32_t bone = i == RIG_TRACKS - 1 ? 4 : (int32_t)(i + i / 2); /* skips every third */
+        cna_quat q = rng_quat(r);
+        for (int k = 0; k < RIG_KEYS; ++k) {
+            const int64_t kind = rng_range(r, 0, 3);
+            if (kind == 0) {
+                q = rng_quat(r);
+            } else {
+                const float e = kind == 1 ? 1e-4f : 0.3f;
+                cna_quat n = cna_quat_normalize(cna_quat_make(q.x + rng_float(r, -e, e),
+                                                              q.y + rng_float(r, -e, e),
+                                                              q.z + rng_float(r, -e, e),
+                                                              q.w + rng_float(r, -e, e)));
+                if (rng_range(r, 0, 1)) n = cna_quat_make(-n.x, -n.y, -n.z, -n.w);
+                q = n;
+            }
+            g->keys[i][k] = cna_keyframe_make_trs(
+                (int64_t)k * CNA_TICKS_PER_SECOND / 8,
+                cna_vec3_make(rng_float(r, -1, 1), rng_float(r, -1, 1), rng_float(r, -1, 1)), q,
+                cna_vec3_make(rng_float(r, 0.5f, 2), rng_float(r, 0.5f, 2), rng_float(r, 0.5f, 2)));
+        }
+        g->tracks[i] = cna_bone_track_make(bone, g->keys[i], RIG_KEYS);
+    }
+    g->clip = cna_clip_make("Random", (int64_t)(RIG_KEYS - 1) * CNA_TICKS_PER_SECOND / 8, g->tracks,
+                            RIG_TRACKS);
+    g->data = cna_skinning_data_make(RIG_BONES, g->hierarchy, g->bind, g->inverse_bind);
+    if (prefixed) {
+        g->data.root_prefix = g->prefix;
+        g->data.root_prefix_count = RIG_BONES;
+    }
+    g->data.clips = &g->clip;
+    g->data.clip_count = 1;
+}
+
+static void random_rigs_on_path(int path)
+{
+    require_path(path);
+    static random_rig g;
+    rng r = {0xC0FFEE11ULL};
+    for (int round = 0; round < 12; ++round) {
+        random_rig_init(&g, &r, round % 2 == 1);
+        play(&g.data, &g.clip, path, CNA_TICKS_PER_SECOND / 60 + 7, 150, NULL);
+        play(&g.data, &g.clip, path, CNA_TICKS_PER_SECOND / 24, 60, &r);
+    }
+}
+
+static void test_base_path_robot(void **state)
+{
+    (void)state;
+    robot_on_path(CNA__PLAYER_PATH_BASE);
+}
+static void test_avx_path_robot(void **state)
+{
+    (void)state;
+    robot_on_path(CNA__PLAYER_PATH_AVX);
+}
+static void test_avx512_path_robot(void **state)
+{
+    (void)state;
+    robot_on_path(CNA__PLAYER_PATH_AVX512);
+}
+static void test_base_path_random_rigs(void **state)
+{
+    (void)state;
+    random_rigs_on_path(CNA__PLAYER_PATH_BASE);
+}
+static void test_avx_path_random_rigs(void **state)
+{
+    (void)state;
+    random_rigs_on_path(CNA__PLAYER_PATH_AVX);
+}
+static void test_avx512_path_random_rigs(void **state)
+{
+    (void)state;
+    random_rigs_on_path(CNA__PLAYER_PATH_AVX512);
+}
+
+/* The player skips its search for new slerp arcs while no track can have
+ * left its key interval: tiny steps forward and back inside one interval,
+ * onto key times, across them, a clip restarted, another clip started and
+ * the first again, every path, each update against the reference. */
+static void test_steps_and_seeks_around_key_times_on_every_path(void **state)
+{
+    (void)state;
+    cna_model *m = NULL;
+    assert_int_equal(cna_model_load_file(ROBOT, NULL, &m, NULL), CNA_OK);
+    const cna_skinning_data *d = cna_model_skinning_data(m);
+    const cna_clip *a = &d->clips[0], *b = &d->clips[1 % d->clip_count];
+    int ran = 0;
+    for (int path = 0; path < CNA__PLAYER_PATH_COUNT; ++path) {
+        if (!cna__player_path_supported(path)) continue;
+        ++ran;
+        cna_player *player = NULL;
+        assert_int_equal(cna_player_create(d, NULL, &player, NULL), CNA_OK);
+        assert_true(cna__player_set_path(player, path));
+        const cna_clip *clips[] = {a, a, b, a};
+        for (size_t c = 0; c < sizeof clips / sizeof clips[0]; ++c) {
+            const cna_clip *clip = clips[c];
+            assert_int_equal(cna_player_start_clip(player, clip, NULL), CNA_OK);
+            const cna_keyframe *k = clip->tracks[0].keys;
+            const int64_t key1 = k[1].ticks, key2 = k[2].ticks;
+            const int64_t seeks[] = {key1 + 1, key1 + 2, key1 + 1, key2 - 1, key1 + 3, key2,
+                                     key2 - 1, key2 + 1, key1, key1 + 1, key2 + 5, key1 + 7,
+                                     0, 1, key2 - 2, key2 - 1, key2, key2 + 1};
+            for (size_t i = 0; i < sizeof seeks / sizeof seeks[0]; ++i) {
+                assert_int_equal(cna_player_update(player, seeks[i], false, true, NULL), CNA_OK);
+                assert_player_equals_reference(player, d, clip);
+                assert_int_equal(cna_player_update(player, 1, true, true, NULL), CNA_OK);
+                assert_player_equals_reference(player, d, clip);
+            }
+        }
+        cna_player_free(player);
+    }
+    assert_true(ran >= 1);
+    cna_model_free(m);
+}
+
+/* A fresh player runs the widest path supported; unknown paths are refused
+ * and change nothing. */
+static void test_default_path_is_the_widest_supported(void **state)
+{
+    (void)state;
+    two_bone_rig rig;
+    two_bone_rig_init(&rig);
+    cna_player *player = NULL;
+    assert_int_equal(cna_player_create(&rig.data, NULL, &player, NULL), CNA_OK);
+    int widest = CNA__PLAYER_PATH_BASE;
+    for (int p = 0; p < CNA__PLAYER_PATH_COUNT; ++p)
+        if (cna__player_path_supported(p)) widest = p;
+    assert_int_equal(cna__player_path(player), widest);
+    assert_false(cna__player_set_path(player, CNA__PLAYER_PATH_COUNT));
+    assert_false(cna__player_set_path(player, -1));
+    assert_int_equal(cna__player_path(player), widest);
+    cna_player_free(player);
+}
+
+static void assert_sinf2_matches(float x1, float x2)
+{
+    float s1, s2;
+    cna__sinf2(x1, x2, &s1, &s2);
+    const float r1 = cna_sinf(x1), r2 = cna_sinf(x2);
+    if (memcmp(&s1, &r1, sizeof s1) || memcmp(&s2, &r2, sizeof s2)) {
+        print_error("cna__sinf2(%a, %a) = (%a, %a), cna_sinf gives (%a, %a)\n", (double)x1,
+                    (double)x2, (double)s1, (double)s2, (double)r1, (double)r2);
+        fail();
+    }
+}
+
+static void test_paired_sine_is_bit_identical_to_cna_sinf(void **state)
+{
+    (void)state;
+    rng r = {0x51AE51AEULL};
+    for (int i = 0; i < 200000; ++i) {
+        const float lim = i % 4 == 0 ? 4.0f : 1.5707964f;
+        assert_sinf2_matches(rng_float(&r, -lim, lim), rng_float(&r, -lim, lim));
+    }
+    const float edge[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-45f, 1.5707963f, 1.5707964f,
+                          -1.5707964f, 1.5707965f, 3.1415927f, 1e10f, (float)INFINITY,
+                          -(float)INFINITY, (float)NAN, 0.5f, 1.0f};
+    const size_t n = sizeof edge / sizeof edge[0];
+    for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j) assert_sinf2_matches(edge[i], edge[j]);
+}
+
+static void assert_arcs_equal(const cna__arc *x, const cna__arc *y)
+{
+    if (memcmp(&x->theta, &y->theta, sizeof x->theta) ||
+        memcmp(&x->inv_sin, &y->inv_sin, sizeof x->inv_sin) ||
+        memcmp(&x->sign, &y->sign, sizeof x->sign) || x->linear != y->linear) {
+        print_error("arc (%a, %a, %a, %d), expected (%a, %a, %a, %d)\n", (double)x->theta,
+                    (double)x->inv_sin, (double)x->sign, (int)x->linear, (double)y->theta,
+                    (double)y->inv_sin, (double)y->sign, (int)y->linear);
+        fail();
+    }
+}
+
+/* cna__arc_make8 against cna__arc_make for 1 to 8 pairs: random unit
+ * quaternions (either branch of acos: |d| below and above 0.5), nearly
+ * parallel and opposite ones (the linear branch), orthogonal ones (d = 0 and
+ * -0, theta = pi/2 rounded above PIO2), non-unit ones (|d| > 1: NaN) and NaN. */
+static void test_eight_arcs_are_bit_identical_to_one_at_a_time(void **state)
+{
+    (void)state;
+    rng r = {0xA4C5A4C5ULL};
+    const cna_quat special[][2] = {
+        {{1, 0, 0, 0}, {0, 1, 0, 0}},
+        {{1, 0, 0, 0}, {-0.0f, 1, 0, 0}},
+        {{-1, 0, 0, 0}, {0, 1, 0, 0}},
+        {{1, 0, 0, 0}, {1, 0, 0, 0}},
+        {{1, 0, 0, 0}, {-1, 0, 0, 0}},
+        {{0.6f, 0.8f, 0, 0}, {0.8f, 0.6f, 0, 0}},
+        {{2, 0, 0, 0}, {2, 0, 0, 0}},
+        {{0.9f, 0.5f, 0, 0}, {0.95f, 0.5f, 0, 0}},
+        {{(float)NAN, 0, 0, 1}, {0, 0, 0, 1}},
+        {{0, 0, 0, 1}, {0, 0, 0.70710677f, 0.70710677f}},
+    };
+    const size_t n_special = sizeof special / sizeof special[0];
+    for (int i = 0; i < 50000; ++i) {
+        cna_quat qa[8], qb[8];
+        const cna_quat *pa[8], *pb[8];
+        cna__arc got[8], want[8];
+        cna__arc *po[8];
+        const size_t count = (size_t)rng_range(&r, 1, 8);
+        for (size_t k = 0; k < 8; ++k) {
+            const int64_t kind = rng_range(&r, 0, 5);
+            if (kind == 0 && i % 7 == 0) {
+                const size_t s = (size_t)rng_range(&r, 0, (int64_t)n_special - 1);
+                qa[k] = special[s][0];
+                qb[k] = special[s][1];
+            } else {
+                qa[k] = rng_quat(&r);
+                const float e = kind == 1 ? 1e-4f : (kind == 2 ? 1e-3f : 2.0f);
+                qb[k] = cna_quat_normalize(cna_quat_make(qa[k].x + rng_float(&r, -e, e),
+                                                         qa[k].y + rng_float(&r, -e, e),
+                                                         qa[k].z + rng_float(&r, -e, e),
+                                                         qa[k].w + rng_float(&r, -e, e)));
+                if (rng_range(&r, 0, 1)) qb[k] = cna_quat_make(-qb[k].x, -qb[k].y, -qb[k].z, -qb[k].w);
+            }
+            pa[k] = &qa[k];
+            pb[k] = &qb[k];
+            po[k] = &got[k];
+            memset(&got[k], 0x5A, sizeof got[k]);
+        }
+        cna__arc_make8(pa, pb, po, count);
+        for (size_t k = 0; k < count; ++k) {
+            cna__arc_make(&qa[k], &qb[k], &want[k]);
+            assert_arcs_equal(&got[k], &want[k]);
+        }
+    }
+    for (size_t s = 0; s < n_special; ++s) {
+        const cna_quat *pa[8], *pb[8];
+        cna__arc got[8], want;
+        cna__arc *po[8];
+        for (size_t k = 0; k < 8; ++k) {
+            pa[k] = &special[s][0];
+            pb[k] = &special[s][1];
+            po[k] = &got[k];
+        }
+        cna__arc_make8(pa, pb, po, 8);
+        cna__arc_make(&special[s][0], &special[s][1], &want);
+        for (size_t k = 0; k < 8; ++k) assert_arcs_equal(&got[k], &want);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_base_path_robot),
+        cmocka_unit_test(test_avx_path_robot),
+        cmocka_unit_test(test_avx512_path_robot),
+        cmocka_unit_test(test_base_path_random_rigs),
+        cmocka_unit_test(test_avx_path_random_rigs),
+        cmocka_unit_test(test_avx512_path_random_rigs),
+        cmocka_unit_test(test_steps_and_seeks_around_key_times_on_every_path),
+        cmocka_unit_test(test_default_path_is_the_widest_supported),
+        cmocka_unit_test(test_paired_sine_is_bit_identical_to_cna_sinf),
+        cmocka_unit_test(test_eight_arcs_are_bit_identical_to_one_at_a_time),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
