@@ -405,7 +405,7 @@ static void blend_blocks(const cna_morph_target_data *d, const float *w, unsigne
  * active slot (all canonical layouts) and at most MAX_OPS active targets per
  * kind; otherwise, and for the last count % 8 vertices, the block path runs.
  * AVX without FMA (the multiply and the add stay two roundings). */
-enum { MAX_OPS = 32 };
+enum { MAX_OPS = 32, PREFETCH_GROUPS = 8 };
 
 /* Compiled for AVX whatever the build's baseline; only called after the
  * run-time check (cna__morph_path_available). */
@@ -424,7 +424,13 @@ typedef struct kind_plan {
     size_t offset;
     bool direction;
     size_t op_count;
-    bool dense; /* every op dense */
+    bool prefetch; /* the dense deltas are too many to stay in L2: prefetch them */
+    /* The first vertex any sparse op still has to add (SIZE_MAX: none); a
+     * group below it needs only the dense ops, in their order. */
+    size_t next_sparse;
+    size_t dense_count;
+    const float *dense_values[MAX_OPS];
+    float dense_weights[MAX_OPS];
     blend_op ops[MAX_OPS];
 } kind_plan;
 
@@ -497,50 +503,75 @@ typedef struct group_lanes {
     __m256 moved;
 } group_lanes;
 
+/* sum += w * (24 consecutive floats at src): eight vertices' triples. */
+#define CNA__ADD_TRIPLES(w, src)                                                                   \
+    do {                                                                                           \
+        a0 = _mm256_add_ps(a0, _mm256_mul_ps(w, load8(src)));                                      \
+        a1 = _mm256_add_ps(a1, _mm256_mul_ps(w, load8((src) + 8)));                                \
+        a2 = _mm256_add_ps(a2, _mm256_mul_ps(w, load8((src) + 16)));                               \
+    } while (0)
+
 /* The sums of one kind for eight vertices [v0, v0 + 8), in target order,
  * as x, y, z lanes. */
 AVX_INLINE void sums8(kind_plan *plan, size_t v0, __m256 *sx, __m256 *sy, __m256 *sz)
 {
     __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0;
-    if (plan->dense) {
-        for (size_t i = 0; i < plan->op_count; i++) {
-            const blend_op *op = &plan->ops[i];
-            const __m256 w = _mm256_set1_ps(op->w);
-            const float *src = op->values + 3 * v0;
-            a0 = _mm256_add_ps(a0, _mm256_mul_ps(w, load8(src)));
-            a1 = _mm256_add_ps(a1, _mm256_mul_ps(w, load8(src + 8)));
-            a2 = _mm256_add_ps(a2, _mm256_mul_ps(w, load8(src + 16)));
+    if (v0 + 8 <= plan->next_sparse) {
+        for (size_t i = 0; i < plan->dense_count; i++) {
+            const __m256 w = _mm256_set1_ps(plan->dense_weights[i]);
+            const float *src = plan->dense_values[i] + 3 * v0;
+            if (plan->prefetch) {
+                /* 96 bytes a group: two lines, PREFETCH_GROUPS groups ahead (a
+                 * prefetch past the end of the array never faults) */
+                const char *ahead = (const char *)(src + 24 * PREFETCH_GROUPS);
+                _mm_prefetch(ahead, _MM_HINT_T0);
+                _mm_prefetch(ahead + 64, _MM_HINT_T0);
+            }
+            CNA__ADD_TRIPLES(w, src);
         }
-    } else
+    } else {
+        size_t next_sparse = SIZE_MAX;
         for (size_t i = 0; i < plan->op_count; i++) {
             blend_op *op = &plan->ops[i];
+            const __m256 w = _mm256_set1_ps(op->w);
             if (!op->indices) {
-                const __m256 w = _mm256_set1_ps(op->w);
-                const float *src = op->values + 3 * v0;
-                a0 = _mm256_add_ps(a0, _mm256_mul_ps(w, load8(src)));
-                a1 = _mm256_add_ps(a1, _mm256_mul_ps(w, load8(src + 8)));
-                a2 = _mm256_add_ps(a2, _mm256_mul_ps(w, load8(src + 16)));
+                CNA__ADD_TRIPLES(w, op->values + 3 * v0);
                 continue;
             }
             size_t j = op->next;
-            if (j >= op->count || op->indices[j] >= v0 + 8) continue;
-            float s[24];
-            _mm256_storeu_ps(s, a0);
-            _mm256_storeu_ps(s + 8, a1);
-            _mm256_storeu_ps(s + 16, a2);
-            do {
-                float *f = s + 3 * (op->indices[j] - v0);
-                const float *src = op->values + 3 * j;
-                f[0] = f[0] + op->w * src[0];
-                f[1] = f[1] + op->w * src[1];
-                f[2] = f[2] + op->w * src[2];
-                j++;
-            } while (j < op->count && op->indices[j] < v0 + 8);
+            if (j >= op->count) continue;
+            if (op->indices[j] >= v0 + 8) {
+                if (op->indices[j] < next_sparse) next_sparse = op->indices[j];
+                continue;
+            }
+            if (j + 8 <= op->count && op->indices[j] == v0 && op->indices[j + 7] == v0 + 7) {
+                /* the whole group is listed (the indices strictly increase):
+                 * eight consecutive triples, added as dense ones */
+                CNA__ADD_TRIPLES(w, op->values + 3 * j);
+                j += 8;
+            } else {
+                /* some of the eight: through memory, one vertex at a time */
+                float s[24];
+                _mm256_storeu_ps(s, a0);
+                _mm256_storeu_ps(s + 8, a1);
+                _mm256_storeu_ps(s + 16, a2);
+                do {
+                    float *f = s + 3 * (op->indices[j] - v0);
+                    const float *src = op->values + 3 * j;
+                    f[0] = f[0] + op->w * src[0];
+                    f[1] = f[1] + op->w * src[1];
+                    f[2] = f[2] + op->w * src[2];
+                    j++;
+                } while (j < op->count && op->indices[j] < v0 + 8);
+                a0 = _mm256_loadu_ps(s);
+                a1 = _mm256_loadu_ps(s + 8);
+                a2 = _mm256_loadu_ps(s + 16);
+            }
             op->next = j;
-            a0 = _mm256_loadu_ps(s);
-            a1 = _mm256_loadu_ps(s + 8);
-            a2 = _mm256_loadu_ps(s + 16);
+            if (j < op->count && op->indices[j] < next_sparse) next_sparse = op->indices[j];
         }
+        plan->next_sparse = next_sparse;
+    }
     /* x0 y0 z0 x1 ... z7 -> x, y, z lanes (as finish_directions4_sse2, per half) */
     const __m256 m03 = _mm256_permute2f128_ps(a0, a1, 0x30);
     const __m256 m14 = _mm256_permute2f128_ps(a0, a2, 0x21);
@@ -746,7 +777,8 @@ static bool plan_avx(const cna_morph_target_data *d, const float *w, const bool 
         p->offset = offset;
         p->direction = k != KIND_POSITION;
         p->op_count = 0;
-        p->dense = true;
+        p->dense_count = 0;
+        p->next_sparse = SIZE_MAX;
         for (size_t t = 0; t < d->target_count; t++) {
             const cna_morph_deltas *dl = deltas_of(&d->targets[t], k);
             if (w[t] == 0.0f || dl->count == 0) continue;
@@ -757,8 +789,15 @@ static bool plan_avx(const cna_morph_target_data *d, const float *w, const bool 
             op->count = dl->count;
             op->next = 0;
             op->w = w[t];
-            p->dense &= op->indices == NULL;
+            if (dl->indices) {
+                if (dl->indices[0] < p->next_sparse) p->next_sparse = dl->indices[0];
+            } else {
+                p->dense_values[p->dense_count] = dl->values;
+                p->dense_weights[p->dense_count++] = w[t];
+            }
         }
+        /* dense deltas beyond about half of L2: fetch them ahead */
+        p->prefetch = p->dense_count * d->vertex_count * 12 > (size_t)512 * 1024;
         /* insertion by offset (at most three) */
         for (int i = n; i > 0 && plans[i - 1].offset > plans[i].offset; i--) {
             kind_plan tmp = plans[i];
