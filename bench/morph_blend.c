@@ -26,7 +26,11 @@
  * memory traffic); max = memcpy time / floor time, the best ratio any blend
  * could reach on this machine with these bytes.
  *
- * Usage: bench_morph_blend [--seconds S] [--runs N]
+ * Usage: bench_morph_blend [--seconds S] [--runs N] [--path scalar|sse2|avx]
+ *   --path  time one code path of the blend (cna__morph_blend_with, after the
+ *           same carrier validation cna_morph_blend runs) instead of
+ *           cna_morph_blend's own choice, the fastest the CPU has; for
+ *           before/after figures in one run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +38,7 @@
 
 #include "cna/morph.h"
 #include "common/bench.h"
+#include "morph/morph_internal.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -59,6 +64,7 @@ typedef struct mesh {
     float weights[TARGETS];
     int active;
     form form;
+    int path; /* -1: cna_morph_blend; else a cna__morph_path */
     uint64_t sink;
 } mesh;
 
@@ -147,7 +153,14 @@ static void step_blend(void *ctx)
 {
     mesh *m = ctx;
     cna_error err;
-    if (cna_morph_blend(&m->data, m->weights, TARGETS, m->out, m->data.base_size, &err)) {
+    if (m->path >= 0) {
+        if (cna_morph_target_data_validate(&m->data, &err)) {
+            fprintf(stderr, "blend failed: %s\n", err.message);
+            exit(1);
+        }
+        cna__morph_blend_with(&m->data, m->weights, m->out, (cna__morph_path)m->path);
+    } else if (cna_morph_blend(&m->data, m->weights, TARGETS, m->out, m->data.base_size,
+                               &err)) {
         fprintf(stderr, "blend failed: %s\n", err.message);
         exit(1);
     }
@@ -215,6 +228,25 @@ int main(int argc, char **argv)
 {
     double seconds = BENCH_DEFAULT_SECONDS;
     int runs = BENCH_MIN_RUNS;
+    int path = -1;
+    static const char *const path_names[] = {"scalar", "sse2", "avx"};
+    /* --path is ours; the rest goes to bench_parse_args */
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--path") != 0) continue;
+        for (int p = 0; p < CNA__MORPH_PATH_COUNT; p++)
+            if (!strcmp(argv[i + 1], path_names[p])) path = p;
+        if (path < 0) {
+            fprintf(stderr, "--path: scalar, sse2 or avx\n");
+            return 2;
+        }
+        if (!cna__morph_path_available((cna__morph_path)path)) {
+            fprintf(stderr, "--path %s: not available on this CPU or build\n", argv[i + 1]);
+            return 2;
+        }
+        for (int j = i; j + 2 < argc; j++) argv[j] = argv[j + 2];
+        argc -= 2;
+        break;
+    }
     if (bench_parse_args(argc, argv, &seconds, &runs)) return 2;
 
     static const struct {
@@ -226,8 +258,9 @@ int main(int argc, char **argv)
 
     printf("morph blend throughput: vertex bytes written per second (GB/s = 1e9 B/s),\n"
            "median of %d runs of >= %.2f s [min-max]; every target has position and normal "
-           "deltas;\ndense: every vertex; sparse: 10 %% of the vertices per target\n\n",
-           runs, seconds);
+           "deltas;\ndense: every vertex; sparse: 10 %% of the vertices per target; path: %s\n\n",
+           runs, seconds,
+           path < 0 ? path_names[cna__morph_best_path()] : path_names[path]);
     printf("%8s %6s %6s %6s | %24s | %7s | %6s | %5s | %6s | %5s | %5s\n", "vertices", "stride",
            "form", "active", "blend GB/s", "memcpy", "ratio", "B/v", "moved", "floor", "max");
     for (size_t i = 0; i < sizeof meshes / sizeof meshes[0]; i++)
@@ -237,6 +270,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "out of memory\n");
                 return 1;
             }
+            m.path = path;
             const double bytes = (double)m.data.base_size;
             for (size_t a = 0; a < sizeof active / sizeof active[0]; a++) {
                 m.active = active[a];

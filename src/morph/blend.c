@@ -416,7 +416,8 @@ typedef struct blend_op {
     const float *values;
     const uint32_t *indices; /* NULL: dense */
     size_t count;
-    size_t next; /* sparse: first entry not yet added */
+    size_t next;        /* sparse: first entry not yet added */
+    size_t next_vertex; /* sparse: its vertex (SIZE_MAX: none left) */
     float w;
 } blend_op;
 
@@ -533,20 +534,20 @@ AVX_INLINE void sums8(kind_plan *plan, size_t v0, __m256 *sx, __m256 *sy, __m256
         size_t next_sparse = SIZE_MAX;
         for (size_t i = 0; i < plan->op_count; i++) {
             blend_op *op = &plan->ops[i];
-            const __m256 w = _mm256_set1_ps(op->w);
             if (!op->indices) {
+                const __m256 w = _mm256_set1_ps(op->w);
                 CNA__ADD_TRIPLES(w, op->values + 3 * v0);
                 continue;
             }
-            size_t j = op->next;
-            if (j >= op->count) continue;
-            if (op->indices[j] >= v0 + 8) {
-                if (op->indices[j] < next_sparse) next_sparse = op->indices[j];
+            if (op->next_vertex >= v0 + 8) { /* nothing here (SIZE_MAX: done) */
+                if (op->next_vertex < next_sparse) next_sparse = op->next_vertex;
                 continue;
             }
-            if (j + 8 <= op->count && op->indices[j] == v0 && op->indices[j + 7] == v0 + 7) {
+            size_t j = op->next;
+            if (j + 8 <= op->count && op->indices[j + 7] == v0 + 7 && op->next_vertex == v0) {
                 /* the whole group is listed (the indices strictly increase):
                  * eight consecutive triples, added as dense ones */
+                const __m256 w = _mm256_set1_ps(op->w);
                 CNA__ADD_TRIPLES(w, op->values + 3 * j);
                 j += 8;
             } else {
@@ -568,7 +569,8 @@ AVX_INLINE void sums8(kind_plan *plan, size_t v0, __m256 *sx, __m256 *sy, __m256
                 a2 = _mm256_loadu_ps(s + 16);
             }
             op->next = j;
-            if (j < op->count && op->indices[j] < next_sparse) next_sparse = op->indices[j];
+            op->next_vertex = j < op->count ? op->indices[j] : SIZE_MAX;
+            if (op->next_vertex < next_sparse) next_sparse = op->next_vertex;
         }
         plan->next_sparse = next_sparse;
     }
@@ -788,6 +790,7 @@ static bool plan_avx(const cna_morph_target_data *d, const float *w, const bool 
             op->indices = dl->indices;
             op->count = dl->count;
             op->next = 0;
+            op->next_vertex = dl->indices ? dl->indices[0] : 0;
             op->w = w[t];
             if (dl->indices) {
                 if (dl->indices[0] < p->next_sparse) p->next_sparse = dl->indices[0];
