@@ -387,23 +387,34 @@ static void blend_blocks(const cna_morph_target_data *d, const float *w, unsigne
 
 #if CNA__MORPH_AVX
 /* ------------------------------------------------------------------ AVX path
- * Eight vertices at a time, nothing in memory between the deltas and the
- * output. Per kind, the active targets' deltas (in target order) are summed
- * in three registers holding the 24 floats x0 y0 z0 x1 ... z7 of the eight
- * vertices, as the scalar path sums them (0 + w0*d0, then + w1*d1, ...: the
- * same operations per float, so the same bits); a sparse target adds its
- * entries inside the eight in that same order. Then the sums are transposed
- * to x, y, z lanes, the eight base slots are loaded as four floats each
- * (xyz and the next float, transposed to x, y, z, e lanes), the result is
- * computed lane-wise in the scalar order (base + sum; normalise with
- * correctly rounded sqrt and division; base lanes kept where the scalar path
- * keeps them), transposed back and stored as four floats per vertex, the
- * fourth being the base bytes it was loaded from. The group's other bytes
- * come from a plain copy of the base, made first; slots are stored in
- * increasing offset order, so a fourth float that overlaps the next slot is
- * overwritten by that slot's own store. Needs offset + 16 <= stride for every
- * active slot (all canonical layouts) and at most MAX_OPS active targets per
- * kind; otherwise, and for the last count % 8 vertices, the block path runs.
+ * Eight vertices (a group) at a time, nothing in memory between the deltas
+ * and the output. Per kind, the active targets' deltas are summed in target
+ * order in three registers holding the 24 floats x0 y0 z0 x1 ... z7 of the
+ * group, exactly as the scalar path sums them (0 + w0*d0, then + w1*d1, ...:
+ * the same operations per float, so the same bits). A sparse target adds in
+ * its place in that order: a group it lists whole is eight consecutive
+ * triples (added like a dense target's), a group it lists in part goes
+ * through memory one vertex at a time, and a group no sparse target lists
+ * (next_sparse) runs the dense targets only. The sums are then transposed to
+ * x, y, z lanes and the result computed lane-wise in the scalar order
+ * (base + sum; directions normalised with correctly rounded sqrt and
+ * division, base lanes kept where the scalar path keeps them). Two forms:
+ *   rows     position at 0 and/or a direction at 12 (every canonical layout):
+ *            the first 32 bytes of the eight vertices are eight registers, an
+ *            8x8 transpose gives position and normal lanes, a second one the
+ *            rows back, stored whole; at stride 32 that is the whole vertex
+ *            (nothing else is copied), else the group is copied first;
+ *   windows  any other slot (the PBR tangent at 32, custom layouts): the
+ *            group is copied first, then per slot four floats per vertex (xyz
+ *            and the next float) are loaded, transposed, computed, transposed
+ *            back and stored, the fourth float being the base bytes it was
+ *            loaded from; slots are stored in increasing offset order, so a
+ *            fourth float that overlaps the next slot is overwritten by that
+ *            slot's own store. Needs offset + 16 <= stride.
+ * Dense deltas too many to stay in L2 are prefetched PREFETCH_GROUPS groups
+ * ahead. More than MAX_OPS active targets of a kind, a stride that is not a
+ * multiple of 4 or a slot too close to the end of the vertex send the whole
+ * blend to the block path, which also does the last count % 8 vertices.
  * AVX without FMA (the multiply and the add stay two roundings). */
 enum { MAX_OPS = 32, PREFETCH_GROUPS = 8 };
 
@@ -494,9 +505,9 @@ AVX_INLINE __m256 select8(__m256 mask, __m256 a, __m256 b)
     return _mm256_or_ps(_mm256_and_ps(mask, a), _mm256_andnot_ps(mask, b));
 }
 
-/* The lanes of one kind of one group between the two phases. `moved` is
- * all-zero when nothing is to be stored (a direction whose sums are all
- * zero); for positions it is all-ones. */
+/* The lanes of one kind of one group (windows form). `moved` is all-zero
+ * when nothing is to be stored (a direction whose sums are all zero); for
+ * positions it is all-ones. */
 typedef struct group_lanes {
     __m256 x, y, z;    /* base + sum */
     __m256 bx, by, bz; /* the base */
