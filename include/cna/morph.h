@@ -60,8 +60,9 @@
  * code path the CPU gets (scalar, SSE2, AVX); the one exception is an
  * operation whose two operands are both NaN (NaN or infinite deltas), where
  * the result is NaN but which operand's sign and payload it carries is not
- * specified. Cost: a target whose weight is zero costs nothing; a sparse
- * target costs its listed entries, not the vertex count.
+ * specified. Cost: every call writes every vertex; on top of that a target
+ * whose weight is zero costs nothing and a sparse target costs its listed
+ * entries, not the vertex count.
  *
  * Flat normals (spec: RecomputeFlatNormalsEXT): for a primitive that
  * authored no normals, which the importer fully splits so each vertex belongs
