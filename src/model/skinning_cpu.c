@@ -470,8 +470,11 @@ static _Alignas(16) const float zero_matrix[16];
 static inline const float *influence_matrix(const cna_mat4 *palette, uint8_t j, uint32_t w_bits,
                                            bool skip_zero)
 {
-    if (!skip_zero) return palette[j].m;
-    return (w_bits << 1) != 0 ? palette[j].m : zero_matrix;
+    /* byte arithmetic: lets the compiler fold base + 64 · j into the loads */
+    const float *m = (const float *)(const void *)((const unsigned char *)palette +
+                                                   (size_t)j * sizeof(cna_mat4));
+    if (!skip_zero) return m;
+    return (w_bits << 1) != 0 ? m : zero_matrix;
 }
 
 /* 4 floats at m; `aligned` (m 16-byte aligned) lets the load fold into the multiply. */
@@ -646,12 +649,13 @@ CNA__AVX2_INLINE __m128 bcast_avx2(const unsigned char *src)
     return _mm_set1_ps(f);
 }
 
-/* 1 / sqrt(len2) in every lane: estimate e, then e · (1.5 - (0.5 · len2) · (e · e)). */
+/* 1 / sqrt(len2) in every lane: estimate e, then e · (1.5 - ((0.5 · len2) · e) · e)
+ * (in that order: e · e alone could underflow for len2 near FLT_MAX). */
 CNA__AVX2_INLINE __m256 rsqrt_newton_avx2(__m256 len2)
 {
     const __m256 e = _mm256_rsqrt_ps(len2);
-    const __m256 h = _mm256_mul_ps(_mm256_set1_ps(0.5f), len2);
-    return _mm256_mul_ps(e, _mm256_fnmadd_ps(h, _mm256_mul_ps(e, e), _mm256_set1_ps(1.5f)));
+    const __m256 he = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), len2), e);
+    return _mm256_mul_ps(e, _mm256_fnmadd_ps(he, e, _mm256_set1_ps(1.5f)));
 }
 
 /* The same arithmetic on four lanes (so one direction normalises to the same
@@ -659,8 +663,8 @@ CNA__AVX2_INLINE __m256 rsqrt_newton_avx2(__m256 len2)
 CNA__AVX2_INLINE __m128 rsqrt_newton_avx2_128(__m128 len2)
 {
     const __m128 e = _mm_rsqrt_ps(len2);
-    const __m128 h = _mm_mul_ps(_mm_set1_ps(0.5f), len2);
-    return _mm_mul_ps(e, _mm_fnmadd_ps(h, _mm_mul_ps(e, e), _mm_set1_ps(1.5f)));
+    const __m128 he = _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), len2), e);
+    return _mm_mul_ps(e, _mm_fnmadd_ps(he, e, _mm_set1_ps(1.5f)));
 }
 
 /* Lanes 0..2 of r normalised (lane 3 arbitrary). */
@@ -685,10 +689,14 @@ CNA__AVX2_INLINE void normalize_pair_avx2(__m128 *a, __m128 *b)
     const __m256 sq = _mm256_mul_ps(v, v);
     const __m256 len2 = _mm256_add_ps(_mm256_add_ps(sq, _mm256_permute_ps(sq, 0x55)),
                                       _mm256_permute_ps(sq, 0xAA));
-    /* both squared lengths (lanes 0 and 4) in [FLT_MIN, FLT_MAX]; NaN fails */
-    const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(FLT_MIN), _CMP_GE_OQ),
-                                    _mm256_cmp_ps(len2, _mm256_set1_ps(FLT_MAX), _CMP_LE_OQ));
-    if ((_mm256_movemask_ps(ok) & 0x11) != 0x11) {
+    /* both squared lengths (lanes 0 and 4) in [FLT_MIN, FLT_MAX], that is
+     * their bits b in [0x00800000, 0x7F7FFFFF] (NaN and negative outside):
+     * b - 0x00800000 below 0x7F000000 unsigned; with both sides' sign bits
+     * flipped, as signed: b + 0x7F800000 below -0x01000000 (0xFF000000) */
+    const __m256i bad = _mm256_cmpgt_epi32(
+        _mm256_add_epi32(_mm256_castps_si256(len2), _mm256_set1_epi32(0x7F800000)),
+        _mm256_set1_epi32(-0x01000001));
+    if (_mm256_movemask_ps(_mm256_castsi256_ps(bad)) & 0x11) {
         *a = normalize_one_avx2(*a);
         *b = normalize_one_avx2(*b);
         return;
@@ -698,10 +706,18 @@ CNA__AVX2_INLINE void normalize_pair_avx2(__m128 *a, __m128 *b)
     *b = _mm256_extractf128_ps(r, 1);
 }
 
+/* The palette as the AVX2 kernel reads it: entry[j] = palette[j].m for
+ * every j below palette_count (filled only for skip_zero = false, where no
+ * other index can occur: check_inputs). */
+typedef struct skin_palette {
+    const cna_mat4 *palette;
+    const float *entry[256];
+} skin_palette;
+
 /* One vertex: p' and the unnormalised directions B · (n, 0), B · (t, 0)
  * (lanes 0..2; when present). */
 CNA__AVX2_INLINE void vertex_avx2(const cna_skinning_layout *l, const unsigned char *in,
-                                  const cna_mat4 *palette, bool has_n, bool has_t,
+                                  const skin_palette *pal, bool has_n, bool has_t,
                                   bool skip_zero, __m128 *p, __m128 *n, __m128 *t)
 {
     uint8_t j[4];
@@ -710,10 +726,18 @@ CNA__AVX2_INLINE void vertex_avx2(const cna_skinning_layout *l, const unsigned c
     memcpy(j, in + l->joints_offset, sizeof j);
     memcpy(wb, in + l->weights_offset, sizeof wb);
     memcpy(w, in + l->weights_offset, sizeof w);
-    const float *m0 = influence_matrix(palette, j[0], wb[0], skip_zero);
-    const float *m1 = influence_matrix(palette, j[1], wb[1], skip_zero);
-    const float *m2 = influence_matrix(palette, j[2], wb[2], skip_zero);
-    const float *m3 = influence_matrix(palette, j[3], wb[3], skip_zero);
+    const float *m0, *m1, *m2, *m3;
+    if (skip_zero) {
+        m0 = influence_matrix(pal->palette, j[0], wb[0], true);
+        m1 = influence_matrix(pal->palette, j[1], wb[1], true);
+        m2 = influence_matrix(pal->palette, j[2], wb[2], true);
+        m3 = influence_matrix(pal->palette, j[3], wb[3], true);
+    } else { /* one table load per influence instead of a shift and an add */
+        m0 = pal->entry[j[0]];
+        m1 = pal->entry[j[1]];
+        m2 = pal->entry[j[2]];
+        m3 = pal->entry[j[3]];
+    }
     const __m256 s0 = _mm256_set1_ps(w[0]), s1 = _mm256_set1_ps(w[1]);
     const __m256 s2 = _mm256_set1_ps(w[2]), s3 = _mm256_set1_ps(w[3]);
     __m256 b01 = _mm256_mul_ps(s0, _mm256_loadu_ps(m0));
@@ -789,7 +813,7 @@ CNA__AVX2_INLINE void write_avx2(const cna_skinning_layout *l, const unsigned ch
 /* Two vertices (in, in + stride): skin, normalise, write; the second one's
  * copy exact when `exact_b` (the first one's never needs to be). */
 CNA__AVX2_INLINE void pair_avx2(const cna_skinning_layout *l, const unsigned char *in,
-                                unsigned char *dst, const cna_mat4 *palette, bool has_n,
+                                unsigned char *dst, const skin_palette *palette, bool has_n,
                                 bool has_t, bool canonical, bool skip_zero, bool exact_b)
 {
     const size_t stride = l->stride;
@@ -807,7 +831,7 @@ CNA__AVX2_INLINE void pair_avx2(const cna_skinning_layout *l, const unsigned cha
  * input already). skip_zero as in the SSE2 kernel. */
 CNA__AVX2_INLINE void skin_avx2_kernel(const cna_skinning_layout *l, const unsigned char *in,
                                        unsigned char *dst, size_t count,
-                                       const cna_mat4 *palette, bool has_n, bool has_t,
+                                       const skin_palette *palette, bool has_n, bool has_t,
                                        bool canonical, bool skip_zero)
 {
     const size_t stride = l->stride;
@@ -827,31 +851,31 @@ CNA__AVX2_INLINE void skin_avx2_kernel(const cna_skinning_layout *l, const unsig
 }
 
 CNA__AVX2_FMA static void skin_avx2_52(const unsigned char *in, unsigned char *dst, size_t count,
-                                       const cna_mat4 *palette)
+                                       const skin_palette *palette)
 {
     skin_avx2_kernel(&k52, in, dst, count, palette, true, false, true, false);
 }
 
 CNA__AVX2_FMA static void skin_avx2_56(const unsigned char *in, unsigned char *dst, size_t count,
-                                       const cna_mat4 *palette)
+                                       const skin_palette *palette)
 {
     skin_avx2_kernel(&k56, in, dst, count, palette, true, false, true, false);
 }
 
 CNA__AVX2_FMA static void skin_avx2_68(const unsigned char *in, unsigned char *dst, size_t count,
-                                       const cna_mat4 *palette)
+                                       const skin_palette *palette)
 {
     skin_avx2_kernel(&k68, in, dst, count, palette, true, true, true, false);
 }
 
 CNA__AVX2_FMA static void skin_avx2_76(const unsigned char *in, unsigned char *dst, size_t count,
-                                       const cna_mat4 *palette)
+                                       const skin_palette *palette)
 {
     skin_avx2_kernel(&k76, in, dst, count, palette, true, true, true, false);
 }
 
 CNA__AVX2_FMA static void skin_avx2_80(const unsigned char *in, unsigned char *dst, size_t count,
-                                       const cna_mat4 *palette)
+                                       const skin_palette *palette)
 {
     skin_avx2_kernel(&k80, in, dst, count, palette, true, true, true, false);
 }
@@ -859,8 +883,11 @@ CNA__AVX2_FMA static void skin_avx2_80(const unsigned char *in, unsigned char *d
 /* Any valid layout or palette (out already holds a copy of the input). */
 CNA__AVX2_FMA static void skin_avx2_generic(const cna_skinning_layout *l, const unsigned char *in,
                                             unsigned char *dst, size_t count,
-                                            const cna_mat4 *palette)
+                                            const cna_mat4 *palette_in)
 {
+    skin_palette pal_struct;
+    pal_struct.palette = palette_in;
+    const skin_palette *palette = &pal_struct;
     const bool has_n = l->normal_offset >= 0, has_t = l->tangent_offset >= 0;
     if (has_n && has_t) skin_avx2_kernel(l, in, dst, count, palette, true, true, false, true);
     else if (has_n) skin_avx2_kernel(l, in, dst, count, palette, true, false, false, true);
@@ -875,12 +902,16 @@ static void skin_fast_avx2(const cna_skinning_layout *l, const unsigned char *in
 {
     const cna_skinning_layout *k = canonical_constant(l);
     if (k && palette_is_finite(palette, palette_count)) {
+        skin_palette pal;
+        pal.palette = palette;
+        const size_t entries = palette_count < 256 ? palette_count : 256;
+        for (size_t i = 0; i < entries; i++) pal.entry[i] = palette[i].m;
         switch (k->stride) {
-        case 52: skin_avx2_52(in, dst, count, palette); return;
-        case 56: skin_avx2_56(in, dst, count, palette); return;
-        case 68: skin_avx2_68(in, dst, count, palette); return;
-        case 76: skin_avx2_76(in, dst, count, palette); return;
-        case 80: skin_avx2_80(in, dst, count, palette); return;
+        case 52: skin_avx2_52(in, dst, count, &pal); return;
+        case 56: skin_avx2_56(in, dst, count, &pal); return;
+        case 68: skin_avx2_68(in, dst, count, &pal); return;
+        case 76: skin_avx2_76(in, dst, count, &pal); return;
+        case 80: skin_avx2_80(in, dst, count, &pal); return;
         default: break;
         }
     }

@@ -636,6 +636,70 @@ static void fast_path_identity_and_translation_are_exact(void **state)
     }
 }
 
+/* Directions whose squared length is 0, subnormal, overflowing or near
+ * FLT_MAX, alone and beside ordinary ones (the SIMD kernels normalise two
+ * at a time): with one influence of weight 1 on an identity matrix the
+ * blended direction is the input exactly, so the degenerate ones are
+ * written as the reference writes them, bit for bit, and the others within
+ * 1e-6 of it. */
+static void fast_path_degenerate_directions_as_the_reference(void **state)
+{
+    const int kernel = kernel_of(state);
+    enum { N = 11 };
+    const float normals[N][3] = {
+        {0, 0, 1},     {0, 0, 0},     {1e30f, 0, 0},  {1e-20f, 0, 0}, {1e19f, 1e19f, 0},
+        {0, 3, 4},     {-1e-22f, 0, 0}, {0, -1e20f, 0}, {0, 0, 0},     {1e-19f, 1e-19f, 0},
+        {2, 0, 0},
+    };
+    const bool exact[N] = {false, true, true, true, false, false, true, true, true, true, false};
+    vtx v[N];
+    memset(v, 0, sizeof v);
+    for (int i = 0; i < N; i++) {
+        v[i].p[0] = (float)i;
+        memcpy(v[i].n, normals[i], sizeof v[i].n);
+        memcpy(v[i].t, normals[N - 1 - i], sizeof v[i].n);
+        v[i].t[3] = 1.0f;
+        v[i].w[0] = 1.0f;
+    }
+    cna_mat4 palette[1];
+    identity(&palette[0]);
+    const uint32_t strides[2] = {52, 68};
+    for (int si = 0; si < 2; si++) {
+        cna_skinning_layout l;
+        cna_skinning_layout_canonical(strides[si], &l, NULL);
+        unsigned char in[N * 68], ref[N * 68], out[N * 68];
+        pack(in, v, N, strides[si]);
+        for (size_t count = 1; count <= N; count++) {
+            const size_t bytes = count * l.stride;
+            skin_ok(&l, in, count, palette, 1, ref, bytes);
+            assert_int_equal(cna__skin_vertices_fast_path(&l, in, count, palette, 1, out, bytes,
+                                                          kernel, NULL),
+                             CNA_OK);
+            for (size_t i = 0; i < count; i++) {
+                const unsigned char *r = ref + i * l.stride, *f = out + i * l.stride;
+                assert_memory_equal(f, r, 12); /* position: B = I exactly */
+                const int32_t offs[2] = {l.normal_offset, l.tangent_offset};
+                const bool ex[2] = {exact[i], exact[N - 1 - i]};
+                for (int s = 0; s < 2; s++) {
+                    if (offs[s] < 0) continue;
+                    if (ex[s]) {
+                        assert_memory_equal(f + offs[s], r + offs[s], 12);
+                        continue;
+                    }
+                    for (int c = 0; c < 3; c++) {
+                        const float a = mesh_get_float(f, (size_t)offs[s] + 4 * (size_t)c);
+                        const float b = mesh_get_float(r, (size_t)offs[s] + 4 * (size_t)c);
+                        assert_true(fabsf(a - b) <= 1e-6f);
+                    }
+                }
+                /* the rest (tangent xyz excepted) copied */
+                assert_memory_equal(f + 24, r + 24, l.tangent_offset < 0 ? l.stride - 24 : 8);
+                if (l.tangent_offset >= 0) assert_memory_equal(f + 44, r + 44, l.stride - 44);
+            }
+        }
+    }
+}
+
 /* Every vertex count from 1 to 9 (the kernels' pairs and single tails), every
  * canonical layout and two others, exactly 1, 2, 3 and 4 influences, input,
  * output and palette at odd addresses: within the bound, and not one byte
@@ -734,6 +798,7 @@ int main(void)
         KERNEL_TESTS(fast_path_zero_weight_influence_never_reads_its_matrix),
         KERNEL_TESTS(fast_path_identity_and_translation_are_exact),
         KERNEL_TESTS(fast_path_tails_influence_counts_and_alignment),
+        KERNEL_TESTS(fast_path_degenerate_directions_as_the_reference),
         cmocka_unit_test(fast_path_dispatches_to_the_best_supported_kernel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
