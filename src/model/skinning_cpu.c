@@ -714,11 +714,10 @@ typedef struct skin_palette {
     const float *entry[256];
 } skin_palette;
 
-/* One vertex: p' and the unnormalised directions B · (n, 0), B · (t, 0)
- * (lanes 0..2; when present). */
-CNA__AVX2_INLINE void vertex_avx2(const cna_skinning_layout *l, const unsigned char *in,
-                                  const skin_palette *pal, bool has_n, bool has_t,
-                                  bool skip_zero, __m128 *p, __m128 *n, __m128 *t)
+/* One vertex's blend B: columns 0, 1 in *B01 and 2, 3 in *B23. */
+CNA__AVX2_INLINE void blend_avx2(const cna_skinning_layout *l, const unsigned char *in,
+                                 const skin_palette *pal, bool skip_zero, __m256 *B01,
+                                 __m256 *B23)
 {
     uint8_t j[4];
     uint32_t wb[4];
@@ -748,6 +747,18 @@ CNA__AVX2_INLINE void vertex_avx2(const cna_skinning_layout *l, const unsigned c
     b23 = _mm256_fmadd_ps(s2, _mm256_loadu_ps(m2 + 8), b23);
     b01 = _mm256_fmadd_ps(s3, _mm256_loadu_ps(m3), b01);
     b23 = _mm256_fmadd_ps(s3, _mm256_loadu_ps(m3 + 8), b23);
+    *B01 = b01;
+    *B23 = b23;
+}
+
+/* One vertex of any layout: p' and the unnormalised directions B · (n, 0),
+ * B · (t, 0) (lanes 0..2; when present). */
+CNA__AVX2_INLINE void vertex_avx2(const cna_skinning_layout *l, const unsigned char *in,
+                                  const skin_palette *pal, bool has_n, bool has_t,
+                                  bool skip_zero, __m128 *p, __m128 *n, __m128 *t)
+{
+    __m256 b01, b23;
+    blend_avx2(l, in, pal, skip_zero, &b01, &b23);
     const __m128 b0 = _mm256_castps256_ps128(b01), b1 = _mm256_extractf128_ps(b01, 1);
     const __m128 b2 = _mm256_castps256_ps128(b23), b3 = _mm256_extractf128_ps(b23, 1);
     const unsigned char *x = in + l->position_offset;
@@ -776,6 +787,9 @@ CNA__AVX2_INLINE void store3_avx2(unsigned char *dst, __m128 v)
     _mm_store_ss((float *)(void *)(dst + 8), _mm_movehl_ps(v, v));
 }
 
+CNA__AVX2_INLINE void write_rest_avx2(const cna_skinning_layout *l, const unsigned char *in,
+                                      unsigned char *dst, __m128 t, bool has_t, bool exact);
+
 /* Write one skinned vertex (directions already normalised).
  * canonical (l is one of k52..k80, so position 0, normal 12, tangent 32 or
  * none): p' and n' as 16-byte stores (p's 4th lane lands on normal.x, n's on
@@ -795,9 +809,18 @@ CNA__AVX2_INLINE void write_avx2(const cna_skinning_layout *l, const unsigned ch
         if (has_t) store3_avx2(dst + l->tangent_offset, t);
         return;
     }
-    const size_t rest = (size_t)l->stride - 24;
     _mm_storeu_ps((float *)(void *)dst, p);
     _mm_storeu_ps((float *)(void *)(dst + 12), n);
+    write_rest_avx2(l, in, dst, t, has_t, exact);
+}
+
+/* A canonical vertex after its 16-byte p' and n' stores: bytes 24..stride-1
+ * copied (exact or in 32-byte moves, as write_avx2 says), then t' with the
+ * input's w. */
+CNA__AVX2_INLINE void write_rest_avx2(const cna_skinning_layout *l, const unsigned char *in,
+                                      unsigned char *dst, __m128 t, bool has_t, bool exact)
+{
+    const size_t rest = (size_t)l->stride - 24;
     if (exact) {
         memcpy(dst + 24, in + 24, rest);
     } else {
@@ -808,6 +831,80 @@ CNA__AVX2_INLINE void write_avx2(const cna_skinning_layout *l, const unsigned ch
     if (has_t)
         _mm_storeu_ps((float *)(void *)(dst + 32),
                       _mm_blend_ps(t, _mm_loadu_ps((const float *)(const void *)(in + 32)), 0x8));
+}
+
+/* One vertex of a canonical layout (position at 0, normal at 12: one
+ * 32-byte load holds both): (p' | B · (n, 0)) in one register, as
+ * (b0|b0)·(px|nx) + ((b1|b1)·(py|ny) + ((b2|b2)·(pz|nz) + (b3|0))), and the
+ * unnormalised B · (t, 0) when has_t. */
+CNA__AVX2_INLINE __m256 vertex_pn_avx2(const cna_skinning_layout *l, const unsigned char *in,
+                                       const skin_palette *pal, bool has_t, __m128 *t)
+{
+    __m256 b01, b23;
+    blend_avx2(l, in, pal, false, &b01, &b23);
+    const __m256 pn = _mm256_loadu_ps((const float *)(const void *)in); /* px py pz nx ny nz . . */
+    const __m256 x = _mm256_permutevar8x32_ps(pn, _mm256_setr_epi32(0, 0, 0, 0, 3, 3, 3, 3));
+    const __m256 y = _mm256_permutevar8x32_ps(pn, _mm256_setr_epi32(1, 1, 1, 1, 4, 4, 4, 4));
+    const __m256 z = _mm256_permutevar8x32_ps(pn, _mm256_setr_epi32(2, 2, 2, 2, 5, 5, 5, 5));
+    const __m256 c0 = _mm256_permute2f128_ps(b01, b01, 0x00); /* (b0|b0) */
+    const __m256 c1 = _mm256_permute2f128_ps(b01, b01, 0x11); /* (b1|b1) */
+    const __m256 c2 = _mm256_permute2f128_ps(b23, b23, 0x00); /* (b2|b2) */
+    const __m256 c3 = _mm256_permute2f128_ps(b23, b23, 0x81); /* (b3|0) */
+    if (has_t) {
+        const unsigned char *ts = in + l->tangent_offset;
+        *t = _mm_fmadd_ps(_mm256_castps256_ps128(c0), bcast_avx2(ts),
+                          _mm_fmadd_ps(_mm256_castps256_ps128(c1), bcast_avx2(ts + 4),
+                                       _mm_mul_ps(_mm256_castps256_ps128(c2),
+                                                  bcast_avx2(ts + 8))));
+    } else {
+        *t = _mm256_castps256_ps128(c0);
+    }
+    return _mm256_fmadd_ps(c0, x, _mm256_fmadd_ps(c1, y, _mm256_fmadd_ps(c2, z, c3)));
+}
+
+/* The two directions in v's halves normalised (lanes 0..2 of each). */
+CNA__AVX2_INLINE __m256 normalize2_avx2(__m256 v)
+{
+    const __m256 sq = _mm256_mul_ps(v, v);
+    const __m256 len2 = _mm256_add_ps(_mm256_add_ps(sq, _mm256_permute_ps(sq, 0x55)),
+                                      _mm256_permute_ps(sq, 0xAA));
+    /* both squared lengths (lanes 0 and 4) in [FLT_MIN, FLT_MAX], that is
+     * their bits b in [0x00800000, 0x7F7FFFFF] (NaN and negative outside):
+     * b - 0x00800000 below 0x7F000000 unsigned; with both sides' sign bits
+     * flipped, as signed: b + 0x7F800000 below -0x01000000 (0xFF000000) */
+    const __m256i bad = _mm256_cmpgt_epi32(
+        _mm256_add_epi32(_mm256_castps_si256(len2), _mm256_set1_epi32(0x7F800000)),
+        _mm256_set1_epi32(-0x01000001));
+    if (_mm256_movemask_ps(_mm256_castsi256_ps(bad)) & 0x11) {
+        const __m128 a = normalize_one_avx2(_mm256_castps256_ps128(v));
+        const __m128 b = normalize_one_avx2(_mm256_extractf128_ps(v, 1));
+        return _mm256_insertf128_ps(_mm256_castps128_ps256(a), b, 1);
+    }
+    return _mm256_mul_ps(v, _mm256_permute_ps(rsqrt_newton_avx2(len2), 0x00));
+}
+
+/* Two vertices of a canonical layout (l one of k52..k80): skin, normalise,
+ * write p' and n' (16-byte stores: p's 4th lane lands on normal.x, n's on
+ * bytes 24..27), copy bytes 24..stride-1 (restoring 24..27; exact for the
+ * second vertex when `exact_b`, else 32-byte moves that may run up to 28
+ * bytes into the next vertex, which is written afterwards: its p' and n'
+ * stores cover its bytes 0..27), then t' with the input's w. */
+CNA__AVX2_INLINE void pair_pn_avx2(const cna_skinning_layout *l, const unsigned char *in,
+                                   unsigned char *dst, const skin_palette *pal, bool has_t,
+                                   bool exact_b)
+{
+    const size_t stride = l->stride;
+    __m128 ta, tb;
+    const __m256 ra = vertex_pn_avx2(l, in, pal, has_t, &ta);
+    const __m256 rb = vertex_pn_avx2(l, in + stride, pal, has_t, &tb);
+    const __m256 n = normalize2_avx2(_mm256_permute2f128_ps(ra, rb, 0x31)); /* (na|nb) */
+    if (has_t) normalize_pair_avx2(&ta, &tb);
+    _mm_storeu_ps((float *)(void *)dst, _mm256_castps256_ps128(ra));
+    _mm_storeu_ps((float *)(void *)(dst + 12), _mm256_castps256_ps128(n));
+    write_rest_avx2(l, in, dst, ta, has_t, false);
+    _mm_storeu_ps((float *)(void *)(dst + stride), _mm256_castps256_ps128(rb));
+    _mm_storeu_ps((float *)(void *)(dst + stride + 12), _mm256_extractf128_ps(n, 1));
+    write_rest_avx2(l, in + stride, dst + stride, tb, has_t, exact_b);
 }
 
 /* Two vertices (in, in + stride): skin, normalise, write; the second one's
@@ -837,10 +934,13 @@ CNA__AVX2_INLINE void skin_avx2_kernel(const cna_skinning_layout *l, const unsig
     const size_t stride = l->stride;
     size_t v = 0;
     /* pairs followed by at least one more vertex: every copy may run over */
-    for (; v + 3 <= count; v += 2, in += 2 * stride, dst += 2 * stride)
-        pair_avx2(l, in, dst, palette, has_n, has_t, canonical, skip_zero, false);
+    for (; v + 3 <= count; v += 2, in += 2 * stride, dst += 2 * stride) {
+        if (canonical) pair_pn_avx2(l, in, dst, palette, has_t, false);
+        else pair_avx2(l, in, dst, palette, has_n, has_t, canonical, skip_zero, false);
+    }
     if (count - v == 2) {
-        pair_avx2(l, in, dst, palette, has_n, has_t, canonical, skip_zero, true);
+        if (canonical) pair_pn_avx2(l, in, dst, palette, has_t, true);
+        else pair_avx2(l, in, dst, palette, has_n, has_t, canonical, skip_zero, true);
     } else if (count - v == 1) {
         __m128 p, n, t;
         vertex_avx2(l, in, palette, has_n, has_t, skip_zero, &p, &n, &t);
