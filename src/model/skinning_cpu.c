@@ -73,16 +73,20 @@ static uint8_t max_joint(const unsigned char *v, size_t count, size_t stride, in
 {
     v += offset;
 #if CNA__SKIN_SSE2
-    __m128i acc = _mm_setzero_si128(), acc2 = _mm_setzero_si128();
+    __m128i acc = _mm_setzero_si128();
     size_t i = 0;
-    for (; i + 2 <= count; i += 2, v += 2 * stride) {
-        int32_t j0, j1;
+    for (; i + 4 <= count; i += 4, v += 4 * stride) { /* four vertices' joints in one register */
+        int32_t j0, j1, j2, j3;
         memcpy(&j0, v, sizeof j0);
         memcpy(&j1, v + stride, sizeof j1);
-        acc = _mm_max_epu8(acc, _mm_cvtsi32_si128(j0));
-        acc2 = _mm_max_epu8(acc2, _mm_cvtsi32_si128(j1));
+        memcpy(&j2, v + 2 * stride, sizeof j2);
+        memcpy(&j3, v + 3 * stride, sizeof j3);
+        const __m128i j01 = _mm_unpacklo_epi32(_mm_cvtsi32_si128(j0), _mm_cvtsi32_si128(j1));
+        const __m128i j23 = _mm_unpacklo_epi32(_mm_cvtsi32_si128(j2), _mm_cvtsi32_si128(j3));
+        acc = _mm_max_epu8(acc, _mm_unpacklo_epi64(j01, j23));
     }
-    acc = _mm_max_epu8(acc, acc2);
+    acc = _mm_max_epu8(acc, _mm_srli_si128(acc, 8));
+    acc = _mm_max_epu8(acc, _mm_srli_si128(acc, 4));
     for (; i < count; i++, v += stride) {
         int32_t j;
         memcpy(&j, v, sizeof j);
@@ -99,10 +103,14 @@ static uint8_t max_joint(const unsigned char *v, size_t count, size_t stride, in
 #endif
 }
 
+/* *reach (when not NULL): how many palette entries, from the first, the
+ * vertices' joint indices can name (the largest index + 1, or all when
+ * that was not computed; at most 256). */
 static cna_result check_inputs(const cna_skinning_layout *l, const void *vertices, size_t count,
                                const cna_mat4 *palette, size_t palette_count, size_t *bytes,
-                               cna_error *err)
+                               size_t *reach, cna_error *err)
 {
+    if (reach) *reach = palette_count < 256 ? palette_count : 256;
     if (!l) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "layout: NULL");
     if (l->stride == 0) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "layout.stride: 0");
     cna_result r;
@@ -122,7 +130,11 @@ static cna_result check_inputs(const cna_skinning_layout *l, const void *vertice
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "palette: NULL with palette_count %zu",
                           palette_count);
     if (palette_count > UINT8_MAX || count == 0) return CNA_OK; /* every index is below it */
-    if (max_joint(vertices, count, l->stride, l->joints_offset) < palette_count) return CNA_OK;
+    const uint8_t top = max_joint(vertices, count, l->stride, l->joints_offset);
+    if (top < palette_count) {
+        if (reach) *reach = (size_t)top + 1;
+        return CNA_OK;
+    }
     const unsigned char *v = vertices;
     for (size_t i = 0; i < count; i++, v += l->stride) {
         uint8_t j[4];
@@ -186,7 +198,7 @@ cna_result cna_skin_vertices(const cna_skinning_layout *layout, const void *vert
                              void *out, size_t out_size, cna_error *err)
 {
     size_t bytes = 0;
-    cna_result r = check_inputs(layout, vertices, vertex_count, palette, palette_count, &bytes, err);
+    cna_result r = check_inputs(layout, vertices, vertex_count, palette, palette_count, &bytes, NULL, err);
     if (r != CNA_OK) return r;
     if (out_size < bytes)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
@@ -225,7 +237,7 @@ cna_result cna_skin_positions(const cna_skinning_layout *layout, const void *ver
                               float *out_xyz, size_t out_count, cna_error *err)
 {
     size_t bytes = 0, floats = 0;
-    cna_result r = check_inputs(layout, vertices, vertex_count, palette, palette_count, &bytes, err);
+    cna_result r = check_inputs(layout, vertices, vertex_count, palette, palette_count, &bytes, NULL, err);
     if (r != CNA_OK) return r;
     if (!cna__mul_size(vertex_count, 3, &floats) || out_count < floats)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
@@ -995,17 +1007,29 @@ CNA__AVX2_FMA static void skin_avx2_generic(const cna_skinning_layout *l, const 
     else skin_avx2_kernel(l, in, dst, count, palette, false, false, false, true);
 }
 
-/* The AVX2 kernel on count > 0 vertices (checks done). */
+/* Whether palette[0..reach-1] are all finite (x - x is 0 exactly for every
+ * finite x, NaN otherwise); fills pal's table on the way. */
+CNA__AVX2_FMA static bool table_if_finite_avx2(const cna_mat4 *palette, size_t reach,
+                                               skin_palette *pal)
+{
+    __m256 acc = _mm256_setzero_ps();
+    pal->palette = palette;
+    for (size_t i = 0; i < reach; i++) {
+        pal->entry[i] = palette[i].m;
+        const __m256 a = _mm256_loadu_ps(palette[i].m), b = _mm256_loadu_ps(palette[i].m + 8);
+        acc = _mm256_or_ps(acc, _mm256_or_ps(_mm256_sub_ps(a, a), _mm256_sub_ps(b, b)));
+    }
+    return _mm256_testz_si256(_mm256_castps_si256(acc), _mm256_castps_si256(acc)) != 0;
+}
+
+/* The AVX2 kernel on count > 0 vertices (checks done; reach: check_inputs'). */
 static void skin_fast_avx2(const cna_skinning_layout *l, const unsigned char *in,
                            unsigned char *dst, size_t count, const cna_mat4 *palette,
-                           size_t palette_count, size_t bytes)
+                           size_t reach, size_t bytes)
 {
     const cna_skinning_layout *k = canonical_constant(l);
-    if (k && palette_is_finite(palette, palette_count)) {
-        skin_palette pal;
-        pal.palette = palette;
-        const size_t entries = palette_count < 256 ? palette_count : 256;
-        for (size_t i = 0; i < entries; i++) pal.entry[i] = palette[i].m;
+    skin_palette pal;
+    if (k && table_if_finite_avx2(palette, reach, &pal)) {
         switch (k->stride) {
         case 52: skin_avx2_52(in, dst, count, &pal); return;
         case 56: skin_avx2_56(in, dst, count, &pal); return;
@@ -1068,8 +1092,9 @@ static cna_result skin_fast(const cna_skinning_layout *layout, const void *verti
                             size_t vertex_count, const cna_mat4 *palette, size_t palette_count,
                             void *out, size_t out_size, int kernel, cna_error *err)
 {
-    size_t bytes = 0;
-    cna_result r = check_inputs(layout, vertices, vertex_count, palette, palette_count, &bytes, err);
+    size_t bytes = 0, reach = 0;
+    cna_result r =
+        check_inputs(layout, vertices, vertex_count, palette, palette_count, &bytes, &reach, err);
     if (r != CNA_OK) return r;
     if ((r = check_out(layout, vertices, vertex_count, out, out_size, bytes, err)) != CNA_OK)
         return r;
@@ -1077,13 +1102,12 @@ static cna_result skin_fast(const cna_skinning_layout *layout, const void *verti
     switch (kernel) {
 #if CNA__SKIN_AVX2
     case KERNEL_AVX2:
-        skin_fast_avx2(layout, vertices, out, vertex_count, palette, palette_count, bytes);
+        skin_fast_avx2(layout, vertices, out, vertex_count, palette, reach, bytes);
         return CNA_OK;
 #endif
 #if CNA__SKIN_SSE2
     case KERNEL_SSE2:
-        if (!skin_fast_sse2_canonical(layout, vertices, out, vertex_count, palette,
-                                      palette_count)) {
+        if (!skin_fast_sse2_canonical(layout, vertices, out, vertex_count, palette, reach)) {
             memcpy(out, vertices, bytes);
             skin_fast_sse2(layout, vertices, out, vertex_count, palette);
         }
