@@ -795,8 +795,9 @@ CNA__AVX2_INLINE void vertex_avx2(const cna_skinning_layout *l, const unsigned c
 /* Lanes 0..2 of v to dst (12 bytes). */
 CNA__AVX2_INLINE void store3_avx2(unsigned char *dst, __m128 v)
 {
-    _mm_storel_pi((__m64 *)(void *)dst, v);
-    _mm_store_ss((float *)(void *)(dst + 8), _mm_movehl_ps(v, v));
+    _mm_storel_epi64((__m128i *)(void *)dst, _mm_castps_si128(v));
+    const float z = _mm_cvtss_f32(_mm_movehl_ps(v, v));
+    memcpy(dst + 8, &z, sizeof z);
 }
 
 CNA__AVX2_INLINE void write_rest_avx2(const cna_skinning_layout *l, const unsigned char *in,

@@ -701,9 +701,10 @@ static void fast_path_degenerate_directions_as_the_reference(void **state)
 }
 
 /* Every vertex count from 1 to 9 (the kernels' pairs and single tails), every
- * canonical layout and two others, exactly 1, 2, 3 and 4 influences, input,
- * output and palette at odd addresses: within the bound, and not one byte
- * written past out's vertex_count * stride (wide stores and copies). */
+ * canonical layout and two others, exactly 1, 2, 3 and 4 influences, input
+ * and output at odd addresses, the palette off its usual alignment: within
+ * the bound, and not one byte written outside out's vertex_count * stride
+ * (wide stores and copies). */
 static void fast_path_tails_influence_counts_and_alignment(void **state)
 {
     const int kernel = kernel_of(state);
@@ -714,7 +715,7 @@ static void fast_path_tails_influence_counts_and_alignment(void **state)
     layouts[5] = (cna_skinning_layout){44, 32, -1, 16, 0, 4};
     layouts[6] = (cna_skinning_layout){48, 0, 12, -1, 24, 28};
     static unsigned char in_buf[MAXN * 80 + 8], ref[MAXN * 80], out_buf[MAXN * 80 + GUARD + 8];
-    static unsigned char pal_buf[PALETTE * sizeof(cna_mat4) + 8];
+    static _Alignas(64) unsigned char pal_buf[PALETTE * sizeof(cna_mat4) + 16];
     for (int li = 0; li < 7; li++)
         for (int k = 1; k <= 4; k++)
             for (size_t n = 1; n <= MAXN; n++) {
@@ -724,8 +725,9 @@ static void fast_path_tails_influence_counts_and_alignment(void **state)
                 unsigned char *in = in_buf + shift, *out = out_buf + 3 - shift;
                 cna_mat4 palette[PALETTE];
                 random_palette(palette, PALETTE);
-                /* the kernels read the palette through this odd address */
-                unsigned char *pal = pal_buf + 1 + shift;
+                /* the palette at 4, 8 or 12 bytes past a 64-byte boundary, or on it
+                 * (a cna_mat4 needs only float alignment) */
+                unsigned char *pal = pal_buf + 4 * shift;
                 memcpy(pal, palette, sizeof palette);
                 random_vertices_k(l, in, n, PALETTE, k);
                 memset(out_buf, 0x5A, sizeof out_buf);
