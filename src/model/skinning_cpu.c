@@ -316,8 +316,9 @@ cna_result cna__skin_vertices_fast_path(const cna_skinning_layout *layout, const
                                         size_t palette_count, void *out, size_t out_size,
                                         int kernel, cna_error *err);
 
+#if CNA__SKIN_SSE2
 /* The canonical layouts as constants (cna_skinning_layout_canonical): a
- * kernel given one of these folds its offsets into its instructions. */
+ * SIMD kernel given one of these folds its offsets into its instructions. */
 static const cna_skinning_layout k52 = {52, 0, 12, -1, 32, 36}, k56 = {56, 0, 12, -1, 32, 36},
                                  k68 = {68, 0, 12, 32, 48, 52}, k76 = {76, 0, 12, 32, 56, 60},
                                  k80 = {80, 0, 12, 32, 60, 64};
@@ -340,6 +341,7 @@ static const cna_skinning_layout *canonical_constant(const cna_skinning_layout *
                ? k
                : NULL;
 }
+#endif
 
 /* Scalar kernel. b[4 * c + r]: row r (0..2) of column c of the blend. */
 static void blend_scalar(const cna_mat4 *palette, const uint8_t j[4], const float w[4],
