@@ -704,6 +704,30 @@ static void fast_path_degenerate_directions_as_the_reference(void **state)
     }
 }
 
+/* Palette entries past the largest joint index are never read: a NaN there
+ * changes no byte of the result (the SIMD kernels test only the entries the
+ * joints can name before taking their fastest loops). */
+static void fast_path_ignores_palette_entries_no_joint_names(void **state)
+{
+    const int kernel = kernel_of(state);
+    enum { N = 37, USED = 5, PALETTE = 9 };
+    cna_skinning_layout l;
+    cna_skinning_layout_canonical(52, &l, NULL);
+    static unsigned char in[N * 52], a[N * 52], b[N * 52];
+    cna_mat4 palette[PALETTE];
+    random_palette(palette, PALETTE);
+    random_vertices(&l, in, N, USED);
+    assert_int_equal(
+        cna__skin_vertices_fast_path(&l, in, N, palette, PALETTE, a, sizeof a, kernel, NULL),
+        CNA_OK);
+    for (int i = USED; i < PALETTE; i++)
+        for (int k = 0; k < 16; k++) palette[i].m[k] = NAN;
+    assert_int_equal(
+        cna__skin_vertices_fast_path(&l, in, N, palette, PALETTE, b, sizeof b, kernel, NULL),
+        CNA_OK);
+    assert_memory_equal(a, b, sizeof a);
+}
+
 /* Every vertex count from 1 to 9 (the kernels' pairs and single tails), every
  * canonical layout and two others, exactly 1, 2, 3 and 4 influences, input
  * and output at odd addresses, the palette off its usual alignment: within
@@ -805,6 +829,7 @@ int main(void)
         KERNEL_TESTS(fast_path_identity_and_translation_are_exact),
         KERNEL_TESTS(fast_path_tails_influence_counts_and_alignment),
         KERNEL_TESTS(fast_path_degenerate_directions_as_the_reference),
+        KERNEL_TESTS(fast_path_ignores_palette_entries_no_joint_names),
         cmocka_unit_test(fast_path_dispatches_to_the_best_supported_kernel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
