@@ -284,10 +284,13 @@ cna_result cna_skin_positions(const cna_skinning_layout *layout, const void *ver
  * pair of columns); B · x = b0·x + (b1·y + (b2·z [+ b3])) as fused
  * multiply-adds of broadcast x, y, z; the directions of two vertices
  * normalised in one 256-bit register (rsqrt + one Newton step). Canonical
- * layouts store 16 bytes per slot and copy the rest of each vertex in 32-byte
- * moves; the bytes a wide store or copy puts past a slot (the next slot's, or
- * the next vertex's first 28 bytes) are rewritten right after, and the last
- * vertex is copied exactly, so nothing outside out is written.
+ * layouts with a finite palette: palette entries through a pointer table
+ * (no shift and add per influence), position and normal from one 32-byte
+ * load into (p' | B · (n, 0)) in one register (vertex_pn_avx2), 16-byte
+ * stores per slot and the rest of each vertex copied in 32-byte moves; the
+ * bytes a wide store or copy puts past a slot (the next slot's, or the next
+ * vertex's first 28 bytes) are rewritten right after, and the last vertex
+ * is copied exactly, so nothing outside out is written.
  * Scalar kernel: the same B (sequential sum, zero weights skipped), then
  * 1 / sqrtf and three multiplies.
  * Every kernel: a squared length that is 0, subnormal or not finite takes
