@@ -1,10 +1,15 @@
 /*
  * CPU skinning (include/cna/skinning.h) in ns per vertex: positions +
  * normals by the reference (cna_skin_vertices) and by the fast path
- * (cna_skin_vertices_fast), stride 52 (position, normal, texcoord, joints,
- * weights), and positions only by the reference (cna_skin_positions), with
- * 1, 2 and 4 influences of non-zero weight per vertex, beside a memcpy of
- * the same vertex bytes in the same run.
+ * (cna_skin_vertices_fast, with the kernel it picks on this machine, named
+ * in the header line), stride 52 (position, normal, texcoord, joints,
+ * weights), then the fast path's other kernels this machine runs (SSE2,
+ * scalar; through the library's internal hook), and positions only by the
+ * reference (cna_skin_positions), with 1, 2 and 4 influences of non-zero
+ * weight per vertex, beside a memcpy of the same vertex bytes in the same
+ * run. Last column: the fast path's least-disturbed figure, the fastest of
+ * 2000 calls on each part (data hot) summed over the parts, which the
+ * preemptions of a loaded machine cannot inflate.
  *
  * Parts: RobotExpressive's 19 skinned parts as loaded (66 to 1344 vertices,
  * 6618 in all), skinned part by part with the palette of Robot_Walking at
@@ -16,6 +21,7 @@
  *
  * Usage: bench_skinning [--seconds S] [--runs N]
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +30,16 @@
 #include "common/bench.h"
 
 enum { MAX_PARTS = 64 };
+
+/* The fast path's kernels (src/model/skinning_cpu.c): 0 scalar, 1 SSE2,
+ * 2 AVX2 + FMA. */
+bool cna__skin_fast_kernel_supported(int kernel);
+int cna__skin_fast_kernel(void);
+const char *cna__skin_fast_kernel_name(int kernel);
+cna_result cna__skin_vertices_fast_path(const cna_skinning_layout *layout, const void *vertices,
+                                        size_t vertex_count, const cna_mat4 *palette,
+                                        size_t palette_count, void *out, size_t out_size,
+                                        int kernel, cna_error *err);
 
 typedef struct skin_ctx {
     size_t part_count;
@@ -35,6 +51,7 @@ typedef struct skin_ctx {
     cna_skinning_layout layout;
     const cna_mat4 *palette;
     size_t palette_count;
+    int kernel; /* skin_kernel's */
 } skin_ctx;
 
 static void skin_all(void *p)
@@ -53,6 +70,38 @@ static void skin_fast(void *p)
         cna_skin_vertices_fast(&c->layout, c->in[i], c->vertices[i], c->palette, c->palette_count,
                                c->out[i], c->vertices[i] * c->layout.stride, NULL);
     bench_keep(c->out);
+}
+
+static void skin_kernel(void *p)
+{
+    skin_ctx *c = p;
+    for (size_t i = 0; i < c->part_count; i++)
+        cna__skin_vertices_fast_path(&c->layout, c->in[i], c->vertices[i], c->palette,
+                                     c->palette_count, c->out[i], c->vertices[i] * c->layout.stride,
+                                     c->kernel, NULL);
+    bench_keep(c->out);
+}
+
+/* The least-disturbed figure of the dispatched fast path: the fastest of
+ * `calls` calls on each part (its data hot; a preemption cannot lower a
+ * minimum), summed over the parts, in seconds. */
+static double fast_hot_best(const skin_ctx *c, int calls)
+{
+    double sum = 0;
+    for (size_t i = 0; i < c->part_count; i++) {
+        double best = 1e30;
+        for (int k = 0; k < calls; k++) {
+            const double t0 = bench_now();
+            cna_skin_vertices_fast(&c->layout, c->in[i], c->vertices[i], c->palette,
+                                   c->palette_count, c->out[i], c->vertices[i] * c->layout.stride,
+                                   NULL);
+            const double t = bench_now() - t0;
+            best = t < best ? t : best;
+        }
+        sum += best;
+    }
+    bench_keep(c->out);
+    return sum;
 }
 
 static void skin_positions(void *p)
@@ -132,27 +181,54 @@ int main(int argc, char **argv)
             c.total_vertices += part->vertex_count;
             c.part_count++;
         }
-    printf("RobotExpressive: %zu skinned parts, %zu vertices, stride 52, palette of %zu\n",
-           c.part_count, c.total_vertices, c.palette_count);
-    printf("%-10s | %-26s | %-26s | %-26s | %-22s\n", "influences", "reference pos+normal",
-           "fast pos+normal", "reference positions", "memcpy");
-    printf("%-10s | %-26s | %-26s | %-26s | %-22s\n", "", "ns/vertex [min-max]",
-           "ns/vertex [min-max]", "ns/vertex [min-max]", "ns/vertex [min-max]");
+    const int best = cna__skin_fast_kernel();
+    printf("RobotExpressive: %zu skinned parts, %zu vertices, stride 52, palette of %zu; "
+           "fast path kernel here: %s\n",
+           c.part_count, c.total_vertices, c.palette_count, cna__skin_fast_kernel_name(best));
+    /* the other kernels this machine runs, best first */
+    int others[2], other_count = 0;
+    for (int k = best - 1; k >= 0; k--)
+        if (cna__skin_fast_kernel_supported(k)) others[other_count++] = k;
+    char head[3][40];
+    snprintf(head[0], sizeof head[0], "fast pos+normal (%s)", cna__skin_fast_kernel_name(best));
+    for (int o = 0; o < other_count; o++)
+        snprintf(head[1 + o], sizeof head[1 + o], "fast, %s kernel",
+                 cna__skin_fast_kernel_name(others[o]));
+    printf("%-10s | %-22s | %-24s", "influences", "reference pos+normal", head[0]);
+    for (int o = 0; o < other_count; o++) printf(" | %-24s", head[1 + o]);
+    printf(" | %-22s | %-22s | %-14s\n", "reference positions", "memcpy", "fast, hot best");
+    printf("%-10s | %-22s | %-24s", "", "ns/vertex [min-max]", "ns/vertex [min-max]");
+    for (int o = 0; o < other_count; o++) printf(" | %-24s", "ns/vertex [min-max]");
+    printf(" | %-22s | %-22s | %-14s\n", "ns/vertex [min-max]", "ns/vertex [min-max]",
+           "ns/vertex");
     const double n = (double)c.total_vertices;
     const int ks[4] = {0, 1, 2, 4};
     for (int t = 0; t < 4; t++) {
         set_influences(&c, copies, ks[t]);
         const bench_stats full = bench_measure(skin_all, &c, runs, seconds);
         const bench_stats fast = bench_measure(skin_fast, &c, runs, seconds);
+        bench_stats other[2];
+        for (int o = 0; o < other_count; o++) {
+            c.kernel = others[o];
+            other[o] = bench_measure(skin_kernel, &c, runs, seconds);
+        }
         const bench_stats pos = bench_measure(skin_positions, &c, runs, seconds);
         const bench_stats copy = bench_measure(copy_all, &c, runs, seconds);
+        const double hot = fast_hot_best(&c, 2000);
         char label[16], a[48], f[48], b[48], d[48];
         snprintf(label, sizeof label, ks[t] ? "%d" : "file", ks[t]);
         snprintf(a, sizeof a, "%.2f [%.2f-%.2f]", full.median * 1e9 / n, full.min * 1e9 / n, full.max * 1e9 / n);
         snprintf(f, sizeof f, "%.2f [%.2f-%.2f]", fast.median * 1e9 / n, fast.min * 1e9 / n, fast.max * 1e9 / n);
         snprintf(b, sizeof b, "%.2f [%.2f-%.2f]", pos.median * 1e9 / n, pos.min * 1e9 / n, pos.max * 1e9 / n);
         snprintf(d, sizeof d, "%.3f [%.3f-%.3f]", copy.median * 1e9 / n, copy.min * 1e9 / n, copy.max * 1e9 / n);
-        printf("%-10s | %-26s | %-26s | %-26s | %-22s\n", label, a, f, b, d);
+        printf("%-10s | %-22s | %-24s", label, a, f);
+        for (int o = 0; o < other_count; o++) {
+            char e[48];
+            snprintf(e, sizeof e, "%.2f [%.2f-%.2f]", other[o].median * 1e9 / n,
+                     other[o].min * 1e9 / n, other[o].max * 1e9 / n);
+            printf(" | %-24s", e);
+        }
+        printf(" | %-22s | %-22s | %-14.2f\n", b, d, hot * 1e9 / n);
         fflush(stdout);
     }
     for (size_t i = 0; i < c.part_count; i++) {

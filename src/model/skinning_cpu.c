@@ -18,6 +18,17 @@
 #define CNA__SKIN_SSE2 0
 #endif
 
+/* The AVX2 + FMA kernel: compiled (gcc / clang on x86) with a per-function
+ * target attribute, never for the whole file, and run only when the CPU has
+ * both (cpu_has_avx2_fma). */
+#if CNA__SKIN_SSE2 && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define CNA__SKIN_AVX2 1
+#include <immintrin.h>
+#define CNA__AVX2_FMA __attribute__((target("avx2,fma")))
+#else
+#define CNA__SKIN_AVX2 0
+#endif
+
 cna_result cna_skinning_layout_canonical(uint32_t stride, cna_skinning_layout *out,
                                          cna_error *err)
 {
@@ -62,16 +73,20 @@ static uint8_t max_joint(const unsigned char *v, size_t count, size_t stride, in
 {
     v += offset;
 #if CNA__SKIN_SSE2
-    __m128i acc = _mm_setzero_si128(), acc2 = _mm_setzero_si128();
+    __m128i acc = _mm_setzero_si128();
     size_t i = 0;
-    for (; i + 2 <= count; i += 2, v += 2 * stride) {
-        int32_t j0, j1;
+    for (; i + 4 <= count; i += 4, v += 4 * stride) { /* four vertices' joints in one register */
+        int32_t j0, j1, j2, j3;
         memcpy(&j0, v, sizeof j0);
         memcpy(&j1, v + stride, sizeof j1);
-        acc = _mm_max_epu8(acc, _mm_cvtsi32_si128(j0));
-        acc2 = _mm_max_epu8(acc2, _mm_cvtsi32_si128(j1));
+        memcpy(&j2, v + 2 * stride, sizeof j2);
+        memcpy(&j3, v + 3 * stride, sizeof j3);
+        const __m128i j01 = _mm_unpacklo_epi32(_mm_cvtsi32_si128(j0), _mm_cvtsi32_si128(j1));
+        const __m128i j23 = _mm_unpacklo_epi32(_mm_cvtsi32_si128(j2), _mm_cvtsi32_si128(j3));
+        acc = _mm_max_epu8(acc, _mm_unpacklo_epi64(j01, j23));
     }
-    acc = _mm_max_epu8(acc, acc2);
+    acc = _mm_max_epu8(acc, _mm_srli_si128(acc, 8));
+    acc = _mm_max_epu8(acc, _mm_srli_si128(acc, 4));
     for (; i < count; i++, v += stride) {
         int32_t j;
         memcpy(&j, v, sizeof j);
@@ -88,10 +103,14 @@ static uint8_t max_joint(const unsigned char *v, size_t count, size_t stride, in
 #endif
 }
 
+/* *reach (when not NULL): how many palette entries, from the first, the
+ * vertices' joint indices can name (the largest index + 1, or all when
+ * that was not computed; at most 256). */
 static cna_result check_inputs(const cna_skinning_layout *l, const void *vertices, size_t count,
                                const cna_mat4 *palette, size_t palette_count, size_t *bytes,
-                               cna_error *err)
+                               size_t *reach, cna_error *err)
 {
+    if (reach) *reach = palette_count < 256 ? palette_count : 256;
     if (!l) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "layout: NULL");
     if (l->stride == 0) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "layout.stride: 0");
     cna_result r;
@@ -111,7 +130,11 @@ static cna_result check_inputs(const cna_skinning_layout *l, const void *vertice
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "palette: NULL with palette_count %zu",
                           palette_count);
     if (palette_count > UINT8_MAX || count == 0) return CNA_OK; /* every index is below it */
-    if (max_joint(vertices, count, l->stride, l->joints_offset) < palette_count) return CNA_OK;
+    const uint8_t top = max_joint(vertices, count, l->stride, l->joints_offset);
+    if (top < palette_count) {
+        if (reach) *reach = (size_t)top + 1;
+        return CNA_OK;
+    }
     const unsigned char *v = vertices;
     for (size_t i = 0; i < count; i++, v += l->stride) {
         uint8_t j[4];
@@ -175,7 +198,7 @@ cna_result cna_skin_vertices(const cna_skinning_layout *layout, const void *vert
                              void *out, size_t out_size, cna_error *err)
 {
     size_t bytes = 0;
-    cna_result r = check_inputs(layout, vertices, vertex_count, palette, palette_count, &bytes, err);
+    cna_result r = check_inputs(layout, vertices, vertex_count, palette, palette_count, &bytes, NULL, err);
     if (r != CNA_OK) return r;
     if (out_size < bytes)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
@@ -214,7 +237,7 @@ cna_result cna_skin_positions(const cna_skinning_layout *layout, const void *ver
                               float *out_xyz, size_t out_count, cna_error *err)
 {
     size_t bytes = 0, floats = 0;
-    cna_result r = check_inputs(layout, vertices, vertex_count, palette, palette_count, &bytes, err);
+    cna_result r = check_inputs(layout, vertices, vertex_count, palette, palette_count, &bytes, NULL, err);
     if (r != CNA_OK) return r;
     if (!cna__mul_size(vertex_count, 3, &floats) || out_count < floats)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
@@ -244,7 +267,7 @@ cna_result cna_skin_positions(const cna_skinning_layout *layout, const void *ver
  *   p' = B · (p, 1), n' = normalize(B · (n, 0)), t' = normalize(B · (t, 0))
  * which is the reference formula re-associated (one blended matrix instead
  * of four transformed points), so it rounds differently; the header gives
- * the bound.
+ * the bound. Three kernels compute it:
  * SSE2 kernel: a column of B is (w0·m0 + w1·m1) + (w2·m2 + w3·m3), four
  * lanes at once; B · x is (b0·x + b1·y) + (b2·z [+ b3]). Directions are
  * normalised two vertices at a time with a reciprocal square root estimate
@@ -255,21 +278,74 @@ cna_result cna_skin_positions(const cna_skinning_layout *layout, const void *ver
  * influence is multiplied by 0 (adding a zero) instead of tested; otherwise
  * (other layouts, or a non-finite entry) a zero weight selects a zero
  * matrix, so the entry is never read, as in the reference.
+ * AVX2 + FMA kernel (run when the CPU has both): the same structure, with
+ * B's columns two by two in 256-bit registers, (c0 c1) and (c2 c3), each
+ * the fused chain ((w0·m0 + w1·m1) + w2·m2) + w3·m3 (4 instructions per
+ * pair of columns); B · x = b0·x + (b1·y + (b2·z [+ b3])) as fused
+ * multiply-adds of broadcast x, y, z; the directions of two vertices
+ * normalised in one 256-bit register (rsqrt + one Newton step). Canonical
+ * layouts with a finite palette: palette entries through a pointer table
+ * (no shift and add per influence), position and normal from one 32-byte
+ * load into (p' | B · (n, 0)) in one register (vertex_pn_avx2), 16-byte
+ * stores per slot and the rest of each vertex copied in 32-byte moves; the
+ * bytes a wide store or copy puts past a slot (the next slot's, or the next
+ * vertex's first 28 bytes) are rewritten right after, and the last vertex
+ * is copied exactly, so nothing outside out is written.
  * Scalar kernel: the same B (sequential sum, zero weights skipped), then
  * 1 / sqrtf and three multiplies.
- * Either way a squared length that is 0, subnormal or not finite takes the
- * reference's normalize_or_keep.
- * CNA_NO_SIMD (defined at compile time) removes the SSE2 kernel; the scalar
- * kernel is always compiled and the tests run both
- * (cna__skin_vertices_fast_path). */
+ * Every kernel: a squared length that is 0, subnormal or not finite takes
+ * the reference's normalize_or_keep.
+ * CNA_NO_SIMD (defined at compile time) removes the SSE2 and AVX2 kernels;
+ * the scalar kernel is always compiled and the tests run every kernel the
+ * build and the machine have (cna__skin_vertices_fast_path). */
 
-/* Test hook (declared again in tests/mesh/test_skinning_cpu.c): the fast
- * path with the SSE2 kernel (simd = true, when compiled in) or the scalar
- * kernel (simd = false). */
+/* Kernel numbers of the test and benchmark hooks below. */
+enum { KERNEL_SCALAR = 0, KERNEL_SSE2 = 1, KERNEL_AVX2 = 2, KERNEL_COUNT = 3 };
+
+/* Test and benchmark hooks (declared again in tests/mesh/test_skinning_cpu.c
+ * and bench/skinning.c). kernel: 0 scalar, 1 SSE2, 2 AVX2 + FMA.
+ * cna__skin_fast_kernel_supported: whether this build and this CPU run it.
+ * cna__skin_fast_kernel: the kernel cna_skin_vertices_fast runs here (the
+ * best supported). cna__skin_fast_kernel_name: "scalar", "SSE2",
+ * "AVX2+FMA" (NULL for another number).
+ * cna__skin_vertices_fast_path: cna_skin_vertices_fast with that kernel; an
+ * unsupported kernel is refused (CNA_ERROR_UNSUPPORTED, out untouched)
+ * before anything else. */
+bool cna__skin_fast_kernel_supported(int kernel);
+int cna__skin_fast_kernel(void);
+const char *cna__skin_fast_kernel_name(int kernel);
 cna_result cna__skin_vertices_fast_path(const cna_skinning_layout *layout, const void *vertices,
                                         size_t vertex_count, const cna_mat4 *palette,
                                         size_t palette_count, void *out, size_t out_size,
-                                        bool simd, cna_error *err);
+                                        int kernel, cna_error *err);
+
+#if CNA__SKIN_SSE2
+/* The canonical layouts as constants (cna_skinning_layout_canonical): a
+ * SIMD kernel given one of these folds its offsets into its instructions. */
+static const cna_skinning_layout k52 = {52, 0, 12, -1, 32, 36}, k56 = {56, 0, 12, -1, 32, 36},
+                                 k68 = {68, 0, 12, 32, 48, 52}, k76 = {76, 0, 12, 32, 56, 60},
+                                 k80 = {80, 0, 12, 32, 60, 64};
+
+/* The canonical layout constant equal to l, or NULL. */
+static const cna_skinning_layout *canonical_constant(const cna_skinning_layout *l)
+{
+    const cna_skinning_layout *k = NULL;
+    switch (l->stride) {
+    case 52: k = &k52; break;
+    case 56: k = &k56; break;
+    case 68: k = &k68; break;
+    case 76: k = &k76; break;
+    case 80: k = &k80; break;
+    default: return NULL;
+    }
+    return k->position_offset == l->position_offset && k->normal_offset == l->normal_offset &&
+                   k->tangent_offset == l->tangent_offset &&
+                   k->joints_offset == l->joints_offset && k->weights_offset == l->weights_offset
+               ? k
+               : NULL;
+}
+#endif
+
 /* Scalar kernel. b[4 * c + r]: row r (0..2) of column c of the blend. */
 static void blend_scalar(const cna_mat4 *palette, const uint8_t j[4], const float w[4],
                          float b[16])
@@ -411,8 +487,11 @@ static _Alignas(16) const float zero_matrix[16];
 static inline const float *influence_matrix(const cna_mat4 *palette, uint8_t j, uint32_t w_bits,
                                            bool skip_zero)
 {
-    if (!skip_zero) return palette[j].m;
-    return (w_bits << 1) != 0 ? palette[j].m : zero_matrix;
+    /* byte arithmetic: lets the compiler fold base + 64 · j into the loads */
+    const float *m = (const float *)(const void *)((const unsigned char *)palette +
+                                                   (size_t)j * sizeof(cna_mat4));
+    if (!skip_zero) return m;
+    return (w_bits << 1) != 0 ? m : zero_matrix;
 }
 
 /* 4 floats at m; `aligned` (m 16-byte aligned) lets the load fold into the multiply. */
@@ -509,16 +588,6 @@ static inline void skin_fast_sse2_kernel(const cna_skinning_layout *l, const uns
     }
 }
 
-/* Whether l is the canonical layout of its stride (cna_skinning_layout_canonical). */
-static bool is_canonical(const cna_skinning_layout *l)
-{
-    cna_skinning_layout c;
-    if (cna_skinning_layout_canonical(l->stride, &c, NULL) != CNA_OK) return false;
-    return c.position_offset == l->position_offset && c.normal_offset == l->normal_offset &&
-           c.tangent_offset == l->tangent_offset && c.joints_offset == l->joints_offset &&
-           c.weights_offset == l->weights_offset;
-}
-
 /* Whether all entries of the palette are finite (then 0 · M = 0). */
 static bool palette_is_finite(const cna_mat4 *palette, size_t count)
 {
@@ -555,14 +624,10 @@ static bool skin_fast_sse2_canonical(const cna_skinning_layout *l, const unsigne
                                      unsigned char *dst, size_t count, const cna_mat4 *palette,
                                      size_t palette_count)
 {
-    if (!is_canonical(l) || !palette_is_finite(palette, palette_count)) return false;
-    /* The canonical layouts as constants: the kernel's offsets and flags then
-     * fold into its instructions (l equals one of them: is_canonical). */
-    static const cna_skinning_layout k52 = {52, 0, 12, -1, 32, 36}, k56 = {56, 0, 12, -1, 32, 36},
-                                     k68 = {68, 0, 12, 32, 48, 52}, k76 = {76, 0, 12, 32, 56, 60},
-                                     k80 = {80, 0, 12, 32, 60, 64};
+    const cna_skinning_layout *k = canonical_constant(l);
+    if (!k || !palette_is_finite(palette, palette_count)) return false;
     const bool aligned = ((uintptr_t)palette & 15) == 0;
-    switch (l->stride) {
+    switch (k->stride) {
     case 52: skin_canonical(&k52, in, dst, count, palette, aligned); return true;
     case 56: skin_canonical(&k56, in, dst, count, palette, aligned); return true;
     case 68: skin_canonical(&k68, in, dst, count, palette, aligned); return true;
@@ -583,6 +648,408 @@ static void skin_fast_sse2(const cna_skinning_layout *l, const unsigned char *in
 }
 #endif
 
+#if CNA__SKIN_AVX2
+/* Whether this CPU runs the AVX2 + FMA kernel (the compiler's CPU
+ * detection also checks that the OS saves the 256-bit registers). */
+static bool cpu_has_avx2_fma(void)
+{
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+#define CNA__AVX2_INLINE CNA__AVX2_FMA __attribute__((always_inline)) static inline
+
+/* The float at src in all four lanes (one broadcast load). */
+CNA__AVX2_INLINE __m128 bcast_avx2(const unsigned char *src)
+{
+    float f;
+    memcpy(&f, src, sizeof f);
+    return _mm_set1_ps(f);
+}
+
+/* 1 / sqrt(len2) in every lane: estimate e, then e · (1.5 - ((0.5 · len2) · e) · e)
+ * (in that order: e · e alone could underflow for len2 near FLT_MAX). */
+CNA__AVX2_INLINE __m256 rsqrt_newton_avx2(__m256 len2)
+{
+    const __m256 e = _mm256_rsqrt_ps(len2);
+    const __m256 he = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), len2), e);
+    return _mm256_mul_ps(e, _mm256_fnmadd_ps(he, e, _mm256_set1_ps(1.5f)));
+}
+
+/* The same arithmetic on four lanes (so one direction normalises to the same
+ * bits alone or in a pair). */
+CNA__AVX2_INLINE __m128 rsqrt_newton_avx2_128(__m128 len2)
+{
+    const __m128 e = _mm_rsqrt_ps(len2);
+    const __m128 he = _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), len2), e);
+    return _mm_mul_ps(e, _mm_fnmadd_ps(he, e, _mm_set1_ps(1.5f)));
+}
+
+/* Lanes 0..2 of r normalised (lane 3 arbitrary). */
+CNA__AVX2_INLINE __m128 normalize_one_avx2(__m128 r)
+{
+    const __m128 sq = _mm_mul_ps(r, r);
+    const __m128 len2 = _mm_add_ps(_mm_add_ps(sq, _mm_permute_ps(sq, 0x55)),
+                                   _mm_permute_ps(sq, 0xAA));
+    const float l2 = _mm_cvtss_f32(len2);
+    if (l2 >= FLT_MIN && l2 <= FLT_MAX)
+        return _mm_mul_ps(r, _mm_permute_ps(rsqrt_newton_avx2_128(len2), 0x00));
+    float v[4];
+    _mm_storeu_ps(v, r);
+    normalize_or_keep(v);
+    return _mm_loadu_ps(v);
+}
+
+/* a and b normalised (lanes 0..2), two at once. */
+CNA__AVX2_INLINE void normalize_pair_avx2(__m128 *a, __m128 *b)
+{
+    const __m256 v = _mm256_insertf128_ps(_mm256_castps128_ps256(*a), *b, 1);
+    const __m256 sq = _mm256_mul_ps(v, v);
+    const __m256 len2 = _mm256_add_ps(_mm256_add_ps(sq, _mm256_permute_ps(sq, 0x55)),
+                                      _mm256_permute_ps(sq, 0xAA));
+    /* both squared lengths (lanes 0 and 4) in [FLT_MIN, FLT_MAX], that is
+     * their bits b in [0x00800000, 0x7F7FFFFF] (NaN and negative outside):
+     * b - 0x00800000 below 0x7F000000 unsigned; with both sides' sign bits
+     * flipped, as signed: b + 0x7F800000 below -0x01000000 (0xFF000000) */
+    const __m256i bad = _mm256_cmpgt_epi32(
+        _mm256_add_epi32(_mm256_castps_si256(len2), _mm256_set1_epi32(0x7F800000)),
+        _mm256_set1_epi32(-0x01000001));
+    if (_mm256_movemask_ps(_mm256_castsi256_ps(bad)) & 0x11) {
+        *a = normalize_one_avx2(*a);
+        *b = normalize_one_avx2(*b);
+        return;
+    }
+    const __m256 r = _mm256_mul_ps(v, _mm256_permute_ps(rsqrt_newton_avx2(len2), 0x00));
+    *a = _mm256_castps256_ps128(r);
+    *b = _mm256_extractf128_ps(r, 1);
+}
+
+/* The palette as the AVX2 kernel reads it: entry[j] = palette[j].m for
+ * every j below palette_count (filled only for skip_zero = false, where no
+ * other index can occur: check_inputs). */
+typedef struct skin_palette {
+    const cna_mat4 *palette;
+    const float *entry[256];
+} skin_palette;
+
+/* One vertex's blend B: columns 0, 1 in *B01 and 2, 3 in *B23. */
+CNA__AVX2_INLINE void blend_avx2(const cna_skinning_layout *l, const unsigned char *in,
+                                 const skin_palette *pal, bool skip_zero, __m256 *B01,
+                                 __m256 *B23)
+{
+    uint8_t j[4];
+    uint32_t wb[4];
+    float w[4];
+    memcpy(j, in + l->joints_offset, sizeof j);
+    memcpy(wb, in + l->weights_offset, sizeof wb);
+    memcpy(w, in + l->weights_offset, sizeof w);
+    const float *m0, *m1, *m2, *m3;
+    if (skip_zero) {
+        m0 = influence_matrix(pal->palette, j[0], wb[0], true);
+        m1 = influence_matrix(pal->palette, j[1], wb[1], true);
+        m2 = influence_matrix(pal->palette, j[2], wb[2], true);
+        m3 = influence_matrix(pal->palette, j[3], wb[3], true);
+    } else { /* one table load per influence instead of a shift and an add */
+        m0 = pal->entry[j[0]];
+        m1 = pal->entry[j[1]];
+        m2 = pal->entry[j[2]];
+        m3 = pal->entry[j[3]];
+    }
+    const __m256 s0 = _mm256_set1_ps(w[0]), s1 = _mm256_set1_ps(w[1]);
+    const __m256 s2 = _mm256_set1_ps(w[2]), s3 = _mm256_set1_ps(w[3]);
+    __m256 b01 = _mm256_mul_ps(s0, _mm256_loadu_ps(m0));
+    __m256 b23 = _mm256_mul_ps(s0, _mm256_loadu_ps(m0 + 8));
+    b01 = _mm256_fmadd_ps(s1, _mm256_loadu_ps(m1), b01);
+    b23 = _mm256_fmadd_ps(s1, _mm256_loadu_ps(m1 + 8), b23);
+    b01 = _mm256_fmadd_ps(s2, _mm256_loadu_ps(m2), b01);
+    b23 = _mm256_fmadd_ps(s2, _mm256_loadu_ps(m2 + 8), b23);
+    b01 = _mm256_fmadd_ps(s3, _mm256_loadu_ps(m3), b01);
+    b23 = _mm256_fmadd_ps(s3, _mm256_loadu_ps(m3 + 8), b23);
+    *B01 = b01;
+    *B23 = b23;
+}
+
+/* One vertex of any layout: p' and the unnormalised directions B · (n, 0),
+ * B · (t, 0) (lanes 0..2; when present). */
+CNA__AVX2_INLINE void vertex_avx2(const cna_skinning_layout *l, const unsigned char *in,
+                                  const skin_palette *pal, bool has_n, bool has_t,
+                                  bool skip_zero, __m128 *p, __m128 *n, __m128 *t)
+{
+    __m256 b01, b23;
+    blend_avx2(l, in, pal, skip_zero, &b01, &b23);
+    const __m128 b0 = _mm256_castps256_ps128(b01), b1 = _mm256_extractf128_ps(b01, 1);
+    const __m128 b2 = _mm256_castps256_ps128(b23), b3 = _mm256_extractf128_ps(b23, 1);
+    const unsigned char *x = in + l->position_offset;
+    *p = _mm_fmadd_ps(b0, bcast_avx2(x),
+                      _mm_fmadd_ps(b1, bcast_avx2(x + 4), _mm_fmadd_ps(b2, bcast_avx2(x + 8), b3)));
+    if (has_n) {
+        x = in + l->normal_offset;
+        *n = _mm_fmadd_ps(b0, bcast_avx2(x),
+                          _mm_fmadd_ps(b1, bcast_avx2(x + 4), _mm_mul_ps(b2, bcast_avx2(x + 8))));
+    } else {
+        *n = b0;
+    }
+    if (has_t) {
+        x = in + l->tangent_offset;
+        *t = _mm_fmadd_ps(b0, bcast_avx2(x),
+                          _mm_fmadd_ps(b1, bcast_avx2(x + 4), _mm_mul_ps(b2, bcast_avx2(x + 8))));
+    } else {
+        *t = b0;
+    }
+}
+
+/* Lanes 0..2 of v to dst (12 bytes). */
+CNA__AVX2_INLINE void store3_avx2(unsigned char *dst, __m128 v)
+{
+    _mm_storel_epi64((__m128i *)(void *)dst, _mm_castps_si128(v));
+    const float z = _mm_cvtss_f32(_mm_movehl_ps(v, v));
+    memcpy(dst + 8, &z, sizeof z);
+}
+
+CNA__AVX2_INLINE void write_rest_avx2(const cna_skinning_layout *l, const unsigned char *in,
+                                      unsigned char *dst, __m128 t, bool has_t, bool exact);
+
+/* Write one skinned vertex (directions already normalised).
+ * canonical (l is one of k52..k80, so position 0, normal 12, tangent 32 or
+ * none): p' and n' as 16-byte stores (p's 4th lane lands on normal.x, n's on
+ * bytes 24..27), then bytes 24..stride-1 copied from the input (restoring
+ * 24..27), then t' with the input's w. The copy is exact when `exact`, else
+ * in 32-byte moves that may run up to 28 bytes into the next vertex, which
+ * the caller writes afterwards (its p' and n' stores cover bytes 0..27).
+ * Otherwise out already holds a copy of the input and each present slot
+ * gets 12 bytes. */
+CNA__AVX2_INLINE void write_avx2(const cna_skinning_layout *l, const unsigned char *in,
+                                 unsigned char *dst, __m128 p, __m128 n, __m128 t, bool has_n,
+                                 bool has_t, bool canonical, bool exact)
+{
+    if (!canonical) {
+        store3_avx2(dst + l->position_offset, p);
+        if (has_n) store3_avx2(dst + l->normal_offset, n);
+        if (has_t) store3_avx2(dst + l->tangent_offset, t);
+        return;
+    }
+    _mm_storeu_ps((float *)(void *)dst, p);
+    _mm_storeu_ps((float *)(void *)(dst + 12), n);
+    write_rest_avx2(l, in, dst, t, has_t, exact);
+}
+
+/* A canonical vertex after its 16-byte p' and n' stores: bytes 24..stride-1
+ * copied (exact or in 32-byte moves, as write_avx2 says), then t' with the
+ * input's w. */
+CNA__AVX2_INLINE void write_rest_avx2(const cna_skinning_layout *l, const unsigned char *in,
+                                      unsigned char *dst, __m128 t, bool has_t, bool exact)
+{
+    const size_t rest = (size_t)l->stride - 24;
+    if (exact) {
+        memcpy(dst + 24, in + 24, rest);
+    } else {
+        for (size_t k = 0; k < rest; k += 32)
+            _mm256_storeu_si256((__m256i *)(void *)(dst + 24 + k),
+                                _mm256_loadu_si256((const __m256i *)(const void *)(in + 24 + k)));
+    }
+    if (has_t)
+        _mm_storeu_ps((float *)(void *)(dst + 32),
+                      _mm_blend_ps(t, _mm_loadu_ps((const float *)(const void *)(in + 32)), 0x8));
+}
+
+/* One vertex of a canonical layout (position at 0, normal at 12: one
+ * 32-byte load holds both): (p' | B · (n, 0)) in one register, as
+ * (b0|b0)·(px|nx) + ((b1|b1)·(py|ny) + ((b2|b2)·(pz|nz) + (b3|0))), and the
+ * unnormalised B · (t, 0) when has_t. */
+CNA__AVX2_INLINE __m256 vertex_pn_avx2(const cna_skinning_layout *l, const unsigned char *in,
+                                       const skin_palette *pal, bool has_t, __m128 *t)
+{
+    __m256 b01, b23;
+    blend_avx2(l, in, pal, false, &b01, &b23);
+    const __m256 pn = _mm256_loadu_ps((const float *)(const void *)in); /* px py pz nx ny nz . . */
+    const __m256 x = _mm256_permutevar8x32_ps(pn, _mm256_setr_epi32(0, 0, 0, 0, 3, 3, 3, 3));
+    const __m256 y = _mm256_permutevar8x32_ps(pn, _mm256_setr_epi32(1, 1, 1, 1, 4, 4, 4, 4));
+    const __m256 z = _mm256_permutevar8x32_ps(pn, _mm256_setr_epi32(2, 2, 2, 2, 5, 5, 5, 5));
+    const __m256 c0 = _mm256_permute2f128_ps(b01, b01, 0x00); /* (b0|b0) */
+    const __m256 c1 = _mm256_permute2f128_ps(b01, b01, 0x11); /* (b1|b1) */
+    const __m256 c2 = _mm256_permute2f128_ps(b23, b23, 0x00); /* (b2|b2) */
+    const __m256 c3 = _mm256_permute2f128_ps(b23, b23, 0x81); /* (b3|0) */
+    if (has_t) {
+        const unsigned char *ts = in + l->tangent_offset;
+        *t = _mm_fmadd_ps(_mm256_castps256_ps128(c0), bcast_avx2(ts),
+                          _mm_fmadd_ps(_mm256_castps256_ps128(c1), bcast_avx2(ts + 4),
+                                       _mm_mul_ps(_mm256_castps256_ps128(c2),
+                                                  bcast_avx2(ts + 8))));
+    } else {
+        *t = _mm256_castps256_ps128(c0);
+    }
+    return _mm256_fmadd_ps(c0, x, _mm256_fmadd_ps(c1, y, _mm256_fmadd_ps(c2, z, c3)));
+}
+
+/* The two directions in v's halves normalised (lanes 0..2 of each). */
+CNA__AVX2_INLINE __m256 normalize2_avx2(__m256 v)
+{
+    const __m256 sq = _mm256_mul_ps(v, v);
+    const __m256 len2 = _mm256_add_ps(_mm256_add_ps(sq, _mm256_permute_ps(sq, 0x55)),
+                                      _mm256_permute_ps(sq, 0xAA));
+    /* both squared lengths (lanes 0 and 4) in [FLT_MIN, FLT_MAX], that is
+     * their bits b in [0x00800000, 0x7F7FFFFF] (NaN and negative outside):
+     * b - 0x00800000 below 0x7F000000 unsigned; with both sides' sign bits
+     * flipped, as signed: b + 0x7F800000 below -0x01000000 (0xFF000000) */
+    const __m256i bad = _mm256_cmpgt_epi32(
+        _mm256_add_epi32(_mm256_castps_si256(len2), _mm256_set1_epi32(0x7F800000)),
+        _mm256_set1_epi32(-0x01000001));
+    if (_mm256_movemask_ps(_mm256_castsi256_ps(bad)) & 0x11) {
+        const __m128 a = normalize_one_avx2(_mm256_castps256_ps128(v));
+        const __m128 b = normalize_one_avx2(_mm256_extractf128_ps(v, 1));
+        return _mm256_insertf128_ps(_mm256_castps128_ps256(a), b, 1);
+    }
+    return _mm256_mul_ps(v, _mm256_permute_ps(rsqrt_newton_avx2(len2), 0x00));
+}
+
+/* Two vertices of a canonical layout (l one of k52..k80): skin, normalise,
+ * write p' and n' (16-byte stores: p's 4th lane lands on normal.x, n's on
+ * bytes 24..27), copy bytes 24..stride-1 (restoring 24..27; exact for the
+ * second vertex when `exact_b`, else 32-byte moves that may run up to 28
+ * bytes into the next vertex, which is written afterwards: its p' and n'
+ * stores cover its bytes 0..27), then t' with the input's w. */
+CNA__AVX2_INLINE void pair_pn_avx2(const cna_skinning_layout *l, const unsigned char *in,
+                                   unsigned char *dst, const skin_palette *pal, bool has_t,
+                                   bool exact_b)
+{
+    const size_t stride = l->stride;
+    __m128 ta, tb;
+    const __m256 ra = vertex_pn_avx2(l, in, pal, has_t, &ta);
+    const __m256 rb = vertex_pn_avx2(l, in + stride, pal, has_t, &tb);
+    const __m256 n = normalize2_avx2(_mm256_permute2f128_ps(ra, rb, 0x31)); /* (na|nb) */
+    if (has_t) normalize_pair_avx2(&ta, &tb);
+    _mm_storeu_ps((float *)(void *)dst, _mm256_castps256_ps128(ra));
+    _mm_storeu_ps((float *)(void *)(dst + 12), _mm256_castps256_ps128(n));
+    write_rest_avx2(l, in, dst, ta, has_t, false);
+    _mm_storeu_ps((float *)(void *)(dst + stride), _mm256_castps256_ps128(rb));
+    _mm_storeu_ps((float *)(void *)(dst + stride + 12), _mm256_extractf128_ps(n, 1));
+    write_rest_avx2(l, in + stride, dst + stride, tb, has_t, exact_b);
+}
+
+/* Two vertices (in, in + stride): skin, normalise, write; the second one's
+ * copy exact when `exact_b` (the first one's never needs to be). */
+CNA__AVX2_INLINE void pair_avx2(const cna_skinning_layout *l, const unsigned char *in,
+                                unsigned char *dst, const skin_palette *palette, bool has_n,
+                                bool has_t, bool canonical, bool skip_zero, bool exact_b)
+{
+    const size_t stride = l->stride;
+    __m128 pa, na, ta, pb, nb, tb;
+    vertex_avx2(l, in, palette, has_n, has_t, skip_zero, &pa, &na, &ta);
+    vertex_avx2(l, in + stride, palette, has_n, has_t, skip_zero, &pb, &nb, &tb);
+    if (has_n) normalize_pair_avx2(&na, &nb);
+    if (has_t) normalize_pair_avx2(&ta, &tb);
+    write_avx2(l, in, dst, pa, na, ta, has_n, has_t, canonical, false);
+    write_avx2(l, in + stride, dst + stride, pb, nb, tb, has_n, has_t, canonical, exact_b);
+}
+
+/* The AVX2 loop, instantiated per slot set and layout (canonical: l is one
+ * of k52..k80 and the caller copies nothing; else out holds a copy of the
+ * input already). skip_zero as in the SSE2 kernel. */
+CNA__AVX2_INLINE void skin_avx2_kernel(const cna_skinning_layout *l, const unsigned char *in,
+                                       unsigned char *dst, size_t count,
+                                       const skin_palette *palette, bool has_n, bool has_t,
+                                       bool canonical, bool skip_zero)
+{
+    const size_t stride = l->stride;
+    size_t v = 0;
+    /* pairs followed by at least one more vertex: every copy may run over */
+    for (; v + 3 <= count; v += 2, in += 2 * stride, dst += 2 * stride) {
+        if (canonical) pair_pn_avx2(l, in, dst, palette, has_t, false);
+        else pair_avx2(l, in, dst, palette, has_n, has_t, canonical, skip_zero, false);
+    }
+    if (count - v == 2) {
+        if (canonical) pair_pn_avx2(l, in, dst, palette, has_t, true);
+        else pair_avx2(l, in, dst, palette, has_n, has_t, canonical, skip_zero, true);
+    } else if (count - v == 1) {
+        __m128 p, n, t;
+        vertex_avx2(l, in, palette, has_n, has_t, skip_zero, &p, &n, &t);
+        if (has_n) n = normalize_one_avx2(n);
+        if (has_t) t = normalize_one_avx2(t);
+        write_avx2(l, in, dst, p, n, t, has_n, has_t, canonical, true);
+    }
+}
+
+CNA__AVX2_FMA static void skin_avx2_52(const unsigned char *in, unsigned char *dst, size_t count,
+                                       const skin_palette *palette)
+{
+    skin_avx2_kernel(&k52, in, dst, count, palette, true, false, true, false);
+}
+
+CNA__AVX2_FMA static void skin_avx2_56(const unsigned char *in, unsigned char *dst, size_t count,
+                                       const skin_palette *palette)
+{
+    skin_avx2_kernel(&k56, in, dst, count, palette, true, false, true, false);
+}
+
+CNA__AVX2_FMA static void skin_avx2_68(const unsigned char *in, unsigned char *dst, size_t count,
+                                       const skin_palette *palette)
+{
+    skin_avx2_kernel(&k68, in, dst, count, palette, true, true, true, false);
+}
+
+CNA__AVX2_FMA static void skin_avx2_76(const unsigned char *in, unsigned char *dst, size_t count,
+                                       const skin_palette *palette)
+{
+    skin_avx2_kernel(&k76, in, dst, count, palette, true, true, true, false);
+}
+
+CNA__AVX2_FMA static void skin_avx2_80(const unsigned char *in, unsigned char *dst, size_t count,
+                                       const skin_palette *palette)
+{
+    skin_avx2_kernel(&k80, in, dst, count, palette, true, true, true, false);
+}
+
+/* Any valid layout or palette (out already holds a copy of the input). */
+CNA__AVX2_FMA static void skin_avx2_generic(const cna_skinning_layout *l, const unsigned char *in,
+                                            unsigned char *dst, size_t count,
+                                            const cna_mat4 *palette_in)
+{
+    skin_palette pal_struct;
+    pal_struct.palette = palette_in;
+    const skin_palette *palette = &pal_struct;
+    const bool has_n = l->normal_offset >= 0, has_t = l->tangent_offset >= 0;
+    if (has_n && has_t) skin_avx2_kernel(l, in, dst, count, palette, true, true, false, true);
+    else if (has_n) skin_avx2_kernel(l, in, dst, count, palette, true, false, false, true);
+    else if (has_t) skin_avx2_kernel(l, in, dst, count, palette, false, true, false, true);
+    else skin_avx2_kernel(l, in, dst, count, palette, false, false, false, true);
+}
+
+/* Whether palette[0..reach-1] are all finite (x - x is 0 exactly for every
+ * finite x, NaN otherwise); fills pal's table on the way. */
+CNA__AVX2_FMA static bool table_if_finite_avx2(const cna_mat4 *palette, size_t reach,
+                                               skin_palette *pal)
+{
+    __m256 acc = _mm256_setzero_ps();
+    pal->palette = palette;
+    for (size_t i = 0; i < reach; i++) {
+        pal->entry[i] = palette[i].m;
+        const __m256 a = _mm256_loadu_ps(palette[i].m), b = _mm256_loadu_ps(palette[i].m + 8);
+        acc = _mm256_or_ps(acc, _mm256_or_ps(_mm256_sub_ps(a, a), _mm256_sub_ps(b, b)));
+    }
+    return _mm256_testz_si256(_mm256_castps_si256(acc), _mm256_castps_si256(acc)) != 0;
+}
+
+/* The AVX2 kernel on count > 0 vertices (checks done; reach: check_inputs'). */
+static void skin_fast_avx2(const cna_skinning_layout *l, const unsigned char *in,
+                           unsigned char *dst, size_t count, const cna_mat4 *palette,
+                           size_t reach, size_t bytes)
+{
+    const cna_skinning_layout *k = canonical_constant(l);
+    skin_palette pal;
+    if (k && table_if_finite_avx2(palette, reach, &pal)) {
+        switch (k->stride) {
+        case 52: skin_avx2_52(in, dst, count, &pal); return;
+        case 56: skin_avx2_56(in, dst, count, &pal); return;
+        case 68: skin_avx2_68(in, dst, count, &pal); return;
+        case 76: skin_avx2_76(in, dst, count, &pal); return;
+        case 80: skin_avx2_80(in, dst, count, &pal); return;
+        default: break;
+        }
+    }
+    memcpy(dst, in, bytes);
+    skin_avx2_generic(l, in, dst, count, palette);
+}
+#endif /* CNA__SKIN_AVX2 */
+
 /* The output checks of cna_skin_vertices (after check_inputs). */
 static cna_result check_out(const cna_skinning_layout *layout, const void *vertices,
                             size_t vertex_count, const void *out, size_t out_size, size_t bytes,
@@ -601,37 +1068,81 @@ static cna_result check_out(const cna_skinning_layout *layout, const void *verti
     return CNA_OK;
 }
 
-cna_result cna__skin_vertices_fast_path(const cna_skinning_layout *layout, const void *vertices,
-                                        size_t vertex_count, const cna_mat4 *palette,
-                                        size_t palette_count, void *out, size_t out_size,
-                                        bool simd, cna_error *err)
+bool cna__skin_fast_kernel_supported(int kernel)
 {
-    size_t bytes = 0;
-    cna_result r = check_inputs(layout, vertices, vertex_count, palette, palette_count, &bytes, err);
+    switch (kernel) {
+    case KERNEL_SCALAR: return true;
+    case KERNEL_SSE2: return CNA__SKIN_SSE2 != 0;
+#if CNA__SKIN_AVX2
+    case KERNEL_AVX2: return cpu_has_avx2_fma();
+#endif
+    default: return false;
+    }
+}
+
+int cna__skin_fast_kernel(void)
+{
+    for (int k = KERNEL_COUNT - 1; k > 0; k--)
+        if (cna__skin_fast_kernel_supported(k)) return k;
+    return KERNEL_SCALAR;
+}
+
+const char *cna__skin_fast_kernel_name(int kernel)
+{
+    static const char *const names[KERNEL_COUNT] = {"scalar", "SSE2", "AVX2+FMA"};
+    return kernel >= 0 && kernel < KERNEL_COUNT ? names[kernel] : NULL;
+}
+
+/* The fast path with a supported kernel. */
+static cna_result skin_fast(const cna_skinning_layout *layout, const void *vertices,
+                            size_t vertex_count, const cna_mat4 *palette, size_t palette_count,
+                            void *out, size_t out_size, int kernel, cna_error *err)
+{
+    size_t bytes = 0, reach = 0;
+    cna_result r =
+        check_inputs(layout, vertices, vertex_count, palette, palette_count, &bytes, &reach, err);
     if (r != CNA_OK) return r;
     if ((r = check_out(layout, vertices, vertex_count, out, out_size, bytes, err)) != CNA_OK)
         return r;
     if (bytes == 0) return CNA_OK;
+    switch (kernel) {
+#if CNA__SKIN_AVX2
+    case KERNEL_AVX2:
+        skin_fast_avx2(layout, vertices, out, vertex_count, palette, reach, bytes);
+        return CNA_OK;
+#endif
 #if CNA__SKIN_SSE2
-    if (simd) {
-        if (!skin_fast_sse2_canonical(layout, vertices, out, vertex_count, palette,
-                                      palette_count)) {
+    case KERNEL_SSE2:
+        if (!skin_fast_sse2_canonical(layout, vertices, out, vertex_count, palette, reach)) {
             memcpy(out, vertices, bytes);
             skin_fast_sse2(layout, vertices, out, vertex_count, palette);
         }
         return CNA_OK;
-    }
 #endif
-    memcpy(out, vertices, bytes);
-    (void)simd;
-    skin_fast_scalar(layout, vertices, out, vertex_count, palette);
-    return CNA_OK;
+    default:
+        memcpy(out, vertices, bytes);
+        skin_fast_scalar(layout, vertices, out, vertex_count, palette);
+        return CNA_OK;
+    }
+}
+
+cna_result cna__skin_vertices_fast_path(const cna_skinning_layout *layout, const void *vertices,
+                                        size_t vertex_count, const cna_mat4 *palette,
+                                        size_t palette_count, void *out, size_t out_size,
+                                        int kernel, cna_error *err)
+{
+    if (!cna__skin_fast_kernel_supported(kernel))
+        return cna__error(err, CNA_ERROR_UNSUPPORTED,
+                          "kernel: %d is not supported by this build or CPU", kernel);
+    return skin_fast(layout, vertices, vertex_count, palette, palette_count, out, out_size, kernel,
+                     err);
 }
 
 cna_result cna_skin_vertices_fast(const cna_skinning_layout *layout, const void *vertices,
                                   size_t vertex_count, const cna_mat4 *palette,
                                   size_t palette_count, void *out, size_t out_size, cna_error *err)
 {
-    return cna__skin_vertices_fast_path(layout, vertices, vertex_count, palette, palette_count,
-                                        out, out_size, true, err);
+    /* no cached choice (no state): the CPU feature test is a few loads */
+    return skin_fast(layout, vertices, vertex_count, palette, palette_count, out, out_size,
+                     cna__skin_fast_kernel(), err);
 }

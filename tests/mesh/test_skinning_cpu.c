@@ -10,12 +10,35 @@
 #include "cna/model.h"
 #include "cna/skinning.h"
 
-/* The fast path with a chosen kernel (simd = false: the scalar one; true:
- * SSE2 when the build has it), defined in src/model/skinning_cpu.c. */
+/* The fast path's kernels (src/model/skinning_cpu.c): 0 scalar, 1 SSE2,
+ * 2 AVX2 + FMA; whether this build and CPU run one; the one
+ * cna_skin_vertices_fast runs; the fast path with a chosen kernel. */
+bool cna__skin_fast_kernel_supported(int kernel);
+int cna__skin_fast_kernel(void);
+const char *cna__skin_fast_kernel_name(int kernel);
 cna_result cna__skin_vertices_fast_path(const cna_skinning_layout *layout, const void *vertices,
                                         size_t vertex_count, const cna_mat4 *palette,
                                         size_t palette_count, void *out, size_t out_size,
-                                        bool simd, cna_error *err);
+                                        int kernel, cna_error *err);
+
+/* Each fast-path test runs once per kernel (cmocka prestate: a pointer to
+ * the kernel number); a kernel this build or CPU lacks is skipped. */
+static const int kernel_ids[3] = {0, 1, 2};
+
+#define KERNEL_TEST(f, k, suffix) {#f suffix, f, NULL, NULL, (void *)&kernel_ids[k]}
+#define KERNEL_TESTS(f) \
+    KERNEL_TEST(f, 0, "/scalar"), KERNEL_TEST(f, 1, "/sse2"), KERNEL_TEST(f, 2, "/avx2_fma")
+
+static int kernel_of(void **state)
+{
+    const int kernel = *(const int *)*state;
+    if (!cna__skin_fast_kernel_supported(kernel)) {
+        print_message("kernel %s: not supported here, skipped\n",
+                      cna__skin_fast_kernel_name(kernel));
+        skip();
+    }
+    return kernel;
+}
 
 typedef struct vtx {
     float p[3], n[3], uv[2], t[4];
@@ -319,8 +342,19 @@ static void random_direction(float *d)
 
 /* Random vertices of layout l: 1 to 4 non-zero weights summing to about 1 in
  * random slots, every joint (zero weight or not) below palette_count. */
+static void random_vertices_k(const cna_skinning_layout *l, unsigned char *out, size_t count,
+                              size_t palette_count, int influences);
+
 static void random_vertices(const cna_skinning_layout *l, unsigned char *out, size_t count,
                             size_t palette_count)
+{
+    random_vertices_k(l, out, count, palette_count, 0);
+}
+
+/* influences 1..4: exactly that many non-zero weights, in random slots;
+ * 0: 1 to 4 as above. */
+static void random_vertices_k(const cna_skinning_layout *l, unsigned char *out, size_t count,
+                              size_t palette_count, int influences)
 {
     for (size_t i = 0; i < (size_t)l->stride * count; i++) out[i] = (unsigned char)rnd(0, 255);
     for (size_t v = 0; v < count; v++) {
@@ -332,10 +366,19 @@ static void random_vertices(const cna_skinning_layout *l, unsigned char *out, si
         uint8_t j[4];
         float w[4] = {0, 0, 0, 0}, sum = 0;
         for (int k = 0; k < 4; k++) j[k] = (uint8_t)rnd(0, (float)palette_count);
-        const int k_count = 1 + (int)rnd(0, 4);
-        for (int k = 0; k < k_count; k++) {
-            const int slot = (int)rnd(0, 4);
-            w[slot] = rnd(0.05f, 1.0f);
+        if (influences == 0) {
+            const int k_count = 1 + (int)rnd(0, 4);
+            for (int k = 0; k < k_count; k++) {
+                const int slot = (int)rnd(0, 4);
+                w[slot] = rnd(0.05f, 1.0f);
+            }
+        } else {
+            for (int k = 0; k < influences;) {
+                const int slot = (int)rnd(0, 4);
+                if (w[slot] != 0.0f) continue;
+                w[slot] = rnd(0.05f, 1.0f);
+                k++;
+            }
         }
         for (int k = 0; k < 4; k++) sum += w[k];
         for (int k = 0; k < 4; k++) w[k] /= sum;
@@ -419,18 +462,18 @@ static double check_fast_against_reference(const cna_skinning_layout *l, const u
 
 static void fast_and_reference(const cna_skinning_layout *l, const unsigned char *in, size_t count,
                                const cna_mat4 *palette, size_t pc, unsigned char *ref,
-                               unsigned char *fast, bool simd)
+                               unsigned char *fast, int kernel)
 {
     const size_t bytes = count * l->stride;
     cna_error err;
     skin_ok(l, in, count, palette, pc, ref, bytes);
-    if (cna__skin_vertices_fast_path(l, in, count, palette, pc, fast, bytes, simd, &err) != CNA_OK)
+    if (cna__skin_vertices_fast_path(l, in, count, palette, pc, fast, bytes, kernel, &err) != CNA_OK)
         fail_msg("fast path failed: %s", err.message);
 }
 
 static void fast_path_agrees_with_reference_on_random_data(void **state)
 {
-    (void)state;
+    const int kernel = kernel_of(state);
     enum { N = 997, PALETTE = 40 };
     cna_skinning_layout layouts[7];
     const uint32_t strides[5] = {52, 56, 68, 76, 80};
@@ -440,20 +483,24 @@ static void fast_path_agrees_with_reference_on_random_data(void **state)
     layouts[6] = (cna_skinning_layout){48, 0, 12, -1, 24, 28};
     static unsigned char in[N * 80], ref[N * 80], fast[N * 80];
     cna_mat4 palette[PALETTE];
+    double largest = 0;
     for (int li = 0; li < 7; li++)
-        for (int simd = 0; simd < 2; simd++) {
+        for (int rep = 0; rep < 2; rep++) {
             random_palette(palette, PALETTE);
             random_vertices(&layouts[li], in, N, PALETTE);
-            fast_and_reference(&layouts[li], in, N, palette, PALETTE, ref, fast, simd != 0);
+            fast_and_reference(&layouts[li], in, N, palette, PALETTE, ref, fast, kernel);
             const double worst =
                 check_fast_against_reference(&layouts[li], in, N, palette, ref, fast);
             assert_true(worst <= 1.0);
+            largest = fmax(largest, worst);
         }
+    print_message("kernel %s: largest error %.3f of the bound\n",
+                  cna__skin_fast_kernel_name(kernel), largest);
 }
 
 static void fast_path_agrees_with_reference_on_robot_parts(void **state)
 {
-    (void)state;
+    const int kernel = kernel_of(state);
     char path[512];
     cna_model *m = NULL;
     cna_error err;
@@ -474,10 +521,10 @@ static void fast_path_agrees_with_reference_on_robot_parts(void **state)
             unsigned char *ref = malloc(bytes), *fast = malloc(bytes);
             assert_non_null(ref);
             assert_non_null(fast);
-            for (int simd = 0; simd < 2; simd++) {
+            for (int rep = 0; rep < 2; rep++) {
                 random_palette(palette, 256);
                 fast_and_reference(&l, part->vertices, part->vertex_count, palette, 256, ref,
-                                   fast, simd != 0);
+                                   fast, kernel);
                 assert_true(check_fast_against_reference(&l, part->vertices, part->vertex_count,
                                                          palette, ref, fast) <= 1.0);
             }
@@ -491,7 +538,7 @@ static void fast_path_agrees_with_reference_on_robot_parts(void **state)
 
 static void fast_path_refuses_exactly_as_the_reference(void **state)
 {
-    (void)state;
+    const int kernel = kernel_of(state);
     const vtx v[2] = {{{1, 2, 3}, {0, 0, 1}, {0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}},
                       {{1, 2, 3}, {0, 0, 1}, {0, 0}, {0, 0, 0, 0}, {0, 0, 2, 0}, {0, 0, 0, 1}}};
     unsigned char in[104], out[104];
@@ -525,14 +572,14 @@ static void fast_path_refuses_exactly_as_the_reference(void **state)
         {&l, in, 1, palette, 2, NULL, 52},           {&l, in, SIZE_MAX, palette, 2, out, 52},
     };
     for (size_t c = 0; c < sizeof calls / sizeof calls[0]; c++)
-        for (int simd = 0; simd < 2; simd++) {
+        for (int rep = 0; rep < 2; rep++) {
             const call *k = &calls[c];
             cna_error e_ref, e_fast;
             memset(out, 0xAB, sizeof out);
             const cna_result r_ref = cna_skin_vertices(k->l, k->in, k->count, k->palette, k->pc,
                                                        k->out, k->size, &e_ref);
             const cna_result r_fast = cna__skin_vertices_fast_path(
-                k->l, k->in, k->count, k->palette, k->pc, k->out, k->size, simd != 0, &e_fast);
+                k->l, k->in, k->count, k->palette, k->pc, k->out, k->size, kernel, &e_fast);
             assert_int_equal(r_ref, CNA_ERROR_INVALID_ARGUMENT);
             assert_int_equal(r_fast, r_ref);
             assert_string_equal(e_fast.message, e_ref.message);
@@ -548,7 +595,7 @@ static void fast_path_refuses_exactly_as_the_reference(void **state)
 
 static void fast_path_zero_weight_influence_never_reads_its_matrix(void **state)
 {
-    (void)state;
+    const int kernel = kernel_of(state);
     const vtx v[2] = {{{1, 2, 3}, {0, 0, 1}, {0, 0}, {0, 0, 0, 0}, {0, 1, 1, 1}, {1, 0, 0, 0}},
                       {{4, 5, 6}, {0, 1, 0}, {0, 0}, {0, 0, 0, 0}, {1, 1, 0, 1}, {0, 0, 1, 0}}};
     unsigned char in[104], out[104];
@@ -558,10 +605,10 @@ static void fast_path_zero_weight_influence_never_reads_its_matrix(void **state)
     for (int i = 0; i < 16; i++) palette[1].m[i] = NAN;
     cna_skinning_layout l;
     cna_skinning_layout_canonical(52, &l, NULL);
-    for (int simd = 0; simd < 2; simd++) {
+    for (int rep = 0; rep < 2; rep++) {
         memset(out, 0, sizeof out);
         assert_int_equal(
-            cna__skin_vertices_fast_path(&l, in, 2, palette, 2, out, sizeof out, simd != 0, NULL),
+            cna__skin_vertices_fast_path(&l, in, 2, palette, 2, out, sizeof out, kernel, NULL),
             CNA_OK);
         assert_memory_equal(out, in, sizeof in);
     }
@@ -569,7 +616,7 @@ static void fast_path_zero_weight_influence_never_reads_its_matrix(void **state)
 
 static void fast_path_identity_and_translation_are_exact(void **state)
 {
-    (void)state;
+    const int kernel = kernel_of(state);
     /* one influence of weight 1: B = M exactly, so p' = M·p as the reference */
     const vtx v[2] = {{{1.5f, -2.25f, 3.0f}, {0, 0, 1}, {0.25f, 0.75f}, {1, 0, 0, -1},
                        {0, 0, 0, 0}, {1, 0, 0, 0}},
@@ -581,9 +628,9 @@ static void fast_path_identity_and_translation_are_exact(void **state)
     translation(&palette[1], 10, 20, 30);
     cna_skinning_layout l;
     cna_skinning_layout_canonical(68, &l, NULL);
-    for (int simd = 0; simd < 2; simd++) {
+    for (int rep = 0; rep < 2; rep++) {
         assert_int_equal(
-            cna__skin_vertices_fast_path(&l, in, 2, palette, 2, out, sizeof out, simd != 0, NULL),
+            cna__skin_vertices_fast_path(&l, in, 2, palette, 2, out, sizeof out, kernel, NULL),
             CNA_OK);
         assert_memory_equal(out, in, 68);
         assert_float_exact(mesh_get_float(out, 68), 11.0f);
@@ -591,6 +638,174 @@ static void fast_path_identity_and_translation_are_exact(void **state)
         assert_float_exact(mesh_get_float(out, 76), 33.0f);
         assert_memory_equal(out + 80, in + 80, 68 - 12);
     }
+}
+
+/* Directions whose squared length is 0, subnormal, overflowing or near
+ * FLT_MAX, alone and beside ordinary ones (the SIMD kernels normalise two
+ * at a time): with one influence of weight 1 on an identity matrix the
+ * blended direction is the input exactly, so the degenerate ones are
+ * written as the reference writes them, bit for bit, and the others within
+ * 1e-6 of it. */
+static void fast_path_degenerate_directions_as_the_reference(void **state)
+{
+    const int kernel = kernel_of(state);
+    enum { N = 11 };
+    const float normals[N][3] = {
+        {0, 0, 1},     {0, 0, 0},     {1e30f, 0, 0},  {1e-20f, 0, 0}, {1e19f, 1e19f, 0},
+        {0, 3, 4},     {-1e-22f, 0, 0}, {0, -1e20f, 0}, {0, 0, 0},     {1e-19f, 1e-19f, 0},
+        {2, 0, 0},
+    };
+    const bool exact[N] = {false, true, true, true, false, false, true, true, true, true, false};
+    vtx v[N];
+    memset(v, 0, sizeof v);
+    for (int i = 0; i < N; i++) {
+        v[i].p[0] = (float)i;
+        memcpy(v[i].n, normals[i], sizeof v[i].n);
+        memcpy(v[i].t, normals[N - 1 - i], sizeof v[i].n);
+        v[i].t[3] = 1.0f;
+        v[i].w[0] = 1.0f;
+    }
+    cna_mat4 palette[1];
+    identity(&palette[0]);
+    const uint32_t strides[2] = {52, 68};
+    for (int si = 0; si < 2; si++) {
+        cna_skinning_layout l;
+        cna_skinning_layout_canonical(strides[si], &l, NULL);
+        unsigned char in[N * 68], ref[N * 68], out[N * 68];
+        pack(in, v, N, strides[si]);
+        for (size_t count = 1; count <= N; count++) {
+            const size_t bytes = count * l.stride;
+            skin_ok(&l, in, count, palette, 1, ref, bytes);
+            assert_int_equal(cna__skin_vertices_fast_path(&l, in, count, palette, 1, out, bytes,
+                                                          kernel, NULL),
+                             CNA_OK);
+            for (size_t i = 0; i < count; i++) {
+                const unsigned char *r = ref + i * l.stride, *f = out + i * l.stride;
+                assert_memory_equal(f, r, 12); /* position: B = I exactly */
+                const int32_t offs[2] = {l.normal_offset, l.tangent_offset};
+                const bool ex[2] = {exact[i], exact[N - 1 - i]};
+                for (int s = 0; s < 2; s++) {
+                    if (offs[s] < 0) continue;
+                    if (ex[s]) {
+                        assert_memory_equal(f + offs[s], r + offs[s], 12);
+                        continue;
+                    }
+                    for (int c = 0; c < 3; c++) {
+                        const float a = mesh_get_float(f, (size_t)offs[s] + 4 * (size_t)c);
+                        const float b = mesh_get_float(r, (size_t)offs[s] + 4 * (size_t)c);
+                        assert_true(fabsf(a - b) <= 1e-6f);
+                    }
+                }
+                /* the rest (tangent xyz excepted) copied */
+                assert_memory_equal(f + 24, r + 24, l.tangent_offset < 0 ? l.stride - 24 : 8);
+                if (l.tangent_offset >= 0) assert_memory_equal(f + 44, r + 44, l.stride - 44);
+            }
+        }
+    }
+}
+
+/* Palette entries past the largest joint index are never read: a NaN there
+ * changes no byte of the result (the SIMD kernels test only the entries the
+ * joints can name before taking their fastest loops). */
+static void fast_path_ignores_palette_entries_no_joint_names(void **state)
+{
+    const int kernel = kernel_of(state);
+    enum { N = 37, USED = 5, PALETTE = 9 };
+    cna_skinning_layout l;
+    cna_skinning_layout_canonical(52, &l, NULL);
+    static unsigned char in[N * 52], a[N * 52], b[N * 52];
+    cna_mat4 palette[PALETTE];
+    random_palette(palette, PALETTE);
+    random_vertices(&l, in, N, USED);
+    assert_int_equal(
+        cna__skin_vertices_fast_path(&l, in, N, palette, PALETTE, a, sizeof a, kernel, NULL),
+        CNA_OK);
+    for (int i = USED; i < PALETTE; i++)
+        for (int k = 0; k < 16; k++) palette[i].m[k] = NAN;
+    assert_int_equal(
+        cna__skin_vertices_fast_path(&l, in, N, palette, PALETTE, b, sizeof b, kernel, NULL),
+        CNA_OK);
+    assert_memory_equal(a, b, sizeof a);
+}
+
+/* Every vertex count from 1 to 9 (the kernels' pairs and single tails), every
+ * canonical layout and two others, exactly 1, 2, 3 and 4 influences, input
+ * and output at odd addresses, the palette off its usual alignment: within
+ * the bound, and not one byte written outside out's vertex_count * stride
+ * (wide stores and copies). */
+static void fast_path_tails_influence_counts_and_alignment(void **state)
+{
+    const int kernel = kernel_of(state);
+    enum { MAXN = 9, PALETTE = 12, GUARD = 64 };
+    cna_skinning_layout layouts[7];
+    const uint32_t strides[5] = {52, 56, 68, 76, 80};
+    for (int i = 0; i < 5; i++) cna_skinning_layout_canonical(strides[i], &layouts[i], NULL);
+    layouts[5] = (cna_skinning_layout){44, 32, -1, 16, 0, 4};
+    layouts[6] = (cna_skinning_layout){48, 0, 12, -1, 24, 28};
+    static unsigned char in_buf[MAXN * 80 + 8], ref[MAXN * 80], out_buf[MAXN * 80 + GUARD + 8];
+    static _Alignas(64) unsigned char pal_buf[PALETTE * sizeof(cna_mat4) + 16];
+    for (int li = 0; li < 7; li++)
+        for (int k = 1; k <= 4; k++)
+            for (size_t n = 1; n <= MAXN; n++) {
+                const size_t shift = (size_t)(li + k + (int)n) % 4; /* 0..3 bytes off */
+                const cna_skinning_layout *l = &layouts[li];
+                const size_t bytes = n * l->stride;
+                unsigned char *in = in_buf + shift, *out = out_buf + 3 - shift;
+                cna_mat4 palette[PALETTE];
+                random_palette(palette, PALETTE);
+                /* the palette at 4, 8 or 12 bytes past a 64-byte boundary, or on it
+                 * (a cna_mat4 needs only float alignment) */
+                unsigned char *pal = pal_buf + 4 * shift;
+                memcpy(pal, palette, sizeof palette);
+                random_vertices_k(l, in, n, PALETTE, k);
+                memset(out_buf, 0x5A, sizeof out_buf);
+                skin_ok(l, in, n, palette, PALETTE, ref, bytes);
+                cna_error err;
+                if (cna__skin_vertices_fast_path(l, in, n, (const cna_mat4 *)(const void *)pal,
+                                                 PALETTE, out, bytes, kernel, &err) != CNA_OK)
+                    fail_msg("fast path failed: %s", err.message);
+                assert_true(check_fast_against_reference(l, in, n, palette, ref, out) <= 1.0);
+                for (size_t b = 0; b < (size_t)(out - out_buf); b++)
+                    assert_int_equal(out_buf[b], 0x5A);
+                for (size_t b = bytes; b < bytes + GUARD; b++) assert_int_equal(out[b], 0x5A);
+            }
+}
+
+/* cna_skin_vertices_fast runs the best kernel this build and CPU have
+ * (AVX2 + FMA, then SSE2, then scalar), bit for bit; an unknown or
+ * unsupported kernel number is refused by the hook. */
+static void fast_path_dispatches_to_the_best_supported_kernel(void **state)
+{
+    (void)state;
+    int best = 0;
+    for (int k = 0; k < 3; k++)
+        if (cna__skin_fast_kernel_supported(k)) best = k;
+    assert_true(cna__skin_fast_kernel_supported(0));
+    assert_int_equal(cna__skin_fast_kernel(), best);
+    assert_string_equal(cna__skin_fast_kernel_name(0), "scalar");
+    assert_string_equal(cna__skin_fast_kernel_name(1), "SSE2");
+    assert_string_equal(cna__skin_fast_kernel_name(2), "AVX2+FMA");
+    assert_null(cna__skin_fast_kernel_name(3));
+    print_message("fast path kernel here: %s\n", cna__skin_fast_kernel_name(best));
+    enum { N = 101, PALETTE = 30 };
+    cna_skinning_layout l;
+    cna_skinning_layout_canonical(52, &l, NULL);
+    static unsigned char in[N * 52], a[N * 52], b[N * 52];
+    cna_mat4 palette[PALETTE];
+    random_palette(palette, PALETTE);
+    random_vertices(&l, in, N, PALETTE);
+    assert_int_equal(cna_skin_vertices_fast(&l, in, N, palette, PALETTE, a, sizeof a, NULL),
+                     CNA_OK);
+    assert_int_equal(
+        cna__skin_vertices_fast_path(&l, in, N, palette, PALETTE, b, sizeof b, best, NULL), CNA_OK);
+    assert_memory_equal(a, b, sizeof a);
+    cna_error err;
+    memset(b, 0xAB, sizeof b);
+    assert_int_equal(
+        cna__skin_vertices_fast_path(&l, in, N, palette, PALETTE, b, sizeof b, 3, &err),
+        CNA_ERROR_UNSUPPORTED);
+    assert_string_equal(err.message, "kernel: 3 is not supported by this build or CPU");
+    for (size_t i = 0; i < sizeof b; i++) assert_int_equal(b[i], 0xAB);
 }
 
 int main(void)
@@ -607,11 +822,15 @@ int main(void)
         cmocka_unit_test(positions_only_equal_the_full_skin),
         cmocka_unit_test(palette_index_out_of_range_is_refused_naming_vertex_and_influence),
         cmocka_unit_test(bad_layouts_and_buffers_are_refused),
-        cmocka_unit_test(fast_path_agrees_with_reference_on_random_data),
-        cmocka_unit_test(fast_path_agrees_with_reference_on_robot_parts),
-        cmocka_unit_test(fast_path_refuses_exactly_as_the_reference),
-        cmocka_unit_test(fast_path_zero_weight_influence_never_reads_its_matrix),
-        cmocka_unit_test(fast_path_identity_and_translation_are_exact),
+        KERNEL_TESTS(fast_path_agrees_with_reference_on_random_data),
+        KERNEL_TESTS(fast_path_agrees_with_reference_on_robot_parts),
+        KERNEL_TESTS(fast_path_refuses_exactly_as_the_reference),
+        KERNEL_TESTS(fast_path_zero_weight_influence_never_reads_its_matrix),
+        KERNEL_TESTS(fast_path_identity_and_translation_are_exact),
+        KERNEL_TESTS(fast_path_tails_influence_counts_and_alignment),
+        KERNEL_TESTS(fast_path_degenerate_directions_as_the_reference),
+        KERNEL_TESTS(fast_path_ignores_palette_entries_no_joint_names),
+        cmocka_unit_test(fast_path_dispatches_to_the_best_supported_kernel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
