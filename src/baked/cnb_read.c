@@ -60,10 +60,14 @@ typedef struct reader {
     cna_morph_weight_track *wtracks;
     cna_morph_target *targets;
     cna_morph_target_data *morphs;
-    /* Per 16-byte slot of DATA: how many keys of an array starting there were
-     * checked (skins instanced by several nodes share their clips' keys, and a
-     * prefix of a checked array is valid). Scratch, freed after the load. */
-    uint32_t *keys_checked;
+    /* Key arrays already checked, by their 16-byte slot in DATA: how many keys
+     * of an array starting there were checked (skins instanced by several
+     * nodes share their clips' keys, and a prefix of a checked array is
+     * valid). An open-addressing table of keys_mask + 1 entries, each the
+     * slot + 1 (0: empty) and the count. Scratch, freed after the load; NULL
+     * when DATA is too large for 32-bit slots (then every track is checked). */
+    uint32_t (*keys_checked)[2];
+    size_t keys_mask;
 } reader;
 
 typedef struct cursor {
@@ -317,13 +321,31 @@ static void read_tracks(reader *rd)
 {
     size_t n = rd->s[CNA__CNB_TRACKS].count;
     rd->tracks = (cna_bone_track *)arena_array(rd, n, sizeof(cna_bone_track));
-    for (size_t i = 0; i < n && !rd->r; i++) {
+    if (!rd->tracks) return;
+    const section *d = &rd->s[CNA__CNB_DATA];
+    const unsigned char *rec = rd->s[CNA__CNB_TRACKS].p;
+    for (size_t i = 0; i < n && !rd->r; i++, rec += cna__cnb_record_size[CNA__CNB_TRACKS]) {
+        cna_bone_track *t = &rd->tracks[i];
+        /* The common case checked inline (what g_ref_any accepts: a whole number
+         * of keys, NULL only when empty, 16-byte aligned inside DATA); anything
+         * else goes through g_ref_any for its message. */
+        int32_t bone;
+        uint64_t off, bytes;
+        memcpy(&bone, rec, 4);
+        memcpy(&off, rec + 8, 8);
+        memcpy(&bytes, rec + 16, 8);
+        t->bone = bone;
+        if (bytes % sizeof(cna_keyframe) == 0 &&
+            (off == CNA__CNB_NULL_REF ? bytes == 0
+                                      : off % CNA__CNB_ALIGN == 0 && off <= d->size && bytes <= d->size - off)) {
+            t->keys = off == CNA__CNB_NULL_REF ? NULL : (const cna_keyframe *)(d->p + off);
+            t->key_count = (size_t)(bytes / sizeof(cna_keyframe));
+            continue;
+        }
         cursor c = record(rd, CNA__CNB_TRACKS, i);
         char where[48];
         label(where, "tracks", i);
-        cna_bone_track *t = &rd->tracks[i];
-        t->bone = g_i32(&c);
-        g_u32(&c);
+        c.at = 8;
         t->keys = (const cna_keyframe *)g_ref_any(rd, &c, where, "keys", sizeof(cna_keyframe),
                                                   &t->key_count, true);
     }
@@ -541,15 +563,46 @@ static void read_bones(reader *rd)
 
 /* ------------------------------------------------------------------ skins */
 
-/* true when the 10 floats of a key (translation, rotation, scale) are finite:
- * no exponent field is all ones. */
-static bool key_finite(const cna_keyframe *key)
+/* true when the keys' times are >= 0 and non-decreasing and their 10 floats
+ * (translation, rotation, scale) finite: no exponent field all ones. Checked
+ * in bulk, two floats per 64-bit word, without a branch per key: adding 1 to
+ * an exponent field of all ones (and only then) carries into the float's
+ * sign bit, and a half never carries into the other. */
+static bool keys_ok(const cna_keyframe *keys, size_t n)
 {
-    uint32_t bits[10];
-    memcpy(bits, &key->translation, sizeof bits);
-    uint32_t bad = 0;
-    for (int i = 0; i < 10; i++) bad |= (uint32_t)((bits[i] & 0x7f800000u) == 0x7f800000u);
-    return bad == 0;
+    const uint64_t exponents = 0x7f8000007f800000ULL, one = 0x0080000000800000ULL;
+    const unsigned char *p = (const unsigned char *)keys;
+    int64_t last = 0;
+    uint64_t bad = 0, decreasing = 0;
+    for (size_t k = 0; k < n; k++, p += sizeof(cna_keyframe)) {
+        int64_t ticks;
+        uint64_t w[5];
+        memcpy(&ticks, p, 8);
+        memcpy(w, p + 8, sizeof w);
+        decreasing |= (uint64_t)(ticks < last);
+        last = ticks;
+        bad |= ((w[0] & exponents) + one) | ((w[1] & exponents) + one) | ((w[2] & exponents) + one) |
+               ((w[3] & exponents) + one) | ((w[4] & exponents) + one);
+    }
+    return decreasing == 0 && (bad & 0x8000000080000000ULL) == 0;
+}
+
+/* The first key of `keys` that keys_ok rejects (n when none). */
+static size_t first_bad_key(const cna_keyframe *keys, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!keys_ok(&keys[k], 1) || (k > 0 && keys[k].ticks < keys[k - 1].ticks)) return k;
+    return n;
+}
+
+/* The memo entry of a key array at `slot` of DATA (an empty one, slot 0,
+ * where it was never checked). */
+static uint32_t *keys_memo(reader *rd, size_t slot)
+{
+    const uint32_t key = (uint32_t)slot + 1;
+    size_t h = (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ULL) >> 32) & rd->keys_mask;
+    while (rd->keys_checked[h][0] != 0 && rd->keys_checked[h][0] != key) h = (h + 1) & rd->keys_mask;
+    return rd->keys_checked[h];
 }
 
 /* CLIPS[index] has `target` and, per track, a bone below `bones` (skeletal
@@ -571,24 +624,21 @@ static bool clip_ok(reader *rd, size_t index, cna_clip_target target, size_t bon
                  (int)tr->bone, bones - 1);
             return false;
         }
-        size_t slot = 0;
-        if (tr->key_count > 0 && rd->keys_checked) {
-            slot = (size_t)((const unsigned char *)tr->keys - rd->s[CNA__CNB_DATA].p) / CNA__CNB_ALIGN;
-            if (rd->keys_checked[slot] >= tr->key_count) continue;
+        if (tr->key_count == 0) continue;
+        uint32_t *memo = NULL;
+        if (rd->keys_checked) {
+            size_t slot = (size_t)((const unsigned char *)tr->keys - rd->s[CNA__CNB_DATA].p) / CNA__CNB_ALIGN;
+            memo = keys_memo(rd, slot);
+            if (memo[0] != 0 && memo[1] >= tr->key_count) continue;
+            memo[0] = (uint32_t)slot + 1;
         }
-        int64_t last = 0;
-        for (size_t k = 0; k < tr->key_count; k++) {
-            const cna_keyframe *key = &tr->keys[k];
-            if (key->ticks < last || !key_finite(key)) {
-                fail(rd, CNA_ERROR_INVALID_DATA,
-                     "clips[%zu].tracks[%zu].keys[%zu]: a negative or decreasing time, or a value that is "
-                     "not finite", index, t, k);
-                return false;
-            }
-            last = key->ticks;
+        if (!keys_ok(tr->keys, tr->key_count)) {
+            fail(rd, CNA_ERROR_INVALID_DATA,
+                 "clips[%zu].tracks[%zu].keys[%zu]: a negative or decreasing time, or a value that is "
+                 "not finite", index, t, first_bad_key(tr->keys, tr->key_count));
+            return false;
         }
-        if (tr->key_count > 0 && rd->keys_checked)
-            rd->keys_checked[slot] = tr->key_count > UINT32_MAX ? UINT32_MAX : (uint32_t)tr->key_count;
+        if (memo) memo[1] = tr->key_count > UINT32_MAX ? UINT32_MAX : (uint32_t)tr->key_count;
     }
     return true;
 }
@@ -1016,9 +1066,14 @@ static cna_result load(reader *rd)
 {
     if (check_header(rd)) return rd->r;
     cna_allocator alloc = rd->model->allocator;
-    size_t slots = rd->s[CNA__CNB_DATA].size / CNA__CNB_ALIGN + 1;
-    rd->keys_checked = (uint32_t *)cna__calloc(&alloc, slots, sizeof(uint32_t));
-    if (!rd->keys_checked) return oom(rd);
+    const size_t tracks = rd->s[CNA__CNB_TRACKS].count;
+    if (rd->s[CNA__CNB_DATA].size / CNA__CNB_ALIGN < UINT32_MAX - 1 && tracks < ((size_t)1 << 30)) {
+        size_t entries = 16;
+        while (entries <= tracks) entries *= 2; /* never full: at most one entry per track */
+        rd->keys_checked = (uint32_t(*)[2])cna__calloc(&alloc, entries, sizeof *rd->keys_checked);
+        if (!rd->keys_checked) return oom(rd);
+        rd->keys_mask = entries - 1;
+    }
     cna_result r = load_checked(rd);
     cna__free(&alloc, rd->keys_checked);
     rd->keys_checked = NULL;
@@ -1063,7 +1118,8 @@ static cna_result begin(const cna_cnb_load_options *opts, size_t size, reader *r
     rd->model = cna__model_new(opts ? &opts->allocator : NULL, opts ? opts->device : NULL);
     if (!rd->model) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "cnb: out of memory");
     rd->arena = &rd->model->arena;
-    rd->file = (const unsigned char *)cna__arena_alloc(rd->arena, size ? size : 1);
+    /* Not zeroed: the caller overwrites all of it (or fails the load). */
+    rd->file = (const unsigned char *)cna__arena_alloc_uninit(rd->arena, size ? size : 1);
     rd->total = size;
     if (!rd->file) {
         cna_model_free(&rd->model->pub);
