@@ -320,12 +320,18 @@ static cna_result check_header(reader *rd)
 static void read_tracks(reader *rd)
 {
     size_t n = rd->s[CNA__CNB_TRACKS].count;
-    rd->tracks = (cna_bone_track *)arena_array(rd, n, sizeof(cna_bone_track));
-    if (!rd->tracks) return;
+    /* Not zeroed as a whole: each record zeroes its own struct below. */
+    size_t bytes_total;
+    if (!cna__mul_size(n ? n : 1, sizeof(cna_bone_track), &bytes_total) ||
+        !(rd->tracks = (cna_bone_track *)cna__arena_alloc_uninit(rd->arena, bytes_total))) {
+        oom(rd);
+        return;
+    }
     const section *d = &rd->s[CNA__CNB_DATA];
     const unsigned char *rec = rd->s[CNA__CNB_TRACKS].p;
     for (size_t i = 0; i < n && !rd->r; i++, rec += cna__cnb_record_size[CNA__CNB_TRACKS]) {
         cna_bone_track *t = &rd->tracks[i];
+        memset(t, 0, sizeof *t);
         /* The common case checked inline (what g_ref_any accepts: a whole number
          * of keys, NULL only when empty, 16-byte aligned inside DATA); anything
          * else goes through g_ref_any for its message. */
@@ -576,13 +582,17 @@ static bool keys_ok(const cna_keyframe *keys, size_t n)
     uint64_t bad = 0, decreasing = 0;
     for (size_t k = 0; k < n; k++, p += sizeof(cna_keyframe)) {
         int64_t ticks;
-        uint64_t w[5];
+        uint64_t w0, w1, w2, w3, w4;
         memcpy(&ticks, p, 8);
-        memcpy(w, p + 8, sizeof w);
+        memcpy(&w0, p + 8, 8);
+        memcpy(&w1, p + 16, 8);
+        memcpy(&w2, p + 24, 8);
+        memcpy(&w3, p + 32, 8);
+        memcpy(&w4, p + 40, 8);
         decreasing |= (uint64_t)(ticks < last);
         last = ticks;
-        bad |= ((w[0] & exponents) + one) | ((w[1] & exponents) + one) | ((w[2] & exponents) + one) |
-               ((w[3] & exponents) + one) | ((w[4] & exponents) + one);
+        bad |= ((w0 & exponents) + one) | ((w1 & exponents) + one) | ((w2 & exponents) + one) |
+               ((w3 & exponents) + one) | ((w4 & exponents) + one);
     }
     return decreasing == 0 && (bad & 0x8000000080000000ULL) == 0;
 }
@@ -595,14 +605,16 @@ static size_t first_bad_key(const cna_keyframe *keys, size_t n)
     return n;
 }
 
-/* The memo entry of a key array at `slot` of DATA (an empty one, slot 0,
- * where it was never checked). */
+/* The memo entry of a key array at `slot` of DATA: its own, an empty one
+ * (slot 0) where it was never checked, or NULL when the few entries probed
+ * are taken by other arrays (then the keys are checked without a memo). */
 static uint32_t *keys_memo(reader *rd, size_t slot)
 {
     const uint32_t key = (uint32_t)slot + 1;
-    size_t h = (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ULL) >> 32) & rd->keys_mask;
-    while (rd->keys_checked[h][0] != 0 && rd->keys_checked[h][0] != key) h = (h + 1) & rd->keys_mask;
-    return rd->keys_checked[h];
+    size_t h = (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ULL) >> 40) & rd->keys_mask;
+    for (int probe = 0; probe < 16; probe++, h = (h + 1) & rd->keys_mask)
+        if (rd->keys_checked[h][0] == 0 || rd->keys_checked[h][0] == key) return rd->keys_checked[h];
+    return NULL;
 }
 
 /* CLIPS[index] has `target` and, per track, a bone below `bones` (skeletal
@@ -629,8 +641,8 @@ static bool clip_ok(reader *rd, size_t index, cna_clip_target target, size_t bon
         if (rd->keys_checked) {
             size_t slot = (size_t)((const unsigned char *)tr->keys - rd->s[CNA__CNB_DATA].p) / CNA__CNB_ALIGN;
             memo = keys_memo(rd, slot);
-            if (memo[0] != 0 && memo[1] >= tr->key_count) continue;
-            memo[0] = (uint32_t)slot + 1;
+            if (memo && memo[0] != 0 && memo[1] >= tr->key_count) continue;
+            if (memo) memo[0] = (uint32_t)slot + 1;
         }
         if (!keys_ok(tr->keys, tr->key_count)) {
             fail(rd, CNA_ERROR_INVALID_DATA,
@@ -771,7 +783,10 @@ static void read_part(reader *rd, size_t index, cna_model_part *part)
     uint64_t icount = g_u64(&c);
     part->indices = (const uint32_t *)g_ref(rd, &ic, where, "indices", sizeof(uint32_t), icount, icount == 0);
     part->index_count = (size_t)icount;
-    for (size_t i = 0; part->indices && i < part->index_count && !rd->r; i++)
+    uint32_t top = 0; /* the largest index; the loop below finds the first bad one */
+    for (size_t i = 0; part->indices && i < part->index_count; i++)
+        top = part->indices[i] > top ? part->indices[i] : top;
+    for (size_t i = 0; part->indices && top >= part->vertex_count && i < part->index_count && !rd->r; i++)
         if (part->indices[i] >= part->vertex_count)
             fail(rd, CNA_ERROR_INVALID_DATA, "%s.indices[%zu]: %u is not below vertex_count %zu", where, i,
                  (unsigned)part->indices[i], part->vertex_count);
@@ -809,6 +824,28 @@ static void read_part(reader *rd, size_t index, cna_model_part *part)
     (void)m;
 }
 
+/* true when the 4 joint bytes at v, v + stride, ... (n vertices) are all
+ * below `joints`. For 1..128 joints four bytes at a time: with the top bit
+ * of each byte set aside, adding 128 - joints sets it exactly when the byte
+ * is >= joints, and a byte never carries into the next. */
+static bool joints_below(const unsigned char *v, size_t n, size_t stride, size_t joints)
+{
+    if (joints >= 256) return true;
+    if (joints == 0 || joints > 128) {
+        for (size_t i = 0; i < n; i++, v += stride)
+            if (v[0] >= joints || v[1] >= joints || v[2] >= joints || v[3] >= joints) return false;
+        return true;
+    }
+    const uint32_t add = (uint32_t)(128 - joints) * 0x01010101u;
+    uint32_t bad = 0;
+    for (size_t i = 0; i < n; i++, v += stride) {
+        uint32_t x;
+        memcpy(&x, v, 4);
+        bad |= ((x & 0x7f7f7f7fu) + add) | x;
+    }
+    return (bad & 0x80808080u) == 0;
+}
+
 /* What the import guarantees between a part, its mesh's skin and its effect,
  * so that a renderer or a CPU skinning pass can rely on it: a skinned mesh's
  * parts have a skinned layout whose joint bytes are below the skin's joint
@@ -837,6 +874,7 @@ static void part_consistent(reader *rd, size_t index, const cna_model_mesh *mesh
     if (!skinned_layout || !part->vertices) return;
     const size_t joints = m->skins[mesh->skin].joint_count;
     const unsigned char *v = (const unsigned char *)part->vertices + layout.joints_offset;
+    if (joints_below(v, part->vertex_count, layout.stride, joints)) return;
     for (size_t i = 0; i < part->vertex_count; i++, v += layout.stride)
         for (int k = 0; k < 4; k++)
             if (v[k] >= joints) {
@@ -1068,8 +1106,8 @@ static cna_result load(reader *rd)
     cna_allocator alloc = rd->model->allocator;
     const size_t tracks = rd->s[CNA__CNB_TRACKS].count;
     if (rd->s[CNA__CNB_DATA].size / CNA__CNB_ALIGN < UINT32_MAX - 1 && tracks < ((size_t)1 << 30)) {
-        size_t entries = 16;
-        while (entries <= tracks) entries *= 2; /* never full: at most one entry per track */
+        size_t entries = 64;
+        while (entries < tracks / 2) entries *= 2;
         rd->keys_checked = (uint32_t(*)[2])cna__calloc(&alloc, entries, sizeof *rd->keys_checked);
         if (!rd->keys_checked) return oom(rd);
         rd->keys_mask = entries - 1;
