@@ -15,6 +15,9 @@
 #include <string.h>
 
 #include "baked/cnb_internal.h"
+#if CNA__CNB_SIMD
+#include <emmintrin.h>
+#endif
 #include "cna/baked.h"
 #include "cna/skinning.h"
 #include "model/model_internal.h"
@@ -574,7 +577,7 @@ static void read_bones(reader *rd)
  * in bulk, two floats per 64-bit word, without a branch per key: adding 1 to
  * an exponent field of all ones (and only then) carries into the float's
  * sign bit, and a half never carries into the other. */
-static bool keys_ok(const cna_keyframe *keys, size_t n)
+static bool keys_ok_scalar(const cna_keyframe *keys, size_t n)
 {
     const uint64_t exponents = 0x7f8000007f800000ULL, one = 0x0080000000800000ULL;
     const unsigned char *p = (const unsigned char *)keys;
@@ -597,11 +600,58 @@ static bool keys_ok(const cna_keyframe *keys, size_t n)
     return decreasing == 0 && (bad & 0x8000000080000000ULL) == 0;
 }
 
+#if CNA__CNB_SIMD
+/* keys_ok_scalar with SSE2: per key, three 16-byte loads whose 32-bit lanes
+ * are compared with an exponent of all ones (the ticks' lanes masked out);
+ * the same answer for every input. */
+static bool keys_ok_sse2(const cna_keyframe *keys, size_t n)
+{
+    const __m128i exponent = _mm_set1_epi32(0x7f800000);
+    const __m128i first = _mm_set_epi32(0x7f800000, 0x7f800000, 0, 0); /* bytes 8..15 only */
+    const unsigned char *p = (const unsigned char *)keys;
+    int64_t last = 0;
+    uint64_t decreasing = 0;
+    __m128i bad = _mm_setzero_si128();
+    for (size_t k = 0; k < n; k++, p += sizeof(cna_keyframe)) {
+        int64_t ticks;
+        memcpy(&ticks, p, 8);
+        decreasing |= (uint64_t)(ticks < last);
+        last = ticks;
+        const __m128i a = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)p), first);
+        const __m128i b = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)), exponent);
+        const __m128i c = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + 32)), exponent);
+        bad = _mm_or_si128(bad, _mm_or_si128(_mm_cmpeq_epi32(a, exponent),
+                                             _mm_or_si128(_mm_cmpeq_epi32(b, exponent), _mm_cmpeq_epi32(c, exponent))));
+    }
+    return decreasing == 0 && _mm_movemask_epi8(bad) == 0;
+}
+#endif
+
+static bool keys_ok(const cna_keyframe *keys, size_t n)
+{
+#if CNA__CNB_SIMD
+    return keys_ok_sse2(keys, n);
+#else
+    return keys_ok_scalar(keys, n);
+#endif
+}
+
+bool cna__cnb_keys_ok_path(const cna_keyframe *keys, size_t n, bool simd)
+{
+#if CNA__CNB_SIMD
+    if (simd) return keys_ok_sse2(keys, n);
+#endif
+    (void)simd;
+    return keys_ok_scalar(keys, n);
+}
+
+bool cna__cnb_keys_simd(void) { return CNA__CNB_SIMD != 0; }
+
 /* The first key of `keys` that keys_ok rejects (n when none). */
 static size_t first_bad_key(const cna_keyframe *keys, size_t n)
 {
     for (size_t k = 0; k < n; k++)
-        if (!keys_ok(&keys[k], 1) || (k > 0 && keys[k].ticks < keys[k - 1].ticks)) return k;
+        if (!keys_ok_scalar(&keys[k], 1) || (k > 0 && keys[k].ticks < keys[k - 1].ticks)) return k;
     return n;
 }
 
