@@ -705,6 +705,37 @@ static bool clip_ok(reader *rd, size_t index, cna_clip_target target, size_t bon
     return true;
 }
 
+/* true when the n matrices' floats are all finite (no exponent all ones),
+ * two floats per 64-bit word as in keys_ok_scalar. */
+static bool matrices_finite(const cna_mat4 *m, size_t n)
+{
+    const uint64_t exponents = 0x7f8000007f800000ULL, one = 0x0080000000800000ULL;
+    const unsigned char *p = (const unsigned char *)m;
+    uint64_t bad = 0;
+    for (size_t i = 0; i < n * 8; i++) {
+        uint64_t w;
+        memcpy(&w, p + 8 * i, 8);
+        bad |= (w & exponents) + one;
+    }
+    return (bad & 0x8000000080000000ULL) == 0;
+}
+
+/* true when cna_skinning_data_validate accepts d (a skeleton without clips)
+ * for certain: every rule it checks holds. false when one may not (then the
+ * validator runs and words the refusal). */
+static bool skeleton_quick_ok(const cna_skinning_data *d)
+{
+    if (d->bone_count < 0 || d->bone_count > CNA_MAX_BONE_COUNT || d->clips || d->clip_count) return false;
+    const size_t n = (size_t)d->bone_count;
+    if (d->hierarchy_count != n || d->bind_pose_count != n || d->inverse_bind_pose_count != n) return false;
+    if (n > 0 && (!d->hierarchy || !d->bind_pose || !d->inverse_bind_pose)) return false;
+    if (d->root_prefix_count != 0 && (d->root_prefix_count != n || !d->root_prefix)) return false;
+    for (size_t p = 0; p < n; p++)
+        if (d->hierarchy[p] >= (int32_t)p) return false;
+    return matrices_finite(d->bind_pose, n) && matrices_finite(d->inverse_bind_pose, n) &&
+           (d->root_prefix_count == 0 || matrices_finite(d->root_prefix, n));
+}
+
 static void read_skins(reader *rd, size_t mesh_count)
 {
     cna_model *m = &rd->model->pub;
@@ -777,7 +808,7 @@ static void read_skins(reader *rd, size_t mesh_count)
         skeleton.clips = NULL;
         skeleton.clip_count = 0;
         cna_error e;
-        if (cna_skinning_data_validate(&skeleton, &e) != CNA_OK) {
+        if (!skeleton_quick_ok(&skeleton) && cna_skinning_data_validate(&skeleton, &e) != CNA_OK) {
             fail(rd, CNA_ERROR_INVALID_DATA, "%s: %s", where, e.message);
             return;
         }

@@ -434,7 +434,7 @@ static void expect_refusal(unsigned char *bytes, size_t size, const char *want)
 
 static uint64_t u64_at(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-static void damaged_tracks_keys_and_joints_are_refused_with_their_record(void **state)
+static void damaged_tracks_keys_joints_and_skins_are_refused_with_their_record(void **state)
 {
     (void)state;
     cna_model *a = cnb_test_import(&cnb_corpus[7], CNA_CLIP_MODE_FAITHFUL);
@@ -516,6 +516,22 @@ static void damaged_tracks_keys_and_joints_are_refused_with_their_record(void **
     expect_refusal(bytes, size, want);
     bytes[data + vertices + stride + (size_t)layout.joints_offset + 2] = 255;
     snprintf(want, sizeof want, "cnb: parts[0].vertices[1]: joint 255 is not below the skin's %zu joints", joints);
+    expect_refusal(bytes, size, want);
+
+    /* skins[0]: a NaN in a bind-pose matrix, an inf in an inverse one, a parent not below its bone. */
+    memcpy(bytes, clean, size);
+    const uint32_t nan_bits = 0x7fc00000u, inf_bits = 0xff800000u;
+    memcpy(bytes + data + u64_at(clean + skins + 32) + 5 * 4, &nan_bits, 4);
+    expect_refusal(bytes, size, "cnb: skins[0]: bind_pose[0].m[5]: NaN is not finite");
+    memcpy(bytes, clean, size);
+    memcpy(bytes + data + u64_at(clean + skins + 48) + 64 * (joints - 1) + 15 * 4, &inf_bits, 4);
+    snprintf(want, sizeof want, "cnb: skins[0]: inverse_bind_pose[%zu].m[15]: -inf is not finite", joints - 1);
+    expect_refusal(bytes, size, want);
+    memcpy(bytes, clean, size);
+    const int32_t self = (int32_t)joints - 1;
+    memcpy(bytes + data + u64_at(clean + skins + 16) + 4 * (joints - 1), &self, 4);
+    snprintf(want, sizeof want, "cnb: skins[0]: hierarchy[%zu]: parent %zu is not below own index %zu", joints - 1,
+             joints - 1, joints - 1);
     expect_refusal(bytes, size, want);
 
     memcpy(bytes, clean, size); /* and the undamaged file loads */
@@ -851,7 +867,7 @@ int main(void)
         cmocka_unit_test(image_corruption_is_refused_cleanly),
         cmocka_unit_test(every_allocation_failure_is_clean),
         cmocka_unit_test(load_any_recognises_cnb_by_magic_and_gltf_otherwise),
-        cmocka_unit_test(damaged_tracks_keys_and_joints_are_refused_with_their_record),
+        cmocka_unit_test(damaged_tracks_keys_joints_and_skins_are_refused_with_their_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
