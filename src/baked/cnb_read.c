@@ -1237,13 +1237,16 @@ static cna_result begin(const cna_cnb_load_options *opts, size_t size, reader *r
     rd->model = cna__model_new(opts ? &opts->allocator : NULL, opts ? opts->device : NULL);
     if (!rd->model) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "cnb: out of memory");
     rd->arena = &rd->model->arena;
-    /* Not zeroed: the caller overwrites all of it (or fails the load). */
+    /* Not zeroed: the caller overwrites all of it (or fails the load); only
+     * the bytes after it, up to the arena's 16-byte rounding, are. */
     rd->file = (const unsigned char *)cna__arena_alloc_uninit(rd->arena, size ? size : 1);
     rd->total = size;
     if (!rd->file) {
         cna_model_free(&rd->model->pub);
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "cnb: out of memory (%zu bytes)", size);
     }
+    const size_t tail = size ? (CNA__CNB_ALIGN - size % CNA__CNB_ALIGN) % CNA__CNB_ALIGN : CNA__CNB_ALIGN;
+    memset((unsigned char *)rd->file + size, 0, tail);
     return CNA_OK;
 }
 

@@ -53,7 +53,10 @@ void *cna__arena_alloc_uninit(cna__arena *arena, size_t size)
 void *cna__arena_alloc(cna__arena *arena, size_t size)
 {
     void *p = cna__arena_alloc_uninit(arena, size);
-    if (p) memset(p, 0, size ? size : 1); /* the rounding's tail is never handed out */
+    if (p) { /* zeroed up to the rounded size (no overflow: p is not NULL) */
+        size_t rounded = (size + CNA__ARENA_ALIGN - 1) & ~(size_t)(CNA__ARENA_ALIGN - 1);
+        memset(p, 0, rounded ? rounded : CNA__ARENA_ALIGN);
+    }
     return p;
 }
 
