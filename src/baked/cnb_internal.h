@@ -6,6 +6,7 @@
 #ifndef CNA_BAKED_CNB_INTERNAL_H
 #define CNA_BAKED_CNB_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -127,5 +128,18 @@ static inline int cna__cnb_host_little_endian(void)
     const uint16_t one = 1;
     return *(const unsigned char *)&one == 1;
 }
+
+/* The reader's key checks (times >= 0 and non-decreasing, the 10 floats of
+ * each key finite) have an SSE2 path (CNA__CNB_SIMD: SSE2 and no
+ * CNA_NO_SIMD) and a scalar one; both give the same answer. For the tests:
+ * cna__cnb_keys_ok_path runs the SSE2 path when simd is true and the build
+ * has it (cna__cnb_keys_simd), the scalar path otherwise. */
+#if !defined(CNA_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64))
+#define CNA__CNB_SIMD 1
+#else
+#define CNA__CNB_SIMD 0
+#endif
+bool cna__cnb_keys_ok_path(const cna_keyframe *keys, size_t n, bool simd);
+bool cna__cnb_keys_simd(void);
 
 #endif

@@ -15,6 +15,9 @@
 #include <string.h>
 
 #include "baked/cnb_internal.h"
+#if CNA__CNB_SIMD
+#include <emmintrin.h>
+#endif
 #include "cna/baked.h"
 #include "cna/skinning.h"
 #include "model/model_internal.h"
@@ -60,10 +63,14 @@ typedef struct reader {
     cna_morph_weight_track *wtracks;
     cna_morph_target *targets;
     cna_morph_target_data *morphs;
-    /* Per 16-byte slot of DATA: how many keys of an array starting there were
-     * checked (skins instanced by several nodes share their clips' keys, and a
-     * prefix of a checked array is valid). Scratch, freed after the load. */
-    uint32_t *keys_checked;
+    /* Key arrays already checked, by their 16-byte slot in DATA: how many keys
+     * of an array starting there were checked (skins instanced by several
+     * nodes share their clips' keys, and a prefix of a checked array is
+     * valid). An open-addressing table of keys_mask + 1 entries, each the
+     * slot + 1 (0: empty) and the count. Scratch, freed after the load; NULL
+     * when DATA is too large for 32-bit slots (then every track is checked). */
+    uint32_t (*keys_checked)[2];
+    size_t keys_mask;
 } reader;
 
 typedef struct cursor {
@@ -316,14 +323,38 @@ static cna_result check_header(reader *rd)
 static void read_tracks(reader *rd)
 {
     size_t n = rd->s[CNA__CNB_TRACKS].count;
-    rd->tracks = (cna_bone_track *)arena_array(rd, n, sizeof(cna_bone_track));
-    for (size_t i = 0; i < n && !rd->r; i++) {
+    /* Not zeroed as a whole: each record zeroes its own struct below. */
+    size_t bytes_total;
+    if (!cna__mul_size(n ? n : 1, sizeof(cna_bone_track), &bytes_total) ||
+        !(rd->tracks = (cna_bone_track *)cna__arena_alloc_uninit(rd->arena, bytes_total))) {
+        oom(rd);
+        return;
+    }
+    const section *d = &rd->s[CNA__CNB_DATA];
+    const unsigned char *rec = rd->s[CNA__CNB_TRACKS].p;
+    for (size_t i = 0; i < n && !rd->r; i++, rec += cna__cnb_record_size[CNA__CNB_TRACKS]) {
+        cna_bone_track *t = &rd->tracks[i];
+        memset(t, 0, sizeof *t);
+        /* The common case checked inline (what g_ref_any accepts: a whole number
+         * of keys, NULL only when empty, 16-byte aligned inside DATA); anything
+         * else goes through g_ref_any for its message. */
+        int32_t bone;
+        uint64_t off, bytes;
+        memcpy(&bone, rec, 4);
+        memcpy(&off, rec + 8, 8);
+        memcpy(&bytes, rec + 16, 8);
+        t->bone = bone;
+        if (bytes % sizeof(cna_keyframe) == 0 &&
+            (off == CNA__CNB_NULL_REF ? bytes == 0
+                                      : off % CNA__CNB_ALIGN == 0 && off <= d->size && bytes <= d->size - off)) {
+            t->keys = off == CNA__CNB_NULL_REF ? NULL : (const cna_keyframe *)(d->p + off);
+            t->key_count = (size_t)(bytes / sizeof(cna_keyframe));
+            continue;
+        }
         cursor c = record(rd, CNA__CNB_TRACKS, i);
         char where[48];
         label(where, "tracks", i);
-        cna_bone_track *t = &rd->tracks[i];
-        t->bone = g_i32(&c);
-        g_u32(&c);
+        c.at = 8;
         t->keys = (const cna_keyframe *)g_ref_any(rd, &c, where, "keys", sizeof(cna_keyframe),
                                                   &t->key_count, true);
     }
@@ -541,15 +572,99 @@ static void read_bones(reader *rd)
 
 /* ------------------------------------------------------------------ skins */
 
-/* true when the 10 floats of a key (translation, rotation, scale) are finite:
- * no exponent field is all ones. */
-static bool key_finite(const cna_keyframe *key)
+/* true when the keys' times are >= 0 and non-decreasing and their 10 floats
+ * (translation, rotation, scale) finite: no exponent field all ones. Checked
+ * in bulk, two floats per 64-bit word, without a branch per key: adding 1 to
+ * an exponent field of all ones (and only then) carries into the float's
+ * sign bit, and a half never carries into the other. */
+static bool keys_ok_scalar(const cna_keyframe *keys, size_t n)
 {
-    uint32_t bits[10];
-    memcpy(bits, &key->translation, sizeof bits);
-    uint32_t bad = 0;
-    for (int i = 0; i < 10; i++) bad |= (uint32_t)((bits[i] & 0x7f800000u) == 0x7f800000u);
-    return bad == 0;
+    const uint64_t exponents = 0x7f8000007f800000ULL, one = 0x0080000000800000ULL;
+    const unsigned char *p = (const unsigned char *)keys;
+    int64_t last = 0;
+    uint64_t bad = 0, decreasing = 0;
+    for (size_t k = 0; k < n; k++, p += sizeof(cna_keyframe)) {
+        int64_t ticks;
+        uint64_t w0, w1, w2, w3, w4;
+        memcpy(&ticks, p, 8);
+        memcpy(&w0, p + 8, 8);
+        memcpy(&w1, p + 16, 8);
+        memcpy(&w2, p + 24, 8);
+        memcpy(&w3, p + 32, 8);
+        memcpy(&w4, p + 40, 8);
+        decreasing |= (uint64_t)(ticks < last);
+        last = ticks;
+        bad |= ((w0 & exponents) + one) | ((w1 & exponents) + one) | ((w2 & exponents) + one) |
+               ((w3 & exponents) + one) | ((w4 & exponents) + one);
+    }
+    return decreasing == 0 && (bad & 0x8000000080000000ULL) == 0;
+}
+
+#if CNA__CNB_SIMD
+/* keys_ok_scalar with SSE2: per key, three 16-byte loads whose 32-bit lanes
+ * are compared with an exponent of all ones (the ticks' lanes masked out);
+ * the same answer for every input. */
+static bool keys_ok_sse2(const cna_keyframe *keys, size_t n)
+{
+    const __m128i exponent = _mm_set1_epi32(0x7f800000);
+    const __m128i first = _mm_set_epi32(0x7f800000, 0x7f800000, 0, 0); /* bytes 8..15 only */
+    const unsigned char *p = (const unsigned char *)keys;
+    int64_t last = 0;
+    uint64_t decreasing = 0;
+    __m128i bad = _mm_setzero_si128();
+    for (size_t k = 0; k < n; k++, p += sizeof(cna_keyframe)) {
+        int64_t ticks;
+        memcpy(&ticks, p, 8);
+        decreasing |= (uint64_t)(ticks < last);
+        last = ticks;
+        const __m128i a = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)p), first);
+        const __m128i b = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)), exponent);
+        const __m128i c = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + 32)), exponent);
+        bad = _mm_or_si128(bad, _mm_or_si128(_mm_cmpeq_epi32(a, exponent),
+                                             _mm_or_si128(_mm_cmpeq_epi32(b, exponent), _mm_cmpeq_epi32(c, exponent))));
+    }
+    return decreasing == 0 && _mm_movemask_epi8(bad) == 0;
+}
+#endif
+
+static bool keys_ok(const cna_keyframe *keys, size_t n)
+{
+#if CNA__CNB_SIMD
+    return keys_ok_sse2(keys, n);
+#else
+    return keys_ok_scalar(keys, n);
+#endif
+}
+
+bool cna__cnb_keys_ok_path(const cna_keyframe *keys, size_t n, bool simd)
+{
+#if CNA__CNB_SIMD
+    if (simd) return keys_ok_sse2(keys, n);
+#endif
+    (void)simd;
+    return keys_ok_scalar(keys, n);
+}
+
+bool cna__cnb_keys_simd(void) { return CNA__CNB_SIMD != 0; }
+
+/* The first key of `keys` that keys_ok rejects (n when none). */
+static size_t first_bad_key(const cna_keyframe *keys, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!keys_ok_scalar(&keys[k], 1) || (k > 0 && keys[k].ticks < keys[k - 1].ticks)) return k;
+    return n;
+}
+
+/* The memo entry of a key array at `slot` of DATA: its own, an empty one
+ * (slot 0) where it was never checked, or NULL when the few entries probed
+ * are taken by other arrays (then the keys are checked without a memo). */
+static uint32_t *keys_memo(reader *rd, size_t slot)
+{
+    const uint32_t key = (uint32_t)slot + 1;
+    size_t h = (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ULL) >> 40) & rd->keys_mask;
+    for (int probe = 0; probe < 16; probe++, h = (h + 1) & rd->keys_mask)
+        if (rd->keys_checked[h][0] == 0 || rd->keys_checked[h][0] == key) return rd->keys_checked[h];
+    return NULL;
 }
 
 /* CLIPS[index] has `target` and, per track, a bone below `bones` (skeletal
@@ -571,26 +686,54 @@ static bool clip_ok(reader *rd, size_t index, cna_clip_target target, size_t bon
                  (int)tr->bone, bones - 1);
             return false;
         }
-        size_t slot = 0;
-        if (tr->key_count > 0 && rd->keys_checked) {
-            slot = (size_t)((const unsigned char *)tr->keys - rd->s[CNA__CNB_DATA].p) / CNA__CNB_ALIGN;
-            if (rd->keys_checked[slot] >= tr->key_count) continue;
+        if (tr->key_count == 0) continue;
+        uint32_t *memo = NULL;
+        if (rd->keys_checked) {
+            size_t slot = (size_t)((const unsigned char *)tr->keys - rd->s[CNA__CNB_DATA].p) / CNA__CNB_ALIGN;
+            memo = keys_memo(rd, slot);
+            if (memo && memo[0] != 0 && memo[1] >= tr->key_count) continue;
+            if (memo) memo[0] = (uint32_t)slot + 1;
         }
-        int64_t last = 0;
-        for (size_t k = 0; k < tr->key_count; k++) {
-            const cna_keyframe *key = &tr->keys[k];
-            if (key->ticks < last || !key_finite(key)) {
-                fail(rd, CNA_ERROR_INVALID_DATA,
-                     "clips[%zu].tracks[%zu].keys[%zu]: a negative or decreasing time, or a value that is "
-                     "not finite", index, t, k);
-                return false;
-            }
-            last = key->ticks;
+        if (!keys_ok(tr->keys, tr->key_count)) {
+            fail(rd, CNA_ERROR_INVALID_DATA,
+                 "clips[%zu].tracks[%zu].keys[%zu]: a negative or decreasing time, or a value that is "
+                 "not finite", index, t, first_bad_key(tr->keys, tr->key_count));
+            return false;
         }
-        if (tr->key_count > 0 && rd->keys_checked)
-            rd->keys_checked[slot] = tr->key_count > UINT32_MAX ? UINT32_MAX : (uint32_t)tr->key_count;
+        if (memo) memo[1] = tr->key_count > UINT32_MAX ? UINT32_MAX : (uint32_t)tr->key_count;
     }
     return true;
+}
+
+/* true when the n matrices' floats are all finite (no exponent all ones),
+ * two floats per 64-bit word as in keys_ok_scalar. */
+static bool matrices_finite(const cna_mat4 *m, size_t n)
+{
+    const uint64_t exponents = 0x7f8000007f800000ULL, one = 0x0080000000800000ULL;
+    const unsigned char *p = (const unsigned char *)m;
+    uint64_t bad = 0;
+    for (size_t i = 0; i < n * 8; i++) {
+        uint64_t w;
+        memcpy(&w, p + 8 * i, 8);
+        bad |= (w & exponents) + one;
+    }
+    return (bad & 0x8000000080000000ULL) == 0;
+}
+
+/* true when cna_skinning_data_validate accepts d (a skeleton without clips)
+ * for certain: every rule it checks holds. false when one may not (then the
+ * validator runs and words the refusal). */
+static bool skeleton_quick_ok(const cna_skinning_data *d)
+{
+    if (d->bone_count < 0 || d->bone_count > CNA_MAX_BONE_COUNT || d->clips || d->clip_count) return false;
+    const size_t n = (size_t)d->bone_count;
+    if (d->hierarchy_count != n || d->bind_pose_count != n || d->inverse_bind_pose_count != n) return false;
+    if (n > 0 && (!d->hierarchy || !d->bind_pose || !d->inverse_bind_pose)) return false;
+    if (d->root_prefix_count != 0 && (d->root_prefix_count != n || !d->root_prefix)) return false;
+    for (size_t p = 0; p < n; p++)
+        if (d->hierarchy[p] >= (int32_t)p) return false;
+    return matrices_finite(d->bind_pose, n) && matrices_finite(d->inverse_bind_pose, n) &&
+           (d->root_prefix_count == 0 || matrices_finite(d->root_prefix, n));
 }
 
 static void read_skins(reader *rd, size_t mesh_count)
@@ -665,7 +808,7 @@ static void read_skins(reader *rd, size_t mesh_count)
         skeleton.clips = NULL;
         skeleton.clip_count = 0;
         cna_error e;
-        if (cna_skinning_data_validate(&skeleton, &e) != CNA_OK) {
+        if (!skeleton_quick_ok(&skeleton) && cna_skinning_data_validate(&skeleton, &e) != CNA_OK) {
             fail(rd, CNA_ERROR_INVALID_DATA, "%s: %s", where, e.message);
             return;
         }
@@ -721,7 +864,10 @@ static void read_part(reader *rd, size_t index, cna_model_part *part)
     uint64_t icount = g_u64(&c);
     part->indices = (const uint32_t *)g_ref(rd, &ic, where, "indices", sizeof(uint32_t), icount, icount == 0);
     part->index_count = (size_t)icount;
-    for (size_t i = 0; part->indices && i < part->index_count && !rd->r; i++)
+    uint32_t top = 0; /* the largest index; the loop below finds the first bad one */
+    for (size_t i = 0; part->indices && i < part->index_count; i++)
+        top = part->indices[i] > top ? part->indices[i] : top;
+    for (size_t i = 0; part->indices && top >= part->vertex_count && i < part->index_count && !rd->r; i++)
         if (part->indices[i] >= part->vertex_count)
             fail(rd, CNA_ERROR_INVALID_DATA, "%s.indices[%zu]: %u is not below vertex_count %zu", where, i,
                  (unsigned)part->indices[i], part->vertex_count);
@@ -759,6 +905,28 @@ static void read_part(reader *rd, size_t index, cna_model_part *part)
     (void)m;
 }
 
+/* true when the 4 joint bytes at v, v + stride, ... (n vertices) are all
+ * below `joints`. For 1..128 joints four bytes at a time: with the top bit
+ * of each byte set aside, adding 128 - joints sets it exactly when the byte
+ * is >= joints, and a byte never carries into the next. */
+static bool joints_below(const unsigned char *v, size_t n, size_t stride, size_t joints)
+{
+    if (joints >= 256) return true;
+    if (joints == 0 || joints > 128) {
+        for (size_t i = 0; i < n; i++, v += stride)
+            if (v[0] >= joints || v[1] >= joints || v[2] >= joints || v[3] >= joints) return false;
+        return true;
+    }
+    const uint32_t add = (uint32_t)(128 - joints) * 0x01010101u;
+    uint32_t bad = 0;
+    for (size_t i = 0; i < n; i++, v += stride) {
+        uint32_t x;
+        memcpy(&x, v, 4);
+        bad |= ((x & 0x7f7f7f7fu) + add) | x;
+    }
+    return (bad & 0x80808080u) == 0;
+}
+
 /* What the import guarantees between a part, its mesh's skin and its effect,
  * so that a renderer or a CPU skinning pass can rely on it: a skinned mesh's
  * parts have a skinned layout whose joint bytes are below the skin's joint
@@ -787,6 +955,7 @@ static void part_consistent(reader *rd, size_t index, const cna_model_mesh *mesh
     if (!skinned_layout || !part->vertices) return;
     const size_t joints = m->skins[mesh->skin].joint_count;
     const unsigned char *v = (const unsigned char *)part->vertices + layout.joints_offset;
+    if (joints_below(v, part->vertex_count, layout.stride, joints)) return;
     for (size_t i = 0; i < part->vertex_count; i++, v += layout.stride)
         for (int k = 0; k < 4; k++)
             if (v[k] >= joints) {
@@ -1016,9 +1185,14 @@ static cna_result load(reader *rd)
 {
     if (check_header(rd)) return rd->r;
     cna_allocator alloc = rd->model->allocator;
-    size_t slots = rd->s[CNA__CNB_DATA].size / CNA__CNB_ALIGN + 1;
-    rd->keys_checked = (uint32_t *)cna__calloc(&alloc, slots, sizeof(uint32_t));
-    if (!rd->keys_checked) return oom(rd);
+    const size_t tracks = rd->s[CNA__CNB_TRACKS].count;
+    if (rd->s[CNA__CNB_DATA].size / CNA__CNB_ALIGN < UINT32_MAX - 1 && tracks < ((size_t)1 << 30)) {
+        size_t entries = 64;
+        while (entries < tracks / 2) entries *= 2;
+        rd->keys_checked = (uint32_t(*)[2])cna__calloc(&alloc, entries, sizeof *rd->keys_checked);
+        if (!rd->keys_checked) return oom(rd);
+        rd->keys_mask = entries - 1;
+    }
     cna_result r = load_checked(rd);
     cna__free(&alloc, rd->keys_checked);
     rd->keys_checked = NULL;
@@ -1063,12 +1237,16 @@ static cna_result begin(const cna_cnb_load_options *opts, size_t size, reader *r
     rd->model = cna__model_new(opts ? &opts->allocator : NULL, opts ? opts->device : NULL);
     if (!rd->model) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "cnb: out of memory");
     rd->arena = &rd->model->arena;
-    rd->file = (const unsigned char *)cna__arena_alloc(rd->arena, size ? size : 1);
+    /* Not zeroed: the caller overwrites all of it (or fails the load); only
+     * the bytes after it, up to the arena's 16-byte rounding, are. */
+    rd->file = (const unsigned char *)cna__arena_alloc_uninit(rd->arena, size ? size : 1);
     rd->total = size;
     if (!rd->file) {
         cna_model_free(&rd->model->pub);
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "cnb: out of memory (%zu bytes)", size);
     }
+    const size_t tail = size ? (CNA__CNB_ALIGN - size % CNA__CNB_ALIGN) % CNA__CNB_ALIGN : CNA__CNB_ALIGN;
+    memset((unsigned char *)rd->file + size, 0, tail);
     return CNA_OK;
 }
 

@@ -1,6 +1,7 @@
 /*
  * The model's arena: blocks allocated through the model's allocator, freed
- * together with the model. Every allocation is zeroed and 16-byte aligned.
+ * together with the model. Every allocation is 16-byte aligned, and zeroed
+ * unless made with cna__arena_alloc_uninit.
  */
 #include <string.h>
 
@@ -18,7 +19,7 @@ struct cna__arena_block {
 
 static unsigned char *block_data(cna__arena_block *b) { return (unsigned char *)b + CNA__ARENA_HEADER; }
 
-void *cna__arena_alloc(cna__arena *arena, size_t size)
+void *cna__arena_alloc_uninit(cna__arena *arena, size_t size)
 {
     size_t rounded;
     if (!cna__add_size(size, CNA__ARENA_ALIGN - 1, &rounded)) return NULL;
@@ -46,7 +47,16 @@ void *cna__arena_alloc(cna__arena *arena, size_t size)
     }
     void *p = block_data(b) + b->used;
     b->used += rounded;
-    memset(p, 0, rounded);
+    return p;
+}
+
+void *cna__arena_alloc(cna__arena *arena, size_t size)
+{
+    void *p = cna__arena_alloc_uninit(arena, size);
+    if (p) { /* zeroed up to the rounded size (no overflow: p is not NULL) */
+        size_t rounded = (size + CNA__ARENA_ALIGN - 1) & ~(size_t)(CNA__ARENA_ALIGN - 1);
+        memset(p, 0, rounded ? rounded : CNA__ARENA_ALIGN);
+    }
     return p;
 }
 

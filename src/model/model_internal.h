@@ -36,6 +36,8 @@ typedef struct cna__arena {
 
 /* Zeroed, 16-byte aligned memory living until cna__arena_free; NULL on failure. */
 void *cna__arena_alloc(cna__arena *arena, size_t size);
+/* Like cna__arena_alloc, not zeroed: for a buffer the caller fills at once. */
+void *cna__arena_alloc_uninit(cna__arena *arena, size_t size);
 /* count * size zeroed bytes, overflow-checked; NULL on failure or overflow. */
 void *cna__arena_calloc(cna__arena *arena, size_t count, size_t size);
 /* A copy of s ("" for NULL); NULL on failure. */

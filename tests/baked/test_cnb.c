@@ -422,6 +422,126 @@ static void section_at(const unsigned char *bytes, int id, uint64_t *off, uint64
     memcpy(size, e + 16, 8);
 }
 
+/* A baked SimpleSkin with one field changed (checksum refixed) is refused
+ * with exactly this message. */
+static void expect_refusal(unsigned char *bytes, size_t size, const char *want)
+{
+    refix_checksum(bytes, size);
+    cna_error err;
+    assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_INVALID_DATA);
+    assert_string_equal(err.message, want);
+}
+
+static uint64_t u64_at(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+static void damaged_tracks_keys_joints_and_skins_are_refused_with_their_record(void **state)
+{
+    (void)state;
+    cna_model *a = cnb_test_import(&cnb_corpus[7], CNA_CLIP_MODE_FAITHFUL);
+    size_t size = 0;
+    unsigned char *clean = cnb_test_bake(a, 0.0f, &size);
+    unsigned char *bytes = malloc(size);
+    assert_non_null(bytes);
+    uint64_t data, data_size, skins, clips, tracks, parts, unused;
+    section_at(clean, CNA__CNB_DATA, &data, &data_size);
+    section_at(clean, CNA__CNB_SKINS, &skins, &unused);
+    section_at(clean, CNA__CNB_CLIPS, &clips, &unused);
+    section_at(clean, CNA__CNB_TRACKS, &tracks, &unused);
+    section_at(clean, CNA__CNB_PARTS, &parts, &unused);
+    /* skins[0]'s first clip is checked first of all clips; its first track's keys. */
+    const uint64_t clip = u64_at(clean + skins + 80);
+    const uint64_t track = u64_at(clean + clips + 40 * clip + 16);
+    unsigned char *rec = bytes + tracks + 24 * track;
+    const uint64_t keys_off = u64_at(clean + tracks + 24 * track + 8);
+    const uint64_t keys_bytes = u64_at(clean + tracks + 24 * track + 16);
+    assert_true(keys_bytes >= 2 * sizeof(cna_keyframe));
+    char want[256];
+
+    memcpy(bytes, clean, size); /* a key array of a partial key */
+    uint64_t v = 47;
+    memcpy(rec + 16, &v, 8);
+    snprintf(want, sizeof want, "cnb: tracks[%llu].keys: 47 bytes are not a multiple of 48", (unsigned long long)track);
+    expect_refusal(bytes, size, want);
+
+    memcpy(bytes, clean, size); /* a key array not 16-byte aligned */
+    v = keys_off + 8;
+    memcpy(rec + 8, &v, 8);
+    snprintf(want, sizeof want,
+             "cnb: tracks[%llu].keys: %llu bytes at %llu are outside DATA (%llu bytes) or not 16-byte aligned",
+             (unsigned long long)track, (unsigned long long)keys_bytes, (unsigned long long)v,
+             (unsigned long long)data_size);
+    expect_refusal(bytes, size, want);
+
+    memcpy(bytes, clean, size); /* a key array past the end of DATA */
+    v = data_size;
+    memcpy(rec + 8, &v, 8);
+    snprintf(want, sizeof want,
+             "cnb: tracks[%llu].keys: %llu bytes at %llu are outside DATA (%llu bytes) or not 16-byte aligned",
+             (unsigned long long)track, (unsigned long long)keys_bytes, (unsigned long long)v,
+             (unsigned long long)data_size);
+    expect_refusal(bytes, size, want);
+
+    memcpy(bytes, clean, size); /* NULL with keys */
+    v = UINT64_MAX;
+    memcpy(rec + 8, &v, 8);
+    snprintf(want, sizeof want, "cnb: tracks[%llu].keys: NULL array for %llu elements", (unsigned long long)track,
+             (unsigned long long)(keys_bytes / 48));
+    expect_refusal(bytes, size, want);
+
+    snprintf(want, sizeof want,
+             "cnb: clips[%llu].tracks[0].keys[1]: a negative or decreasing time, or a value that is not finite",
+             (unsigned long long)clip);
+    for (int f = 0; f < 10; f++) { /* a NaN in each float of key 1 */
+        memcpy(bytes, clean, size);
+        const uint32_t nan_bits = 0x7fc00001u;
+        memcpy(bytes + data + keys_off + 48 + 8 + 4 * (size_t)f, &nan_bits, 4);
+        expect_refusal(bytes, size, want);
+    }
+    memcpy(bytes, clean, size); /* key 1 before key 0 */
+    int64_t t = u64_at(clean + data + keys_off) == 0 ? -1 : 0;
+    memcpy(bytes + data + keys_off + 48, &t, 8);
+    expect_refusal(bytes, size, want);
+
+    /* parts[0].vertices[1]: a joint byte at the skin's joint count. */
+    memcpy(bytes, clean, size);
+    uint32_t stride;
+    memcpy(&stride, clean + parts + 40, 4);
+    cna_skinning_layout layout;
+    assert_int_equal(cna_skinning_layout_canonical(stride, &layout, NULL), CNA_OK);
+    const uint64_t vertices = u64_at(clean + parts + 16);
+    const size_t joints = a->skins[0].joint_count;
+    bytes[data + vertices + stride + (size_t)layout.joints_offset + 2] = (unsigned char)joints;
+    snprintf(want, sizeof want, "cnb: parts[0].vertices[1]: joint %zu is not below the skin's %zu joints", joints,
+             joints);
+    expect_refusal(bytes, size, want);
+    bytes[data + vertices + stride + (size_t)layout.joints_offset + 2] = 255;
+    snprintf(want, sizeof want, "cnb: parts[0].vertices[1]: joint 255 is not below the skin's %zu joints", joints);
+    expect_refusal(bytes, size, want);
+
+    /* skins[0]: a NaN in a bind-pose matrix, an inf in an inverse one, a parent not below its bone. */
+    memcpy(bytes, clean, size);
+    const uint32_t nan_bits = 0x7fc00000u, inf_bits = 0xff800000u;
+    memcpy(bytes + data + u64_at(clean + skins + 32) + 5 * 4, &nan_bits, 4);
+    expect_refusal(bytes, size, "cnb: skins[0]: bind_pose[0].m[5]: NaN is not finite");
+    memcpy(bytes, clean, size);
+    memcpy(bytes + data + u64_at(clean + skins + 48) + 64 * (joints - 1) + 15 * 4, &inf_bits, 4);
+    snprintf(want, sizeof want, "cnb: skins[0]: inverse_bind_pose[%zu].m[15]: -inf is not finite", joints - 1);
+    expect_refusal(bytes, size, want);
+    memcpy(bytes, clean, size);
+    const int32_t self = (int32_t)joints - 1;
+    memcpy(bytes + data + u64_at(clean + skins + 16) + 4 * (joints - 1), &self, 4);
+    snprintf(want, sizeof want, "cnb: skins[0]: hierarchy[%zu]: parent %zu is not below own index %zu", joints - 1,
+             joints - 1, joints - 1);
+    expect_refusal(bytes, size, want);
+
+    memcpy(bytes, clean, size); /* and the undamaged file loads */
+    cna_error err;
+    assert_int_equal(try_load(bytes, size, &err), CNA_OK);
+    free(bytes);
+    free(clean);
+    cna_model_free(a);
+}
+
 static void external_images_are_embedded_so_the_file_is_self_contained(void **state)
 {
     (void)state;
@@ -747,6 +867,7 @@ int main(void)
         cmocka_unit_test(image_corruption_is_refused_cleanly),
         cmocka_unit_test(every_allocation_failure_is_clean),
         cmocka_unit_test(load_any_recognises_cnb_by_magic_and_gltf_otherwise),
+        cmocka_unit_test(damaged_tracks_keys_joints_and_skins_are_refused_with_their_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
