@@ -28,18 +28,10 @@
 
 #include "cna/cna.h"
 #include "common/bench.h"
+#include "model/skinning_internal.h"
 
 enum { MAX_PARTS = 64 };
 
-/* The fast path's kernels (src/model/skinning_cpu.c): 0 scalar, 1 SSE2,
- * 2 AVX2 + FMA. */
-bool cna__skin_fast_kernel_supported(int kernel);
-int cna__skin_fast_kernel(void);
-const char *cna__skin_fast_kernel_name(int kernel);
-cna_result cna__skin_vertices_fast_path(const cna_skinning_layout *layout, const void *vertices,
-                                        size_t vertex_count, const cna_mat4 *palette,
-                                        size_t palette_count, void *out, size_t out_size,
-                                        int kernel, cna_error *err);
 
 typedef struct skin_ctx {
     size_t part_count;

@@ -8,6 +8,7 @@
 
 #include "cna/skinning.h"
 #include "core/internal.h"
+#include "model/skinning_internal.h"
 
 /* CNA_NO_SIMD (defined at compile time) removes the SSE2 code below; the
  * scalar code is always compiled (and tested: cna__skin_vertices_fast_path). */
@@ -302,22 +303,7 @@ cna_result cna_skin_positions(const cna_skinning_layout *layout, const void *ver
 /* Kernel numbers of the test and benchmark hooks below. */
 enum { KERNEL_SCALAR = 0, KERNEL_SSE2 = 1, KERNEL_AVX2 = 2, KERNEL_COUNT = 3 };
 
-/* Test and benchmark hooks (declared again in tests/mesh/test_skinning_cpu.c
- * and bench/skinning.c). kernel: 0 scalar, 1 SSE2, 2 AVX2 + FMA.
- * cna__skin_fast_kernel_supported: whether this build and this CPU run it.
- * cna__skin_fast_kernel: the kernel cna_skin_vertices_fast runs here (the
- * best supported). cna__skin_fast_kernel_name: "scalar", "SSE2",
- * "AVX2+FMA" (NULL for another number).
- * cna__skin_vertices_fast_path: cna_skin_vertices_fast with that kernel; an
- * unsupported kernel is refused (CNA_ERROR_UNSUPPORTED, out untouched)
- * before anything else. */
-bool cna__skin_fast_kernel_supported(int kernel);
-int cna__skin_fast_kernel(void);
-const char *cna__skin_fast_kernel_name(int kernel);
-cna_result cna__skin_vertices_fast_path(const cna_skinning_layout *layout, const void *vertices,
-                                        size_t vertex_count, const cna_mat4 *palette,
-                                        size_t palette_count, void *out, size_t out_size,
-                                        int kernel, cna_error *err);
+/* Test and benchmark hooks: src/model/skinning_internal.h. */
 
 #if CNA__SKIN_SSE2
 /* The canonical layouts as constants (cna_skinning_layout_canonical): a

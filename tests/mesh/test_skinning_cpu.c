@@ -9,17 +9,8 @@
 
 #include "cna/model.h"
 #include "cna/skinning.h"
+#include "model/skinning_internal.h"
 
-/* The fast path's kernels (src/model/skinning_cpu.c): 0 scalar, 1 SSE2,
- * 2 AVX2 + FMA; whether this build and CPU run one; the one
- * cna_skin_vertices_fast runs; the fast path with a chosen kernel. */
-bool cna__skin_fast_kernel_supported(int kernel);
-int cna__skin_fast_kernel(void);
-const char *cna__skin_fast_kernel_name(int kernel);
-cna_result cna__skin_vertices_fast_path(const cna_skinning_layout *layout, const void *vertices,
-                                        size_t vertex_count, const cna_mat4 *palette,
-                                        size_t palette_count, void *out, size_t out_size,
-                                        int kernel, cna_error *err);
 
 /* Each fast-path test runs once per kernel (cmocka prestate: a pointer to
  * the kernel number); a kernel this build or CPU lacks is skipped. */
