@@ -219,12 +219,27 @@ HOT_INLINE const cna_keyframe *locate(const cna_bone_track *track, int64_t t, tr
                                          amount_memo *memo, bool *interpolate, float *amount,
                                          bool *arc_stale)
 {
-    const size_t c = cna__track_locate(track, t, &st->cursor, interpolate);
-    const cna_keyframe *a = &track->keys[c];
-    if (!*interpolate) return a;
-    const cna_keyframe *b = a + 1;
-    *arc_stale = st->arc_key != c;
-    st->arc_key = c; /* the caller makes the arc when it was stale */
+    const cna_keyframe *a, *b;
+    const size_t cur = st->cursor;
+    if (cur == st->arc_key && cur + 1 < track->key_count && track->keys[cur].ticks < t &&
+        t < track->keys[cur + 1].ticks) {
+        /* the common case (new_arcs has just checked it for every track
+         * but those it skips): still strictly inside the interval of the
+         * cursor and its cached arc. For sorted keys cna__track_locate
+         * returns the same c = cursor (keys[0] <= keys[c] < t < keys[c + 1]
+         * <= keys[n - 1]) and leaves the cursor as it is; this skips its
+         * reads of keys[0] and keys[n - 1] and its branches. */
+        a = &track->keys[cur];
+        b = a + 1;
+        *interpolate = true;
+    } else {
+        const size_t c = cna__track_locate(track, t, &st->cursor, interpolate);
+        a = &track->keys[c];
+        if (!*interpolate) return a;
+        b = a + 1;
+        *arc_stale = st->arc_key != c;
+        st->arc_key = c; /* the caller makes the arc when it was stale */
+    }
     if (memo->a != a->ticks || memo->b != b->ticks) {
         const uint64_t num = (uint64_t)t - (uint64_t)a->ticks;
         const uint64_t den = (uint64_t)b->ticks - (uint64_t)a->ticks;

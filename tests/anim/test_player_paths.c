@@ -304,6 +304,14 @@ static void test_paired_sine_is_bit_identical_to_cna_sinf(void **state)
         const float lim = i % 4 == 0 ? 4.0f : 1.5707964f;
         assert_sinf2_matches(rng_float(&r, -lim, lim), rng_float(&r, -lim, lim));
     }
+    /* CNA__PIO2F: the largest float <= CNA__PIO2, and the packed range test
+     * around it */
+    assert_true((double)CNA__PIO2F <= CNA__PIO2);
+    assert_true((double)nextafterf(CNA__PIO2F, 2.0f) > CNA__PIO2);
+    const float near_pio2[] = {CNA__PIO2F, nextafterf(CNA__PIO2F, 2.0f), nextafterf(CNA__PIO2F, 0.0f),
+                               -CNA__PIO2F, -nextafterf(CNA__PIO2F, 2.0f)};
+    for (size_t i = 0; i < 5; ++i)
+        for (size_t j = 0; j < 5; ++j) assert_sinf2_matches(near_pio2[i], near_pio2[j]);
     const float edge[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-45f, 1.5707963f, 1.5707964f,
                           -1.5707964f, 1.5707965f, 3.1415927f, 1e10f, (float)INFINITY,
                           -(float)INFINITY, (float)NAN, 0.5f, 1.0f};
