@@ -443,7 +443,7 @@ static inline const cna_keyframe *sample_track(const cna_bone_track *track, int6
  * values), so the matrices are still written in track order (a later track
  * for the same bone wins) and nothing per track outlives the update but its
  * cursor and cached arc. */
-static void sample_clip(cna_player *player)
+HOT_INLINE void sample_clip_body(cna_player *player)
 {
     const cna_clip *clip = player->clip;
     if (!clip || !clip->tracks) return;
@@ -508,6 +508,19 @@ static void sample_clip(cna_player *player)
     }
 }
 
+/* sample_clip_body compiled once per path: for the baseline, and with AVX
+ * (VEX three-operand encodings: no register copies) or AVX-512F (also 32
+ * vector registers: fewer spills) enabled. The same C, hence the same IEEE
+ * operations in the same order per element (-ffp-contract=off: no fused
+ * multiply-add), so the same bits on every path. */
+static void sample_clip(cna_player *player) { sample_clip_body(player); }
+#if defined(PLAYER_WIDE)
+#define AVX_TARGET __attribute__((target("avx")))
+#define AVX512_TARGET __attribute__((target("avx512f")))
+AVX_TARGET static void sample_clip_avx(cna_player *player) { sample_clip_body(player); }
+AVX512_TARGET static void sample_clip_avx512(cna_player *player) { sample_clip_body(player); }
+#endif
+
 /* After sampling, in index order:
  *   local[p] = bind_pose[p]                     bones no track set
  *   world[p] = world[parent] · local[p]         parent >= 0  (spec: local[p] * world[parent])
@@ -540,7 +553,6 @@ static void hierarchy_base(cna_player *player, const cna_skinning_data *data)
 /* AVX: columns (0, 1) and (2, 3) of b in two 256-bit registers; a's column
  * i broadcast to both halves; b's component i of each column splatted within
  * its half (vpermilps), so each half runs cglm's SSE product for one column. */
-#define AVX_TARGET __attribute__((target("avx")))
 AVX_TARGET static inline void mul_avx(__m256 a0, __m256 a1, __m256 a2, __m256 a3, __m256 b01,
                                       __m256 b23, __m256 *o01, __m256 *o23)
 {
@@ -608,7 +620,6 @@ AVX_TARGET static void hierarchy_avx(cna_player *player, const cna_skinning_data
 /* AVX-512F: the whole of b in one 512-bit register, a's column i broadcast
  * to the four 128-bit lanes, b's component i splatted within each lane: each
  * lane runs cglm's SSE product for one column. */
-#define AVX512_TARGET __attribute__((target("avx512f")))
 AVX512_TARGET static inline __m512 mul_512(__m512 a0, __m512 a1, __m512 a2, __m512 a3, __m512 b)
 {
     __m512 v = _mm512_mul_ps(_mm512_permute_ps(b, 0x00), a0);
@@ -696,17 +707,19 @@ static void recompute(cna_player *player)
     const int32_t n = player->bone_count;
     if (n == 0) return;
     memset(player->posed, 0, (size_t)n);
-    sample_clip(player);
 #if defined(PLAYER_WIDE)
     if (player->path == CNA__PLAYER_PATH_AVX512) {
+        sample_clip_avx512(player);
         hierarchy_avx512(player, data);
         return;
     }
     if (player->path == CNA__PLAYER_PATH_AVX) {
+        sample_clip_avx(player);
         hierarchy_avx(player, data);
         return;
     }
 #endif
+    sample_clip(player);
     hierarchy_base(player, data);
 }
 
