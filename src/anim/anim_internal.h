@@ -202,10 +202,25 @@ static inline bool cna__arc_begin(const cna_quat *a, const cna_quat *b, cna__arc
  * scalar functions. */
 void cna__arc_trig8(const float d[8], cna__arc *const out[8], size_t count);
 
+/* cna__arc_trig8 for a player path (CNA__PLAYER_PATH_*, below): AVX runs
+ * the eight lanes as two four-lane double chains, AVX-512F as one
+ * eight-lane chain, with the same operations per lane, so the same bits; the
+ * path must be supported (cna__player_path_supported), BASE always is. */
+void cna__arc_trig8_path(int path, const float d[8], cna__arc *const out[8], size_t count);
+#if defined(CNA__ANIM_SSE2) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CNA__ANIM_WIDE 1
+#include <immintrin.h>
+void cna__arc_trig8_avx(const float d[8], cna__arc *const out[8], size_t count);
+void cna__arc_trig8_avx512(const float d[8], cna__arc *const out[8], size_t count);
+#endif
+
 /* cna__arc_make for `count` (0..8) pairs at once (cna__arc_begin, then
- * cna__arc_trig8): the same bits. Tests: tests/anim/test_player_paths.c. */
+ * cna__arc_trig8, or cna__arc_trig8_path for `path`): the same bits. Tests:
+ * tests/anim/test_player_paths.c. */
 void cna__arc_make8(const cna_quat *const a[8], const cna_quat *const b[8], cna__arc *const out[8],
                     size_t count);
+void cna__arc_make8_path(int path, const cna_quat *const a[8], const cna_quat *const b[8],
+                         cna__arc *const out[8], size_t count);
 
 /* cna_quat_slerp's weights for t, given arc = cna__arc_make(a, b): the
  * result is a·wa + b·wb per component. Returns false when t == 0 (the

@@ -305,9 +305,10 @@ HOT_INLINE void sample_track(const cna_bone_track *track, int64_t t, track_state
 /* Before sampling: the arcs of the key intervals the tracks enter in this
  * update (for 60 Hz playback of 24 or 30 Hz keys, every track every two or
  * three frames), the trigonometric ones eight at a time (cna__arc_trig8:
- * four independent SSE2 chains instead of one per track; one alone as
- * cna__arc_make). The cursors move here as cna__track_locate moves them; the
- * sampling pass finds them already in place. */
+ * four independent SSE2 chains instead of one per track, two AVX or one
+ * AVX-512F chain on those paths: cna__arc_trig8_path; one alone as
+ * cna__arc_make). The cursors move here as cna__track_locate moves them;
+ * the sampling pass finds them already in place. */
 static void new_arcs(cna_player *player, size_t states, int64_t t)
 {
     const cna_clip *clip = player->clip;
@@ -347,7 +348,7 @@ static void new_arcs(cna_player *player, size_t states, int64_t t)
         if (cna__arc_begin(&k[now].rotation, &k[now + 1].rotation, &st->arc, &d[count])) {
             out[count] = &st->arc;
             if (++count == 8) {
-                cna__arc_trig8(d, out, count);
+                cna__arc_trig8_path(player->path, d, out, count);
                 count = 0;
             }
         }
@@ -356,7 +357,7 @@ static void new_arcs(cna_player *player, size_t states, int64_t t)
         out[0]->theta = cna_acosf(d[0]);
         out[0]->inv_sin = 1.0f / cna_sinf(out[0]->theta);
     } else if (count > 1) {
-        cna__arc_trig8(d, out, count);
+        cna__arc_trig8_path(player->path, d, out, count);
     }
     player->arcs_clip = inside ? clip : NULL;
     player->arcs_states = states;
