@@ -527,12 +527,13 @@ HOT_INLINE void compose(cna_mat4 *const out[8], const vsample in[8], bool wide)
 /* Each usable track of the clip replaces its bone's local transform:
  *   local[bone] = T(t) · R(r) · S(s)   (spec: Scale * Rotation * Translation).
  * Tracks without keys, or with a bone outside 0..bone_count-1, are ignored.
- * With SSE, tracks are sampled in order into a four-entry buffer on the
- * stack and each full buffer is composed at once (a last partial one padded
- * with copies of its last entry, which rewrite that matrix with the same
- * values), so the matrices are still written in track order (a later track
- * for the same bone wins) and nothing per track outlives the update but its
- * cursor and cached arc. */
+ * With SSE, tracks are sampled in order into a buffer on the stack of four
+ * entries (eight on the AVX and AVX-512F paths: compose8) and each full
+ * buffer is composed at once (a last partial one padded with copies of its
+ * last entry, which rewrite that matrix with the same values), so the
+ * matrices are still written in track order (a later track for the same
+ * bone wins) and nothing per track outlives the update but its cursor and
+ * cached arc. */
 HOT_INLINE void sample_clip_body(cna_player *player, bool wide)
 {
     const cna_clip *clip = player->clip;
@@ -582,11 +583,13 @@ HOT_INLINE void sample_clip_body(cna_player *player, bool wide)
     }
 #if defined(PLAYER_SSE)
     if (batch > 0) {
-        for (size_t k = batch; k < width; ++k) {
+        /* a last batch of up to four is composed four wide on every path */
+        const bool last_wide = wide && batch > 4;
+        for (size_t k = batch; k < (last_wide ? 8u : 4u); ++k) {
             buf[k] = buf[batch - 1];
             out[k] = out[batch - 1];
         }
-        compose(out, buf, wide);
+        compose(out, buf, last_wide);
     }
 #endif
     /* a track added after start_clip (the clip was edited) has no state */
