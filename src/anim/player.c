@@ -336,7 +336,18 @@ static void new_arcs(cna_player *player, size_t states, int64_t t)
             continue;
         }
         bool interpolate;
-        const size_t now = cna__track_locate(track, t, &st->cursor, &interpolate);
+        size_t now;
+        if (c == st->arc_key && c + 2 < track->key_count && k[c + 1].ticks < t &&
+            t < k[c + 2].ticks) {
+            /* the usual move: strictly inside the next interval, which
+             * cna__track_locate returns for sorted keys (the bracket is
+             * unique), moving the cursor there */
+            now = c + 1;
+            st->cursor = now;
+            interpolate = true;
+        } else {
+            now = cna__track_locate(track, t, &st->cursor, &interpolate);
+        }
         if (!interpolate) {
             inside = false;
             continue;
