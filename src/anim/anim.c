@@ -149,11 +149,26 @@ cna_result cna__skeleton_check(const cna_skinning_data *data, cna_error *err)
         return r;
     /* Composition runs in index order, so a parent must come first; this also
      * refuses self-parenting and cycles. Any negative parent is a root. */
-    for (int32_t p = 0; p < n; ++p)
-        if (data->hierarchy[p] >= p)
-            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
-                              "hierarchy[%ld]: parent %ld is not below own index %ld", (long)p,
-                              (long)data->hierarchy[p], (long)p);
+    /* first without an exit per bone, four at a time with SSE2 (the player
+     * runs this check on every update), then the first offender */
+    bool bad = false;
+    int32_t p0 = 0;
+#if defined(CNA__ANIM_SSE2)
+    __m128i any = _mm_setzero_si128(), below = _mm_setr_epi32(-1, 0, 1, 2); /* p - 1 */
+    for (; p0 + 4 <= n; p0 += 4) {
+        const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)(data->hierarchy + p0));
+        any = _mm_or_si128(any, _mm_cmpgt_epi32(h, below)); /* parent >= p */
+        below = _mm_add_epi32(below, _mm_set1_epi32(4));
+    }
+    bad = _mm_movemask_epi8(any) != 0;
+#endif
+    for (int32_t p = p0; p < n; ++p) bad |= data->hierarchy[p] >= p;
+    if (bad)
+        for (int32_t p = 0; p < n; ++p)
+            if (data->hierarchy[p] >= p)
+                return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                                  "hierarchy[%ld]: parent %ld is not below own index %ld",
+                                  (long)p, (long)data->hierarchy[p], (long)p);
     if (n > 0 && data->root_prefix_count == (size_t)n && !data->root_prefix)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
                           "root_prefix: NULL with root_prefix_count %zu", data->root_prefix_count);

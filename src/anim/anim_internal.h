@@ -143,6 +143,10 @@ static inline __m128d cna__asin_poly_pd(__m128d z)
 
 /* src/core/math.c's PIO2: cna_sinf's direct branch is |x| <= PIO2. */
 #define CNA__PIO2 1.5707963267948966192
+/* The largest float <= CNA__PIO2 (pi/2 rounded to float is above it): for a
+ * float x, (double)x <= CNA__PIO2 exactly when x <= CNA__PIO2F. Tests:
+ * tests/anim/test_player_paths.c. */
+#define CNA__PIO2F 0x1.921fb4p+0f
 
 /* *s1 = cna_sinf(x1), *s2 = cna_sinf(x2), bit for bit. When both arguments
  * are nonzero with |x| <= pi/2 (the slerp's usual case: 0 < t·theta <=
@@ -154,10 +158,14 @@ static inline __m128d cna__asin_poly_pd(__m128d z)
 static inline void cna__sinf2(float x1, float x2, float *s1, float *s2)
 {
 #if defined(CNA__ANIM_SSE2)
-    const double d1 = (double)x1, d2 = (double)x2;
-    if (x1 != 0.0f && x2 != 0.0f && d1 <= CNA__PIO2 && d1 >= -CNA__PIO2 && d2 <= CNA__PIO2 &&
-        d2 >= -CNA__PIO2) {
-        const __m128 f = _mm_cvtpd_ps(cna__sin_poly_pd(_mm_setr_pd(d1, d2)));
+    /* |x| <= PIO2 in double <=> |x| <= CNA__PIO2F (x is a float), and NaN
+     * fails both comparisons: one packed test for the two arguments */
+    const __m128 x = _mm_unpacklo_ps(_mm_set_ss(x1), _mm_set_ss(x2));
+    const __m128 ax = _mm_andnot_ps(_mm_set1_ps(-0.0f), x);
+    const __m128 in = _mm_and_ps(_mm_cmpgt_ps(ax, _mm_setzero_ps()),
+                                 _mm_cmple_ps(ax, _mm_set1_ps(CNA__PIO2F)));
+    if ((_mm_movemask_ps(in) & 3) == 3) {
+        const __m128 f = _mm_cvtpd_ps(cna__sin_poly_pd(_mm_cvtps_pd(x)));
         *s1 = _mm_cvtss_f32(f);
         *s2 = _mm_cvtss_f32(_mm_shuffle_ps(f, f, 1));
         return;
@@ -194,10 +202,25 @@ static inline bool cna__arc_begin(const cna_quat *a, const cna_quat *b, cna__arc
  * scalar functions. */
 void cna__arc_trig8(const float d[8], cna__arc *const out[8], size_t count);
 
+/* cna__arc_trig8 for a player path (CNA__PLAYER_PATH_*, below): AVX runs
+ * the eight lanes as two four-lane double chains, AVX-512F as one
+ * eight-lane chain, with the same operations per lane, so the same bits; the
+ * path must be supported (cna__player_path_supported), BASE always is. */
+void cna__arc_trig8_path(int path, const float d[8], cna__arc *const out[8], size_t count);
+#if defined(CNA__ANIM_SSE2) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CNA__ANIM_WIDE 1
+#include <immintrin.h>
+void cna__arc_trig8_avx(const float d[8], cna__arc *const out[8], size_t count);
+void cna__arc_trig8_avx512(const float d[8], cna__arc *const out[8], size_t count);
+#endif
+
 /* cna__arc_make for `count` (0..8) pairs at once (cna__arc_begin, then
- * cna__arc_trig8): the same bits. Tests: tests/anim/test_player_paths.c. */
+ * cna__arc_trig8, or cna__arc_trig8_path for `path`): the same bits. Tests:
+ * tests/anim/test_player_paths.c. */
 void cna__arc_make8(const cna_quat *const a[8], const cna_quat *const b[8], cna__arc *const out[8],
                     size_t count);
+void cna__arc_make8_path(int path, const cna_quat *const a[8], const cna_quat *const b[8],
+                         cna__arc *const out[8], size_t count);
 
 /* cna_quat_slerp's weights for t, given arc = cna__arc_make(a, b): the
  * result is a·wa + b·wb per component. Returns false when t == 0 (the

@@ -219,12 +219,27 @@ HOT_INLINE const cna_keyframe *locate(const cna_bone_track *track, int64_t t, tr
                                          amount_memo *memo, bool *interpolate, float *amount,
                                          bool *arc_stale)
 {
-    const size_t c = cna__track_locate(track, t, &st->cursor, interpolate);
-    const cna_keyframe *a = &track->keys[c];
-    if (!*interpolate) return a;
-    const cna_keyframe *b = a + 1;
-    *arc_stale = st->arc_key != c;
-    st->arc_key = c; /* the caller makes the arc when it was stale */
+    const cna_keyframe *a, *b;
+    const size_t cur = st->cursor;
+    if (cur == st->arc_key && cur + 1 < track->key_count && track->keys[cur].ticks < t &&
+        t < track->keys[cur + 1].ticks) {
+        /* the common case (new_arcs has just checked it for every track
+         * but those it skips): still strictly inside the interval of the
+         * cursor and its cached arc. For sorted keys cna__track_locate
+         * returns the same c = cursor (keys[0] <= keys[c] < t < keys[c + 1]
+         * <= keys[n - 1]) and leaves the cursor as it is; this skips its
+         * reads of keys[0] and keys[n - 1] and its branches. */
+        a = &track->keys[cur];
+        b = a + 1;
+        *interpolate = true;
+    } else {
+        const size_t c = cna__track_locate(track, t, &st->cursor, interpolate);
+        a = &track->keys[c];
+        if (!*interpolate) return a;
+        b = a + 1;
+        *arc_stale = st->arc_key != c;
+        st->arc_key = c; /* the caller makes the arc when it was stale */
+    }
     if (memo->a != a->ticks || memo->b != b->ticks) {
         const uint64_t num = (uint64_t)t - (uint64_t)a->ticks;
         const uint64_t den = (uint64_t)b->ticks - (uint64_t)a->ticks;
@@ -290,9 +305,10 @@ HOT_INLINE void sample_track(const cna_bone_track *track, int64_t t, track_state
 /* Before sampling: the arcs of the key intervals the tracks enter in this
  * update (for 60 Hz playback of 24 or 30 Hz keys, every track every two or
  * three frames), the trigonometric ones eight at a time (cna__arc_trig8:
- * four independent SSE2 chains instead of one per track; one alone as
- * cna__arc_make). The cursors move here as cna__track_locate moves them; the
- * sampling pass finds them already in place. */
+ * four independent SSE2 chains instead of one per track, two AVX or one
+ * AVX-512F chain on those paths: cna__arc_trig8_path; one alone as
+ * cna__arc_make). The cursors move here as cna__track_locate moves them;
+ * the sampling pass finds them already in place. */
 static void new_arcs(cna_player *player, size_t states, int64_t t)
 {
     const cna_clip *clip = player->clip;
@@ -320,7 +336,18 @@ static void new_arcs(cna_player *player, size_t states, int64_t t)
             continue;
         }
         bool interpolate;
-        const size_t now = cna__track_locate(track, t, &st->cursor, &interpolate);
+        size_t now;
+        if (c == st->arc_key && c + 2 < track->key_count && k[c + 1].ticks < t &&
+            t < k[c + 2].ticks) {
+            /* the usual move: strictly inside the next interval, which
+             * cna__track_locate returns for sorted keys (the bracket is
+             * unique), moving the cursor there */
+            now = c + 1;
+            st->cursor = now;
+            interpolate = true;
+        } else {
+            now = cna__track_locate(track, t, &st->cursor, &interpolate);
+        }
         if (!interpolate) {
             inside = false;
             continue;
@@ -332,7 +359,7 @@ static void new_arcs(cna_player *player, size_t states, int64_t t)
         if (cna__arc_begin(&k[now].rotation, &k[now + 1].rotation, &st->arc, &d[count])) {
             out[count] = &st->arc;
             if (++count == 8) {
-                cna__arc_trig8(d, out, count);
+                cna__arc_trig8_path(player->path, d, out, count);
                 count = 0;
             }
         }
@@ -341,7 +368,7 @@ static void new_arcs(cna_player *player, size_t states, int64_t t)
         out[0]->theta = cna_acosf(d[0]);
         out[0]->inv_sin = 1.0f / cna_sinf(out[0]->theta);
     } else if (count > 1) {
-        cna__arc_trig8(d, out, count);
+        cna__arc_trig8_path(player->path, d, out, count);
     }
     player->arcs_clip = inside ? clip : NULL;
     player->arcs_states = states;
@@ -394,6 +421,78 @@ HOT_INLINE void compose4(cna_mat4 *const out[4], const vsample in[4])
     for (int k = 0; k < 4; ++k)
         _mm_storeu_ps(out[k]->m + 12, _mm_or_ps(_mm_and_ps(in[k].tr, xyz), w1));
 }
+#if defined(PLAYER_WIDE)
+#define AVX_TARGET __attribute__((target("avx")))
+#define AVX512_TARGET __attribute__((target("avx512f")))
+
+/* _MM_TRANSPOSE4_PS within each 128-bit half of four 256-bit registers. */
+#define TRANSPOSE4_HALVES(r0, r1, r2, r3)                                   \
+    do {                                                                    \
+        const __m256 t0_ = _mm256_unpacklo_ps(r0, r1), t1_ = _mm256_unpacklo_ps(r2, r3); \
+        const __m256 t2_ = _mm256_unpackhi_ps(r0, r1), t3_ = _mm256_unpackhi_ps(r2, r3); \
+        (r0) = _mm256_shuffle_ps(t0_, t1_, 0x44);                           \
+        (r1) = _mm256_shuffle_ps(t0_, t1_, 0xEE);                           \
+        (r2) = _mm256_shuffle_ps(t2_, t3_, 0x44);                           \
+        (r3) = _mm256_shuffle_ps(t2_, t3_, 0xEE);                           \
+    } while (0)
+
+/* compose4 for eight samples (AVX and AVX-512F paths): samples k and k + 4
+ * in the two halves of one 256-bit register, so each half runs compose4's
+ * operations for its four samples, lane for lane the same (sqrt and
+ * division correctly rounded per lane), hence the same bits. Stores in
+ * sample order per column (a later sample for the same bone wins). */
+AVX_TARGET static inline void compose8(cna_mat4 *const out[8], const vsample in[8])
+{
+#define HALVES(a, b) _mm256_insertf128_ps(_mm256_castps128_ps256(a), (b), 1)
+    __m256 x = HALVES(in[0].q, in[4].q), y = HALVES(in[1].q, in[5].q),
+           z = HALVES(in[2].q, in[6].q), w = HALVES(in[3].q, in[7].q);
+    TRANSPOSE4_HALVES(x, y, z, w);
+    __m256 junk = HALVES(in[0].ws, in[4].ws), scx = HALVES(in[1].ws, in[5].ws),
+           scy = HALVES(in[2].ws, in[6].ws), scz = HALVES(in[3].ws, in[7].ws);
+    TRANSPOSE4_HALVES(junk, scx, scy, scz);
+    (void)junk;
+#undef HALVES
+    const __m256 zero = _mm256_setzero_ps();
+    const __m256 norm = _mm256_sqrt_ps(
+        _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(x, x), _mm256_mul_ps(y, y)),
+                      _mm256_add_ps(_mm256_mul_ps(z, z), _mm256_mul_ps(w, w))));
+    const __m256 s = _mm256_and_ps(_mm256_cmp_ps(norm, zero, _CMP_GT_OQ),
+                                   _mm256_div_ps(_mm256_set1_ps(2.0f), norm));
+    const __m256 sx_ = _mm256_mul_ps(s, x), sy_ = _mm256_mul_ps(s, y), sz_ = _mm256_mul_ps(s, z),
+                 sw_ = _mm256_mul_ps(s, w);
+    const __m256 xx = _mm256_mul_ps(sx_, x), xy = _mm256_mul_ps(sx_, y), wx = _mm256_mul_ps(sw_, x);
+    const __m256 yy = _mm256_mul_ps(sy_, y), yz = _mm256_mul_ps(sy_, z), wy = _mm256_mul_ps(sw_, y);
+    const __m256 zz = _mm256_mul_ps(sz_, z), xz = _mm256_mul_ps(sx_, z), wz = _mm256_mul_ps(sw_, z);
+    const __m256 one = _mm256_set1_ps(1.0f);
+    __m256 c[3][4]; /* c[column][row] for the eight keys */
+    c[0][0] = _mm256_mul_ps(_mm256_sub_ps(_mm256_sub_ps(one, yy), zz), scx);
+    c[0][1] = _mm256_mul_ps(_mm256_add_ps(xy, wz), scx);
+    c[0][2] = _mm256_mul_ps(_mm256_sub_ps(xz, wy), scx);
+    c[1][0] = _mm256_mul_ps(_mm256_sub_ps(xy, wz), scy);
+    c[1][1] = _mm256_mul_ps(_mm256_sub_ps(_mm256_sub_ps(one, xx), zz), scy);
+    c[1][2] = _mm256_mul_ps(_mm256_add_ps(yz, wx), scy);
+    c[2][0] = _mm256_mul_ps(_mm256_add_ps(xz, wy), scz);
+    c[2][1] = _mm256_mul_ps(_mm256_sub_ps(yz, wx), scz);
+    c[2][2] = _mm256_mul_ps(_mm256_sub_ps(_mm256_sub_ps(one, xx), yy), scz);
+    for (int col = 0; col < 3; ++col) {
+        __m256 r0 = c[col][0], r1 = c[col][1], r2 = c[col][2], r3 = zero;
+        TRANSPOSE4_HALVES(r0, r1, r2, r3); /* r0 = key 0's column | key 4's, ... */
+        _mm_storeu_ps(out[0]->m + 4 * col, _mm256_castps256_ps128(r0));
+        _mm_storeu_ps(out[1]->m + 4 * col, _mm256_castps256_ps128(r1));
+        _mm_storeu_ps(out[2]->m + 4 * col, _mm256_castps256_ps128(r2));
+        _mm_storeu_ps(out[3]->m + 4 * col, _mm256_castps256_ps128(r3));
+        _mm_storeu_ps(out[4]->m + 4 * col, _mm256_extractf128_ps(r0, 1));
+        _mm_storeu_ps(out[5]->m + 4 * col, _mm256_extractf128_ps(r1, 1));
+        _mm_storeu_ps(out[6]->m + 4 * col, _mm256_extractf128_ps(r2, 1));
+        _mm_storeu_ps(out[7]->m + 4 * col, _mm256_extractf128_ps(r3, 1));
+    }
+    /* column 3 = (translation, 1): lane 3 replaced bit for bit */
+    const __m128 xyz = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
+    const __m128 w1 = _mm_setr_ps(0.0f, 0.0f, 0.0f, 1.0f);
+    for (int k = 0; k < 8; ++k)
+        _mm_storeu_ps(out[k]->m + 12, _mm_or_ps(_mm_and_ps(in[k].tr, xyz), w1));
+}
+#endif
 #else
 /* One track at the player's position, as above, into *out (the key itself
  * when t holds it). */
@@ -419,16 +518,34 @@ static inline const cna_keyframe *sample_track(const cna_bone_track *track, int6
 }
 #endif
 
+#if defined(PLAYER_SSE)
+/* The first `wide ? 8 : 4` samples composed (compose8 on the AVX and
+ * AVX-512F paths only). */
+HOT_INLINE void compose(cna_mat4 *const out[8], const vsample in[8], bool wide)
+{
+#if defined(PLAYER_WIDE)
+    if (wide) {
+        compose8(out, in);
+        return;
+    }
+#else
+    (void)wide;
+#endif
+    compose4(out, in);
+}
+#endif
+
 /* Each usable track of the clip replaces its bone's local transform:
  *   local[bone] = T(t) · R(r) · S(s)   (spec: Scale * Rotation * Translation).
  * Tracks without keys, or with a bone outside 0..bone_count-1, are ignored.
- * With SSE, tracks are sampled in order into a four-entry buffer on the
- * stack and each full buffer is composed at once (a last partial one padded
- * with copies of its last entry, which rewrite that matrix with the same
- * values), so the matrices are still written in track order (a later track
- * for the same bone wins) and nothing per track outlives the update but its
- * cursor and cached arc. */
-static void sample_clip(cna_player *player)
+ * With SSE, tracks are sampled in order into a buffer on the stack of four
+ * entries (eight on the AVX and AVX-512F paths: compose8) and each full
+ * buffer is composed at once (a last partial one padded with copies of its
+ * last entry, which rewrite that matrix with the same values), so the
+ * matrices are still written in track order (a later track for the same
+ * bone wins) and nothing per track outlives the update but its cursor and
+ * cached arc. */
+HOT_INLINE void sample_clip_body(cna_player *player, bool wide)
 {
     const cna_clip *clip = player->clip;
     if (!clip || !clip->tracks) return;
@@ -439,9 +556,12 @@ static void sample_clip(cna_player *player)
     amount_memo memo = {0, 0, 0.0f}; /* interpolated intervals have a < b */
 #if defined(PLAYER_SSE)
     new_arcs(player, states, t);
-    vsample buf[4];
-    cna_mat4 *out[4];
+    vsample buf[8];
+    cna_mat4 *out[8];
     size_t batch = 0;
+    const size_t width = wide ? 8 : 4;
+#else
+    (void)wide;
 #endif
     for (size_t i = 0; i < states; ++i) {
         const cna_bone_track *track = &clip->tracks[i];
@@ -458,8 +578,8 @@ static void sample_clip(cna_player *player)
             vsample_load(&key, &buf[batch]);
         }
         out[batch] = &player->local[bone];
-        if (++batch == 4) {
-            compose4(out, buf);
+        if (++batch == width) {
+            compose(out, buf, wide);
             batch = 0;
         }
 #else
@@ -474,11 +594,13 @@ static void sample_clip(cna_player *player)
     }
 #if defined(PLAYER_SSE)
     if (batch > 0) {
-        for (size_t k = batch; k < 4; ++k) {
+        /* a last batch of up to four is composed four wide on every path */
+        const bool last_wide = wide && batch > 4;
+        for (size_t k = batch; k < (last_wide ? 8u : 4u); ++k) {
             buf[k] = buf[batch - 1];
             out[k] = out[batch - 1];
         }
-        compose4(out, buf);
+        compose(out, buf, last_wide);
     }
 #endif
     /* a track added after start_clip (the clip was edited) has no state */
@@ -492,6 +614,17 @@ static void sample_clip(cna_player *player)
         player->posed[track->bone] = 1;
     }
 }
+
+/* sample_clip_body compiled once per path: for the baseline, and with AVX
+ * (VEX three-operand encodings: no register copies) or AVX-512F (also 32
+ * vector registers: fewer spills) enabled. The same C, hence the same IEEE
+ * operations in the same order per element (-ffp-contract=off: no fused
+ * multiply-add), so the same bits on every path. */
+static void sample_clip(cna_player *player) { sample_clip_body(player, false); }
+#if defined(PLAYER_WIDE)
+AVX_TARGET static void sample_clip_avx(cna_player *player) { sample_clip_body(player, true); }
+AVX512_TARGET static void sample_clip_avx512(cna_player *player) { sample_clip_body(player, true); }
+#endif
 
 /* After sampling, in index order:
  *   local[p] = bind_pose[p]                     bones no track set
@@ -525,7 +658,6 @@ static void hierarchy_base(cna_player *player, const cna_skinning_data *data)
 /* AVX: columns (0, 1) and (2, 3) of b in two 256-bit registers; a's column
  * i broadcast to both halves; b's component i of each column splatted within
  * its half (vpermilps), so each half runs cglm's SSE product for one column. */
-#define AVX_TARGET __attribute__((target("avx")))
 AVX_TARGET static inline void mul_avx(__m256 a0, __m256 a1, __m256 a2, __m256 a3, __m256 b01,
                                       __m256 b23, __m256 *o01, __m256 *o23)
 {
@@ -593,7 +725,6 @@ AVX_TARGET static void hierarchy_avx(cna_player *player, const cna_skinning_data
 /* AVX-512F: the whole of b in one 512-bit register, a's column i broadcast
  * to the four 128-bit lanes, b's component i splatted within each lane: each
  * lane runs cglm's SSE product for one column. */
-#define AVX512_TARGET __attribute__((target("avx512f")))
 AVX512_TARGET static inline __m512 mul_512(__m512 a0, __m512 a1, __m512 a2, __m512 a3, __m512 b)
 {
     __m512 v = _mm512_mul_ps(_mm512_permute_ps(b, 0x00), a0);
@@ -681,17 +812,19 @@ static void recompute(cna_player *player)
     const int32_t n = player->bone_count;
     if (n == 0) return;
     memset(player->posed, 0, (size_t)n);
-    sample_clip(player);
 #if defined(PLAYER_WIDE)
     if (player->path == CNA__PLAYER_PATH_AVX512) {
+        sample_clip_avx512(player);
         hierarchy_avx512(player, data);
         return;
     }
     if (player->path == CNA__PLAYER_PATH_AVX) {
+        sample_clip_avx(player);
         hierarchy_avx(player, data);
         return;
     }
 #endif
+    sample_clip(player);
     hierarchy_base(player, data);
 }
 

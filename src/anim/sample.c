@@ -198,13 +198,191 @@ void cna__arc_trig8(const float d[8], cna__arc *const out[8], size_t count)
 #endif
 }
 
+#if defined(CNA__ANIM_WIDE)
+/* The lanes of cna__arc_trig8 in cna_acosf's polynomial range (0 <= d <= 1,
+ * not NaN) get d as a double in dd and trig[k] set; the others are done here
+ * by the scalar functions (dd stays 0.5, unused). Returns whether any lane is
+ * left for the polynomials. */
+static bool trig_lanes(const float d[8], cna__arc *const out[8], size_t count, double dd[8],
+                       bool trig[8])
+{
+    bool any = false;
+    for (size_t k = 0; k < 8; ++k) {
+        dd[k] = 0.5;
+        trig[k] = false;
+    }
+    for (size_t k = 0; k < count; ++k) {
+        if (d[k] >= 0.0f && d[k] <= 1.0f) {
+            dd[k] = (double)d[k];
+            trig[k] = any = true;
+        } else {
+            out[k]->theta = cna_acosf(d[k]);
+            out[k]->inv_sin = 1.0f / cna_sinf(out[k]->theta);
+        }
+    }
+    return any;
+}
+
+/* The arcs from th (theta as float) and inv (1 / sin_poly(theta) as float),
+ * cna__arc_trig8's last step. */
+static void trig_store(const float th[8], const float inv[8], const bool trig[8],
+                       cna__arc *const out[8], size_t count)
+{
+    for (size_t k = 0; k < count; ++k) {
+        if (!trig[k]) continue;
+        cna__arc *arc = out[k];
+        arc->theta = th[k];
+        arc->inv_sin = th[k] > 0.0f && (double)th[k] <= CNA__PIO2 ? inv[k] : 1.0f / cna_sinf(th[k]);
+    }
+}
+
+/* cna__sin_poly_pd and cna__asin_poly_pd four (AVX) and eight (AVX-512F)
+ * lanes wide: per lane the same coefficients and the same IEEE operations in
+ * the same order, hence the same bits (no FMA: -ffp-contract=off, and the
+ * intrinsics used are plain multiplications and additions). */
+#define AVX_TARGET __attribute__((target("avx")))
+#define AVX512_TARGET __attribute__((target("avx512f")))
+
+AVX_TARGET static inline __m256d sin_poly_pd4(__m256d r)
+{
+    const __m256d r2 = _mm256_mul_pd(r, r);
+    __m256d p = _mm256_set1_pd(-1.0 / 1307674368000.0);
+    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(1.0 / 6227020800.0));
+    p = _mm256_sub_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(1.0 / 39916800.0));
+    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(1.0 / 362880.0));
+    p = _mm256_sub_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(1.0 / 5040.0));
+    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(1.0 / 120.0));
+    p = _mm256_sub_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(1.0 / 6.0));
+    return _mm256_add_pd(r, _mm256_mul_pd(r, _mm256_mul_pd(r2, p)));
+}
+
+AVX_TARGET static inline __m256d asin_poly_pd4(__m256d z)
+{
+    const __m256d z2 = _mm256_mul_pd(z, z);
+    __m256d p = _mm256_set1_pd(88179.0 / 12058624.0);
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(46189.0 / 5505024.0));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(12155.0 / 1245184.0));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(6435.0 / 557056.0));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(429.0 / 30720.0));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(231.0 / 13312.0));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(63.0 / 2816.0));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(35.0 / 1152.0));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(5.0 / 112.0));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(3.0 / 40.0));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(1.0 / 6.0));
+    return _mm256_add_pd(z, _mm256_mul_pd(z, _mm256_mul_pd(z2, p)));
+}
+
+/* acos(x) for x in [0, 1], as the SSE2 code above: x <= 0.5: PIO2 -
+ * asin_poly(x); else 2·asin_poly(sqrt((1 - x)·0.5)); then rounded to float. */
+AVX_TARGET static inline __m128 acos_pd4(__m256d x)
+{
+    const __m256d half = _mm256_set1_pd(0.5);
+    const __m256d small = _mm256_cmp_pd(x, half, _CMP_LE_OS);
+    const __m256d big_z = _mm256_sqrt_pd(_mm256_mul_pd(_mm256_sub_pd(_mm256_set1_pd(1.0), x), half));
+    const __m256d z = _mm256_blendv_pd(big_z, x, small);
+    const __m256d p = asin_poly_pd4(z);
+    const __m256d small_r = _mm256_sub_pd(_mm256_set1_pd(CNA__PIO2), p);
+    const __m256d big_r = _mm256_mul_pd(_mm256_set1_pd(2.0), p);
+    return _mm256_cvtpd_ps(_mm256_blendv_pd(big_r, small_r, small));
+}
+
+AVX_TARGET void cna__arc_trig8_avx(const float d[8], cna__arc *const out[8], size_t count)
+{
+    double dd[8];
+    bool trig[8];
+    if (!trig_lanes(d, out, count, dd, trig)) return;
+    /* two independent chains of four lanes */
+    const __m128 t0 = acos_pd4(_mm256_loadu_pd(dd)), t1 = acos_pd4(_mm256_loadu_pd(dd + 4));
+    const __m128 s0 = _mm256_cvtpd_ps(sin_poly_pd4(_mm256_cvtps_pd(t0)));
+    const __m128 s1 = _mm256_cvtpd_ps(sin_poly_pd4(_mm256_cvtps_pd(t1)));
+    float th[8], inv[8];
+    _mm_storeu_ps(th, t0);
+    _mm_storeu_ps(th + 4, t1);
+    _mm256_storeu_ps(inv, _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_set_m128(s1, s0)));
+    trig_store(th, inv, trig, out, count);
+}
+
+AVX512_TARGET static inline __m512d sin_poly_pd8(__m512d r)
+{
+    const __m512d r2 = _mm512_mul_pd(r, r);
+    __m512d p = _mm512_set1_pd(-1.0 / 1307674368000.0);
+    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(1.0 / 6227020800.0));
+    p = _mm512_sub_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(1.0 / 39916800.0));
+    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(1.0 / 362880.0));
+    p = _mm512_sub_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(1.0 / 5040.0));
+    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(1.0 / 120.0));
+    p = _mm512_sub_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(1.0 / 6.0));
+    return _mm512_add_pd(r, _mm512_mul_pd(r, _mm512_mul_pd(r2, p)));
+}
+
+AVX512_TARGET static inline __m512d asin_poly_pd8(__m512d z)
+{
+    const __m512d z2 = _mm512_mul_pd(z, z);
+    __m512d p = _mm512_set1_pd(88179.0 / 12058624.0);
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(46189.0 / 5505024.0));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(12155.0 / 1245184.0));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(6435.0 / 557056.0));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(429.0 / 30720.0));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(231.0 / 13312.0));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(63.0 / 2816.0));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(35.0 / 1152.0));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(5.0 / 112.0));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(3.0 / 40.0));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(1.0 / 6.0));
+    return _mm512_add_pd(z, _mm512_mul_pd(z, _mm512_mul_pd(z2, p)));
+}
+
+AVX512_TARGET void cna__arc_trig8_avx512(const float d[8], cna__arc *const out[8], size_t count)
+{
+    double dd[8];
+    bool trig[8];
+    if (!trig_lanes(d, out, count, dd, trig)) return;
+    /* the eight lanes in one chain */
+    const __m512d x = _mm512_loadu_pd(dd), half = _mm512_set1_pd(0.5);
+    const __mmask8 small = _mm512_cmp_pd_mask(x, half, _CMP_LE_OS);
+    const __m512d big_z = _mm512_sqrt_pd(_mm512_mul_pd(_mm512_sub_pd(_mm512_set1_pd(1.0), x), half));
+    const __m512d p = asin_poly_pd8(_mm512_mask_blend_pd(small, big_z, x));
+    const __m512d small_r = _mm512_sub_pd(_mm512_set1_pd(CNA__PIO2), p);
+    const __m512d big_r = _mm512_mul_pd(_mm512_set1_pd(2.0), p);
+    const __m256 tf = _mm512_cvtpd_ps(_mm512_mask_blend_pd(small, big_r, small_r));
+    const __m256 sf = _mm512_cvtpd_ps(sin_poly_pd8(_mm512_cvtps_pd(tf)));
+    float th[8], inv[8];
+    _mm256_storeu_ps(th, tf);
+    _mm256_storeu_ps(inv, _mm256_div_ps(_mm256_set1_ps(1.0f), sf));
+    trig_store(th, inv, trig, out, count);
+}
+#endif
+
+void cna__arc_trig8_path(int path, const float d[8], cna__arc *const out[8], size_t count)
+{
+#if defined(CNA__ANIM_WIDE)
+    if (path == CNA__PLAYER_PATH_AVX512) {
+        cna__arc_trig8_avx512(d, out, count);
+        return;
+    }
+    if (path == CNA__PLAYER_PATH_AVX) {
+        cna__arc_trig8_avx(d, out, count);
+        return;
+    }
+#endif
+    (void)path;
+    cna__arc_trig8(d, out, count);
+}
+
 void cna__arc_make8(const cna_quat *const a[8], const cna_quat *const b[8], cna__arc *const out[8],
                     size_t count)
+{
+    cna__arc_make8_path(CNA__PLAYER_PATH_BASE, a, b, out, count);
+}
+
+void cna__arc_make8_path(int path, const cna_quat *const a[8], const cna_quat *const b[8],
+                         cna__arc *const out[8], size_t count)
 {
     float d[8];
     cna__arc *trig[8];
     size_t n = 0;
     for (size_t k = 0; k < count; ++k)
         if (cna__arc_begin(a[k], b[k], out[k], &d[n])) trig[n++] = out[k];
-    if (n) cna__arc_trig8(d, trig, n);
+    if (n) cna__arc_trig8_path(path, d, trig, n);
 }

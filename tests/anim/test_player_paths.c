@@ -8,8 +8,8 @@
  * nearly parallel and opposite key rotations, non-uniform scales). A path
  * this build or CPU lacks is reported as skipped, never as passed.
  * Also: the paired sine of the slerp (cna__sinf2) against cna_sinf, and the
- * eight-pair arc constants (cna__arc_make8) against cna__arc_make, bit for
- * bit.
+ * eight-pair arc constants (cna__arc_make8, and cna__arc_make8_path on each
+ * path) against cna__arc_make, bit for bit.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -304,6 +304,14 @@ static void test_paired_sine_is_bit_identical_to_cna_sinf(void **state)
         const float lim = i % 4 == 0 ? 4.0f : 1.5707964f;
         assert_sinf2_matches(rng_float(&r, -lim, lim), rng_float(&r, -lim, lim));
     }
+    /* CNA__PIO2F: the largest float <= CNA__PIO2, and the packed range test
+     * around it */
+    assert_true((double)CNA__PIO2F <= CNA__PIO2);
+    assert_true((double)nextafterf(CNA__PIO2F, 2.0f) > CNA__PIO2);
+    const float near_pio2[] = {CNA__PIO2F, nextafterf(CNA__PIO2F, 2.0f), nextafterf(CNA__PIO2F, 0.0f),
+                               -CNA__PIO2F, -nextafterf(CNA__PIO2F, 2.0f)};
+    for (size_t i = 0; i < 5; ++i)
+        for (size_t j = 0; j < 5; ++j) assert_sinf2_matches(near_pio2[i], near_pio2[j]);
     const float edge[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-45f, 1.5707963f, 1.5707964f,
                           -1.5707964f, 1.5707965f, 3.1415927f, 1e10f, (float)INFINITY,
                           -(float)INFINITY, (float)NAN, 0.5f, 1.0f};
@@ -328,9 +336,9 @@ static void assert_arcs_equal(const cna__arc *x, const cna__arc *y)
  * quaternions (either branch of acos: |d| below and above 0.5), nearly
  * parallel and opposite ones (the linear branch), orthogonal ones (d = 0 and
  * -0, theta = pi/2 rounded above PIO2), non-unit ones (|d| > 1: NaN) and NaN. */
-static void test_eight_arcs_are_bit_identical_to_one_at_a_time(void **state)
+static void eight_arcs_on_path(int path)
 {
-    (void)state;
+    require_path(path);
     rng r = {0xA4C5A4C5ULL};
     const cna_quat special[][2] = {
         {{1, 0, 0, 0}, {0, 1, 0, 0}},
@@ -371,7 +379,10 @@ static void test_eight_arcs_are_bit_identical_to_one_at_a_time(void **state)
             po[k] = &got[k];
             memset(&got[k], 0x5A, sizeof got[k]);
         }
-        cna__arc_make8(pa, pb, po, count);
+        if (path == CNA__PLAYER_PATH_BASE)
+            cna__arc_make8(pa, pb, po, count);
+        else
+            cna__arc_make8_path(path, pa, pb, po, count);
         for (size_t k = 0; k < count; ++k) {
             cna__arc_make(&qa[k], &qb[k], &want[k]);
             assert_arcs_equal(&got[k], &want[k]);
@@ -386,10 +397,28 @@ static void test_eight_arcs_are_bit_identical_to_one_at_a_time(void **state)
             pb[k] = &special[s][1];
             po[k] = &got[k];
         }
-        cna__arc_make8(pa, pb, po, 8);
+        cna__arc_make8_path(path, pa, pb, po, 8);
         cna__arc_make(&special[s][0], &special[s][1], &want);
         for (size_t k = 0; k < 8; ++k) assert_arcs_equal(&got[k], &want);
     }
+}
+
+static void test_eight_arcs_are_bit_identical_to_one_at_a_time_base(void **state)
+{
+    (void)state;
+    eight_arcs_on_path(CNA__PLAYER_PATH_BASE);
+}
+
+static void test_eight_arcs_are_bit_identical_to_one_at_a_time_avx(void **state)
+{
+    (void)state;
+    eight_arcs_on_path(CNA__PLAYER_PATH_AVX);
+}
+
+static void test_eight_arcs_are_bit_identical_to_one_at_a_time_avx512(void **state)
+{
+    (void)state;
+    eight_arcs_on_path(CNA__PLAYER_PATH_AVX512);
 }
 
 int main(void)
@@ -404,7 +433,9 @@ int main(void)
         cmocka_unit_test(test_steps_and_seeks_around_key_times_on_every_path),
         cmocka_unit_test(test_default_path_is_the_widest_supported),
         cmocka_unit_test(test_paired_sine_is_bit_identical_to_cna_sinf),
-        cmocka_unit_test(test_eight_arcs_are_bit_identical_to_one_at_a_time),
+        cmocka_unit_test(test_eight_arcs_are_bit_identical_to_one_at_a_time_base),
+        cmocka_unit_test(test_eight_arcs_are_bit_identical_to_one_at_a_time_avx),
+        cmocka_unit_test(test_eight_arcs_are_bit_identical_to_one_at_a_time_avx512),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <math.h>
 
@@ -88,6 +89,39 @@ static void test_parent_not_below_own_index_is_invalid(void **state)
     assert_invalid(&r.data, "hierarchy[1]: parent 1 is not below own index 1");
     r.hierarchy[1] = -5; /* any negative parent is a root */
     assert_int_equal(cna_skinning_data_validate(&r.data, NULL), CNA_OK);
+}
+
+/* The parent check runs four bones at a time, then one at a time: on 11
+ * bones (two blocks of four and a tail of three), an offender at every index
+ * (self, next, far forward) is found and named, the first one when there
+ * are two, and parents just below own index and very negative ones pass. */
+static void test_parent_check_names_the_first_offender_at_every_index(void **state)
+{
+    (void)state;
+    enum { N = 11 };
+    int32_t hierarchy[N];
+    cna_mat4 bind[N], inverse_bind[N];
+    for (int i = 0; i < N; ++i) {
+        cna_mat4_identity(&bind[i]);
+        cna_mat4_identity(&inverse_bind[i]);
+    }
+    cna_skinning_data d = cna_skinning_data_make(N, hierarchy, bind, inverse_bind);
+    for (int32_t i = 0; i < N; ++i) hierarchy[i] = i - 1;
+    assert_int_equal(cna_skinning_data_validate(&d, NULL), CNA_OK);
+    for (int32_t i = 0; i < N; ++i) hierarchy[i] = i % 2 ? INT32_MIN : -1;
+    assert_int_equal(cna_skinning_data_validate(&d, NULL), CNA_OK);
+    const int32_t wrong[3] = {0, 1, INT32_MAX}; /* added to the own index, saturated */
+    for (int32_t bad = 0; bad < N; ++bad) {
+        for (int k = 0; k < 6; ++k) {
+            for (int32_t i = 0; i < N; ++i) hierarchy[i] = i - 1;
+            hierarchy[bad] = wrong[k % 3] == INT32_MAX ? INT32_MAX : bad + wrong[k % 3];
+            if (k >= 3 && bad + 1 < N) hierarchy[N - 1] = N + 3; /* a later offender too */
+            char message[128];
+            snprintf(message, sizeof message, "hierarchy[%ld]: parent %ld is not below own index %ld",
+                     (long)bad, (long)hierarchy[bad], (long)bad);
+            assert_invalid(&d, message);
+        }
+    }
 }
 
 static void test_null_root_prefix_that_would_be_read_is_invalid(void **state)
@@ -311,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_long_clip_name_is_cut_in_messages),
         cmocka_unit_test(test_find_clip_returns_the_first_clip_with_that_name),
         cmocka_unit_test(test_constructors_fill_defaults),
+        cmocka_unit_test(test_parent_check_names_the_first_offender_at_every_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
