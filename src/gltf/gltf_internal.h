@@ -36,6 +36,9 @@ void cna__gltf_arena_init(cna__gltf_arena *arena, const cna_allocator *alloc);
 void *cna__gltf_arena_calloc(cna__gltf_arena *arena, size_t count, size_t size);
 /* Uninitialised memory (for large byte blobs). */
 void *cna__gltf_arena_alloc_raw(cna__gltf_arena *arena, size_t size);
+/* Uninitialised memory for size bytes at the start of a new block of at least
+ * cap bytes, which becomes the current block: later allocations use the rest. */
+void *cna__gltf_arena_alloc_head(cna__gltf_arena *arena, size_t size, size_t cap);
 /* Copy of the NUL-terminated string s (or of len bytes of s, NUL added). */
 char *cna__gltf_arena_strdup(cna__gltf_arena *arena, const char *s);
 char *cna__gltf_arena_strndup(cna__gltf_arena *arena, const char *s, size_t len);

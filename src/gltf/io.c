@@ -75,16 +75,16 @@ cna_result cna__gltf_read_input(cna__gltf_arena *arena, cna__gltf_arena *json_ar
     r = read_bytes(f, path, in->head, head, err);
     if (!r && cna__gltf_glb_split_size(in->head, n, &json_size)) {
         /* A GLB: the JSON chunk in a block of its own, freed once parsed, so
-         * that its pages serve the document and the model; the rest (BIN) in
-         * a block of the file's size, as the whole file was before: the
-         * document keeps what it kept, and glibc's malloc, which derives its
-         * heap trim threshold from the largest block freed (twice its size),
-         * keeps the threshold it had (a block of only the rest's size lowers
-         * it, and a load then faults its heap in again every time). The
-         * block's unused tail is never written. */
+         * that its pages serve the document and the model; the rest (BIN) at
+         * the start of a block of the file's size, as the whole file was
+         * before, whose remainder (the JSON's share) then holds the document's
+         * own arrays and strings. Besides sparing those blocks, this keeps the
+         * heap trim threshold that glibc's malloc derives from the largest
+         * block freed (twice its size): with a block of only the rest's size
+         * the threshold drops, and a load faults its heap in again each time. */
         size_t rest = n - CNA__GLTF_GLB_HEAD - json_size;
         in->json = (uint8_t *)cna__gltf_arena_alloc_raw(json_arena, json_size);
-        in->rest = (uint8_t *)cna__gltf_arena_alloc_raw(arena, n);
+        in->rest = (uint8_t *)cna__gltf_arena_alloc_head(arena, rest, n);
         if (!in->json || !in->rest)
             r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "\"%s\": out of memory for %zu bytes", path, n);
         if (!r) r = read_bytes(f, path, in->json, json_size, err);
