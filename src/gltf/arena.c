@@ -67,6 +67,23 @@ void *cna__gltf_arena_alloc_raw(cna__gltf_arena *arena, size_t size)
     return b->data;
 }
 
+void *cna__gltf_arena_alloc_head(cna__gltf_arena *arena, size_t size, size_t cap)
+{
+    size_t rounded, block;
+    if (!cna__add_size(size, CNA__GLTF_ARENA_ALIGN - 1, &rounded)) return NULL;
+    rounded &= ~(size_t)(CNA__GLTF_ARENA_ALIGN - 1);
+    if (rounded == 0) rounded = CNA__GLTF_ARENA_ALIGN;
+    if (!cna__add_size(cap, CNA__GLTF_ARENA_ALIGN - 1, &block)) return NULL;
+    block &= ~(size_t)(CNA__GLTF_ARENA_ALIGN - 1);
+    if (block < rounded) block = rounded;
+    cna__gltf_arena_block *b = new_block(arena, block);
+    if (!b) return NULL;
+    b->used = rounded;
+    b->next = arena->head;
+    arena->head = b;
+    return b->data;
+}
+
 void *cna__gltf_arena_calloc(cna__gltf_arena *arena, size_t count, size_t size)
 {
     size_t total;

@@ -370,14 +370,18 @@ static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size,
     return CNA_OK;
 }
 
-static cna_result load_bytes(cna__gltf_ctx *c, const uint8_t *data, size_t size)
+/* split: a GLB file read in pieces (load_file; data is then NULL), whose JSON
+ * chunk's blocks (json_blocks) are freed as soon as the JSON is parsed. */
+static cna_result load_bytes(cna__gltf_ctx *c, const uint8_t *data, size_t size, const cna__gltf_input *split,
+                             cna__gltf_arena *json_blocks)
 {
     const uint8_t *json = data;
     size_t json_size = size;
     if (size == 0) return cna__error(c->err, CNA_ERROR_PARSE, "the input is empty");
-    if (cna__gltf_glb_is(data, size)) {
+    if (split || cna__gltf_glb_is(data, size)) {
         cna__gltf_glb glb;
-        cna_result r = cna__gltf_glb_parse(data, size, &glb, c->err);
+        cna_result r = split ? cna__gltf_glb_parse_split(split->head, split->json, split->rest, size, &glb, c->err)
+                             : cna__gltf_glb_parse(data, size, &glb, c->err);
         if (r) return r;
         c->is_glb = true;
         c->glb_bin = glb.bin;
@@ -390,6 +394,7 @@ static cna_result load_bytes(cna__gltf_ctx *c, const uint8_t *data, size_t size)
     cna__gltf_arena tree; /* the parsed JSON, freed once the document is built */
     cna__gltf_arena_init(&tree, &c->scratch.alloc);
     cna_result r = parse_json(c, json, json_size, &tree, &root);
+    if (json_blocks) cna__gltf_arena_free_all(json_blocks); /* the tree holds copies of what it needs */
     if (r) return r;
     c->root = root;
     r = run_stages(c);
@@ -401,8 +406,9 @@ static cna_result load_bytes(cna__gltf_ctx *c, const uint8_t *data, size_t size)
 /* file_blocks: for load_file, the arena holding the file's bytes (NULL from
  * memory). A GLB's blocks move into the document, whose buffer 0 then points
  * at the BIN chunk in place instead of holding a copy of it. */
-static cna_result load(const uint8_t *data, size_t size, const cna_gltf_options *opts, const char *base_dir,
-                       cna__gltf_arena *file_blocks, cna_gltf_document **out, cna_error *err)
+static cna_result load(const uint8_t *data, size_t size, const cna__gltf_input *split, cna__gltf_arena *json_blocks,
+                       const cna_gltf_options *opts, const char *base_dir, cna__gltf_arena *file_blocks,
+                       cna_gltf_document **out, cna_error *err)
 {
     cna_gltf_options o;
     memset(&o, 0, sizeof o);
@@ -417,7 +423,7 @@ static cna_result load(const uint8_t *data, size_t size, const cna_gltf_options 
     cna__gltf_arena_init(&doc->arena, &alloc);
     doc->pub.scene = -1;
     bool bin_in_place = false;
-    if (file_blocks && file_blocks->head && cna__gltf_glb_is(data, size)) {
+    if (file_blocks && file_blocks->head && (split || cna__gltf_glb_is(data, size))) {
         doc->arena.head = file_blocks->head; /* same allocator: opts' */
         file_blocks->head = NULL;
         bin_in_place = true;
@@ -435,7 +441,7 @@ static cna_result load(const uint8_t *data, size_t size, const cna_gltf_options 
     c.base_dir = o.resolve ? NULL : base_dir;
     c.from_memory = base_dir == NULL;
     c.glb_bin_in_place = bin_in_place;
-    cna_result r = load_bytes(&c, data, size);
+    cna_result r = load_bytes(&c, data, size, split, json_blocks);
     cna__gltf_arena_free_all(&c.scratch);
     if (r) {
         cna_gltf_document_free(&doc->pub);
@@ -452,7 +458,7 @@ cna_result cna_gltf_load_memory(const void *data, size_t size, const cna_gltf_op
 {
     if (!out) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "out is NULL");
     if (!data) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "data is NULL");
-    return load((const uint8_t *)data, size, opts, NULL, NULL, out, err);
+    return load((const uint8_t *)data, size, NULL, NULL, opts, NULL, NULL, out, err);
 }
 
 cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts, cna_gltf_document **out,
@@ -461,11 +467,11 @@ cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts, cn
     if (!path || !out) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "path or out is NULL");
     cna_allocator alloc = cna__allocator_resolve(opts ? &opts->allocator : NULL);
     size_t max_size = opts && opts->max_file_size ? opts->max_file_size : CNA_GLTF_DEFAULT_MAX_FILE_SIZE;
-    cna__gltf_arena file;
+    cna__gltf_arena file, json;
     cna__gltf_arena_init(&file, &alloc);
-    uint8_t *data = NULL;
-    size_t size = 0;
-    cna_result r = cna__gltf_read_file(&file, path, max_size, &data, &size, err);
+    cna__gltf_arena_init(&json, &alloc);
+    cna__gltf_input in;
+    cna_result r = cna__gltf_read_input(&file, &json, path, max_size, &in, err);
     const char *slash = strrchr(path, '/');
     char *dir = NULL;
     if (!r) {
@@ -473,7 +479,8 @@ cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts, cn
                     : cna__gltf_arena_strdup(&file, ".");
         if (!dir) r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory");
     }
-    if (!r) r = load(data, size, opts, dir, &file, out, err);
+    if (!r) r = load(in.data, in.size, in.split ? &in : NULL, &json, opts, dir, &file, out, err);
+    cna__gltf_arena_free_all(&json);
     cna__gltf_arena_free_all(&file);
     return r;
 }

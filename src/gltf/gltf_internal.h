@@ -36,6 +36,9 @@ void cna__gltf_arena_init(cna__gltf_arena *arena, const cna_allocator *alloc);
 void *cna__gltf_arena_calloc(cna__gltf_arena *arena, size_t count, size_t size);
 /* Uninitialised memory (for large byte blobs). */
 void *cna__gltf_arena_alloc_raw(cna__gltf_arena *arena, size_t size);
+/* Uninitialised memory for size bytes at the start of a new block of at least
+ * cap bytes, which becomes the current block: later allocations use the rest. */
+void *cna__gltf_arena_alloc_head(cna__gltf_arena *arena, size_t size, size_t cap);
 /* Copy of the NUL-terminated string s (or of len bytes of s, NUL added). */
 char *cna__gltf_arena_strdup(cna__gltf_arena *arena, const char *s);
 char *cna__gltf_arena_strndup(cna__gltf_arena *arena, const char *s, size_t len);
@@ -291,6 +294,20 @@ bool cna__gltf_glb_is(const uint8_t *data, size_t size);
 /* Split a GLB container into its chunks (pointers into data). */
 cna_result cna__gltf_glb_parse(const uint8_t *data, size_t size, cna__gltf_glb *out, cna_error *err);
 
+/* A GLB file read in pieces (load_file): the container header and the first
+ * chunk's header (CNA__GLTF_GLB_HEAD bytes), the first chunk's data, and the
+ * bytes after it (the BIN chunk and any others), each in its own block so that
+ * the JSON's block can be freed once parsed. */
+#define CNA__GLTF_GLB_HEAD 20u
+/* true when head (the first CNA__GLTF_GLB_HEAD of size bytes) passes every check
+ * cna__gltf_glb_parse makes on the header and the first chunk's header, the
+ * first chunk being a non-empty JSON chunk of *json_size bytes. */
+bool cna__gltf_glb_split_size(const uint8_t head[CNA__GLTF_GLB_HEAD], size_t size, size_t *json_size);
+/* cna__gltf_glb_parse of the container head + json + rest (size bytes in all),
+ * with the same checks and messages; pointers into json and rest. */
+cna_result cna__gltf_glb_parse_split(const uint8_t head[CNA__GLTF_GLB_HEAD], const uint8_t *json, const uint8_t *rest,
+                                     size_t size, cna__gltf_glb *out, cna_error *err);
+
 /* ------------------------------------------------------------------ uri.c */
 
 /* true when uri starts with "data:" (case-insensitive scheme). */
@@ -316,6 +333,21 @@ cna_result cna__gltf_uri_check_relative(const char *decoded, cna_error *err);
 /* Read a whole regular file into memory from `arena` (IO, LIMIT). */
 cna_result cna__gltf_read_file(cna__gltf_arena *arena, const char *path, size_t max_size, uint8_t **data, size_t *size,
                           cna_error *err);
+/* A file for load_file: a GLB that cna__gltf_glb_split_size accepts is read in
+ * pieces (split; head, json, rest), anything else whole (data). */
+typedef struct cna__gltf_input {
+    size_t size;                       /* the file's bytes */
+    uint8_t *data;                     /* !split: all of them */
+    bool split;
+    uint8_t head[CNA__GLTF_GLB_HEAD];  /* split: the first bytes */
+    uint8_t *json;                     /* split: the JSON chunk (json_arena) */
+    size_t json_size;
+    uint8_t *rest;                     /* split: the bytes after the JSON chunk (arena) */
+} cna__gltf_input;
+/* Read path (at most max_size bytes, same errors as cna__gltf_read_file);
+ * a split GLB's JSON chunk goes to json_arena, everything else to arena. */
+cna_result cna__gltf_read_input(cna__gltf_arena *arena, cna__gltf_arena *json_arena, const char *path, size_t max_size,
+                                cna__gltf_input *in, cna_error *err);
 /* Resolve an external URI (decoded) for a buffer or image. For buffers the
  * bytes are copied into the document arena; for images only existence is
  * checked (*data may stay NULL). *path receives the file path used by the

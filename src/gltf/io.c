@@ -18,8 +18,8 @@
 #define PATH_MAX 4096
 #endif
 
-cna_result cna__gltf_read_file(cna__gltf_arena *arena, const char *path, size_t max_size, uint8_t **data, size_t *size,
-                          cna_error *err)
+/* Open path as a regular file of at most max_size bytes; *n: its size. */
+static cna_result open_file(const char *path, size_t max_size, FILE **out, size_t *n, cna_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return cna__error(err, CNA_ERROR_IO, "cannot open \"%s\": %s", path, strerror(errno));
@@ -30,19 +30,77 @@ cna_result cna__gltf_read_file(cna__gltf_arena *arena, const char *path, size_t 
     } else if (st.st_size < 0 || (uint64_t)st.st_size > (uint64_t)max_size) {
         r = cna__error(err, CNA_ERROR_LIMIT, "\"%s\": %lld bytes exceed the limit of %zu bytes", path,
                        (long long)st.st_size, max_size);
-    } else {
-        size_t n = (size_t)st.st_size;
-        uint8_t *buf = (uint8_t *)cna__gltf_arena_alloc_raw(arena, n);
-        if (!buf) {
+    }
+    if (r) {
+        fclose(f);
+        return r;
+    }
+    *out = f;
+    *n = (size_t)st.st_size;
+    return CNA_OK;
+}
+
+static cna_result read_bytes(FILE *f, const char *path, uint8_t *buf, size_t n, cna_error *err)
+{
+    if (n && fread(buf, 1, n, f) != n) return cna__error(err, CNA_ERROR_IO, "cannot read \"%s\"", path);
+    return CNA_OK;
+}
+
+cna_result cna__gltf_read_file(cna__gltf_arena *arena, const char *path, size_t max_size, uint8_t **data, size_t *size,
+                          cna_error *err)
+{
+    FILE *f;
+    size_t n;
+    cna_result r = open_file(path, max_size, &f, &n, err);
+    if (r) return r;
+    uint8_t *buf = (uint8_t *)cna__gltf_arena_alloc_raw(arena, n);
+    if (!buf) r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "\"%s\": out of memory for %zu bytes", path, n);
+    if (!r) r = read_bytes(f, path, buf, n, err);
+    fclose(f);
+    if (r) return r;
+    *data = buf;
+    *size = n;
+    return CNA_OK;
+}
+
+cna_result cna__gltf_read_input(cna__gltf_arena *arena, cna__gltf_arena *json_arena, const char *path, size_t max_size,
+                                cna__gltf_input *in, cna_error *err)
+{
+    memset(in, 0, sizeof *in);
+    FILE *f;
+    size_t n;
+    cna_result r = open_file(path, max_size, &f, &n, err);
+    if (r) return r;
+    size_t head = n < CNA__GLTF_GLB_HEAD ? n : CNA__GLTF_GLB_HEAD, json_size = 0;
+    r = read_bytes(f, path, in->head, head, err);
+    if (!r && cna__gltf_glb_split_size(in->head, n, &json_size)) {
+        /* A GLB: the JSON chunk in a block of its own, freed once parsed, so
+         * that its pages serve the document and the model; the rest (BIN) at
+         * the start of a block of the file's size, as the whole file was
+         * before, whose remainder (the JSON's share) then holds the document's
+         * own arrays and strings. Besides sparing those blocks, this keeps the
+         * heap trim threshold that glibc's malloc derives from the largest
+         * block freed (twice its size): with a block of only the rest's size
+         * the threshold drops, and a load faults its heap in again each time. */
+        size_t rest = n - CNA__GLTF_GLB_HEAD - json_size;
+        in->json = (uint8_t *)cna__gltf_arena_alloc_raw(json_arena, json_size);
+        in->rest = (uint8_t *)cna__gltf_arena_alloc_head(arena, rest, n);
+        if (!in->json || !in->rest)
             r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "\"%s\": out of memory for %zu bytes", path, n);
-        } else if (n && fread(buf, 1, n, f) != n) {
-            r = cna__error(err, CNA_ERROR_IO, "cannot read \"%s\"", path);
-        } else {
-            *data = buf;
-            *size = n;
+        if (!r) r = read_bytes(f, path, in->json, json_size, err);
+        if (!r) r = read_bytes(f, path, in->rest, rest, err);
+        in->json_size = json_size;
+        in->split = true;
+    } else if (!r) {
+        in->data = (uint8_t *)cna__gltf_arena_alloc_raw(arena, n);
+        if (!in->data) r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "\"%s\": out of memory for %zu bytes", path, n);
+        if (!r) {
+            memcpy(in->data, in->head, head);
+            r = read_bytes(f, path, in->data + head, n - head, err);
         }
     }
     fclose(f);
+    in->size = n;
     return r;
 }
 

@@ -244,6 +244,115 @@ static void test_empty_json_chunk_is_refused(void **state)
     expect_glb_error(&g, CNA_ERROR_PARSE, "GLB: the JSON chunk is empty");
 }
 
+/* ------------------------------------------------------------ from a file */
+
+/* cna_gltf_load_file reads a GLB in pieces (the JSON chunk apart from the
+ * rest); every container, whole or damaged, must give what load_memory gives
+ * for the same bytes, through the allocator hooks, without a leak. */
+static void expect_file_matches_memory(const uint8_t *data, size_t n)
+{
+    char path[] = "cna_glb_test_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+
+    tu_alloc_state s = {0, -1, 0};
+    cna_gltf_options o;
+    memset(&o, 0, sizeof o);
+    o.allocator.alloc = tu_counting_alloc;
+    o.allocator.free = tu_counting_free;
+    o.allocator.user_data = &s;
+    cna_gltf_document *from_file = NULL, *from_memory = NULL;
+    cna_error e_file, e_memory;
+    memset(&e_file, 0, sizeof e_file);
+    memset(&e_memory, 0, sizeof e_memory);
+    cna_result r_file = cna_gltf_load_file(path, &o, &from_file, &e_file);
+    cna_result r_memory = cna_gltf_load_memory(n ? data : (const uint8_t *)"", n, NULL, &from_memory, &e_memory);
+    remove(path);
+    if (r_file != r_memory || (r_file && strcmp(e_file.message, e_memory.message) != 0))
+        fail_msg("%zu bytes: file %s \"%s\", memory %s \"%s\"", n, cna_result_name(r_file), e_file.message,
+                 cna_result_name(r_memory), e_memory.message);
+    if (!r_file) {
+        assert_true(s.count > 0);
+        assert_int_equal(from_file->is_glb, from_memory->is_glb);
+        assert_int_equal(from_file->buffer_count, from_memory->buffer_count);
+        for (size_t b = 0; b < from_file->buffer_count; b++) {
+            const cna_gltf_buffer *x = &from_file->buffers[b], *y = &from_memory->buffers[b];
+            assert_int_equal(x->byte_length, y->byte_length);
+            assert_true(x->byte_length == 0 || memcmp(x->data, y->data, x->byte_length) == 0);
+        }
+        assert_int_equal(from_file->diagnostic_count, from_memory->diagnostic_count);
+    }
+    cna_gltf_document_free(from_file);
+    cna_gltf_document_free(from_memory);
+    assert_int_equal(s.live, 0);
+}
+
+static void test_glb_from_a_file_matches_memory_whole_and_damaged(void **state)
+{
+    (void)state;
+    glb g;
+    build(&g, 36, 36, true);
+    const size_t json_end = 20 + ((size_t)g.data[12] | (size_t)g.data[13] << 8);
+    expect_file_matches_memory(g.data, g.size);
+    for (size_t cut = 0; cut < g.size; cut++) {
+        glb c = g;
+        expect_file_matches_memory(c.data, cut); /* header length now wrong */
+        if (cut >= 12) {
+            tu_put_u32(c.data + 8, (uint32_t)cut); /* header consistent: the chunk checks */
+            expect_file_matches_memory(c.data, cut);
+        }
+    }
+    const size_t fields[] = {4, 8, 12, 16, json_end, json_end + 4, json_end + 44, json_end + 48};
+    const uint32_t values[] = {0, 1, 3, 4, 0x4E4F534Au, 0x004E4942u, 0xFFFFFFFCu, (uint32_t)g.size};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        for (size_t k = 0; k < sizeof values / sizeof values[0]; k++) {
+            glb c = g;
+            tu_put_u32(c.data + fields[i], values[k]);
+            expect_file_matches_memory(c.data, c.size);
+            tu_put_u32(c.data + fields[i], values[k] + (uint32_t)json_end);
+            expect_file_matches_memory(c.data, c.size);
+        }
+    }
+}
+
+static void test_glb_from_a_file_out_of_memory_at_every_allocation(void **state)
+{
+    (void)state;
+    glb g;
+    build(&g, 36, 36, false);
+    char path[] = "cna_glb_test_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(g.data, 1, g.size, f), g.size);
+    assert_int_equal(fclose(f), 0);
+    for (long fail_at = 0;; fail_at++) {
+        tu_alloc_state s = {0, fail_at, 0};
+        cna_gltf_options o;
+        memset(&o, 0, sizeof o);
+        o.allocator.alloc = tu_counting_alloc;
+        o.allocator.free = tu_counting_free;
+        o.allocator.user_data = &s;
+        cna_gltf_document *doc = NULL;
+        cna_error err;
+        cna_result r = cna_gltf_load_file(path, &o, &doc, &err);
+        cna_gltf_document_free(doc);
+        assert_int_equal(s.live, 0);
+        if (r == CNA_OK) {
+            assert_true(fail_at >= s.count);
+            break;
+        }
+        assert_int_equal(r, CNA_ERROR_OUT_OF_MEMORY);
+        assert_null(doc);
+    }
+    remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +370,8 @@ int main(void)
         cmocka_unit_test(test_second_json_chunk_is_refused),
         cmocka_unit_test(test_glb_buffer_0_without_uri_needs_a_bin_chunk),
         cmocka_unit_test(test_empty_json_chunk_is_refused),
+        cmocka_unit_test(test_glb_from_a_file_matches_memory_whole_and_damaged),
+        cmocka_unit_test(test_glb_from_a_file_out_of_memory_at_every_allocation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
