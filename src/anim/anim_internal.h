@@ -269,12 +269,16 @@ bool cna__player_set_mark(struct cna_player *player, bool mark);
  * BASE is cglm's SSE product (scalar in a CNA_NO_SIMD build), AVX two
  * columns and AVX512 four columns per instruction, each element computed
  * with the same operations in the same order, so every path gives the same
- * bits. cna_player_create picks the widest the CPU supports; tests force
+ * bits. cna_player_create picks cna__player_default_path(); tests force
  * each one. cna__player_set_path returns false (and changes nothing) for a
  * path this build or CPU lacks. */
 enum { CNA__PLAYER_PATH_BASE = 0, CNA__PLAYER_PATH_AVX = 1, CNA__PLAYER_PATH_AVX512 = 2,
        CNA__PLAYER_PATH_COUNT = 3 };
 bool cna__player_path_supported(int path);
+/* The path cna_player_create picks: the widest supported, except on AMD
+ * family 19h CPUs (Zen 4: 512-bit operations split in two 256-bit halves),
+ * where the AVX path measured faster and is picked when supported. */
+int cna__player_default_path(void);
 bool cna__player_set_path(struct cna_player *player, int path);
 int cna__player_path(const struct cna_player *player);
 

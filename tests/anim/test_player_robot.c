@@ -17,34 +17,6 @@
 
 #define ROBOT CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb"
 
-/* local = bind pose, then T · R · S of each usable track (a later track wins);
- * world[p] = world[parent] · local[p], or prefix[p] · local[p] for a root
- * when the prefix count is bone_count; skin[p] = world[p] · inverse_bind[p]. */
-static void reference_pose(const cna_skinning_data *d, const cna_clip *clip, int64_t t,
-                           cna_mat4 *local, cna_mat4 *world, cna_mat4 *skin)
-{
-    const int32_t n = d->bone_count;
-    for (int32_t p = 0; p < n; ++p) local[p] = d->bind_pose[p];
-    for (size_t i = 0; clip && i < clip->track_count; ++i) {
-        const cna_bone_track *track = &clip->tracks[i];
-        if (track->key_count == 0 || !track->keys || track->bone < 0 || track->bone >= n) continue;
-        cna_keyframe k;
-        cna_track_sample_linear(track, t, &k);
-        cna_mat4_compose(&local[track->bone], k.translation, k.rotation, k.scale);
-    }
-    const bool prefixed = d->root_prefix_count == (size_t)n;
-    for (int32_t p = 0; p < n; ++p) {
-        const int32_t parent = d->hierarchy[p];
-        if (parent >= 0)
-            cna_mat4_mul(&world[p], &world[parent], &local[p]);
-        else if (prefixed)
-            cna_mat4_mul(&world[p], &d->root_prefix[p], &local[p]);
-        else
-            world[p] = local[p];
-        cna_mat4_mul(&skin[p], &world[p], &d->inverse_bind_pose[p]);
-    }
-}
-
 static void assert_player_equals_reference(const cna_player *player, const cna_skinning_data *d,
                                            const cna_clip *clip)
 {
