@@ -112,9 +112,7 @@ cna_quat cna__quat_unit(cna_quat q);
 /* Rest local transform of a glTF node with its rotation normalised. */
 void cna__node_rest_local(const cna_gltf_node *node, cna_mat4 *out);
 
-/* ---- declarations added by the mesh import go below this line ---- */
-
-/* ================================================================== mesh import (helper F)
+/* ================================================================== mesh import
  * cna__import_meshes is implemented in src/model/mesh_import.c (helpers in
  * src/model/mesh_internal.h); defining this compiles the call into the import. */
 #define CNA__MESH_IMPORT_AVAILABLE 1
