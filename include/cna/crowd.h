@@ -3,13 +3,13 @@
  * worker threads (data-parallel, allocation-free per frame).
  *
  * A crowd is a small pool of threads, created once. Each cna_crowd_update
- * call splits the given players into contiguous index ranges, one per
- * thread (the calling thread takes the first), and runs cna_player_update on
- * each player of its range; the call returns when every range is done. The
- * players stay the caller's: the crowd neither owns nor remembers them, so
- * each call may pass a different list (different skeletons, clips and
- * positions are fine). Results are exactly those of calling
- * cna_player_update on each player in turn.
+ * call hands out the given players in chunks of 16 consecutive ones to
+ * whichever thread is free (the calling thread included), which runs
+ * cna_player_update on each player of its chunk; the call returns when every
+ * chunk is done. The players stay the caller's: the crowd neither owns nor
+ * remembers them, so each call may pass a different list (different
+ * skeletons, clips and positions are fine). Results are exactly those of
+ * calling cna_player_update on each player in turn.
  *
  * Usage (one frame of 1000 characters on 2 threads):
  *   cna_crowd_options opts = {0};
@@ -69,9 +69,10 @@ void cna_crowd_free(cna_crowd *crowd);
 uint32_t cna_crowd_thread_count(const cna_crowd *crowd);
 
 /* cna_player_update(players[i], ticks, relative, loop) for every i in
- * 0..count-1, spread over the crowd's T threads in contiguous index ranges:
- * thread k (the caller is thread 0) takes count / T players, the first
- * count mod T threads one more, in index order.
+ * 0..count-1, spread over the crowd's threads: chunks of 16 consecutive
+ * players, in index order, each taken by the next free thread (the caller
+ * included; a thread that starts late takes fewer). 16 players or fewer, or
+ * a crowd of one thread, run on the calling thread alone.
  * Every player is checked first, on the calling thread, before any changes;
  * players sharing one SkinningData are checked once per call. No allocation,
  * no thread creation: the workers are woken once per call.

@@ -1,12 +1,16 @@
 /*
  * The crowd (include/cna/crowd.h): a pool of worker threads created once,
- * woken once per update to run cna_player_update over contiguous index
- * ranges. Per update: one pass of checks on the calling thread, one
- * broadcast, the caller's own range, then a wait until every worker has
- * reported; no allocation.
+ * woken once per update to run cna_player_update over chunks of CHUNK
+ * consecutive players, each chunk taken by whichever thread is free (an
+ * atomic counter), the calling thread included. Per update: one pass of
+ * checks on the calling thread, one broadcast, chunks until none is left,
+ * then a wait until every worker has reported; no allocation. A worker that
+ * wakes late (its core busy, a slow wake-up) simply takes fewer chunks,
+ * instead of holding back a fixed range.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "anim/anim_internal.h"
@@ -26,6 +30,11 @@ typedef struct crowd_worker {
     pthread_t thread;
 } crowd_worker;
 
+/* Players per chunk: small enough to balance two threads within a few
+ * microseconds at the end of a frame, large enough that the shared counter
+ * is touched a few dozen times per frame of 1000 players. */
+enum { CHUNK = 16 };
+
 struct cna_crowd {
     cna_allocator allocator;
     uint32_t thread_count;
@@ -37,17 +46,26 @@ struct cna_crowd {
     uint32_t done;           /* workers that finished the current generation */
     bool quit;
     crowd_job job;           /* read by the workers of the current generation */
+    /* First player of the next chunk to take; padded so that it shares no
+     * 64-byte line with the fields above (no _Alignas: the crowd comes from
+     * the allocator, which promises only malloc's alignment). */
+    char pad_before[64];
+    atomic_size_t next;
+    char pad_after[64];
 };
 
-/* Thread k of T runs a contiguous range of count / T players, the first
- * count mod T threads one more (no product that could overflow). */
-static void run_range(const crowd_job *job, uint32_t k, uint32_t threads)
+/* Take chunks of the job until none is left. The counter only grows, by
+ * CHUNK per take, from 0 up to at most count + threads * CHUNK: it cannot
+ * wrap for any count an array can hold. */
+static void run_chunks(cna_crowd *c, const crowd_job *job)
 {
-    const size_t per = job->count / threads, extra = job->count % threads;
-    const size_t begin = (size_t)k * per + (k < extra ? k : extra);
-    const size_t end = begin + per + (k < extra ? 1 : 0);
-    for (size_t i = begin; i < end; ++i)
-        cna__player_advance(job->players[i], job->ticks, job->relative, job->loop);
+    for (;;) {
+        const size_t begin = atomic_fetch_add_explicit(&c->next, CHUNK, memory_order_relaxed);
+        if (begin >= job->count) return;
+        const size_t end = job->count - begin < CHUNK ? job->count : begin + CHUNK;
+        for (size_t i = begin; i < end; ++i)
+            cna__player_advance(job->players[i], job->ticks, job->relative, job->loop);
+    }
 }
 
 static void *worker_main(void *arg)
@@ -62,7 +80,7 @@ static void *worker_main(void *arg)
         seen = c->generation;
         const crowd_job job = c->job;
         pthread_mutex_unlock(&c->lock);
-        run_range(&job, w->index, c->thread_count);
+        run_chunks(c, &job);
         pthread_mutex_lock(&c->lock);
         if (++c->done == c->thread_count - 1) pthread_cond_signal(&c->finished);
     }
@@ -206,17 +224,18 @@ cna_result cna_crowd_update(cna_crowd *crowd, cna_player *const *players, size_t
     if (count == 0) return CNA_OK;
     const crowd_job job = {players, count, ticks, relative, loop};
     const uint32_t workers = crowd->thread_count - 1;
-    if (workers == 0 || count == 1) {
-        run_range(&job, 0, 1);
+    if (workers == 0 || count <= CHUNK) {
+        for (size_t i = 0; i < count; ++i) cna__player_advance(players[i], ticks, relative, loop);
         return CNA_OK;
     }
     pthread_mutex_lock(&crowd->lock);
     crowd->job = job;
     crowd->done = 0;
+    atomic_store_explicit(&crowd->next, 0, memory_order_relaxed); /* published by the unlock */
     crowd->generation++;
     pthread_cond_broadcast(&crowd->start);
     pthread_mutex_unlock(&crowd->lock);
-    run_range(&job, 0, crowd->thread_count);
+    run_chunks(crowd, &job);
     pthread_mutex_lock(&crowd->lock);
     while (crowd->done < workers) pthread_cond_wait(&crowd->finished, &crowd->lock);
     pthread_mutex_unlock(&crowd->lock);

@@ -1,6 +1,7 @@
 /*
  * The crowd: results identical to updating the players one by one (1, 2 and
- * 3 threads; counts below, at and above the thread count), refusals that
+ * 3 threads; counts below, at and above the thread count and around the
+ * 16-player chunks), refusals that
  * change nothing, and creation and freeing (idle, after updates, every
  * allocation failing in turn).
  */
@@ -113,6 +114,12 @@ static void test_crowd_on_two_threads_equals_updating_one_by_one(void **state)
     (void)state;
     check_identical_to_one_by_one(2, 1);
     check_identical_to_one_by_one(2, 2);
+    /* chunks of 16: one whole chunk (caller alone), a chunk and one player,
+     * two whole chunks, two and one, and a short last chunk */
+    check_identical_to_one_by_one(2, 16);
+    check_identical_to_one_by_one(2, 17);
+    check_identical_to_one_by_one(2, 32);
+    check_identical_to_one_by_one(2, 33);
     check_identical_to_one_by_one(2, MAX_PLAYERS);
 }
 
