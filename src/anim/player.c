@@ -122,6 +122,12 @@ static int64_t next_position(const cna_player *player, int64_t ticks, bool relat
     if (d <= 0) return 0;
     const int64_t base = relative ? player->position : 0;
     if (loop) {
+        /* the usual step (a position in [0, D) advanced by less than D):
+         * both floor-mods are the values themselves, so skip the divisions */
+        if (base >= 0 && base < d && ticks >= 0 && ticks < d) {
+            const int64_t sum = base + ticks; /* < 2·D: no overflow */
+            return sum >= d ? sum - d : sum;
+        }
         const uint64_t sum = (uint64_t)floor_mod(base, d) + (uint64_t)floor_mod(ticks, d);
         return (int64_t)(sum >= (uint64_t)d ? sum - (uint64_t)d : sum);
     }

@@ -179,6 +179,35 @@ static void test_time_past_the_end_wraps_with_loop(void **state)
     cna_player_free(player);
 }
 
+/* Looping relative steps around the edges of [0, D): the usual step (both in
+ * [0, D)) and every other case give the floor-mod of the exact sum. */
+static void test_looping_steps_at_the_edges(void **state)
+{
+    (void)state;
+    two_bone_rig r;
+    two_bone_rig_init(&r);
+    cna_player *player = make_player(&r.data);
+    assert_int_equal(cna_player_start_clip(player, &r.clip, NULL), CNA_OK);
+    const int64_t d = r.clip.duration;
+    assert_true(d > 2);
+    const int64_t bases[] = {0, 1, d / 2, d - 1};
+    for (size_t i = 0; i < sizeof bases / sizeof bases[0]; ++i) {
+        const int64_t b = bases[i];
+        const int64_t steps[] = {0, 1, d - 1 - b, d - b, d - b + 1, d - 1, d, d + 1, -1, -b,
+                                 -b - 1, -d, 2 * d + 3, INT64_MAX, INT64_MIN, INT64_MIN + 1};
+        for (size_t j = 0; j < sizeof steps / sizeof steps[0]; ++j) {
+            assert_int_equal(cna_player_update(player, b, false, true, NULL), CNA_OK);
+            assert_true(cna_player_position(player) == b);
+            assert_int_equal(cna_player_update(player, steps[j], true, true, NULL), CNA_OK);
+            __extension__ typedef __int128 wide;
+            wide m = ((wide)b + (wide)steps[j]) % d;
+            if (m < 0) m += d;
+            assert_true(cna_player_position(player) == (int64_t)m);
+        }
+    }
+    cna_player_free(player);
+}
+
 static void test_relative_updates_accumulate(void **state)
 {
     (void)state;
@@ -822,6 +851,7 @@ int main(void)
         cmocka_unit_test(test_start_clip_rewinds_to_zero),
         cmocka_unit_test(test_time_past_the_end_clamps_without_loop),
         cmocka_unit_test(test_time_past_the_end_wraps_with_loop),
+        cmocka_unit_test(test_looping_steps_at_the_edges),
         cmocka_unit_test(test_relative_updates_accumulate),
         cmocka_unit_test(test_negative_time_wraps_with_loop),
         cmocka_unit_test(test_zero_duration_clip_holds_position_at_zero),
