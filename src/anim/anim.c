@@ -138,9 +138,45 @@ static cna_result check_array(const char *name, const void *array, size_t count,
     return CNA_OK;
 }
 
+/* Whether every parent is below its own index (any negative parent is a
+ * root), without an exit per bone: eight at a time with SSE2 (the player
+ * runs this check on every update). */
+static bool parents_ordered(const int32_t *hierarchy, int32_t n)
+{
+    bool bad = false;
+    int32_t p0 = 0;
+#if defined(CNA__ANIM_SSE2)
+    __m128i any = _mm_setzero_si128(), below = _mm_setr_epi32(-1, 0, 1, 2); /* p - 1 */
+    const __m128i four = _mm_set1_epi32(4), eight = _mm_set1_epi32(8);
+    for (; p0 + 8 <= n; p0 += 8) {
+        const __m128i h0 = _mm_loadu_si128((const __m128i *)(const void *)(hierarchy + p0));
+        const __m128i h1 = _mm_loadu_si128((const __m128i *)(const void *)(hierarchy + p0 + 4));
+        any = _mm_or_si128(any, _mm_or_si128(_mm_cmpgt_epi32(h0, below),
+                                             _mm_cmpgt_epi32(h1, _mm_add_epi32(below, four))));
+        below = _mm_add_epi32(below, eight);
+    }
+    for (; p0 + 4 <= n; p0 += 4) {
+        const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)(hierarchy + p0));
+        any = _mm_or_si128(any, _mm_cmpgt_epi32(h, below)); /* parent >= p */
+        below = _mm_add_epi32(below, four);
+    }
+    bad = _mm_movemask_epi8(any) != 0;
+#endif
+    for (int32_t p = p0; p < n; ++p) bad |= hierarchy[p] >= p;
+    return !bad;
+}
+
 cna_result cna__skeleton_check(const cna_skinning_data *data, cna_error *err)
 {
     const int32_t n = data->bone_count;
+    const size_t un = (size_t)n;
+    /* the usual case first, in one pass without messages: every count is
+     * n, no array NULL, parents ordered, and the prefix (when used) there */
+    if (n > 0 && data->hierarchy_count == un && data->bind_pose_count == un &&
+        data->inverse_bind_pose_count == un && data->hierarchy && data->bind_pose &&
+        data->inverse_bind_pose && (data->root_prefix_count != un || data->root_prefix) &&
+        parents_ordered(data->hierarchy, n))
+        return CNA_OK;
     cna_result r;
     if ((r = check_array("hierarchy", data->hierarchy, data->hierarchy_count, n, err))) return r;
     if ((r = check_array("bind_pose", data->bind_pose, data->bind_pose_count, n, err))) return r;
@@ -149,21 +185,8 @@ cna_result cna__skeleton_check(const cna_skinning_data *data, cna_error *err)
         return r;
     /* Composition runs in index order, so a parent must come first; this also
      * refuses self-parenting and cycles. Any negative parent is a root. */
-    /* first without an exit per bone, four at a time with SSE2 (the player
-     * runs this check on every update), then the first offender */
-    bool bad = false;
-    int32_t p0 = 0;
-#if defined(CNA__ANIM_SSE2)
-    __m128i any = _mm_setzero_si128(), below = _mm_setr_epi32(-1, 0, 1, 2); /* p - 1 */
-    for (; p0 + 4 <= n; p0 += 4) {
-        const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)(data->hierarchy + p0));
-        any = _mm_or_si128(any, _mm_cmpgt_epi32(h, below)); /* parent >= p */
-        below = _mm_add_epi32(below, _mm_set1_epi32(4));
-    }
-    bad = _mm_movemask_epi8(any) != 0;
-#endif
-    for (int32_t p = p0; p < n; ++p) bad |= data->hierarchy[p] >= p;
-    if (bad)
+    /* first without an exit per bone, then the first offender */
+    if (!parents_ordered(data->hierarchy, n))
         for (int32_t p = 0; p < n; ++p)
             if (data->hierarchy[p] >= p)
                 return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,

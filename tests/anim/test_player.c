@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cmocka.h>
 
@@ -618,6 +619,43 @@ static void test_bone_count_at_the_limit_is_accepted(void **state)
     free(bind);
 }
 
+/* A parent at or above its own index anywhere in 1..19 bones (the check's
+ * eight-, four- and one-bone steps) is refused by create, and by update when
+ * the array is edited in place after create; restored, update passes. */
+static void test_parent_order_is_checked_at_every_index(void **state)
+{
+    (void)state;
+    enum { MAX = 19 };
+    int32_t hierarchy[MAX];
+    cna_mat4 bind[MAX];
+    for (int32_t n = 1; n <= MAX; ++n) {
+        for (int32_t i = 0; i < n; ++i) {
+            hierarchy[i] = i - 1;
+            cna_mat4_identity(&bind[i]);
+        }
+        cna_skinning_data data = cna_skinning_data_make(n, hierarchy, bind, bind);
+        cna_player *player = make_player(&data);
+        for (int32_t p = 0; p < n; ++p) {
+            char expected[96];
+            snprintf(expected, sizeof expected, "hierarchy[%ld]: parent %ld is not below own index %ld",
+                     (long)p, (long)p, (long)p);
+            hierarchy[p] = p;
+            cna_error err;
+            cna_player *refused = NULL;
+            assert_int_equal(cna_player_create(&data, NULL, &refused, &err),
+                             CNA_ERROR_INVALID_ARGUMENT);
+            assert_string_equal(err.message, expected);
+            assert_null(refused);
+            assert_int_equal(cna_player_update(player, 1, true, true, &err),
+                             CNA_ERROR_INVALID_ARGUMENT);
+            assert_string_equal(err.message, expected);
+            hierarchy[p] = p - 1;
+            assert_int_equal(cna_player_update(player, 1, true, true, &err), CNA_OK);
+        }
+        cna_player_free(player);
+    }
+}
+
 static void test_empty_skeleton_plays_without_arrays(void **state)
 {
     (void)state;
@@ -871,6 +909,7 @@ int main(void)
         cmocka_unit_test(test_any_negative_parent_is_a_root),
         cmocka_unit_test(test_negative_or_absurd_bone_count_is_refused_before_any_allocation),
         cmocka_unit_test(test_bone_count_at_the_limit_is_accepted),
+        cmocka_unit_test(test_parent_order_is_checked_at_every_index),
         cmocka_unit_test(test_empty_skeleton_plays_without_arrays),
         cmocka_unit_test(test_null_arguments_are_refused),
         cmocka_unit_test(test_scene_node_clip_is_refused),
