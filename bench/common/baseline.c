@@ -266,19 +266,28 @@ int baseline_measure(const cna_skinning_data *data, const cna_clip *clip, size_t
     crowd_ctx x = {characters, step, calloc(characters, sizeof(cna_player *)),
                    calloc(characters, sizeof(baseline_player *))};
     int rc = (x.ours && x.base && characters > 0) ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < characters; i++) {
-        const int64_t phase = clip && clip->duration > 0
-                                  ? (int64_t)((double)clip->duration * (double)i / (double)characters)
-                                  : 0;
-        x.base[i] = baseline_player_create(data);
-        if (!x.base[i] || cna_player_create(data, NULL, &x.ours[i], NULL) ||
-            cna_player_start_clip(x.ours[i], clip, NULL) ||
-            cna_player_update(x.ours[i], phase, false, true, NULL)) {
-            rc = -1;
-            break;
+    /* Each side's players are created one after the other (as a program
+     * creates its characters), ours first, then the baseline's, so neither
+     * side's players are interleaved in memory with the other's. */
+    for (int side = 0; side < 2; side++) {
+        for (size_t i = 0; rc == 0 && i < characters; i++) {
+            const int64_t phase = clip && clip->duration > 0
+                                      ? (int64_t)((double)clip->duration * (double)i / (double)characters)
+                                      : 0;
+            if (side == 0) {
+                if (cna_player_create(data, NULL, &x.ours[i], NULL) || cna_player_start_clip(x.ours[i], clip, NULL) ||
+                    cna_player_update(x.ours[i], phase, false, true, NULL))
+                    rc = -1;
+            } else {
+                x.base[i] = baseline_player_create(data);
+                if (!x.base[i]) {
+                    rc = -1;
+                } else {
+                    baseline_player_start_clip(x.base[i], clip);
+                    baseline_player_update(x.base[i], phase, false, true);
+                }
+            }
         }
-        baseline_player_start_clip(x.base[i], clip);
-        baseline_player_update(x.base[i], phase, false, true);
     }
     if (rc == 0) {
         memset(out, 0, sizeof *out);
