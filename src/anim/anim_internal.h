@@ -12,6 +12,7 @@
 #include "cna/anim.h"
 #include "cna/math.h"
 #include "cna/result.h"
+#include "core/trig_poly.h"
 
 /* The checks the player runs before every recompute (spec: Recompute's size
  * check and the parent-order rule), in this order:
@@ -107,36 +108,36 @@ void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc);
 
 #if defined(CNA__ANIM_SSE2)
 /* src/core/math.c's sin_poly(r) and asin_poly(z), one per SSE2 double lane:
- * the same coefficients written the same way (so folded to the same
- * doubles) and the same IEEE operations in the same order per lane (Horner,
- * then r + r·(r²·p)), hence the same bits as the scalar polynomials. */
+ * the same coefficients (src/core/trig_poly.h) and the same IEEE operations
+ * in the same order per lane (Horner, then r + r·(r²·p)), hence the same
+ * bits as the scalar polynomials. */
 static inline __m128d cna__sin_poly_pd(__m128d r)
 {
     const __m128d r2 = _mm_mul_pd(r, r);
-    __m128d p = _mm_set1_pd(-1.0 / 1307674368000.0);
-    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 6227020800.0));
-    p = _mm_sub_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 39916800.0));
-    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 362880.0));
-    p = _mm_sub_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 5040.0));
-    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 120.0));
-    p = _mm_sub_pd(_mm_mul_pd(p, r2), _mm_set1_pd(1.0 / 6.0));
+    __m128d p = _mm_set1_pd(CNA__SIN_C0);
+    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(CNA__SIN_C1));
+    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(CNA__SIN_C2));
+    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(CNA__SIN_C3));
+    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(CNA__SIN_C4));
+    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(CNA__SIN_C5));
+    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(CNA__SIN_C6));
     return _mm_add_pd(r, _mm_mul_pd(r, _mm_mul_pd(r2, p)));
 }
 
 static inline __m128d cna__asin_poly_pd(__m128d z)
 {
     const __m128d z2 = _mm_mul_pd(z, z);
-    __m128d p = _mm_set1_pd(88179.0 / 12058624.0);
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(46189.0 / 5505024.0));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(12155.0 / 1245184.0));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(6435.0 / 557056.0));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(429.0 / 30720.0));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(231.0 / 13312.0));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(63.0 / 2816.0));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(35.0 / 1152.0));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(5.0 / 112.0));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(3.0 / 40.0));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(1.0 / 6.0));
+    __m128d p = _mm_set1_pd(CNA__ASIN_C0);
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C1));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C2));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C3));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C4));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C5));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C6));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C7));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C8));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C9));
+    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C10));
     return _mm_add_pd(z, _mm_mul_pd(z, _mm_mul_pd(z2, p)));
 }
 #endif

@@ -246,30 +246,30 @@ static void trig_store(const float th[8], const float inv[8], const bool trig[8]
 AVX_TARGET static inline __m256d sin_poly_pd4(__m256d r)
 {
     const __m256d r2 = _mm256_mul_pd(r, r);
-    __m256d p = _mm256_set1_pd(-1.0 / 1307674368000.0);
-    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(1.0 / 6227020800.0));
-    p = _mm256_sub_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(1.0 / 39916800.0));
-    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(1.0 / 362880.0));
-    p = _mm256_sub_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(1.0 / 5040.0));
-    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(1.0 / 120.0));
-    p = _mm256_sub_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(1.0 / 6.0));
+    __m256d p = _mm256_set1_pd(CNA__SIN_C0);
+    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C1));
+    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C2));
+    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C3));
+    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C4));
+    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C5));
+    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C6));
     return _mm256_add_pd(r, _mm256_mul_pd(r, _mm256_mul_pd(r2, p)));
 }
 
 AVX_TARGET static inline __m256d asin_poly_pd4(__m256d z)
 {
     const __m256d z2 = _mm256_mul_pd(z, z);
-    __m256d p = _mm256_set1_pd(88179.0 / 12058624.0);
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(46189.0 / 5505024.0));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(12155.0 / 1245184.0));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(6435.0 / 557056.0));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(429.0 / 30720.0));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(231.0 / 13312.0));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(63.0 / 2816.0));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(35.0 / 1152.0));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(5.0 / 112.0));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(3.0 / 40.0));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(1.0 / 6.0));
+    __m256d p = _mm256_set1_pd(CNA__ASIN_C0);
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C1));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C2));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C3));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C4));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C5));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C6));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C7));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C8));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C9));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C10));
     return _mm256_add_pd(z, _mm256_mul_pd(z, _mm256_mul_pd(z2, p)));
 }
 
@@ -306,30 +306,30 @@ AVX_TARGET void cna__arc_trig8_avx(const float d[8], cna__arc *const out[8], siz
 AVX512_TARGET static inline __m512d sin_poly_pd8(__m512d r)
 {
     const __m512d r2 = _mm512_mul_pd(r, r);
-    __m512d p = _mm512_set1_pd(-1.0 / 1307674368000.0);
-    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(1.0 / 6227020800.0));
-    p = _mm512_sub_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(1.0 / 39916800.0));
-    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(1.0 / 362880.0));
-    p = _mm512_sub_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(1.0 / 5040.0));
-    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(1.0 / 120.0));
-    p = _mm512_sub_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(1.0 / 6.0));
+    __m512d p = _mm512_set1_pd(CNA__SIN_C0);
+    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(CNA__SIN_C1));
+    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(CNA__SIN_C2));
+    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(CNA__SIN_C3));
+    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(CNA__SIN_C4));
+    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(CNA__SIN_C5));
+    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(CNA__SIN_C6));
     return _mm512_add_pd(r, _mm512_mul_pd(r, _mm512_mul_pd(r2, p)));
 }
 
 AVX512_TARGET static inline __m512d asin_poly_pd8(__m512d z)
 {
     const __m512d z2 = _mm512_mul_pd(z, z);
-    __m512d p = _mm512_set1_pd(88179.0 / 12058624.0);
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(46189.0 / 5505024.0));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(12155.0 / 1245184.0));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(6435.0 / 557056.0));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(429.0 / 30720.0));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(231.0 / 13312.0));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(63.0 / 2816.0));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(35.0 / 1152.0));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(5.0 / 112.0));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(3.0 / 40.0));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(1.0 / 6.0));
+    __m512d p = _mm512_set1_pd(CNA__ASIN_C0);
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C1));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C2));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C3));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C4));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C5));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C6));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C7));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C8));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C9));
+    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C10));
     return _mm512_add_pd(z, _mm512_mul_pd(z, _mm512_mul_pd(z2, p)));
 }
 

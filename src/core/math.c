@@ -10,6 +10,7 @@
 #include <cglm/cglm.h>
 
 #include "cna/math.h"
+#include "core/trig_poly.h"
 
 cna_vec3 cna_vec3_make(float x, float y, float z)
 {
@@ -58,18 +59,17 @@ cna_quat cna_quat_normalize(cna_quat q)
  * nearest integer (ties to even). */
 #define ROUND_MAGIC 6755399441055744.0
 
-/* sin(r) for |r| <= pi/2 + tiny: Taylor to r^15, odd terms, Horner in r^2
- * (truncation error below 7e-12 at pi/2). */
+/* sin(r) for |r| <= pi/2 + tiny (src/core/trig_poly.h). */
 static double sin_poly(double r)
 {
     const double r2 = r * r;
-    double p = -1.0 / 1307674368000.0;
-    p = p * r2 + 1.0 / 6227020800.0;
-    p = p * r2 - 1.0 / 39916800.0;
-    p = p * r2 + 1.0 / 362880.0;
-    p = p * r2 - 1.0 / 5040.0;
-    p = p * r2 + 1.0 / 120.0;
-    p = p * r2 - 1.0 / 6.0;
+    double p = CNA__SIN_C0;
+    p = p * r2 + CNA__SIN_C1;
+    p = p * r2 + CNA__SIN_C2;
+    p = p * r2 + CNA__SIN_C3;
+    p = p * r2 + CNA__SIN_C4;
+    p = p * r2 + CNA__SIN_C5;
+    p = p * r2 + CNA__SIN_C6;
     return r + r * (r2 * p);
 }
 
@@ -89,23 +89,21 @@ float cna_sinf(float x)
     return (float)(odd ? -s : s);
 }
 
-/* asin(z) for 0 <= z <= 0.5: Taylor to z^23,
- *   asin z = sum (2n)! / (4^n (n!)^2 (2n+1)) z^(2n+1),
- * Horner in z^2 (truncation error below 3e-10 at 0.5). */
+/* asin(z) for 0 <= z <= 0.5 (src/core/trig_poly.h). */
 static double asin_poly(double z)
 {
     const double z2 = z * z;
-    double p = 88179.0 / 12058624.0;
-    p = p * z2 + 46189.0 / 5505024.0;
-    p = p * z2 + 12155.0 / 1245184.0;
-    p = p * z2 + 6435.0 / 557056.0;
-    p = p * z2 + 429.0 / 30720.0;
-    p = p * z2 + 231.0 / 13312.0;
-    p = p * z2 + 63.0 / 2816.0;
-    p = p * z2 + 35.0 / 1152.0;
-    p = p * z2 + 5.0 / 112.0;
-    p = p * z2 + 3.0 / 40.0;
-    p = p * z2 + 1.0 / 6.0;
+    double p = CNA__ASIN_C0;
+    p = p * z2 + CNA__ASIN_C1;
+    p = p * z2 + CNA__ASIN_C2;
+    p = p * z2 + CNA__ASIN_C3;
+    p = p * z2 + CNA__ASIN_C4;
+    p = p * z2 + CNA__ASIN_C5;
+    p = p * z2 + CNA__ASIN_C6;
+    p = p * z2 + CNA__ASIN_C7;
+    p = p * z2 + CNA__ASIN_C8;
+    p = p * z2 + CNA__ASIN_C9;
+    p = p * z2 + CNA__ASIN_C10;
     return z + z * (z2 * p);
 }
 
