@@ -294,6 +294,14 @@ static void every_bit_flip_is_caught_by_the_checksum(void **state)
     }
 }
 
+/* The offset and size of a section of a baked file. */
+static void section_at(const unsigned char *bytes, int id, uint64_t *off, uint64_t *size)
+{
+    const unsigned char *e = bytes + CNA__CNB_HEADER_SIZE + (size_t)(id - 1) * CNA__CNB_SECTION_ENTRY_SIZE;
+    memcpy(off, e + 8, 8);
+    memcpy(size, e + 16, 8);
+}
+
 /* Corruption that keeps a valid checksum (a hostile writer): every record byte
  * of the structural sections flipped in turn; each load must either refuse
  * cleanly or give a model that frees cleanly (under the sanitizers). */
@@ -307,12 +315,8 @@ static void structural_corruption_with_a_valid_checksum_never_crashes(void **sta
         unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
         /* The header, the table and every section but the DATA heap's numbers. */
         uint64_t data_off, data_size, fx_off, fx_size;
-        const unsigned char *e = bytes + CNA__CNB_HEADER_SIZE + (CNA__CNB_DATA - 1) * CNA__CNB_SECTION_ENTRY_SIZE;
-        memcpy(&data_off, e + 8, 8);
-        memcpy(&data_size, e + 16, 8);
-        e = bytes + CNA__CNB_HEADER_SIZE + (CNA__CNB_EFFECTS - 1) * CNA__CNB_SECTION_ENTRY_SIZE;
-        memcpy(&fx_off, e + 8, 8);
-        memcpy(&fx_size, e + 16, 8);
+        section_at(bytes, CNA__CNB_DATA, &data_off, &data_size);
+        section_at(bytes, CNA__CNB_EFFECTS, &fx_off, &fx_size);
         size_t refused = 0, accepted = 0;
         for (size_t i = 0; i < size; i++) {
             if (i >= data_off && i < data_off + data_size) continue;
@@ -376,11 +380,9 @@ static void a_bad_index_is_refused_with_its_record(void **state)
     size_t size = 0;
     unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
     /* parts[0].indices[0] := 99 (the triangle has 3 vertices). */
-    const unsigned char *e = bytes + CNA__CNB_HEADER_SIZE + (CNA__CNB_PARTS - 1) * CNA__CNB_SECTION_ENTRY_SIZE;
-    uint64_t parts_off, data_off, idx_off;
-    memcpy(&parts_off, e + 8, 8);
-    e = bytes + CNA__CNB_HEADER_SIZE + (CNA__CNB_DATA - 1) * CNA__CNB_SECTION_ENTRY_SIZE;
-    memcpy(&data_off, e + 8, 8);
+    uint64_t parts_off, data_off, idx_off, unused;
+    section_at(bytes, CNA__CNB_PARTS, &parts_off, &unused);
+    section_at(bytes, CNA__CNB_DATA, &data_off, &unused);
     memcpy(&idx_off, bytes + parts_off + 176, 8); /* PARTS record: indices reference at 176 */
     uint32_t bad = 99;
     memcpy(bytes + data_off + idx_off, &bad, 4);
@@ -398,9 +400,8 @@ static void a_skin_without_a_clip_per_animation_is_refused(void **state)
     cna_model *a = cnb_test_import(&cnb_corpus[7], CNA_CLIP_MODE_FAITHFUL);
     size_t size = 0;
     unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
-    const unsigned char *e = bytes + CNA__CNB_HEADER_SIZE + (CNA__CNB_SKINS - 1) * CNA__CNB_SECTION_ENTRY_SIZE;
-    uint64_t skins_off, zero = 0;
-    memcpy(&skins_off, e + 8, 8);
+    uint64_t skins_off, unused, zero = 0;
+    section_at(bytes, CNA__CNB_SKINS, &skins_off, &unused);
     memcpy(bytes + skins_off + 88, &zero, 8); /* SKINS record: clip_count at 88 */
     refix_checksum(bytes, size);
     cna_error err;
@@ -413,14 +414,6 @@ static void a_skin_without_a_clip_per_animation_is_refused(void **state)
 }
 
 /* ------------------------------------------------------------------ images */
-
-/* The offset and size of a section of a baked file. */
-static void section_at(const unsigned char *bytes, int id, uint64_t *off, uint64_t *size)
-{
-    const unsigned char *e = bytes + CNA__CNB_HEADER_SIZE + (size_t)(id - 1) * CNA__CNB_SECTION_ENTRY_SIZE;
-    memcpy(off, e + 8, 8);
-    memcpy(size, e + 16, 8);
-}
 
 /* A baked SimpleSkin with one field changed (checksum refixed) is refused
  * with exactly this message. */
