@@ -155,7 +155,10 @@ static cJSON *part_positions(const cna_model *m, const cna_model_mesh *mesh, con
     void *blended = NULL;
     float *xyz = (float *)malloc(n * 3 * sizeof(float));
     if (!xyz) goto oom;
-    if (part->morph && weight_count > 0) {
+    if (part->morph_instance) {
+        /* Blended by the animator's pose (cna_model_set_morph_weights). */
+        bytes = cna_model_part_vertices(part, NULL);
+    } else if (part->morph && weight_count > 0) {
         size_t size = cna_morph_blend_size(part->morph);
         blended = malloc(size ? size : 1);
         if (!blended) goto oom;
