@@ -267,9 +267,6 @@ typedef struct cna_model_diagnostic {
 /* A non-joint node between two joints, folded into the child's bind pose, is animated
  * (that node's own motion is not played). */
 #define CNA_MODEL_DIAG_ANIMATED_NODE_FOLDED "animated-node-folded"
-/* A non-joint ancestor of a root joint, or the instancing node, is animated: the root
- * prefix is computed from the rest pose, so that motion does not reach the skin. */
-#define CNA_MODEL_DIAG_SKIN_ANCESTOR_ANIMATED "skin-ancestor-animated"
 #define CNA_MODEL_DIAG_WEIGHTS_RENORMALIZED "skin-weights-renormalized"
 #define CNA_MODEL_DIAG_INFLUENCES_TRUNCATED "skin-influences-truncated"
 /* A rotation (node or key) that is not unit length; cna normalises it. */
@@ -354,8 +351,36 @@ const cna_skinning_data *cna_model_skinning_data(const cna_model *model);
 /* The diagnostic with `code`, or NULL. */
 const cna_model_diagnostic *cna_model_find_diagnostic(const cna_model *model, const char *code);
 
-/* The first bone named `name`, or -1. */
+/* The bone named `name`, or -1 (also for NULL): the first joint of any
+ * skin with that name, else the first bone with that name. A joint is
+ * preferred because exporters name mesh nodes after the joints they follow
+ * (RobotExpressive's mesh node "Foot.L" sits beside the joint "Foot.L",
+ * and only the joint moves). */
 int32_t cna_model_find_bone(const cna_model *model, const char *name);
+
+/* The joint of skin `skin` named `name` (its glTF node's name): its
+ * palette index in *palette and its bone in *bone (-1 for a joint outside
+ * the scene); either pointer may be NULL.
+ * Errors (outputs unchanged): CNA_ERROR_INVALID_ARGUMENT for NULL model or
+ * name, a skin out of range, or no such joint ("skins[0]: no joint named
+ * \"Foot.X\""). */
+cna_result cna_model_find_joint(const cna_model *model, size_t skin, const char *name,
+                                int32_t *palette, int32_t *bone, cna_error *err);
+
+/* The animation `name`: a decimal index below animation_count ("0", "12"),
+ * else the first animation with that name; its index in *index.
+ * Errors (*index unchanged): CNA_ERROR_INVALID_ARGUMENT for NULL arguments
+ * or an unknown name ("animation \"Jump\": no such animation (the model
+ * has 14)"); an unknown name never means the rest pose. */
+cna_result cna_model_find_animation(const cna_model *model, const char *name, size_t *index,
+                                    cna_error *err);
+
+/* The name of animation `index` ("" when it has none; NULL out of range). */
+const char *cna_model_animation_name(const cna_model *model, size_t index);
+
+/* Bytes the model owns (its storage, the loaded pose's morph state
+ * included): what is shared by all its characters. 0 for NULL. */
+size_t cna_model_size_bytes(const cna_model *model);
 
 /* ------------------------------------------------------------------ bones at run time */
 

@@ -23,6 +23,7 @@
 #define CNA_PLAYER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cna/alloc.h"
@@ -97,6 +98,23 @@ cna_result cna_player_update(cna_player *player, int64_t ticks, bool relative, b
 /* cna_player_update with a time in seconds (cna_ticks_from_seconds). */
 cna_result cna_player_update_seconds(cna_player *player, double seconds, bool relative,
                                      bool loop, cna_error *err);
+
+/* Compose the roots with `prefix` (bone_count matrices, borrowed: it must
+ * stay valid while updates use it) instead of the SkinningData's
+ * root_prefix: world[root] = prefix[root] · local[root]. Entries of bones
+ * that are not roots are not read. NULL goes back to the data's prefix.
+ * Nothing is recomputed until the next update. This is how a caller hands
+ * the player a prefix re-evaluated from a posed scene (an animated
+ * ancestor of the root joint); cna_character does it itself.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for a NULL player or
+ * a count that is not the player's bone count ("root prefix: 3 matrices
+ * for a player of 2 bones"). */
+cna_result cna_player_set_root_prefix(cna_player *player, const cna_mat4 *prefix, size_t count,
+                                      cna_error *err);
+
+/* The root prefixes updates compose with (the ones set, else the data's
+ * when root_prefix_count == bone_count), or NULL when none. */
+const cna_mat4 *cna_player_root_prefix(const cna_player *player);
 
 /* Current position in ticks, and the clip (NULL when none). */
 int64_t cna_player_position(const cna_player *player);

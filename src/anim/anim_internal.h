@@ -264,6 +264,8 @@ static inline void cna__arc_slerp(const cna_quat *a, const cna_quat *b, const cn
 struct cna_player;
 cna_result cna__player_check(const struct cna_player *player, cna_error *err);
 void cna__player_advance(struct cna_player *player, int64_t ticks, bool relative, bool loop);
+/* Bytes the player allocated (struct, matrices, flags, sampling state). */
+size_t cna__player_size_bytes(const struct cna_player *player);
 bool cna__player_set_mark(struct cna_player *player, bool mark);
 
 /* The player's kernels for the world and skin products (src/anim/player.c):

@@ -64,6 +64,7 @@ struct cna_player {
     void *matrix_block;            /* the matrices' allocation (unaligned) */
     const cna_skinning_data *data; /* borrowed */
     const cna_clip *clip;          /* borrowed; NULL when none */
+    const cna_mat4 *prefix;        /* borrowed root prefixes (bone_count), or NULL: the data's */
     int32_t bone_count;            /* fixed at creation: sizes the three arrays */
     int path;                      /* the kernels recompute runs: a cna__player_path */
     cna_mat4 *local;               /* bone_count each, one allocation, 64-byte aligned */
@@ -643,17 +644,27 @@ AVX512_TARGET static void sample_clip_avx512(cna_player *player) { sample_clip_b
  *   out[c][r] = ((a[0][r]·b[c][0] + a[1][r]·b[c][1]) + a[2][r]·b[c][2]) + a[3][r]·b[c][3]
  * with the same operand order, so the same bits; the wider paths only run
  * more columns per instruction. */
+/* The root prefixes an update composes with: the ones handed to
+ * cna_player_set_root_prefix, else the data's when root_prefix_count ==
+ * bone_count, else none. */
+static const cna_mat4 *root_prefix(const cna_player *player, const cna_skinning_data *data)
+{
+    if (player->prefix) return player->prefix;
+    return data->root_prefix_count == (size_t)player->bone_count ? data->root_prefix : NULL;
+}
+
 static void hierarchy_base(cna_player *player, const cna_skinning_data *data)
 {
     const int32_t n = player->bone_count;
-    const bool prefixed = data->root_prefix_count == (size_t)n;
+    const cna_mat4 *prefix = root_prefix(player, data);
+    const bool prefixed = prefix != NULL;
     for (int32_t p = 0; p < n; ++p) {
         if (!player->posed[p]) player->local[p] = data->bind_pose[p];
         const int32_t parent = data->hierarchy[p];
         if (parent >= 0)
             mul(&player->world[p], &player->world[parent], &player->local[p]);
         else if (prefixed)
-            mul(&player->world[p], &data->root_prefix[p], &player->local[p]);
+            mul(&player->world[p], &prefix[p], &player->local[p]);
         else
             player->world[p] = player->local[p];
         mul(&player->skin[p], &player->world[p], &data->inverse_bind_pose[p]);
@@ -701,7 +712,8 @@ AVX_TARGET static inline void mul_avx_reg(__m256 a01, __m256 a23, __m256 b01, __
 AVX_TARGET static void hierarchy_avx(cna_player *player, const cna_skinning_data *data)
 {
     const int32_t n = player->bone_count;
-    const bool prefixed = data->root_prefix_count == (size_t)n;
+    const cna_mat4 *prefix = root_prefix(player, data);
+    const bool prefixed = prefix != NULL;
     __m256 w01 = _mm256_setzero_ps(), w23 = _mm256_setzero_ps(); /* world[p - 1] */
     for (int32_t p = 0; p < n; ++p) {
         float *local = player->local[p].m;
@@ -713,7 +725,7 @@ AVX_TARGET static void hierarchy_avx(cna_player *player, const cna_skinning_data
         else if (parent >= 0)
             mul_avx_mem(player->world[parent].m, l01, l23, &w01, &w23);
         else if (prefixed)
-            mul_avx_mem(data->root_prefix[p].m, l01, l23, &w01, &w23);
+            mul_avx_mem(prefix[p].m, l01, l23, &w01, &w23);
         else {
             w01 = l01;
             w23 = l23;
@@ -762,7 +774,8 @@ AVX512_TARGET static inline __m512 mul_512_reg(__m512 a, __m512 b)
 AVX512_TARGET static void hierarchy_avx512(cna_player *player, const cna_skinning_data *data)
 {
     const int32_t n = player->bone_count;
-    const bool prefixed = data->root_prefix_count == (size_t)n;
+    const cna_mat4 *prefix = root_prefix(player, data);
+    const bool prefixed = prefix != NULL;
     __m512 w = _mm512_setzero_ps(); /* world[p - 1] */
     for (int32_t p = 0; p < n; ++p) {
         __m512 local;
@@ -778,7 +791,7 @@ AVX512_TARGET static void hierarchy_avx512(cna_player *player, const cna_skinnin
         else if (parent >= 0)
             w = mul_512_mem(player->world[parent].m, local);
         else if (prefixed)
-            w = mul_512_mem(data->root_prefix[p].m, local);
+            w = mul_512_mem(prefix[p].m, local);
         else
             w = local;
         _mm512_storeu_ps(player->world[p].m, w);
@@ -994,6 +1007,31 @@ cna_result cna_player_update_seconds(cna_player *player, double seconds, bool re
                                      cna_error *err)
 {
     return cna_player_update(player, cna_ticks_from_seconds(seconds), relative, loop, err);
+}
+
+cna_result cna_player_set_root_prefix(cna_player *player, const cna_mat4 *prefix, size_t count,
+                                      cna_error *err)
+{
+    if (!player)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cna_player_set_root_prefix: player is NULL");
+    if (prefix && count != (size_t)player->bone_count)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "root prefix: %zu matrices for a player of %ld bones", count,
+                          (long)player->bone_count);
+    player->prefix = player->bone_count > 0 ? prefix : NULL;
+    return CNA_OK;
+}
+
+const cna_mat4 *cna_player_root_prefix(const cna_player *player)
+{
+    return player ? root_prefix(player, player->data) : NULL;
+}
+
+size_t cna__player_size_bytes(const cna_player *player)
+{
+    const size_t n = (size_t)player->bone_count;
+    return sizeof(cna_player) + 63 + 3 * n * sizeof(cna_mat4) + n + 63 +
+           player->cursor_capacity * sizeof(track_state);
 }
 
 int64_t cna_player_position(const cna_player *player) { return player ? player->position : 0; }

@@ -87,3 +87,26 @@ void cna__arena_free(cna__arena *arena)
     }
     arena->head = NULL;
 }
+
+size_t cna__arena_bytes(const cna__arena *arena)
+{
+    size_t bytes = 0;
+    for (const cna__arena_block *b = arena->head; b; b = b->next) bytes += CNA__ARENA_HEADER + b->size;
+    return bytes;
+}
+
+static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+uint64_t cna__arena_checksum(const cna__arena *arena, uint64_t h)
+{
+    for (const cna__arena_block *b = arena->head; b; b = b->next)
+        h = fnv1a(h, block_data((cna__arena_block *)b), b->used);
+    return h;
+}

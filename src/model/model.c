@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/model_internal.h"
@@ -89,12 +90,111 @@ const cna_skinning_data *cna_model_skinning_data(const cna_model *model)
     return &model->skins[0].data;
 }
 
+static bool is_joint_bone(const cna_model *model, size_t bone)
+{
+    for (size_t s = 0; s < model->skin_count; s++)
+        if (model->skins[s].node_to_palette && model->skins[s].node_to_palette[bone] >= 0) return true;
+    return false;
+}
+
 int32_t cna_model_find_bone(const cna_model *model, const char *name)
 {
     if (!model || !name) return -1;
-    for (size_t b = 0; b < model->bone_count; b++)
-        if (strcmp(model->bones[b].name, name) == 0) return (int32_t)b;
-    return -1;
+    int32_t first = -1;
+    for (size_t b = 0; b < model->bone_count; b++) {
+        if (strcmp(model->bones[b].name, name) != 0) continue;
+        if (is_joint_bone(model, b)) return (int32_t)b;
+        if (first < 0) first = (int32_t)b;
+    }
+    return first;
+}
+
+cna_result cna_model_find_joint(const cna_model *model, size_t skin, const char *name,
+                                int32_t *palette, int32_t *bone, cna_error *err)
+{
+    if (!model || !name)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "find_joint: NULL %s", model ? "name" : "model");
+    if (skin >= model->skin_count)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "skins[%zu]: the model has %zu skins", skin,
+                          model->skin_count);
+    const cna_model_skin *s = &model->skins[skin];
+    for (size_t p = 0; p < s->joint_count; p++) {
+        const int32_t b = s->palette_to_node ? s->palette_to_node[p] : -1;
+        const char *joint_name = b >= 0 ? model->bones[b].name : NULL;
+        if (!joint_name || strcmp(joint_name, name) != 0) continue;
+        if (palette) *palette = (int32_t)p;
+        if (bone) *bone = b;
+        return CNA_OK;
+    }
+    return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "skins[%zu]: no joint named \"%s\"", skin, name);
+}
+
+const char *cna_model_animation_name(const cna_model *model, size_t index)
+{
+    if (!model || !model->node_clips || index >= model->animation_count) return NULL;
+    return model->node_clips[index].name ? model->node_clips[index].name : "";
+}
+
+cna_result cna_model_find_animation(const cna_model *model, const char *name, size_t *index,
+                                    cna_error *err)
+{
+    if (!model || !name || !index)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "find_animation: NULL %s",
+                          !model ? "model" : !name ? "name" : "index");
+    /* a decimal index: digits only, no sign, no spaces */
+    bool digits = *name != '\0';
+    for (const char *p = name; *p; p++)
+        if (*p < '0' || *p > '9') digits = false;
+    if (digits && strlen(name) < 19) {
+        unsigned long long i = strtoull(name, NULL, 10);
+        if (i < model->animation_count) {
+            *index = (size_t)i;
+            return CNA_OK;
+        }
+    }
+    for (size_t k = 0; k < model->animation_count; k++) {
+        const char *n = cna_model_animation_name(model, k);
+        if (n && strcmp(n, name) == 0) {
+            *index = k;
+            return CNA_OK;
+        }
+    }
+    return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "animation \"%s\": no such animation (the model has %zu)",
+                      name, model->animation_count);
+}
+
+uint64_t cna__model_checksum(const cna_model *model)
+{
+    const cna__model *m = (const cna__model *)model;
+    uint64_t h = 0xcbf29ce484222325ull;
+    const unsigned char *self = (const unsigned char *)&m->pub;
+    for (size_t i = 0; i < sizeof m->pub; i++) h = (h ^ self[i]) * 0x100000001b3ull;
+    h = cna__arena_checksum(&m->arena, h);
+    for (size_t i = 0; i < model->mesh_count; i++)
+        for (size_t k = 0; k < model->meshes[i].part_count; k++) {
+            const cna_morph_instance *mi = model->meshes[i].parts[k].morph_instance;
+            if (!mi) continue;
+            size_t n = 0, size = 0;
+            const unsigned char *w = (const unsigned char *)cna_morph_instance_weights(mi, &n);
+            const unsigned char *v = (const unsigned char *)cna_morph_instance_vertices(mi, &size);
+            for (size_t j = 0; j < n * sizeof(float); j++) h = (h ^ w[j]) * 0x100000001b3ull;
+            for (size_t j = 0; j < size; j++) h = (h ^ v[j]) * 0x100000001b3ull;
+        }
+    return h;
+}
+
+size_t cna_model_size_bytes(const cna_model *model)
+{
+    if (!model) return 0;
+    const cna__model *m = (const cna__model *)model;
+    size_t bytes = sizeof *m + cna__arena_bytes(&m->arena);
+    for (size_t i = 0; i < model->mesh_count; i++)
+        for (size_t k = 0; k < model->meshes[i].part_count; k++)
+            if (model->meshes[i].parts[k].morph_instance) {
+                const cna_morph_target_data *md = model->meshes[i].parts[k].morph;
+                bytes += 64 + md->target_count * sizeof(float) + md->base_size;
+            }
+    return bytes;
 }
 
 const char *cna_clip_mode_name(cna_clip_mode mode)

@@ -43,6 +43,13 @@ void *cna__arena_calloc(cna__arena *arena, size_t count, size_t size);
 /* A copy of s ("" for NULL); NULL on failure. */
 char *cna__arena_strdup(cna__arena *arena, const char *s);
 void cna__arena_free(cna__arena *arena);
+/* FNV-1a over every byte the arena handed out, seeded with `h`. */
+uint64_t cna__arena_checksum(const cna__arena *arena, uint64_t h);
+/* A checksum of every byte the model owns (its struct, its storage, the
+ * loaded pose's morph state): tests check that run-time calls change none. */
+uint64_t cna__model_checksum(const cna_model *model);
+/* Bytes the arena holds from its allocator (blocks with their headers). */
+size_t cna__arena_bytes(const cna__arena *arena);
 
 /* ------------------------------------------------------------------ the model's hidden part */
 

@@ -18,41 +18,6 @@ static cna_result oom(cna_error *err)
     return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory (skins)");
 }
 
-/* true when `node` is `ancestor` or below it. */
-static bool is_ancestor_or_self(const cna_gltf_document *doc, int32_t ancestor, int32_t node)
-{
-    for (int32_t n = node; n >= 0; n = doc->nodes[n].parent)
-        if (n == ancestor) return true;
-    return false;
-}
-
-/* Report animated nodes that the prefix freezes at rest: non-joint ancestors
- * of a root joint and the instancing node's ancestors-or-self, except the
- * ancestors they share (a shared animated ancestor moves both alike, which
- * the mesh node's bone carries exactly). */
-static bool check_frozen_ancestors(cna__import_ctx *ctx, int32_t gltf_skin, int32_t root_node,
-                                   int32_t mesh_node)
-{
-    const cna_gltf_document *doc = ctx->doc;
-    for (int32_t n = doc->nodes[root_node].parent; n >= 0; n = doc->nodes[n].parent) {
-        if (ctx->node_animated[n] && !is_ancestor_or_self(doc, n, mesh_node))
-            if (!cna__model_diag(ctx->model, CNA_MODEL_DIAG_SKIN_ANCESTOR_ANIMATED,
-                                 "skins[%d]: node %d above root joint %d is animated; the root "
-                                 "prefix uses its rest transform", (int)gltf_skin, (int)n,
-                                 (int)root_node))
-                return false;
-    }
-    for (int32_t n = mesh_node; n >= 0; n = doc->nodes[n].parent) {
-        if (ctx->node_animated[n] && !is_ancestor_or_self(doc, n, root_node))
-            if (!cna__model_diag(ctx->model, CNA_MODEL_DIAG_SKIN_ANCESTOR_ANIMATED,
-                                 "skins[%d]: node %d (instancing node %d or above it) is animated; "
-                                 "the root prefix cancels its rest transform", (int)gltf_skin,
-                                 (int)n, (int)mesh_node))
-                return false;
-    }
-    return true;
-}
-
 static cna_result build_skin(cna__import_ctx *ctx, skin_work *w, size_t model_skin,
                              size_t mesh_index, cna_error *err)
 {
@@ -201,7 +166,6 @@ static cna_result build_skin(cna__import_ctx *ctx, skin_work *w, size_t model_sk
                 cna_mat4_mul(&prefix[p], &inv_mesh, &ctx->node_world[parent]);
             else
                 prefix[p] = inv_mesh;
-            if (!check_frozen_ancestors(ctx, gs_index, node, mesh_node)) return oom(err);
         }
         memcpy(inverse_bind[p].m, ibm + (size_t)k * 16, 16 * sizeof(float));
         if (gs->inverse_bind_matrices < 0) cna_mat4_identity(&inverse_bind[p]);

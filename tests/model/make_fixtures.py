@@ -273,6 +273,82 @@ def skin_folded_node():
                                   {"sampler": 1, "target": {"node": 3, "path": "rotation"}}]}]))
 
 
+def skin_animated_ancestor():
+    """The root joint hangs under an animated non-joint node ("Armature": rotation and
+    translation keys); the mesh node is elsewhere (T(0,0,5)); the tip joint is animated too."""
+    b, _, ibm = armature()
+    mesh = b.skinned_triangle([(0, 1, 0, 0)] * 3, [(0.5, 0.5, 0, 0), (1, 0, 0, 0), (0.25, 0.75, 0, 0)])
+    s_arm_r = b.sampler([0, 1, 2], [quat_z(90), quat_z(120), quat_z(60)], "LINEAR", "VEC4")
+    s_arm_t = b.sampler([0, 2], [(1, 2, 3), (3, 2, 3)], "LINEAR")
+    s_tip = b.sampler([0, 1, 2], [quat_z(0), quat_z(45), quat_z(0)], "LINEAR", "VEC4")
+    write("skin-animated-ancestor.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0, 3]}],
+        nodes=[{"name": "Armature", "translation": [1, 2, 3], "rotation": list(quat_z(90)),
+                "scale": [2, 2, 2], "children": [1]},
+               {"name": "Root", "translation": [0, 1, 0], "children": [2]},
+               {"name": "Tip", "translation": [0, 1, 0]},
+               {"name": "MeshNode", "mesh": 0, "skin": 0, "translation": [0, 0, 5]}],
+        meshes=[mesh], skins=[{"joints": [1, 2], "inverseBindMatrices": ibm}],
+        animations=[{"name": "Sway", "samplers": [s_arm_r, s_arm_t, s_tip],
+                     "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}},
+                                  {"sampler": 1, "target": {"node": 0, "path": "translation"}},
+                                  {"sampler": 2, "target": {"node": 2, "path": "rotation"}}]}]))
+
+
+def skin_nested():
+    """Nested skeletons: skin B's root joint B0 is a child of joint A1 of skin A; A0 moves,
+    A1 and B1 rotate. One mesh is instanced by both skins (MeshA: skin A, MeshB: skin B)."""
+    a0, a1, b0, b1 = trs((0, 0, 0)), trs((0, 1, 0)), trs((0, 1, 0)), trs((1, 0, 0))
+    wa0 = a0
+    wa1 = mul(wa0, a1)
+    wb0 = mul(wa1, b0)
+    wb1 = mul(wb0, b1)
+    b = Builder()
+    mesh = b.skinned_triangle([(0, 1, 0, 0)] * 3, [(0.5, 0.5, 0, 0), (1, 0, 0, 0), (0.25, 0.75, 0, 0)])
+    ibm_a = b.accessor(FLOAT, "MAT4", [inverse(wa0), inverse(wa1)])
+    ibm_b = b.accessor(FLOAT, "MAT4", [inverse(wb0), inverse(wb1)])
+    s_a1 = b.sampler([0, 1, 2], [quat_z(0), quat_z(30), quat_z(-30)], "LINEAR", "VEC4")
+    s_a0 = b.sampler([0, 2], [(0, 0, 0), (1, 0, 0)], "LINEAR")
+    s_b1 = b.sampler([0, 1, 2], [quat_z(0), quat_z(90), quat_z(45)], "LINEAR", "VEC4")
+    write("skin-nested.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0, 4, 5]}],
+        nodes=[{"name": "A0", "children": [1]},
+               {"name": "A1", "translation": [0, 1, 0], "children": [2]},
+               {"name": "B0", "translation": [0, 1, 0], "children": [3]},
+               {"name": "B1", "translation": [1, 0, 0]},
+               {"name": "MeshA", "mesh": 0, "skin": 0},
+               {"name": "MeshB", "mesh": 0, "skin": 1, "translation": [0, 0, 2]}],
+        meshes=[mesh],
+        skins=[{"joints": [0, 1], "inverseBindMatrices": ibm_a},
+               {"joints": [2, 3], "inverseBindMatrices": ibm_b}],
+        animations=[{"name": "Nest", "samplers": [s_a1, s_a0, s_b1],
+                     "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}},
+                                  {"sampler": 1, "target": {"node": 0, "path": "translation"}},
+                                  {"sampler": 2, "target": {"node": 3, "path": "rotation"}}]}]))
+
+
+def skin_animated_mesh_node():
+    """The skinned mesh node itself is animated (translation and rotation); glTF ignores its
+    transform for the skinned vertices, so they must not move with it."""
+    root, tip = trs((0, 0, 0)), trs((0, 1, 0))
+    b = Builder()
+    mesh = b.skinned_triangle([(0, 1, 0, 0)] * 3, [(0.5, 0.5, 0, 0), (1, 0, 0, 0), (0.25, 0.75, 0, 0)])
+    ibm = b.accessor(FLOAT, "MAT4", [inverse(root), inverse(mul(root, tip))])
+    s_mt = b.sampler([0, 2], [(0, 0, 5), (4, 0, 5)], "LINEAR")
+    s_mr = b.sampler([0, 2], [quat_z(0), quat_z(90)], "LINEAR", "VEC4")
+    s_tip = b.sampler([0, 1, 2], [quat_z(0), quat_z(60), quat_z(0)], "LINEAR", "VEC4")
+    write("skin-animated-mesh-node.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0, 2]}],
+        nodes=[{"name": "Root", "children": [1]},
+               {"name": "Tip", "translation": [0, 1, 0]},
+               {"name": "MeshNode", "mesh": 0, "skin": 0, "translation": [0, 0, 5]}],
+        meshes=[mesh], skins=[{"joints": [0, 1], "inverseBindMatrices": ibm}],
+        animations=[{"name": "Drift", "samplers": [s_mt, s_mr, s_tip],
+                     "channels": [{"sampler": 0, "target": {"node": 2, "path": "translation"}},
+                                  {"sampler": 1, "target": {"node": 2, "path": "rotation"}},
+                                  {"sampler": 2, "target": {"node": 1, "path": "rotation"}}]}]))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     skin_mesh_node_transform()
@@ -284,6 +360,9 @@ def main():
     cubic_rotation()
     skin_two_instances()
     skin_folded_node()
+    skin_animated_ancestor()
+    skin_nested()
+    skin_animated_mesh_node()
 
 
 if __name__ == "__main__":

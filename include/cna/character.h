@@ -1,0 +1,271 @@
+/*
+ * cna/character.h — a character: one animated instance of an immutable model.
+ *
+ * A model (cna/model.h) is the asset: bones at rest, meshes, skins, clips,
+ * materials. It is loaded once and never written afterwards. A character is
+ * everything that changes per frame for one copy of it on screen: the clock
+ * of the animation it plays, every bone's local and absolute transform, each
+ * skin's palette and each morphed part's weights and blended vertices. Any
+ * number of characters share one model; each is posed on its own, in any
+ * order, on any thread (one thread per character at a time).
+ *
+ *        cna_model (immutable, shared)           cna_character (one per copy)
+ *   bones at rest, meshes, skins, clips  <----  clock, bone locals/absolutes,
+ *   materials, morph targets                    palettes, morph weights/vertices
+ *
+ * A pose evaluates the whole scene once, in this order (docs/model.md,
+ * "Posing a character"):
+ *   1. every bone at its rest transform;
+ *   2. the animation's scene-node clip sampled into the bones it animates;
+ *   3. each skeleton (one evaluation per group of model skins that share
+ *      joints, bind pose and root prefixes): its clip sampled and composed
+ *      by a cna_player, with the root prefix re-evaluated from the posed
+ *      scene when an ancestor of the root joint or the skinned mesh node is
+ *      animated; the joints' local transforms written into the bones;
+ *   4. every bone's absolute transform: absolute[b] = absolute[parent] · local[b];
+ *   5. each skin's palette: skin[p] = world[p] · inverse_bind[p];
+ *   6. each morphed part's weights (its weight track at the position, else
+ *      the initial weights), blended only when they changed.
+ *
+ * Usage — two robots walking at different phases, drawn every frame:
+ *   cna_character *a, *b;
+ *   cna_character_create(model, NULL, &a, &err);
+ *   cna_character_create(model, NULL, &b, &err);
+ *   size_t walk;
+ *   if (cna_model_find_animation(model, "Robot_Walking", &walk, &err)) ...;
+ *   cna_character_play(a, (long)walk, &err);
+ *   cna_character_play(b, (long)walk, &err);
+ *   cna_character_seek(b, 0.5, &err);
+ *   every frame:
+ *     cna_character_update(a, dt, &err);          (advance the clock, then pose)
+ *     cna_character_update(b, dt, &err);
+ *     mesh i of a: world = cna_character_absolute_transforms(a)[model->meshes[i].parent_bone],
+ *                  palette = cna_character_skin_transforms(a, model->meshes[i].skin)
+ *   cna_character_free(b);
+ *   cna_character_free(a);                        (before the model)
+ *
+ * Time: the position is kept in ticks of 100 ns (cna/anim.h), so looping is
+ * an exact floor-modulo on integers and a long session rounds as a fresh one.
+ * An advance of s seconds at time scale k moves the position by
+ * cna_ticks_from_seconds(s · k) ticks; with scale 1 that is
+ * cna_ticks_from_seconds(s).
+ *
+ * Ownership: the character borrows the model, which must outlive it and must
+ * not change while it lives. Creating allocates everything (the players'
+ * sampling state for the longest clip of the model included); playing,
+ * advancing, seeking and posing allocate nothing.
+ *
+ * Errors: every function returning cna_result fills `err` (may be NULL);
+ * for a bad argument nothing changes.
+ */
+#ifndef CNA_CHARACTER_H
+#define CNA_CHARACTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cna/alloc.h"
+#include "cna/math.h"
+#include "cna/model.h"
+#include "cna/player.h"
+#include "cna/result.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cna_character cna_character;
+
+/* How the clock treats the ends of the animation (duration D ticks). */
+typedef enum cna_loop_mode {
+    CNA_LOOP_MODE_DEFAULT = 0,  /* same as CNA_LOOP_MODE_REPEAT */
+    /* position = floor-mod(p, D), in [0, D): the end wraps to the start,
+     * backwards playback wraps to the end (as cna_player_update's loop). */
+    CNA_LOOP_MODE_REPEAT,
+    /* position = clamp(p, 0, D): the animation holds its last (or, played
+     * backwards, its first) pose. */
+    CNA_LOOP_MODE_ONCE,
+    /* there and back: with u = floor-mod(p, 2·D), position = u when u <= D,
+     * else 2·D - u (the end and the start are each reached exactly). */
+    CNA_LOOP_MODE_PING_PONG,
+    CNA_LOOP_MODE_COUNT
+} cna_loop_mode;
+
+/* Zero means default for every field. */
+typedef struct cna_character_options {
+    cna_allocator allocator;  /* hooks for everything the character owns; default malloc/free */
+} cna_character_options;
+
+/* Create a character of `model` at rest: no animation, every bone at its
+ * rest transform, each skin's palette the bind-pose palette (spec:
+ * ApplyBindPoseBoneTransformsEXT), each morphed part blended with its
+ * initial weights. Loop mode REPEAT, time scale 1, position 0.
+ * Errors (*out unchanged, nothing allocated): CNA_ERROR_INVALID_ARGUMENT for
+ * NULL model or out, a skin the player refuses ("skins[1]: bone_count: ...")
+ * or an invalid morph carrier ("meshes[2].parts[0]: ..."); CNA_ERROR_OUT_OF_MEMORY.
+ * `opts` may be NULL. */
+cna_result cna_character_create(const cna_model *model, const cna_character_options *opts,
+                                cna_character **out, cna_error *err);
+
+/* Free a character (never the model); NULL is accepted. */
+void cna_character_free(cna_character *character);
+
+/* The model the character was created from (NULL for NULL). */
+const cna_model *cna_character_model(const cna_character *character);
+
+/* Bytes the character owns (its struct, players, matrices, morph weights
+ * and vertices): what one more copy on screen costs beside the shared
+ * model (cna_model_size_bytes). 0 for NULL. */
+size_t cna_character_size_bytes(const cna_character *character);
+
+/* ------------------------------------------------------------------ the clock */
+
+/* Play animation `animation` (0 .. model->animation_count - 1, see
+ * cna_model_find_animation), or -1 for none (the rest pose), from position
+ * 0. The loop mode and time scale are kept. Nothing is posed until the next
+ * cna_character_pose or cna_character_update.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for a NULL character
+ * or an index outside -1 .. animation_count - 1 ("animation 7 is outside
+ * -1..2"), or a model skin without that clip. */
+cna_result cna_character_play(cna_character *character, long animation, cna_error *err);
+
+/* The animation playing (-1 for none, also for NULL). */
+long cna_character_animation(const cna_character *character);
+
+/* Its duration in ticks (0 with no animation, or for NULL). */
+int64_t cna_character_duration(const cna_character *character);
+
+/* Set how the clock treats the ends (DEFAULT = REPEAT). The position is
+ * folded into the new mode's range at the next advance or seek.
+ * Errors: CNA_ERROR_INVALID_ARGUMENT for NULL or a mode out of range. */
+cna_result cna_character_set_loop_mode(cna_character *character, cna_loop_mode mode,
+                                       cna_error *err);
+cna_loop_mode cna_character_loop_mode(const cna_character *character);
+
+/* Set the time scale: any finite factor; 0 stops the clock, negative plays
+ * backwards. Errors: CNA_ERROR_INVALID_ARGUMENT for NULL or a scale that is
+ * not finite ("time scale: inf is not finite"). */
+cna_result cna_character_set_time_scale(cna_character *character, double scale, cna_error *err);
+double cna_character_time_scale(const cna_character *character);
+
+/* Advance the clock by `seconds` · scale (cna_ticks_from_seconds of the
+ * product; the sum of ticks is never formed where it could overflow) and
+ * fold it by the loop mode. Does not pose.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL or a product
+ * that is not finite. */
+cna_result cna_character_advance(cna_character *character, double seconds, cna_error *err);
+
+/* Advance by a whole number of ticks (not scaled) and fold by the loop mode. */
+cna_result cna_character_advance_ticks(cna_character *character, int64_t ticks, cna_error *err);
+
+/* Set the clock to `seconds` (not scaled; cna_ticks_from_seconds) folded by
+ * the loop mode. Does not pose. Errors: CNA_ERROR_INVALID_ARGUMENT for NULL
+ * or a NaN time (±inf clamp to the ends in ONCE mode and fold to 0
+ * otherwise, as saturated tick counts do). */
+cna_result cna_character_seek(cna_character *character, double seconds, cna_error *err);
+
+/* Set the clock to `ticks`, folded by the loop mode. */
+cna_result cna_character_seek_ticks(cna_character *character, int64_t ticks, cna_error *err);
+
+/* The position in ticks (in [0, duration]; 0 with no animation), and in
+ * seconds (cna_ticks_to_seconds). 0 for NULL. */
+int64_t cna_character_position(const cna_character *character);
+double cna_character_time(const cna_character *character);
+
+/* ------------------------------------------------------------------ posing */
+
+/* Pose the character at its position: the six steps of the header comment.
+ * Allocates nothing. The outputs below hold this pose until the next one.
+ * Errors: CNA_ERROR_INVALID_ARGUMENT for NULL; a step fails only for a
+ * model broken by hand (e.g. a morph weight track with the wrong number of
+ * weights: "meshes[0].parts[0]: weight track 2 gives 3 weights for 2
+ * targets"), and the outputs may then be partly posed. */
+cna_result cna_character_pose(cna_character *character, cna_error *err);
+
+/* cna_character_advance(seconds) then cna_character_pose: one frame. */
+cna_result cna_character_update(cna_character *character, double seconds, cna_error *err);
+
+/* Every bone's local transform at the last pose (model->bone_count
+ * entries; spec: ModelBone::Transform): the rest transform, the scene-node
+ * clip's sample, or a joint's pose (for a joint whose bind pose folds
+ * non-joint nodes in, transform = inverse(fold) · local, so that the folded
+ * nodes keep their own rest transforms). Valid until the next pose or
+ * free. NULL for NULL. */
+const cna_mat4 *cna_character_bone_transforms(const cna_character *character);
+
+/* Every bone's absolute (model-space) transform at the last pose:
+ * absolute[b] = absolute[parent] · local[b] (spec: CopyAbsoluteBoneTransformsTo;
+ * indexed by bone, not a palette). Draw mesh i with
+ * absolute[model->meshes[i].parent_bone]. NULL for NULL. */
+const cna_mat4 *cna_character_absolute_transforms(const cna_character *character);
+
+/* Skin `skin`'s palette at the last pose (palette order, the skin's
+ * joint_count matrices: skin[p] = world[p] · inverse_bind[p], with the root
+ * prefix composed in); bound to the skin's own meshes. Skins with equal
+ * joints, inverse binds and prefixes return the same array. NULL for NULL
+ * or a skin out of range. */
+const cna_mat4 *cna_character_skin_transforms(const cna_character *character, size_t skin);
+
+/* Skin `skin`'s joint world transforms at the last pose (palette order;
+ * world[root] = prefix[root] · local[root], so a joint's model-space
+ * transform is absolute[mesh_node] · world[p]). NULL for NULL or out of range. */
+const cna_mat4 *cna_character_world_transforms(const cna_character *character, size_t skin);
+
+/* The root prefixes skin `skin` was posed with (joint_count entries,
+ * identity for joints that are not roots): the model's constants, or their
+ * values re-evaluated from the posed scene when an ancestor of a root joint
+ * or the instancing node is animated (cna_character_skin_has_moving_prefix).
+ * NULL for NULL or out of range. */
+const cna_mat4 *cna_character_root_prefixes(const cna_character *character, size_t skin);
+
+/* true when skin `skin`'s root prefix is re-evaluated at every pose. */
+bool cna_character_skin_has_moving_prefix(const cna_character *character, size_t skin);
+
+/* The morph weights of part `part` of mesh `mesh` at the last pose (the
+ * initial weights before the first); *count (may be NULL) receives the
+ * target count. NULL (*count = 0) for a part without morph targets,
+ * indices out of range or NULL. */
+const float *cna_character_morph_weights(const cna_character *character, size_t mesh,
+                                         size_t part, size_t *count);
+
+/* The part's vertex bytes as this character draws them: its blended
+ * vertices for a morphed part, the model's part->vertices otherwise;
+ * *size (may be NULL) receives vertex_count · stride. NULL for NULL or
+ * indices out of range. Valid until the next pose, set_morph_weights or free. */
+const void *cna_character_part_vertices(const cna_character *character, size_t mesh, size_t part,
+                                        size_t *size);
+
+/* A counter that changes every time the part's blended vertices change (0
+ * for a part without morph targets): upload them to the GPU only when it
+ * differs from the value of the last upload. */
+uint64_t cna_character_part_revision(const cna_character *character, size_t mesh, size_t part);
+
+/* ------------------------------------------------------------------ the spec's operations */
+
+/* Set the morph weights of one part (spec: SetMorphWeightsEXT, applied to
+ * this character): blend on the CPU and store them as current, only when
+ * they differ from the current ones; the next pose sets them again from the
+ * animation.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a mesh or
+ * part out of range, a part without morph targets ("meshes[0]
+ * \"Cube\".parts[0]: no morph targets"), weights of the wrong count or not
+ * finite (as cna_morph_blend). */
+cna_result cna_character_set_morph_weights(cna_character *character, size_t mesh, size_t part,
+                                           const float *weights, size_t count, cna_error *err);
+
+/* Apply a scene-node clip at `seconds` to this character's bones (spec:
+ * ApplyClipToBonesEXT): the time is clamped to [0, duration]; every track
+ * with keys and a bone in range sets its bone's local transform to the
+ * sample's T · R · S; then the absolute transforms are recomputed. Palettes
+ * are not changed. The next pose starts from rest again.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a NaN time,
+ * a clip whose target is not SCENE_NODE ("clip \"Walk\": target
+ * joint-palette is not a scene-node clip; play it with a cna_player"). */
+cna_result cna_character_apply_clip_to_bones(cna_character *character, const cna_clip *clip,
+                                             double seconds, cna_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CNA_CHARACTER_H */

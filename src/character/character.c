@@ -1,0 +1,1007 @@
+/*
+ * The character (include/cna/character.h): one animated instance of an
+ * immutable model. Everything that changes per frame lives here; the model
+ * is only read.
+ *
+ * Skins are evaluated in groups. An evaluation is one cna_player: the model
+ * skins of one glTF skin (equal joints, hierarchy, bind pose, inverse binds,
+ * clips) sample and compose their joints once. A palette variant is one
+ * distinct palette of an evaluation: skins whose root prefixes are equal too
+ * share it. The evaluation's player produces the palette of its
+ * representative skin; another variant composes its own worlds and palette
+ * from the player's local transforms with its own prefix, with the same
+ * products (cna_mat4_mul), so the bits are those a player of its own would
+ * give. A variant whose prefix moves (an animated ancestor of a root joint,
+ * or an animated instancing node) re-evaluates the prefix from the posed
+ * scene at every pose:
+ *   prefix[root] = inverse(absolute[mesh_node]) · absolute[parent of root]
+ *                  (spec: W_ancestor * inverse(W_meshNode))
+ * and is composed in as world[root] = prefix[root] · local[root].
+ */
+#include <math.h>
+#include <string.h>
+
+#include "anim/anim_internal.h"
+#include "cna/character.h"
+#include "cna/morph.h"
+#include "core/internal.h"
+
+typedef struct variant {
+    size_t eval;            /* its evaluation */
+    int32_t skin;           /* representative model skin (its data, maps, mesh node) */
+    bool own;               /* the evaluation's player output is this palette */
+    bool moving;            /* prefix re-evaluated at every pose */
+    cna_mat4 *prefix;       /* joint_count: the current prefixes when moving, else NULL */
+    cna_mat4 *world;        /* joint_count each when !own, else NULL */
+    cna_mat4 *skin_m;
+} variant;
+
+typedef struct evaluation {
+    int32_t skin;           /* representative model skin */
+    cna_player *player;
+    size_t own_variant;     /* the variant the player composes (SIZE_MAX: none) */
+    bool own_moving;        /* that variant's prefix moves: handed to the player */
+    bool self_dependent;    /* its moving prefixes depend on its own joints */
+} evaluation;
+
+/* One morphed part. */
+typedef struct morph_part {
+    cna_morph_instance *instance;
+    uint64_t revision;
+} morph_part;
+
+struct cna_character {
+    cna_allocator alloc;
+    const cna_model *model;
+    size_t bytes;               /* everything requested, players and morph state included */
+    /* clock */
+    long animation;             /* -1: none */
+    int64_t duration;           /* ticks of the animation; 0 with none */
+    cna_loop_mode mode;         /* REPEAT, ONCE or PING_PONG */
+    double scale;
+    uint64_t unfolded;          /* REPEAT [0, D), ONCE [0, D], PING_PONG [0, 2D) */
+    int64_t position;           /* in [0, D] */
+    /* skins */
+    evaluation *evals;          /* in evaluation order */
+    size_t eval_count;
+    variant *variants;
+    size_t variant_count;
+    size_t *skin_variant;       /* per model skin */
+    /* bones */
+    cna_mat4 *local, *absolute; /* bone_count each */
+    int32_t *dynamic;           /* bones whose absolute can change, in index order */
+    size_t dynamic_count;
+    bool locals_dirty;          /* a static bone's local was changed: reset and recompute all */
+    size_t *node_cursor;        /* per track of the scene-node clip playing */
+    /* morph */
+    size_t *part_first;         /* mesh_count + 1 */
+    morph_part *parts;          /* per flat part (instance NULL without morph) */
+    float *scratch;             /* the largest target count */
+};
+
+/* ------------------------------------------------------------------ allocation */
+
+static void *take(cna_character *c, size_t count, size_t size)
+{
+    size_t total;
+    if (!cna__mul_size(count ? count : 1, size, &total)) return NULL;
+    void *p = cna__calloc(&c->alloc, 1, total);
+    if (p) c->bytes += total;
+    return p;
+}
+
+void cna_character_free(cna_character *c)
+{
+    if (!c) return;
+    const cna_allocator a = c->alloc;
+    for (size_t e = 0; c->evals && e < c->eval_count; e++) cna_player_free(c->evals[e].player);
+    for (size_t v = 0; c->variants && v < c->variant_count; v++) {
+        cna__free(&a, c->variants[v].prefix);
+        cna__free(&a, c->variants[v].world);
+        cna__free(&a, c->variants[v].skin_m);
+    }
+    if (c->parts && c->part_first)
+        for (size_t i = 0; i < c->part_first[c->model->mesh_count]; i++)
+            cna_morph_instance_free(c->parts[i].instance);
+    cna__free(&a, c->evals);
+    cna__free(&a, c->variants);
+    cna__free(&a, c->skin_variant);
+    cna__free(&a, c->local);
+    cna__free(&a, c->absolute);
+    cna__free(&a, c->dynamic);
+    cna__free(&a, c->node_cursor);
+    cna__free(&a, c->part_first);
+    cna__free(&a, c->parts);
+    cna__free(&a, c->scratch);
+    cna__free(&a, c);
+}
+
+static cna_result oom(cna_character *c, cna_error *err)
+{
+    cna_character_free(c);
+    return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "character: out of memory");
+}
+
+/* ------------------------------------------------------------------ grouping */
+
+static bool same_matrices(const cna_mat4 *a, const cna_mat4 *b, size_t n)
+{
+    return (a == b) || (a && b && memcmp(a, b, n * sizeof(cna_mat4)) == 0);
+}
+
+static bool same_ints(const int32_t *a, const int32_t *b, size_t n)
+{
+    return (a == b) || (a && b && memcmp(a, b, n * sizeof(int32_t)) == 0);
+}
+
+static bool same_track(const cna_bone_track *a, const cna_bone_track *b)
+{
+    if (a->bone != b->bone || a->key_count != b->key_count) return false;
+    if (a->keys == b->keys || a->key_count == 0) return true;
+    return a->keys && b->keys && memcmp(a->keys, b->keys, a->key_count * sizeof(cna_keyframe)) == 0;
+}
+
+static bool same_clips(const cna_skinning_data *a, const cna_skinning_data *b)
+{
+    if (a->clip_count != b->clip_count) return false;
+    if (a->clips == b->clips) return true;
+    for (size_t i = 0; i < a->clip_count; i++) {
+        const cna_clip *x = &a->clips[i], *y = &b->clips[i];
+        if (x->duration != y->duration || x->track_count != y->track_count || x->target != y->target)
+            return false;
+        if (x->tracks == y->tracks) continue;
+        for (size_t t = 0; t < x->track_count; t++)
+            if (!same_track(&x->tracks[t], &y->tracks[t])) return false;
+    }
+    return true;
+}
+
+/* Two model skins sample and compose the same joints (one evaluation). */
+static bool same_evaluation(const cna_model_skin *a, const cna_model_skin *b)
+{
+    const cna_skinning_data *x = &a->data, *y = &b->data;
+    const size_t n = a->joint_count;
+    return n == b->joint_count && x->bone_count == y->bone_count &&
+           x->hierarchy_count == y->hierarchy_count && x->bind_pose_count == y->bind_pose_count &&
+           x->inverse_bind_pose_count == y->inverse_bind_pose_count &&
+           x->root_prefix_count == y->root_prefix_count && (size_t)x->bone_count == n &&
+           x->hierarchy_count == n && x->bind_pose_count == n && x->inverse_bind_pose_count == n &&
+           same_ints(x->hierarchy, y->hierarchy, n) && same_matrices(x->bind_pose, y->bind_pose, n) &&
+           same_matrices(x->inverse_bind_pose, y->inverse_bind_pose, n) &&
+           same_ints(a->palette_to_node, b->palette_to_node, n) && same_matrices(a->fold, b->fold, n) &&
+           same_clips(x, y);
+}
+
+static bool same_prefix(const cna_model_skin *a, const cna_model_skin *b)
+{
+    const cna_skinning_data *x = &a->data, *y = &b->data;
+    const bool px = x->root_prefix_count == (size_t)x->bone_count && x->bone_count > 0;
+    const bool py = y->root_prefix_count == (size_t)y->bone_count && y->bone_count > 0;
+    if (px != py) return false;
+    return !px || same_matrices(x->root_prefix, y->root_prefix, a->joint_count);
+}
+
+/* ------------------------------------------------------------------ which bones move */
+
+static bool is_ancestor_or_self(const cna_model *m, int32_t ancestor, int32_t bone)
+{
+    for (int32_t b = bone; b >= 0; b = m->bones[b].parent)
+        if (b == ancestor) return true;
+    return false;
+}
+
+/* animated[b] = 1 when some animation moves bone b: a scene-node track with
+ * keys, or a joint track with keys of a skin that has b as a joint. */
+static void mark_animated(const cna_model *m, uint8_t *animated)
+{
+    for (size_t a = 0; m->node_clips && a < m->animation_count; a++) {
+        const cna_clip *clip = &m->node_clips[a];
+        for (size_t t = 0; clip->tracks && t < clip->track_count; t++) {
+            const cna_bone_track *tr = &clip->tracks[t];
+            if (tr->key_count > 0 && tr->keys && tr->bone >= 0 && (size_t)tr->bone < m->bone_count)
+                animated[tr->bone] = 1;
+        }
+    }
+    for (size_t s = 0; s < m->skin_count; s++) {
+        const cna_model_skin *skin = &m->skins[s];
+        for (size_t a = 0; skin->data.clips && a < skin->data.clip_count; a++) {
+            const cna_clip *clip = &skin->data.clips[a];
+            for (size_t t = 0; clip->tracks && t < clip->track_count; t++) {
+                const cna_bone_track *tr = &clip->tracks[t];
+                if (tr->key_count == 0 || !tr->keys || tr->bone < 0 || (size_t)tr->bone >= skin->joint_count)
+                    continue;
+                const int32_t b = skin->palette_to_node ? skin->palette_to_node[tr->bone] : -1;
+                if (b >= 0 && (size_t)b < m->bone_count) animated[b] = 1;
+            }
+        }
+    }
+}
+
+/* Whether a skin's root prefix moves: an animated bone above a root joint
+ * that is not also above the instancing node, or an animated bone at or
+ * above the instancing node that is not also above the root joint (a
+ * shared animated ancestor moves the mesh node and the joints alike, which
+ * the mesh node's absolute transform carries exactly). */
+static bool prefix_moves(const cna_model *m, const cna_model_skin *skin, const uint8_t *animated)
+{
+    const int32_t mesh_node = skin->mesh_node;
+    for (size_t r = 0; r < skin->root_count; r++) {
+        const int32_t root = skin->palette_to_node ? skin->palette_to_node[skin->roots[r]] : -1;
+        if (root < 0) continue;
+        for (int32_t b = m->bones[root].parent; b >= 0; b = m->bones[b].parent)
+            if (animated[b] && !is_ancestor_or_self(m, b, mesh_node)) return true;
+        for (int32_t b = mesh_node; b >= 0; b = m->bones[b].parent)
+            if (animated[b] && !is_ancestor_or_self(m, b, root)) return true;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------ creation */
+
+static cna_result build_groups(cna_character *c, const uint8_t *animated, cna_error *err)
+{
+    const cna_model *m = c->model;
+    const size_t n = m->skin_count;
+    c->evals = (evaluation *)take(c, n, sizeof(evaluation));
+    c->variants = (variant *)take(c, n, sizeof(variant));
+    c->skin_variant = (size_t *)take(c, n, sizeof(size_t));
+    size_t *eval_of = (size_t *)cna__calloc(&c->alloc, n ? n : 1, sizeof(size_t));
+    bool *moving = (bool *)cna__calloc(&c->alloc, n ? n : 1, sizeof(bool));
+    if (!c->evals || !c->variants || !c->skin_variant || !eval_of || !moving) {
+        cna__free(&c->alloc, eval_of);
+        cna__free(&c->alloc, moving);
+        return CNA_ERROR_OUT_OF_MEMORY;
+    }
+    size_t evals = 0, variants = 0;
+    for (size_t s = 0; s < n; s++) {
+        const cna_model_skin *skin = &m->skins[s];
+        moving[s] = prefix_moves(m, skin, animated);
+        size_t e = 0;
+        while (e < evals && !same_evaluation(&m->skins[c->evals[e].skin], skin)) e++;
+        if (e == evals) {
+            c->evals[evals].skin = (int32_t)s;
+            c->evals[evals].own_variant = SIZE_MAX;
+            evals++;
+        }
+        eval_of[s] = e;
+        size_t v = 0;
+        if (!moving[s])
+            while (v < variants && !(c->variants[v].eval == e && !c->variants[v].moving &&
+                                     same_prefix(&m->skins[c->variants[v].skin], skin)))
+                v++;
+        else
+            v = variants;
+        if (v == variants) {
+            variant *nv = &c->variants[variants++];
+            nv->eval = e;
+            nv->skin = (int32_t)s;
+            nv->moving = moving[s];
+        }
+        c->skin_variant[s] = v;
+    }
+    c->eval_count = evals;
+    c->variant_count = variants;
+    /* The player of an evaluation composes the variant of its representative skin. */
+    for (size_t e = 0; e < evals; e++) {
+        const size_t v = c->skin_variant[c->evals[e].skin];
+        c->evals[e].own_variant = v;
+        c->evals[e].own_moving = c->variants[v].moving;
+        c->variants[v].own = true;
+    }
+    cna_result r = CNA_OK;
+    for (size_t v = 0; v < variants && r == CNA_OK; v++) {
+        variant *va = &c->variants[v];
+        const size_t jc = m->skins[va->skin].joint_count;
+        if (va->moving) {
+            va->prefix = (cna_mat4 *)take(c, jc, sizeof(cna_mat4));
+            if (!va->prefix) r = CNA_ERROR_OUT_OF_MEMORY;
+            else
+                for (size_t p = 0; p < jc; p++) {
+                    const cna_skinning_data *d = &m->skins[va->skin].data;
+                    if (d->root_prefix && d->root_prefix_count == jc) va->prefix[p] = d->root_prefix[p];
+                    else cna_mat4_identity(&va->prefix[p]);
+                }
+        }
+        if (!va->own && r == CNA_OK) {
+            va->world = (cna_mat4 *)take(c, jc, sizeof(cna_mat4));
+            va->skin_m = (cna_mat4 *)take(c, jc, sizeof(cna_mat4));
+            if (!va->world || !va->skin_m) r = CNA_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    cna__free(&c->alloc, eval_of);
+    cna__free(&c->alloc, moving);
+    (void)err;
+    return r;
+}
+
+/* The bones a moving variant's prefix reads: ancestors of its root joints
+ * and the instancing node with its ancestors. */
+static bool variant_reads_bone_of(const cna_model *m, const variant *va, const cna_model_skin *other)
+{
+    const cna_model_skin *skin = &m->skins[va->skin];
+    for (int32_t b = skin->mesh_node; b >= 0; b = m->bones[b].parent)
+        if (other->node_to_palette && other->node_to_palette[b] >= 0) return true;
+    for (size_t r = 0; r < skin->root_count; r++) {
+        const int32_t root = skin->palette_to_node ? skin->palette_to_node[skin->roots[r]] : -1;
+        if (root < 0) continue;
+        for (int32_t b = m->bones[root].parent; b >= 0; b = m->bones[b].parent)
+            if (other->node_to_palette && other->node_to_palette[b] >= 0) return true;
+    }
+    return false;
+}
+
+/* Order the evaluations so that one whose moving prefixes read the joints
+ * of another comes after it (a nested skeleton after its parent skeleton).
+ * Evaluations in a cycle keep their model order after the others. */
+static cna_result order_evaluations(cna_character *c)
+{
+    const cna_model *m = c->model;
+    const size_t n = c->eval_count;
+    if (n < 2) {
+        for (size_t e = 0; e < n; e++) {
+            const evaluation *ev = &c->evals[e];
+            for (size_t v = 0; v < c->variant_count; v++)
+                if (c->variants[v].eval == e && c->variants[v].moving &&
+                    variant_reads_bone_of(m, &c->variants[v], &m->skins[ev->skin]))
+                    c->evals[e].self_dependent = true;
+        }
+        return CNA_OK;
+    }
+    /* depends[a * n + b]: evaluation a reads joints of evaluation b */
+    uint8_t *depends = (uint8_t *)cna__calloc(&c->alloc, n * n, 1);
+    evaluation *sorted = (evaluation *)cna__calloc(&c->alloc, n, sizeof(evaluation));
+    size_t *new_index = (size_t *)cna__calloc(&c->alloc, n, sizeof(size_t));
+    uint8_t *done = (uint8_t *)cna__calloc(&c->alloc, n, 1);
+    if (!depends || !sorted || !new_index || !done) {
+        cna__free(&c->alloc, depends);
+        cna__free(&c->alloc, sorted);
+        cna__free(&c->alloc, new_index);
+        cna__free(&c->alloc, done);
+        return CNA_ERROR_OUT_OF_MEMORY;
+    }
+    for (size_t v = 0; v < c->variant_count; v++) {
+        const variant *va = &c->variants[v];
+        if (!va->moving) continue;
+        for (size_t b = 0; b < n; b++)
+            if (variant_reads_bone_of(m, va, &m->skins[c->evals[b].skin])) depends[va->eval * n + b] = 1;
+    }
+    size_t count = 0;
+    for (bool progress = true; progress && count < n;) {
+        progress = false;
+        for (size_t a = 0; a < n; a++) {
+            if (done[a]) continue;
+            bool ready = true;
+            for (size_t b = 0; b < n && ready; b++)
+                if (b != a && depends[a * n + b] && !done[b]) ready = false;
+            if (!ready) continue;
+            done[a] = 1;
+            new_index[a] = count;
+            sorted[count] = c->evals[a];
+            sorted[count].self_dependent = depends[a * n + a] != 0;
+            count++;
+            progress = true;
+        }
+    }
+    for (size_t a = 0; a < n; a++)
+        if (!done[a]) {
+            new_index[a] = count;
+            sorted[count] = c->evals[a];
+            sorted[count].self_dependent = depends[a * n + a] != 0;
+            count++;
+        }
+    memcpy(c->evals, sorted, n * sizeof(evaluation));
+    for (size_t v = 0; v < c->variant_count; v++) c->variants[v].eval = new_index[c->variants[v].eval];
+    cna__free(&c->alloc, depends);
+    cna__free(&c->alloc, sorted);
+    cna__free(&c->alloc, new_index);
+    cna__free(&c->alloc, done);
+    return CNA_OK;
+}
+
+/* absolute[b] = absolute[parent] · local[b] for the bones in `list` (index order). */
+static void absolutes_of(cna_character *c, const int32_t *list, size_t count)
+{
+    const cna_model_bone *bones = c->model->bones;
+    for (size_t i = 0; i < count; i++) {
+        const int32_t b = list[i];
+        const int32_t parent = bones[b].parent;
+        if (parent >= 0)
+            cna_mat4_mul(&c->absolute[b], &c->absolute[parent], &c->local[b]);
+        else
+            c->absolute[b] = c->local[b];
+    }
+}
+
+static void absolutes_all(cna_character *c)
+{
+    const cna_model *m = c->model;
+    for (size_t b = 0; b < m->bone_count; b++) {
+        const int32_t parent = m->bones[b].parent;
+        if (parent >= 0)
+            cna_mat4_mul(&c->absolute[b], &c->absolute[parent], &c->local[b]);
+        else
+            c->absolute[b] = c->local[b];
+    }
+}
+
+static cna_result build_bones(cna_character *c, uint8_t *animated)
+{
+    const cna_model *m = c->model;
+    const size_t n = m->bone_count;
+    c->local = (cna_mat4 *)take(c, n, sizeof(cna_mat4));
+    c->absolute = (cna_mat4 *)take(c, n, sizeof(cna_mat4));
+    if (!c->local || !c->absolute) return CNA_ERROR_OUT_OF_MEMORY;
+    /* Joints are posed by their players at every pose (the bind pose at
+     * rest): they and the animated bones move, and so does every bone below. */
+    for (size_t s = 0; s < m->skin_count; s++)
+        for (size_t p = 0; m->skins[s].palette_to_node && p < m->skins[s].joint_count; p++) {
+            const int32_t b = m->skins[s].palette_to_node[p];
+            if (b >= 0 && (size_t)b < n) animated[b] = 1;
+        }
+    size_t count = 0;
+    for (size_t b = 0; b < n; b++) {
+        const int32_t parent = m->bones[b].parent;
+        if (parent >= 0 && animated[parent]) animated[b] = 1;
+        if (animated[b]) count++;
+    }
+    c->dynamic = (int32_t *)take(c, count, sizeof(int32_t));
+    if (!c->dynamic) return CNA_ERROR_OUT_OF_MEMORY;
+    for (size_t b = 0; b < n; b++) {
+        c->local[b] = m->bones[b].rest_transform;
+        if (animated[b]) c->dynamic[c->dynamic_count++] = (int32_t)b;
+    }
+    absolutes_all(c);
+    size_t tracks = 0;
+    for (size_t a = 0; m->node_clips && a < m->animation_count; a++)
+        if (m->node_clips[a].track_count > tracks) tracks = m->node_clips[a].track_count;
+    c->node_cursor = (size_t *)take(c, tracks, sizeof(size_t));
+    return c->node_cursor ? CNA_OK : CNA_ERROR_OUT_OF_MEMORY;
+}
+
+static cna_result build_morph(cna_character *c, cna_error *err)
+{
+    const cna_model *m = c->model;
+    c->part_first = (size_t *)take(c, m->mesh_count + 1, sizeof(size_t));
+    if (!c->part_first) return CNA_ERROR_OUT_OF_MEMORY;
+    size_t flat = 0, largest = 0;
+    for (size_t i = 0; i < m->mesh_count; i++) {
+        c->part_first[i] = flat;
+        flat += m->meshes[i].part_count;
+    }
+    c->part_first[m->mesh_count] = flat;
+    c->parts = (morph_part *)take(c, flat, sizeof(morph_part));
+    if (!c->parts) return CNA_ERROR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < m->mesh_count; i++) {
+        for (size_t k = 0; k < m->meshes[i].part_count; k++) {
+            const cna_morph_target_data *md = m->meshes[i].parts[k].morph;
+            if (!md) continue;
+            cna_error inner;
+            cna_result r = cna_morph_instance_create(md, &c->alloc, &c->parts[c->part_first[i] + k].instance, &inner);
+            if (r != CNA_OK) {
+                if (r == CNA_ERROR_OUT_OF_MEMORY) return r;
+                return cna__error(err, r, "meshes[%zu].parts[%zu]: %s", i, k, inner.message);
+            }
+            c->bytes += 64 + md->target_count * sizeof(float) + md->base_size;
+            c->parts[c->part_first[i] + k].revision = 1;
+            if (md->target_count > largest) largest = md->target_count;
+        }
+    }
+    c->scratch = (float *)take(c, largest, sizeof(float));
+    return c->scratch ? CNA_OK : CNA_ERROR_OUT_OF_MEMORY;
+}
+
+static cna_result build_players(cna_character *c, cna_error *err)
+{
+    const cna_model *m = c->model;
+    for (size_t e = 0; e < c->eval_count; e++) {
+        evaluation *ev = &c->evals[e];
+        const cna_skinning_data *d = &m->skins[ev->skin].data;
+        cna_error inner;
+        cna_result r = cna_player_create(d, &c->alloc, &ev->player, &inner);
+        if (r != CNA_OK) {
+            if (r == CNA_ERROR_OUT_OF_MEMORY) return r;
+            return cna__error(err, r, "skins[%d]: %s", (int)ev->skin, inner.message);
+        }
+        /* Grow the sampling state for the clip with the most tracks now, so
+         * that playing never allocates. */
+        const cna_clip *largest = NULL;
+        for (size_t a = 0; d->clips && a < d->clip_count; a++)
+            if (!largest || d->clips[a].track_count > largest->track_count) largest = &d->clips[a];
+        if (largest && largest->track_count > 0) {
+            if ((r = cna_player_start_clip(ev->player, largest, &inner)) != CNA_OK) {
+                if (r == CNA_ERROR_OUT_OF_MEMORY) return r;
+                return cna__error(err, r, "skins[%d]: %s", (int)ev->skin, inner.message);
+            }
+            cna_player_start_clip(ev->player, NULL, NULL);
+        }
+        c->bytes += cna__player_size_bytes(ev->player);
+        const variant *own = &c->variants[ev->own_variant];
+        if (own->moving) cna_player_set_root_prefix(ev->player, own->prefix, m->skins[ev->skin].joint_count, NULL);
+    }
+    return CNA_OK;
+}
+
+cna_result cna_character_create(const cna_model *model, const cna_character_options *opts,
+                                cna_character **out, cna_error *err)
+{
+    if (!model || !out)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: %s is NULL", model ? "out" : "model");
+    cna_allocator al = cna__allocator_resolve(opts ? &opts->allocator : NULL);
+    cna_character *c = (cna_character *)cna__calloc(&al, 1, sizeof *c);
+    if (!c) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "character: out of memory");
+    c->alloc = al;
+    c->model = model;
+    c->bytes = sizeof *c;
+    c->animation = -1;
+    c->mode = CNA_LOOP_MODE_REPEAT;
+    c->scale = 1.0;
+    uint8_t *animated = (uint8_t *)cna__calloc(&al, model->bone_count ? model->bone_count : 1, 1);
+    if (!animated) return oom(c, err);
+    mark_animated(model, animated);
+    cna_result r = build_groups(c, animated, err);
+    if (r == CNA_OK) r = order_evaluations(c);
+    if (r == CNA_OK) r = build_bones(c, animated);
+    cna__free(&al, animated);
+    if (r == CNA_OK) r = build_morph(c, err);
+    if (r == CNA_OK) r = build_players(c, err);
+    if (r == CNA_ERROR_OUT_OF_MEMORY) return oom(c, err);
+    if (r != CNA_OK) {
+        cna_character_free(c);
+        return r;
+    }
+    /* The rest pose: bind-pose palettes, joints' bind locals in the bones. */
+    if ((r = cna_character_pose(c, err)) != CNA_OK) {
+        cna_character_free(c);
+        return r;
+    }
+    *out = c;
+    return CNA_OK;
+}
+
+const cna_model *cna_character_model(const cna_character *c) { return c ? c->model : NULL; }
+
+size_t cna_character_size_bytes(const cna_character *c) { return c ? c->bytes : 0; }
+
+/* ------------------------------------------------------------------ the clock */
+
+/* floor-mod(a, m) for m > 0, exactly. */
+static uint64_t floor_mod_u(int64_t a, uint64_t m)
+{
+    if (a >= 0) return (uint64_t)a % m;
+    const uint64_t r = (uint64_t)(-(a + 1)) % m;   /* -(a + 1) >= 0 never overflows */
+    return m - 1 - r;
+}
+
+static uint64_t period(const cna_character *c)
+{
+    const uint64_t d = (uint64_t)c->duration;
+    return c->mode == CNA_LOOP_MODE_PING_PONG ? 2 * d : d;
+}
+
+/* The position for the unfolded clock value. */
+static void fold_position(cna_character *c)
+{
+    const uint64_t d = (uint64_t)c->duration;
+    if (c->mode == CNA_LOOP_MODE_PING_PONG && c->unfolded > d)
+        c->position = (int64_t)(2 * d - c->unfolded);
+    else
+        c->position = (int64_t)c->unfolded;
+}
+
+static void clock_seek(cna_character *c, int64_t ticks)
+{
+    if (c->duration <= 0) {
+        c->unfolded = 0;
+    } else if (c->mode == CNA_LOOP_MODE_ONCE) {
+        c->unfolded = ticks < 0 ? 0 : (ticks > c->duration ? (uint64_t)c->duration : (uint64_t)ticks);
+    } else {
+        c->unfolded = floor_mod_u(ticks, period(c));
+    }
+    fold_position(c);
+}
+
+static void clock_advance(cna_character *c, int64_t ticks)
+{
+    if (c->duration <= 0) {
+        c->unfolded = 0;
+    } else if (c->mode == CNA_LOOP_MODE_ONCE) {
+        const int64_t u = (int64_t)c->unfolded, d = c->duration;
+        /* u in [0, D]: u + ticks clamps without forming an overflowing sum */
+        if (ticks > 0) c->unfolded = ticks >= d - u ? (uint64_t)d : (uint64_t)(u + ticks);
+        else c->unfolded = ticks <= -u ? 0 : (uint64_t)(u + ticks);
+    } else {
+        const uint64_t m = period(c);
+        const uint64_t u = c->unfolded, f = floor_mod_u(ticks, m);
+        uint64_t r = u + f;                      /* the true sum is below 2·m */
+        if (r < u || r >= m) r -= m;            /* modulo 2^64 this is the sum minus m */
+        c->unfolded = r;
+    }
+    fold_position(c);
+}
+
+cna_result cna_character_play(cna_character *c, long animation, cna_error *err)
+{
+    if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    const cna_model *m = c->model;
+    if (animation < -1 || (animation >= 0 && (size_t)animation >= m->animation_count))
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "animation %ld is outside -1..%ld", animation,
+                          (long)m->animation_count - 1);
+    for (size_t e = 0; animation >= 0 && e < c->eval_count; e++) {
+        const cna_skinning_data *d = &m->skins[c->evals[e].skin].data;
+        if (!d->clips || (size_t)animation >= d->clip_count)
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "skins[%d]: no clip %ld (the skin has %zu)",
+                              (int)c->evals[e].skin, animation, d->clip_count);
+    }
+    for (size_t e = 0; e < c->eval_count; e++) {
+        const cna_skinning_data *d = &m->skins[c->evals[e].skin].data;
+        cna_result r = cna_player_start_clip(c->evals[e].player, animation >= 0 ? &d->clips[animation] : NULL, err);
+        if (r != CNA_OK) return r; /* not reached: the largest clip's state was grown at create */
+    }
+    c->animation = animation;
+    c->duration = animation >= 0 && m->node_clips ? m->node_clips[animation].duration : 0;
+    if (c->duration < 0) c->duration = 0;
+    if (animation >= 0 && m->node_clips)
+        memset(c->node_cursor, 0, m->node_clips[animation].track_count * sizeof(size_t));
+    c->unfolded = 0;
+    c->position = 0;
+    return CNA_OK;
+}
+
+long cna_character_animation(const cna_character *c) { return c ? c->animation : -1; }
+int64_t cna_character_duration(const cna_character *c) { return c ? c->duration : 0; }
+
+cna_result cna_character_set_loop_mode(cna_character *c, cna_loop_mode mode, cna_error *err)
+{
+    if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    if ((int)mode < 0 || mode >= CNA_LOOP_MODE_COUNT)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "loop mode: %d is not a cna_loop_mode", (int)mode);
+    c->mode = mode == CNA_LOOP_MODE_DEFAULT ? CNA_LOOP_MODE_REPEAT : mode;
+    clock_seek(c, c->position);
+    return CNA_OK;
+}
+
+cna_loop_mode cna_character_loop_mode(const cna_character *c) { return c ? c->mode : CNA_LOOP_MODE_REPEAT; }
+
+cna_result cna_character_set_time_scale(cna_character *c, double scale, cna_error *err)
+{
+    if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    if (!isfinite(scale))
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "time scale: %g is not finite", scale);
+    c->scale = scale;
+    return CNA_OK;
+}
+
+double cna_character_time_scale(const cna_character *c) { return c ? c->scale : 1.0; }
+
+cna_result cna_character_advance(cna_character *c, double seconds, cna_error *err)
+{
+    if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    const double scaled = seconds * c->scale;
+    if (!isfinite(scaled))
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "advance: %g s at time scale %g is not finite",
+                          seconds, c->scale);
+    clock_advance(c, cna_ticks_from_seconds(scaled));
+    return CNA_OK;
+}
+
+cna_result cna_character_advance_ticks(cna_character *c, int64_t ticks, cna_error *err)
+{
+    if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    clock_advance(c, ticks);
+    return CNA_OK;
+}
+
+cna_result cna_character_seek(cna_character *c, double seconds, cna_error *err)
+{
+    if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    if (isnan(seconds)) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "seek: time is NaN");
+    clock_seek(c, cna_ticks_from_seconds(seconds));
+    return CNA_OK;
+}
+
+cna_result cna_character_seek_ticks(cna_character *c, int64_t ticks, cna_error *err)
+{
+    if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    clock_seek(c, ticks);
+    return CNA_OK;
+}
+
+int64_t cna_character_position(const cna_character *c) { return c ? c->position : 0; }
+double cna_character_time(const cna_character *c) { return c ? cna_ticks_to_seconds(c->position) : 0.0; }
+
+/* ------------------------------------------------------------------ posing */
+
+/* Write an evaluation's joint locals into the bones:
+ *   local[bone(p)] = local[p]                     fold[p] = I
+ *   local[bone(p)] = inverse(fold[p]) · local[p]  otherwise (the folded nodes keep
+ *                                                 their rest transforms as bones) */
+static void write_joints(cna_character *c, const evaluation *ev)
+{
+    const cna_model_skin *s = &c->model->skins[ev->skin];
+    const cna_mat4 *locals = cna_player_bone_transforms(ev->player);
+    for (size_t p = 0; p < s->joint_count; p++) {
+        const int32_t b = s->palette_to_node[p];
+        if (b < 0) continue;
+        if (cna_mat4_is_identity(&s->fold[p])) {
+            c->local[b] = locals[p];
+        } else {
+            cna_mat4 inv;
+            if (cna_mat4_inverse(&inv, &s->fold[p]))
+                cna_mat4_mul(&c->local[b], &inv, &locals[p]);
+            else
+                c->local[b] = locals[p];
+        }
+    }
+}
+
+/* The moving prefixes of a variant from the current absolute transforms:
+ *   prefix[root] = inverse(absolute[mesh_node]) · absolute[parent(root)]
+ *   prefix[root] = inverse(absolute[mesh_node])     a root joint that is a scene root
+ * (a singular mesh node leaves its cancellation out, as the import does). */
+static void moving_prefix(cna_character *c, variant *va)
+{
+    const cna_model *m = c->model;
+    const cna_model_skin *s = &m->skins[va->skin];
+    cna_mat4 inv;
+    if (!cna_mat4_inverse(&inv, &c->absolute[s->mesh_node])) cna_mat4_identity(&inv);
+    for (size_t r = 0; r < s->root_count; r++) {
+        const int32_t p = s->roots[r];
+        const int32_t bone = s->palette_to_node[p];
+        if (bone < 0) continue;
+        const int32_t parent = m->bones[bone].parent;
+        if (parent >= 0)
+            cna_mat4_mul(&va->prefix[p], &inv, &c->absolute[parent]);
+        else
+            va->prefix[p] = inv;
+    }
+}
+
+/* A variant's worlds and palette from its evaluation's local transforms,
+ * with the products of the player (cna_mat4_mul, the same bits):
+ *   world[p] = world[parent] · local[p]; world[root] = prefix[root] · local[root];
+ *   skin[p] = world[p] · inverse_bind[p] */
+static void compose_variant(cna_character *c, variant *va, const cna_mat4 *locals)
+{
+    const cna_skinning_data *d = &c->model->skins[va->skin].data;
+    const cna_mat4 *prefix = va->prefix;
+    if (!prefix && d->root_prefix_count == (size_t)d->bone_count && d->bone_count > 0) prefix = d->root_prefix;
+    for (int32_t p = 0; p < d->bone_count; p++) {
+        const int32_t parent = d->hierarchy[p];
+        if (parent >= 0)
+            cna_mat4_mul(&va->world[p], &va->world[parent], &locals[p]);
+        else if (prefix)
+            cna_mat4_mul(&va->world[p], &prefix[p], &locals[p]);
+        else
+            va->world[p] = locals[p];
+        cna_mat4_mul(&va->skin_m[p], &va->world[p], &d->inverse_bind_pose[p]);
+    }
+}
+
+static cna_result pose_weights(cna_character *c, size_t mesh, size_t part, cna_error *err)
+{
+    const cna_model *m = c->model;
+    const cna_model_part *p = &m->meshes[mesh].parts[part];
+    const cna_morph_target_data *md = p->morph;
+    morph_part *mp = &c->parts[c->part_first[mesh] + part];
+    const long anim = c->animation;
+    size_t n = md->target_count;
+    if (anim >= 0 && (size_t)anim < p->weight_track_count && p->weight_tracks && p->weight_tracks[anim] &&
+        p->weight_tracks[anim]->key_count > 0) {
+        cna_result r = cna_morph_evaluate_weights(p->weight_tracks[anim], cna_ticks_to_seconds(c->position),
+                                                  c->scratch, md->target_count, &n, err);
+        if (r != CNA_OK) return r;
+        if (n != md->target_count)
+            return cna__error(err, CNA_ERROR_INVALID_DATA,
+                              "meshes[%zu].parts[%zu]: weight track %ld gives %zu weights for %zu targets", mesh,
+                              part, anim, n, md->target_count);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            c->scratch[i] = md->initial_weights && i < md->initial_weight_count ? md->initial_weights[i] : 0.0f;
+    }
+    size_t have_n = 0;
+    const float *have = cna_morph_instance_weights(mp->instance, &have_n);
+    if (have && have_n == n && memcmp(have, c->scratch, n * sizeof(float)) == 0) return CNA_OK;
+    cna_result r = cna_morph_set_weights(mp->instance, c->scratch, n, NULL, err);
+    if (r == CNA_OK) mp->revision++;
+    return r;
+}
+
+cna_result cna_character_pose(cna_character *c, cna_error *err)
+{
+    if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    const cna_model *m = c->model;
+    const cna_model_bone *bones = m->bones;
+    cna_result r;
+    /* 1. rest (every bone, after cna_character_apply_clip_to_bones moved any) */
+    if (c->locals_dirty) {
+        for (size_t b = 0; b < m->bone_count; b++) c->local[b] = bones[b].rest_transform;
+        absolutes_all(c);
+        c->locals_dirty = false;
+    } else {
+        for (size_t i = 0; i < c->dynamic_count; i++) c->local[c->dynamic[i]] = bones[c->dynamic[i]].rest_transform;
+    }
+    /* 2. the scene-node clip (spec: ApplyClipToBonesEXT at the position) */
+    if (c->animation >= 0 && m->node_clips) {
+        const cna_clip *clip = &m->node_clips[c->animation];
+        for (size_t i = 0; clip->tracks && i < clip->track_count; i++) {
+            const cna_bone_track *track = &clip->tracks[i];
+            if (!track->keys || track->key_count == 0) continue;
+            if (track->bone < 0 || (size_t)track->bone >= m->bone_count) continue;
+            cna_keyframe k;
+            cna_track_sample(track, c->position, &c->node_cursor[i], &k);
+            cna_mat4_compose(&c->local[track->bone], k.translation, k.rotation, k.scale);
+        }
+    }
+    /* 3. the skeletons; absolute transforms are brought up to date before a
+     *    moving prefix reads them */
+    bool stale = true;
+    for (size_t e = 0; e < c->eval_count; e++) {
+        evaluation *ev = &c->evals[e];
+        variant *own = &c->variants[ev->own_variant];
+        if (ev->own_moving && !ev->self_dependent) {
+            if (stale) {
+                absolutes_of(c, c->dynamic, c->dynamic_count);
+                stale = false;
+            }
+            moving_prefix(c, own);
+        }
+        if ((r = cna_player_update(ev->player, c->position, false, false, err)) != CNA_OK) return r;
+        write_joints(c, ev);
+        stale = true;
+        if (ev->own_moving && ev->self_dependent) {
+            /* the prefix reads this skeleton's own joints: pose, read, pose again */
+            absolutes_of(c, c->dynamic, c->dynamic_count);
+            moving_prefix(c, own);
+            if ((r = cna_player_update(ev->player, c->position, false, false, err)) != CNA_OK) return r;
+        }
+        for (size_t v = 0; v < c->variant_count; v++) {
+            variant *va = &c->variants[v];
+            if (va->eval != e || va->own) continue;
+            if (va->moving) {
+                if (stale) {
+                    absolutes_of(c, c->dynamic, c->dynamic_count);
+                    stale = false;
+                }
+                moving_prefix(c, va);
+            }
+            compose_variant(c, va, cna_player_bone_transforms(ev->player));
+        }
+    }
+    /* 4. absolute transforms */
+    if (stale) absolutes_of(c, c->dynamic, c->dynamic_count);
+    /* 5. palettes: the players' and the variants' outputs. 6. morph weights */
+    for (size_t i = 0; i < m->mesh_count; i++)
+        for (size_t k = 0; k < m->meshes[i].part_count; k++)
+            if (m->meshes[i].parts[k].morph && (r = pose_weights(c, i, k, err)) != CNA_OK) return r;
+    return CNA_OK;
+}
+
+cna_result cna_character_update(cna_character *c, double seconds, cna_error *err)
+{
+    cna_result r = cna_character_advance(c, seconds, err);
+    return r != CNA_OK ? r : cna_character_pose(c, err);
+}
+
+/* ------------------------------------------------------------------ outputs */
+
+const cna_mat4 *cna_character_bone_transforms(const cna_character *c) { return c ? c->local : NULL; }
+const cna_mat4 *cna_character_absolute_transforms(const cna_character *c) { return c ? c->absolute : NULL; }
+
+static const variant *variant_of(const cna_character *c, size_t skin)
+{
+    return c && skin < c->model->skin_count ? &c->variants[c->skin_variant[skin]] : NULL;
+}
+
+const cna_mat4 *cna_character_skin_transforms(const cna_character *c, size_t skin)
+{
+    const variant *va = variant_of(c, skin);
+    if (!va) return NULL;
+    return va->own ? cna_player_skin_transforms(c->evals[va->eval].player) : va->skin_m;
+}
+
+const cna_mat4 *cna_character_world_transforms(const cna_character *c, size_t skin)
+{
+    const variant *va = variant_of(c, skin);
+    if (!va) return NULL;
+    return va->own ? cna_player_world_transforms(c->evals[va->eval].player) : va->world;
+}
+
+const cna_mat4 *cna_character_root_prefixes(const cna_character *c, size_t skin)
+{
+    const variant *va = variant_of(c, skin);
+    if (!va) return NULL;
+    return va->moving ? va->prefix : c->model->skins[skin].data.root_prefix;
+}
+
+bool cna_character_skin_has_moving_prefix(const cna_character *c, size_t skin)
+{
+    const variant *va = variant_of(c, skin);
+    return va && va->moving;
+}
+
+static const morph_part *part_of(const cna_character *c, size_t mesh, size_t part)
+{
+    if (!c || mesh >= c->model->mesh_count || part >= c->model->meshes[mesh].part_count) return NULL;
+    return &c->parts[c->part_first[mesh] + part];
+}
+
+const float *cna_character_morph_weights(const cna_character *c, size_t mesh, size_t part, size_t *count)
+{
+    if (count) *count = 0;
+    const morph_part *mp = part_of(c, mesh, part);
+    if (!mp || !mp->instance) return NULL;
+    return cna_morph_instance_weights(mp->instance, count);
+}
+
+const void *cna_character_part_vertices(const cna_character *c, size_t mesh, size_t part, size_t *size)
+{
+    if (size) *size = 0;
+    const morph_part *mp = part_of(c, mesh, part);
+    if (!mp) return NULL;
+    if (mp->instance) return cna_morph_instance_vertices(mp->instance, size);
+    const cna_model_part *p = &c->model->meshes[mesh].parts[part];
+    if (size) *size = p->vertex_count * p->declaration.stride;
+    return p->vertices;
+}
+
+uint64_t cna_character_part_revision(const cna_character *c, size_t mesh, size_t part)
+{
+    const morph_part *mp = part_of(c, mesh, part);
+    return mp && mp->instance ? mp->revision : 0;
+}
+
+/* ------------------------------------------------------------------ the spec's operations */
+
+cna_result cna_character_set_morph_weights(cna_character *c, size_t mesh, size_t part, const float *weights,
+                                           size_t count, cna_error *err)
+{
+    if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    const cna_model *m = c->model;
+    if (mesh >= m->mesh_count)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "meshes[%zu]: outside the model's %zu meshes", mesh,
+                          m->mesh_count);
+    if (part >= m->meshes[mesh].part_count)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "meshes[%zu].parts[%zu]: the mesh has %zu parts", mesh,
+                          part, m->meshes[mesh].part_count);
+    morph_part *mp = &c->parts[c->part_first[mesh] + part];
+    if (!mp->instance)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "meshes[%zu] \"%s\".parts[%zu]: no morph targets", mesh,
+                          m->meshes[mesh].name ? m->meshes[mesh].name : "", part);
+    size_t have_n = 0;
+    const float *have = cna_morph_instance_weights(mp->instance, &have_n);
+    if (weights && have && have_n == count && memcmp(have, weights, count * sizeof(float)) == 0) return CNA_OK;
+    cna_result r = cna_morph_set_weights(mp->instance, weights, count, NULL, err);
+    if (r == CNA_OK) mp->revision++;
+    return r;
+}
+
+cna_result cna_character_apply_clip_to_bones(cna_character *c, const cna_clip *clip, double seconds, cna_error *err)
+{
+    if (!c || !clip)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "apply_clip_to_bones: NULL %s", c ? "clip" : "character");
+    const cna_model *m = c->model;
+    const char *name = clip->name ? clip->name : "";
+    if (clip->target != CNA_CLIP_TARGET_SCENE_NODE)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "clip \"%s\": target %s is not a scene-node clip; play it with a cna_player", name,
+                          cna_clip_target_name(clip->target));
+    if (isnan(seconds)) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "clip \"%s\": seconds is NaN", name);
+    if (!clip->tracks && clip->track_count > 0)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "clip \"%s\": tracks NULL with track_count %zu", name,
+                          clip->track_count);
+    int64_t t = cna_ticks_from_seconds(seconds);
+    const int64_t duration = clip->duration > 0 ? clip->duration : 0;
+    if (t < 0) t = 0;
+    if (t > duration) t = duration;
+    for (size_t i = 0; i < clip->track_count; i++) {
+        const cna_bone_track *track = &clip->tracks[i];
+        if (!track->keys || track->key_count == 0) continue;
+        if (track->bone < 0 || (size_t)track->bone >= m->bone_count) continue;
+        cna_keyframe k;
+        cna_track_sample_linear(track, t, &k);
+        cna_mat4_compose(&c->local[track->bone], k.translation, k.rotation, k.scale);
+    }
+    absolutes_all(c);
+    c->locals_dirty = true;
+    return CNA_OK;
+}
