@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "cna/cna.h"
 #include "common/baseline.h"
+#include "common/character_bench.h"
 
 void cna_cli_bench_help(FILE *out)
 {
@@ -162,6 +163,21 @@ static int run_bench(const bench_args *a)
             break;
         }
         baseline_print(stdout, name, clip->name ? clip->name : "", &one, &many, a->json);
+        /* the whole character (every skin, the rigid clip, morph weights) beside
+         * one player of the first skin, 1 and N characters */
+        if (c < m->animation_count) {
+            character_figure cf;
+            const size_t counts[2] = {1, a->characters};
+            for (int k = 0; k < (a->characters == 1 ? 1 : 2); k++) {
+                if (character_bench_measure(m, c, counts[k], step, a->runs, a->seconds, &cf)) {
+                    fprintf(stderr, "error: %s: could not pose %zu characters\n", a->file, counts[k]);
+                    rc = CNA_CLI_EXIT_FAILURE;
+                    break;
+                }
+                character_bench_print(stdout, name, clip->name ? clip->name : "", &cf, a->json);
+            }
+            if (rc != CNA_CLI_EXIT_OK) break;
+        }
     }
     cna_model_free(m);
     return rc;

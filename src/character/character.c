@@ -36,8 +36,18 @@ typedef struct variant {
     cna_mat4 *skin_m;
 } variant;
 
+/* One joint written into the bones after its evaluation's update. */
+typedef struct joint_write {
+    int32_t palette;        /* the joint */
+    int32_t bone;           /* its bone */
+    int32_t unfold;         /* index into unfold matrices, -1 when fold[p] = I */
+} joint_write;
+
 typedef struct evaluation {
     int32_t skin;           /* representative model skin */
+    joint_write *writes;    /* the joints in the scene, palette order */
+    size_t write_count;
+    cna_mat4 *unfold;       /* inverse(fold[p]) of the joints whose fold is not I */
     cna_player *player;
     size_t own_variant;     /* the variant the player composes (SIZE_MAX: none) */
     bool own_moving;        /* that variant's prefix moves: handed to the player */
@@ -71,6 +81,11 @@ struct cna_character {
     cna_mat4 *local, *absolute; /* bone_count each */
     int32_t *dynamic;           /* bones whose absolute can change, in index order */
     size_t dynamic_count;
+    int32_t *reset;             /* dynamic bones no skeleton writes: back to rest at every pose */
+    size_t reset_count;
+    size_t *morphed;            /* flat indices of the morphed parts */
+    size_t morphed_count;
+    int32_t *flat_mesh, *flat_part;  /* per flat part: its mesh and part */
     bool locals_dirty;          /* a static bone's local was changed: reset and recompute all */
     size_t *node_cursor;        /* per track of the scene-node clip playing */
     /* morph */
@@ -94,7 +109,11 @@ void cna_character_free(cna_character *c)
 {
     if (!c) return;
     const cna_allocator a = c->alloc;
-    for (size_t e = 0; c->evals && e < c->eval_count; e++) cna_player_free(c->evals[e].player);
+    for (size_t e = 0; c->evals && e < c->eval_count; e++) {
+        cna_player_free(c->evals[e].player);
+        cna__free(&a, c->evals[e].writes);
+        cna__free(&a, c->evals[e].unfold);
+    }
     for (size_t v = 0; c->variants && v < c->variant_count; v++) {
         cna__free(&a, c->variants[v].prefix);
         cna__free(&a, c->variants[v].world);
@@ -109,6 +128,10 @@ void cna_character_free(cna_character *c)
     cna__free(&a, c->local);
     cna__free(&a, c->absolute);
     cna__free(&a, c->dynamic);
+    cna__free(&a, c->reset);
+    cna__free(&a, c->morphed);
+    cna__free(&a, c->flat_mesh);
+    cna__free(&a, c->flat_part);
     cna__free(&a, c->node_cursor);
     cna__free(&a, c->part_first);
     cna__free(&a, c->parts);
@@ -450,6 +473,26 @@ static cna_result build_bones(cna_character *c, uint8_t *animated)
         c->local[b] = m->bones[b].rest_transform;
         if (animated[b]) c->dynamic[c->dynamic_count++] = (int32_t)b;
     }
+    /* Joints of an evaluation are written at every pose; the other moving
+     * bones go back to rest first. */
+    uint8_t *written = (uint8_t *)cna__calloc(&c->alloc, n ? n : 1, 1);
+    if (!written) return CNA_ERROR_OUT_OF_MEMORY;
+    for (size_t e = 0; e < c->eval_count; e++) {
+        const cna_model_skin *s = &m->skins[c->evals[e].skin];
+        for (size_t p = 0; s->palette_to_node && p < s->joint_count; p++)
+            if (s->palette_to_node[p] >= 0 && (size_t)s->palette_to_node[p] < n) written[s->palette_to_node[p]] = 1;
+    }
+    size_t resets = 0;
+    for (size_t i = 0; i < c->dynamic_count; i++)
+        if (!written[c->dynamic[i]]) resets++;
+    c->reset = (int32_t *)take(c, resets, sizeof(int32_t));
+    if (!c->reset) {
+        cna__free(&c->alloc, written);
+        return CNA_ERROR_OUT_OF_MEMORY;
+    }
+    for (size_t i = 0; i < c->dynamic_count; i++)
+        if (!written[c->dynamic[i]]) c->reset[c->reset_count++] = c->dynamic[i];
+    cna__free(&c->alloc, written);
     absolutes_all(c);
     size_t tracks = 0;
     for (size_t a = 0; m->node_clips && a < m->animation_count; a++)
@@ -487,7 +530,50 @@ static cna_result build_morph(cna_character *c, cna_error *err)
         }
     }
     c->scratch = (float *)take(c, largest, sizeof(float));
-    return c->scratch ? CNA_OK : CNA_ERROR_OUT_OF_MEMORY;
+    c->morphed = (size_t *)take(c, flat, sizeof(size_t));
+    c->flat_mesh = (int32_t *)take(c, flat, sizeof(int32_t));
+    c->flat_part = (int32_t *)take(c, flat, sizeof(int32_t));
+    if (!c->scratch || !c->morphed || !c->flat_mesh || !c->flat_part) return CNA_ERROR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < m->mesh_count; i++)
+        for (size_t k = 0; k < m->meshes[i].part_count; k++) {
+            const size_t f = c->part_first[i] + k;
+            c->flat_mesh[f] = (int32_t)i;
+            c->flat_part[f] = (int32_t)k;
+            if (c->parts[f].instance) c->morphed[c->morphed_count++] = f;
+        }
+    return CNA_OK;
+}
+
+/* The joints an evaluation writes into the bones, with inverse(fold[p])
+ * computed once (a singular fold writes the local itself). */
+static cna_result build_writes(cna_character *c, evaluation *ev)
+{
+    const cna_model_skin *s = &c->model->skins[ev->skin];
+    size_t n = 0, folds = 0;
+    for (size_t p = 0; p < s->joint_count; p++) {
+        if (s->palette_to_node[p] < 0) continue;
+        n++;
+        cna_mat4 inv;
+        if (!cna_mat4_is_identity(&s->fold[p]) && cna_mat4_inverse(&inv, &s->fold[p])) folds++;
+    }
+    ev->writes = (joint_write *)take(c, n, sizeof(joint_write));
+    ev->unfold = (cna_mat4 *)take(c, folds, sizeof(cna_mat4));
+    if (!ev->writes || !ev->unfold) return CNA_ERROR_OUT_OF_MEMORY;
+    size_t unfolds = 0;
+    for (size_t p = 0; p < s->joint_count; p++) {
+        const int32_t b = s->palette_to_node[p];
+        if (b < 0) continue;
+        joint_write *w = &ev->writes[ev->write_count++];
+        w->palette = (int32_t)p;
+        w->bone = b;
+        w->unfold = -1;
+        cna_mat4 inv;
+        if (!cna_mat4_is_identity(&s->fold[p]) && cna_mat4_inverse(&inv, &s->fold[p])) {
+            ev->unfold[unfolds] = inv;
+            w->unfold = (int32_t)unfolds++;
+        }
+    }
+    return CNA_OK;
 }
 
 static cna_result build_players(cna_character *c, cna_error *err)
@@ -515,6 +601,7 @@ static cna_result build_players(cna_character *c, cna_error *err)
             cna_player_start_clip(ev->player, NULL, NULL);
         }
         c->bytes += cna__player_size_bytes(ev->player);
+        if ((r = build_writes(c, ev)) != CNA_OK) return r;
         const variant *own = &c->variants[ev->own_variant];
         if (own->moving) cna_player_set_root_prefix(ev->player, own->prefix, m->skins[ev->skin].joint_count, NULL);
     }
@@ -717,20 +804,13 @@ double cna_character_time(const cna_character *c) { return c ? cna_ticks_to_seco
  *                                                 their rest transforms as bones) */
 static void write_joints(cna_character *c, const evaluation *ev)
 {
-    const cna_model_skin *s = &c->model->skins[ev->skin];
     const cna_mat4 *locals = cna_player_bone_transforms(ev->player);
-    for (size_t p = 0; p < s->joint_count; p++) {
-        const int32_t b = s->palette_to_node[p];
-        if (b < 0) continue;
-        if (cna_mat4_is_identity(&s->fold[p])) {
-            c->local[b] = locals[p];
-        } else {
-            cna_mat4 inv;
-            if (cna_mat4_inverse(&inv, &s->fold[p]))
-                cna_mat4_mul(&c->local[b], &inv, &locals[p]);
-            else
-                c->local[b] = locals[p];
-        }
+    for (size_t i = 0; i < ev->write_count; i++) {
+        const joint_write *w = &ev->writes[i];
+        if (w->unfold < 0)
+            c->local[w->bone] = locals[w->palette];
+        else
+            cna_mat4_mul(&c->local[w->bone], &ev->unfold[w->unfold], &locals[w->palette]);
     }
 }
 
@@ -818,7 +898,7 @@ cna_result cna_character_pose(cna_character *c, cna_error *err)
         absolutes_all(c);
         c->locals_dirty = false;
     } else {
-        for (size_t i = 0; i < c->dynamic_count; i++) c->local[c->dynamic[i]] = bones[c->dynamic[i]].rest_transform;
+        for (size_t i = 0; i < c->reset_count; i++) c->local[c->reset[i]] = bones[c->reset[i]].rest_transform;
     }
     /* 2. the scene-node clip (spec: ApplyClipToBonesEXT at the position) */
     if (c->animation >= 0 && m->node_clips) {
@@ -870,9 +950,10 @@ cna_result cna_character_pose(cna_character *c, cna_error *err)
     /* 4. absolute transforms */
     if (stale) absolutes_of(c, c->dynamic, c->dynamic_count);
     /* 5. palettes: the players' and the variants' outputs. 6. morph weights */
-    for (size_t i = 0; i < m->mesh_count; i++)
-        for (size_t k = 0; k < m->meshes[i].part_count; k++)
-            if (m->meshes[i].parts[k].morph && (r = pose_weights(c, i, k, err)) != CNA_OK) return r;
+    for (size_t i = 0; i < c->morphed_count; i++) {
+        const size_t f = c->morphed[i];
+        if ((r = pose_weights(c, (size_t)c->flat_mesh[f], (size_t)c->flat_part[f], err)) != CNA_OK) return r;
+    }
     return CNA_OK;
 }
 
