@@ -97,6 +97,12 @@ int32_t cna_model_find_bone(const cna_model *model, const char *name)
     return -1;
 }
 
+const char *cna_model_animation_name(const cna_model *model, size_t animation)
+{
+    if (!model || !model->node_clips || animation >= model->animation_count) return NULL;
+    return model->node_clips[animation].name;
+}
+
 const char *cna_clip_mode_name(cna_clip_mode mode)
 {
     switch (mode) {
