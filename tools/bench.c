@@ -7,7 +7,7 @@
  * per joint, for 1 character and for N characters, beside the seed-faithful
  * baseline player measured in the same run (bench/common/baseline.h; ratio =
  * baseline time / our time). Also the model's import time
- * (cna_model_load_file + cna_model_free). Each figure is the median of >= 5
+ * (cna_model_load_any + cna_model_free; a .cnb file is read as one). Each figure is the median of >= 5
  * runs of >= S seconds with min-max (bench/common/bench.h).
  *
  * Exit codes: 0 measured, 1 the file is refused or a player could not be
@@ -27,7 +27,7 @@ void cna_cli_bench_help(FILE *out)
     fprintf(out,
             "usage: cna bench FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json]\n"
             "\n"
-            "Imports FILE (.gltf or .glb) and times, for every clip of its first skin, the\n"
+            "Loads FILE (.gltf, .glb, or a .cnb from cna convert) and times, for every clip of its first skin, the\n"
             "player's update (position, key sampling, T*R*S composition, world and skin\n"
             "transforms) for 1 character and for N characters (character i starts at phase\n"
             "i/N; 1/60 s per frame, looping), beside a seed-faithful baseline player (linear\n"
@@ -39,7 +39,8 @@ void cna_cli_bench_help(FILE *out)
             "  --characters N   characters of the second figure (default 1000)\n"
             "  --seconds S      minimum seconds per run (default 0.5)\n"
             "  --runs N         runs per figure (default and minimum 5)\n"
-            "  --clip NAME      only this clip\n"
+            "  --clip NAME      only this clip (an animation's name; exit status 1 when the\n"
+            "                   file has none of that name)\n"
             "  --json           one JSON object per clip per line: model, clip, joints,\n"
             "                   characters, ns_per_character_frame (+ _min, _max),\n"
             "                   ns_per_joint (+ _min, _max), baseline_ratio,\n"
@@ -122,7 +123,7 @@ static void load_once(void *p)
 {
     load_ctx *c = p;
     cna_model *m = NULL;
-    if (cna_model_load_file(c->path, NULL, &m, NULL)) c->failed = 1;
+    if (cna_model_load_any(c->path, NULL, &m, NULL)) c->failed = 1;
     cna_model_free(m);
 }
 
@@ -136,11 +137,23 @@ static int run_bench(const bench_args *a)
 {
     cna_model *m = NULL;
     cna_error err;
-    if (cna_model_load_file(a->file, NULL, &m, &err)) return cna_cli_report_error(a->file, &err);
+    if (cna_cli_probe_file(a->file, true) == CNA_CLI_FILE_UNUSABLE) return CNA_CLI_EXIT_FAILURE;
+    if (cna_model_load_any(a->file, NULL, &m, &err)) return cna_cli_report_error(a->file, &err);
+    if (a->clip) {
+        /* Clip i of every skin is animation i: the same names as cna pose --animation. */
+        size_t i = 0;
+        while (i < m->animation_count && strcmp(cna_model_animation_name(m, i), a->clip) != 0) i++;
+        if (i == m->animation_count) {
+            fprintf(stderr, "error: %s: no animation '%s' (the file has %zu)\n", a->file, a->clip,
+                    m->animation_count);
+            cna_model_free(m);
+            return CNA_CLI_EXIT_FAILURE;
+        }
+    }
     const char *name = base_name(a->file);
     load_ctx lc = {a->file, 0};
     const bench_stats load = bench_measure(load_once, &lc, a->runs, a->seconds);
-    fprintf(a->json ? stderr : stdout, "%s%s: import (cna_model_load_file + free) %.3f ms [%.3f-%.3f]\n",
+    fprintf(a->json ? stderr : stdout, "%s%s: import (cna_model_load_any + free) %.3f ms [%.3f-%.3f]\n",
             a->json ? "# " : "", name, load.median * 1e3, load.min * 1e3, load.max * 1e3);
     const cna_skinning_data *data = cna_model_skinning_data(m);
     if (!data) {

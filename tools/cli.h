@@ -26,6 +26,8 @@ enum {
 
 typedef struct cna_cli_command {
     const char *name;                  /* as typed: "inspect" */
+    bool built;                        /* false: this build lacks what it needs (cna_gl, GLFW);
+                                          it still runs, answering so, but `cna help` omits it */
     const char *synopsis;              /* arguments after the name: "FILE [--json]" */
     const char *summary;               /* one line for `cna --help` */
     int (*run)(int argc, char **argv); /* argv[0] is the command name; returns an exit code */
@@ -49,6 +51,28 @@ bool cna_cli_is_help(const char *arg);
 /* Prints "error: <subject>: <message>" (or "error: <message>" when subject is
  * NULL) for a failed cna call to stderr; returns CNA_CLI_EXIT_FAILURE. */
 int cna_cli_report_error(const char *subject, const cna_error *err);
+
+/* What a command's FILE holds, from its first bytes. */
+typedef enum cna_cli_file_kind {
+    CNA_CLI_FILE_UNUSABLE = 0, /* cannot be read, or is none of the below (already reported) */
+    CNA_CLI_FILE_GLTF,         /* JSON text starting with '{' (after an optional BOM and spaces) */
+    CNA_CLI_FILE_GLB,          /* the GLB magic "glTF" */
+    CNA_CLI_FILE_CNB           /* a .cnb baked model (cna_cnb_is_cnb) */
+} cna_cli_file_kind;
+
+/* Looks at the start of `path`. When it cannot be opened or read, or holds
+ * neither glTF, GLB nor .cnb, prints "error: PATH: cannot open (<reason>)" or
+ * "error: PATH: not a glTF or GLB file" to stderr (a .cnb file when
+ * !accept_cnb: "error: PATH: a .cnb baked model; this command reads glTF
+ * (.gltf or .glb)") and returns CNA_CLI_FILE_UNUSABLE. */
+cna_cli_file_kind cna_cli_probe_file(const char *path, bool accept_cnb);
+
+/* Clamps a --time value (`text` as typed, `seconds` its value) to
+ * [0, duration] of the animation named `name`; when it moves, prints
+ * "note: --time 9 is past the end of "Walk" (1.25 s); posed at 1.25 s" (or
+ * "... is before the start of "Walk"; posed at 0 s") to stderr. Returns the
+ * clamped time. */
+double cna_cli_clamp_time(const char *text, double seconds, const char *name, double duration);
 
 /* ---- commands ---- */
 int cna_cli_inspect_run(int argc, char **argv);

@@ -7,32 +7,45 @@
  *
  * Exit codes: 0 success, 1 failure, 2 usage error (unknown command, bad option).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cna/baked.h"
 
-/* One row per command; later commands (pose, render, view, convert, bench)
- * slot in here, each implemented in tools/<name>.c. */
+#if defined(CNA_HAVE_GL)
+#define CNA__HAVE_RENDER true
+#else
+#define CNA__HAVE_RENDER false
+#endif
+#if defined(CNA_HAVE_GL) && defined(CNA_HAVE_GLFW)
+#define CNA__HAVE_VIEW true
+#else
+#define CNA__HAVE_VIEW false
+#endif
+
+/* One row per command, each implemented in tools/<name>.c. */
 static const cna_cli_command cna__commands[] = {
-    {"inspect", "FILE [--json]",
-     "print a summary of a glTF 2.0 file (.gltf or .glb), or why it is refused",
+    {"inspect", true, "FILE [--json | --brief]",
+     "print a summary of a glTF 2.0 file (.gltf or .glb) or a .cnb model, or why it is refused",
      cna_cli_inspect_run, cna_cli_inspect_help},
-    {"pose", "FILE [--scene N] [--animation I|NAME] [--time SECONDS] [--mode faithful|union]",
-     "import a glTF file as a model and print its pose at a time as JSON",
+    {"pose", true, "FILE [--scene N] [--animation I|NAME] [--time SECONDS] [--mode faithful|union]",
+     "import a glTF file (or a .cnb) as a model and print its pose at a time as JSON",
      cna_cli_pose_run, cna_cli_pose_help},
-    {"render", "FILE [--animation I|NAME] [--time SECONDS] [--size WxH] [--look-at ex,ey,ez,tx,ty,tz]"
+    {"render", CNA__HAVE_RENDER,
+     "FILE [--animation I|NAME] [--time SECONDS] [--size WxH] [--look-at ex,ey,ez,tx,ty,tz]"
      " [--fov DEGREES] [--background R,G,B] [--sheet N] [--gif OUT.gif [--frames N]] -o OUT.png",
      "draw a model headless (OpenGL through EGL, no GPU needed) and write a PNG",
      cna_cli_render_run, cna_cli_render_help},
-    {"view", "FILE [--size WxH] [--frames N] [--screenshot OUT.png]",
+    {"view", CNA__HAVE_VIEW, "FILE [--size WxH] [--frames N] [--screenshot OUT.png]",
      "open a window (GLFW) that plays a model: orbit, clips, speed, morph weights",
      cna_cli_view_run, cna_cli_view_help},
-    {"convert", "IN.gltf|IN.glb|DIR -o OUT [--unit-scale S] [--skeleton OUT.cnj] [--mode faithful|union]",
+    {"convert", true, "IN.gltf|IN.glb|DIR -o OUT [--unit-scale S] [--skeleton OUT.cnj] [--mode faithful|union]",
      "bake a glTF file (or every one in a directory tree) as a .cnb binary model",
      cna_cli_convert_run, cna_cli_convert_help},
-    {"bench", "FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json]",
+    {"bench", true, "FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json]",
      "time the player on every clip of a model against the seed-faithful baseline",
      cna_cli_bench_run, cna_cli_bench_help},
 };
@@ -72,6 +85,46 @@ int cna_cli_report_error(const char *subject, const cna_error *err)
     return CNA_CLI_EXIT_FAILURE;
 }
 
+cna_cli_file_kind cna_cli_probe_file(const char *path, bool accept_cnb)
+{
+    unsigned char head[512];
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(head, 1, sizeof head, f) : 0;
+    if (!f || ferror(f)) {
+        fprintf(stderr, "error: %s: cannot open (%s)\n", path, strerror(errno));
+        if (f) fclose(f);
+        return CNA_CLI_FILE_UNUSABLE;
+    }
+    fclose(f);
+    if (got >= 4 && memcmp(head, "glTF", 4) == 0) return CNA_CLI_FILE_GLB;
+    if (cna_cnb_is_cnb(head, got)) {
+        if (accept_cnb) return CNA_CLI_FILE_CNB;
+        fprintf(stderr, "error: %s: a .cnb baked model; this command reads glTF (.gltf or .glb)\n", path);
+        return CNA_CLI_FILE_UNUSABLE;
+    }
+    size_t i = got >= 3 && memcmp(head, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    while (i < got && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r')) i++;
+    /* Only spaces in the first bytes: let the reader say what it finds. */
+    if (i == got && got == sizeof head) return CNA_CLI_FILE_GLTF;
+    if (i < got && head[i] == '{') return CNA_CLI_FILE_GLTF;
+    fprintf(stderr, "error: %s: not a glTF or GLB file\n", path);
+    return CNA_CLI_FILE_UNUSABLE;
+}
+
+double cna_cli_clamp_time(const char *text, double seconds, const char *name, double duration)
+{
+    if (seconds < 0.0) {
+        fprintf(stderr, "note: --time %s is before the start of \"%s\"; posed at 0 s\n", text, name ? name : "");
+        return 0.0;
+    }
+    if (seconds > duration) {
+        fprintf(stderr, "note: --time %s is past the end of \"%s\" (%g s); posed at %g s\n", text, name ? name : "",
+                duration, duration);
+        return duration;
+    }
+    return seconds;
+}
+
 static void cna__print_usage(FILE *out)
 {
     fprintf(out,
@@ -80,8 +133,9 @@ static void cna__print_usage(FILE *out)
             "\n"
             "commands:\n");
     for (size_t i = 0; i < cna__command_count; i++)
-        fprintf(out, "  %-10s %s\n             %s\n", cna__commands[i].name,
-                cna__commands[i].synopsis, cna__commands[i].summary);
+        if (cna__commands[i].built)
+            fprintf(out, "  %-10s %s\n             %s\n", cna__commands[i].name,
+                    cna__commands[i].synopsis, cna__commands[i].summary);
     fprintf(out,
             "\n"
             "exit status: 0 success, 1 failure (file refused, I/O error), 2 usage error\n");

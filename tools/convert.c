@@ -32,7 +32,8 @@ void cna_cli_convert_help(FILE *out)
             "       cna convert DIR -o OUTDIR [--unit-scale S] [--mode faithful|union]\n"
             "\n"
             "Imports a glTF 2.0 file as a cna model and writes it as a .cnb binary model\n"
-            "(docs/format-cnb.md), which cna pose and cna_cnb_load_file load with one read.\n"
+            "(docs/format-cnb.md), which cna pose and cna_cnb_load_file load with one read,\n"
+            "and prints what it wrote (\"wrote OUT.cnb (123456 bytes)\").\n"
             "With a directory, converts every .gltf and .glb file in its tree to OUTDIR,\n"
             "keeping the relative paths (a.gltf -> OUTDIR/a.cnb; a.gltf beside a.glb ->\n"
             "a.gltf.cnb and a.glb.cnb), with a progress bar when stdout is a terminal; a\n"
@@ -276,6 +277,16 @@ static int convert_directory(const convert_args *a)
     return failed ? CNA_CLI_EXIT_FAILURE : CNA_CLI_EXIT_OK;
 }
 
+/* "wrote PATH (N bytes)" on stdout for a file just written. */
+static void print_written(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0)
+        printf("wrote %s (%lld bytes)\n", path, (long long)st.st_size);
+    else
+        printf("wrote %s\n", path);
+}
+
 int cna_cli_convert_run(int argc, char **argv)
 {
     const cna_cli_command *cmd = cna_cli_find("convert");
@@ -298,5 +309,9 @@ int cna_cli_convert_run(int argc, char **argv)
         }
         return convert_directory(&a);
     }
-    return convert_file(&a, a.in, a.out, a.skeleton) ? CNA_CLI_EXIT_OK : CNA_CLI_EXIT_FAILURE;
+    if (cna_cli_probe_file(a.in, false) == CNA_CLI_FILE_UNUSABLE) return CNA_CLI_EXIT_FAILURE;
+    if (!convert_file(&a, a.in, a.out, a.skeleton)) return CNA_CLI_EXIT_FAILURE;
+    print_written(a.out);
+    if (a.skeleton) print_written(a.skeleton);
+    return CNA_CLI_EXIT_OK;
 }

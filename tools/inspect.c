@@ -1,7 +1,8 @@
 /*
- * tools/inspect.c — `cna inspect FILE [--json]`: load a glTF 2.0 file with the
- * library's reader and print what it holds (the text form here, the JSON form
- * in inspect_json.c), or print why it is refused.
+ * tools/inspect.c — `cna inspect FILE [--json | --brief]`: load a glTF 2.0
+ * file with the library's reader and print what it holds (the text form here,
+ * the JSON form in inspect_json.c), or print why it is refused. A .cnb baked
+ * model has no glTF document: only its model section is printed.
  *
  * Exit codes: 0 loaded, 1 refused (error: FILE: message on stderr), 2 usage.
  */
@@ -11,22 +12,28 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cna/baked.h"
 #include "inspect.h"
 #include "model_inspect.h"
 
 void cna_cli_inspect_help(FILE *out)
 {
     fprintf(out,
-            "usage: cna inspect FILE [--json]\n"
+            "usage: cna inspect FILE [--json | --brief]\n"
             "\n"
             "Loads FILE (.gltf or .glb) with cna's glTF 2.0 reader, which validates the\n"
             "whole document, and prints a summary: asset, scenes (the default marked),\n"
             "nodes as a tree with their transforms, meshes and primitives with their\n"
             "attributes, skins with their joints, animations with their channels,\n"
-            "interpolation modes and durations, materials, and the reader's diagnostics.\n"
+            "interpolation modes and durations, materials, and the reader's diagnostics;\n"
+            "then the imported model: skins with their index spaces (a skin equal to an\n"
+            "earlier one on one line), morph target names, clips and diagnostics.\n"
+            "A .cnb baked model (cna convert) has no glTF document: only the model part.\n"
             "\n"
             "options:\n"
             "  --json      print the same summary as one JSON document\n"
+            "  --brief     print a few lines: the document's counts and the model's key facts\n"
+            "  --          end of options (for a FILE starting with '-')\n"
             "  -h, --help  print this help\n"
             "\n"
             "exit status: 0 the file loads; 1 it is refused (\"error: FILE: message\" on\n"
@@ -283,6 +290,10 @@ static void print_meshes(FILE *out, const cna_gltf_document *doc)
             fputs(", default weights ", out);
             print_floats(out, m->weights, m->target_count);
         }
+        if (m->target_names) {
+            fputs(", targetNames", out);
+            for (size_t t = 0; t < m->target_count; t++) print_name(out, m->target_names[t]);
+        }
         fputc('\n', out);
         for (size_t p = 0; p < m->primitive_count; p++) print_primitive(out, doc, &m->primitives[p], p);
     }
@@ -424,13 +435,65 @@ static bool print_text(FILE *out, const char *path, const cna_gltf_document *doc
     return cna_cli_model_inspect_text(out, doc);
 }
 
+/* --brief: the document's counts in two lines, then the model's key facts. */
+static bool print_brief(FILE *out, const char *path, const cna_gltf_document *doc)
+{
+    size_t primitives = 0;
+    for (size_t i = 0; i < doc->mesh_count; i++) primitives += doc->meshes[i].primitive_count;
+    fprintf(out, "file: %s (%s)", path, doc->is_glb ? "GLB" : "glTF JSON");
+    if (doc->asset.generator) {
+        fputs(", generator", out);
+        print_name(out, doc->asset.generator);
+    }
+    fputc('\n', out);
+    fprintf(out,
+            "document: %zu scenes, %zu nodes, %zu meshes (%zu primitives), %zu skins, %zu animations, "
+            "%zu materials, %zu images, %zu diagnostics\n",
+            doc->scene_count, doc->node_count, doc->mesh_count, primitives, doc->skin_count, doc->animation_count,
+            doc->material_count, doc->image_count, cna_gltf_document_diagnostic_count(doc));
+    cna_model *m = NULL;
+    cna_error err;
+    memset(&err, 0, sizeof err);
+    if (cna_model_import_gltf(doc, NULL, &m, &err) != CNA_OK) {
+        fputs("model: refused:", out);
+        print_name(out, err.message);
+        fputc('\n', out);
+        return !ferror(out);
+    }
+    bool ok = cna_cli_model_brief(out, m);
+    cna_model_free(m);
+    return ok;
+}
+
+/* A .cnb file: the model alone (its glTF document was not kept). */
+static int inspect_cnb(const char *path, bool json, bool brief)
+{
+    cna_model *m = NULL;
+    cna_error err;
+    if (cna_cnb_load_file(path, NULL, &m, &err) != CNA_OK) return cna_cli_report_error(NULL, &err);
+    bool ok;
+    if (json) {
+        ok = cna_cli_inspect_write_cnb_json(stdout, path, m);
+    } else {
+        fprintf(stdout, "file: %s (.cnb baked model: the model as imported; no glTF document is kept)\n", path);
+        ok = brief ? cna_cli_model_brief(stdout, m) : cna_cli_model_print(stdout, m);
+    }
+    cna_model_free(m);
+    if (fflush(stdout) != 0 || ferror(stdout)) ok = false;
+    if (!ok) {
+        fprintf(stderr, "error: %s: out of memory or cannot write the summary\n", path);
+        return CNA_CLI_EXIT_FAILURE;
+    }
+    return CNA_CLI_EXIT_OK;
+}
+
 /* ------------------------------------------------------------ command */
 
 int cna_cli_inspect_run(int argc, char **argv)
 {
     const cna_cli_command *self = cna_cli_find("inspect");
     const char *path = NULL;
-    bool json = false, options_done = false;
+    bool json = false, brief = false, options_done = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!options_done && arg[0] == '-' && arg[1] != '\0') {
@@ -438,6 +501,8 @@ int cna_cli_inspect_run(int argc, char **argv)
                 options_done = true;
             } else if (strcmp(arg, "--json") == 0) {
                 json = true;
+            } else if (strcmp(arg, "--brief") == 0) {
+                brief = true;
             } else if (cna_cli_is_help(arg)) {
                 cna_cli_inspect_help(stdout);
                 return CNA_CLI_EXIT_OK;
@@ -451,11 +516,17 @@ int cna_cli_inspect_run(int argc, char **argv)
         }
     }
     if (!path) return cna_cli_usage_error(self, "missing FILE");
+    if (json && brief) return cna_cli_usage_error(self, "--json and --brief do not combine");
 
+    const cna_cli_file_kind kind = cna_cli_probe_file(path, true);
+    if (kind == CNA_CLI_FILE_UNUSABLE) return CNA_CLI_EXIT_FAILURE;
+    if (kind == CNA_CLI_FILE_CNB) return inspect_cnb(path, json, brief);
     cna_gltf_document *doc = NULL;
     cna_error err;
     if (cna_gltf_load_file(path, NULL, &doc, &err) != CNA_OK) return cna_cli_report_error(path, &err);
-    bool ok = json ? cna_cli_inspect_write_json(stdout, path, doc) : print_text(stdout, path, doc);
+    bool ok = json    ? cna_cli_inspect_write_json(stdout, path, doc)
+              : brief ? print_brief(stdout, path, doc)
+                      : print_text(stdout, path, doc);
     cna_gltf_document_free(doc);
     if (fflush(stdout) != 0 || ferror(stdout)) ok = false;
     if (!ok) {

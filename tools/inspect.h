@@ -29,4 +29,9 @@ double cna_cli_animation_duration(const cna_gltf_document *doc, const cna_gltf_a
  * returns false when memory ran out or writing failed. */
 bool cna_cli_inspect_write_json(FILE *out, const char *path, const cna_gltf_document *doc);
 
+/* The JSON of a .cnb model: {"file", "container": "cnb", "model"}; false
+ * when memory ran out or writing failed. */
+struct cna_model;
+bool cna_cli_inspect_write_cnb_json(FILE *out, const char *path, const struct cna_model *model);
+
 #endif

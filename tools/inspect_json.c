@@ -231,6 +231,10 @@ static cJSON *meshes_json(const cna_gltf_document *doc)
         add_string(o, "name", m->name);
         add_size(o, "targetCount", m->target_count);
         cJSON_AddItemToObject(o, "weights", float_array(m->weights, m->target_count));
+        if (m->target_names)
+            cJSON_AddItemToObject(o, "targetNames", string_array(m->target_names, m->target_count));
+        else
+            cJSON_AddNullToObject(o, "targetNames");
         cJSON *prims = cJSON_AddArrayToObject(o, "primitives");
         for (size_t p = 0; prims && p < m->primitive_count; p++)
             cJSON_AddItemToArray(prims, primitive_json(doc, &m->primitives[p], p));
@@ -419,16 +423,39 @@ static void *cna__json_malloc(size_t size)
     return p;
 }
 
-bool cna_cli_inspect_write_json(FILE *out, const char *path, const cna_gltf_document *doc)
+static cJSON *cnb_summary_json(const char *path, const cna_model *m)
 {
-    cJSON_Hooks hooks = {cna__json_malloc, free};
-    cJSON_InitHooks(&hooks);
-    cna__json_alloc_failed = false;
-    cJSON *root = summary_json(path, doc);
+    cJSON *root = cJSON_CreateObject();
+    if (!root) return NULL;
+    add_string(root, "file", path);
+    add_string(root, "container", "cnb");
+    cJSON_AddItemToObject(root, "model", cna_cli_model_json(m));
+    return root;
+}
+
+/* Prints root (built by one of the summaries above with the hooks on). */
+static bool write_root(FILE *out, cJSON *root)
+{
     char *text = root && !cna__json_alloc_failed ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     bool ok = text && !cna__json_alloc_failed && fputs(text, out) >= 0 && fputc('\n', out) != EOF;
     cJSON_free(text);
     cJSON_InitHooks(NULL);
     return ok;
+}
+
+bool cna_cli_inspect_write_cnb_json(FILE *out, const char *path, const struct cna_model *model)
+{
+    cJSON_Hooks hooks = {cna__json_malloc, free};
+    cJSON_InitHooks(&hooks);
+    cna__json_alloc_failed = false;
+    return write_root(out, cnb_summary_json(path, model));
+}
+
+bool cna_cli_inspect_write_json(FILE *out, const char *path, const cna_gltf_document *doc)
+{
+    cJSON_Hooks hooks = {cna__json_malloc, free};
+    cJSON_InitHooks(&hooks);
+    cna__json_alloc_failed = false;
+    return write_root(out, summary_json(path, doc));
 }

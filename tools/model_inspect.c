@@ -38,6 +38,67 @@ static void print_clip(FILE *out, size_t i, const cna_clip *c, const char *index
         fprintf(out, "        %s %d: %zu keys\n", index_name, (int)c->tracks[t].bone, c->tracks[t].key_count);
 }
 
+/* true when skins a and b of m come from the same glTF skin and have the same
+ * joint tables, hierarchy and root prefixes (bit for bit): a glTF skin
+ * instanced by several nodes placed alike. Their clips then are the same too. */
+static bool same_joints(const cna_model *m, size_t a, size_t b)
+{
+    const cna_model_skin *x = &m->skins[a], *y = &m->skins[b];
+    size_t n = x->joint_count;
+    if (x->gltf_skin != y->gltf_skin || n != y->joint_count || x->root_count != y->root_count) return false;
+    if (memcmp(x->palette_to_gltf_node, y->palette_to_gltf_node, n * sizeof(int32_t)) != 0 ||
+        memcmp(x->palette_to_ordinal, y->palette_to_ordinal, n * sizeof(int32_t)) != 0 ||
+        memcmp(x->data.hierarchy, y->data.hierarchy, n * sizeof(int32_t)) != 0 ||
+        memcmp(x->roots, y->roots, x->root_count * sizeof(int32_t)) != 0)
+        return false;
+    for (size_t r = 0; r < x->root_count; r++)
+        if (memcmp(&x->data.root_prefix[x->roots[r]], &y->data.root_prefix[y->roots[r]], sizeof(cna_mat4)) != 0)
+            return false;
+    return true;
+}
+
+/* The first skin before s with the same joints, or -1. */
+static long same_as(const cna_model *m, size_t s)
+{
+    for (size_t k = 0; k < s; k++)
+        if (same_joints(m, k, s)) return (long)k;
+    return -1;
+}
+
+static void print_skin_header(FILE *out, const cna_model *m, size_t s)
+{
+    const cna_model_skin *sk = &m->skins[s];
+    fprintf(out, "    skin %zu: glTF skin %d, instanced by node %d (bone %d) ", s, (int)sk->gltf_skin,
+            (int)m->bones[sk->mesh_node].gltf_node, (int)sk->mesh_node);
+    print_str(out, m->bones[sk->mesh_node].name);
+    fprintf(out, ", %zu joints, meshes [", sk->joint_count);
+    for (size_t i = 0; i < sk->mesh_count; i++) fprintf(out, "%s%d", i ? ", " : "", (int)sk->meshes[i]);
+    fprintf(out, "]\n");
+}
+
+/* After the distinct skins: "skins 1-13: same joints as skin 0" per run of
+ * consecutive skins equal to the same earlier skin, with their instancing
+ * nodes. */
+static void print_same_skins(FILE *out, const cna_model *m)
+{
+    for (size_t s = 0; s < m->skin_count;) {
+        long k = same_as(m, s);
+        if (k < 0) {
+            s++;
+            continue;
+        }
+        size_t end = s + 1;
+        while (end < m->skin_count && same_as(m, end) == k) end++;
+        if (end - s == 1)
+            fprintf(out, "    skin %zu: same joints as skin %ld (instanced by node", s, k);
+        else
+            fprintf(out, "    skins %zu-%zu: same joints as skin %ld (instanced by nodes", s, end - 1, k);
+        for (size_t i = s; i < end; i++) fprintf(out, " %d", (int)m->bones[m->skins[i].mesh_node].gltf_node);
+        fprintf(out, ")\n");
+        s = end;
+    }
+}
+
 bool cna_cli_model_print(FILE *out, const cna_model *m)
 {
     fprintf(out, "model (scene %d, clip mode %s, size %.9g):\n", (int)m->gltf_scene,
@@ -47,13 +108,8 @@ bool cna_cli_model_print(FILE *out, const cna_model *m)
     fprintf(out, "  skins: %zu\n", m->skin_count);
     for (size_t s = 0; s < m->skin_count; s++) {
         const cna_model_skin *sk = &m->skins[s];
-        int32_t mesh_node = m->bones[sk->mesh_node].gltf_node;
-        fprintf(out, "    skin %zu: glTF skin %d, instanced by node %d (bone %d) ", s, (int)sk->gltf_skin,
-                (int)mesh_node, (int)sk->mesh_node);
-        print_str(out, m->bones[sk->mesh_node].name);
-        fprintf(out, ", %zu joints, meshes [", sk->joint_count);
-        for (size_t i = 0; i < sk->mesh_count; i++) fprintf(out, "%s%d", i ? ", " : "", (int)sk->meshes[i]);
-        fprintf(out, "]\n");
+        if (same_as(m, s) >= 0) continue;   /* summarised below */
+        print_skin_header(out, m, s);
         fprintf(out, "      %7s %7s %5s %5s %6s  %s\n", "palette", "ordinal", "bone", "node", "parent", "name");
         for (size_t p = 0; p < sk->joint_count; p++) {
             int32_t bone = sk->palette_to_node[p];
@@ -88,6 +144,22 @@ bool cna_cli_model_print(FILE *out, const cna_model *m)
         fprintf(out, "      clips: %zu\n", sk->data.clip_count);
         for (size_t c = 0; c < sk->data.clip_count; c++) print_clip(out, c, &sk->data.clips[c], "palette");
     }
+    print_same_skins(out, m);
+    fprintf(out, "  morph target names:");
+    size_t named = 0;
+    for (size_t i = 0; i < m->mesh_count; i++) {
+        const cna_model_mesh *mesh = &m->meshes[i];
+        if (!mesh->target_names) continue;
+        fprintf(out, "\n    mesh %zu ", i);
+        print_str(out, mesh->name);
+        fputc(':', out);
+        for (size_t t = 0; t < mesh->target_name_count; t++) {
+            fputc(' ', out);
+            print_str(out, mesh->target_names[t]);
+        }
+        named++;
+    }
+    fputs(named ? "\n" : " none\n", out);
     fprintf(out, "  scene-node clips: %zu\n", m->animation_count);
     for (size_t c = 0; c < m->animation_count; c++) print_clip(out, c, &m->node_clips[c], "bone");
     fprintf(out, "  model diagnostics: %zu\n", m->diagnostic_count);
@@ -96,6 +168,32 @@ bool cna_cli_model_print(FILE *out, const cna_model *m)
         print_str(out, m->diagnostics[d].message);
         fputc('\n', out);
     }
+    return !ferror(out);
+}
+
+bool cna_cli_model_brief(FILE *out, const cna_model *m)
+{
+    size_t parts = 0, distinct = 0;
+    for (size_t i = 0; i < m->mesh_count; i++) parts += m->meshes[i].part_count;
+    for (size_t s = 0; s < m->skin_count; s++)
+        if (same_as(m, s) < 0) distinct++;
+    fprintf(out, "model: scene %d, %zu bones, %zu meshes (%zu parts), %zu skins", (int)m->gltf_scene, m->bone_count,
+            m->mesh_count, parts, m->skin_count);
+    if (m->skin_count > 0) {
+        fprintf(out, " (%zu distinct; joints", distinct);
+        for (size_t s = 0; s < m->skin_count; s++)
+            if (same_as(m, s) < 0) fprintf(out, " %zu", m->skins[s].joint_count);
+        fputc(')', out);
+    }
+    fprintf(out, ", size %.9g, clip mode %s, %zu diagnostics\n", (double)m->size, cna_clip_mode_name(m->clip_mode),
+            m->diagnostic_count);
+    fprintf(out, "animations: %zu", m->animation_count);
+    for (size_t c = 0; c < m->animation_count; c++) {
+        fprintf(out, "%s", c ? ", " : " ");
+        print_str(out, m->node_clips[c].name);
+        fprintf(out, " %g s", cna_ticks_to_seconds(m->node_clips[c].duration));
+    }
+    fputc('\n', out);
     return !ferror(out);
 }
 
@@ -142,29 +240,47 @@ static cJSON *clip_json(const cna_clip *c)
     return o;
 }
 
-cJSON *cna_cli_model_inspect_json(const cna_gltf_document *doc)
+cJSON *cna_cli_model_json(const cna_model *m)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
-    cna_model *m = NULL;
-    cna_error err;
-    memset(&err, 0, sizeof err);
-    if (cna_model_import_gltf(doc, NULL, &m, &err) != CNA_OK) {
-        cJSON_AddStringToObject(o, "refused", err.message);
-        return o;
-    }
     cJSON_AddNumberToObject(o, "scene", m->gltf_scene);
-    cJSON_AddStringToObject(o, "clip_mode", cna_clip_mode_name(m->clip_mode));
+    cJSON_AddStringToObject(o, "clipMode", cna_clip_mode_name(m->clip_mode));
     cJSON_AddNumberToObject(o, "size", (double)m->size);
+    cJSON_AddNumberToObject(o, "boneCount", (double)m->bone_count);
+    cJSON *meshes = cJSON_AddArrayToObject(o, "meshes");
+    for (size_t i = 0; meshes && i < m->mesh_count; i++) {
+        const cna_model_mesh *mesh = &m->meshes[i];
+        cJSON *mo = cJSON_CreateObject();
+        if (!mo) break;
+        cJSON_AddItemToArray(meshes, mo);
+        cJSON_AddNumberToObject(mo, "index", (double)i);
+        cJSON_AddStringToObject(mo, "name", mesh->name);
+        cJSON_AddNumberToObject(mo, "mesh", mesh->gltf_mesh);
+        cJSON_AddNumberToObject(mo, "node", mesh->gltf_node);
+        cJSON_AddNumberToObject(mo, "bone", mesh->parent_bone);
+        if (mesh->skin >= 0) cJSON_AddNumberToObject(mo, "skin", mesh->skin);
+        else cJSON_AddNullToObject(mo, "skin");
+        cJSON_AddNumberToObject(mo, "partCount", (double)mesh->part_count);
+        if (mesh->target_names)
+            cJSON_AddItemToObject(mo, "targetNames", cJSON_CreateStringArray(mesh->target_names,
+                                                                             (int)mesh->target_name_count));
+        else
+            cJSON_AddNullToObject(mo, "targetNames");
+    }
     cJSON *skins = cJSON_AddArrayToObject(o, "skins");
     for (size_t s = 0; skins && s < m->skin_count; s++) {
         const cna_model_skin *sk = &m->skins[s];
         cJSON *so = cJSON_CreateObject();
         if (!so) break;
         cJSON_AddItemToArray(skins, so);
+        cJSON_AddNumberToObject(so, "index", (double)s);
         cJSON_AddNumberToObject(so, "skin", sk->gltf_skin);
-        cJSON_AddNumberToObject(so, "mesh_node", m->bones[sk->mesh_node].gltf_node);
-        cJSON_AddNumberToObject(so, "mesh_bone", sk->mesh_node);
+        cJSON_AddNumberToObject(so, "meshNode", m->bones[sk->mesh_node].gltf_node);
+        cJSON_AddNumberToObject(so, "meshBone", sk->mesh_node);
+        const long same = same_as(m, s);
+        if (same >= 0) cJSON_AddNumberToObject(so, "sameJointsAs", (double)same);
+        else cJSON_AddNullToObject(so, "sameJointsAs");
         cJSON *joints = cJSON_AddArrayToObject(so, "joints");
         for (size_t p = 0; joints && p < sk->joint_count; p++) {
             cJSON *j = cJSON_CreateObject();
@@ -191,7 +307,16 @@ cJSON *cna_cli_model_inspect_json(const cna_gltf_document *doc)
         for (size_t c = 0; clips && c < sk->data.clip_count; c++)
             cJSON_AddItemToArray(clips, clip_json(&sk->data.clips[c]));
     }
-    cJSON *nc = cJSON_AddArrayToObject(o, "node_clips");
+    cJSON *anims = cJSON_AddArrayToObject(o, "animations");
+    for (size_t c = 0; anims && c < m->animation_count; c++) {
+        cJSON *ao = cJSON_CreateObject();
+        if (!ao) break;
+        cJSON_AddItemToArray(anims, ao);
+        cJSON_AddNumberToObject(ao, "index", (double)c);
+        cJSON_AddStringToObject(ao, "name", cna_model_animation_name(m, c));
+        cJSON_AddNumberToObject(ao, "duration", cna_ticks_to_seconds(m->node_clips[c].duration));
+    }
+    cJSON *nc = cJSON_AddArrayToObject(o, "nodeClips");
     for (size_t c = 0; nc && c < m->animation_count; c++) cJSON_AddItemToArray(nc, clip_json(&m->node_clips[c]));
     cJSON *diags = cJSON_AddArrayToObject(o, "diagnostics");
     for (size_t d = 0; diags && d < m->diagnostic_count; d++) {
@@ -202,6 +327,20 @@ cJSON *cna_cli_model_inspect_json(const cna_gltf_document *doc)
         cJSON_AddNumberToObject(dj, "count", (double)m->diagnostics[d].count);
         cJSON_AddStringToObject(dj, "message", m->diagnostics[d].message);
     }
+    return o;
+}
+
+cJSON *cna_cli_model_inspect_json(const cna_gltf_document *doc)
+{
+    cna_model *m = NULL;
+    cna_error err;
+    memset(&err, 0, sizeof err);
+    if (cna_model_import_gltf(doc, NULL, &m, &err) != CNA_OK) {
+        cJSON *o = cJSON_CreateObject();
+        if (o) cJSON_AddStringToObject(o, "refused", err.message);
+        return o;
+    }
+    cJSON *o = cna_cli_model_json(m);
     cna_model_free(m);
     return o;
 }

@@ -1,5 +1,5 @@
 /*
- * tools/model_inspect.h — the model part of `cna inspect` (issue 4 item 9):
+ * tools/model_inspect.h — the model part of `cna inspect`:
  * per skin, the table of the three index spaces (palette index, joint ordinal,
  * bone index, glTF node, name, parent palette index), the root joints with
  * their prefixes, and the clips with their target space and key counts; then
@@ -23,7 +23,16 @@ bool cna_cli_model_inspect_text(FILE *out, const cna_gltf_document *doc);
  * memory; {"refused": "<message>"} when the import fails. */
 cJSON *cna_cli_model_inspect_json(const cna_gltf_document *doc);
 
-/* The text for an already imported model. */
+/* The text for an already imported (or loaded) model. A skin equal to an
+ * earlier one (same glTF skin, joint tables and root prefixes) is summarised
+ * on one line ("skins 1-13: same joints as skin 0"). */
 bool cna_cli_model_print(FILE *out, const cna_model *m);
+
+/* The model's key facts in two lines (cna inspect --brief). */
+bool cna_cli_model_brief(FILE *out, const cna_model *m);
+
+/* The JSON object of an already imported (or loaded) model; NULL when out of
+ * memory. */
+cJSON *cna_cli_model_json(const cna_model *m);
 
 #endif

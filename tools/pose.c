@@ -42,12 +42,15 @@ void cna_cli_pose_help(FILE *out)
             "`skin_transforms` come from a player seeked to the time (no loop), one per\n"
             "palette index; `positions` are the final model-space positions as drawn\n"
             "(morphed, skinned, then the transform of the mesh's parent bone), every vertex\n"
-            "in the file's order. Without --animation: the rest (bind) pose.\n"
+            "in the file's order. Without --animation: the rest (bind) pose, or with --time,\n"
+            "animation 0.\n"
             "\n"
             "options:\n"
             "  --scene N            import glTF scene N (default: the file's default scene, else 0)\n"
-            "  --animation I|NAME   the animation, by index or name\n"
-            "  --time SECONDS       time into the animation (default 0; clamped to [0, duration])\n"
+            "  --animation I|NAME   the animation, by index or name (default: none, the rest\n"
+            "                       pose; with --time, animation 0)\n"
+            "  --time SECONDS       time into the animation (default 0); a time outside\n"
+            "                       [0, duration] is clamped, with a note on stderr\n"
             "  --mode faithful|union  clip extraction mode (default faithful)\n"
             "  -h, --help           print this help\n"
             "\n"
@@ -91,7 +94,8 @@ typedef struct pose_args {
     const char *path;
     bool has_scene;
     int32_t scene;
-    const char *animation;   /* NULL: rest pose */
+    const char *animation;   /* NULL: rest pose, or animation 0 with --time */
+    const char *time_text;   /* --time as typed; NULL when not given */
     double time;
     cna_clip_mode mode;
 } pose_args;
@@ -122,6 +126,7 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_ar
                 if (errno || !*v || *end || !isfinite(t))
                     return cna_cli_usage_error(cmd, "--time: '%s' is not a number of seconds", v);
                 a->time = t;
+                a->time_text = v;
             } else {
                 if (strcmp(v, "faithful") == 0) a->mode = CNA_CLIP_MODE_FAITHFUL;
                 else if (strcmp(v, "union") == 0) a->mode = CNA_CLIP_MODE_UNION;
@@ -230,11 +235,9 @@ static int pose_run(const pose_args *a)
     memset(&err, 0, sizeof err);
     cna_gltf_document *doc = NULL;
     cna_model *m = NULL;
-    unsigned char magic[4] = {0};
-    FILE *probe = fopen(a->path, "rb");
-    size_t got = probe ? fread(magic, 1, sizeof magic, probe) : 0;
-    if (probe) fclose(probe);
-    if (cna_cnb_is_cnb(magic, got)) {
+    const cna_cli_file_kind kind = cna_cli_probe_file(a->path, true);
+    if (kind == CNA_CLI_FILE_UNUSABLE) return CNA_CLI_EXIT_FAILURE;
+    if (kind == CNA_CLI_FILE_CNB) {
         /* A baked model (cna convert): its scene and clip mode were fixed when it was baked. */
         if (a->has_scene || a->mode != CNA_CLIP_MODE_DEFAULT) {
             fprintf(stderr, "error: %s: --scene and --mode do not apply to a .cnb file\n", a->path);
@@ -265,10 +268,20 @@ static int pose_run(const pose_args *a)
                     m->animation_count);
             goto done;
         }
+    } else if (a->time_text) {
+        /* --time alone: animation 0, as cna render --sheet does. */
+        if (m->animation_count == 0) {
+            fprintf(stderr, "error: %s: --time %s, but the file has no animations\n", a->path, a->time_text);
+            goto done;
+        }
+        anim = 0;
     }
-    if (cna_animator_select(an, anim, &err) != CNA_OK ||
-        cna_animator_pose(an, a->animation ? a->time : 0.0, &err) != CNA_OK)
-        goto fail;
+    if (cna_animator_select(an, anim, &err) != CNA_OK) goto fail;
+    const double t_asked = anim >= 0 && a->time_text
+                               ? cna_cli_clamp_time(a->time_text, a->time, cna_model_animation_name(m, (size_t)anim),
+                                                    cna_animator_duration(an))
+                               : 0.0;
+    if (cna_animator_pose(an, t_asked, &err) != CNA_OK) goto fail;
     const double t = cna_animator_time(an);
     const cna_mat4 *absolute = cna_animator_absolute_transforms(an);
 

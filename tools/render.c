@@ -52,27 +52,33 @@ void cna_cli_render_help(FILE *out)
     fprintf(out,
             "usage: cna render FILE [--animation I|NAME] [--time SECONDS] [--size WxH]\n"
             "                       [--look-at ex,ey,ez,tx,ty,tz] [--fov DEGREES]\n"
-            "                       [--background R,G,B] [--sheet N] -o OUT.png\n"
+            "                       [--background R,G,B] [--sheet N]\n"
+            "                       [--gif OUT.gif [--frames N]] -o OUT.png\n"
             "\n"
-            "Imports FILE (.gltf or .glb), poses it at a time and draws it offscreen with\n"
-            "OpenGL 3.3 through EGL (no display or GPU needed: Mesa's llvmpipe), then\n"
-            "writes a PNG. Skinned meshes are skinned on the GPU with their skin's palette.\n"
+            "Imports FILE (.gltf or .glb, or a .cnb from cna convert), poses it at a time\n"
+            "and draws it offscreen with OpenGL 3.3 through EGL (no display or GPU needed:\n"
+            "Mesa's llvmpipe), then writes a PNG and prints what it wrote (\"wrote OUT.png\n"
+            "(640x480)\"). Skinned meshes are skinned on the GPU with their skin's palette.\n"
             "\n"
             "options:\n"
             "  --animation I|NAME  the animation, by index or name (default: none, the rest\n"
-            "                      pose; with --sheet, animation 0)\n"
-            "  --time SECONDS      time into the animation (default 0; clamped to the clip)\n"
+            "                      pose; with --time, --sheet or --gif, animation 0)\n"
+            "  --time SECONDS      time into the animation (default 0); a time outside\n"
+            "                      [0, duration] is clamped, with a note on stderr\n"
             "  --size WxH          image size in pixels (default 640x480; per frame with --sheet)\n"
-            "  --look-at ex,ey,ez,tx,ty,tz  camera position and target (default: frame the\n"
-            "                      posed model's bounds from the front-right, slightly above)\n"
+            "  --look-at ex,ey,ez,tx,ty,tz  camera position and target, which must differ\n"
+            "                      (default: frame the posed model's bounds from the\n"
+            "                      front-right, slightly above)\n"
             "  --fov DEGREES       vertical field of view (default 45)\n"
             "  --background R,G,B  clear colour, each 0..1 (default 0.16,0.18,0.22)\n"
             "  --sheet N           render N frames spread evenly over the clip (t = i*d/N)\n"
             "                      into one contact sheet, the time printed under each\n"
+            "                      (the file must have an animation)\n"
             "  --gif OUT.gif       also (or, without -o, only) write an animated GIF that\n"
             "                      loops the clip (giflib; animation 0 by default)\n"
             "  --frames N          GIF frames over the clip, t = i*d/N (default 24)\n"
-            "  -o OUT.png          the PNG to write (required unless --gif is given)\n"
+            "  -o OUT.png          the PNG to write (required unless --gif is given); only\n"
+            "                      .png and .gif outputs are written\n"
             "  -h, --help          print this help\n"
             "\n"
             "exit status: 0 written; 1 the file is refused or rendering failed\n"
@@ -82,6 +88,7 @@ void cna_cli_render_help(FILE *out)
 typedef struct render_args {
     const char *path;
     const char *animation;
+    const char *time_text;   /* --time as typed; NULL when not given */
     double time;
     uint32_t width, height;
     bool has_look_at;
@@ -112,6 +119,19 @@ static bool parse_floats(const char *s, float *out, int n)
     return *p == '\0';
 }
 
+/* true when `s` ends with `suffix`, ignoring ASCII case (".PNG" too). */
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    if (n < k) return false;
+    for (size_t i = 0; i < k; i++) {
+        char c = s[n - k + i];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (c != suffix[i]) return false;
+    }
+    return true;
+}
+
 static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -140,6 +160,7 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
                 if (errno || !*v || *end || !isfinite(t))
                     return cna_cli_usage_error(cmd, "--time: '%s' is not a number of seconds", v);
                 a->time = t;
+                a->time_text = v;
             } else if (strcmp(arg, "--size") == 0) {
                 unsigned long w = 0, h = 0;
                 errno = 0;
@@ -156,6 +177,10 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
             } else if (strcmp(arg, "--look-at") == 0) {
                 if (!parse_floats(v, a->look_at, 6))
                     return cna_cli_usage_error(cmd, "--look-at: '%s' is not six numbers ex,ey,ez,tx,ty,tz", v);
+                const double dx = (double)a->look_at[3] - a->look_at[0], dy = (double)a->look_at[4] - a->look_at[1],
+                             dz = (double)a->look_at[5] - a->look_at[2];
+                if (!(dx * dx + dy * dy + dz * dz > 0.0))
+                    return cna_cli_usage_error(cmd, "--look-at: '%s' puts the eye on the target; they must differ", v);
                 a->has_look_at = true;
             } else if (strcmp(arg, "--fov") == 0) {
                 float f = 0;
@@ -193,6 +218,10 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
     }
     if (!a->path) return cna_cli_usage_error(cmd, "missing FILE");
     if (!a->out && !a->gif) return cna_cli_usage_error(cmd, "missing -o OUT.png");
+    if (a->out && !has_suffix(a->out, ".png"))
+        return cna_cli_usage_error(cmd, "-o: '%s': only .png and .gif (--gif) outputs are written", a->out);
+    if (a->gif && !has_suffix(a->gif, ".gif"))
+        return cna_cli_usage_error(cmd, "--gif: '%s': only .png and .gif (--gif) outputs are written", a->gif);
     if (a->gif_frames && !a->gif) return cna_cli_usage_error(cmd, "--frames needs --gif OUT.gif");
     if (!a->gif_frames) a->gif_frames = 24;
     return -1;
@@ -529,8 +558,13 @@ static int render_run(const render_args *a)
                     m->animation_count);
             goto done;
         }
-    } else if ((a->sheet || a->gif) && m->animation_count > 0) {
-        sc.anim = 0;
+    } else if (a->sheet || a->gif || a->time_text) {
+        if (m->animation_count == 0) {
+            fprintf(stderr, "error: %s: %s needs an animation, but the file has none\n", a->path,
+                    a->sheet ? "--sheet" : a->gif ? "--gif" : "--time");
+            goto done;
+        }
+        sc.anim = 0;   /* --time, --sheet or --gif alone: animation 0 */
     }
     size_t frame_size = (size_t)a->width * a->height * 4;
     frame = (unsigned char *)malloc(frame_size);
@@ -539,9 +573,9 @@ static int render_run(const render_args *a)
 
     double dur = cna_animator_duration(sc.an);
     uint32_t frames = a->sheet ? a->sheet : 1;
-    double t0 = sc.anim >= 0 ? a->time : 0.0;
-    if (t0 < 0) t0 = 0;
-    if (t0 > dur) t0 = dur;
+    double t0 = 0.0;
+    if (sc.anim >= 0 && a->time_text && !a->sheet)
+        t0 = cna_cli_clamp_time(a->time_text, a->time, cna_model_animation_name(m, (size_t)sc.anim), dur);
     /* The posed vertices of every frame drawn, so a sheet keeps one camera:
      * a first pass for the box, a second (automatic camera) for the distance. */
     point_sink sink;
@@ -563,6 +597,7 @@ static int render_run(const render_args *a)
     const float bg[4] = {a->background[0], a->background[1], a->background[2], 1.0f};
 
     if (a->gif && write_gif(gl, &sc, a, &cam, bg, dur, frame, frame_size, &err) != CNA_OK) goto fail;
+    if (a->gif) printf("wrote %s (%ux%u, %u frames)\n", a->gif, a->width, a->height, a->gif_frames);
     if (!a->out) {
         /* only the GIF */
     } else if (!a->sheet) {
@@ -572,6 +607,7 @@ static int render_run(const render_args *a)
             cna_gl_read_pixels(gl, frame, frame_size, &err) != CNA_OK ||
             cna_gl_write_png(a->out, a->width, a->height, frame, &err) != CNA_OK)
             goto fail;
+        printf("wrote %s (%ux%u)\n", a->out, a->width, a->height);
     } else {
         int scale = a->height >= 240 ? 2 : 1;
         uint32_t label = (uint32_t)(5 * scale + 8);
@@ -618,6 +654,7 @@ static int render_run(const render_args *a)
             draw_text(sheet, sw, sh, tx, cy + a->height + 4, text, scale, ink);
         }
         if (cna_gl_write_png(a->out, sw, sh, sheet, &err) != CNA_OK) goto fail;
+        printf("wrote %s (%ux%u, %u frames)\n", a->out, sw, sh, frames);
     }
     rc = CNA_CLI_EXIT_OK;
     goto done;
@@ -648,6 +685,7 @@ int cna_cli_render_run(int argc, char **argv)
     render_args a;
     int u = parse_args(cmd, argc, argv, &a);
     if (u >= 0) return u;
+    if (cna_cli_probe_file(a.path, true) == CNA_CLI_FILE_UNUSABLE) return CNA_CLI_EXIT_FAILURE;
 #ifdef CNA_HAVE_GL
     return render_run(&a);
 #else

@@ -7,8 +7,9 @@
  * Controls: drag with the left mouse button to orbit, wheel to zoom,
  * space = play/pause, left/right = previous/next animation, up/down =
  * speed x2 / /2, M = cycle morph weights (the animation's, then each target
- * alone at weight 1), F = frame the model. The title bar shows the
- * animation's name, the time and the speed.
+ * alone at weight 1), F = frame the model, F1 or H = the key list in the
+ * title bar. The title bar shows the animation's name, the time and the
+ * speed.
  *
  * Each frame follows the spec's order: players advanced, rigid clip applied,
  * skin poses written to the joints' bones, morph weights set only where they
@@ -57,6 +58,7 @@ void cna_cli_view_help(FILE *out)
             "  space      play / pause            F       frame the model\n"
             "  left/right previous / next clip    up/down speed x2 / /2\n"
             "  M          cycle morph weights (the animation's, then each target alone)\n"
+            "  F1 or H    show / hide these keys in the title bar     Esc  quit\n"
             "The title bar shows the clip's name, the time and the speed.\n"
             "\n"
             "options:\n"
@@ -134,6 +136,7 @@ typedef struct viewer {
     bool playing;
     size_t morph_mode;      /* 0: the animation's weights; k: target k-1 alone */
     size_t morph_modes;     /* 1 + the most targets of any part */
+    bool show_keys;         /* F1 / H: the key list in the title bar */
     /* orbit camera */
     float yaw, pitch, distance, target[3], radius;
     bool dragging;
@@ -234,8 +237,11 @@ static void set_title(GLFWwindow *win, const viewer *v)
     }
     char morph[48] = "";
     if (v->morph_mode > 0) snprintf(morph, sizeof morph, "  morph target %zu", v->morph_mode - 1);
-    snprintf(title, sizeof title, "cna view - %s  %.2f / %.2f s  x%g%s%s", name, v->t,
-             cna_animator_duration(v->an), v->speed, v->playing ? "" : "  (paused)", morph);
+    snprintf(title, sizeof title, "cna view - %s  %.2f / %.2f s  x%g%s%s%s", name, v->t,
+             cna_animator_duration(v->an), v->speed, v->playing ? "" : "  (paused)", morph,
+             v->show_keys ? "  |  drag: orbit  wheel: zoom  space: play/pause  left/right: clip  "
+                            "up/down: speed  M: morph  F: frame  F1/H: keys  Esc: quit"
+                          : "  (F1: keys)");
     glfwSetWindowTitle(win, title);
 }
 
@@ -255,6 +261,8 @@ static void on_key(GLFWwindow *win, int key, int scancode, int action, int mods)
     case GLFW_KEY_DOWN: if (v->speed > 1.0 / 64.0) v->speed /= 2.0; break;
     case GLFW_KEY_M: v->morph_mode = (v->morph_mode + 1) % v->morph_modes; break;
     case GLFW_KEY_F: frame_model(v); break;
+    case GLFW_KEY_F1:
+    case GLFW_KEY_H: v->show_keys = !v->show_keys; break;
     case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(win, GLFW_TRUE); break;
     default: break;
     }
@@ -466,6 +474,8 @@ int cna_cli_view_run(int argc, char **argv)
     view_args a;
     int r = parse_args(cmd, argc, argv, &a);
     if (r >= 0) return r;
+    /* The file first: a missing or foreign file is named before any display error. */
+    if (cna_cli_probe_file(a.path, true) == CNA_CLI_FILE_UNUSABLE) return CNA_CLI_EXIT_FAILURE;
 #ifdef CNA__VIEW
     return view_run(&a);
 #else

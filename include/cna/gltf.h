@@ -341,6 +341,11 @@ typedef struct cna_gltf_mesh {
     const float *weights;                  /* default morph weights: target_count values,
                                               zeros when the file has none */
     size_t target_count;                   /* morph targets per primitive (0 if none) */
+    /* The morph targets' names from mesh.extras.targetNames (the convention of
+     * Blender's exporter and three.js): target_count strings, or NULL when the
+     * file gives none or gives something else than one string per target
+     * (then diagnostic target-names-invalid). */
+    const char *const *target_names;
 } cna_gltf_mesh;
 
 typedef struct cna_gltf_node {
@@ -420,6 +425,7 @@ typedef struct cna_gltf_diagnostic {
 #define CNA_GLTF_DIAG_BUFFER_LONGER       "buffer-longer-than-declared" /* data exceeds byteLength (beyond GLB padding) */
 #define CNA_GLTF_DIAG_NO_POSITION         "primitive-without-position"  /* primitive has no POSITION */
 #define CNA_GLTF_DIAG_VALUE_NOT_FINITE    "value-not-finite"    /* NaN or infinity in a FLOAT vertex attribute or morph target */
+#define CNA_GLTF_DIAG_TARGET_NAMES_INVALID "target-names-invalid" /* mesh.extras.targetNames is not an array of one string per morph target (ignored) */
 
 /* The whole document. Every array has its count; arrays with count 0 are NULL. */
 typedef struct cna_gltf_document {

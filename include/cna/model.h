@@ -220,6 +220,12 @@ typedef struct cna_model_mesh {
     /* Filled by the mesh import: in the parent bone's space, for the loaded
      * morph pose (and, skinned, the bind pose as drawn); radius 0 when empty. */
     cna_bounding_sphere bounds;
+    /* The morph targets' names (glTF mesh.extras.targetNames, as
+     * cna_gltf_mesh.target_names): target_name_count strings, one per target
+     * of every part, owned by the model; NULL and 0 when the file names none
+     * (also for a model loaded from a .cnb file, which does not carry them). */
+    const char *const *target_names;
+    size_t target_name_count;
 } cna_model_mesh;
 
 /* ------------------------------------------------------------------ skins */
@@ -375,8 +381,11 @@ cna_result cna_model_find_joint(const cna_model *model, size_t skin, const char 
 cna_result cna_model_find_animation(const cna_model *model, const char *name, size_t *index,
                                     cna_error *err);
 
-/* The name of animation `index` ("" when it has none; NULL out of range). */
-const char *cna_model_animation_name(const cna_model *model, size_t index);
+/* The name of glTF animation `animation` (0 .. animation_count - 1): the
+ * file's name, or "animation_<index>" when it has none (the name of every clip
+ * made from it: node_clips[animation] and each skin's data.clips[animation]).
+ * NULL for a NULL model or an index out of range. Owned by the model. */
+const char *cna_model_animation_name(const cna_model *model, size_t animation);
 
 /* Bytes the model owns (its storage, the loaded pose's morph state
  * included): what is shared by all its characters. 0 for NULL. */

@@ -151,6 +151,49 @@ static cna_result parse_primitive(cna__gltf_ctx *c, const cna__json *obj, const 
     return CNA_OK;
 }
 
+/* mesh.extras.targetNames (the names Blender's exporter and three.js give
+ * the morph targets): kept when it is an array of exactly target_count
+ * strings. Anything else is only a diagnostic (extras are free-form): the
+ * mesh then has no names. */
+static cna_result parse_target_names(cna__gltf_ctx *c, const cna__json *obj, const char *path, cna_gltf_mesh *m)
+{
+    const cna__json *names = cna__gltf_json_get(cna__gltf_json_get(obj, "extras"), "targetNames"), *item;
+    if (!names) return CNA_OK;
+    if (!cna__gltf_is_array(names)) {
+        cna__gltf_diag(c, CNA__DIAG_TARGET_NAMES_INVALID, "%s.extras.targetNames: expected an array of strings, got %s; ignored",
+                       path, cna__gltf_json_type_name(names));
+        return CNA_OK;
+    }
+    size_t n = (size_t)cna__json_count(names), i = 0;
+    if (n != m->target_count) {
+        cna__gltf_diag(c, CNA__DIAG_TARGET_NAMES_INVALID,
+                       "%s.extras.targetNames: %zu names, but the primitives have %zu morph targets; ignored", path, n,
+                       m->target_count);
+        return CNA_OK;
+    }
+    cna__json_for_each(item, names)
+    {
+        if (!cna__gltf_is_string(item)) {
+            cna__gltf_diag(c, CNA__DIAG_TARGET_NAMES_INVALID, "%s.extras.targetNames[%zu]: expected a string, got %s; ignored",
+                           path, i, cna__gltf_json_type_name(item));
+            return CNA_OK;
+        }
+        i++;
+    }
+    if (n == 0) return CNA_OK;
+    const char **copy = (const char **)cna__gltf_arena_calloc(c->arena, n, sizeof *copy);
+    if (!copy) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+    i = 0;
+    cna__json_for_each(item, names)
+    {
+        copy[i] = cna__gltf_arena_strdup(c->arena, item->valuestring);
+        if (!copy[i]) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+        i++;
+    }
+    m->target_names = copy;
+    return CNA_OK;
+}
+
 static cna_result parse_mesh(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
@@ -190,7 +233,7 @@ static cna_result parse_mesh(cna__gltf_ctx *c, const cna__json *obj, size_t inde
         if (!weights) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     }
     m->weights = weights;
-    return CNA_OK;
+    return parse_target_names(c, obj, path, m);
 }
 
 cna_result cna__gltf_parse_meshes(cna__gltf_ctx *c)

@@ -197,6 +197,15 @@ cna_result cna__import_mesh_list(cna__import_ctx *ctx, cna_error *err)
                                                           sizeof *mesh->parts);
         if (!mesh->name || !mesh->parts)
             return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
+        if (gm->target_names && gm->target_count > 0) {
+            const char **names = (const char **)cna__arena_calloc(ctx->arena, gm->target_count, sizeof *names);
+            if (!names) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
+            for (size_t t = 0; t < gm->target_count; t++)
+                if (!(names[t] = cna__arena_strdup(ctx->arena, gm->target_names[t])))
+                    return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
+            mesh->target_names = names;
+            mesh->target_name_count = gm->target_count;
+        }
         for (size_t p = 0; p < gm->primitive_count; p++) {
             cna_model_part *part = &mesh->parts[p];
             part->gltf_mesh = gn->mesh;

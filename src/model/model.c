@@ -129,12 +129,6 @@ cna_result cna_model_find_joint(const cna_model *model, size_t skin, const char 
     return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "skins[%zu]: no joint named \"%s\"", skin, name);
 }
 
-const char *cna_model_animation_name(const cna_model *model, size_t index)
-{
-    if (!model || !model->node_clips || index >= model->animation_count) return NULL;
-    return model->node_clips[index].name ? model->node_clips[index].name : "";
-}
-
 cna_result cna_model_find_animation(const cna_model *model, const char *name, size_t *index,
                                     cna_error *err)
 {
@@ -195,6 +189,12 @@ size_t cna_model_size_bytes(const cna_model *model)
                 bytes += 64 + md->target_count * sizeof(float) + md->base_size;
             }
     return bytes;
+}
+
+const char *cna_model_animation_name(const cna_model *model, size_t animation)
+{
+    if (!model || !model->node_clips || animation >= model->animation_count) return NULL;
+    return model->node_clips[animation].name;
 }
 
 const char *cna_clip_mode_name(cna_clip_mode mode)

@@ -192,7 +192,7 @@ static void test_cli_help_for_inspect_exits_0_with_its_usage(void **state)
     run_result b = run_cna("inspect", "--help", NULL);
     assert_int_equal(a.exit_code, 0);
     assert_int_equal(b.exit_code, 0);
-    assert_true(starts_with(a.out, "usage: cna inspect FILE [--json]"));
+    assert_true(starts_with(a.out, "usage: cna inspect FILE [--json | --brief]"));
     assert_string_equal(a.out, b.out);
     run_free(&a);
     run_free(&b);
@@ -214,7 +214,7 @@ static void test_inspect_without_file_exits_2(void **state)
     assert_int_equal(r.exit_code, 2);
     assert_string_equal(r.out, "");
     assert_contains(r.err, "cna inspect: missing FILE");
-    assert_contains(r.err, "usage: cna inspect FILE [--json]");
+    assert_contains(r.err, "usage: cna inspect FILE [--json | --brief]");
     run_free(&r);
 }
 
@@ -608,12 +608,25 @@ static void test_bench_json_prints_one_object_per_clip_with_the_required_fields(
     run_result r = run_cna("bench", VALID "/SimpleSkin/simple_skin.gltf", "--characters", "10",
                            "--seconds", "0.01", "--json", NULL);
     assert_int_equal(r.exit_code, 0);
-    size_t lines = 0;
+    size_t lines = 0, character_lines = 0;
     for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
         cJSON *o = cJSON_Parse(line);
         if (!o) fail_msg("not one JSON object per line: %s", line);
         assert_string_equal(member(o, "clip")->valuestring, "animation_0");
         assert_true(strstr(member(o, "model")->valuestring, "simple_skin") != NULL);
+        const cJSON *scope = cJSON_GetObjectItemCaseSensitive(o, "scope");
+        if (scope) {
+            /* the whole character beside one player, for 1 and for N characters */
+            assert_string_equal(scope->valuestring, "character");
+            assert_int_equal(int_member(o, "characters"), character_lines == 0 ? 1 : 10);
+            assert_true(member(o, "ns_per_character_frame")->valuedouble > 0.0);
+            assert_true(member(o, "player_ns_per_character_frame")->valuedouble > 0.0);
+            const double bytes = member(o, "bytes_per_character")->valuedouble;
+            assert_true(bytes > 0.0 && member(o, "model_bytes")->valuedouble > bytes);
+            cJSON_Delete(o);
+            character_lines++;
+            continue;
+        }
         assert_int_equal(int_member(o, "joints"), 2);
         assert_int_equal(int_member(o, "characters"), 10);
         const char *numbers[] = {"ns_per_character_frame", "ns_per_joint", "baseline_ratio"};
@@ -632,6 +645,399 @@ static void test_bench_json_prints_one_object_per_clip_with_the_required_fields(
         lines++;
     }
     assert_int_equal(lines, 1); /* SimpleSkin has one clip */
+    assert_int_equal(character_lines, 2);
+    run_free(&r);
+}
+
+
+/* ------------------------------------------------------------ answers users expect */
+
+#define SIMPLE_SKIN VALID "/SimpleSkin/simple_skin.gltf"
+#define SIMPLE_MORPH VALID "/SimpleMorph/SimpleMorph.gltf"
+#define TRIANGLE VALID "/Triangle/triangle.gltf"
+#define MORPH_STRESS VALID "/MorphStressTest/MorphStressTest.gltf"
+
+/* A fresh temporary directory; its path in buf. */
+static void temp_dir(char *buf, size_t size)
+{
+    assert_true(snprintf(buf, size, "/tmp/cna-test-cli-dir-XXXXXX") < (int)size);
+    assert_non_null(mkdtemp(buf));
+}
+
+static void remove_dir(const char *dir, const char *const *files, size_t n)
+{
+    char path[512];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+static long long file_size(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) fail_msg("%s was not written", path);
+    return (long long)st.st_size;
+}
+
+static void test_bench_unknown_clip_exits_1_with_the_message_of_pose(void **state)
+{
+    (void)state;
+    run_result b = run_cna("bench", SIMPLE_SKIN, "--clip", "NoSuchClip", "--seconds", "0.001", NULL);
+    run_result p = run_cna("pose", SIMPLE_SKIN, "--animation", "NoSuchClip", NULL);
+    assert_int_equal(b.exit_code, 1);
+    assert_int_equal(p.exit_code, 1);
+    assert_string_equal(b.err, "error: " SIMPLE_SKIN ": no animation 'NoSuchClip' (the file has 1)\n");
+    assert_string_equal(b.err, p.err);
+    assert_string_equal(b.out, "");
+    run_free(&b);
+    run_free(&p);
+}
+
+static void test_render_look_at_with_the_eye_on_the_target_exits_2(void **state)
+{
+    (void)state;
+    run_result r = run_cna("render", TRIANGLE, "--look-at", "1,2,3,1,2,3", "-o", "/tmp/cna-never-written.png", NULL);
+    assert_int_equal(r.exit_code, 2);
+    assert_string_equal(r.out, "");
+    assert_true(starts_with(r.err, "cna render: --look-at: '1,2,3,1,2,3' puts the eye on the target; they must "
+                                   "differ\nusage: cna render FILE"));
+    run_free(&r);
+}
+
+static void test_render_refuses_outputs_other_than_png_and_gif_with_exit_2(void **state)
+{
+    (void)state;
+    run_result r = run_cna("render", TRIANGLE, "-o", "/tmp/cna-never-written.jpg", NULL);
+    assert_int_equal(r.exit_code, 2);
+    assert_string_equal(r.out, "");
+    assert_true(starts_with(r.err, "cna render: -o: '/tmp/cna-never-written.jpg': only .png and .gif (--gif) "
+                                   "outputs are written\n"));
+    run_free(&r);
+    r = run_cna("render", TRIANGLE, "--gif", "/tmp/cna-never-written.png", NULL);
+    assert_int_equal(r.exit_code, 2);
+    assert_true(starts_with(r.err, "cna render: --gif: '/tmp/cna-never-written.png': only .png and .gif"));
+    run_free(&r);
+}
+
+static void test_inspect_and_bench_read_a_cnb_model(void **state)
+{
+    (void)state;
+    char dir[64], cnb[128];
+    temp_dir(dir, sizeof dir);
+    snprintf(cnb, sizeof cnb, "%s/skin.cnb", dir);
+    run_result c = run_cna("convert", SIMPLE_SKIN, "-o", cnb, NULL);
+    assert_int_equal(c.exit_code, 0);
+    run_free(&c);
+
+    run_result r = run_cna("inspect", cnb, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.err, "");
+    char first[256];
+    snprintf(first, sizeof first,
+             "file: %s (.cnb baked model: the model as imported; no glTF document is kept)\n"
+             "model (scene 0, clip mode faithful,", cnb);
+    assert_true(starts_with(r.out, first));
+    assert_contains(r.out, "    skin 0: glTF skin 0, instanced by node 0 (bone 0) \"\", 2 joints, meshes [0]\n");
+    assert_null(strstr(r.out, "nodes:"));
+    assert_null(strstr(r.out, "asset:"));
+    run_free(&r);
+
+    r = run_cna("inspect", "--json", cnb, NULL);
+    assert_int_equal(r.exit_code, 0);
+    cJSON *root = cJSON_Parse(r.out);
+    assert_non_null(root);
+    assert_string_equal(member(root, "container")->valuestring, "cnb");
+    assert_null(cJSON_GetObjectItemCaseSensitive(root, "nodes"));
+    const cJSON *skin = cJSON_GetArrayItem(member(member(root, "model"), "skins"), 0);
+    assert_int_equal(cJSON_GetArraySize(member(skin, "joints")), 2);
+    cJSON_Delete(root);
+    run_free(&r);
+
+    r = run_cna("bench", cnb, "--characters", "2", "--seconds", "0.001", "--json", NULL);
+    assert_int_equal(r.exit_code, 0);
+    cJSON *line = cJSON_Parse(r.out);
+    assert_non_null(line);
+    assert_string_equal(member(line, "clip")->valuestring, "animation_0");
+    assert_int_equal(int_member(line, "joints"), 2);
+    cJSON_Delete(line);
+    run_free(&r);
+    const char *files[] = {"skin.cnb"};
+    remove_dir(dir, files, 1);
+}
+
+static void test_a_file_that_is_not_gltf_is_named_as_such(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/cna-test-cli-text-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "hello, world\n", 13), 13);
+    close(fd);
+    char expected[128];
+    snprintf(expected, sizeof expected, "error: %s: not a glTF or GLB file\n", path);
+    const char *commands[] = {"inspect", "bench", "pose"};
+    for (size_t i = 0; i < 3; i++) {
+        run_result r = run_cna(commands[i], path, NULL);
+        assert_int_equal(r.exit_code, 1);
+        assert_string_equal(r.out, "");
+        assert_string_equal(r.err, expected);
+        run_free(&r);
+    }
+    unlink(path);
+}
+
+static void test_pose_time_without_animation_poses_animation_0(void **state)
+{
+    (void)state;
+    cJSON *root = run_json(run_cna("pose", SIMPLE_MORPH, "--time", "1.5", NULL));
+    assert_int_equal(int_member(root, "animation"), 0);
+    const cJSON *w = member(cJSON_GetArrayItem(member(root, "morph_weights"), 0), "weights");
+    assert_float_equal(cJSON_GetArrayItem(w, 0)->valuedouble, 0.5, 0.0);
+    assert_float_equal(cJSON_GetArrayItem(w, 1)->valuedouble, 1.0, 0.0);
+    cJSON_Delete(root);
+    /* without animations, --time is refused */
+    run_result r = run_cna("pose", TRIANGLE, "--time", "1", NULL);
+    assert_int_equal(r.exit_code, 1);
+    assert_string_equal(r.err, "error: " TRIANGLE ": --time 1, but the file has no animations\n");
+    assert_string_equal(r.out, "");
+    run_free(&r);
+}
+
+static void test_pose_clamps_an_out_of_range_time_with_a_note(void **state)
+{
+    (void)state;
+    run_result r = run_cna("pose", SIMPLE_MORPH, "--animation", "0", "--time", "9", NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.err, "note: --time 9 is past the end of \"animation_0\" (4 s); posed at 4 s\n");
+    cJSON *root = cJSON_Parse(r.out);
+    assert_non_null(root);
+    assert_float_equal(member(root, "time")->valuedouble, 4.0, 0.0);
+    cJSON_Delete(root);
+    run_free(&r);
+    r = run_cna("pose", SIMPLE_MORPH, "--animation", "0", "--time", "-0.5", NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.err, "note: --time -0.5 is before the start of \"animation_0\"; posed at 0 s\n");
+    root = cJSON_Parse(r.out);
+    assert_float_equal(member(root, "time")->valuedouble, 0.0, 0.0);
+    cJSON_Delete(root);
+    run_free(&r);
+    /* inside the clip: no note */
+    r = run_cna("pose", SIMPLE_MORPH, "--animation", "0", "--time", "4", NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.err, "");
+    run_free(&r);
+}
+
+static void test_convert_prints_what_it_wrote(void **state)
+{
+    (void)state;
+    char dir[64], cnb[128], cnj[128], expected[512];
+    temp_dir(dir, sizeof dir);
+    snprintf(cnb, sizeof cnb, "%s/skin.cnb", dir);
+    snprintf(cnj, sizeof cnj, "%s/skin.cnj", dir);
+    run_result r = run_cna("convert", SIMPLE_SKIN, "-o", cnb, "--skeleton", cnj, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.err, "");
+    snprintf(expected, sizeof expected, "wrote %s (%lld bytes)\nwrote %s (%lld bytes)\n", cnb, file_size(cnb), cnj,
+             file_size(cnj));
+    assert_string_equal(r.out, expected);
+    run_free(&r);
+    const char *files[] = {"skin.cnb", "skin.cnj"};
+    remove_dir(dir, files, 2);
+}
+
+#ifdef CNA_TEST_HAVE_GL
+static void test_render_prints_what_it_wrote_and_time_alone_picks_animation_0(void **state)
+{
+    (void)state;
+    char dir[64], png[128], expected[256];
+    temp_dir(dir, sizeof dir);
+    snprintf(png, sizeof png, "%s/out.png", dir);
+    run_result r = run_cna("render", SIMPLE_MORPH, "--time", "9", "--size", "64x48", "-o", png, NULL);
+    assert_int_equal(r.exit_code, 0);
+    snprintf(expected, sizeof expected, "wrote %s (64x48)\n", png);
+    assert_string_equal(r.out, expected);
+    /* --time alone: animation 0, clamped with the note */
+    assert_string_equal(r.err, "note: --time 9 is past the end of \"animation_0\" (4 s); posed at 4 s\n");
+    assert_true(file_size(png) > 0);
+    run_free(&r);
+    r = run_cna("render", SIMPLE_MORPH, "--time", "-1", "--size", "64x48", "-o", png, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.err, "note: --time -1 is before the start of \"animation_0\"; posed at 0 s\n");
+    run_free(&r);
+    const char *files[] = {"out.png"};
+    remove_dir(dir, files, 1);
+}
+
+static void test_render_sheet_or_time_without_animations_exits_1(void **state)
+{
+    (void)state;
+    run_result r = run_cna("render", TRIANGLE, "--sheet", "4", "--size", "32x32", "-o", "/tmp/cna-never-written.png",
+                           NULL);
+    assert_int_equal(r.exit_code, 1);
+    assert_string_equal(r.out, "");
+    assert_string_equal(r.err, "error: " TRIANGLE ": --sheet needs an animation, but the file has none\n");
+    run_free(&r);
+    r = run_cna("render", TRIANGLE, "--time", "1", "--size", "32x32", "-o", "/tmp/cna-never-written.png", NULL);
+    assert_int_equal(r.exit_code, 1);
+    assert_string_equal(r.err, "error: " TRIANGLE ": --time needs an animation, but the file has none\n");
+    run_free(&r);
+    assert_int_equal(access("/tmp/cna-never-written.png", F_OK), -1);
+}
+#endif
+
+static void test_inspect_summarises_skins_with_the_same_joints(void **state)
+{
+    (void)state;
+    run_result r = run_cna("inspect", ROBOT, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_contains(r.out, "  skins: 14\n    skin 0: glTF skin 0, instanced by node 43 (bone 1) \"Arm.L\", 43 joints");
+    assert_contains(r.out, "    skins 1-13: same joints as skin 0 (instanced by nodes 44 45 46 47 48 49 50 51 52 "
+                           "53 54 55 56)\n");
+    assert_null(strstr(r.out, "    skin 1: "));
+    run_free(&r);
+    cJSON *root = inspect_json(ROBOT);
+    const cJSON *skins = member(member(root, "model"), "skins");
+    assert_int_equal(cJSON_GetArraySize(skins), 14);
+    assert_true(cJSON_IsNull(member(cJSON_GetArrayItem(skins, 0), "sameJointsAs")));
+    assert_int_equal(int_member(cJSON_GetArrayItem(skins, 13), "sameJointsAs"), 0);
+    cJSON_Delete(root);
+}
+
+static void test_inspect_brief_prints_the_counts_and_key_facts(void **state)
+{
+    (void)state;
+    run_result r = run_cna("inspect", "--brief", ROBOT, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.err, "");
+    assert_true(starts_with(r.out,
+                            "file: " ROBOT " (GLB), generator \"Khronos glTF Blender I/O v3.3.32\"\n"
+                            "document: 1 scenes, 58 nodes, 14 meshes (19 primitives), 1 skins, 14 animations, "
+                            "3 materials, 0 images, 0 diagnostics\n"
+                            "model: scene 0, 58 bones, 14 meshes (19 parts), 14 skins (1 distinct; joints 43), size "));
+    assert_contains(r.out, "animations: 14 \"Robot_Dance\" 3.33333 s, \"Robot_Death\" 0.958333 s, ");
+    size_t lines = 0;
+    for (const char *p = r.out; *p; p++) lines += *p == '\n';
+    assert_int_equal(lines, 4);
+    run_free(&r);
+    r = run_cna("inspect", "--brief", "--json", ROBOT, NULL);
+    assert_int_equal(r.exit_code, 2);
+    assert_contains(r.err, "cna inspect: --json and --brief do not combine");
+    run_free(&r);
+}
+
+static void test_view_names_a_missing_file_before_any_display_error(void **state)
+{
+    (void)state;
+    /* No display at all: the file's error must come first, and alone. */
+    char *display = getenv("DISPLAY") ? strdup(getenv("DISPLAY")) : NULL;
+    char *wayland = getenv("WAYLAND_DISPLAY") ? strdup(getenv("WAYLAND_DISPLAY")) : NULL;
+    unsetenv("DISPLAY");
+    unsetenv("WAYLAND_DISPLAY");
+    run_result r = run_cna("view", CNA_TEST_DATA_DIR "/no/such/model.glb", NULL);
+    if (display) setenv("DISPLAY", display, 1);
+    if (wayland) setenv("WAYLAND_DISPLAY", wayland, 1);
+    free(display);
+    free(wayland);
+    assert_int_equal(r.exit_code, 1);
+    assert_string_equal(r.out, "");
+    assert_string_equal(r.err, "error: " CNA_TEST_DATA_DIR "/no/such/model.glb: cannot open (No such file or "
+                               "directory)\n");
+    run_free(&r);
+}
+
+/* Every command `cna help` lists: its --help names every option of its
+ * synopsis; only the commands this build has are listed. */
+static void test_help_lists_the_built_commands_and_their_options(void **state)
+{
+    (void)state;
+    run_result h = run_cna("help", NULL);
+    assert_int_equal(h.exit_code, 0);
+#ifdef CNA_TEST_HAVE_GL
+    assert_contains(h.out, "\n  render ");
+#else
+    assert_null(strstr(h.out, "\n  render "));
+    assert_null(strstr(h.out, "\n  view "));
+#endif
+    size_t commands = 0;
+    for (const char *line = strstr(h.out, "\n  "); line; line = strstr(line + 1, "\n  ")) {
+        if (line[3] == ' ') continue;  /* a summary line */
+        char name[32], synopsis[512];
+        const char *sp = strchr(line + 3, ' ');
+        const char *eol = strchr(line + 3, '\n');
+        assert_non_null(sp);
+        assert_non_null(eol);
+        snprintf(name, sizeof name, "%.*s", (int)(sp - line - 3), line + 3);
+        while (*sp == ' ') sp++;
+        snprintf(synopsis, sizeof synopsis, "%.*s", (int)(eol - sp), sp);
+        run_result c = run_cna(name, "--help", NULL);
+        assert_int_equal(c.exit_code, 0);
+        char usage[64];
+        snprintf(usage, sizeof usage, "usage: cna %s ", name);
+        assert_true(starts_with(c.out, usage));
+        for (char *tok = strtok(synopsis, " []|"); tok; tok = strtok(NULL, " []|"))
+            if (tok[0] == '-' && !strstr(c.out, tok)) fail_msg("cna %s --help does not name %s", name, tok);
+        run_free(&c);
+        commands++;
+    }
+#ifdef CNA_TEST_HAVE_GL
+    assert_true(commands >= 5);
+#else
+    assert_int_equal(commands, 4);
+#endif
+    run_free(&h);
+    run_result r = run_cna("render", "--help", NULL);
+    const char *usage_end = strstr(r.out, "\n\n");
+    assert_non_null(usage_end);
+    const char *gif = strstr(r.out, "[--gif OUT.gif [--frames N]] -o OUT.png");
+    assert_true(gif && gif < usage_end);
+    run_free(&r);
+}
+
+/* Every key of a JSON tree in lowerCamelCase (no '_'). */
+static void assert_camel_case_keys(const cJSON *item, const char *where)
+{
+    const cJSON *child;
+    cJSON_ArrayForEach(child, item) {
+        if (child->string && strchr(child->string, '_')) fail_msg("%s: key \"%s\" is not camelCase", where, child->string);
+        assert_camel_case_keys(child, where);
+    }
+}
+
+static void test_inspect_json_names_targets_and_animations_in_camel_case(void **state)
+{
+    (void)state;
+    cJSON *root = inspect_json(MORPH_STRESS);
+    const cJSON *names = member(cJSON_GetArrayItem(member(root, "meshes"), 0), "targetNames");
+    assert_int_equal(cJSON_GetArraySize(names), 8);
+    assert_string_equal(cJSON_GetArrayItem(names, 0)->valuestring, "Key 1");
+    assert_string_equal(cJSON_GetArrayItem(names, 7)->valuestring, "Key 8");
+    const cJSON *model = member(root, "model");
+    const cJSON *mnames = member(cJSON_GetArrayItem(member(model, "meshes"), 0), "targetNames");
+    assert_int_equal(cJSON_GetArraySize(mnames), 8);
+    assert_string_equal(cJSON_GetArrayItem(mnames, 3)->valuestring, "Key 4");
+    const cJSON *anims = member(model, "animations");
+    assert_int_equal(cJSON_GetArraySize(anims), 3);
+    assert_string_equal(member(cJSON_GetArrayItem(anims, 0), "name")->valuestring, "Individuals");
+    assert_string_equal(member(cJSON_GetArrayItem(anims, 1), "name")->valuestring, "TheWave");
+    assert_string_equal(member(cJSON_GetArrayItem(anims, 2), "name")->valuestring, "Pulse");
+    assert_string_equal(member(model, "clipMode")->valuestring, "faithful");
+    assert_camel_case_keys(root, MORPH_STRESS);
+    cJSON_Delete(root);
+    root = inspect_json(ROBOT);
+    assert_true(cJSON_IsNull(member(cJSON_GetArrayItem(member(root, "meshes"), 0), "targetNames")));
+    const cJSON *skin = cJSON_GetArrayItem(member(member(root, "model"), "skins"), 0);
+    assert_int_equal(int_member(skin, "meshNode"), 43);
+    assert_int_equal(int_member(skin, "meshBone"), 1);
+    assert_camel_case_keys(root, ROBOT);
+    cJSON_Delete(root);
+    /* The text form names them too. */
+    run_result r = run_cna("inspect", MORPH_STRESS, NULL);
+    assert_contains(r.out, ", targetNames \"Key 1\" \"Key 2\" \"Key 3\" \"Key 4\" \"Key 5\" \"Key 6\" \"Key 7\" "
+                           "\"Key 8\"\n");
+    assert_contains(r.out, "  morph target names:\n    mesh 0 \"Cube\": \"Key 1\" \"Key 2\"");
     run_free(&r);
 }
 
@@ -665,6 +1071,23 @@ int main(void)
         cmocka_unit_test(test_pose_refused_model_exits_1),
         cmocka_unit_test(test_inspect_shows_the_model_section_with_index_spaces),
         cmocka_unit_test(test_bench_json_prints_one_object_per_clip_with_the_required_fields),
+        cmocka_unit_test(test_bench_unknown_clip_exits_1_with_the_message_of_pose),
+        cmocka_unit_test(test_render_look_at_with_the_eye_on_the_target_exits_2),
+        cmocka_unit_test(test_render_refuses_outputs_other_than_png_and_gif_with_exit_2),
+        cmocka_unit_test(test_inspect_and_bench_read_a_cnb_model),
+        cmocka_unit_test(test_a_file_that_is_not_gltf_is_named_as_such),
+        cmocka_unit_test(test_pose_time_without_animation_poses_animation_0),
+        cmocka_unit_test(test_pose_clamps_an_out_of_range_time_with_a_note),
+        cmocka_unit_test(test_convert_prints_what_it_wrote),
+#ifdef CNA_TEST_HAVE_GL
+        cmocka_unit_test(test_render_prints_what_it_wrote_and_time_alone_picks_animation_0),
+        cmocka_unit_test(test_render_sheet_or_time_without_animations_exits_1),
+#endif
+        cmocka_unit_test(test_inspect_summarises_skins_with_the_same_joints),
+        cmocka_unit_test(test_inspect_brief_prints_the_counts_and_key_facts),
+        cmocka_unit_test(test_view_names_a_missing_file_before_any_display_error),
+        cmocka_unit_test(test_help_lists_the_built_commands_and_their_options),
+        cmocka_unit_test(test_inspect_json_names_targets_and_animations_in_camel_case),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -349,6 +349,41 @@ static void test_mesh_without_weights_gets_zero_weights(void **state)
     cna_gltf_document_free(doc);
 }
 
+static void test_mesh_target_names_are_kept_one_string_per_target(void **state)
+{
+    (void)state;
+    cna_gltf_document *doc = load_edit(",\"weights\":[0.5]", ",\"weights\":[0.5],\"extras\":{\"targetNames\":[\"smile\"]}");
+    assert_int_equal(doc->diagnostic_count, 0);
+    assert_non_null(doc->meshes[1].target_names);
+    assert_string_equal(doc->meshes[1].target_names[0], "smile");
+    assert_null(doc->meshes[0].target_names);
+    cna_gltf_document_free(doc);
+}
+
+/* targetNames that are not one string per target: a diagnostic, no names, the file loads. */
+static void expect_target_names_ignored(const char *names, const char *message)
+{
+    char to[256];
+    snprintf(to, sizeof to, ",\"weights\":[0.5],\"extras\":{\"targetNames\":%s}", names);
+    cna_gltf_document *doc = load_edit(",\"weights\":[0.5]", to);
+    assert_null(doc->meshes[1].target_names);
+    const cna_gltf_diagnostic *d = cna_gltf_document_find_diagnostic(doc, CNA_GLTF_DIAG_TARGET_NAMES_INVALID);
+    assert_non_null(d);
+    assert_int_equal(d->count, 1);
+    assert_string_equal(d->message, message);
+    cna_gltf_document_free(doc);
+}
+
+static void test_mesh_target_names_of_the_wrong_count_or_type_are_a_diagnostic(void **state)
+{
+    (void)state;
+    expect_target_names_ignored("[\"a\",\"b\"]",
+                                "meshes[1].extras.targetNames: 2 names, but the primitives have 1 morph targets; ignored");
+    expect_target_names_ignored("[7]", "meshes[1].extras.targetNames[0]: expected a string, got number; ignored");
+    expect_target_names_ignored("\"smile\"",
+                                "meshes[1].extras.targetNames: expected an array of strings, got string; ignored");
+}
+
 static void test_skinned_mesh_needs_joints_and_weights(void **state)
 {
     (void)state;
@@ -1161,6 +1196,8 @@ int main(void)
         cmocka_unit_test(test_mesh_weights_must_match_target_count),
         cmocka_unit_test(test_node_weights_must_match_target_count),
         cmocka_unit_test(test_mesh_without_weights_gets_zero_weights),
+        cmocka_unit_test(test_mesh_target_names_are_kept_one_string_per_target),
+        cmocka_unit_test(test_mesh_target_names_of_the_wrong_count_or_type_are_a_diagnostic),
         cmocka_unit_test(test_skinned_mesh_needs_joints_and_weights),
         cmocka_unit_test(test_joint_index_must_be_below_joint_count),
         cmocka_unit_test(test_joint_index_with_zero_weight_is_ignored),

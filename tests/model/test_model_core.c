@@ -110,6 +110,31 @@ static void test_rigid_model_has_no_skinning_data_and_carries_its_node_clips(voi
     cna_model_free(m);
 }
 
+static void test_morph_target_and_animation_names_reach_the_model(void **state)
+{
+    (void)state;
+    cna_model *m = model_test_load("corpus/valid/MorphStressTest/MorphStressTest.gltf", CNA_CLIP_MODE_DEFAULT);
+    assert_int_equal(m->mesh_count, 1);
+    assert_int_equal(m->meshes[0].target_name_count, 8);
+    assert_non_null(m->meshes[0].target_names);
+    assert_string_equal(m->meshes[0].target_names[0], "Key 1");
+    assert_string_equal(m->meshes[0].target_names[7], "Key 8");
+    assert_int_equal(m->animation_count, 3);
+    assert_string_equal(cna_model_animation_name(m, 0), "Individuals");
+    assert_string_equal(cna_model_animation_name(m, 2), "Pulse");
+    assert_null(cna_model_animation_name(m, 3));
+    assert_null(cna_model_animation_name(NULL, 0));
+    cna_model_free(m);
+    /* A file without targetNames: no names; an unnamed animation: animation_<index>. */
+    m = model_test_load("corpus/valid/SimpleSkin/simple_skin.gltf", CNA_CLIP_MODE_DEFAULT);
+    for (size_t i = 0; i < m->mesh_count; i++) {
+        assert_null(m->meshes[i].target_names);
+        assert_int_equal(m->meshes[i].target_name_count, 0);
+    }
+    assert_string_equal(cna_model_animation_name(m, 0), "animation_0");
+    cna_model_free(m);
+}
+
 static void test_effect_palette_refuses_more_than_72_matrices(void **state)
 {
     (void)state;
@@ -217,6 +242,7 @@ int main(void)
         cmocka_unit_test(test_copy_absolute_bone_transforms_composes_parent_then_child),
         cmocka_unit_test(test_load_poses_every_skinned_effect_with_the_bind_pose_palette),
         cmocka_unit_test(test_rigid_model_has_no_skinning_data_and_carries_its_node_clips),
+        cmocka_unit_test(test_morph_target_and_animation_names_reach_the_model),
         cmocka_unit_test(test_effect_palette_refuses_more_than_72_matrices),
         cmocka_unit_test(test_import_options_are_checked),
         cmocka_unit_test(test_import_fails_cleanly_at_every_allocation),
