@@ -341,7 +341,12 @@ typedef struct cna_model {
  * CNA_ERROR_LIMIT (a skin with more than 72 joints: "skins[0]: 73 joints; at
  * most 72 are supported"; FAITHFUL clips beyond their key budget, see
  * cna_clip_mode); CNA_ERROR_INVALID_DATA (a joint listed twice, a JOINTS
- * value not below the joint count, a negative skin weight, ...);
+ * value not below the joint count, a negative skin weight, ...); and, for
+ * finite values whose products could overflow, CNA_ERROR_LIMIT naming the
+ * node, skin joint or primitive whose world, skin transform or positions
+ * could pass 1e18 at some time of some clip (docs/model.md, "Magnitude
+ * limits": "nodes[1] \"Arm\": world transform may reach 1e+20 (scale up to
+ * 1e+10 under a parent scale up to 1e+10); at most 1e+18 is supported");
  * CNA_ERROR_OUT_OF_MEMORY;
  * whatever the device returns. */
 cna_result cna_model_import_gltf(const cna_gltf_document *doc, const cna_import_options *opts,

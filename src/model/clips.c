@@ -609,6 +609,16 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
             eval_channel_at(tg->ch[CH_S], v.items[i].sec, val, &cur[CH_S]);
             k->scale = cna_vec3_make(val[0], val[1], val[2]);
         }
+        {
+            /* the magnitudes of the node's own T and S (before any fold) */
+            double ks = fabs((double)k->scale.x), kt;
+            if (!(fabs((double)k->scale.y) <= ks)) ks = fabs((double)k->scale.y);
+            if (!(fabs((double)k->scale.z) <= ks)) ks = fabs((double)k->scale.z);
+            kt = sqrt((double)k->translation.x * k->translation.x + (double)k->translation.y * k->translation.y +
+                      (double)k->translation.z * k->translation.z);
+            if (!(ks <= env->ctx->node_key_scale[tg->node])) env->ctx->node_key_scale[tg->node] = ks;
+            if (!(kt <= env->ctx->node_key_translation[tg->node])) env->ctx->node_key_translation[tg->node] = kt;
+        }
         if (use_fold) {
             /* local = fold · T · R · S, back into a key */
             cna_mat4 local, folded;
@@ -852,7 +862,11 @@ cna_result cna__import_clips(cna__import_ctx *ctx, cna_error *err)
                                                          sizeof *groups);
     int32_t *target_of_node = (int32_t *)cna__arena_calloc(ctx->arena, doc->node_count ? doc->node_count : 1,
                                                            sizeof(int32_t));
-    if (!node_clips || !groups || !target_of_node)
+    ctx->node_key_scale = (double *)cna__arena_calloc(ctx->arena, doc->node_count ? doc->node_count : 1,
+                                                      sizeof(double));
+    ctx->node_key_translation = (double *)cna__arena_calloc(ctx->arena, doc->node_count ? doc->node_count : 1,
+                                                            sizeof(double));
+    if (!node_clips || !groups || !target_of_node || !ctx->node_key_scale || !ctx->node_key_translation)
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
     m->node_clips = node_clips;
     for (size_t i = 0; i < doc->node_count; i++) target_of_node[i] = -1;

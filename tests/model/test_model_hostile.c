@@ -178,6 +178,111 @@ static void test_faithful_extraction_beyond_the_key_budget_is_refused_naming_the
     free(json);
 }
 
+/* ------------------------------------------------------------------ magnitudes */
+
+static const uint8_t NO_BYTES[4] = {0, 0, 0, 0};
+
+static void test_scale_under_a_huge_parent_scale_is_refused_naming_the_node(void **state)
+{
+    (void)state;
+    static const char json[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"Root\",\"children\":[1],"
+        "\"scale\":[3e38,3e38,3e38]},{\"name\":\"Arm\",\"scale\":[3e38,1,1]}],\"scenes\":[{\"nodes\":[0]}]}";
+    /* 3e38 · 3e38 is inf in float; the root alone is already beyond the limit */
+    expect_refused(json, NO_BYTES, 0, CNA_CLIP_MODE_DEFAULT, CNA_ERROR_LIMIT,
+                   "nodes[0] \"Root\": world transform may reach 3e+38 (scale up to 3e+38); at most 1e+18 "
+                   "is supported");
+    char *big = tu_edit(json, "[3e38,3e38,3e38]", "[1e10,1e10,1e10]");
+    char *big2 = tu_edit(big, "[3e38,1,1]", "[1e10,1,1]");
+    expect_refused(big2, NO_BYTES, 0, CNA_CLIP_MODE_DEFAULT, CNA_ERROR_LIMIT,
+                   "nodes[1] \"Arm\": world transform may reach 1e+20 (scale up to 1e+10 under a parent scale "
+                   "up to 1e+10); at most 1e+18 is supported");
+    free(big);
+    free(big2);
+    /* the same chain with scale 1e9 twice: 1e18, the limit, is loaded */
+    char *ok = tu_edit(json, "[3e38,3e38,3e38]", "[1e9,1e9,1e9]");
+    char *ok2 = tu_edit(ok, "[3e38,1,1]", "[1e9,1,1]");
+    cna_model *m = expect_loaded(ok2, NO_BYTES, 0, CNA_CLIP_MODE_DEFAULT);
+    cna_mat4 abs[2];
+    cna_error err;
+    assert_int_equal(cna_model_copy_absolute_bone_transforms(m, abs, 2, &err), CNA_OK);
+    assert_true(abs[1].m[0] == 1e18f);
+    cna_model_free(m);
+    free(ok);
+    free(ok2);
+}
+
+/* A node animated by a LINEAR translation whose second key is at `x` (a
+ * finite float): the world it reaches when posed must stay within 1e18. */
+static char *key_json(const char *x)
+{
+    static const char json[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":32,\"uri\":\"@BUF@\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":8,\"byteLength\":24}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],"
+        "\"max\":[1]},{\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}],"
+        "\"nodes\":[{\"name\":\"Hips\",\"children\":[1],\"scale\":[@S@,1,1]},{\"name\":\"Leg\"}],"
+        "\"scenes\":[{\"nodes\":[0]}],\"animations\":[{\"name\":\"Kick\",\"samplers\":[{\"input\":0,"
+        "\"output\":1}],\"channels\":[{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"translation\"}}]}]}";
+    return tu_edit(json, "@S@", x);
+}
+
+static void key_bytes(uint8_t *b, float x)
+{
+    memset(b, 0, 32);
+    tu_put_f32(b + 4, 1.0f);
+    tu_put_f32(b + 20, x);   /* key 1: (x, 0, 0) */
+}
+
+static void test_keys_whose_world_products_overflow_are_refused_naming_the_node(void **state)
+{
+    (void)state;
+    uint8_t b[32];
+    /* a key at 1e36 under a parent scale of 1e3: 1e39 is beyond float */
+    char *json = key_json("1e3");
+    key_bytes(b, 1e36f);
+    expect_refused(json, b, sizeof b, CNA_CLIP_MODE_DEFAULT, CNA_ERROR_LIMIT,
+                   "nodes[1] \"Leg\": world transform may reach 1e+39 (scale up to 1 under a parent scale "
+                   "up to 1000); at most 1e+18 is supported");
+    expect_refused(json, b, sizeof b, CNA_CLIP_MODE_UNION, CNA_ERROR_LIMIT,
+                   "nodes[1] \"Leg\": world transform may reach 1e+39 (scale up to 1 under a parent scale "
+                   "up to 1000); at most 1e+18 is supported");
+    free(json);
+    /* the key at 1e15 under 1e3 reaches 1e18: loaded, and posed exactly */
+    json = key_json("1e3");
+    key_bytes(b, 1e15f);
+    cna_model *m = expect_loaded(json, b, sizeof b, CNA_CLIP_MODE_DEFAULT);
+    cna_error err;
+    assert_int_equal(cna_model_apply_clip_to_bones(m, &m->node_clips[0], 1.0, &err), CNA_OK);
+    cna_mat4 abs[2];
+    assert_int_equal(cna_model_copy_absolute_bone_transforms(m, abs, 2, &err), CNA_OK);
+    assert_true(abs[1].m[12] == 1e3f * 1e15f);
+    cna_model_free(m);
+    free(json);
+}
+
+static void test_huge_morph_delta_is_refused_naming_the_primitive(void **state)
+{
+    (void)state;
+    uint8_t b[FIX_SIZE];
+    fixture_bytes(b);
+    tu_put_f32(b + 328 + 8, 3e38f);   /* target 0, vertex 0: (0, 0, 3e38) */
+    expect_refused(FIXTURE_JSON, b, FIX_SIZE, CNA_CLIP_MODE_DEFAULT, CNA_ERROR_LIMIT,
+                   "meshes[1].primitives[0]: morphed positions may reach 3e+38; at most 1e+18 is supported");
+}
+
+static void test_bind_pose_palette_that_overflows_is_refused_naming_the_joint(void **state)
+{
+    (void)state;
+    uint8_t b[FIX_SIZE];
+    fixture_bytes(b);
+    /* inverse bind matrix of joint 1: translation (3e38, 0, 0) under world scale 1 */
+    tu_put_f32(b + 200 + 64 + 48, 3e38f);
+    expect_refused(FIXTURE_JSON, b, FIX_SIZE, CNA_CLIP_MODE_DEFAULT, CNA_ERROR_LIMIT,
+                   "skins[0]: joint nodes[3] \"joint1\": skin transform (world · inverse bind) may reach "
+                   "3e+38; at most 1e+18 is supported");
+}
+
 /* ------------------------------------------------------------------ skin weights */
 
 static void test_negative_skin_weight_summing_to_one_is_refused(void **state)
@@ -205,6 +310,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_faithful_extraction_beyond_the_key_budget_is_refused_naming_the_animation),
         cmocka_unit_test(test_negative_skin_weight_summing_to_one_is_refused),
+        cmocka_unit_test(test_scale_under_a_huge_parent_scale_is_refused_naming_the_node),
+        cmocka_unit_test(test_keys_whose_world_products_overflow_are_refused_naming_the_node),
+        cmocka_unit_test(test_huge_morph_delta_is_refused_naming_the_primitive),
+        cmocka_unit_test(test_bind_pose_palette_that_overflows_is_refused_naming_the_joint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
