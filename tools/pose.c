@@ -144,6 +144,21 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_ar
     return -1;
 }
 
+/* For each file vertex fv < file_n, the first part vertex k with
+ * source_vertex[k] == fv, or n when no part vertex came from it; one pass
+ * over the map (a split part has three vertices per triangle, so searching
+ * the map once per file vertex would cost file_n · n). malloc'd; NULL when
+ * out of memory. */
+static size_t *first_part_vertex(const uint32_t *source_vertex, size_t n, size_t file_n)
+{
+    size_t *first = (size_t *)malloc((file_n ? file_n : 1) * sizeof *first);
+    if (!first) return NULL;
+    for (size_t fv = 0; fv < file_n; fv++) first[fv] = n;
+    for (size_t k = n; k-- > 0;)   /* backwards: the lowest k is written last */
+        if (source_vertex[k] < file_n) first[source_vertex[k]] = k;
+    return first;
+}
+
 /* Final positions of one part, in the file's vertex order, as a JSON array.
  * Returns NULL (with err set) on failure; an empty array when the part has no
  * vertex data. */
@@ -158,6 +173,7 @@ static cJSON *part_positions(const cna_model *m, const cna_model_mesh *mesh, con
     size_t n = part->vertex_count, stride = part->declaration.stride;
     const void *bytes = part->vertices;
     void *blended = NULL;
+    size_t *first = NULL;   /* file vertex -> part vertex, for a split part */
     float *xyz = (float *)malloc(n * 3 * sizeof(float));
     if (!xyz) goto oom;
     if (part->morph_instance) {
@@ -189,13 +205,9 @@ static cJSON *part_positions(const cna_model *m, const cna_model_mesh *mesh, con
         for (size_t k = 0; k < n; k++)
             if ((size_t)part->source_vertex[k] + 1 > file_n) file_n = (size_t)part->source_vertex[k] + 1;
     }
+    if (part->source_vertex && !(first = first_part_vertex(part->source_vertex, n, file_n))) goto oom;
     for (size_t fv = 0; fv < file_n; fv++) {
-        size_t v = fv;
-        if (part->source_vertex) {
-            v = n;
-            for (size_t k = 0; k < n; k++)
-                if (part->source_vertex[k] == fv) { v = k; break; }
-        }
+        size_t v = first ? first[fv] : fv;
         cJSON *p = cJSON_CreateArray();
         if (!p) goto oom;
         cJSON_AddItemToArray(arr, p);
@@ -205,6 +217,7 @@ static cJSON *part_positions(const cna_model *m, const cna_model_mesh *mesh, con
         cJSON_AddItemToArray(p, num((double)q.y));
         cJSON_AddItemToArray(p, num((double)q.z));
     }
+    free(first);
     free(xyz);
     free(blended);
     return arr;
@@ -212,6 +225,7 @@ oom:
     err->code = CNA_ERROR_OUT_OF_MEMORY;
     snprintf(err->message, sizeof err->message, "out of memory");
 fail:
+    free(first);
     free(xyz);
     free(blended);
     cJSON_Delete(arr);

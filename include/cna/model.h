@@ -78,7 +78,12 @@ typedef enum cna_clip_mode {
      * interpolation to reproduce the glTF curves between keys: a hold key one
      * tick before each STEP change, and cubic segments subdivided until the
      * deviation is below 1e-5 of the model's size (translation, scale) and
-     * 1e-4 rad (rotation). LINEAR channels need nothing more. */
+     * 1e-4 rad (rotation). LINEAR channels need nothing more. Budget for the
+     * whole model: with M the input keys (each T/R/S channel's input count,
+     * summed over the channels), at most 256 · M + 65536 keys in all; a file
+     * that needs more is refused with CNA_ERROR_LIMIT ("animations[0] \"Wave\":
+     * faithful extraction needs more than 500736 keys (input has 1700); import
+     * with clip mode union"). */
     CNA_CLIP_MODE_FAITHFUL,
     /* Exactly the spec: per animated bone, the union of its T/R/S key times
      * (deduplicated at 1e-9 s), each channel evaluated there with its own
@@ -337,8 +342,15 @@ typedef struct cna_model {
  * Errors (*out unchanged, nothing leaks): CNA_ERROR_INVALID_ARGUMENT (NULL
  * doc/out, options out of range, use_scene with a scene that does not exist);
  * CNA_ERROR_LIMIT (a skin with more than 72 joints: "skins[0]: 73 joints; at
- * most 72 are supported"); CNA_ERROR_INVALID_DATA (a joint listed twice, a
- * JOINTS value not below the joint count, ...); CNA_ERROR_OUT_OF_MEMORY;
+ * most 72 are supported"; FAITHFUL clips beyond their key budget, see
+ * cna_clip_mode); CNA_ERROR_INVALID_DATA (a joint listed twice, a JOINTS
+ * value not below the joint count, a negative skin weight, ...); and, for
+ * finite values whose products could overflow, CNA_ERROR_LIMIT naming the
+ * node, skin joint or primitive whose world, skin transform or positions
+ * could pass 1e18 at some time of some clip (docs/model.md, "Magnitude
+ * limits": "nodes[1] \"Arm\": world transform may reach 1e+20 (scale up to
+ * 1e+10 under a parent scale up to 1e+10); at most 1e+18 is supported");
+ * CNA_ERROR_OUT_OF_MEMORY;
  * whatever the device returns. */
 cna_result cna_model_import_gltf(const cna_gltf_document *doc, const cna_import_options *opts,
                                  cna_model **out, cna_error *err);
@@ -453,6 +465,7 @@ const char *cna_clip_target_name(cna_clip_target target);        /* "joint-palet
  * per vertex); otherwise weights whose sum differs from 1 by more than 1e-3
  * are divided by their sum (diagnostic skin-weights-renormalized; a zero sum
  * becomes (1, 0, 0, 0)). Weights within the tolerance are the file's values.
+ * A negative weight refuses the import (CNA_ERROR_INVALID_DATA).
  *
  * Bounding sphere of a mesh (cna_model_mesh.bounds): in the parent bone's
  * space, around the vertices as loaded: morphed by the initial weights, and

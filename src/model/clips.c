@@ -35,6 +35,17 @@
  * track stops growing at 1,000,000 keys (reported: clip-subdivision-limited). */
 #define CNA__FAITHFUL_MAX_DEPTH 16
 #define CNA__FAITHFUL_MAX_KEYS ((size_t)1000000)
+/* And a bound for the whole model, so that many tracks sharing one hostile
+ * sampler cannot multiply it: FAITHFUL may add at most
+ *   255 · M + 65536 keys to the M input keys (M: every T/R/S channel's input
+ * count, summed over the channels), i.e. end with at most 256 · M + 65536.
+ * 256 pieces per input key interval follow every cubic segment whose curve
+ * strays from its chord by less than 65536 times the tolerance (2/3 of the
+ * model size, 6.5 rad), every curve but wild overshoots; 65536 is one interval
+ * fully subdivided (the depth bound), so a small file keeps all it needs.
+ * Beyond it the import is refused (CNA_ERROR_LIMIT): import in UNION mode. */
+#define CNA__FAITHFUL_KEYS_PER_INPUT_KEY ((size_t)256)
+#define CNA__FAITHFUL_EXTRA_KEYS ((size_t)65536)
 
 enum { CH_T = 0, CH_R = 1, CH_S = 2 };
 
@@ -75,6 +86,10 @@ typedef struct extract_env {
     double position_tol;  /* in the target's local units */
     size_t non_unit_keys;
     size_t limited_tracks;  /* tracks whose subdivision hit a bound */
+    size_t input_keys;      /* M: the input counts of every T/R/S channel, summed */
+    size_t added_keys;      /* keys FAITHFUL added so far (hold and subdivision keys) */
+    size_t added_limit;     /* 255 · M + 65536 */
+    bool over_budget;       /* a key was refused: added_keys reached added_limit */
     size_t first_non_unit_sampler;
     int32_t first_non_unit_anim;
     sample_vec scratch;     /* the sample buffer, reused from track to track */
@@ -119,6 +134,18 @@ static bool vec_reserve(const cna_allocator *a, sample_vec *v, size_t cap)
     v->items = items;
     v->capacity = cap;
     return true;
+}
+
+/* vec_push for a key FAITHFUL adds, within the model's budget (false with
+ * env->over_budget set when it is spent, before anything is allocated). */
+static bool push_added(extract_env *env, sample_vec *v, int64_t tick, double sec)
+{
+    if (env->added_keys >= env->added_limit) {
+        env->over_budget = true;
+        return false;
+    }
+    env->added_keys++;
+    return vec_push(&env->alloc, v, tick, sec);
 }
 
 /* Sort by tick; of equal ticks keep the latest time (what the player shows there). */
@@ -459,7 +486,7 @@ static bool refine(extract_env *env, const target *tg, sample a, sample b, sampl
     sample m;
     m.tick = a.tick + (b.tick - a.tick) / 2;
     m.sec = cna_ticks_to_seconds(m.tick);
-    if (!vec_push(&env->alloc, out, m.tick, m.sec)) return false;
+    if (!push_added(env, out, m.tick, m.sec)) return false;
     return refine(env, tg, a, m, out, depth + 1, limited) && refine(env, tg, m, b, out, depth + 1, limited);
 }
 
@@ -532,7 +559,7 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
                     continue;
                 int64_t tick = cna_ticks_from_seconds((double)ch->times[k]) - 1;
                 if (tick <= cna_ticks_from_seconds((double)ch->times[k - 1])) continue;
-                if (!vec_push(a, &v, tick, cna_ticks_to_seconds(tick))) { r = CNA_ERROR_OUT_OF_MEMORY; break; }
+                if (!push_added(env, &v, tick, cna_ticks_to_seconds(tick))) { r = CNA_ERROR_OUT_OF_MEMORY; break; }
             }
         }
     }
@@ -552,6 +579,9 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
         }
     }
     env->scratch = v;
+    if (r != CNA_OK && env->over_budget)
+        return cna__error(err, CNA_ERROR_LIMIT, "faithful extraction needs more than %zu keys",
+                          env->input_keys + env->added_limit); /* reworded by extract_animation */
     if (r != CNA_OK) return cna__error(err, r, "import: out of memory (clip keys)");
     /* 4. evaluate every channel at every sample */
     cna_keyframe *keys = (cna_keyframe *)cna__arena_calloc(env->ctx->arena, v.count ? v.count : 1,
@@ -578,6 +608,16 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
         if (tg->ch[CH_S]) {
             eval_channel_at(tg->ch[CH_S], v.items[i].sec, val, &cur[CH_S]);
             k->scale = cna_vec3_make(val[0], val[1], val[2]);
+        }
+        {
+            /* the magnitudes of the node's own T and S (before any fold) */
+            double ks = fabs((double)k->scale.x), kt;
+            if (!(fabs((double)k->scale.y) <= ks)) ks = fabs((double)k->scale.y);
+            if (!(fabs((double)k->scale.z) <= ks)) ks = fabs((double)k->scale.z);
+            kt = sqrt((double)k->translation.x * k->translation.x + (double)k->translation.y * k->translation.y +
+                      (double)k->translation.z * k->translation.z);
+            if (!(ks <= env->ctx->node_key_scale[tg->node])) env->ctx->node_key_scale[tg->node] = ks;
+            if (!(kt <= env->ctx->node_key_translation[tg->node])) env->ctx->node_key_translation[tg->node] = kt;
         }
         if (use_fold) {
             /* local = fold · T · R · S, back into a key */
@@ -796,6 +836,16 @@ static cna_result extract_animation(extract_env *env, size_t ai, skin_clips *gro
     env->source_count = 0;
     cna__free(&env->alloc, chans);
     cna__free(&env->alloc, targets);
+    if (r != CNA_OK && env->over_budget) {
+        char label[256];
+        if (anim->name)
+            snprintf(label, sizeof label, "animations[%zu] \"%.200s\"", ai, anim->name);
+        else
+            snprintf(label, sizeof label, "animations[%zu]", ai);
+        return cna__error(err, CNA_ERROR_LIMIT,
+                          "%s: faithful extraction needs more than %zu keys (input has %zu); import "
+                          "with clip mode union", label, env->input_keys + env->added_limit, env->input_keys);
+    }
     if (r != CNA_OK) cna__error_prefix(err, "animations[%zu]", ai);
     return r;
 }
@@ -812,7 +862,11 @@ cna_result cna__import_clips(cna__import_ctx *ctx, cna_error *err)
                                                          sizeof *groups);
     int32_t *target_of_node = (int32_t *)cna__arena_calloc(ctx->arena, doc->node_count ? doc->node_count : 1,
                                                            sizeof(int32_t));
-    if (!node_clips || !groups || !target_of_node)
+    ctx->node_key_scale = (double *)cna__arena_calloc(ctx->arena, doc->node_count ? doc->node_count : 1,
+                                                      sizeof(double));
+    ctx->node_key_translation = (double *)cna__arena_calloc(ctx->arena, doc->node_count ? doc->node_count : 1,
+                                                            sizeof(double));
+    if (!node_clips || !groups || !target_of_node || !ctx->node_key_scale || !ctx->node_key_translation)
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
     m->node_clips = node_clips;
     for (size_t i = 0; i < doc->node_count; i++) target_of_node[i] = -1;
@@ -838,6 +892,24 @@ cna_result cna__import_clips(cna__import_ctx *ctx, cna_error *err)
     env.ctx = ctx;
     env.alloc = ctx->allocator;
     env.mode = ctx->clip_mode;
+    /* M = the input counts of every channel extraction reads (T, R, S) */
+    for (size_t a = 0; a < na; a++) {
+        const cna_gltf_animation *anim = &doc->animations[a];
+        for (size_t c = 0; c < anim->channel_count; c++) {
+            const cna_gltf_animation_channel *ch = &anim->channels[c];
+            if (ch->path != CNA_GLTF_PATH_TRANSLATION && ch->path != CNA_GLTF_PATH_ROTATION &&
+                ch->path != CNA_GLTF_PATH_SCALE)
+                continue;
+            if (ch->sampler < 0 || (size_t)ch->sampler >= anim->sampler_count) continue;
+            int32_t in = anim->samplers[ch->sampler].input;
+            if (in >= 0 && (size_t)in < doc->accessor_count) env.input_keys += doc->accessors[in].count;
+        }
+    }
+    size_t limit;
+    if (!cna__mul_size(env.input_keys, CNA__FAITHFUL_KEYS_PER_INPUT_KEY - 1, &limit) ||
+        limit > SIZE_MAX - CNA__FAITHFUL_EXTRA_KEYS)
+        limit = SIZE_MAX - CNA__FAITHFUL_EXTRA_KEYS;
+    env.added_limit = limit + CNA__FAITHFUL_EXTRA_KEYS;
     env.source_of_accessor = (int32_t *)cna__calloc(&env.alloc, doc->accessor_count ? doc->accessor_count : 1,
                                                     sizeof(int32_t));
     if (!env.source_of_accessor) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");

@@ -249,6 +249,18 @@ static cna_result skin_sets_read(pack_ctx *c, skin_sets *s)
             skin_sets_free(c, s);
             return r;
         }
+        /* A negative weight is an error in glTF 2.0 (a vertex pulled away from a
+         * joint); refused even when the weights sum to one. */
+        for (size_t k = 0; k < 4 * n; k++) {
+            if (s->weights[i][k] < 0.0f) {
+                const double w = (double)s->weights[i][k];
+                const int set = (int)s->set[i];
+                skin_sets_free(c, s);
+                return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                                  "%s: WEIGHTS_%d vertex %zu has a negative weight %.9g", c->where, set,
+                                  k / 4, w);
+            }
+        }
     }
     return CNA_OK;
 }

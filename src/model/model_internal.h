@@ -90,6 +90,11 @@ typedef struct cna__import_ctx {
     uint8_t *node_animated;        /* bit 0: a T/R/S channel targets it (any animation) */
     /* Per glTF node: the model skin created for the node instancing a skinned mesh, else -1. */
     int32_t *node_skin;
+    /* Per glTF node, filled by the clip import: the largest max |s_i| and |t|
+     * of the keys of every animation that moves it (0 when none); NULL
+     * without animations. */
+    double *node_key_scale;
+    double *node_key_translation;
 } cna__import_ctx;
 
 /* Steps (each returns CNA_OK or fills err; the model is freed by the caller on error). */
@@ -99,6 +104,11 @@ cna_result cna__import_mesh_list(cna__import_ctx *ctx, cna_error *err);
 cna_result cna__import_model_size(cna__import_ctx *ctx, cna_error *err);
 cna_result cna__import_clips(cna__import_ctx *ctx, cna_error *err);
 cna_result cna__import_effects(cna__import_ctx *ctx, cna_error *err);
+/* After the clips: refuse a file whose node worlds, palettes or vertices
+ * could overflow at some time of some clip (src/model/magnitude.c). key_l /
+ * key_t: per glTF node, the largest key scale and translation (may be NULL). */
+cna_result cna__import_check_magnitudes(cna__import_ctx *ctx, const double *key_l, const double *key_t,
+                                        cna_error *err);
 
 /* The mesh import (vertex packing, JOINTS rewriting through each skin's
  * ordinal_to_palette, influences, bounds, morph, weight tracks, device

@@ -587,6 +587,86 @@ static void test_pose_refused_model_exits_1(void **state)
     run_free(&r);
 }
 
+/* A flat primitive (no NORMAL, so split: one part vertex per triangle corner)
+ * of a 72 x 72 grid, 10082 triangles = 30246 part vertices, plus one file
+ * vertex no triangle uses; written as DIR/flat.gltf + DIR/flat.bin. Vertex
+ * (i, j) is at (i / 4, j / 2, ((7i + 3j) mod 5) / 8), exact in float. */
+#define FLAT_GRID 72
+static float flat_coord(size_t v, int axis)
+{
+    size_t i = v % FLAT_GRID, j = v / FLAT_GRID;
+    if (axis == 0) return (float)i * 0.25f;
+    if (axis == 1) return (float)j * 0.5f;
+    return (float)((7 * i + 3 * j) % 5) * 0.125f;
+}
+
+static void write_flat_grid(const char *dir)
+{
+    const size_t nv = FLAT_GRID * FLAT_GRID + 1, ni = 6 * (FLAT_GRID - 1) * (FLAT_GRID - 1);
+    char path[512];
+    snprintf(path, sizeof path, "%s/flat.bin", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    for (size_t v = 0; v < nv; v++)
+        for (int a = 0; a < 3; a++) {
+            float x = v + 1 == nv ? 9.0f : flat_coord(v, a);
+            assert_int_equal(fwrite(&x, 4, 1, f), 1);  /* little-endian host */
+        }
+    for (uint32_t j = 0; j + 1 < FLAT_GRID; j++)
+        for (uint32_t i = 0; i + 1 < FLAT_GRID; i++) {
+            uint32_t a = j * FLAT_GRID + i;
+            uint32_t t[6] = {a, a + 1, a + FLAT_GRID, a + 1, a + FLAT_GRID + 1, a + FLAT_GRID};
+            assert_int_equal(fwrite(t, 4, 6, f), 6);
+        }
+    fclose(f);
+    snprintf(path, sizeof path, "%s/flat.gltf", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":%zu,\"uri\":\"flat.bin\"}],"
+            "\"bufferViews\":[{\"buffer\":0,\"byteLength\":%zu},{\"buffer\":0,\"byteOffset\":%zu,"
+            "\"byteLength\":%zu}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":%zu,"
+            "\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[%g,%g,9]},{\"bufferView\":1,\"componentType\":5125,"
+            "\"count\":%zu,\"type\":\"SCALAR\"}],\"meshes\":[{\"primitives\":[{\"attributes\":"
+            "{\"POSITION\":0},\"indices\":1}]}],\"nodes\":[{\"mesh\":0}],\"scenes\":[{\"nodes\":[0]}]}\n",
+            12 * nv + 4 * ni, 12 * nv, 12 * nv, 4 * ni, nv, (FLAT_GRID - 1) * 0.25, (FLAT_GRID - 1) * 0.5, ni);
+    fclose(f);
+}
+
+static void test_pose_flat_split_primitive_lists_every_file_vertex_once_in_file_order(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cna-test-flat-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_flat_grid(dir);
+    char gltf[512], bin[512];
+    snprintf(gltf, sizeof gltf, "%s/flat.gltf", dir);
+    snprintf(bin, sizeof bin, "%s/flat.bin", dir);
+    run_result r = run_cna("pose", gltf, NULL);
+    unlink(gltf);
+    unlink(bin);
+    rmdir(dir);
+    cJSON *root = run_json(r);
+    const cJSON *prim = cJSON_GetArrayItem(member(root, "primitives"), 0);
+    const cJSON *positions = member(prim, "positions");
+    const size_t nv = FLAT_GRID * FLAT_GRID + 1;
+    assert_int_equal(cJSON_GetArraySize(positions), (int)nv);
+    size_t v = 0;
+    for (const cJSON *p = positions->child; p; p = p->next, v++) {
+        if (v + 1 == nv) {
+            assert_int_equal(cJSON_GetArraySize(p), 0);   /* no triangle uses it: [] */
+            continue;
+        }
+        assert_int_equal(cJSON_GetArraySize(p), 3);
+        for (int a = 0; a < 3; a++)
+            if (cJSON_GetArrayItem(p, a)->valuedouble != (double)flat_coord(v, a))
+                fail_msg("vertex %zu axis %d: %.9g, expected %.9g", v, a, cJSON_GetArrayItem(p, a)->valuedouble,
+                         (double)flat_coord(v, a));
+    }
+    assert_int_equal(v, nv);
+    cJSON_Delete(root);
+}
+
 static void test_inspect_shows_the_model_section_with_index_spaces(void **state)
 {
     (void)state;
@@ -1069,6 +1149,7 @@ int main(void)
         cmocka_unit_test(test_pose_unknown_animation_exits_1_naming_it),
         cmocka_unit_test(test_pose_bad_mode_exits_2),
         cmocka_unit_test(test_pose_refused_model_exits_1),
+        cmocka_unit_test(test_pose_flat_split_primitive_lists_every_file_vertex_once_in_file_order),
         cmocka_unit_test(test_inspect_shows_the_model_section_with_index_spaces),
         cmocka_unit_test(test_bench_json_prints_one_object_per_clip_with_the_required_fields),
         cmocka_unit_test(test_bench_unknown_clip_exits_1_with_the_message_of_pose),
