@@ -162,30 +162,21 @@ static size_t *first_part_vertex(const uint32_t *source_vertex, size_t n, size_t
 /* Final positions of one part, in the file's vertex order, as a JSON array.
  * Returns NULL (with err set) on failure; an empty array when the part has no
  * vertex data. */
-static cJSON *part_positions(const cna_model *m, const cna_model_mesh *mesh, const cna_model_part *part,
-                             const cna_mat4 *skin_palette, size_t palette_count,
-                             const float *weights, size_t weight_count, const cna_mat4 *draw,
+static cJSON *part_positions(const cna_character *c, size_t mesh_index, size_t part_index,
+                             const cna_mat4 *skin_palette, size_t palette_count, const cna_mat4 *draw,
                              const cna_gltf_document *doc, cna_error *err)
 {
-    (void)m;
+    const cna_model *m = cna_character_model(c);
+    const cna_model_mesh *mesh = &m->meshes[mesh_index];
+    const cna_model_part *part = &mesh->parts[part_index];
     cJSON *arr = cJSON_CreateArray();
     if (!arr || !part->vertices || part->vertex_count == 0) return arr;
     size_t n = part->vertex_count, stride = part->declaration.stride;
-    const void *bytes = part->vertices;
-    void *blended = NULL;
+    /* the part as the character draws it: blended by its pose when morphed */
+    const void *bytes = cna_character_part_vertices(c, mesh_index, part_index, NULL);
     size_t *first = NULL;   /* file vertex -> part vertex, for a split part */
     float *xyz = (float *)malloc(n * 3 * sizeof(float));
     if (!xyz) goto oom;
-    if (part->morph_instance) {
-        /* Blended by the animator's pose (cna_model_set_morph_weights). */
-        bytes = cna_model_part_vertices(part, NULL);
-    } else if (part->morph && weight_count > 0) {
-        size_t size = cna_morph_blend_size(part->morph);
-        blended = malloc(size ? size : 1);
-        if (!blended) goto oom;
-        if (cna_morph_blend(part->morph, weights, weight_count, blended, size, err) != CNA_OK) goto fail;
-        bytes = blended;
-    }
     if (mesh->skin >= 0) {
         cna_skinning_layout layout;
         if (cna_skinning_layout_canonical((uint32_t)stride, &layout, err) != CNA_OK ||
@@ -219,7 +210,6 @@ static cJSON *part_positions(const cna_model *m, const cna_model_mesh *mesh, con
     }
     free(first);
     free(xyz);
-    free(blended);
     return arr;
 oom:
     err->code = CNA_ERROR_OUT_OF_MEMORY;
@@ -227,7 +217,6 @@ oom:
 fail:
     free(first);
     free(xyz);
-    free(blended);
     cJSON_Delete(arr);
     return NULL;
 }
@@ -235,11 +224,11 @@ fail:
 /* The morph weights of a mesh at the pose: those of its first morphed part
  * (glTF gives every primitive of a mesh the mesh's weights); NULL and
  * *count = 0 without morph targets. */
-static const float *mesh_weights(const cna_animator *an, size_t mesh, const cna_model_mesh *me, size_t *count)
+static const float *mesh_weights(const cna_character *c, size_t mesh, const cna_model_mesh *me, size_t *count)
 {
     *count = 0;
     for (size_t k = 0; k < me->part_count; k++)
-        if (me->parts[k].morph) return cna_animator_morph_weights(an, mesh, k, count);
+        if (me->parts[k].morph) return cna_character_morph_weights(c, mesh, k, count);
     return NULL;
 }
 
@@ -271,17 +260,18 @@ static int pose_run(const pose_args *a)
     }
     int rc = CNA_CLI_EXIT_FAILURE;
     long anim = -1;
-    cna_animator *an = NULL;
+    cna_character *ch = NULL;
     cJSON *root = NULL;
     char *text = NULL;
-    if (cna_animator_create(m, NULL, &an, &err) != CNA_OK) goto fail;
+    if (cna_character_create(m, NULL, &ch, &err) != CNA_OK) goto fail;
     if (a->animation) {
-        anim = cna_animator_find(an, a->animation);
-        if (anim < 0) {
+        size_t index = 0;
+        if (cna_model_find_animation(m, a->animation, &index, NULL) != CNA_OK) {
             fprintf(stderr, "error: %s: no animation '%s' (the file has %zu)\n", a->path, a->animation,
                     m->animation_count);
             goto done;
         }
+        anim = (long)index;
     } else if (a->time_text) {
         /* --time alone: animation 0, as cna render --sheet does. */
         if (m->animation_count == 0) {
@@ -290,14 +280,17 @@ static int pose_run(const pose_args *a)
         }
         anim = 0;
     }
-    if (cna_animator_select(an, anim, &err) != CNA_OK) goto fail;
+    /* exact times: the clock clamps (no looping) */
+    if (cna_character_set_loop_mode(ch, CNA_LOOP_MODE_ONCE, &err) != CNA_OK) goto fail;
+    if (cna_character_play(ch, anim, &err) != CNA_OK) goto fail;
+    const double duration = cna_ticks_to_seconds(cna_character_duration(ch));
     const double t_asked = anim >= 0 && a->time_text
                                ? cna_cli_clamp_time(a->time_text, a->time, cna_model_animation_name(m, (size_t)anim),
-                                                    cna_animator_duration(an))
+                                                    duration)
                                : 0.0;
-    if (cna_animator_pose(an, t_asked, &err) != CNA_OK) goto fail;
-    const double t = cna_animator_time(an);
-    const cna_mat4 *absolute = cna_animator_absolute_transforms(an);
+    const double t = t_asked < 0.0 ? 0.0 : t_asked > duration ? duration : t_asked;
+    if (cna_character_seek(ch, t, &err) != CNA_OK || cna_character_pose(ch, &err) != CNA_OK) goto fail;
+    const cna_mat4 *absolute = cna_character_absolute_transforms(ch);
 
     root = cJSON_CreateObject();
     if (!root) goto oom;
@@ -324,7 +317,7 @@ static int pose_run(const pose_args *a)
         cJSON_AddItemToObject(o, "mesh_node", int_num(m->bones[sk->mesh_node].gltf_node));
         cJSON *p2n = cJSON_AddArrayToObject(o, "palette_to_node");
         cJSON *st = cJSON_AddArrayToObject(o, "skin_transforms");
-        const cna_mat4 *skin_tf = cna_animator_skin_transforms(an, s);
+        const cna_mat4 *skin_tf = cna_character_skin_transforms(ch, s);
         for (size_t p = 0; p2n && st && p < sk->joint_count; p++) {
             cJSON_AddItemToArray(p2n, int_num(sk->palette_to_gltf_node[p]));
             cJSON_AddItemToArray(st, mat_json(&skin_tf[p]));
@@ -336,7 +329,7 @@ static int pose_run(const pose_args *a)
     for (size_t i = 0; i < m->mesh_count; i++) {
         const cna_model_mesh *mesh = &m->meshes[i];
         size_t wc = 0;
-        const float *w = mesh_weights(an, i, mesh, &wc);
+        const float *w = mesh_weights(ch, i, mesh, &wc);
         if (w && wc > 0) {
             cJSON *o = cJSON_CreateObject();
             if (!o) goto oom;
@@ -346,7 +339,7 @@ static int pose_run(const pose_args *a)
             cJSON *wa = cJSON_AddArrayToObject(o, "weights");
             for (size_t k = 0; wa && k < wc; k++) cJSON_AddItemToArray(wa, num((double)w[k]));
         }
-        const cna_mat4 *palette = mesh->skin >= 0 ? cna_animator_skin_transforms(an, (size_t)mesh->skin) : NULL;
+        const cna_mat4 *palette = mesh->skin >= 0 ? cna_character_skin_transforms(ch, (size_t)mesh->skin) : NULL;
         size_t palette_count = mesh->skin >= 0 ? m->skins[mesh->skin].joint_count : 0;
         for (size_t k = 0; k < mesh->part_count; k++) {
             const cna_model_part *part = &mesh->parts[k];
@@ -356,10 +349,7 @@ static int pose_run(const pose_args *a)
             cJSON_AddItemToObject(o, "node", int_num(mesh->gltf_node));
             cJSON_AddItemToObject(o, "mesh", int_num(mesh->gltf_mesh));
             cJSON_AddItemToObject(o, "primitive", int_num(part->gltf_primitive));
-            size_t pw = 0;
-            const float *pwts = cna_animator_morph_weights(an, i, k, &pw);
-            cJSON *pos = part_positions(m, mesh, part, palette, palette_count, pwts, pw,
-                                        &absolute[mesh->parent_bone], doc, &err);
+            cJSON *pos = part_positions(ch, i, k, palette, palette_count, &absolute[mesh->parent_bone], doc, &err);
             if (!pos) goto fail;
             cJSON_AddItemToObject(o, "positions", pos);
         }
@@ -380,7 +370,7 @@ fail:
 done:
     free(text);
     cJSON_Delete(root);
-    cna_animator_free(an);
+    cna_character_free(ch);
     cna_model_free(m);
     cna_gltf_document_free(doc);
     return rc;

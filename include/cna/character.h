@@ -25,7 +25,10 @@
  *   4. every bone's absolute transform: absolute[b] = absolute[parent] · local[b];
  *   5. each skin's palette: skin[p] = world[p] · inverse_bind[p];
  *   6. each morphed part's weights (its weight track at the position, else
- *      the initial weights), blended only when they changed.
+ *      the initial weights), blended only when they changed. Weight tracks
+ *      keep their times in seconds: right after cna_character_seek(s) (no
+ *      advance since, s inside the animation) they are evaluated at s
+ *      exactly, otherwise at the position's seconds.
  *
  * Usage — two robots walking at different phases, drawn every frame:
  *   cna_character *a, *b;

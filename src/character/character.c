@@ -71,6 +71,10 @@ struct cna_character {
     double scale;
     uint64_t unfolded;          /* REPEAT [0, D), ONCE [0, D], PING_PONG [0, 2D) */
     int64_t position;           /* in [0, D] */
+    /* the seconds of the last seek while no advance followed and the seek
+     * was not folded: morph weight tracks (kept in seconds) are evaluated there */
+    double seek_seconds;
+    bool seek_exact;
     /* skins */
     evaluation *evals;          /* in evaluation order */
     size_t eval_count;
@@ -677,6 +681,7 @@ static void fold_position(cna_character *c)
 
 static void clock_seek(cna_character *c, int64_t ticks)
 {
+    c->seek_exact = false;
     if (c->duration <= 0) {
         c->unfolded = 0;
     } else if (c->mode == CNA_LOOP_MODE_ONCE) {
@@ -689,6 +694,7 @@ static void clock_seek(cna_character *c, int64_t ticks)
 
 static void clock_advance(cna_character *c, int64_t ticks)
 {
+    c->seek_exact = false;
     if (c->duration <= 0) {
         c->unfolded = 0;
     } else if (c->mode == CNA_LOOP_MODE_ONCE) {
@@ -731,6 +737,7 @@ cna_result cna_character_play(cna_character *c, long animation, cna_error *err)
         memset(c->node_cursor, 0, m->node_clips[animation].track_count * sizeof(size_t));
     c->unfolded = 0;
     c->position = 0;
+    c->seek_exact = false;
     return CNA_OK;
 }
 
@@ -782,7 +789,12 @@ cna_result cna_character_seek(cna_character *c, double seconds, cna_error *err)
 {
     if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
     if (isnan(seconds)) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "seek: time is NaN");
-    clock_seek(c, cna_ticks_from_seconds(seconds));
+    const int64_t ticks = cna_ticks_from_seconds(seconds);
+    clock_seek(c, ticks);
+    if (c->position == ticks) {
+        c->seek_seconds = seconds;
+        c->seek_exact = true;
+    }
     return CNA_OK;
 }
 
@@ -867,7 +879,8 @@ static cna_result pose_weights(cna_character *c, size_t mesh, size_t part, cna_e
     size_t n = md->target_count;
     if (anim >= 0 && (size_t)anim < p->weight_track_count && p->weight_tracks && p->weight_tracks[anim] &&
         p->weight_tracks[anim]->key_count > 0) {
-        cna_result r = cna_morph_evaluate_weights(p->weight_tracks[anim], cna_ticks_to_seconds(c->position),
+        const double t = c->seek_exact ? c->seek_seconds : cna_ticks_to_seconds(c->position);
+        cna_result r = cna_morph_evaluate_weights(p->weight_tracks[anim], t,
                                                   c->scratch, md->target_count, &n, err);
         if (r != CNA_OK) return r;
         if (n != md->target_count)
