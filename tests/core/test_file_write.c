@@ -288,8 +288,8 @@ static void a_folder_or_a_missing_folder_is_refused(void **state)
     assert_int_equal(cna__file_write(WORK "/dir", "x", 1, NULL, &err), CNA_ERROR_IO);
     assert_string_equal(err.message, WORK "/dir: Is a directory");
     assert_int_equal(cna__file_write(WORK "/none/x.bin", "x", 1, NULL, &err), CNA_ERROR_IO);
-    assert_string_equal(err.message,
-                        WORK "/none/x.bin: cannot create a temporary file in \"" WORK "/none\": No such file or directory");
+    assert_string_equal(err.message, WORK "/none/x.bin: cannot create a temporary file in \"" WORK
+                                     "/none\": No such file or directory");
     assert_int_equal(cna__file_write(NULL, "x", 1, NULL, &err), CNA_ERROR_INVALID_ARGUMENT);
     char names[512];
     list_work(names, sizeof names);
