@@ -157,7 +157,7 @@ cna_result cna__file_writer_open(cna__file_writer *w, const char *path, const cn
         /* A device or a pipe (/dev/null, /dev/stdout): written in place; a
          * rename would replace the device node itself. */
         w->direct = true;
-        strcpy(w->temp, w->target);
+        w->temp = w->target;
         int error = hook(CNA__FILE_STEP_OPEN, w->temp);
         if (!error) {
             w->fd = open(w->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);

@@ -280,6 +280,28 @@ static void a_symbolic_link_is_followed_and_kept(void **state)
     assert_string_equal(names, "link.bin real");
 }
 
+/* A 250-byte name (the system allows 255): the temporary file's name keeps
+ * only the first 200 bytes of it, so that it fits too. */
+static void a_long_file_name_is_written(void **state)
+{
+    (void)state;
+    char name[251], path[512];
+    memset(name, 'n', 250);
+    name[250] = '\0';
+    snprintf(path, sizeof path, "%s/%s", WORK, name);
+    fault f;
+    memset(&f, 0, sizeof f);
+    f.step = CNA__FILE_STEP_COUNT;
+    cna__file_set_test_hook(fault_hook, &f);
+    write_ok(path, "long", 4);
+    cna__file_set_test_hook(NULL, NULL);
+    assert_file_is(path, "long", 4);
+    assert_int_equal(strlen(f.temp), strlen(WORK) + 1 + 1 + 200 + 1 + 6);
+    char names[512];
+    list_work(names, sizeof names);
+    assert_string_equal(names, name);
+}
+
 static void a_folder_or_a_missing_folder_is_refused(void **state)
 {
     (void)state;
@@ -327,6 +349,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(streaming_writes_arrive_in_order_and_a_failed_one_fails_the_commit, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(a_symbolic_link_is_followed_and_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_long_file_name_is_written, setup, teardown),
         cmocka_unit_test_setup_teardown(a_folder_or_a_missing_folder_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(a_full_device_reports_no_space_left, setup, teardown),
     };
