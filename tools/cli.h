@@ -14,6 +14,7 @@
 #define CNA_TOOLS_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "cna/result.h"
@@ -73,6 +74,51 @@ cna_cli_file_kind cna_cli_probe_file(const char *path, bool accept_cnb);
  * "... is before the start of "Walk"; posed at 0 s") to stderr. Returns the
  * clamped time. */
 double cna_cli_clamp_time(const char *text, double seconds, const char *name, double duration);
+
+/* ---- inputs and outputs (tools/paths.c) ----
+ * A command lists the files it reads, then refuses any output that is one of
+ * them before it writes anything; every file is then written atomically by
+ * the library (a temporary file renamed over the output once complete). */
+struct cna_model;
+struct cna_import_options;
+
+typedef struct cna_cli_file {
+    char *path;   /* as the document or the command line gives it */
+    char *what;   /* for messages: "the input model", "buffers[0] of the input model" */
+} cna_cli_file;
+
+typedef struct cna_cli_files {
+    cna_cli_file *items;
+    size_t count, cap;
+} cna_cli_files;   /* zero-initialise; free with cna_cli_files_free */
+
+/* Appends a copy of `path` described by the printf-style `what_fmt`; false when out of memory. */
+bool cna_cli_files_add(cna_cli_files *files, const char *path, const char *what_fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void cna_cli_files_free(cna_cli_files *files);
+
+/* True when a and b are the same file: the same device and inode, or the
+ * same real path (symbolic links followed); a path that does not exist yet
+ * compares as the real path of its folder + "/" + its name. */
+bool cna_cli_same_file(const char *a, const char *b);
+
+/* When `output` is the same file as one of `files`, prints
+ * "error: OUT: is the same file as WHAT "PATH"; nothing was written" to
+ * stderr and returns true. */
+bool cna_cli_refuse_overwrite(const char *output, const cna_cli_files *files);
+
+/* cna_model_load_file, keeping the document long enough to add the files the
+ * model is read from to `files`: the .gltf/.glb itself ("the input model"),
+ * each external buffer and each external image. */
+cna_result cna_cli_load_gltf(const char *path, const struct cna_import_options *opts, struct cna_model **out,
+                             cna_cli_files *files, cna_error *err);
+/* cna_model_load_any likewise: a .cnb (recognised by its magic) is its only
+ * file (its images are embedded); anything else as cna_cli_load_gltf. */
+cna_result cna_cli_load_any(const char *path, const struct cna_import_options *opts, struct cna_model **out,
+                            cna_cli_files *files, cna_error *err);
 
 /* ---- commands ---- */
 int cna_cli_inspect_run(int argc, char **argv);

@@ -7,7 +7,11 @@
  * progress bar when stdout is a terminal.
  *
  * Every written .cnb is loaded back before the command reports success, so a
- * file the reader would refuse is never left behind silently.
+ * file the reader would refuse is never left behind silently. Each file is
+ * written atomically (a temporary file renamed over the output), and an
+ * output that is one of the files the model is read from, or the other
+ * output, is refused before anything is written. Directory mode follows
+ * symbolic links to files, never to folders.
  *
  * Exit codes: 0 converted (every file, in directory mode), 1 a file was
  * refused or could not be written, 2 usage.
@@ -37,7 +41,14 @@ void cna_cli_convert_help(FILE *out)
             "With a directory, converts every .gltf and .glb file in its tree to OUTDIR,\n"
             "keeping the relative paths (a.gltf -> OUTDIR/a.cnb; a.gltf beside a.glb ->\n"
             "a.gltf.cnb and a.glb.cnb), with a progress bar when stdout is a terminal; a\n"
-            "file that fails is reported and the rest continue.\n"
+            "file that fails is reported and the rest continue. Symbolic links to files\n"
+            "are followed, links to folders never (so a link loop cannot trap the walk).\n"
+            "\n"
+            "Every file is written atomically: to a temporary file beside it, renamed\n"
+            "over OUT only when complete, so a failure (a full disk, a crash) leaves a\n"
+            "previous OUT as it was. An output that is the same file as the input, one\n"
+            "of its .bin buffers or images, or the other output, is refused before\n"
+            "anything is written.\n"
             "\n"
             "options:\n"
             "  -o, --output PATH    the .cnb file (a directory in directory mode)\n"
@@ -109,9 +120,24 @@ static bool convert_file(const convert_args *a, const char *in, const char *out,
     cna_import_options io;
     memset(&io, 0, sizeof io);
     io.clip_mode = a->mode;
+    /* The two outputs must differ, and neither may be a file the model is
+     * read from (checked once the document lists its buffers and images). */
+    if (skeleton && cna_cli_same_file(out, skeleton)) {
+        fprintf(stderr, "error: %s: is the same file as the -o output \"%s\"; nothing was written\n", skeleton, out);
+        return false;
+    }
+    cna_cli_files inputs;
+    memset(&inputs, 0, sizeof inputs);
     cna_model *model = NULL;
-    if (cna_model_load_file(in, &io, &model, &err) != CNA_OK) {
+    if (cna_cli_load_gltf(in, &io, &model, &inputs, &err) != CNA_OK) {
+        cna_cli_files_free(&inputs);
         cna_cli_report_error(in, &err);
+        return false;
+    }
+    bool clash = cna_cli_refuse_overwrite(out, &inputs) || (skeleton && cna_cli_refuse_overwrite(skeleton, &inputs));
+    cna_cli_files_free(&inputs);
+    if (clash) {
+        cna_model_free(model);
         return false;
     }
     /* Refused before anything is written: no .cnb is left behind. */
@@ -180,9 +206,15 @@ static bool collect(const char *root, const char *rel, file_list *list, int dept
         char child_rel[4096], child[8192];
         snprintf(child_rel, sizeof child_rel, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
         snprintf(child, sizeof child, "%s/%s", root, child_rel);
+        /* A symbolic link is followed to a file, never to a folder: the walk
+         * stays inside the tree and ends, whatever loops the links make. */
         struct stat st;
-        if (stat(child, &st) != 0) continue;
-        if (S_ISDIR(st.st_mode)) {
+        if (lstat(child, &st) != 0) continue;
+        bool link = S_ISLNK(st.st_mode);
+        if (link && stat(child, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode) && link) {
+            continue;
+        } else if (S_ISDIR(st.st_mode)) {
             ok = collect(root, child_rel, list, depth + 1);
         } else if (S_ISREG(st.st_mode) && has_gltf_extension(e->d_name)) {
             if (list->count == list->cap) {

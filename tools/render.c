@@ -45,6 +45,8 @@
 #endif
 #ifdef CNA_HAVE_GIF
 #include <gif_lib.h>
+
+#include "core/internal.h" /* cna__file_writer: the library's atomic file writes */
 #endif
 
 void cna_cli_render_help(FILE *out)
@@ -59,6 +61,11 @@ void cna_cli_render_help(FILE *out)
             "and draws it offscreen with OpenGL 3.3 through EGL (no display or GPU needed:\n"
             "Mesa's llvmpipe), then writes a PNG and prints what it wrote (\"wrote OUT.png\n"
             "(640x480)\"). Skinned meshes are skinned on the GPU with their skin's palette.\n"
+            "\n"
+            "The PNG and the GIF are written atomically (a temporary file beside each,\n"
+            "renamed over it only when complete: a failure leaves a previous file as it\n"
+            "was). An output that is the same file as FILE, one of its buffers or images,\n"
+            "or the other output, is refused before anything is drawn or written.\n"
             "\n"
             "options:\n"
             "  --animation I|NAME  the animation, by index or name (default: none, the rest\n"
@@ -130,6 +137,15 @@ static bool has_suffix(const char *s, const char *suffix)
         if (c != suffix[i]) return false;
     }
     return true;
+}
+
+/* true when the last component of `path` has a '.' after its first character. */
+static bool has_extension(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    return dot && dot != base;
 }
 
 static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_args *a)
@@ -218,9 +234,11 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
     }
     if (!a->path) return cna_cli_usage_error(cmd, "missing FILE");
     if (!a->out && !a->gif) return cna_cli_usage_error(cmd, "missing -o OUT.png");
-    if (a->out && !has_suffix(a->out, ".png"))
+    /* A name with another extension (x.jpg) is refused; one without (a device
+     * such as /dev/stdout) is written as asked. */
+    if (a->out && has_extension(a->out) && !has_suffix(a->out, ".png"))
         return cna_cli_usage_error(cmd, "-o: '%s': only .png and .gif (--gif) outputs are written", a->out);
-    if (a->gif && !has_suffix(a->gif, ".gif"))
+    if (a->gif && has_extension(a->gif) && !has_suffix(a->gif, ".gif"))
         return cna_cli_usage_error(cmd, "--gif: '%s': only .png and .gif (--gif) outputs are written", a->gif);
     if (a->gif_frames && !a->gif) return cna_cli_usage_error(cmd, "--frames needs --gif OUT.gif");
     if (!a->gif_frames) a->gif_frames = 24;
@@ -440,8 +458,67 @@ static void draw_text(unsigned char *img, uint32_t img_w, uint32_t img_h, uint32
 
 /* ------------------------------------------------------------ animated GIF */
 
+#ifdef CNA_HAVE_GIF
+/* giflib writes through gif_write into the atomic file writer of the
+ * library (a temporary file renamed over OUT.gif once complete). */
+typedef struct gif_sink {
+    cna__file_writer file;
+    cna_error err;    /* the writer's failure, when a write failed */
+} gif_sink;
+
+static int gif_write(GifFileType *gif, const GifByteType *bytes, int n)
+{
+    gif_sink *sink = (gif_sink *)gif->UserData;
+    return n >= 0 && cna__file_writer_write(&sink->file, bytes, (size_t)n, &sink->err) == CNA_OK ? n : 0;
+}
+
+/* The GIF's frames into an open stream; false on a giflib failure (r stays
+ * CNA_OK) or when a frame fails to draw (r and err say why). */
+static bool gif_frames(GifFileType *gif, cna_gl_context *gl, scene *sc, const render_args *a, const camera *cam,
+                       const float bg[4], double dur, unsigned char *frame, size_t frame_size,
+                       unsigned char *planes, GifColorType *colors, cna_result *r, cna_error *err)
+{
+    size_t n = (size_t)a->width * a->height;
+    EGifSetGifVersion(gif, true);
+    if (EGifPutScreenDesc(gif, (int)a->width, (int)a->height, 8, 0, NULL) == GIF_ERROR) return false;
+    /* NETSCAPE2.0: loop forever */
+    static const unsigned char app[11] = {'N', 'E', 'T', 'S', 'C', 'A', 'P', 'E', '2', '.', '0'};
+    static const unsigned char loop[3] = {1, 0, 0};
+    if (EGifPutExtensionLeader(gif, APPLICATION_EXT_FUNC_CODE) == GIF_ERROR ||
+        EGifPutExtensionBlock(gif, 11, app) == GIF_ERROR || EGifPutExtensionBlock(gif, 3, loop) == GIF_ERROR ||
+        EGifPutExtensionTrailer(gif) == GIF_ERROR)
+        return false;
+    long cs = lround(dur / (double)a->gif_frames * 100.0);
+    if (cs < 2) cs = 2;
+    if (cs > 65535) cs = 65535;
+    for (uint32_t f = 0; f < a->gif_frames; f++) {
+        if ((*r = scene_pose(sc, dur * (double)f / (double)a->gif_frames, err)) != CNA_OK) return false;
+        cna_gl_begin_frame(gl, bg);
+        if ((*r = scene_draw(gl, sc, &cam->view, &cam->proj, err)) != CNA_OK ||
+            (*r = cna_gl_read_pixels(gl, frame, frame_size, err)) != CNA_OK)
+            return false;
+        unsigned char *R = planes, *G = planes + n, *B = planes + 2 * n, *out = planes + 3 * n;
+        for (size_t i = 0; i < n; i++) R[i] = frame[i * 4], G[i] = frame[i * 4 + 1], B[i] = frame[i * 4 + 2];
+        int size = 256;
+        if (GifQuantizeBuffer(a->width, a->height, &size, R, G, B, out, colors) == GIF_ERROR) return false;
+        ColorMapObject *map = GifMakeMapObject(256, colors);
+        if (!map) return false;
+        const unsigned char gce[4] = {0x04 /* dispose: leave */, (unsigned char)(cs & 0xff),
+                                      (unsigned char)(cs >> 8), 0};
+        int ok = EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, 4, gce) != GIF_ERROR &&
+                 EGifPutImageDesc(gif, 0, 0, (int)a->width, (int)a->height, false, map) != GIF_ERROR;
+        for (uint32_t y = 0; ok && y < a->height; y++)
+            ok = EGifPutLine(gif, out + (size_t)y * a->width, (int)a->width) != GIF_ERROR;
+        GifFreeMapObject(map);
+        if (!ok) return false;
+    }
+    return true;
+}
+#endif
+
 /* --gif: gif_frames frames at t = i*d/N, each quantised to its own 256-colour
- * map (giflib), delay d/N (at least 2/100 s), looping forever. */
+ * map (giflib), delay d/N (at least 2/100 s), looping forever. Written
+ * atomically: a failure leaves a previous OUT.gif as it was. */
 static cna_result write_gif(cna_gl_context *gl, scene *sc, const render_args *a, const camera *cam,
                             const float bg[4], double dur, unsigned char *frame, size_t frame_size, cna_error *err)
 {
@@ -449,69 +526,39 @@ static cna_result write_gif(cna_gl_context *gl, scene *sc, const render_args *a,
     size_t n = (size_t)a->width * a->height;
     unsigned char *planes = (unsigned char *)malloc(n * 4);
     GifColorType *colors = (GifColorType *)calloc(256, sizeof *colors);
-    int gerr = 0;
-    GifFileType *gif = planes && colors ? EGifOpenFileName(a->gif, false, &gerr) : NULL;
-    cna_result r = CNA_OK;
-    if (!planes || !colors) {
-        r = err->code = CNA_ERROR_OUT_OF_MEMORY;
+    gif_sink *sink = (gif_sink *)calloc(1, sizeof *sink);
+    if (!planes || !colors || !sink) {
+        free(planes);
+        free(colors);
+        free(sink);
+        err->code = CNA_ERROR_OUT_OF_MEMORY;
         snprintf(err->message, sizeof err->message, "out of memory");
-    } else if (!gif) {
-        r = err->code = CNA_ERROR_IO;
-        snprintf(err->message, sizeof err->message, "%s: %s", a->gif, GifErrorString(gerr));
+        return CNA_ERROR_OUT_OF_MEMORY;
     }
-    if (gif) {
-        EGifSetGifVersion(gif, true);
-        if (EGifPutScreenDesc(gif, (int)a->width, (int)a->height, 8, 0, NULL) == GIF_ERROR) goto gif_fail;
-        /* NETSCAPE2.0: loop forever */
-        static const unsigned char app[11] = {'N', 'E', 'T', 'S', 'C', 'A', 'P', 'E', '2', '.', '0'};
-        static const unsigned char loop[3] = {1, 0, 0};
-        if (EGifPutExtensionLeader(gif, APPLICATION_EXT_FUNC_CODE) == GIF_ERROR ||
-            EGifPutExtensionBlock(gif, 11, app) == GIF_ERROR || EGifPutExtensionBlock(gif, 3, loop) == GIF_ERROR ||
-            EGifPutExtensionTrailer(gif) == GIF_ERROR)
-            goto gif_fail;
-        long cs = lround(dur / (double)a->gif_frames * 100.0);
-        if (cs < 2) cs = 2;
-        if (cs > 65535) cs = 65535;
-        for (uint32_t f = 0; f < a->gif_frames && r == CNA_OK; f++) {
-            if ((r = scene_pose(sc, dur * (double)f / (double)a->gif_frames, err)) != CNA_OK) break;
-            cna_gl_begin_frame(gl, bg);
-            if ((r = scene_draw(gl, sc, &cam->view, &cam->proj, err)) != CNA_OK ||
-                (r = cna_gl_read_pixels(gl, frame, frame_size, err)) != CNA_OK)
-                break;
-            unsigned char *R = planes, *G = planes + n, *B = planes + 2 * n, *out = planes + 3 * n;
-            for (size_t i = 0; i < n; i++) R[i] = frame[i * 4], G[i] = frame[i * 4 + 1], B[i] = frame[i * 4 + 2];
-            int size = 256;
-            if (GifQuantizeBuffer(a->width, a->height, &size, R, G, B, out, colors) == GIF_ERROR) goto gif_fail;
-            ColorMapObject *map = GifMakeMapObject(256, colors);
-            if (!map) goto gif_fail;
-            const unsigned char gce[4] = {0x04 /* dispose: leave */, (unsigned char)(cs & 0xff),
-                                          (unsigned char)(cs >> 8), 0};
-            int ok = EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, 4, gce) != GIF_ERROR &&
-                     EGifPutImageDesc(gif, 0, 0, (int)a->width, (int)a->height, false, map) != GIF_ERROR;
-            for (uint32_t y = 0; ok && y < a->height; y++)
-                ok = EGifPutLine(gif, out + (size_t)y * a->width, (int)a->width) != GIF_ERROR;
-            GifFreeMapObject(map);
-            if (!ok) goto gif_fail;
+    cna_result r = cna__file_writer_open(&sink->file, a->gif, NULL, err);
+    if (r == CNA_OK) {
+        int gerr = 0;
+        GifFileType *gif = EGifOpen(sink, gif_write, &gerr);
+        bool ok = gif && gif_frames(gif, gl, sc, a, cam, bg, dur, frame, frame_size, planes, colors, &r, err);
+        if (gif && !ok) gerr = gif->Error;
+        if (gif && EGifCloseFile(gif, ok ? &gerr : NULL) == GIF_ERROR) ok = false; /* writes the trailer */
+        if (ok) {
+            r = cna__file_writer_commit(&sink->file, err);
+        } else {
+            if (r == CNA_OK && sink->file.failed) {
+                r = CNA_ERROR_IO;
+                *err = sink->err;
+            } else if (r == CNA_OK) {
+                r = err->code = CNA_ERROR_IO;
+                snprintf(err->message, sizeof err->message, "%s: %s", a->gif, GifErrorString(gerr));
+            }
+            cna__file_writer_abort(&sink->file);
         }
-        if (EGifCloseFile(gif, &gerr) == GIF_ERROR && r == CNA_OK) {
-            gif = NULL;
-            goto gif_fail;
-        }
-        gif = NULL;
     }
     free(planes);
     free(colors);
+    free(sink);
     return r;
-gif_fail:
-    if (gif) {
-        gerr = gif->Error;
-        EGifCloseFile(gif, NULL);
-    }
-    free(planes);
-    free(colors);
-    err->code = CNA_ERROR_IO;
-    snprintf(err->message, sizeof err->message, "%s: %s", a->gif, GifErrorString(gerr));
-    return CNA_ERROR_IO;
 #else
     (void)gl, (void)sc, (void)cam, (void)bg, (void)dur, (void)frame, (void)frame_size;
     err->code = CNA_ERROR_UNSUPPORTED;
@@ -539,9 +586,26 @@ static int render_run(const render_args *a)
     scene sc;
     memset(&sc, 0, sizeof sc);
     sc.anim = -1;
-    if (cna_model_load_any(a->path, &io, &sc.m, &err) != CNA_OK) { /* .cnb by magic, else glTF */
+    cna_cli_files inputs;
+    memset(&inputs, 0, sizeof inputs);
+    if (cna_cli_load_any(a->path, &io, &sc.m, &inputs, &err) != CNA_OK) { /* .cnb by magic, else glTF */
+        cna_cli_files_free(&inputs);
         cna_gl_context_free(gl);
         return cna_cli_report_error(a->path, &err);
+    }
+    /* No output may be a file the model is read from, nor the other output. */
+    bool clash = (a->out && cna_cli_refuse_overwrite(a->out, &inputs)) ||
+                 (a->gif && cna_cli_refuse_overwrite(a->gif, &inputs));
+    cna_cli_files_free(&inputs);
+    if (!clash && a->out && a->gif && cna_cli_same_file(a->out, a->gif)) {
+        fprintf(stderr, "error: %s: is the same file as the -o output \"%s\"; nothing was written\n", a->gif,
+                a->out);
+        clash = true;
+    }
+    if (clash) {
+        cna_model_free(sc.m);
+        cna_gl_context_free(gl);
+        return CNA_CLI_EXIT_FAILURE;
     }
     cna_model *m = sc.m;
     int rc = CNA_CLI_EXIT_FAILURE;

@@ -64,7 +64,8 @@ void cna_cli_view_help(FILE *out)
             "options:\n"
             "  --size WxH            window size (default 960x720)\n"
             "  --frames N            draw N frames at a fixed 1/60 s step, then exit\n"
-            "  --screenshot OUT.png  with --frames: write the last frame as a PNG\n"
+            "  --screenshot OUT.png  with --frames: write the last frame as a PNG (atomically;\n"
+            "                        refused when it is FILE or one of its buffers or images)\n"
             "  -h, --help            print this help\n"
             "\n"
             "exit status: 0 closed; 1 no display, the file is refused or drawing failed;\n"
@@ -381,8 +382,17 @@ static int view_run(const view_args *a)
     cna_import_options io;
     memset(&io, 0, sizeof io);
     io.device = cna_gl_context_device(v.gl);
-    if (cna_model_load_any(a->path, &io, &v.m, &err)) {
+    cna_cli_files inputs;
+    memset(&inputs, 0, sizeof inputs);
+    cna_result loaded = cna_cli_load_any(a->path, &io, &v.m, &inputs, &err);
+    bool clash = loaded == CNA_OK && a->screenshot && cna_cli_refuse_overwrite(a->screenshot, &inputs);
+    cna_cli_files_free(&inputs);
+    if (loaded != CNA_OK) {
         status = cna_cli_report_error(a->path, &err);
+        goto done;
+    }
+    if (clash) { /* the screenshot would overwrite a file the model is read from */
+        status = CNA_CLI_EXIT_FAILURE;
         goto done;
     }
     size_t failed = 0;

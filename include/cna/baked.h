@@ -72,8 +72,10 @@ cna_result cna_cnj_write_memory(const cna_skinning_data *data, const cna_allocat
                                 char **out_text, size_t *out_size, cna_error *err);
 void cna_cnj_text_free(const cna_allocator *allocator, char *text);
 
-/* Write the sidecar to `path` (replacing it). Errors: as cna_cnj_write_memory;
- * CNA_ERROR_IO when the file cannot be written ("robot.cnj: No such file ..."). */
+/* Write the sidecar to `path` (replacing it), atomically, as
+ * cna_cnb_write_file does. Errors: as cna_cnj_write_memory; CNA_ERROR_IO
+ * when the file cannot be written, with the system's reason ("robot.cnj:
+ * cannot create a temporary file in "out": No such file or directory"). */
 cna_result cna_cnj_write_file(const char *path, const cna_skinning_data *data, cna_error *err);
 
 /* Read a sidecar from `size` bytes of JSON text (need not be NUL-terminated).
@@ -138,8 +140,20 @@ cna_result cna_cnb_write_memory(const cna_model *model, const cna_cnb_write_opti
                                 void **out_bytes, size_t *out_size, cna_error *err);
 void cna_cnb_bytes_free(const cna_cnb_write_options *opts, void *bytes);
 
-/* Write the .cnb bytes to `path` (replacing it). Errors: as
- * cna_cnb_write_memory; CNA_ERROR_IO when the file cannot be written. */
+/* Write the .cnb bytes to `path` (replacing it).
+ * Written atomically: the bytes go to a new temporary file ".<name>.XXXXXX"
+ * in the folder of `path`, are flushed to the disk (fsync), and the file is
+ * renamed over `path` only when complete. So a failure (a full disk, an I/O
+ * error) leaves the previous file byte for byte as it was and removes the
+ * temporary file; a process killed mid-write leaves the old file or the new
+ * one, whole, and at most a temporary file that later writes ignore. The
+ * new file gets mode 0666 & ~umask (0644 under umask 022), not the mode of
+ * the file it replaces; a symbolic link at `path` is followed (the file it
+ * leads to is replaced, the link kept). Temporary bytes and paths use
+ * opts->allocator.
+ * Errors: as cna_cnb_write_memory; CNA_ERROR_IO when the file cannot be
+ * written, with the system's reason ("out.cnb: write failed: No space left
+ * on device", "out.cnb: rename failed: Permission denied"; nothing changes). */
 cna_result cna_cnb_write_file(const cna_model *model, const cna_cnb_write_options *opts,
                               const char *path, cna_error *err);
 

@@ -202,8 +202,16 @@ cna_result cna_gl_read_pixels(cna_gl_context *gl, unsigned char *rgba, size_t si
 
 /* Write RGBA8 pixels (rows top to bottom, width * height * 4 bytes) as a PNG
  * file (libpng). No GL needed.
+ * Written atomically: the PNG is encoded in memory, written to a temporary
+ * file ".out.png.XXXXXX" in the same folder, flushed to the disk and renamed
+ * over `path` only when complete, so a failure (a full disk, a crash) leaves
+ * the previous file as it was and no temporary file behind (a killed process
+ * may leave one, which later writes ignore). The new file gets mode
+ * 0666 & ~umask (0644 under umask 022), not the mode of the file it replaces;
+ * a symbolic link at `path` is followed and kept.
  * Errors: CNA_ERROR_INVALID_ARGUMENT (NULL, zero or oversized side);
- * CNA_ERROR_IO when the file cannot be written ("out.png: ..."). */
+ * CNA_ERROR_OUT_OF_MEMORY; CNA_ERROR_IO when the file cannot be written, with
+ * the system's reason ("out.png: write failed: No space left on device"). */
 cna_result cna_gl_write_png(const char *path, uint32_t width, uint32_t height,
                             const unsigned char *rgba, cna_error *err);
 

@@ -219,6 +219,8 @@ typedef struct cna_gltf_buffer {
     const char *uri;          /* percent-decoded external URI; NULL for GLB_BIN and DATA_URI */
     const uint8_t *data;      /* byte_length bytes, owned by the document; NULL for NONE */
     size_t byte_length;       /* the declared byteLength (>= 1); the data held is never shorter */
+    const char *path;         /* file path the default resolution read (EXTERNAL, load_file
+                                 without resolver: the file's folder + "/" + uri); NULL otherwise */
 } cna_gltf_buffer;
 
 typedef struct cna_gltf_buffer_view {

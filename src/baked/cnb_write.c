@@ -670,14 +670,7 @@ cna_result cna_cnb_write_file(const cna_model *model, const cna_cnb_write_option
     size_t size = 0;
     cna_result r = cna_cnb_write_memory(model, opts, &bytes, &size, err);
     if (r) return r;
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        r = cna__error(err, CNA_ERROR_IO, "%s: %s", path, strerror(errno));
-    } else {
-        bool ok = fwrite(bytes, 1, size, f) == size;
-        ok = (fclose(f) == 0) && ok;
-        if (!ok) r = cna__error(err, CNA_ERROR_IO, "%s: write failed", path);
-    }
+    r = cna__file_write(path, bytes, size, opts ? &opts->allocator : NULL, err);
     cna_cnb_bytes_free(opts, bytes);
     return r;
 }

@@ -138,14 +138,7 @@ cna_result cna_cnj_write_file(const char *path, const cna_skinning_data *data, c
     size_t size = 0;
     cna_result r = cna_cnj_write_memory(data, NULL, &text, &size, err);
     if (r) return r;
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        r = cna__error(err, CNA_ERROR_IO, "%s: %s", path, strerror(errno));
-    } else {
-        bool ok = fwrite(text, 1, size, f) == size;
-        ok = (fclose(f) == 0) && ok;
-        if (!ok) r = cna__error(err, CNA_ERROR_IO, "%s: write failed", path);
-    }
+    r = cna__file_write(path, text, size, NULL, err);
     cna_cnj_text_free(NULL, text);
     return r;
 }

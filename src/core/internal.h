@@ -52,4 +52,71 @@ static inline bool cna__add_size(size_t a, size_t b, size_t *out)
     return true;
 }
 
+/* ------------------------------------------------------------------ atomic file writes
+ * Every file the library (and the cna tool) writes goes through here, so that
+ * a failed or interrupted write never damages the file it replaces: the bytes
+ * go to a new temporary file ".<name>.XXXXXX" in the destination's folder,
+ * which is flushed to the disk (fsync), closed, and only then renamed over the
+ * destination (rename() is atomic: a reader sees the old file or the new one,
+ * whole). On any failure the temporary file is removed and the destination is
+ * left as it was. The temporary file is created with mode 0666, so the system
+ * applies the umask (and a default ACL) exactly as for any new file: the
+ * written file gets 0666 & ~umask, never the mode of the file it replaces.
+ * A destination that is a symbolic link to a file is followed: the file it
+ * leads to is replaced and the link kept. A destination that exists and is
+ * neither a regular file nor a folder (/dev/null, a pipe) is written in place,
+ * without the temporary file. A process killed mid-write leaves at
+ * most a temporary file, which later writes ignore (each picks a new name).
+ * Errors are CNA_ERROR_IO with the path as given and the system's reason:
+ * "out.cnb: write failed: No space left on device". */
+
+/* Writes of at most this many bytes go to the system at once. */
+#define CNA__FILE_WRITE_CHUNK ((size_t)1 << 20)
+
+typedef struct cna__file_writer {
+    cna_allocator alloc;
+    char *name;           /* the path as given, for messages */
+    char *target;         /* the file renamed over: name, or where its link leads */
+    char *temp;           /* the temporary file beside target */
+    unsigned char *buf;   /* streaming buffer (allocated on first small write); may stay NULL */
+    size_t used;          /* bytes in buf */
+    int fd;               /* the temporary file; -1 once closed */
+    bool direct;          /* the destination is a device or a pipe: written in place, temp == target */
+    bool failed;          /* a step failed: error holds why; every later call repeats it */
+    cna_error error;
+} cna__file_writer;
+
+/* Write `size` bytes to `path` atomically (see above). `allocator` may be NULL. */
+cna_result cna__file_write(const char *path, const void *bytes, size_t size, const cna_allocator *allocator,
+                           cna_error *err);
+
+/* Streaming variant: open creates the temporary file; write appends (buffered);
+ * commit flushes, syncs, closes and renames it over the destination; abort
+ * removes it. After open, exactly one of commit or abort must be called (abort
+ * after a commit, or twice, does nothing). A failed write makes commit fail
+ * with the same error (and remove the temporary file). */
+cna_result cna__file_writer_open(cna__file_writer *w, const char *path, const cna_allocator *allocator,
+                                 cna_error *err);
+cna_result cna__file_writer_write(cna__file_writer *w, const void *bytes, size_t size, cna_error *err);
+cna_result cna__file_writer_commit(cna__file_writer *w, cna_error *err);
+void cna__file_writer_abort(cna__file_writer *w);
+
+/* Test hook, for fault tests only (tests reach it through the static library):
+ * called before each step of every write in the process, with the temporary
+ * file's path. Returning 0 lets the step run; returning an errno value makes
+ * the step fail with that error instead (CLOSE still releases the file).
+ * The hook may also end the process (_exit, raise(SIGKILL)) to stand for a
+ * crash at that point. One hook for the whole process: set it (NULL to
+ * remove) while no write is under way. */
+typedef enum cna__file_step {
+    CNA__FILE_STEP_OPEN = 0,  /* creating the temporary file */
+    CNA__FILE_STEP_WRITE,     /* each write() of up to CNA__FILE_WRITE_CHUNK bytes */
+    CNA__FILE_STEP_SYNC,      /* fsync(): the flush to the disk */
+    CNA__FILE_STEP_CLOSE,     /* close() */
+    CNA__FILE_STEP_RENAME,    /* rename() over the destination */
+    CNA__FILE_STEP_COUNT
+} cna__file_step;
+typedef int (*cna__file_test_hook)(void *user_data, cna__file_step step, const char *temp_path);
+void cna__file_set_test_hook(cna__file_test_hook hook, void *user_data);
+
 #endif

@@ -64,6 +64,7 @@ static cna_result external_data(cna__gltf_ctx *c, const char *path, const char *
         return r;
     }
     b->uri = decoded;
+    b->path = file;
     b->data = data;
     b->source = CNA_GLTF_SOURCE_EXTERNAL;
     return CNA_OK;

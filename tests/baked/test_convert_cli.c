@@ -3,7 +3,9 @@
  * executable CNA_BINARY_DIR "/cna"): the pose of a converted file prints the
  * same JSON as the glTF file at oracle sample times, --skeleton writes the
  * first skin's skeleton bit for bit, directory mode converts the whole
- * corpus, and usage errors and refusals give exit codes 2 and 1.
+ * corpus (following no link to a folder), usage errors and refusals give
+ * exit codes 2 and 1, and an output that is one of the input's files (or
+ * the other output) is refused with the input left as it was.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -217,6 +219,147 @@ static void usage_errors_exit_2_and_refusals_exit_1(void **state)
     assert_int_equal(run("pose " WORK "/bad.cnb --mode union"), 2);
 }
 
+/* Byte-for-byte equality of two files. */
+static void assert_same_file_bytes(const char *a, const char *b)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", a, b);
+    if (system(cmd) != 0) fail_msg("%s differs from %s", a, b);
+}
+
+/* The names in `dir` (dot files too), sorted, space-separated. */
+static char *list_dir(const char *dir)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | LC_ALL=C sort | tr '\\n' ' ' > %s/list", dir, WORK);
+    assert_int_equal(system(cmd), 0);
+    return slurp(WORK "/list");
+}
+
+static void expect_refused(const char *args, const char *message)
+{
+    assert_int_equal(run(args), 1);
+    char *err = slurp(WORK "/err");
+    assert_non_null(err);
+    assert_string_equal(err, message);
+    free(err);
+}
+
+static void an_output_naming_an_input_is_refused_and_the_input_is_unchanged(void **state)
+{
+    (void)state;
+    const char *src = CNA_TEST_DATA_DIR "/corpus/valid/MorphStressTest";
+    assert_int_equal(system("mkdir -p " WORK "/in && cp " CNA_TEST_DATA_DIR "/corpus/valid/MorphStressTest/* "
+                            WORK "/in/ && ln -s in/MorphStressTest.gltf " WORK "/link.gltf"), 0);
+    char *before = list_dir(WORK "/in");
+    const char *in = WORK "/in/MorphStressTest.gltf";
+    char args[4096], message[4096];
+    static const struct {
+        const char *out, *what, *file;
+    } cases[] = {
+        {WORK "/in/MorphStressTest.gltf", "the input model", WORK "/in/MorphStressTest.gltf"},
+        {WORK "/link.gltf", "the input model", WORK "/in/MorphStressTest.gltf"},
+        {WORK "/in/../in/MorphStressTest.gltf", "the input model", WORK "/in/MorphStressTest.gltf"},
+        {WORK "/in/MorphStressTest.bin", "buffers[0] of the input model", WORK "/in/MorphStressTest.bin"},
+        {WORK "/in/./MorphStressTest.bin", "buffers[0] of the input model", WORK "/in/MorphStressTest.bin"},
+        {WORK "/in/Base_AO.png", "images[0] of the input model", WORK "/in/Base_AO.png"},
+        {WORK "/in/ColorSwatches.png", "images[2] of the input model", WORK "/in/ColorSwatches.png"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(args, sizeof args, "convert %s -o %s", in, cases[i].out);
+        snprintf(message, sizeof message, "error: %s: is the same file as %s \"%s\"; nothing was written\n",
+                 cases[i].out, cases[i].what, cases[i].file);
+        expect_refused(args, message);
+        /* --skeleton naming an input is refused the same way, and -o is not written */
+        snprintf(args, sizeof args, "convert %s -o %s/s.cnb --skeleton %s", in, WORK, cases[i].out);
+        expect_refused(args, message);
+        struct stat st;
+        assert_int_not_equal(stat(WORK "/s.cnb", &st), 0);
+    }
+    static const char *files[] = {"MorphStressTest.gltf", "MorphStressTest.bin", "Base_AO.png", "TinyGrid.png",
+                                  "ColorSwatches.png"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char a[1024], b[1024];
+        snprintf(a, sizeof a, "%s/in/%s", WORK, files[i]);
+        snprintf(b, sizeof b, "%s/%s", src, files[i]);
+        assert_same_file_bytes(a, b);
+    }
+    char *after = list_dir(WORK "/in"); /* no temporary file either */
+    assert_string_equal(after, before);
+    free(after);
+    free(before);
+    /* --skeleton naming the -o file, spelled otherwise: refused before loading */
+    const char *robot = CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb";
+    snprintf(args, sizeof args, "convert %s -o %s/rs.cnb --skeleton %s/./rs.cnb", robot, WORK, WORK);
+    snprintf(message, sizeof message,
+             "error: %s/./rs.cnb: is the same file as the -o output \"%s/rs.cnb\"; nothing was written\n", WORK,
+             WORK);
+    expect_refused(args, message);
+    struct stat st;
+    assert_int_not_equal(stat(WORK "/rs.cnb", &st), 0);
+    /* ... also when it exists already: it stays as it was */
+    snprintf(args, sizeof args, "convert %s -o %s/rs.cnb", robot, WORK);
+    assert_int_equal(run(args), 0);
+    assert_int_equal(system("cp " WORK "/rs.cnb " WORK "/rs.copy"), 0);
+    snprintf(args, sizeof args, "convert %s -o %s/rs.cnb --skeleton %s/rs.cnb --unit-scale 2", robot, WORK, WORK);
+    snprintf(message, sizeof message,
+             "error: %s/rs.cnb: is the same file as the -o output \"%s/rs.cnb\"; nothing was written\n", WORK, WORK);
+    expect_refused(args, message);
+    assert_same_file_bytes(WORK "/rs.cnb", WORK "/rs.copy");
+}
+
+static void a_write_that_fails_reports_the_system_reason_and_leaves_no_temporary_file(void **state)
+{
+    (void)state;
+    const char *robot = CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb";
+    char args[4096];
+    assert_int_equal(system("mkdir -p " WORK "/keep"), 0);
+    snprintf(args, sizeof args, "convert %s -o %s/keep/r.cnb", robot, WORK);
+    assert_int_equal(run(args), 0);
+    /* a folder where the .cnj should go: the .cnj cannot be written */
+    assert_int_equal(system("mkdir -p " WORK "/keep/r.cnj"), 0);
+    snprintf(args, sizeof args, "convert %s -o %s/keep/r.cnb --skeleton %s/keep/r.cnj", robot, WORK, WORK);
+    char message[4096];
+    snprintf(message, sizeof message, "error: %s/keep/r.cnj: %s/keep/r.cnj: Is a directory\n", WORK, WORK);
+    expect_refused(args, message);
+    /* a device that is full: the system's reason */
+    snprintf(args, sizeof args, "convert %s -o /dev/full", robot);
+    snprintf(message, sizeof message, "error: %s: /dev/full: write failed: No space left on device\n", robot);
+    expect_refused(args, message);
+    char *names = list_dir(WORK "/keep");
+    assert_string_equal(names, "r.cnb r.cnj ");
+    free(names);
+}
+
+static void directory_mode_follows_no_folder_link_and_ends_on_a_link_loop(void **state)
+{
+    (void)state;
+    /* tree/a/triangle.gltf (+ .bin); tree/a/loop -> .. (a loop); tree/outside ->
+     * a folder beside the tree; tree/r.glb -> a file outside (followed) */
+    assert_int_equal(system("mkdir -p " WORK "/tree/a " WORK "/outside && cp " CNA_TEST_DATA_DIR
+                            "/corpus/valid/Triangle/triangle.* " WORK "/tree/a/ && cp " CNA_TEST_DATA_DIR
+                            "/corpus/valid/RobotExpressive/robot.glb " WORK "/outside/ && ln -s .. " WORK
+                            "/tree/a/loop && ln -s ../../outside " WORK "/tree/a/out && ln -s ../outside/robot.glb "
+                            WORK "/tree/r.glb && ln -s self " WORK "/tree/self"), 0);
+    char args[4096];
+    snprintf(args, sizeof args, "convert %s/tree -o %s/tree-out", WORK, WORK);
+    assert_int_equal(run(args), 0);
+    char *out = slurp(WORK "/out");
+    char expected[4096];
+    snprintf(expected, sizeof expected,
+             "%s/tree/a/triangle.gltf -> %s/tree-out/a/triangle.cnb\n%s/tree/r.glb -> %s/tree-out/r.cnb\n"
+             "2 of 2 files converted\n",
+             WORK, WORK, WORK, WORK);
+    assert_string_equal(out, expected);
+    free(out);
+    char *names = list_dir(WORK "/tree-out");
+    assert_string_equal(names, "a r.cnb ");
+    free(names);
+    names = list_dir(WORK "/tree-out/a");
+    assert_string_equal(names, "triangle.cnb ");
+    free(names);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +368,9 @@ int main(void)
         cmocka_unit_test(directory_mode_converts_every_gltf_file_in_the_tree),
         cmocka_unit_test(directory_mode_keeps_same_named_gltf_and_glb_apart),
         cmocka_unit_test(usage_errors_exit_2_and_refusals_exit_1),
+        cmocka_unit_test(an_output_naming_an_input_is_refused_and_the_input_is_unchanged),
+        cmocka_unit_test(a_write_that_fails_reports_the_system_reason_and_leaves_no_temporary_file),
+        cmocka_unit_test(directory_mode_follows_no_folder_link_and_ends_on_a_link_loop),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -133,6 +133,9 @@ static void test_external_buffer_resolves_relative_to_the_asset_folder(void **st
     assert_int_equal(load_model("tri.bin", "tex.png", NULL, &doc, &err), CNA_OK);
     assert_int_equal(doc->buffers[0].source, CNA_GLTF_SOURCE_EXTERNAL);
     assert_string_equal(doc->buffers[0].uri, "tri.bin");
+    char bin[256];
+    asset_path(bin, sizeof bin, "tri.bin");
+    assert_string_equal(doc->buffers[0].path, bin); /* the file read */
     expect_triangle(doc);
     char png[256];
     asset_path(png, sizeof png, "tex.png");
@@ -347,6 +350,7 @@ static void test_resolver_serves_buffers_and_images_with_decoded_uris(void **sta
     assert_string_equal(log.uris[1], "img.png");
     assert_true(doc->images[0].available);
     assert_null(doc->images[0].path);
+    assert_null(doc->buffers[0].path); /* no file: the resolver's bytes */
     expect_triangle(doc); /* the bytes were copied before release */
     cna_gltf_document_free(doc);
 }

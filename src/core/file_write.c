@@ -1,0 +1,307 @@
+/*
+ * Atomic file writes (core/internal.h): a temporary file beside the
+ * destination, written whole, flushed to the disk, closed, then renamed over
+ * the destination; on any failure removed, the destination untouched.
+ */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* realpath */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+/* Streaming buffer size; larger writes go straight to the file. */
+#define STREAM_BUFFER ((size_t)64 << 10)
+/* The destination's name is cut to this many bytes in the temporary file's
+ * name, which must stay under the system's 255-byte limit. */
+#define TEMP_NAME_KEEP 200
+#define TEMP_ATTEMPTS 100
+
+static cna__file_test_hook test_hook;
+static void *test_hook_user_data;
+
+void cna__file_set_test_hook(cna__file_test_hook hook, void *user_data)
+{
+    test_hook = hook;
+    test_hook_user_data = user_data;
+}
+
+/* 0 to run `step`, or the errno value it must fail with. */
+static int hook(cna__file_step step, const char *temp)
+{
+    return test_hook ? test_hook(test_hook_user_data, step, temp) : 0;
+}
+
+/* Record the first failure in w (and err); CNA_ERROR_IO. */
+static cna_result fail(cna__file_writer *w, cna_error *err, const char *what, int error)
+{
+    if (!w->failed) {
+        w->failed = true;
+        cna__error(&w->error, CNA_ERROR_IO, "%s: %s: %s", w->name, what, strerror(error));
+    }
+    if (err) *err = w->error;
+    return CNA_ERROR_IO;
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15u;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
+    return x ^ (x >> 31);
+}
+
+/* Six letters or digits, different on each attempt, in each process and for
+ * each writer. */
+static void temp_suffix(const cna__file_writer *w, unsigned attempt, char out[7])
+{
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    struct timespec ts = {0, 0};
+    (void)clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = mix((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 12) ^
+                     (uint64_t)(uintptr_t)w ^ ((uint64_t)attempt << 52));
+    for (int i = 0; i < 6; i++, x /= 62) out[i] = digits[x % 62];
+    out[6] = '\0';
+}
+
+/* w->name, w->target and w->temp (its last six characters still to fill) in one allocation. */
+static cna_result make_paths(cna__file_writer *w, const char *path, const char *target, cna_error *err)
+{
+    const char *slash = strrchr(target, '/');
+    const char *base = slash ? slash + 1 : target;
+    size_t dir_len = slash ? (size_t)(slash - target) + 1 : 0; /* with its '/' */
+    size_t base_len = strlen(base);
+    if (base_len > TEMP_NAME_KEEP) base_len = TEMP_NAME_KEEP;
+    size_t name_size = strlen(path) + 1, target_size = strlen(target) + 1;
+    size_t temp_size = dir_len + 1 + base_len + 1 + 6 + 1, total;
+    if (!cna__add_size(name_size, target_size, &total) || !cna__add_size(total, temp_size, &total))
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: path too long", path);
+    char *p = (char *)cna__alloc(&w->alloc, total);
+    if (!p) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+    w->name = p;
+    memcpy(w->name, path, name_size);
+    w->target = p + name_size;
+    memcpy(w->target, target, target_size);
+    w->temp = w->target + target_size;
+    snprintf(w->temp, temp_size, "%.*s.%.*s.XXXXXX", (int)dir_len, target, (int)base_len, base);
+    return CNA_OK;
+}
+
+/* When `path` is a symbolic link, the path it finally leads to (each link
+ * read in turn, as opening it would, so that a link to a file not yet written
+ * leads to that file) into out[PATH_MAX]; false when it is no link or the
+ * chain is too long. */
+static bool resolve_links(const char *path, char *out)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) return false;
+    if (realpath(path, out)) return true;
+    char cur[PATH_MAX], link[PATH_MAX];
+    if (strlen(path) >= sizeof cur) return false;
+    strcpy(cur, path);
+    for (int hops = 0; hops < 40; hops++) {
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n < 0) return false;
+        link[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        int dir_len = link[0] == '/' || !slash ? 0 : (int)(slash - cur) + 1;
+        if ((size_t)dir_len + (size_t)n >= sizeof cur) return false;
+        memmove(cur + dir_len, link, (size_t)n + 1);
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+            strcpy(out, cur);
+            return true;
+        }
+    }
+    return false;
+}
+
+static void release(cna__file_writer *w)
+{
+    cna__free(&w->alloc, w->buf);
+    cna__free(&w->alloc, w->name);
+    w->buf = NULL;
+    w->name = w->target = w->temp = NULL;
+    w->used = 0;
+}
+
+cna_result cna__file_writer_open(cna__file_writer *w, const char *path, const cna_allocator *allocator,
+                                 cna_error *err)
+{
+    if (!w) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "file write: NULL writer");
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+    w->alloc = cna__allocator_resolve(allocator);
+    if (!path || !*path)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "file write: %s path", path ? "empty" : "NULL");
+    /* A link: replace the file it leads to (created if missing) and keep the link. */
+    char real[PATH_MAX];
+    const char *target = resolve_links(path, real) ? real : path;
+    struct stat st;
+    bool exists = stat(target, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) return cna__error(err, CNA_ERROR_IO, "%s: %s", path, strerror(EISDIR));
+    cna_result r = make_paths(w, path, target, err);
+    if (r) return r;
+    if (exists && !S_ISREG(st.st_mode)) {
+        /* A device or a pipe (/dev/null, /dev/stdout): written in place; a
+         * rename would replace the device node itself. */
+        w->direct = true;
+        w->temp = w->target;
+        int error = hook(CNA__FILE_STEP_OPEN, w->temp);
+        if (!error) {
+            w->fd = open(w->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+            if (w->fd < 0) error = errno;
+        }
+        if (!error) return CNA_OK;
+        r = cna__error(err, CNA_ERROR_IO, "%s: %s", path, strerror(error));
+        w->fd = -1;
+        release(w);
+        return r;
+    }
+    char *suffix = w->temp + strlen(w->temp) - 6;
+    int error = EEXIST;
+    for (unsigned attempt = 0; attempt < TEMP_ATTEMPTS && error == EEXIST; attempt++) {
+        temp_suffix(w, attempt, suffix);
+        error = hook(CNA__FILE_STEP_OPEN, w->temp);
+        if (error) break;
+        /* 0666: the umask (and any default ACL) applies, as for every new file. */
+        w->fd = open(w->temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+        error = w->fd < 0 ? errno : 0;
+    }
+    if (error) {
+        /* the folder: "." without a slash, "/" for a file at the root */
+        const char *slash = strrchr(w->target, '/');
+        const char *dir = slash ? w->target : ".";
+        int dir_len = !slash ? 1 : slash == w->target ? 1 : (int)(slash - w->target);
+        r = cna__error(err, CNA_ERROR_IO, "%s: cannot create a temporary file in \"%.*s\": %s", path, dir_len,
+                       dir, strerror(error));
+        w->fd = -1;
+        release(w);
+        return r;
+    }
+    return CNA_OK;
+}
+
+/* write() all of bytes, in chunks of at most CNA__FILE_WRITE_CHUNK. */
+static cna_result write_out(cna__file_writer *w, const unsigned char *bytes, size_t size, cna_error *err)
+{
+    while (size > 0) {
+        size_t n = size < CNA__FILE_WRITE_CHUNK ? size : CNA__FILE_WRITE_CHUNK;
+        int error = hook(CNA__FILE_STEP_WRITE, w->temp);
+        if (error) return fail(w, err, "write failed", error);
+        ssize_t done = write(w->fd, bytes, n);
+        if (done < 0 && errno == EINTR) continue;
+        if (done < 0) return fail(w, err, "write failed", errno);
+        if (done == 0) return fail(w, err, "write failed", EIO);
+        bytes += done;
+        size -= (size_t)done;
+    }
+    return CNA_OK;
+}
+
+cna_result cna__file_writer_write(cna__file_writer *w, const void *bytes, size_t size, cna_error *err)
+{
+    if (!w || !w->temp) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "file write: writer not open");
+    if (w->failed) return fail(w, err, NULL, 0);
+    if (size == 0) return CNA_OK;
+    if (!bytes) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: NULL bytes", w->name);
+    if (!w->buf && size < STREAM_BUFFER) w->buf = (unsigned char *)cna__alloc(&w->alloc, STREAM_BUFFER);
+    if (w->buf && w->used + size <= STREAM_BUFFER) {
+        memcpy(w->buf + w->used, bytes, size);
+        w->used += size;
+        return CNA_OK;
+    }
+    cna_result r = write_out(w, w->buf, w->used, err);
+    w->used = 0;
+    if (r) return r;
+    if (w->buf && size < STREAM_BUFFER) {
+        memcpy(w->buf, bytes, size);
+        w->used = size;
+        return CNA_OK;
+    }
+    return write_out(w, (const unsigned char *)bytes, size, err);
+}
+
+void cna__file_writer_abort(cna__file_writer *w)
+{
+    if (!w || !w->temp) return;
+    if (w->fd >= 0) (void)close(w->fd);
+    w->fd = -1;
+    if (!w->direct) (void)unlink(w->temp);
+    release(w);
+}
+
+/* fsync the folder of w->target, so that the rename itself reaches the disk;
+ * the file is already replaced, so a failure here is not reported. */
+static void sync_folder(const cna__file_writer *w)
+{
+    const char *slash = strrchr(w->target, '/');
+    char dir[PATH_MAX];
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == w->target) snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - w->target) < sizeof dir)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - w->target), w->target);
+    else return;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    (void)fsync(fd);
+    (void)close(fd);
+}
+
+cna_result cna__file_writer_commit(cna__file_writer *w, cna_error *err)
+{
+    if (!w || !w->temp) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "file write: writer not open");
+    cna_result r = w->failed ? fail(w, err, NULL, 0) : write_out(w, w->buf, w->used, err);
+    w->used = 0;
+    if (!r) {
+        int error = hook(CNA__FILE_STEP_SYNC, w->temp);
+        if (!error && !w->direct && fsync(w->fd) != 0) error = errno;
+        if (error) r = fail(w, err, "write failed", error);
+    }
+    if (!r) {
+        int error = hook(CNA__FILE_STEP_CLOSE, w->temp);
+        int closed = close(w->fd);
+        w->fd = -1;
+        if (!error && closed != 0 && errno != EINTR) error = errno;
+        if (error) r = fail(w, err, "write failed", error);
+    }
+    if (!r && !w->direct) {
+        int error = hook(CNA__FILE_STEP_RENAME, w->temp);
+        if (!error && rename(w->temp, w->target) != 0) error = errno;
+        if (error) r = fail(w, err, "rename failed", error);
+    }
+    if (r) {
+        cna__file_writer_abort(w);
+        return r;
+    }
+    if (!w->direct) sync_folder(w);
+    release(w);
+    return CNA_OK;
+}
+
+cna_result cna__file_write(const char *path, const void *bytes, size_t size, const cna_allocator *allocator,
+                           cna_error *err)
+{
+    if (!bytes && size)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: NULL bytes", path ? path : "file write");
+    cna__file_writer w;
+    cna_result r = cna__file_writer_open(&w, path, allocator, err);
+    if (r) return r;
+    r = write_out(&w, (const unsigned char *)bytes, size, err);
+    if (r) {
+        cna__file_writer_abort(&w);
+        return r;
+    }
+    return cna__file_writer_commit(&w, err);
+}

@@ -1,0 +1,357 @@
+/*
+ * Atomic file writes (core/internal.h): the new file appears whole, with the
+ * umask's mode; a failure at any step (made through the test hook) leaves the
+ * previous file byte for byte and no temporary file in the folder; the
+ * streaming writer, a symbolic link, a folder and a full device (/dev/full).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/internal.h"
+
+#define WORK CNA_BINARY_DIR "/test_file_write.tmp"
+#define TARGET WORK "/t.bin"
+
+static int setup(void **state)
+{
+    (void)state;
+    return system("rm -rf " WORK " && mkdir -p " WORK) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    cna__file_set_test_hook(NULL, NULL);
+    return system("rm -rf " WORK) == 0 ? 0 : -1;
+}
+
+/* Every name in WORK (without . and ..), sorted, joined by spaces. */
+static void list_work(char *out, size_t size)
+{
+    struct dirent **names = NULL;
+    int n = scandir(WORK, &names, NULL, alphasort);
+    assert_true(n >= 0);
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (strcmp(names[i]->d_name, ".") != 0 && strcmp(names[i]->d_name, "..") != 0) {
+            if (out[0]) strncat(out, " ", size - strlen(out) - 1);
+            strncat(out, names[i]->d_name, size - strlen(out) - 1);
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
+static unsigned char *slurp(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)n + 1);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *size = (size_t)n;
+    return b;
+}
+
+static void assert_file_is(const char *path, const void *bytes, size_t size)
+{
+    size_t n = 0;
+    unsigned char *got = slurp(path, &n);
+    assert_int_equal(n, size);
+    assert_memory_equal(got, bytes, size);
+    free(got);
+}
+
+/* Bytes i * 7 + seed, deterministic. */
+static unsigned char *pattern(size_t size, unsigned seed)
+{
+    unsigned char *b = malloc(size);
+    assert_non_null(b);
+    for (size_t i = 0; i < size; i++) b[i] = (unsigned char)(i * 7u + seed);
+    return b;
+}
+
+static void write_ok(const char *path, const void *bytes, size_t size)
+{
+    cna_error err;
+    memset(&err, 0, sizeof err);
+    assert_int_equal(cna__file_write(path, bytes, size, NULL, &err), CNA_OK);
+}
+
+static mode_t mode_of(const char *path)
+{
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return st.st_mode & 07777;
+}
+
+static void new_file_is_whole_and_gets_the_umask_mode(void **state)
+{
+    (void)state;
+    char names[512];
+    mode_t old = umask(022);
+    write_ok(TARGET, "abc", 3);
+    assert_file_is(TARGET, "abc", 3);
+    assert_int_equal(mode_of(TARGET), 0644);
+    umask(077);
+    write_ok(TARGET, "defg", 4); /* replaced: the new file's mode, not the old one's */
+    assert_file_is(TARGET, "defg", 4);
+    assert_int_equal(mode_of(TARGET), 0600);
+    umask(old);
+    list_work(names, sizeof names);
+    assert_string_equal(names, "t.bin");
+    write_ok(TARGET, "", 0);
+    assert_file_is(TARGET, "", 0);
+}
+
+/* Fails the `nth` call (1-based) of `step` with `error`; counts every step. */
+typedef struct fault {
+    cna__file_step step;
+    int nth, error;
+    int calls[CNA__FILE_STEP_COUNT];
+    char temp[4096];
+} fault;
+
+static int fault_hook(void *user_data, cna__file_step step, const char *temp)
+{
+    fault *f = (fault *)user_data;
+    f->calls[step]++;
+    snprintf(f->temp, sizeof f->temp, "%s", temp);
+    return step == f->step && f->calls[step] == f->nth ? f->error : 0;
+}
+
+static void a_failing_step_leaves_the_previous_file_and_no_temporary_file(void **state)
+{
+    (void)state;
+    static const struct {
+        cna__file_step step;
+        int nth, error;
+        const char *message;
+    } cases[] = {
+        {CNA__FILE_STEP_OPEN, 1, EACCES,
+         TARGET ": cannot create a temporary file in \"" WORK "\": Permission denied"},
+        {CNA__FILE_STEP_WRITE, 1, ENOSPC, TARGET ": write failed: No space left on device"},
+        {CNA__FILE_STEP_WRITE, 2, ENOSPC, TARGET ": write failed: No space left on device"},
+        {CNA__FILE_STEP_WRITE, 3, EIO, TARGET ": write failed: Input/output error"},
+        {CNA__FILE_STEP_SYNC, 1, EIO, TARGET ": write failed: Input/output error"},
+        {CNA__FILE_STEP_CLOSE, 1, EDQUOT, TARGET ": write failed: Disk quota exceeded"},
+        {CNA__FILE_STEP_RENAME, 1, EACCES, TARGET ": rename failed: Permission denied"},
+    };
+    const size_t old_size = 1000, new_size = 2 * CNA__FILE_WRITE_CHUNK + 12345; /* three writes */
+    unsigned char *old_bytes = pattern(old_size, 1), *new_bytes = pattern(new_size, 2);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_ok(TARGET, old_bytes, old_size);
+        fault f;
+        memset(&f, 0, sizeof f);
+        f.step = cases[i].step;
+        f.nth = cases[i].nth;
+        f.error = cases[i].error;
+        cna__file_set_test_hook(fault_hook, &f);
+        cna_error err;
+        memset(&err, 0, sizeof err);
+        assert_int_equal(cna__file_write(TARGET, new_bytes, new_size, NULL, &err), CNA_ERROR_IO);
+        cna__file_set_test_hook(NULL, NULL);
+        assert_int_equal(err.code, CNA_ERROR_IO);
+        assert_string_equal(err.message, cases[i].message);
+        assert_int_equal(f.calls[f.step], f.nth);
+        /* the temporary file was beside the target, named after it */
+        assert_int_equal(strncmp(f.temp, WORK "/.t.bin.", strlen(WORK "/.t.bin.")), 0);
+        assert_int_equal(strlen(f.temp), strlen(WORK "/.t.bin.") + 6);
+        assert_file_is(TARGET, old_bytes, old_size);
+        char names[512];
+        list_work(names, sizeof names);
+        assert_string_equal(names, "t.bin");
+    }
+    /* Without a fault every step runs once per chunk or once. */
+    fault f;
+    memset(&f, 0, sizeof f);
+    f.step = CNA__FILE_STEP_COUNT;
+    cna__file_set_test_hook(fault_hook, &f);
+    write_ok(TARGET, new_bytes, new_size);
+    cna__file_set_test_hook(NULL, NULL);
+    assert_int_equal(f.calls[CNA__FILE_STEP_OPEN], 1);
+    assert_int_equal(f.calls[CNA__FILE_STEP_WRITE], 3);
+    assert_int_equal(f.calls[CNA__FILE_STEP_SYNC], 1);
+    assert_int_equal(f.calls[CNA__FILE_STEP_CLOSE], 1);
+    assert_int_equal(f.calls[CNA__FILE_STEP_RENAME], 1);
+    assert_file_is(TARGET, new_bytes, new_size);
+    free(old_bytes);
+    free(new_bytes);
+}
+
+static void a_new_file_that_fails_is_not_created(void **state)
+{
+    (void)state;
+    fault f;
+    memset(&f, 0, sizeof f);
+    f.step = CNA__FILE_STEP_RENAME;
+    f.nth = 1;
+    f.error = EIO;
+    cna__file_set_test_hook(fault_hook, &f);
+    cna_error err;
+    assert_int_equal(cna__file_write(WORK "/new.bin", "xyz", 3, NULL, &err), CNA_ERROR_IO);
+    cna__file_set_test_hook(NULL, NULL);
+    assert_string_equal(err.message, WORK "/new.bin: rename failed: Input/output error");
+    char names[512];
+    list_work(names, sizeof names);
+    assert_string_equal(names, "");
+}
+
+static void streaming_writes_arrive_in_order_and_a_failed_one_fails_the_commit(void **state)
+{
+    (void)state;
+    unsigned char *bytes = pattern(300000, 3);
+    /* small pieces (buffered), one piece larger than the buffer, small again */
+    static const size_t pieces[] = {1, 100, 5000, 70000, 200000, 24899};
+    cna__file_writer w;
+    cna_error err;
+    assert_int_equal(cna__file_writer_open(&w, TARGET, NULL, &err), CNA_OK);
+    size_t at = 0;
+    for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++) {
+        assert_int_equal(cna__file_writer_write(&w, bytes + at, pieces[i], &err), CNA_OK);
+        at += pieces[i];
+    }
+    assert_int_equal(at, 300000);
+    assert_int_equal(cna__file_writer_commit(&w, &err), CNA_OK);
+    cna__file_writer_abort(&w); /* after a commit: nothing */
+    assert_file_is(TARGET, bytes, 300000);
+
+    /* a failed write: later writes and the commit repeat its error */
+    fault f;
+    memset(&f, 0, sizeof f);
+    f.step = CNA__FILE_STEP_WRITE;
+    f.nth = 1;
+    f.error = ENOSPC;
+    cna__file_set_test_hook(fault_hook, &f);
+    assert_int_equal(cna__file_writer_open(&w, TARGET, NULL, &err), CNA_OK);
+    assert_int_equal(cna__file_writer_write(&w, bytes, 100000, &err), CNA_ERROR_IO);
+    assert_string_equal(err.message, TARGET ": write failed: No space left on device");
+    memset(&err, 0, sizeof err);
+    assert_int_equal(cna__file_writer_write(&w, bytes, 10, &err), CNA_ERROR_IO);
+    assert_string_equal(err.message, TARGET ": write failed: No space left on device");
+    memset(&err, 0, sizeof err);
+    assert_int_equal(cna__file_writer_commit(&w, &err), CNA_ERROR_IO);
+    assert_string_equal(err.message, TARGET ": write failed: No space left on device");
+    cna__file_set_test_hook(NULL, NULL);
+    assert_file_is(TARGET, bytes, 300000);
+
+    /* abort: the previous file stays, the temporary file goes */
+    assert_int_equal(cna__file_writer_open(&w, TARGET, NULL, &err), CNA_OK);
+    assert_int_equal(cna__file_writer_write(&w, "zz", 2, &err), CNA_OK);
+    cna__file_writer_abort(&w);
+    cna__file_writer_abort(&w);
+    assert_file_is(TARGET, bytes, 300000);
+    char names[512];
+    list_work(names, sizeof names);
+    assert_string_equal(names, "t.bin");
+    free(bytes);
+}
+
+static void a_symbolic_link_is_followed_and_kept(void **state)
+{
+    (void)state;
+    assert_int_equal(system("mkdir -p " WORK "/real && ln -sf real/file.bin " WORK "/link.bin"), 0);
+    write_ok(WORK "/link.bin", "new", 3);
+    struct stat st;
+    assert_int_equal(lstat(WORK "/link.bin", &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_file_is(WORK "/real/file.bin", "new", 3);
+    write_ok(WORK "/link.bin", "newer", 5);
+    assert_int_equal(lstat(WORK "/link.bin", &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_file_is(WORK "/real/file.bin", "newer", 5);
+    char names[512];
+    list_work(names, sizeof names);
+    assert_string_equal(names, "link.bin real");
+}
+
+/* A 250-byte name (the system allows 255): the temporary file's name keeps
+ * only the first 200 bytes of it, so that it fits too. */
+static void a_long_file_name_is_written(void **state)
+{
+    (void)state;
+    char name[251], path[512];
+    memset(name, 'n', 250);
+    name[250] = '\0';
+    snprintf(path, sizeof path, "%s/%s", WORK, name);
+    fault f;
+    memset(&f, 0, sizeof f);
+    f.step = CNA__FILE_STEP_COUNT;
+    cna__file_set_test_hook(fault_hook, &f);
+    write_ok(path, "long", 4);
+    cna__file_set_test_hook(NULL, NULL);
+    assert_file_is(path, "long", 4);
+    assert_int_equal(strlen(f.temp), strlen(WORK) + 1 + 1 + 200 + 1 + 6);
+    char names[512];
+    list_work(names, sizeof names);
+    assert_string_equal(names, name);
+}
+
+static void a_folder_or_a_missing_folder_is_refused(void **state)
+{
+    (void)state;
+    cna_error err;
+    assert_int_equal(system("mkdir -p " WORK "/dir"), 0);
+    assert_int_equal(cna__file_write(WORK "/dir", "x", 1, NULL, &err), CNA_ERROR_IO);
+    assert_string_equal(err.message, WORK "/dir: Is a directory");
+    assert_int_equal(cna__file_write(WORK "/none/x.bin", "x", 1, NULL, &err), CNA_ERROR_IO);
+    assert_string_equal(err.message, WORK "/none/x.bin: cannot create a temporary file in \"" WORK
+                                     "/none\": No such file or directory");
+    assert_int_equal(cna__file_write(NULL, "x", 1, NULL, &err), CNA_ERROR_INVALID_ARGUMENT);
+    char names[512];
+    list_work(names, sizeof names);
+    assert_string_equal(names, "dir");
+}
+
+/* A real full device: written in place (a device is never renamed over),
+ * and the system's reason reaches the message. */
+static void a_full_device_reports_no_space_left(void **state)
+{
+    (void)state;
+    struct stat st;
+    assert_int_equal(stat("/dev/full", &st), 0);
+    unsigned char *bytes = pattern(100000, 4);
+    cna_error err;
+    assert_int_equal(cna__file_write("/dev/full", bytes, 100000, NULL, &err), CNA_ERROR_IO);
+    assert_string_equal(err.message, "/dev/full: write failed: No space left on device");
+    struct stat after;
+    assert_int_equal(stat("/dev/full", &after), 0);
+    assert_true(S_ISCHR(after.st_mode));
+    assert_int_equal(after.st_rdev, st.st_rdev);
+    write_ok("/dev/null", bytes, 100000);
+    assert_int_equal(stat("/dev/null", &after), 0);
+    assert_true(S_ISCHR(after.st_mode));
+    free(bytes);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(new_file_is_whole_and_gets_the_umask_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_failing_step_leaves_the_previous_file_and_no_temporary_file, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_new_file_that_fails_is_not_created, setup, teardown),
+        cmocka_unit_test_setup_teardown(streaming_writes_arrive_in_order_and_a_failed_one_fails_the_commit, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_symbolic_link_is_followed_and_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_long_file_name_is_written, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_folder_or_a_missing_folder_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_full_device_reports_no_space_left, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

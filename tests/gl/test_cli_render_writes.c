@@ -1,0 +1,281 @@
+/*
+ * What `cna render` and cna_gl_write_png write: the PNG and the GIF get the
+ * mode the umask gives (0644 under 022, 0600 under 077, also when replacing a
+ * file); an output that is the model, one of its buffers or images, or the
+ * other output is refused with exit 1 and the inputs unchanged; a failed
+ * write names the system's reason (a missing folder, the full device
+ * /dev/full); a PNG write failing at any step (the core's test hook) keeps
+ * the previous file and leaves no temporary file.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cna/gl.h"
+#include "core/internal.h"
+
+#define CNA_EXE CNA_BINARY_DIR "/cna"
+#define WORK CNA_BINARY_DIR "/test_cli_render_writes.tmp"
+#define MORPH CNA_TEST_DATA_DIR "/corpus/valid/SimpleMorph"
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *t = malloc((size_t)n + 1);
+    assert_non_null(t);
+    size_t got = fread(t, 1, (size_t)n, f);
+    t[got] = 0;
+    fclose(f);
+    return t;
+}
+
+/* Run `umask UMASK; cna ARGS > WORK/out 2> WORK/err`; the exit code. */
+static int run(const char *umask_text, const char *args)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "umask %s; %s %s > %s/out 2> %s/err", umask_text, CNA_EXE, args, WORK, WORK);
+    int status = system(cmd);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return system("rm -rf " WORK " && mkdir -p " WORK "/in && cp " MORPH "/* " WORK "/in/") == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    cna__file_set_test_hook(NULL, NULL);
+    return system("rm -rf " WORK) == 0 ? 0 : -1;
+}
+
+static unsigned mode_of(const char *path)
+{
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return (unsigned)(st.st_mode & 07777);
+}
+
+static char *list_dir(const char *dir)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | LC_ALL=C sort | tr '\\n' ' ' > %s.list", dir, WORK);
+    assert_int_equal(system(cmd), 0);
+    char *names = slurp(WORK ".list");
+    unlink(WORK ".list");
+    return names;
+}
+
+static void assert_same_bytes(const char *a, const char *b)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", a, b);
+    if (system(cmd) != 0) fail_msg("%s differs from %s", a, b);
+}
+
+static void png_and_gif_get_the_mode_the_umask_gives(void **state)
+{
+    (void)state;
+    const char *render = "render " WORK "/in/SimpleMorph.gltf --size 32x24";
+    char args[4096];
+#ifdef CNA_TEST_HAVE_GIF
+    snprintf(args, sizeof args, "%s -o %s/a.png --gif %s/a.gif --frames 2", render, WORK, WORK);
+    assert_int_equal(run("022", args), 0);
+    assert_int_equal(mode_of(WORK "/a.png"), 0644);
+    assert_int_equal(mode_of(WORK "/a.gif"), 0644);
+    char *gif = slurp(WORK "/a.gif");
+    assert_memory_equal(gif, "GIF89a", 6);
+    free(gif);
+    /* replaced under another umask: the new file's mode */
+    assert_int_equal(run("077", args), 0);
+    assert_int_equal(mode_of(WORK "/a.png"), 0600);
+    assert_int_equal(mode_of(WORK "/a.gif"), 0600);
+    snprintf(args, sizeof args, "%s -o %s/b.png --gif %s/b.gif --frames 2", render, WORK, WORK);
+    assert_int_equal(run("077", args), 0);
+    assert_int_equal(mode_of(WORK "/b.png"), 0600);
+    assert_int_equal(mode_of(WORK "/b.gif"), 0600);
+    char *names = list_dir(WORK);
+    assert_string_equal(names, "a.gif a.png b.gif b.png err in out ");
+    free(names);
+#else
+    snprintf(args, sizeof args, "%s --gif %s/a.gif", render, WORK);
+    assert_int_equal(run("022", args), 1);
+    char *err = slurp(WORK "/err");
+    assert_non_null(strstr(err, "this cna was built without giflib"));
+    free(err);
+    snprintf(args, sizeof args, "%s -o %s/a.png", render, WORK);
+    assert_int_equal(run("022", args), 0);
+    assert_int_equal(mode_of(WORK "/a.png"), 0644);
+    assert_int_equal(run("077", args), 0);
+    assert_int_equal(mode_of(WORK "/a.png"), 0600);
+#endif
+}
+
+static void expect_refused(const char *args, const char *message)
+{
+    assert_int_equal(run("022", args), 1);
+    char *err = slurp(WORK "/err");
+    assert_non_null(err);
+    assert_string_equal(err, message);
+    free(err);
+}
+
+static void an_output_naming_an_input_or_the_other_output_is_refused(void **state)
+{
+    (void)state;
+    /* links without an extension (render refuses other extensions first) */
+    assert_int_equal(system("ln -sf SimpleMorph.gltf " WORK "/in/model-link && ln -sf simpleMorphGeometry.bin " WORK
+                            "/in/geometry-link && ln -sf simpleMorphAnimation.bin " WORK "/in/animation-link"),
+                     0);
+    char *before = list_dir(WORK "/in");
+    const char *model = WORK "/in/SimpleMorph.gltf";
+    static const struct {
+        const char *out, *what, *file;
+    } cases[] = {
+        {WORK "/in/model-link", "the input model", WORK "/in/SimpleMorph.gltf"},
+        {WORK "/in/./geometry-link", "buffers[0] of the input model", WORK "/in/simpleMorphGeometry.bin"},
+        {WORK "/in/animation-link", "buffers[1] of the input model", WORK "/in/simpleMorphAnimation.bin"},
+    };
+    char args[4096], message[4096];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(message, sizeof message, "error: %s: is the same file as %s \"%s\"; nothing was written\n",
+                 cases[i].out, cases[i].what, cases[i].file);
+        snprintf(args, sizeof args, "render %s --size 32x24 -o %s", model, cases[i].out);
+        expect_refused(args, message);
+        snprintf(args, sizeof args, "render %s --size 32x24 --gif %s", model, cases[i].out);
+        expect_refused(args, message);
+    }
+    snprintf(args, sizeof args, "render %s --size 32x24 -o %s/c --gif %s/in/../c", model, WORK, WORK);
+    snprintf(message, sizeof message,
+             "error: %s/in/../c: is the same file as the -o output \"%s/c\"; nothing was written\n", WORK,
+             WORK);
+    expect_refused(args, message);
+    struct stat st;
+    assert_int_not_equal(stat(WORK "/c", &st), 0);
+    static const char *files[] = {"SimpleMorph.gltf", "simpleMorphGeometry.bin", "simpleMorphAnimation.bin"};
+    for (size_t i = 0; i < 3; i++) {
+        char a[1024], b[1024];
+        snprintf(a, sizeof a, "%s/in/%s", WORK, files[i]);
+        snprintf(b, sizeof b, "%s/%s", MORPH, files[i]);
+        assert_same_bytes(a, b);
+    }
+    char *after = list_dir(WORK "/in");
+    assert_string_equal(after, before);
+    free(after);
+    free(before);
+    /* an image of the model */
+    const char *stress = CNA_TEST_DATA_DIR "/corpus/valid/MorphStressTest";
+    assert_int_equal(system("mkdir -p " WORK "/stress && cp " CNA_TEST_DATA_DIR "/corpus/valid/MorphStressTest/* "
+                            WORK "/stress/"), 0);
+    snprintf(args, sizeof args, "render %s/stress/MorphStressTest.gltf --size 32x24 -o %s/stress/TinyGrid.png",
+             WORK, WORK);
+    snprintf(message, sizeof message,
+             "error: %s/stress/TinyGrid.png: is the same file as images[1] of the input model "
+             "\"%s/stress/TinyGrid.png\"; nothing was written\n",
+             WORK, WORK);
+    expect_refused(args, message);
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, "%s/stress/TinyGrid.png", WORK);
+    snprintf(b, sizeof b, "%s/TinyGrid.png", stress);
+    assert_same_bytes(a, b);
+}
+
+static void a_png_that_cannot_be_written_is_reported_with_the_reason(void **state)
+{
+    (void)state;
+    char args[4096], message[4096];
+    snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf --size 32x24 -o %s/none/x.png", WORK, WORK);
+    snprintf(message, sizeof message,
+             "error: %s/in/SimpleMorph.gltf: %s/none/x.png: cannot create a temporary file in \"%s/none\": "
+             "No such file or directory\n",
+             WORK, WORK, WORK);
+    expect_refused(args, message);
+    /* a full device (written in place, never renamed over): the system's reason */
+    snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf --size 32x24 -o /dev/full", WORK);
+    snprintf(message, sizeof message,
+             "error: %s/in/SimpleMorph.gltf: /dev/full: write failed: No space left on device\n", WORK);
+    expect_refused(args, message);
+#ifdef CNA_TEST_HAVE_GIF
+    snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf --size 32x24 --gif /dev/full --frames 2", WORK);
+    expect_refused(args, message);
+#endif
+}
+
+typedef struct fault {
+    cna__file_step step;
+    int error, calls;
+} fault;
+
+static int fault_hook(void *user_data, cna__file_step step, const char *temp)
+{
+    (void)temp;
+    fault *f = (fault *)user_data;
+    return step == f->step && ++f->calls == 1 ? f->error : 0;
+}
+
+static void a_failing_png_write_keeps_the_previous_file(void **state)
+{
+    (void)state;
+    unsigned char red[4 * 4 * 4], blue[4 * 4 * 4];
+    for (size_t i = 0; i < sizeof red; i += 4) {
+        red[i] = 255, red[i + 1] = 0, red[i + 2] = 0, red[i + 3] = 255;
+        blue[i] = 0, blue[i + 1] = 0, blue[i + 2] = 255, blue[i + 3] = 255;
+    }
+    assert_int_equal(system("mkdir -p " WORK "/png"), 0);
+    cna_error err;
+    assert_int_equal(cna_gl_write_png(WORK "/png/p.png", 4, 4, red, &err), CNA_OK);
+    assert_int_equal(system("cp " WORK "/png/p.png " WORK "/p.copy"), 0);
+    static const struct {
+        cna__file_step step;
+        int error;
+        const char *message;
+    } cases[] = {
+        {CNA__FILE_STEP_OPEN, ENOSPC, "cannot create a temporary file in \"" WORK "/png\": No space left on device"},
+        {CNA__FILE_STEP_WRITE, ENOSPC, "write failed: No space left on device"},
+        {CNA__FILE_STEP_SYNC, EIO, "write failed: Input/output error"},
+        {CNA__FILE_STEP_CLOSE, EIO, "write failed: Input/output error"},
+        {CNA__FILE_STEP_RENAME, EPERM, "rename failed: Operation not permitted"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fault f = {cases[i].step, cases[i].error, 0};
+        cna__file_set_test_hook(fault_hook, &f);
+        assert_int_equal(cna_gl_write_png(WORK "/png/p.png", 4, 4, blue, &err), CNA_ERROR_IO);
+        cna__file_set_test_hook(NULL, NULL);
+        char expected[1024];
+        snprintf(expected, sizeof expected, "%s/png/p.png: %s", WORK, cases[i].message);
+        assert_string_equal(err.message, expected);
+        assert_same_bytes(WORK "/png/p.png", WORK "/p.copy");
+        char *names = list_dir(WORK "/png");
+        assert_string_equal(names, "p.png ");
+        free(names);
+    }
+    assert_int_equal(cna_gl_write_png(WORK "/png/p.png", 4, 4, blue, &err), CNA_OK);
+    assert_int_not_equal(system("cmp -s " WORK "/png/p.png " WORK "/p.copy"), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(png_and_gif_get_the_mode_the_umask_gives, setup, teardown),
+        cmocka_unit_test_setup_teardown(an_output_naming_an_input_or_the_other_output_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_png_that_cannot_be_written_is_reported_with_the_reason, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_failing_png_write_keeps_the_previous_file, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

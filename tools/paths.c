@@ -1,0 +1,153 @@
+/*
+ * tools/paths.c — the files a command reads, so that an output naming one of
+ * them (directly, through a symbolic link, or by another spelling of the same
+ * path) is refused before anything is written (tools/cli.h).
+ */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* realpath */
+#endif
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "cna/cna.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+/* realpath() of `path` when it exists; for a file not yet written, the real
+ * path of its folder + "/" + its name. NULL when neither resolves. */
+static char *real_path(const char *path)
+{
+    char buf[PATH_MAX];
+    if (realpath(path, buf)) return strdup(buf);
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) return NULL;
+    char dir[PATH_MAX];
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - path) < sizeof dir) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else return NULL;
+    if (!realpath(dir, buf)) return NULL;
+    size_t n = strlen(buf) + 1 + strlen(name) + 1;
+    char *out = (char *)malloc(n);
+    if (out) snprintf(out, n, "%s%s%s", buf, strcmp(buf, "/") == 0 ? "" : "/", name);
+    return out;
+}
+
+bool cna_cli_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino) return true;
+    char *ra = real_path(a), *rb = real_path(b);
+    bool same = ra && rb && strcmp(ra, rb) == 0;
+    free(ra);
+    free(rb);
+    return same;
+}
+
+bool cna_cli_files_add(cna_cli_files *files, const char *path, const char *what_fmt, ...)
+{
+    if (files->count == files->cap) {
+        size_t cap = files->cap ? files->cap * 2 : 8;
+        cna_cli_file *p = (cna_cli_file *)realloc(files->items, cap * sizeof *p);
+        if (!p) return false;
+        files->items = p;
+        files->cap = cap;
+    }
+    char what[256];
+    va_list ap;
+    va_start(ap, what_fmt);
+    vsnprintf(what, sizeof what, what_fmt, ap);
+    va_end(ap);
+    cna_cli_file *f = &files->items[files->count];
+    f->path = strdup(path);
+    f->what = strdup(what);
+    if (!f->path || !f->what) {
+        free(f->path);
+        free(f->what);
+        return false;
+    }
+    files->count++;
+    return true;
+}
+
+void cna_cli_files_free(cna_cli_files *files)
+{
+    for (size_t i = 0; i < files->count; i++) {
+        free(files->items[i].path);
+        free(files->items[i].what);
+    }
+    free(files->items);
+    memset(files, 0, sizeof *files);
+}
+
+bool cna_cli_refuse_overwrite(const char *output, const cna_cli_files *files)
+{
+    for (size_t i = 0; i < files->count; i++) {
+        if (!cna_cli_same_file(output, files->items[i].path)) continue;
+        fprintf(stderr, "error: %s: is the same file as %s \"%s\"; nothing was written\n", output,
+                files->items[i].what, files->items[i].path);
+        return true;
+    }
+    return false;
+}
+
+static cna_result out_of_memory(cna_error *err)
+{
+    err->code = CNA_ERROR_OUT_OF_MEMORY;
+    snprintf(err->message, sizeof err->message, "out of memory");
+    return CNA_ERROR_OUT_OF_MEMORY;
+}
+
+/* The model file and, from its document, every external buffer and image file. */
+static bool add_document_files(cna_cli_files *files, const char *path, const cna_gltf_document *doc)
+{
+    if (!cna_cli_files_add(files, path, "the input model")) return false;
+    for (size_t i = 0; i < doc->buffer_count; i++) {
+        const char *file = doc->buffers[i].path;
+        if (file && !cna_cli_files_add(files, file, "buffers[%zu] of the input model", i)) return false;
+    }
+    for (size_t i = 0; i < doc->image_count; i++) {
+        const char *file = doc->images[i].path;
+        if (file && !cna_cli_files_add(files, file, "images[%zu] of the input model", i)) return false;
+    }
+    return true;
+}
+
+cna_result cna_cli_load_gltf(const char *path, const cna_import_options *opts, cna_model **out,
+                             cna_cli_files *files, cna_error *err)
+{
+    cna_gltf_document *doc = NULL;
+    cna_result r = cna_gltf_load_file(path, opts ? &opts->gltf : NULL, &doc, err);
+    if (r != CNA_OK) return r;
+    if (!add_document_files(files, path, doc)) r = out_of_memory(err);
+    if (r == CNA_OK) r = cna_model_import_gltf(doc, opts, out, err);
+    cna_gltf_document_free(doc);
+    return r;
+}
+
+cna_result cna_cli_load_any(const char *path, const cna_import_options *opts, cna_model **out,
+                            cna_cli_files *files, cna_error *err)
+{
+    unsigned char magic[4] = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        err->code = CNA_ERROR_IO;
+        snprintf(err->message, sizeof err->message, "%s: %s", path, strerror(errno));
+        return CNA_ERROR_IO;
+    }
+    size_t got = fread(magic, 1, sizeof magic, f);
+    fclose(f);
+    if (!cna_cnb_is_cnb(magic, got)) return cna_cli_load_gltf(path, opts, out, files, err);
+    /* A .cnb embeds its images: the file itself is the only input. */
+    if (!cna_cli_files_add(files, path, "the input model")) return out_of_memory(err);
+    return cna_model_load_any(path, opts, out, err);
+}
