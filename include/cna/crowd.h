@@ -1,5 +1,5 @@
 /*
- * cna/crowd.h — a crowd: advances and evaluates many players at once on
+ * cna/crowd.h — a crowd: advances and evaluates many players (or characters) at once on
  * worker threads (data-parallel, allocation-free per frame).
  *
  * A crowd is a small pool of threads, created once. Each cna_crowd_update
@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "cna/alloc.h"
+#include "cna/character.h"
 #include "cna/player.h"
 #include "cna/result.h"
 
@@ -83,6 +84,22 @@ uint32_t cna_crowd_thread_count(const cna_crowd *crowd);
  * cna_player_update would refuse (its message prefixed with "players[5]: "). */
 cna_result cna_crowd_update(cna_crowd *crowd, cna_player *const *players, size_t count,
                             int64_t ticks, bool relative, bool loop, cna_error *err);
+
+/* Advance every character by `seconds` (each at its own time scale and loop
+ * mode) and pose it: cna_character_update(characters[i], seconds) for every
+ * i, spread over the crowd's threads in chunks of 16 as cna_crowd_update
+ * does. Characters may belong to different models; each must be used by
+ * this call alone while it runs. No allocation.
+ * Checked first on the calling thread, before anything changes:
+ * CNA_ERROR_INVALID_ARGUMENT for a NULL crowd, characters NULL with count >
+ * 0, an entry NULL ("characters[3]: NULL"), a character listed twice
+ * ("characters[7]: the same character as characters[2]"), or an advance
+ * that is not finite ("characters[5]: advance: 1e+300 s at time scale
+ * 1e+300 is not finite"). A pose fails only for a model broken by hand;
+ * then the first failure is returned, prefixed with its index, and the
+ * other characters are posed. */
+cna_result cna_crowd_update_characters(cna_crowd *crowd, cna_character *const *characters,
+                                       size_t count, double seconds, cna_error *err);
 
 #ifdef __cplusplus
 }

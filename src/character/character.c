@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "anim/anim_internal.h"
+#include "character/character_internal.h"
 #include "cna/character.h"
 #include "cna/morph.h"
 #include "core/internal.h"
@@ -96,6 +97,7 @@ struct cna_character {
     size_t *part_first;         /* mesh_count + 1 */
     morph_part *parts;          /* per flat part (instance NULL without morph) */
     float *scratch;             /* the largest target count */
+    bool crowd_mark;            /* written only by a crowd's checking thread */
 };
 
 /* ------------------------------------------------------------------ allocation */
@@ -767,14 +769,27 @@ cna_result cna_character_set_time_scale(cna_character *c, double scale, cna_erro
 
 double cna_character_time_scale(const cna_character *c) { return c ? c->scale : 1.0; }
 
-cna_result cna_character_advance(cna_character *c, double seconds, cna_error *err)
+cna_result cna__character_check_advance(const cna_character *c, double seconds, cna_error *err)
 {
     if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
-    const double scaled = seconds * c->scale;
-    if (!isfinite(scaled))
+    if (!isfinite(seconds * c->scale))
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "advance: %g s at time scale %g is not finite",
                           seconds, c->scale);
-    clock_advance(c, cna_ticks_from_seconds(scaled));
+    return CNA_OK;
+}
+
+bool cna__character_set_mark(cna_character *c, bool mark)
+{
+    const bool before = c->crowd_mark;
+    c->crowd_mark = mark;
+    return before;
+}
+
+cna_result cna_character_advance(cna_character *c, double seconds, cna_error *err)
+{
+    cna_result r = cna__character_check_advance(c, seconds, err);
+    if (r != CNA_OK) return r;
+    clock_advance(c, cna_ticks_from_seconds(seconds * c->scale));
     return CNA_OK;
 }
 

@@ -1,7 +1,8 @@
 /*
  * The crowd (include/cna/crowd.h): a pool of worker threads created once,
- * woken once per update to run cna_player_update over chunks of CHUNK
- * consecutive players, each chunk taken by whichever thread is free (an
+ * woken once per update to run cna_player_update (or advance and pose
+ * characters) over chunks of CHUNK consecutive players (characters), each
+ * chunk taken by whichever thread is free (an
  * atomic counter), the calling thread included. Per update: one pass of
  * checks on the calling thread, one broadcast, chunks until none is left,
  * then a wait until every worker has reported; no allocation. A worker that
@@ -14,14 +15,17 @@
 #include <string.h>
 
 #include "anim/anim_internal.h"
+#include "character/character_internal.h"
 #include "cna/crowd.h"
 #include "core/internal.h"
 
 typedef struct crowd_job {
-    cna_player *const *players;
+    cna_player *const *players;        /* either players */
+    cna_character *const *characters;  /* or characters */
     size_t count;
     int64_t ticks;
     bool relative, loop;
+    double seconds;                    /* characters: advanced by this, then posed */
 } crowd_job;
 
 typedef struct crowd_worker {
@@ -46,6 +50,8 @@ struct cna_crowd {
     uint32_t done;           /* workers that finished the current generation */
     bool quit;
     crowd_job job;           /* read by the workers of the current generation */
+    bool failed;             /* a character's pose failed this generation (under lock) */
+    cna_error error;         /* the first such failure, prefixed with its index */
     /* First player of the next chunk to take; padded so that it shares no
      * 64-byte line with the fields above (no _Alignas: the crowd comes from
      * the allocator, which promises only malloc's alignment). */
@@ -63,8 +69,22 @@ static void run_chunks(cna_crowd *c, const crowd_job *job)
         const size_t begin = atomic_fetch_add_explicit(&c->next, CHUNK, memory_order_relaxed);
         if (begin >= job->count) return;
         const size_t end = job->count - begin < CHUNK ? job->count : begin + CHUNK;
-        for (size_t i = begin; i < end; ++i)
-            cna__player_advance(job->players[i], job->ticks, job->relative, job->loop);
+        if (job->players) {
+            for (size_t i = begin; i < end; ++i)
+                cna__player_advance(job->players[i], job->ticks, job->relative, job->loop);
+            continue;
+        }
+        for (size_t i = begin; i < end; ++i) {
+            cna_error e;
+            if (cna_character_update(job->characters[i], job->seconds, &e) == CNA_OK) continue;
+            pthread_mutex_lock(&c->lock);
+            if (!c->failed) {
+                c->failed = true;
+                c->error = e;
+                cna__error_prefix(&c->error, "characters[%zu]", i);
+            }
+            pthread_mutex_unlock(&c->lock);
+        }
     }
 }
 
@@ -213,6 +233,8 @@ static cna_result check_players(cna_player *const *players, size_t count, cna_er
     return CNA_OK;
 }
 
+static cna_result run_job(cna_crowd *crowd, const crowd_job *job_in, cna_error *err);
+
 cna_result cna_crowd_update(cna_crowd *crowd, cna_player *const *players, size_t count,
                             int64_t ticks, bool relative, bool loop, cna_error *err)
 {
@@ -222,13 +244,28 @@ cna_result cna_crowd_update(cna_crowd *crowd, cna_player *const *players, size_t
     const cna_result r = check_players(players, count, err);
     if (r) return r;
     if (count == 0) return CNA_OK;
-    const crowd_job job = {players, count, ticks, relative, loop};
+    crowd_job job;
+    memset(&job, 0, sizeof job);
+    job.players = players;
+    job.count = count;
+    job.ticks = ticks;
+    job.relative = relative;
+    job.loop = loop;
     const uint32_t workers = crowd->thread_count - 1;
     if (workers == 0 || count <= CHUNK) {
         for (size_t i = 0; i < count; ++i) cna__player_advance(players[i], ticks, relative, loop);
         return CNA_OK;
     }
+    return run_job(crowd, &job, err);
+}
+
+/* Hand `job` to every thread of the crowd (the caller included) and wait. */
+static cna_result run_job(cna_crowd *crowd, const crowd_job *job_in, cna_error *err)
+{
+    const crowd_job job = *job_in;
+    const uint32_t workers = crowd->thread_count - 1;
     pthread_mutex_lock(&crowd->lock);
+    crowd->failed = false;
     crowd->job = job;
     crowd->done = 0;
     atomic_store_explicit(&crowd->next, 0, memory_order_relaxed); /* published by the unlock */
@@ -238,6 +275,59 @@ cna_result cna_crowd_update(cna_crowd *crowd, cna_player *const *players, size_t
     run_chunks(crowd, &job);
     pthread_mutex_lock(&crowd->lock);
     while (crowd->done < workers) pthread_cond_wait(&crowd->finished, &crowd->lock);
+    const bool failed = crowd->failed;
+    if (failed && err) *err = crowd->error;
+    const cna_result r = failed ? crowd->error.code : CNA_OK;
     pthread_mutex_unlock(&crowd->lock);
-    return CNA_OK;
+    return r;
+}
+
+/* Every check of cna_crowd_update_characters, before anything changes. */
+static cna_result check_characters(cna_character *const *characters, size_t count, double seconds, cna_error *err)
+{
+    for (size_t i = 0; i < count; ++i)
+        if (!characters[i]) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "characters[%zu]: NULL", i);
+    cna_result r = CNA_OK;
+    size_t marked = 0;
+    for (; marked < count && r == CNA_OK; ++marked) {
+        if (cna__character_set_mark(characters[marked], true)) {
+            size_t first = 0;
+            while (characters[first] != characters[marked]) ++first;
+            r = cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "characters[%zu]: the same character as characters[%zu]",
+                           marked, first);
+            break;
+        }
+        if ((r = cna__character_check_advance(characters[marked], seconds, err)) != CNA_OK)
+            cna__error_prefix(err, "characters[%zu]", marked);
+    }
+    for (size_t i = 0; i < count; ++i) cna__character_set_mark(characters[i], false);
+    return r;
+}
+
+cna_result cna_crowd_update_characters(cna_crowd *crowd, cna_character *const *characters, size_t count,
+                                       double seconds, cna_error *err)
+{
+    if (!crowd)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cna_crowd_update_characters: crowd is NULL");
+    if (!characters && count > 0)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "characters: NULL with count %zu", count);
+    const cna_result r = check_characters(characters, count, seconds, err);
+    if (r) return r;
+    if (count == 0) return CNA_OK;
+    crowd_job job;
+    memset(&job, 0, sizeof job);
+    job.characters = characters;
+    job.count = count;
+    job.seconds = seconds;
+    if (crowd->thread_count == 1 || count <= CHUNK) {
+        for (size_t i = 0; i < count; ++i) {
+            cna_result q = cna_character_update(characters[i], seconds, err);
+            if (q) {
+                cna__error_prefix(err, "characters[%zu]", i);
+                return q;
+            }
+        }
+        return CNA_OK;
+    }
+    return run_job(crowd, &job, err);
 }

@@ -1,0 +1,155 @@
+/*
+ * cna_crowd_update_characters: characters advanced and posed on 1, 2 and 3
+ * threads give exactly what updating each in turn gives (counts around the
+ * 16-character chunks, characters of different models, animations, loop
+ * modes and time scales); refusals change nothing.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cna/cna.h"
+
+enum { MAX = 40 };
+
+static const char *const FILES[] = {
+    CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb",
+    CNA_TEST_DATA_DIR "/fixtures/skin-nested.gltf",
+    CNA_TEST_DATA_DIR "/corpus/valid/MorphStressTest/MorphStressTest.gltf",
+};
+
+typedef struct troupe {
+    cna_model *models[3];
+    size_t count;
+    cna_character *crowd[MAX];
+    cna_character *single[MAX];
+} troupe;
+
+static void troupe_init(troupe *t, size_t count)
+{
+    memset(t, 0, sizeof *t);
+    for (int i = 0; i < 3; i++) {
+        cna_error err;
+        cna_result r = cna_model_load_file(FILES[i], NULL, &t->models[i], &err);
+        if (r) print_error("%s: %s\n", FILES[i], err.message);
+        assert_int_equal(r, CNA_OK);
+    }
+    t->count = count;
+    for (size_t i = 0; i < count; i++) {
+        const cna_model *m = t->models[i % 3];
+        cna_character **pair[2] = {&t->crowd[i], &t->single[i]};
+        for (int k = 0; k < 2; k++) {
+            assert_int_equal(cna_character_create(m, NULL, pair[k], NULL), CNA_OK);
+            const long anim = i % 7 == 6 ? -1 : (long)(i % m->animation_count);
+            assert_int_equal(cna_character_play(*pair[k], anim, NULL), CNA_OK);
+            assert_int_equal(cna_character_set_loop_mode(*pair[k], (cna_loop_mode)(1 + i % 3), NULL), CNA_OK);
+            assert_int_equal(cna_character_set_time_scale(*pair[k], i % 4 == 3 ? -1.5 : 1.0 + 0.1 * (double)i, NULL),
+                             CNA_OK);
+            assert_int_equal(cna_character_seek_ticks(*pair[k], (int64_t)i * 1234567, NULL), CNA_OK);
+        }
+    }
+}
+
+static void troupe_free(troupe *t)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        cna_character_free(t->crowd[i]);
+        cna_character_free(t->single[i]);
+    }
+    for (int i = 0; i < 3; i++) cna_model_free(t->models[i]);
+}
+
+static void assert_same(const cna_character *a, const cna_character *b)
+{
+    const cna_model *m = cna_character_model(a);
+    assert_true(cna_character_position(a) == cna_character_position(b));
+    assert_memory_equal(cna_character_absolute_transforms(a), cna_character_absolute_transforms(b),
+                        m->bone_count * sizeof(cna_mat4));
+    for (size_t s = 0; s < m->skin_count; s++)
+        assert_memory_equal(cna_character_skin_transforms(a, s), cna_character_skin_transforms(b, s),
+                            m->skins[s].joint_count * sizeof(cna_mat4));
+    for (size_t i = 0; i < m->mesh_count; i++)
+        for (size_t k = 0; k < m->meshes[i].part_count; k++) {
+            size_t na = 0, nb = 0;
+            const void *va = cna_character_part_vertices(a, i, k, &na);
+            const void *vb = cna_character_part_vertices(b, i, k, &nb);
+            assert_int_equal(na, nb);
+            if (m->meshes[i].parts[k].morph) assert_memory_equal(va, vb, na);
+        }
+}
+
+static void crowd_of_characters_equals_one_by_one(void **state)
+{
+    (void)state;
+    const size_t counts[] = {1, 2, 16, 17, 33, MAX};
+    for (uint32_t threads = 1; threads <= 3; threads++) {
+        cna_crowd_options o;
+        memset(&o, 0, sizeof o);
+        o.thread_count = threads;
+        cna_crowd *crowd = NULL;
+        assert_int_equal(cna_crowd_create(&o, &crowd, NULL), CNA_OK);
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            troupe t;
+            troupe_init(&t, counts[c]);
+            for (int frame = 0; frame < 12; frame++) {
+                const double dt = frame % 5 == 4 ? 3.7 : 1.0 / 60.0;
+                cna_error err;
+                assert_int_equal(cna_crowd_update_characters(crowd, t.crowd, t.count, dt, &err), CNA_OK);
+                for (size_t i = 0; i < t.count; i++) assert_int_equal(cna_character_update(t.single[i], dt, NULL), CNA_OK);
+                for (size_t i = 0; i < t.count; i++) assert_same(t.crowd[i], t.single[i]);
+            }
+            troupe_free(&t);
+        }
+        cna_crowd_free(crowd);
+    }
+}
+
+static void refusals_change_nothing(void **state)
+{
+    (void)state;
+    cna_crowd_options o;
+    memset(&o, 0, sizeof o);
+    o.thread_count = 2;
+    cna_crowd *crowd = NULL;
+    assert_int_equal(cna_crowd_create(&o, &crowd, NULL), CNA_OK);
+    troupe t;
+    troupe_init(&t, 20);
+    int64_t before[MAX];
+    for (size_t i = 0; i < t.count; i++) before[i] = cna_character_position(t.crowd[i]);
+    cna_error err;
+    cna_character *list[MAX];
+    memcpy(list, t.crowd, sizeof list);
+    list[7] = list[2];
+    assert_int_equal(cna_crowd_update_characters(crowd, list, 20, 0.1, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "characters[7]: the same character as characters[2]");
+    list[7] = NULL;
+    assert_int_equal(cna_crowd_update_characters(crowd, list, 20, 0.1, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "characters[7]: NULL");
+    assert_int_equal(cna_character_set_time_scale(t.crowd[5], 1e300, NULL), CNA_OK);
+    assert_int_equal(cna_crowd_update_characters(crowd, t.crowd, 20, 1e300, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "characters[5]: advance: 1e+300 s at time scale 1e+300 is not finite");
+    for (size_t i = 0; i < t.count; i++) assert_true(cna_character_position(t.crowd[i]) == before[i]);
+    assert_int_equal(cna_crowd_update_characters(crowd, NULL, 3, 0.1, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "characters: NULL with count 3");
+    assert_int_equal(cna_crowd_update_characters(NULL, t.crowd, 3, 0.1, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(cna_crowd_update_characters(crowd, t.crowd, 0, 0.1, &err), CNA_OK);
+    /* the marks were cleared: the same list is accepted afterwards */
+    assert_int_equal(cna_character_set_time_scale(t.crowd[5], 1.0, NULL), CNA_OK);
+    assert_int_equal(cna_crowd_update_characters(crowd, t.crowd, 20, 0.1, &err), CNA_OK);
+    troupe_free(&t);
+    cna_crowd_free(crowd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(crowd_of_characters_equals_one_by_one),
+        cmocka_unit_test(refusals_change_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
