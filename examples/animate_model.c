@@ -1,20 +1,27 @@
 /*
- * examples/animate_model.c — pose a whole model with cna_animator: every
- * skin's clip, the rigid (scene-node) clip and the morph weights of one
- * animation, at eight times, printing where one bone is and the first
+ * examples/animate_model.c — two characters of one loaded model: both play
+ * the same animation (every skin's clip, the rigid scene-node clip and the
+ * morph weights) half a loop apart, advanced at 60 frames a second; eight
+ * times over one loop it prints where one bone of each is and the first
  * morphed part's weights.
  *
  *   example_animate_model MODEL.gltf|MODEL.glb|MODEL.cnb [ANIMATION] [BONE]
  *
- * ANIMATION is a name or an index (default 0); BONE a bone index or name
- * (default: the last bone; a name picks the first bone with it, and glTF
- * names need not be unique: RobotExpressive has a mesh node and a joint
- * called "Head", bones 7 and 22). Exit status 1 on any error, with the library's message.
+ * ANIMATION is a name or an index (default 0); BONE a bone name or index
+ * (default: the last bone; a name prefers a joint over a mesh node of the
+ * same name, as RobotExpressive has a mesh node and a joint called
+ * "Foot.L"). Exit status 1 on any error, with the library's message.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cna/cna.h"
+
+static int fail(const cna_error *err)
+{
+    fprintf(stderr, "%s\n", err->message);
+    return 1;
+}
 
 int main(int argc, char **argv)
 {
@@ -28,14 +35,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", argv[1], err.message);
         return 1;
     }
-    cna_animator *an = NULL;
-    if (cna_animator_create(model, NULL, &an, &err) != CNA_OK) {
-        fprintf(stderr, "%s\n", err.message);
+    size_t anim = 0;
+    if (model->animation_count == 0 || cna_model_find_animation(model, argc > 2 ? argv[2] : "0", &anim, &err)) {
+        fprintf(stderr, "%s: %s\n", argv[1], model->animation_count ? err.message : "no animations");
         cna_model_free(model);
         return 1;
     }
-    int status = 0;
-    long anim = model->animation_count > 0 ? cna_animator_find(an, argc > 2 ? argv[2] : "0") : -1;
     int32_t bone = (int32_t)model->bone_count - 1;
     if (argc > 3) {
         char *end = NULL;
@@ -43,30 +48,36 @@ int main(int argc, char **argv)
         bone = *argv[3] >= '0' && *argv[3] <= '9' && !*end ? (b < (long)model->bone_count ? (int32_t)b : -1)
                                                            : cna_model_find_bone(model, argv[3]);
     }
-    if ((argc > 2 && anim < 0) || bone < 0) {
-        fprintf(stderr, "%s: no %s '%s'\n", argv[1], bone < 0 ? "bone" : "animation",
-                bone < 0 ? (argc > 3 ? argv[3] : "") : argv[2]);
-        status = 1;
-    } else if (cna_animator_select(an, anim, &err) != CNA_OK) {
-        fprintf(stderr, "%s\n", err.message);
-        status = 1;
-    } else {
-        const double duration = cna_animator_duration(an);
-        printf("%s: animation %ld (%.3f s), bone %d \"%s\"\n", argv[1], anim, duration, (int)bone,
-               model->bones[bone].name);
-        for (int i = 0; i <= 7 && status == 0; i++) {
-            if (cna_animator_pose(an, duration * i / 7.0, &err) != CNA_OK) {
-                fprintf(stderr, "%s\n", err.message);
-                status = 1;
-                break;
-            }
-            /* The bone's absolute transform; translation in the last column. */
-            const cna_mat4 *w = &cna_animator_absolute_transforms(an)[bone];
-            printf("  t = %6.3f s  bone at (%8.4f, %8.4f, %8.4f)", cna_animator_time(an), (double)w->m[12],
-                   (double)w->m[13], (double)w->m[14]);
+    if (bone < 0) {
+        fprintf(stderr, "%s: no bone '%s'\n", argv[1], argv[3]);
+        cna_model_free(model);
+        return 1;
+    }
+    /* Two characters share the model; each owns its clock and pose. */
+    cna_character *walker[2] = {NULL, NULL};
+    int status = 0;
+    for (int i = 0; i < 2 && status == 0; i++)
+        if (cna_character_create(model, NULL, &walker[i], &err) || cna_character_play(walker[i], (long)anim, &err))
+            status = fail(&err);
+    const double duration = cna_ticks_to_seconds(cna_character_duration(walker[0]));
+    if (status == 0 && cna_character_seek(walker[1], duration / 2, &err)) status = fail(&err);
+    if (status == 0)
+        printf("%s: animation %zu \"%s\" (%.3f s), bone %d \"%s\", %zu + %zu bytes per character\n", argv[1], anim,
+               cna_model_animation_name(model, anim), duration, (int)bone, model->bones[bone].name,
+               cna_character_size_bytes(walker[0]), cna_character_size_bytes(walker[1]));
+    const int frames = (int)(duration * 60.0);
+    for (int f = 0; f <= frames && status == 0; f++) {
+        for (int i = 0; i < 2 && status == 0; i++)   /* one frame: advance the clock, pose */
+            if (cna_character_update(walker[i], f == 0 ? 0.0 : 1.0 / 60.0, &err)) status = fail(&err);
+        if (status || f % (frames / 7 > 0 ? frames / 7 : 1) != 0) continue;
+        for (int i = 0; i < 2; i++) {
+            /* the bone's absolute transform; translation in the last column */
+            const cna_mat4 *w = &cna_character_absolute_transforms(walker[i])[bone];
+            printf("  %s t = %6.3f s  bone at (%8.4f, %8.4f, %8.4f)", i ? "  second" : "first",
+                   cna_character_time(walker[i]), (double)w->m[12], (double)w->m[13], (double)w->m[14]);
             for (size_t mesh = 0; mesh < model->mesh_count; mesh++) {
                 size_t count = 0;
-                const float *weights = cna_animator_morph_weights(an, mesh, 0, &count);
+                const float *weights = cna_character_morph_weights(walker[i], mesh, 0, &count);
                 if (!weights) continue;
                 printf("  weights");
                 for (size_t k = 0; k < count && k < 4; k++) printf(" %.3f", (double)weights[k]);
@@ -75,7 +86,8 @@ int main(int argc, char **argv)
             printf("\n");
         }
     }
-    cna_animator_free(an);
-    cna_model_free(model);
+    cna_character_free(walker[0]);
+    cna_character_free(walker[1]);
+    cna_model_free(model);   /* after its characters */
     return status;
 }
