@@ -189,13 +189,14 @@ cna_result cna_character_pose(cna_character *character, cna_error *err);
 /* cna_character_advance(seconds) then cna_character_pose: one frame. */
 cna_result cna_character_update(cna_character *character, double seconds, cna_error *err);
 
-/* Every bone's local transform at the last pose (model->bone_count
- * entries; spec: ModelBone::Transform): the rest transform, the scene-node
- * clip's sample, or a joint's pose (for a joint whose bind pose folds
- * non-joint nodes in, transform = inverse(fold) · local, so that the folded
- * nodes keep their own rest transforms). Valid until the next pose or
- * free. NULL for NULL. */
-const cna_mat4 *cna_character_bone_transforms(const cna_character *character);
+/* Bone `bone`'s local transform at the last pose (spec:
+ * ModelBone::Transform): the rest transform, the scene-node clip's sample,
+ * or a joint's pose (for a joint whose bind pose folds non-joint nodes in,
+ * transform = inverse(fold) · local, so that the folded nodes keep their own
+ * rest transforms). A joint's is read where its skeleton's player keeps it,
+ * so no copy is made per pose. Valid until the next pose or free. NULL for
+ * NULL or a bone out of range. */
+const cna_mat4 *cna_character_bone_transform(const cna_character *character, size_t bone);
 
 /* Every bone's absolute (model-space) transform at the last pose:
  * absolute[b] = absolute[parent] · local[b] (spec: CopyAbsoluteBoneTransformsTo;

@@ -19,7 +19,10 @@
  * and is composed in as world[root] = prefix[root] · local[root].
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
+
+#include <cglm/cglm.h>
 
 #include "anim/anim_internal.h"
 #include "character/character_internal.h"
@@ -49,11 +52,17 @@ typedef struct evaluation {
     joint_write *writes;    /* the joints in the scene, palette order */
     size_t write_count;
     cna_mat4 *unfold;       /* inverse(fold[p]) of the joints whose fold is not I */
+    size_t unfold_count;
     cna_player *player;
     size_t own_variant;     /* the variant the player composes (SIZE_MAX: none) */
     bool own_moving;        /* that variant's prefix moves: handed to the player */
     bool self_dependent;    /* its moving prefixes depend on its own joints */
 } evaluation;
+
+/* A bone whose absolute transform is computed at every pose. */
+typedef struct bone_link {
+    int32_t bone, parent;
+} bone_link;
 
 /* One morphed part. */
 typedef struct morph_part {
@@ -83,8 +92,10 @@ struct cna_character {
     size_t variant_count;
     size_t *skin_variant;       /* per model skin */
     /* bones */
-    cna_mat4 *local, *absolute; /* bone_count each */
-    int32_t *dynamic;           /* bones whose absolute can change, in index order */
+    cna_mat4 *local, *absolute; /* bone_count each; local holds the bones no player poses */
+    const cna_mat4 **local_of;  /* bone_count: where each bone's local transform is (its
+                                   player's local for a joint, else local[b]) */
+    bone_link *dynamic;         /* bones whose absolute can change, in index order */
     size_t dynamic_count;
     int32_t *reset;             /* dynamic bones no skeleton writes: back to rest at every pose */
     size_t reset_count;
@@ -98,6 +109,7 @@ struct cna_character {
     morph_part *parts;          /* per flat part (instance NULL without morph) */
     float *scratch;             /* the largest target count */
     bool crowd_mark;            /* written only by a crowd's checking thread */
+    bool aligned;               /* locals and absolutes on 16-byte boundaries */
 };
 
 /* ------------------------------------------------------------------ allocation */
@@ -132,6 +144,7 @@ void cna_character_free(cna_character *c)
     cna__free(&a, c->variants);
     cna__free(&a, c->skin_variant);
     cna__free(&a, c->local);
+    cna__free(&a, (void *)c->local_of);
     cna__free(&a, c->absolute);
     cna__free(&a, c->dynamic);
     cna__free(&a, c->reset);
@@ -427,17 +440,34 @@ static cna_result order_evaluations(cna_character *c)
     return CNA_OK;
 }
 
-/* absolute[b] = absolute[parent] · local[b] for the bones in `list` (index order). */
-static void absolutes_of(cna_character *c, const int32_t *list, size_t count)
+/* cna_mat4_mul (cglm's product, the same bits) without its copies, for
+ * matrices on 16-byte boundaries. */
+static inline void mul16(cna_mat4 *out, const cna_mat4 *a, const cna_mat4 *b)
 {
-    const cna_model_bone *bones = c->model->bones;
+    glm_mat4_mul((vec4 *)(void *)a->m, (vec4 *)(void *)b->m, (vec4 *)(void *)out->m);
+}
+
+static bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+/* absolute[b] = absolute[parent] · local[b] for the moving bones (index order). */
+static void absolutes_of(cna_character *c, const bone_link *list, size_t count)
+{
+    if (c->aligned) {
+        for (size_t i = 0; i < count; i++) {
+            const int32_t b = list[i].bone, parent = list[i].parent;
+            if (parent >= 0)
+                mul16(&c->absolute[b], &c->absolute[parent], c->local_of[b]);
+            else
+                c->absolute[b] = *c->local_of[b];
+        }
+        return;
+    }
     for (size_t i = 0; i < count; i++) {
-        const int32_t b = list[i];
-        const int32_t parent = bones[b].parent;
+        const int32_t b = list[i].bone, parent = list[i].parent;
         if (parent >= 0)
-            cna_mat4_mul(&c->absolute[b], &c->absolute[parent], &c->local[b]);
+            cna_mat4_mul(&c->absolute[b], &c->absolute[parent], c->local_of[b]);
         else
-            c->absolute[b] = c->local[b];
+            c->absolute[b] = *c->local_of[b];
     }
 }
 
@@ -447,9 +477,25 @@ static void absolutes_all(cna_character *c)
     for (size_t b = 0; b < m->bone_count; b++) {
         const int32_t parent = m->bones[b].parent;
         if (parent >= 0)
-            cna_mat4_mul(&c->absolute[b], &c->absolute[parent], &c->local[b]);
+            cna_mat4_mul(&c->absolute[b], &c->absolute[parent], c->local_of[b]);
         else
-            c->absolute[b] = c->local[b];
+            c->absolute[b] = *c->local_of[b];
+    }
+}
+
+/* Each joint's local transform is read where its player keeps it (or, for a
+ * joint whose bind pose folds nodes in, from local[b] where the pose writes
+ * inverse(fold) · local); a joint of several skeletons follows the last. */
+static void bind_local_pointers(cna_character *c)
+{
+    for (size_t b = 0; b < c->model->bone_count; b++) c->local_of[b] = &c->local[b];
+    for (size_t e = 0; e < c->eval_count; e++) {
+        const evaluation *ev = &c->evals[e];
+        const cna_mat4 *locals = cna_player_bone_transforms(ev->player);
+        for (size_t i = 0; i < ev->write_count; i++) {
+            const joint_write *w = &ev->writes[i];
+            c->local_of[w->bone] = w->unfold < 0 ? &locals[w->palette] : &c->local[w->bone];
+        }
     }
 }
 
@@ -459,7 +505,8 @@ static cna_result build_bones(cna_character *c, uint8_t *animated)
     const size_t n = m->bone_count;
     c->local = (cna_mat4 *)take(c, n, sizeof(cna_mat4));
     c->absolute = (cna_mat4 *)take(c, n, sizeof(cna_mat4));
-    if (!c->local || !c->absolute) return CNA_ERROR_OUT_OF_MEMORY;
+    c->local_of = (const cna_mat4 **)take(c, n, sizeof(cna_mat4 *));
+    if (!c->local || !c->absolute || !c->local_of) return CNA_ERROR_OUT_OF_MEMORY;
     /* Joints are posed by their players at every pose (the bind pose at
      * rest): they and the animated bones move, and so does every bone below. */
     for (size_t s = 0; s < m->skin_count; s++)
@@ -473,11 +520,14 @@ static cna_result build_bones(cna_character *c, uint8_t *animated)
         if (parent >= 0 && animated[parent]) animated[b] = 1;
         if (animated[b]) count++;
     }
-    c->dynamic = (int32_t *)take(c, count, sizeof(int32_t));
+    c->dynamic = (bone_link *)take(c, count, sizeof(bone_link));
     if (!c->dynamic) return CNA_ERROR_OUT_OF_MEMORY;
     for (size_t b = 0; b < n; b++) {
         c->local[b] = m->bones[b].rest_transform;
-        if (animated[b]) c->dynamic[c->dynamic_count++] = (int32_t)b;
+        c->local_of[b] = &c->local[b];
+        if (!animated[b]) continue;
+        c->dynamic[c->dynamic_count].bone = (int32_t)b;
+        c->dynamic[c->dynamic_count++].parent = m->bones[b].parent;
     }
     /* Joints of an evaluation are written at every pose; the other moving
      * bones go back to rest first. */
@@ -490,14 +540,14 @@ static cna_result build_bones(cna_character *c, uint8_t *animated)
     }
     size_t resets = 0;
     for (size_t i = 0; i < c->dynamic_count; i++)
-        if (!written[c->dynamic[i]]) resets++;
+        if (!written[c->dynamic[i].bone]) resets++;
     c->reset = (int32_t *)take(c, resets, sizeof(int32_t));
     if (!c->reset) {
         cna__free(&c->alloc, written);
         return CNA_ERROR_OUT_OF_MEMORY;
     }
     for (size_t i = 0; i < c->dynamic_count; i++)
-        if (!written[c->dynamic[i]]) c->reset[c->reset_count++] = c->dynamic[i];
+        if (!written[c->dynamic[i].bone]) c->reset[c->reset_count++] = c->dynamic[i].bone;
     cna__free(&c->alloc, written);
     absolutes_all(c);
     size_t tracks = 0;
@@ -577,6 +627,7 @@ static cna_result build_writes(cna_character *c, evaluation *ev)
         if (!cna_mat4_is_identity(&s->fold[p]) && cna_mat4_inverse(&inv, &s->fold[p])) {
             ev->unfold[unfolds] = inv;
             w->unfold = (int32_t)unfolds++;
+            ev->unfold_count = unfolds;
         }
     }
     return CNA_OK;
@@ -611,6 +662,12 @@ static cna_result build_players(cna_character *c, cna_error *err)
         const variant *own = &c->variants[ev->own_variant];
         if (own->moving) cna_player_set_root_prefix(ev->player, own->prefix, m->skins[ev->skin].joint_count, NULL);
     }
+    bind_local_pointers(c);
+    /* every matrix the absolute pass reads or writes on a 16-byte boundary
+     * (true with malloc; an allocator hook may give less) */
+    c->aligned = aligned16(c->absolute) && aligned16(c->local);
+    for (size_t e = 0; e < c->eval_count; e++)
+        if (!aligned16(cna_player_bone_transforms(c->evals[e].player))) c->aligned = false;
     return CNA_OK;
 }
 
@@ -831,13 +888,11 @@ double cna_character_time(const cna_character *c) { return c ? cna_ticks_to_seco
  *                                                 their rest transforms as bones) */
 static void write_joints(cna_character *c, const evaluation *ev)
 {
+    if (!ev->unfold_count) return; /* the other joints are read from the player itself */
     const cna_mat4 *locals = cna_player_bone_transforms(ev->player);
     for (size_t i = 0; i < ev->write_count; i++) {
         const joint_write *w = &ev->writes[i];
-        if (w->unfold < 0)
-            c->local[w->bone] = locals[w->palette];
-        else
-            cna_mat4_mul(&c->local[w->bone], &ev->unfold[w->unfold], &locals[w->palette]);
+        if (w->unfold >= 0) cna_mat4_mul(&c->local[w->bone], &ev->unfold[w->unfold], &locals[w->palette]);
     }
 }
 
@@ -923,6 +978,7 @@ cna_result cna_character_pose(cna_character *c, cna_error *err)
     /* 1. rest (every bone, after cna_character_apply_clip_to_bones moved any) */
     if (c->locals_dirty) {
         for (size_t b = 0; b < m->bone_count; b++) c->local[b] = bones[b].rest_transform;
+        bind_local_pointers(c);
         absolutes_all(c);
         c->locals_dirty = false;
     } else {
@@ -993,7 +1049,10 @@ cna_result cna_character_update(cna_character *c, double seconds, cna_error *err
 
 /* ------------------------------------------------------------------ outputs */
 
-const cna_mat4 *cna_character_bone_transforms(const cna_character *c) { return c ? c->local : NULL; }
+const cna_mat4 *cna_character_bone_transform(const cna_character *c, size_t bone)
+{
+    return c && bone < c->model->bone_count ? c->local_of[bone] : NULL;
+}
 const cna_mat4 *cna_character_absolute_transforms(const cna_character *c) { return c ? c->absolute : NULL; }
 
 static const variant *variant_of(const cna_character *c, size_t skin)
@@ -1109,6 +1168,7 @@ cna_result cna_character_apply_clip_to_bones(cna_character *c, const cna_clip *c
         cna_keyframe k;
         cna_track_sample_linear(track, t, &k);
         cna_mat4_compose(&c->local[track->bone], k.translation, k.rotation, k.scale);
+        c->local_of[track->bone] = &c->local[track->bone];
     }
     absolutes_all(c);
     c->locals_dirty = true;
