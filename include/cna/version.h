@@ -22,6 +22,8 @@
 #ifndef CNA_VERSION_H
 #define CNA_VERSION_H
 
+#include "cna/export.h"
+
 #define CNA_VERSION_MAJOR 0
 #define CNA_VERSION_MINOR 2
 #define CNA_VERSION_PATCH 0
@@ -40,7 +42,7 @@ extern "C" {
 /* The version of the library linked at run time, "MAJOR.MINOR.PATCH" (the
  * CNA_VERSION_STRING the library was built with). Never fails; the string is
  * static and must not be freed. */
-const char *cna_version(void);
+CNA_API const char *cna_version(void);
 
 #ifdef __cplusplus
 }
