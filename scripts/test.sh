@@ -3,7 +3,8 @@
 #   1. build/        warnings as errors, the whole CTest suite;
 #   2. build-asan/   the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer
 #                    (LeakSanitizer included);
-#   3. build-fuzz/   when clang's libFuzzer is present, a bounded fuzzing smoke run.
+#   3. build-scalar/ the whole suite again with CNA_NO_SIMD (the scalar code paths only);
+#   4. build-fuzz/   when clang's libFuzzer is present, a bounded fuzzing smoke run.
 # Usage: scripts/test.sh            (from anywhere; exits non-zero on any failure)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,12 @@ cmake --build build-asan -j "$JOBS"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 ctest -j "$JOBS") \
   | tee -a "$LOG"
 
+echo "== build-scalar/ (CNA_NO_SIMD, -Werror)"
+cmake -S . -B build-scalar -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNA_NO_SIMD=ON -DCNA_WERROR=ON \
+  -DCNA_BUILD_BENCH=OFF >/dev/null
+cmake --build build-scalar -j "$JOBS"
+(cd build-scalar && ctest -j "$JOBS") | tee -a "$LOG"
+
 if [ -f fuzz/CMakeLists.txt ]; then
   echo "== build-fuzz/ (libFuzzer smoke run)"
   cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
@@ -34,12 +41,12 @@ if [ -f fuzz/CMakeLists.txt ]; then
   cmake --build build-fuzz -j "$JOBS"
   CNA_TOOL=build/cna scripts/fuzz-smoke.sh build-fuzz
 fi
-# One closing line over both CTest runs (each CTest test is one cmocka program).
+# One closing line over the three CTest runs (each CTest test is one cmocka program).
 passed=0
 failed=0
 while read -r p f; do
   passed=$((passed + p - f))
   failed=$((failed + f))
 done < <(sed -n 's/^[0-9]*% tests passed, \([0-9]*\) tests failed out of \([0-9]*\)$/\2 \1/p' "$LOG")
-echo "scripts/test.sh: all suites passed (plain, ASan + UBSan, fuzz smoke run)"
+echo "scripts/test.sh: all suites passed (plain, ASan + UBSan, scalar, fuzz smoke run)"
 echo "ctest: $passed passed, $failed failed"

@@ -133,5 +133,7 @@ int cna_cli_convert_run(int argc, char **argv);
 void cna_cli_convert_help(FILE *out);
 int cna_cli_bench_run(int argc, char **argv);
 void cna_cli_bench_help(FILE *out);
+int cna_cli_version_run(int argc, char **argv);
+void cna_cli_version_help(FILE *out);
 
 #endif

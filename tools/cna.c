@@ -4,6 +4,7 @@
  *   cna <command> [options]      run a command (see `cna --help`)
  *   cna help [command]           general or per-command help
  *   cna --help | -h              general help
+ *   cna --version                the version (as `cna version`)
  *
  * Exit codes: 0 success, 1 failure, 2 usage error (unknown command, bad option).
  */
@@ -48,6 +49,9 @@ static const cna_cli_command cna__commands[] = {
     {"bench", true, "FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json]",
      "time the player on every clip of a model against the seed-faithful baseline",
      cna_cli_bench_run, cna_cli_bench_help},
+    {"version", true, "",
+     "print the version of cna (also: cna --version)",
+     cna_cli_version_run, cna_cli_version_help},
 };
 static const size_t cna__command_count = sizeof cna__commands / sizeof cna__commands[0];
 
@@ -70,8 +74,8 @@ int cna_cli_usage_error(const cna_cli_command *command, const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nusage: cna %s %s\n       cna %s --help\n", command->name,
-            command->synopsis, command->name);
+    fprintf(stderr, "\nusage: cna %s%s%s\n       cna %s --help\n", command->name,
+            command->synopsis[0] ? " " : "", command->synopsis, command->name);
     return CNA_CLI_EXIT_USAGE;
 }
 
@@ -132,10 +136,15 @@ static void cna__print_usage(FILE *out)
             "       cna help [command]\n"
             "\n"
             "commands:\n");
-    for (size_t i = 0; i < cna__command_count; i++)
-        if (cna__commands[i].built)
-            fprintf(out, "  %-10s %s\n             %s\n", cna__commands[i].name,
-                    cna__commands[i].synopsis, cna__commands[i].summary);
+    for (size_t i = 0; i < cna__command_count; i++) {
+        const cna_cli_command *c = &cna__commands[i];
+        if (!c->built) continue;
+        if (c->synopsis[0])
+            fprintf(out, "  %-10s %s\n", c->name, c->synopsis);
+        else
+            fprintf(out, "  %s\n", c->name);
+        fprintf(out, "             %s\n", c->summary);
+    }
     fprintf(out,
             "\n"
             "exit status: 0 success, 1 failure (file refused, I/O error), 2 usage error\n");
@@ -177,6 +186,7 @@ int main(int argc, char **argv)
         return CNA_CLI_EXIT_OK;
     }
     if (strcmp(argv[1], "help") == 0) return cna__help(argc - 1, argv + 1);
+    if (strcmp(argv[1], "--version") == 0) return cna_cli_version_run(argc - 1, argv + 1);
     const cna_cli_command *command = cna_cli_find(argv[1]);
     if (!command) {
         fprintf(stderr, "cna: unknown command '%s'\n", argv[1]);

@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cna/export.h"
 #include "cna/math.h"
 #include "cna/result.h"
 
@@ -57,9 +58,9 @@ extern "C" {
  * rounding), halves away from zero: 1.0/60 -> 166667, 1.0/256 -> 39063
  * (39062.5 exactly), 1.5e-7 -> 1 (that double is just below 1.5e-7).
  * NaN maps to 0; values beyond the int64_t range saturate to INT64_MIN/MAX. */
-int64_t cna_ticks_from_seconds(double seconds);
+CNA_API int64_t cna_ticks_from_seconds(double seconds);
 /* Ticks to seconds. */
-double cna_ticks_to_seconds(int64_t ticks);
+CNA_API double cna_ticks_to_seconds(int64_t ticks);
 
 /* One key of a bone track: a local transform at a time. */
 typedef struct cna_keyframe {
@@ -71,9 +72,9 @@ typedef struct cna_keyframe {
 
 /* A key with the given translation, identity rotation and unit scale
  * (the spec's Keyframe{time, translation}). */
-cna_keyframe cna_keyframe_make(int64_t ticks, cna_vec3 translation);
+CNA_API cna_keyframe cna_keyframe_make(int64_t ticks, cna_vec3 translation);
 /* A key with every component given. */
-cna_keyframe cna_keyframe_make_trs(int64_t ticks, cna_vec3 translation, cna_quat rotation,
+CNA_API cna_keyframe cna_keyframe_make_trs(int64_t ticks, cna_vec3 translation, cna_quat rotation,
                                    cna_vec3 scale);
 
 /* The keys of one bone (spec: BoneTrackEXT). Keys are in ascending time. */
@@ -84,7 +85,7 @@ typedef struct cna_bone_track {
     size_t key_count;
 } cna_bone_track;
 
-cna_bone_track cna_bone_track_make(int32_t bone, const cna_keyframe *keys, size_t key_count);
+CNA_API cna_bone_track cna_bone_track_make(int32_t bone, const cna_keyframe *keys, size_t key_count);
 
 /* Which index space a clip's track indices are in (spec: ClipTargetSpaceEXT). */
 typedef enum cna_clip_target {
@@ -103,7 +104,7 @@ typedef struct cna_clip {
     cna_clip_target target;        /* default: joint palette */
 } cna_clip;
 
-cna_clip cna_clip_make(const char *name, int64_t duration, const cna_bone_track *tracks,
+CNA_API cna_clip cna_clip_make(const char *name, int64_t duration, const cna_bone_track *tracks,
                        size_t track_count);
 
 /* A skeleton and its clips (spec: SkinningData). Every array is indexed by
@@ -131,12 +132,12 @@ typedef struct cna_skinning_data {
 
 /* A description with the three skeleton arrays set, each count = bone_count
  * (0 when bone_count is negative), no prefix, no clips, skeleton_root_node = -1. */
-cna_skinning_data cna_skinning_data_make(int32_t bone_count, const int32_t *hierarchy,
+CNA_API cna_skinning_data cna_skinning_data_make(int32_t bone_count, const int32_t *hierarchy,
                                          const cna_mat4 *bind_pose,
                                          const cna_mat4 *inverse_bind_pose);
 
 /* The first clip whose name equals `name`, or NULL. */
-const cna_clip *cna_skinning_data_find_clip(const cna_skinning_data *data, const char *name);
+CNA_API const cna_clip *cna_skinning_data_find_clip(const cna_skinning_data *data, const char *name);
 
 /* Checks every rule a SkinningData and its clips must follow and reports the
  * first broken one by name. Rules, in order, with their messages (N = bone_count):
@@ -173,7 +174,7 @@ const cna_clip *cna_skinning_data_find_clip(const cna_skinning_data *data, const
  * is more lenient, exactly as the spec says: it ignores tracks without keys or
  * with a bone out of range, samples keys in any order, and reads a prefix
  * whose count is not N as identity. */
-cna_result cna_skinning_data_validate(const cna_skinning_data *data, cna_error *err);
+CNA_API cna_result cna_skinning_data_validate(const cna_skinning_data *data, cna_error *err);
 
 /* Sample one track at time t (ticks) with a plain linear search for the
  * bracketing keys (the spec's reference):
@@ -187,7 +188,7 @@ cna_result cna_skinning_data_validate(const cna_skinning_data *data, cna_error *
  *   positive; no overflow for any key times).
  * Writes the sampled local transform as a key (ticks = t). A track without keys
  * (key_count 0 or keys NULL) samples as the identity transform. */
-void cna_track_sample_linear(const cna_bone_track *track, int64_t t, cna_keyframe *out);
+CNA_API void cna_track_sample_linear(const cna_bone_track *track, int64_t t, cna_keyframe *out);
 
 /* The same result, bit for bit, when the keys are in non-decreasing time
  * order (the cna_bone_track rule): the same bracketing key, then the same
@@ -198,7 +199,7 @@ void cna_track_sample_linear(const cna_bone_track *track, int64_t t, cna_keyfram
  * interpolation between two adjacent keys, never an out-of-bounds read, but
  * may differ from the linear search (the player detects such tracks when a
  * clip starts and samples them with cna_track_sample_linear). */
-void cna_track_sample(const cna_bone_track *track, int64_t t, size_t *cursor, cna_keyframe *out);
+CNA_API void cna_track_sample(const cna_bone_track *track, int64_t t, size_t *cursor, cna_keyframe *out);
 
 #ifdef __cplusplus
 }

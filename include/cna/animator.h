@@ -44,6 +44,7 @@
 #include <stddef.h>
 
 #include "cna/alloc.h"
+#include "cna/export.h"
 #include "cna/math.h"
 #include "cna/model.h"
 #include "cna/player.h"
@@ -62,16 +63,16 @@ typedef struct cna_animator cna_animator;
  * ("skins[1]: bone_count: ..."); CNA_ERROR_OUT_OF_MEMORY. `allocator` may
  * be NULL (malloc/free); it is copied. All memory is allocated here (the
  * players' cursor arrays may grow in select); pose allocates nothing. */
-cna_result cna_animator_create(cna_model *model, const cna_allocator *allocator,
+CNA_API cna_result cna_animator_create(cna_model *model, const cna_allocator *allocator,
                                cna_animator **out, cna_error *err);
 
 /* Free an animator (not the model); NULL is accepted. */
-void cna_animator_free(cna_animator *animator);
+CNA_API void cna_animator_free(cna_animator *animator);
 
 /* `name` as a decimal index below the model's animation count ("0", "12"),
  * else the index of the first animation with that name; -1 otherwise (also
  * for NULL). The same look-up as the command line's --animation. */
-long cna_animator_find(const cna_animator *animator, const char *name);
+CNA_API long cna_animator_find(const cna_animator *animator, const char *name);
 
 /* Select animation `animation` (0 .. animation_count - 1), or -1 for none
  * (the rest pose): every skin's player starts that animation's clip at
@@ -83,13 +84,13 @@ long cna_animator_find(const cna_animator *animator, const char *name);
  * -1 .. animation_count - 1 ("animation 7 is outside -1..2"), nothing
  * changed; CNA_ERROR_OUT_OF_MEMORY from a player (the skins before it have
  * started the clip, the selection is unchanged: select again). */
-cna_result cna_animator_select(cna_animator *animator, long animation, cna_error *err);
+CNA_API cna_result cna_animator_select(cna_animator *animator, long animation, cna_error *err);
 
 /* The selected animation (-1 for none; also for NULL). */
-long cna_animator_animation(const cna_animator *animator);
+CNA_API long cna_animator_animation(const cna_animator *animator);
 
 /* The selected animation's duration in seconds (0 for none or NULL). */
-double cna_animator_duration(const cna_animator *animator);
+CNA_API double cna_animator_duration(const cna_animator *animator);
 
 /* Pose the model at `seconds` of the selected animation (the six steps
  * above); the time is clamped to [0, duration] (no looping: wrap it
@@ -100,32 +101,32 @@ double cna_animator_duration(const cna_animator *animator);
  * (nothing changes); those of cna_player_update,
  * cna_model_apply_clip_to_bones, cna_model_apply_skin_pose_to_bones,
  * cna_morph_evaluate_weights and cna_model_set_morph_weights. */
-cna_result cna_animator_pose(cna_animator *animator, double seconds, cna_error *err);
+CNA_API cna_result cna_animator_pose(cna_animator *animator, double seconds, cna_error *err);
 
 /* The time of the last pose in seconds, after clamping (0 before the first). */
-double cna_animator_time(const cna_animator *animator);
+CNA_API double cna_animator_time(const cna_animator *animator);
 
 /* Every bone's absolute transform at the last pose (bone order, model
  * bone_count entries; the rest pose before the first pose); what
  * cna_model_copy_absolute_bone_transforms gives. Valid until the next pose
  * or free. NULL for NULL. */
-const cna_mat4 *cna_animator_absolute_transforms(const cna_animator *animator);
+CNA_API const cna_mat4 *cna_animator_absolute_transforms(const cna_animator *animator);
 
 /* Skin `skin`'s player (its bone, world and skin transforms at the last
  * pose; cna_player_skin_transforms is the skinning palette); NULL for NULL
  * or an index out of range. Owned by the animator. */
-cna_player *cna_animator_player(const cna_animator *animator, size_t skin);
+CNA_API cna_player *cna_animator_player(const cna_animator *animator, size_t skin);
 
 /* Skin `skin`'s palette at the last pose (cna_player_skin_transforms of
  * its player; palette order, the skin's joint_count entries); NULL for NULL
  * or an index out of range. */
-const cna_mat4 *cna_animator_skin_transforms(const cna_animator *animator, size_t skin);
+CNA_API const cna_mat4 *cna_animator_skin_transforms(const cna_animator *animator, size_t skin);
 
 /* The morph weights of part `part` of mesh `mesh` at the last pose (the
  * initial weights before the first); *count (may be NULL) receives the
  * part's target count. NULL (and *count = 0) for a part without morph
  * targets, indices out of range or NULL. Valid until free. */
-const float *cna_animator_morph_weights(const cna_animator *animator, size_t mesh, size_t part,
+CNA_API const float *cna_animator_morph_weights(const cna_animator *animator, size_t mesh, size_t part,
                                         size_t *count);
 
 #ifdef __cplusplus

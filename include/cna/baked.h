@@ -39,6 +39,7 @@
 #include "cna/alloc.h"
 #include "cna/anim.h"
 #include "cna/device.h"
+#include "cna/export.h"
 #include "cna/model.h"
 #include "cna/result.h"
 
@@ -68,15 +69,15 @@ typedef struct cna_cnj_skeleton cna_cnj_skeleton;
  * Errors (nothing allocated): CNA_ERROR_INVALID_ARGUMENT for NULL arguments
  * or data that cna_skinning_data_validate refuses (its message);
  * CNA_ERROR_OUT_OF_MEMORY. */
-cna_result cna_cnj_write_memory(const cna_skinning_data *data, const cna_allocator *allocator,
+CNA_API cna_result cna_cnj_write_memory(const cna_skinning_data *data, const cna_allocator *allocator,
                                 char **out_text, size_t *out_size, cna_error *err);
-void cna_cnj_text_free(const cna_allocator *allocator, char *text);
+CNA_API void cna_cnj_text_free(const cna_allocator *allocator, char *text);
 
 /* Write the sidecar to `path` (replacing it), atomically, as
  * cna_cnb_write_file does. Errors: as cna_cnj_write_memory; CNA_ERROR_IO
  * when the file cannot be written, with the system's reason ("robot.cnj:
  * cannot create a temporary file in "out": No such file or directory"). */
-cna_result cna_cnj_write_file(const char *path, const cna_skinning_data *data, cna_error *err);
+CNA_API cna_result cna_cnj_write_file(const char *path, const cna_skinning_data *data, cna_error *err);
 
 /* Read a sidecar from `size` bytes of JSON text (need not be NUL-terminated).
  * Rules, checked in this order, each refusal naming the field and value:
@@ -97,20 +98,20 @@ cna_result cna_cnj_write_file(const char *path, const cna_skinning_data *data, c
  * skeleton_root_node -1. *out is unchanged on error and nothing leaks.
  * Errors: CNA_ERROR_INVALID_ARGUMENT (NULL text with size > 0, NULL out);
  * CNA_ERROR_PARSE; CNA_ERROR_INVALID_DATA; CNA_ERROR_LIMIT; out of memory. */
-cna_result cna_cnj_read_memory(const char *text, size_t size, const cna_allocator *allocator,
+CNA_API cna_result cna_cnj_read_memory(const char *text, size_t size, const cna_allocator *allocator,
                                cna_cnj_skeleton **out, cna_error *err);
 
 /* Read the file at `path` (CNA_ERROR_IO when it cannot be read) and
  * cna_cnj_read_memory its contents. */
-cna_result cna_cnj_read_file(const char *path, const cna_allocator *allocator,
+CNA_API cna_result cna_cnj_read_file(const char *path, const cna_allocator *allocator,
                              cna_cnj_skeleton **out, cna_error *err);
 
 /* The skeleton as a SkinningData view (arrays owned by the skeleton, valid
  * until cna_cnj_skeleton_free). NULL for NULL. */
-const cna_skinning_data *cna_cnj_skeleton_data(const cna_cnj_skeleton *skeleton);
+CNA_API const cna_skinning_data *cna_cnj_skeleton_data(const cna_cnj_skeleton *skeleton);
 
 /* Free a skeleton; NULL is accepted. */
-void cna_cnj_skeleton_free(cna_cnj_skeleton *skeleton);
+CNA_API void cna_cnj_skeleton_free(cna_cnj_skeleton *skeleton);
 
 /* ================================================================== .cnb binary model */
 
@@ -136,9 +137,9 @@ typedef struct cna_cnb_write_options {
  * a unit_scale that is negative, NaN or infinite); CNA_ERROR_IO when an
  * available external image file cannot be read (naming the image and path);
  * CNA_ERROR_UNSUPPORTED on a big-endian host; CNA_ERROR_OUT_OF_MEMORY. */
-cna_result cna_cnb_write_memory(const cna_model *model, const cna_cnb_write_options *opts,
+CNA_API cna_result cna_cnb_write_memory(const cna_model *model, const cna_cnb_write_options *opts,
                                 void **out_bytes, size_t *out_size, cna_error *err);
-void cna_cnb_bytes_free(const cna_cnb_write_options *opts, void *bytes);
+CNA_API void cna_cnb_bytes_free(const cna_cnb_write_options *opts, void *bytes);
 
 /* Write the .cnb bytes to `path` (replacing it).
  * Written atomically: the bytes go to a new temporary file ".<name>.XXXXXX"
@@ -154,7 +155,7 @@ void cna_cnb_bytes_free(const cna_cnb_write_options *opts, void *bytes);
  * Errors: as cna_cnb_write_memory; CNA_ERROR_IO when the file cannot be
  * written, with the system's reason ("out.cnb: write failed: No space left
  * on device", "out.cnb: rename failed: Permission denied"; nothing changes). */
-cna_result cna_cnb_write_file(const cna_model *model, const cna_cnb_write_options *opts,
+CNA_API cna_result cna_cnb_write_file(const cna_model *model, const cna_cnb_write_options *opts,
                               const char *path, cna_error *err);
 
 /* Loader options; zero (or NULL) means every default. */
@@ -166,7 +167,7 @@ typedef struct cna_cnb_load_options {
 } cna_cnb_load_options;
 
 /* true when `size` bytes at `bytes` start with the .cnb magic "CNB\0". */
-bool cna_cnb_is_cnb(const void *bytes, size_t size);
+CNA_API bool cna_cnb_is_cnb(const void *bytes, size_t size);
 
 /* Load a model from .cnb bytes: one copy into one allocation owned by the
  * model, then the checks of docs/format-cnb.md ("Validation": header, every
@@ -184,13 +185,13 @@ bool cna_cnb_is_cnb(const void *bytes, size_t size);
  * the contents (0x...)", "cnb: parts[3].indices: 12 bytes; 6 indices need
  * 24"); CNA_ERROR_OUT_OF_MEMORY; whatever the device or the morph layer
  * returns. */
-cna_result cna_cnb_load_memory(const void *bytes, size_t size, const cna_cnb_load_options *opts,
+CNA_API cna_result cna_cnb_load_memory(const void *bytes, size_t size, const cna_cnb_load_options *opts,
                                cna_model **out, cna_error *err);
 
 /* Read the file at `path` with one read into the model's allocation and load
  * it as cna_cnb_load_memory does (CNA_ERROR_IO when it cannot be read; every
  * message is prefixed with the path). */
-cna_result cna_cnb_load_file(const char *path, const cna_cnb_load_options *opts, cna_model **out,
+CNA_API cna_result cna_cnb_load_file(const char *path, const cna_cnb_load_options *opts, cna_model **out,
                              cna_error *err);
 
 /* Load a model from `path` whatever its kind: a .cnb file (recognised by its
@@ -200,7 +201,7 @@ cna_result cna_cnb_load_file(const char *path, const cna_cnb_load_options *opts,
  * cna_model_load_file(path, opts). For tools that accept both (cna pose,
  * cna render). Errors: CNA_ERROR_INVALID_ARGUMENT (NULL path or out),
  * CNA_ERROR_IO (the file cannot be opened), and those of the loader used. */
-cna_result cna_model_load_any(const char *path, const cna_import_options *opts, cna_model **out,
+CNA_API cna_result cna_model_load_any(const char *path, const cna_import_options *opts, cna_model **out,
                               cna_error *err);
 
 #ifdef __cplusplus

@@ -69,6 +69,7 @@
 #include <stdint.h>
 
 #include "cna/alloc.h"
+#include "cna/export.h"
 #include "cna/math.h"
 #include "cna/model.h"
 #include "cna/player.h"
@@ -108,19 +109,19 @@ typedef struct cna_character_options {
  * NULL model or out, a skin the player refuses ("skins[1]: bone_count: ...")
  * or an invalid morph carrier ("meshes[2].parts[0]: ..."); CNA_ERROR_OUT_OF_MEMORY.
  * `opts` may be NULL. */
-cna_result cna_character_create(const cna_model *model, const cna_character_options *opts,
+CNA_API cna_result cna_character_create(const cna_model *model, const cna_character_options *opts,
                                 cna_character **out, cna_error *err);
 
 /* Free a character (never the model); NULL is accepted. */
-void cna_character_free(cna_character *character);
+CNA_API void cna_character_free(cna_character *character);
 
 /* The model the character was created from (NULL for NULL). */
-const cna_model *cna_character_model(const cna_character *character);
+CNA_API const cna_model *cna_character_model(const cna_character *character);
 
 /* Bytes the character owns (its struct, players, matrices, morph weights
  * and vertices): what one more copy on screen costs beside the shared
  * model (cna_model_size_bytes). 0 for NULL. */
-size_t cna_character_size_bytes(const cna_character *character);
+CNA_API size_t cna_character_size_bytes(const cna_character *character);
 
 /* ------------------------------------------------------------------ the clock */
 
@@ -131,50 +132,50 @@ size_t cna_character_size_bytes(const cna_character *character);
  * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for a NULL character
  * or an index outside -1 .. animation_count - 1 ("animation 7 is outside
  * -1..2"), or a model skin without that clip. */
-cna_result cna_character_play(cna_character *character, long animation, cna_error *err);
+CNA_API cna_result cna_character_play(cna_character *character, long animation, cna_error *err);
 
 /* The animation playing (-1 for none, also for NULL). */
-long cna_character_animation(const cna_character *character);
+CNA_API long cna_character_animation(const cna_character *character);
 
 /* Its duration in ticks (0 with no animation, or for NULL). */
-int64_t cna_character_duration(const cna_character *character);
+CNA_API int64_t cna_character_duration(const cna_character *character);
 
 /* Set how the clock treats the ends (DEFAULT = REPEAT). The position is
  * folded into the new mode's range at the next advance or seek.
  * Errors: CNA_ERROR_INVALID_ARGUMENT for NULL or a mode out of range. */
-cna_result cna_character_set_loop_mode(cna_character *character, cna_loop_mode mode,
+CNA_API cna_result cna_character_set_loop_mode(cna_character *character, cna_loop_mode mode,
                                        cna_error *err);
-cna_loop_mode cna_character_loop_mode(const cna_character *character);
+CNA_API cna_loop_mode cna_character_loop_mode(const cna_character *character);
 
 /* Set the time scale: any finite factor; 0 stops the clock, negative plays
  * backwards. Errors: CNA_ERROR_INVALID_ARGUMENT for NULL or a scale that is
  * not finite ("time scale: inf is not finite"). */
-cna_result cna_character_set_time_scale(cna_character *character, double scale, cna_error *err);
-double cna_character_time_scale(const cna_character *character);
+CNA_API cna_result cna_character_set_time_scale(cna_character *character, double scale, cna_error *err);
+CNA_API double cna_character_time_scale(const cna_character *character);
 
 /* Advance the clock by `seconds` · scale (cna_ticks_from_seconds of the
  * product; the sum of ticks is never formed where it could overflow) and
  * fold it by the loop mode. Does not pose.
  * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL or a product
  * that is not finite. */
-cna_result cna_character_advance(cna_character *character, double seconds, cna_error *err);
+CNA_API cna_result cna_character_advance(cna_character *character, double seconds, cna_error *err);
 
 /* Advance by a whole number of ticks (not scaled) and fold by the loop mode. */
-cna_result cna_character_advance_ticks(cna_character *character, int64_t ticks, cna_error *err);
+CNA_API cna_result cna_character_advance_ticks(cna_character *character, int64_t ticks, cna_error *err);
 
 /* Set the clock to `seconds` (not scaled; cna_ticks_from_seconds) folded by
  * the loop mode. Does not pose. Errors: CNA_ERROR_INVALID_ARGUMENT for NULL
  * or a NaN time (±inf clamp to the ends in ONCE mode and fold to 0
  * otherwise, as saturated tick counts do). */
-cna_result cna_character_seek(cna_character *character, double seconds, cna_error *err);
+CNA_API cna_result cna_character_seek(cna_character *character, double seconds, cna_error *err);
 
 /* Set the clock to `ticks`, folded by the loop mode. */
-cna_result cna_character_seek_ticks(cna_character *character, int64_t ticks, cna_error *err);
+CNA_API cna_result cna_character_seek_ticks(cna_character *character, int64_t ticks, cna_error *err);
 
 /* The position in ticks (in [0, duration]; 0 with no animation), and in
  * seconds (cna_ticks_to_seconds). 0 for NULL. */
-int64_t cna_character_position(const cna_character *character);
-double cna_character_time(const cna_character *character);
+CNA_API int64_t cna_character_position(const cna_character *character);
+CNA_API double cna_character_time(const cna_character *character);
 
 /* ------------------------------------------------------------------ posing */
 
@@ -184,10 +185,10 @@ double cna_character_time(const cna_character *character);
  * model broken by hand (e.g. a morph weight track with the wrong number of
  * weights: "meshes[0].parts[0]: weight track 2 gives 3 weights for 2
  * targets"), and the outputs may then be partly posed. */
-cna_result cna_character_pose(cna_character *character, cna_error *err);
+CNA_API cna_result cna_character_pose(cna_character *character, cna_error *err);
 
 /* cna_character_advance(seconds) then cna_character_pose: one frame. */
-cna_result cna_character_update(cna_character *character, double seconds, cna_error *err);
+CNA_API cna_result cna_character_update(cna_character *character, double seconds, cna_error *err);
 
 /* Bone `bone`'s local transform at the last pose (spec:
  * ModelBone::Transform): the rest transform, the scene-node clip's sample,
@@ -196,54 +197,54 @@ cna_result cna_character_update(cna_character *character, double seconds, cna_er
  * rest transforms). A joint's is read where its skeleton's player keeps it,
  * so no copy is made per pose. Valid until the next pose or free. NULL for
  * NULL or a bone out of range. */
-const cna_mat4 *cna_character_bone_transform(const cna_character *character, size_t bone);
+CNA_API const cna_mat4 *cna_character_bone_transform(const cna_character *character, size_t bone);
 
 /* Every bone's absolute (model-space) transform at the last pose:
  * absolute[b] = absolute[parent] · local[b] (spec: CopyAbsoluteBoneTransformsTo;
  * indexed by bone, not a palette). Draw mesh i with
  * absolute[model->meshes[i].parent_bone]. NULL for NULL. */
-const cna_mat4 *cna_character_absolute_transforms(const cna_character *character);
+CNA_API const cna_mat4 *cna_character_absolute_transforms(const cna_character *character);
 
 /* Skin `skin`'s palette at the last pose (palette order, the skin's
  * joint_count matrices: skin[p] = world[p] · inverse_bind[p], with the root
  * prefix composed in); bound to the skin's own meshes. Skins with equal
  * joints, inverse binds and prefixes return the same array. NULL for NULL
  * or a skin out of range. */
-const cna_mat4 *cna_character_skin_transforms(const cna_character *character, size_t skin);
+CNA_API const cna_mat4 *cna_character_skin_transforms(const cna_character *character, size_t skin);
 
 /* Skin `skin`'s joint world transforms at the last pose (palette order;
  * world[root] = prefix[root] · local[root], so a joint's model-space
  * transform is absolute[mesh_node] · world[p]). NULL for NULL or out of range. */
-const cna_mat4 *cna_character_world_transforms(const cna_character *character, size_t skin);
+CNA_API const cna_mat4 *cna_character_world_transforms(const cna_character *character, size_t skin);
 
 /* The root prefixes skin `skin` was posed with (joint_count entries,
  * identity for joints that are not roots): the model's constants, or their
  * values re-evaluated from the posed scene when an ancestor of a root joint
  * or the instancing node is animated (cna_character_skin_has_moving_prefix).
  * NULL for NULL or out of range. */
-const cna_mat4 *cna_character_root_prefixes(const cna_character *character, size_t skin);
+CNA_API const cna_mat4 *cna_character_root_prefixes(const cna_character *character, size_t skin);
 
 /* true when skin `skin`'s root prefix is re-evaluated at every pose. */
-bool cna_character_skin_has_moving_prefix(const cna_character *character, size_t skin);
+CNA_API bool cna_character_skin_has_moving_prefix(const cna_character *character, size_t skin);
 
 /* The morph weights of part `part` of mesh `mesh` at the last pose (the
  * initial weights before the first); *count (may be NULL) receives the
  * target count. NULL (*count = 0) for a part without morph targets,
  * indices out of range or NULL. */
-const float *cna_character_morph_weights(const cna_character *character, size_t mesh,
+CNA_API const float *cna_character_morph_weights(const cna_character *character, size_t mesh,
                                          size_t part, size_t *count);
 
 /* The part's vertex bytes as this character draws them: its blended
  * vertices for a morphed part, the model's part->vertices otherwise;
  * *size (may be NULL) receives vertex_count · stride. NULL for NULL or
  * indices out of range. Valid until the next pose, set_morph_weights or free. */
-const void *cna_character_part_vertices(const cna_character *character, size_t mesh, size_t part,
+CNA_API const void *cna_character_part_vertices(const cna_character *character, size_t mesh, size_t part,
                                         size_t *size);
 
 /* A counter that changes every time the part's blended vertices change (0
  * for a part without morph targets): upload them to the GPU only when it
  * differs from the value of the last upload. */
-uint64_t cna_character_part_revision(const cna_character *character, size_t mesh, size_t part);
+CNA_API uint64_t cna_character_part_revision(const cna_character *character, size_t mesh, size_t part);
 
 /* ------------------------------------------------------------------ the spec's operations */
 
@@ -255,7 +256,7 @@ uint64_t cna_character_part_revision(const cna_character *character, size_t mesh
  * part out of range, a part without morph targets ("meshes[0]
  * \"Cube\".parts[0]: no morph targets"), weights of the wrong count or not
  * finite (as cna_morph_blend). */
-cna_result cna_character_set_morph_weights(cna_character *character, size_t mesh, size_t part,
+CNA_API cna_result cna_character_set_morph_weights(cna_character *character, size_t mesh, size_t part,
                                            const float *weights, size_t count, cna_error *err);
 
 /* Apply a scene-node clip at `seconds` to this character's bones (spec:
@@ -266,7 +267,7 @@ cna_result cna_character_set_morph_weights(cna_character *character, size_t mesh
  * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a NaN time,
  * a clip whose target is not SCENE_NODE ("clip \"Walk\": target
  * joint-palette is not a scene-node clip; play it with a cna_player"). */
-cna_result cna_character_apply_clip_to_bones(cna_character *character, const cna_clip *clip,
+CNA_API cna_result cna_character_apply_clip_to_bones(cna_character *character, const cna_clip *clip,
                                              double seconds, cna_error *err);
 
 #ifdef __cplusplus

@@ -23,5 +23,6 @@
 #include "cna/player.h"
 #include "cna/result.h"
 #include "cna/skinning.h"
+#include "cna/version.h"
 
 #endif

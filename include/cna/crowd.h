@@ -34,6 +34,7 @@
 
 #include "cna/alloc.h"
 #include "cna/character.h"
+#include "cna/export.h"
 #include "cna/player.h"
 #include "cna/result.h"
 
@@ -60,14 +61,14 @@ typedef struct cna_crowd_options {
  * CNA_CROWD_MAX_THREADS ("thread_count: 300 is above 256");
  * CNA_ERROR_OUT_OF_MEMORY when an allocation fails or the system refuses a
  * thread ("crowd: could not start worker thread 2 of 3 (error 11)"). */
-cna_result cna_crowd_create(const cna_crowd_options *opts, cna_crowd **out, cna_error *err);
+CNA_API cna_result cna_crowd_create(const cna_crowd_options *opts, cna_crowd **out, cna_error *err);
 
 /* Stop and join the worker threads and free the crowd; NULL is accepted.
  * Must not be called while an update on it runs. */
-void cna_crowd_free(cna_crowd *crowd);
+CNA_API void cna_crowd_free(cna_crowd *crowd);
 
 /* Threads the crowd evaluates with (the calling thread included); 0 for NULL. */
-uint32_t cna_crowd_thread_count(const cna_crowd *crowd);
+CNA_API uint32_t cna_crowd_thread_count(const cna_crowd *crowd);
 
 /* cna_player_update(players[i], ticks, relative, loop) for every i in
  * 0..count-1, spread over the crowd's threads: chunks of 16 consecutive
@@ -82,7 +83,7 @@ uint32_t cna_crowd_thread_count(const cna_crowd *crowd);
  * count > 0, an entry NULL ("players[3]: NULL"), a player listed twice
  * ("players[7]: the same player as players[2]"), or a player that
  * cna_player_update would refuse (its message prefixed with "players[5]: "). */
-cna_result cna_crowd_update(cna_crowd *crowd, cna_player *const *players, size_t count,
+CNA_API cna_result cna_crowd_update(cna_crowd *crowd, cna_player *const *players, size_t count,
                             int64_t ticks, bool relative, bool loop, cna_error *err);
 
 /* Advance every character by `seconds` (each at its own time scale and loop
@@ -98,7 +99,7 @@ cna_result cna_crowd_update(cna_crowd *crowd, cna_player *const *players, size_t
  * 1e+300 is not finite"). A pose fails only for a model broken by hand;
  * then the first failure is returned, prefixed with its index, and the
  * other characters are posed. */
-cna_result cna_crowd_update_characters(cna_crowd *crowd, cna_character *const *characters,
+CNA_API cna_result cna_crowd_update_characters(cna_crowd *crowd, cna_character *const *characters,
                                        size_t count, double seconds, cna_error *err);
 
 #ifdef __cplusplus

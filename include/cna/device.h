@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "cna/alloc.h"
+#include "cna/export.h"
 #include "cna/result.h"
 
 #ifdef __cplusplus
@@ -108,7 +109,7 @@ typedef struct cna_device {
  * returned id 0; whatever the hook returns (e.g. CNA_ERROR_OUT_OF_MEMORY).
  * On error *out is unchanged. The caller owns the buffer and destroys it with
  * cna_device_destroy_buffer on the same device. */
-cna_result cna_device_create_buffer(const cna_device *device, const cna_buffer_desc *desc,
+CNA_API cna_result cna_device_create_buffer(const cna_device *device, const cna_buffer_desc *desc,
                                     cna_buffer_id *out, cna_error *err);
 
 /* Upload `size` bytes from `data` into the buffer at byte `offset` (a whole
@@ -118,13 +119,13 @@ cna_result cna_device_create_buffer(const cna_device *device, const cna_buffer_d
  * is NULL, buffer is 0, data is NULL with size > 0, or offset + size
  * overflows; whatever the hook returns (unknown buffer, range outside it).
  * On error the buffer is unchanged. */
-cna_result cna_device_set_buffer_data(const cna_device *device, cna_buffer_id buffer,
+CNA_API cna_result cna_device_set_buffer_data(const cna_device *device, cna_buffer_id buffer,
                                       size_t offset, const void *data, size_t size,
                                       cna_error *err);
 
 /* Destroy a buffer. NULL device, a device without the hook, or buffer 0 do
  * nothing. */
-void cna_device_destroy_buffer(const cna_device *device, cna_buffer_id buffer);
+CNA_API void cna_device_destroy_buffer(const cna_device *device, cna_buffer_id buffer);
 
 /* ------------------------------------------------------------------ null device */
 
@@ -149,34 +150,34 @@ typedef struct cna_null_device_stats {
  * and used for every buffer the device holds.
  * Errors: CNA_ERROR_INVALID_ARGUMENT for a NULL out; CNA_ERROR_OUT_OF_MEMORY.
  * On error *out is unchanged. */
-cna_result cna_null_device_create(const cna_allocator *allocator, cna_null_device **out,
+CNA_API cna_result cna_null_device_create(const cna_allocator *allocator, cna_null_device **out,
                                   cna_error *err);
 
 /* Free the device and every buffer still alive on it; NULL is accepted. */
-void cna_null_device_free(cna_null_device *device);
+CNA_API void cna_null_device_free(cna_null_device *device);
 
 /* The device's function table, valid as long as the device lives. */
-const cna_device *cna_null_device_interface(cna_null_device *device);
+CNA_API const cna_device *cna_null_device_interface(cna_null_device *device);
 
 /* Copy the counters into *out (zeros for a NULL device). */
-void cna_null_device_get_stats(const cna_null_device *device, cna_null_device_stats *out);
+CNA_API void cna_null_device_get_stats(const cna_null_device *device, cna_null_device_stats *out);
 
 /* A copy of the bytes of the latest successful upload (the `data` argument
  * of that set_buffer_data call), valid until the next call on the device.
  * *size (may be NULL) receives their count. NULL (and size 0) before the first
  * upload or for a NULL device. */
-const void *cna_null_device_last_upload(const cna_null_device *device, size_t *size);
+CNA_API const void *cna_null_device_last_upload(const cna_null_device *device, size_t *size);
 
 /* The current contents of a live buffer (after every upload into it), valid
  * until the next call on the device; *size (may be NULL) receives its size.
  * NULL (size 0) for an unknown or destroyed buffer. */
-const void *cna_null_device_buffer_contents(const cna_null_device *device, cna_buffer_id buffer,
+CNA_API const void *cna_null_device_buffer_contents(const cna_null_device *device, cna_buffer_id buffer,
                                             size_t *size);
 
 /* Make the next create_buffer or set_buffer_data call fail with `code`
  * (pass CNA_OK to cancel), without changing anything: for testing how
  * callers handle a device failure. */
-void cna_null_device_fail_next(cna_null_device *device, cna_result code);
+CNA_API void cna_null_device_fail_next(cna_null_device *device, cna_result code);
 
 #ifdef __cplusplus
 }

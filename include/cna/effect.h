@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cna/export.h"
 #include "cna/math.h"
 #include "cna/result.h"
 
@@ -94,14 +95,14 @@ typedef struct cna_effect {
 } cna_effect;
 
 /* true for SKINNED and SKINNED_PBR. */
-bool cna_effect_kind_is_skinned(cna_effect_kind kind);
+CNA_API bool cna_effect_kind_is_skinned(cna_effect_kind kind);
 /* "basic", "skinned", "pbr", "skinned-pbr"; "unknown" out of range (DEFAULT is "basic"). */
-const char *cna_effect_kind_name(cna_effect_kind kind);
+CNA_API const char *cna_effect_kind_name(cna_effect_kind kind);
 
 /* Initialise an effect of `kind` (DEFAULT = BASIC) with glTF's default
  * material, identity matrices and (skinned kinds) an identity palette;
  * material = -1, skin = -1. No allocation. */
-void cna_effect_init(cna_effect *effect, cna_effect_kind kind);
+CNA_API void cna_effect_init(cna_effect *effect, cna_effect_kind kind);
 
 /* Copy `count` skin matrices into the palette, entries 0 .. count-1
  * (spec: SetBoneTransforms); the rest keep their values.
@@ -109,7 +110,7 @@ void cna_effect_init(cna_effect *effect, cna_effect_kind kind);
  * unskinned kind ("effect: kind basic has no bone palette"), or NULL matrices
  * with count > 0; CNA_ERROR_LIMIT when count > CNA_EFFECT_MAX_BONES
  * ("bone transforms: 73 given; at most 72 are supported"). */
-cna_result cna_effect_set_bone_transforms(cna_effect *effect, const cna_mat4 *matrices,
+CNA_API cna_result cna_effect_set_bone_transforms(cna_effect *effect, const cna_mat4 *matrices,
                                           size_t count, cna_error *err);
 
 #ifdef __cplusplus

@@ -53,6 +53,7 @@
 
 #include "cna/device.h"
 #include "cna/effect.h"
+#include "cna/export.h"
 #include "cna/math.h"
 #include "cna/model.h"
 #include "cna/result.h"
@@ -88,7 +89,7 @@ typedef struct cna_gl_light {
 
 /* The default light: direction (-0.35, -0.8, -0.5) (from above, front,
  * right), colour (1, 1, 1) × 0.9, ambient (0.35, 0.35, 0.38). */
-cna_gl_light cna_gl_light_default(void);
+CNA_API cna_gl_light cna_gl_light_default(void);
 
 /* Create a headless OpenGL 3.3 core context (EGL, Mesa surfaceless platform)
  * with an offscreen framebuffer (RGBA8 colour, 24-bit depth) of the given
@@ -98,36 +99,36 @@ cna_gl_light cna_gl_light_default(void);
  * the surfaceless platform, an OpenGL 3.3 core context, the framebuffer or a
  * shader cannot be had (the message says which, with EGL's error code or the
  * compiler's log); CNA_ERROR_OUT_OF_MEMORY. */
-cna_result cna_gl_context_create(const cna_gl_context_options *options, cna_gl_context **out,
+CNA_API cna_result cna_gl_context_create(const cna_gl_context_options *options, cna_gl_context **out,
                                  cna_error *err);
 
 /* Destroy the context and everything it created. Buffers still alive on its
  * device are released with it: free models using the device first. NULL ok. */
-void cna_gl_context_free(cna_gl_context *gl);
+CNA_API void cna_gl_context_free(cna_gl_context *gl);
 
 /* New framebuffer size (a use_current context's window was resized; an
  * offscreen context's framebuffer is recreated). Sides of 0 or above
  * CNA_GL_MAX_SIZE: CNA_ERROR_INVALID_ARGUMENT, nothing changes. */
-cna_result cna_gl_context_resize(cna_gl_context *gl, uint32_t width, uint32_t height, cna_error *err);
+CNA_API cna_result cna_gl_context_resize(cna_gl_context *gl, uint32_t width, uint32_t height, cna_error *err);
 
 /* The GL_RENDERER string (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"). */
-const char *cna_gl_context_renderer(const cna_gl_context *gl);
+CNA_API const char *cna_gl_context_renderer(const cna_gl_context *gl);
 
 /* Framebuffer size. */
-uint32_t cna_gl_context_width(const cna_gl_context *gl);
-uint32_t cna_gl_context_height(const cna_gl_context *gl);
+CNA_API uint32_t cna_gl_context_width(const cna_gl_context *gl);
+CNA_API uint32_t cna_gl_context_height(const cna_gl_context *gl);
 
 /* The context's device (cna/device.h): buffers are GL buffer objects; a
  * vertex buffer holds interleaved vertices, an index buffer uint32_t
  * indices. Valid while the context lives. */
-const cna_device *cna_gl_context_device(cna_gl_context *gl);
+CNA_API const cna_device *cna_gl_context_device(cna_gl_context *gl);
 
 /* Replace the light (default cna_gl_light_default()). NULL restores the default. */
-void cna_gl_set_light(cna_gl_context *gl, const cna_gl_light *light);
+CNA_API void cna_gl_set_light(cna_gl_context *gl, const cna_gl_light *light);
 
 /* Bind the framebuffer, set the viewport to its size and clear colour
  * (rgba, 0..1, linear values written as they are) and depth. */
-void cna_gl_begin_frame(cna_gl_context *gl, const float rgba[4]);
+CNA_API void cna_gl_begin_frame(cna_gl_context *gl, const float rgba[4]);
 
 /* One draw: a vertex buffer of `declaration` and an index buffer (uint32_t)
  * from the context's device, drawn with `effect` (its kind picks the
@@ -154,7 +155,7 @@ typedef struct cna_gl_draw_desc {
      * (default) or a declaration without that set: the factor alone. */
     uint32_t base_color_texture;
 } cna_gl_draw_desc;
-cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_error *err);
+CNA_API cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_error *err);
 
 /* Draw the parts of one mesh of a model imported with this context's device
  * (spec: ModelMesh::Draw): set world = absolute[mesh.parent_bone], view and
@@ -165,7 +166,7 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
  * arguments, a mesh out of range, a part without an effect
  * ("meshes[2] \"Body\".parts[0]: no effect") or without device buffers;
  * cna_gl_draw's. */
-cna_result cna_gl_draw_mesh(cna_gl_context *gl, cna_model *model, size_t mesh,
+CNA_API cna_result cna_gl_draw_mesh(cna_gl_context *gl, cna_model *model, size_t mesh,
                             const cna_mat4 *absolute, const cna_mat4 *view,
                             const cna_mat4 *projection, cna_error *err);
 
@@ -183,21 +184,21 @@ cna_result cna_gl_draw_mesh(cna_gl_context *gl, cna_model *model, size_t mesh,
  * for bytes that are not a decodable PNG/JPEG ("images[1] \"TinyGrid\":
  * not a PNG or JPEG image"); the first failure is reported. `failed` (may
  * be NULL) receives how many of the model's images failed. */
-cna_result cna_gl_upload_model_textures(cna_gl_context *gl, const cna_model *model, size_t *failed,
+CNA_API cna_result cna_gl_upload_model_textures(cna_gl_context *gl, const cna_model *model, size_t *failed,
                                         cna_error *err);
 
 /* Delete the cached textures of `model`'s images (call before freeing a model
  * when the context lives on). NULL ok. */
-void cna_gl_release_model_textures(cna_gl_context *gl, const cna_model *model);
+CNA_API void cna_gl_release_model_textures(cna_gl_context *gl, const cna_model *model);
 
 /* cna_gl_draw_mesh for every mesh in order (spec: Model::Draw). */
-cna_result cna_gl_draw_model(cna_gl_context *gl, cna_model *model, const cna_mat4 *absolute,
+CNA_API cna_result cna_gl_draw_model(cna_gl_context *gl, cna_model *model, const cna_mat4 *absolute,
                              const cna_mat4 *view, const cna_mat4 *projection, cna_error *err);
 
 /* Read the framebuffer (resolved when multisampled) as RGBA8, rows top to
  * bottom, into `rgba` (width * height * 4 bytes).
  * Errors: CNA_ERROR_INVALID_ARGUMENT for NULL arguments or a size too small. */
-cna_result cna_gl_read_pixels(cna_gl_context *gl, unsigned char *rgba, size_t size,
+CNA_API cna_result cna_gl_read_pixels(cna_gl_context *gl, unsigned char *rgba, size_t size,
                               cna_error *err);
 
 /* Write RGBA8 pixels (rows top to bottom, width * height * 4 bytes) as a PNG
@@ -212,7 +213,7 @@ cna_result cna_gl_read_pixels(cna_gl_context *gl, unsigned char *rgba, size_t si
  * Errors: CNA_ERROR_INVALID_ARGUMENT (NULL, zero or oversized side);
  * CNA_ERROR_OUT_OF_MEMORY; CNA_ERROR_IO when the file cannot be written, with
  * the system's reason ("out.png: write failed: No space left on device"). */
-cna_result cna_gl_write_png(const char *path, uint32_t width, uint32_t height,
+CNA_API cna_result cna_gl_write_png(const char *path, uint32_t width, uint32_t height,
                             const unsigned char *rgba, cna_error *err);
 
 #ifdef __cplusplus

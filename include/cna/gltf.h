@@ -52,6 +52,7 @@
 #include <stdint.h>
 
 #include "cna/alloc.h"
+#include "cna/export.h"
 #include "cna/math.h"
 #include "cna/result.h"
 
@@ -472,38 +473,38 @@ typedef struct cna_gltf_document {
  *   CNA_ERROR_UNSUPPORTED       asset version not 2.x, minVersion above 2.0, or an
  *                               extensionsRequired entry not implemented (named)
  *   CNA_ERROR_OUT_OF_MEMORY     an allocation failed */
-cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts,
+CNA_API cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts,
                               cna_gltf_document **out, cna_error *err);
 
 /* Load from `size` bytes of .gltf JSON or .glb (recognised by content). The
  * bytes are only read during the call (the document copies what it keeps).
  * External URIs need opts->resolve (see cna_gltf_options). Errors as
  * cna_gltf_load_file, with CNA_ERROR_INVALID_ARGUMENT also for data == NULL. */
-cna_result cna_gltf_load_memory(const void *data, size_t size, const cna_gltf_options *opts,
+CNA_API cna_result cna_gltf_load_memory(const void *data, size_t size, const cna_gltf_options *opts,
                                 cna_gltf_document **out, cna_error *err);
 
 /* Free a document and everything it owns, with the allocator it was loaded
  * with. NULL is accepted. */
-void cna_gltf_document_free(cna_gltf_document *doc);
+CNA_API void cna_gltf_document_free(cna_gltf_document *doc);
 
 /* Number of diagnostics (0 for NULL). */
-size_t cna_gltf_document_diagnostic_count(const cna_gltf_document *doc);
+CNA_API size_t cna_gltf_document_diagnostic_count(const cna_gltf_document *doc);
 /* Diagnostic i, or NULL when doc is NULL or i is out of range. */
-const cna_gltf_diagnostic *cna_gltf_document_diagnostic(const cna_gltf_document *doc, size_t i);
+CNA_API const cna_gltf_diagnostic *cna_gltf_document_diagnostic(const cna_gltf_document *doc, size_t i);
 /* The diagnostic with this code, or NULL when it did not occur. */
-const cna_gltf_diagnostic *cna_gltf_document_find_diagnostic(const cna_gltf_document *doc,
+CNA_API const cna_gltf_diagnostic *cna_gltf_document_find_diagnostic(const cna_gltf_document *doc,
                                                              const char *code);
 
 /* ------------------------------------------------------------------ accessors */
 
 /* Bytes of one component (1, 2 or 4); 0 for NONE or out-of-range values. */
-size_t cna_gltf_component_size(cna_gltf_component_type component_type);
+CNA_API size_t cna_gltf_component_size(cna_gltf_component_type component_type);
 /* Components per element: SCALAR 1, VEC2 2, VEC3 3, VEC4 4, MAT2 4, MAT3 9, MAT4 16; 0 for NONE. */
-size_t cna_gltf_type_component_count(cna_gltf_type type);
+CNA_API size_t cna_gltf_type_component_count(cna_gltf_type type);
 
 /* count * components of the accessor: how many floats read_floats writes (and
  * uints read_uints writes). 0 when doc is NULL or the index is out of range. */
-size_t cna_gltf_accessor_float_count(const cna_gltf_document *doc, int32_t accessor);
+CNA_API size_t cna_gltf_accessor_float_count(const cna_gltf_document *doc, int32_t accessor);
 
 /* Read every element of an accessor as floats: element i's component c goes to
  * out[i * components + c]; matrices column by column (cna_mat4 layout).
@@ -518,25 +519,25 @@ size_t cna_gltf_accessor_float_count(const cna_gltf_document *doc, int32_t acces
  *   UNSIGNED_INT    f = c / 4294967295   (not allowed by glTF for normalized, converted anyway)
  * Errors: CNA_ERROR_INVALID_ARGUMENT when doc/out is NULL, the index is out
  * of range, or out_count < cna_gltf_accessor_float_count(); nothing written. */
-cna_result cna_gltf_accessor_read_floats(const cna_gltf_document *doc, int32_t accessor, float *out,
+CNA_API cna_result cna_gltf_accessor_read_floats(const cna_gltf_document *doc, int32_t accessor, float *out,
                                          size_t out_count, cna_error *err);
 
 /* Read every element of an unsigned-integer accessor (UNSIGNED_BYTE, _SHORT,
  * _INT; e.g. indices, JOINTS_n) as uint32_t, layout as read_floats (the raw
  * integer values, `normalized` ignored). Errors: CNA_ERROR_INVALID_ARGUMENT as
  * read_floats, and for any other component type (named in the message). */
-cna_result cna_gltf_accessor_read_uints(const cna_gltf_document *doc, int32_t accessor, uint32_t *out,
+CNA_API cna_result cna_gltf_accessor_read_uints(const cna_gltf_document *doc, int32_t accessor, uint32_t *out,
                                         size_t out_count, cna_error *err);
 
 /* Read one element (index < count) as floats into out[0 .. components-1];
  * out_count must be >= the component count. Same conversion and errors as
  * read_floats, plus CNA_ERROR_INVALID_ARGUMENT for element >= count. A sparse
  * accessor costs a binary search over its sparse indices. */
-cna_result cna_gltf_accessor_read_element_floats(const cna_gltf_document *doc, int32_t accessor,
+CNA_API cna_result cna_gltf_accessor_read_element_floats(const cna_gltf_document *doc, int32_t accessor,
                                                  size_t element, float *out, size_t out_count,
                                                  cna_error *err);
 /* Read one element as uint32_t; as read_uints for one element. */
-cna_result cna_gltf_accessor_read_element_uints(const cna_gltf_document *doc, int32_t accessor,
+CNA_API cna_result cna_gltf_accessor_read_element_uints(const cna_gltf_document *doc, int32_t accessor,
                                                 size_t element, uint32_t *out, size_t out_count,
                                                 cna_error *err);
 
@@ -544,23 +545,23 @@ cna_result cna_gltf_accessor_read_element_uints(const cna_gltf_document *doc, in
 
 /* The accessor of the attribute of `kind` and `set` (set 0 for POSITION,
  * NORMAL, TANGENT), or -1 when the primitive has none (or prim is NULL). */
-int32_t cna_gltf_primitive_find_attribute(const cna_gltf_primitive *prim, cna_gltf_attribute_kind kind,
+CNA_API int32_t cna_gltf_primitive_find_attribute(const cna_gltf_primitive *prim, cna_gltf_attribute_kind kind,
                                           int32_t set);
 
 /* A node's local transform: its matrix when has_matrix, else
  * T(translation) · R(rotation) · S(scale) (ours; spec: S * R * T), with the
  * rotation used as stored. */
-void cna_gltf_node_local_matrix(const cna_gltf_node *node, cna_mat4 *out);
+CNA_API void cna_gltf_node_local_matrix(const cna_gltf_node *node, cna_mat4 *out);
 
 /* Stable names for printing; "unknown" for out-of-range values. */
-const char *cna_gltf_component_type_name(cna_gltf_component_type t); /* "FLOAT", "UNSIGNED_BYTE", ... */
-const char *cna_gltf_type_name(cna_gltf_type t);                     /* "SCALAR", "VEC3", ... */
-const char *cna_gltf_attribute_kind_name(cna_gltf_attribute_kind k); /* "POSITION", "TEXCOORD", "OTHER" */
-const char *cna_gltf_primitive_mode_name(cna_gltf_primitive_mode m); /* "TRIANGLES", ... */
-const char *cna_gltf_animation_path_name(cna_gltf_animation_path p); /* "translation", ..., "unknown" */
-const char *cna_gltf_interpolation_name(cna_gltf_interpolation i);   /* "LINEAR", "STEP", "CUBICSPLINE" */
-const char *cna_gltf_alpha_mode_name(cna_gltf_alpha_mode m);         /* "OPAQUE", "MASK", "BLEND" */
-const char *cna_gltf_source_name(cna_gltf_source s);                 /* "none", "glb-bin", "data-uri", "external", "buffer-view" */
+CNA_API const char *cna_gltf_component_type_name(cna_gltf_component_type t); /* "FLOAT", "UNSIGNED_BYTE", ... */
+CNA_API const char *cna_gltf_type_name(cna_gltf_type t);                     /* "SCALAR", "VEC3", ... */
+CNA_API const char *cna_gltf_attribute_kind_name(cna_gltf_attribute_kind k); /* "POSITION", "TEXCOORD", "OTHER" */
+CNA_API const char *cna_gltf_primitive_mode_name(cna_gltf_primitive_mode m); /* "TRIANGLES", ... */
+CNA_API const char *cna_gltf_animation_path_name(cna_gltf_animation_path p); /* "translation", ..., "unknown" */
+CNA_API const char *cna_gltf_interpolation_name(cna_gltf_interpolation i);   /* "LINEAR", "STEP", "CUBICSPLINE" */
+CNA_API const char *cna_gltf_alpha_mode_name(cna_gltf_alpha_mode m);         /* "OPAQUE", "MASK", "BLEND" */
+CNA_API const char *cna_gltf_source_name(cna_gltf_source s);                 /* "none", "glb-bin", "data-uri", "external", "buffer-view" */
 
 #ifdef __cplusplus
 }

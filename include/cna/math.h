@@ -23,6 +23,8 @@
 
 #include <stdbool.h>
 
+#include "cna/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -33,16 +35,16 @@ typedef struct cna_quat { float x, y, z, w; } cna_quat;
 /* Column-major: m[column * 4 + row]. */
 typedef struct cna_mat4 { float m[16]; } cna_mat4;
 
-cna_vec3 cna_vec3_make(float x, float y, float z);
-cna_vec3 cna_vec3_zero(void);
-cna_vec3 cna_vec3_one(void);
+CNA_API cna_vec3 cna_vec3_make(float x, float y, float z);
+CNA_API cna_vec3 cna_vec3_zero(void);
+CNA_API cna_vec3 cna_vec3_one(void);
 /* a + (b - a) · t, per component (XNA Vector3.Lerp). */
-cna_vec3 cna_vec3_lerp(cna_vec3 a, cna_vec3 b, float t);
+CNA_API cna_vec3 cna_vec3_lerp(cna_vec3 a, cna_vec3 b, float t);
 
-cna_quat cna_quat_make(float x, float y, float z, float w);
-cna_quat cna_quat_identity(void);
+CNA_API cna_quat cna_quat_make(float x, float y, float z, float w);
+CNA_API cna_quat cna_quat_identity(void);
 /* q / |q|; the identity when |q| is 0 or not finite. */
-cna_quat cna_quat_normalize(cna_quat q);
+CNA_API cna_quat cna_quat_normalize(cna_quat q);
 /* Spherical interpolation along the shortest arc (XNA Quaternion.Slerp):
  *   d = a·b; if d < 0 then b' = -b, d = -d (shortest arc);
  *   if d > 1 - 1e-6: r = a·(1 - t) + b'·t           (nearly parallel: linear)
@@ -54,7 +56,7 @@ cna_quat cna_quat_normalize(cna_quat q);
  * b and t in [0, 1] each component is within 2e-7 of the slerp computed in
  * double precision. t = 0 returns a exactly. The result is not renormalised
  * (as XNA). */
-cna_quat cna_quat_slerp(cna_quat a, cna_quat b, float t);
+CNA_API cna_quat cna_quat_slerp(cna_quat a, cna_quat b, float t);
 
 /* sin(x), cna's own: evaluated in double precision (a Taylor polynomial to
  * x^15 after reducing x by the nearest multiple of pi), rounded once to
@@ -62,39 +64,39 @@ cna_quat cna_quat_slerp(cna_quat a, cna_quat b, float t);
  * sinf). Accuracy: within 1 ulp of sin(x) for |x| <= 2^20 (correctly rounded
  * but for rare ties). NaN and ±infinity give NaN; for |x| >= 2^50, where a
  * float's pi-reduction is meaningless, it returns 0. Used by cna_quat_slerp. */
-float cna_sinf(float x);
+CNA_API float cna_sinf(float x);
 /* acos(x) in [0, pi], cna's own: evaluated in double precision (asin Taylor
  * polynomial to x^23 on [0, 0.5], with acos x = pi/2 - asin x for
  * |x| <= 0.5 and acos |x| = 2 asin(sqrt((1 - |x|) / 2)) above), rounded once
  * to float; within 1 ulp of acos(x). NaN gives NaN, |x| > 1 gives NaN.
  * Used by cna_quat_slerp. */
-float cna_acosf(float x);
+CNA_API float cna_acosf(float x);
 
 /* Identity matrix. */
-void cna_mat4_identity(cna_mat4 *out);
+CNA_API void cna_mat4_identity(cna_mat4 *out);
 /* Translation matrix T(v). */
-void cna_mat4_translation(cna_mat4 *out, cna_vec3 v);
+CNA_API void cna_mat4_translation(cna_mat4 *out, cna_vec3 v);
 /* out = a · b (ours; spec/XNA writes b * a). out may alias a or b. */
-void cna_mat4_mul(cna_mat4 *out, const cna_mat4 *a, const cna_mat4 *b);
+CNA_API void cna_mat4_mul(cna_mat4 *out, const cna_mat4 *a, const cna_mat4 *b);
 /* out = T(t) · R(r) · S(s) (ours; spec: Scale(s) * FromQuaternion(r) * Translation(t)).
  * r must be unit length (normalise it first otherwise): the conversion (cglm's
  * glm_quat_mat4) divides by |r| once, so a non-unit r does not give a rotation.
  * A slerp between unit keys is unit to float precision. */
-void cna_mat4_compose(cna_mat4 *out, cna_vec3 t, cna_quat r, cna_vec3 s);
+CNA_API void cna_mat4_compose(cna_mat4 *out, cna_vec3 t, cna_quat r, cna_vec3 s);
 /* Decompose m = T · R · S into translation, rotation (unit quaternion) and
  * scale (spec: Matrix.Decompose). A negative determinant is carried by a
  * negative x scale. Returns false (and identity TRS with the translation
  * filled in) when a scale is zero or m is not finite. */
-bool cna_mat4_decompose(const cna_mat4 *m, cna_vec3 *t, cna_quat *r, cna_vec3 *s);
+CNA_API bool cna_mat4_decompose(const cna_mat4 *m, cna_vec3 *t, cna_quat *r, cna_vec3 *s);
 /* General inverse. Returns false and leaves *out unchanged when m is singular
  * (|det| below 1e-30) or not finite. out may alias m. */
-bool cna_mat4_inverse(cna_mat4 *out, const cna_mat4 *m);
+CNA_API bool cna_mat4_inverse(cna_mat4 *out, const cna_mat4 *m);
 /* m · (p, 1): transform a point (ours; spec: Vector3.Transform(p, m)). */
-cna_vec3 cna_mat4_transform_point(const cna_mat4 *m, cna_vec3 p);
+CNA_API cna_vec3 cna_mat4_transform_point(const cna_mat4 *m, cna_vec3 p);
 /* m · (v, 0): transform a direction, no translation. */
-cna_vec3 cna_mat4_transform_vector(const cna_mat4 *m, cna_vec3 v);
+CNA_API cna_vec3 cna_mat4_transform_vector(const cna_mat4 *m, cna_vec3 v);
 /* true when every element equals the identity's exactly. */
-bool cna_mat4_is_identity(const cna_mat4 *m);
+CNA_API bool cna_mat4_is_identity(const cna_mat4 *m);
 
 #ifdef __cplusplus
 }

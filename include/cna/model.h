@@ -60,6 +60,7 @@
 #include "cna/anim.h"
 #include "cna/device.h"
 #include "cna/effect.h"
+#include "cna/export.h"
 #include "cna/gltf.h"
 #include "cna/math.h"
 #include "cna/morph.h"
@@ -352,29 +353,29 @@ typedef struct cna_model {
  * 1e+10 under a parent scale up to 1e+10); at most 1e+18 is supported");
  * CNA_ERROR_OUT_OF_MEMORY;
  * whatever the device returns. */
-cna_result cna_model_import_gltf(const cna_gltf_document *doc, const cna_import_options *opts,
+CNA_API cna_result cna_model_import_gltf(const cna_gltf_document *doc, const cna_import_options *opts,
                                  cna_model **out, cna_error *err);
 
 /* Load a .gltf/.glb (cna_gltf_load_file with opts->gltf), import it, free the
  * document. Errors: the reader's and cna_model_import_gltf's. */
-cna_result cna_model_load_file(const char *path, const cna_import_options *opts,
+CNA_API cna_result cna_model_load_file(const char *path, const cna_import_options *opts,
                                cna_model **out, cna_error *err);
 
 /* Free a model and all it owns (destroying its device buffers); NULL is accepted. */
-void cna_model_free(cna_model *model);
+CNA_API void cna_model_free(cna_model *model);
 
 /* The first skin's SkinningData (spec: Model::Tag), or NULL without skins. */
-const cna_skinning_data *cna_model_skinning_data(const cna_model *model);
+CNA_API const cna_skinning_data *cna_model_skinning_data(const cna_model *model);
 
 /* The diagnostic with `code`, or NULL. */
-const cna_model_diagnostic *cna_model_find_diagnostic(const cna_model *model, const char *code);
+CNA_API const cna_model_diagnostic *cna_model_find_diagnostic(const cna_model *model, const char *code);
 
 /* The bone named `name`, or -1 (also for NULL): the first joint of any
  * skin with that name, else the first bone with that name. A joint is
  * preferred because exporters name mesh nodes after the joints they follow
  * (RobotExpressive's mesh node "Foot.L" sits beside the joint "Foot.L",
  * and only the joint moves). */
-int32_t cna_model_find_bone(const cna_model *model, const char *name);
+CNA_API int32_t cna_model_find_bone(const cna_model *model, const char *name);
 
 /* The joint of skin `skin` named `name` (its glTF node's name): its
  * palette index in *palette and its bone in *bone (-1 for a joint outside
@@ -382,7 +383,7 @@ int32_t cna_model_find_bone(const cna_model *model, const char *name);
  * Errors (outputs unchanged): CNA_ERROR_INVALID_ARGUMENT for NULL model or
  * name, a skin out of range, or no such joint ("skins[0]: no joint named
  * \"Foot.X\""). */
-cna_result cna_model_find_joint(const cna_model *model, size_t skin, const char *name,
+CNA_API cna_result cna_model_find_joint(const cna_model *model, size_t skin, const char *name,
                                 int32_t *palette, int32_t *bone, cna_error *err);
 
 /* The animation `name`: a decimal index below animation_count ("0", "12"),
@@ -390,18 +391,18 @@ cna_result cna_model_find_joint(const cna_model *model, size_t skin, const char 
  * Errors (*index unchanged): CNA_ERROR_INVALID_ARGUMENT for NULL arguments
  * or an unknown name ("animation \"Jump\": no such animation (the model
  * has 14)"); an unknown name never means the rest pose. */
-cna_result cna_model_find_animation(const cna_model *model, const char *name, size_t *index,
+CNA_API cna_result cna_model_find_animation(const cna_model *model, const char *name, size_t *index,
                                     cna_error *err);
 
 /* The name of glTF animation `animation` (0 .. animation_count - 1): the
  * file's name, or "animation_<index>" when it has none (the name of every clip
  * made from it: node_clips[animation] and each skin's data.clips[animation]).
  * NULL for a NULL model or an index out of range. Owned by the model. */
-const char *cna_model_animation_name(const cna_model *model, size_t animation);
+CNA_API const char *cna_model_animation_name(const cna_model *model, size_t animation);
 
 /* Bytes the model owns (its storage, the loaded pose's morph state
  * included): what is shared by all its characters. 0 for NULL. */
-size_t cna_model_size_bytes(const cna_model *model);
+CNA_API size_t cna_model_size_bytes(const cna_model *model);
 
 /* ------------------------------------------------------------------ bones at run time */
 
@@ -409,11 +410,11 @@ size_t cna_model_size_bytes(const cna_model *model);
  * (spec: CopyAbsoluteBoneTransformsTo: indexed by bone = scene node; no
  * inverse bind matrices, so not a palette).
  * Errors: CNA_ERROR_INVALID_ARGUMENT for NULL model/out or count < bone_count. */
-cna_result cna_model_copy_absolute_bone_transforms(const cna_model *model, cna_mat4 *out,
+CNA_API cna_result cna_model_copy_absolute_bone_transforms(const cna_model *model, cna_mat4 *out,
                                                    size_t count, cna_error *err);
 
 /* Put every bone back to its rest transform. */
-void cna_model_reset_bone_transforms(cna_model *model);
+CNA_API void cna_model_reset_bone_transforms(cna_model *model);
 
 /* Apply a scene-node clip at `seconds` (spec: ApplyClipToBonesEXT): the time
  * is clamped to [0, duration]; every track with keys and a bone in range is
@@ -423,7 +424,7 @@ void cna_model_reset_bone_transforms(cna_model *model);
  * seconds NaN, a JOINT_PALETTE (or DEFAULT) clip ("clip \"Walk\": target
  * joint-palette is not a scene-node clip; play it with a cna_player"), or
  * tracks NULL with a count. */
-cna_result cna_model_apply_clip_to_bones(cna_model *model, const cna_clip *clip, double seconds,
+CNA_API cna_result cna_model_apply_clip_to_bones(cna_model *model, const cna_clip *clip, double seconds,
                                          cna_error *err);
 
 /* Write a skin's pose into the model's bones so that
@@ -433,7 +434,7 @@ cna_result cna_model_apply_clip_to_bones(cna_model *model, const cna_clip *clip,
  * with `locals` the player's bone transforms (cna_player_bone_transforms).
  * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL model/locals,
  * a skin index out of range, count != the skin's joint count. */
-cna_result cna_model_apply_skin_pose_to_bones(cna_model *model, size_t skin,
+CNA_API cna_result cna_model_apply_skin_pose_to_bones(cna_model *model, size_t skin,
                                               const cna_mat4 *locals, size_t count,
                                               cna_error *err);
 
@@ -442,12 +443,12 @@ cna_result cna_model_apply_skin_pose_to_bones(cna_model *model, size_t skin,
  * every skinned effect of that skin's meshes (spec:
  * ApplyBindPoseBoneTransformsEXT). Returns the number of effects posed; 0 for
  * a NULL model or an index out of range. Called for every skin at import. */
-size_t cna_model_apply_bind_pose_bone_transforms(cna_model *model, size_t skin);
+CNA_API size_t cna_model_apply_bind_pose_bone_transforms(cna_model *model, size_t skin);
 
 /* ------------------------------------------------------------------ names */
 
-const char *cna_clip_mode_name(cna_clip_mode mode);              /* "faithful", "union" */
-const char *cna_clip_target_name(cna_clip_target target);        /* "joint-palette", "scene-node" */
+CNA_API const char *cna_clip_mode_name(cna_clip_mode mode);              /* "faithful", "union" */
+CNA_API const char *cna_clip_target_name(cna_clip_target target);        /* "joint-palette", "scene-node" */
 
 /* ================================================================== meshes
  * Vertex layouts, part vertices as drawn, morph weights. The layouts and the
@@ -482,11 +483,11 @@ const char *cna_clip_target_name(cna_clip_target target);        /* "joint-palet
  * FLOAT2, TANGENT FLOAT4, TEXCOORD 1 FLOAT2, COLOR UBYTE4_NORM,
  * BLEND_INDICES UBYTE4, BLEND_WEIGHTS FLOAT4 where the layout has them.
  * Errors: CNA_ERROR_INVALID_ARGUMENT (NULL out, another stride); *out unchanged. */
-cna_result cna_vertex_declaration_canonical(uint32_t stride, cna_vertex_declaration *out,
+CNA_API cna_result cna_vertex_declaration_canonical(uint32_t stride, cna_vertex_declaration *out,
                                             cna_error *err);
 
 /* The element with this usage and usage index, or NULL. */
-const cna_vertex_element *cna_vertex_declaration_find(const cna_vertex_declaration *decl,
+CNA_API const cna_vertex_element *cna_vertex_declaration_find(const cna_vertex_declaration *decl,
                                                       cna_vertex_usage usage,
                                                       uint32_t usage_index);
 
@@ -494,7 +495,7 @@ const cna_vertex_element *cna_vertex_declaration_find(const cna_vertex_declarati
  * morph instance's blended bytes for a morphed part, else part->vertices.
  * *size (may be NULL) receives vertex_count * stride. Valid until the next
  * cna_model_set_morph_weights on that part or cna_model_free. NULL for NULL. */
-const void *cna_model_part_vertices(const cna_model_part *part, size_t *size);
+CNA_API const void *cna_model_part_vertices(const cna_model_part *part, size_t *size);
 
 /* Set the morph weights of one part (spec: SetMorphWeightsEXT): blend on the
  * CPU, store them as current, and re-upload the whole vertex buffer through
@@ -505,7 +506,7 @@ const void *cna_model_part_vertices(const cna_model_part *part, size_t *size);
  * mesh or part index out of range, a part without morph targets
  * ("meshes[0] \"Cube\".parts[0]: no morph targets"), weights of the wrong
  * count or not finite (cna_morph_set_weights); whatever the device returns. */
-cna_result cna_model_set_morph_weights(cna_model *model, size_t mesh, size_t part,
+CNA_API cna_result cna_model_set_morph_weights(cna_model *model, size_t mesh, size_t part,
                                        const float *weights, size_t count, cna_error *err);
 /* ================================================================== end of meshes */
 

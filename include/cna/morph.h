@@ -88,6 +88,7 @@
 
 #include "cna/alloc.h"
 #include "cna/device.h"
+#include "cna/export.h"
 #include "cna/result.h"
 
 #ifdef __cplusplus
@@ -131,7 +132,7 @@ typedef struct cna_morph_layout {
  * Fills *out with stride and the position/normal/tangent offsets.
  * Errors: CNA_ERROR_INVALID_ARGUMENT for a NULL out or a stride not in the
  * table (the message lists the canonical strides); *out is then unchanged. */
-cna_result cna_morph_layout_canonical(uint32_t stride, cna_morph_layout *out, cna_error *err);
+CNA_API cna_result cna_morph_layout_canonical(uint32_t stride, cna_morph_layout *out, cna_error *err);
 
 /* ------------------------------------------------------------------ targets */
 
@@ -151,9 +152,9 @@ typedef struct cna_morph_deltas {
 } cna_morph_deltas;
 
 /* Dense deltas: `count` triples (0 or the vertex count). */
-cna_morph_deltas cna_morph_deltas_dense(const float *values, size_t count);
+CNA_API cna_morph_deltas cna_morph_deltas_dense(const float *values, size_t count);
 /* Sparse deltas: `count` triples for the vertices in `indices`. */
-cna_morph_deltas cna_morph_deltas_sparse(const uint32_t *indices, const float *values,
+CNA_API cna_morph_deltas cna_morph_deltas_sparse(const uint32_t *indices, const float *values,
                                          size_t count);
 
 /* One morph target (spec: PositionDeltas[t], NormalDeltas[t], TangentDeltas[t];
@@ -195,7 +196,7 @@ typedef struct cna_morph_weight_track {
  * greater than the one before; every value and tangent finite.
  * Returns CNA_OK or CNA_ERROR_INVALID_ARGUMENT (e.g. "times[2]: 0.5 does not
  * increase after times[1] = 0.7"). */
-cna_result cna_morph_weight_track_validate(const cna_morph_weight_track *track, cna_error *err);
+CNA_API cna_result cna_morph_weight_track_validate(const cna_morph_weight_track *track, cna_error *err);
 
 /* Evaluate a track at `seconds` (spec: EvaluateMorphWeightsEXT, "Animated
  * weights") into out[0 .. target_count), and set *out_count to the number of
@@ -219,7 +220,7 @@ cna_result cna_morph_weight_track_validate(const cna_morph_weight_track *track, 
  * tangent array without the other, or tangents on a non-cubic track;
  * out_capacity < target_count (message names both) or NULL out with a
  * non-empty result; the bracketing times not increasing. */
-cna_result cna_morph_evaluate_weights(const cna_morph_weight_track *track, double seconds,
+CNA_API cna_result cna_morph_evaluate_weights(const cna_morph_weight_track *track, double seconds,
                                       float *out, size_t out_capacity, size_t *out_count,
                                       cna_error *err);
 
@@ -266,11 +267,11 @@ typedef struct cna_morph_target_data {
  *     vertex_count.
  * Returns CNA_OK or CNA_ERROR_INVALID_ARGUMENT. Costs O(targets + sparse
  * entries + triangle indices + track keys); delta values are not inspected. */
-cna_result cna_morph_target_data_validate(const cna_morph_target_data *data, cna_error *err);
+CNA_API cna_result cna_morph_target_data_validate(const cna_morph_target_data *data, cna_error *err);
 
 /* Bytes the blend writes: vertex_count * layout.stride (0 for NULL data or
  * on overflow). */
-size_t cna_morph_blend_size(const cna_morph_target_data *data);
+CNA_API size_t cna_morph_blend_size(const cna_morph_target_data *data);
 
 /* Blend `data` with `weights` into `out` (see "Exact blend" above); writes
  * exactly cna_morph_blend_size(data) bytes. Validates the carrier first
@@ -282,7 +283,7 @@ size_t cna_morph_blend_size(const cna_morph_target_data *data);
  * with a non-zero count; a weight that is not finite ("weights[1]: nan");
  * out_size smaller than the blend size; NULL out with a non-zero size; out
  * overlapping base_vertices. */
-cna_result cna_morph_blend(const cna_morph_target_data *data, const float *weights,
+CNA_API cna_result cna_morph_blend(const cna_morph_target_data *data, const float *weights,
                            size_t weight_count, void *out, size_t out_size, cna_error *err);
 
 /* ------------------------------------------------------------------ per-instance state */
@@ -298,31 +299,31 @@ typedef struct cna_morph_instance cna_morph_instance;
  * Errors: CNA_ERROR_INVALID_ARGUMENT (NULL data or out, invalid carrier);
  * CNA_ERROR_OUT_OF_MEMORY. *out is unchanged on error. `allocator` may be
  * NULL (malloc/free); it is copied. */
-cna_result cna_morph_instance_create(const cna_morph_target_data *data,
+CNA_API cna_result cna_morph_instance_create(const cna_morph_target_data *data,
                                      const cna_allocator *allocator, cna_morph_instance **out,
                                      cna_error *err);
 
 /* Free an instance (never the bound buffer, which the caller owns); NULL is
  * accepted. */
-void cna_morph_instance_free(cna_morph_instance *instance);
+CNA_API void cna_morph_instance_free(cna_morph_instance *instance);
 
 /* The carrier the instance was created from. */
-const cna_morph_target_data *cna_morph_instance_data(const cna_morph_instance *instance);
+CNA_API const cna_morph_target_data *cna_morph_instance_data(const cna_morph_instance *instance);
 
 /* The current weights (target_count of them, in *count; may be NULL). Valid
  * until the next cna_morph_set_weights or free. */
-const float *cna_morph_instance_weights(const cna_morph_instance *instance, size_t *count);
+CNA_API const float *cna_morph_instance_weights(const cna_morph_instance *instance, size_t *count);
 
 /* The blended vertex bytes for the current weights (*size = blend size; may
  * be NULL), exactly what the last upload sent. Valid until the next
  * cna_morph_set_weights or free. */
-const void *cna_morph_instance_vertices(const cna_morph_instance *instance, size_t *size);
+CNA_API const void *cna_morph_instance_vertices(const cna_morph_instance *instance, size_t *size);
 
 /* Bind the vertex buffer (created by the caller on the device later passed
  * to cna_morph_set_weights, holding blend-size bytes) that receives the
  * blended vertices; 0 unbinds. The instance never destroys it. */
-void cna_morph_instance_bind_vertex_buffer(cna_morph_instance *instance, cna_buffer_id buffer);
-cna_buffer_id cna_morph_instance_vertex_buffer(const cna_morph_instance *instance);
+CNA_API void cna_morph_instance_bind_vertex_buffer(cna_morph_instance *instance, cna_buffer_id buffer);
+CNA_API cna_buffer_id cna_morph_instance_vertex_buffer(const cna_morph_instance *instance);
 
 /* Set the weights (spec: SetMorphWeightsEXT): check them exactly as
  * cna_morph_blend does, blend into the instance's vertex bytes, re-upload the
@@ -334,7 +335,7 @@ cna_buffer_id cna_morph_instance_vertex_buffer(const cna_morph_instance *instanc
  * cna_morph_blend), or a device with no vertex buffer bound; whatever the
  * device's upload returns. On any error the weights, the vertex bytes and
  * the buffer are unchanged. */
-cna_result cna_morph_set_weights(cna_morph_instance *instance, const float *weights, size_t count,
+CNA_API cna_result cna_morph_set_weights(cna_morph_instance *instance, const float *weights, size_t count,
                                  const cna_device *device, cna_error *err);
 
 #ifdef __cplusplus

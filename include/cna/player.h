@@ -28,6 +28,7 @@
 
 #include "cna/alloc.h"
 #include "cna/anim.h"
+#include "cna/export.h"
 #include "cna/result.h"
 
 #ifdef __cplusplus
@@ -50,11 +51,11 @@ typedef struct cna_player cna_player;
  * `allocator` may be NULL (malloc/free); it is copied. The player allocates
  * 3 · bone_count matrices and bone_count flags here and one sampling state
  * per track in start_clip, never in update. */
-cna_result cna_player_create(const cna_skinning_data *data, const cna_allocator *allocator,
+CNA_API cna_result cna_player_create(const cna_skinning_data *data, const cna_allocator *allocator,
                              cna_player **out, cna_error *err);
 
 /* Free a player; NULL is accepted. */
-void cna_player_free(cna_player *player);
+CNA_API void cna_player_free(cna_player *player);
 
 /* Start `clip` (borrowed; must outlive its use) and rewind to zero (spec:
  * StartClip). Transforms are not recomputed until the next update. Resets the
@@ -65,7 +66,7 @@ void cna_player_free(cna_player *player);
  * player, a clip whose target is not the joint palette (DEFAULT or
  * JOINT_PALETTE), or tracks NULL with track_count > 0;
  * CNA_ERROR_OUT_OF_MEMORY when growing the cursor array fails. */
-cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_error *err);
+CNA_API cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_error *err);
 
 /* Advance (relative = true: position += ticks) or seek (relative = false:
  * position = ticks), then recompute (spec: Update). With a clip of positive
@@ -92,11 +93,11 @@ cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_e
  * CNA_ERROR_INVALID_ARGUMENT for a NULL player, when the SkinningData's
  * bone_count is no longer the one the player was created with, or any of
  * cna_player_create's array rules fails. */
-cna_result cna_player_update(cna_player *player, int64_t ticks, bool relative, bool loop,
+CNA_API cna_result cna_player_update(cna_player *player, int64_t ticks, bool relative, bool loop,
                              cna_error *err);
 
 /* cna_player_update with a time in seconds (cna_ticks_from_seconds). */
-cna_result cna_player_update_seconds(cna_player *player, double seconds, bool relative,
+CNA_API cna_result cna_player_update_seconds(cna_player *player, double seconds, bool relative,
                                      bool loop, cna_error *err);
 
 /* Compose the roots with `prefix` (bone_count matrices, borrowed: it must
@@ -109,24 +110,24 @@ cna_result cna_player_update_seconds(cna_player *player, double seconds, bool re
  * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for a NULL player or
  * a count that is not the player's bone count ("root prefix: 3 matrices
  * for a player of 2 bones"). */
-cna_result cna_player_set_root_prefix(cna_player *player, const cna_mat4 *prefix, size_t count,
+CNA_API cna_result cna_player_set_root_prefix(cna_player *player, const cna_mat4 *prefix, size_t count,
                                       cna_error *err);
 
 /* The root prefixes updates compose with (the ones set, else the data's
  * when root_prefix_count == bone_count), or NULL when none. */
-const cna_mat4 *cna_player_root_prefix(const cna_player *player);
+CNA_API const cna_mat4 *cna_player_root_prefix(const cna_player *player);
 
 /* Current position in ticks, and the clip (NULL when none). */
-int64_t cna_player_position(const cna_player *player);
-const cna_clip *cna_player_current_clip(const cna_player *player);
-const cna_skinning_data *cna_player_skinning_data(const cna_player *player);
-int32_t cna_player_bone_count(const cna_player *player);
+CNA_API int64_t cna_player_position(const cna_player *player);
+CNA_API const cna_clip *cna_player_current_clip(const cna_player *player);
+CNA_API const cna_skinning_data *cna_player_skinning_data(const cna_player *player);
+CNA_API int32_t cna_player_bone_count(const cna_player *player);
 
 /* The three outputs, bone_count matrices each, valid until the next update or
  * free (spec: GetBoneTransforms, GetWorldTransforms, GetSkinTransforms). */
-const cna_mat4 *cna_player_bone_transforms(const cna_player *player);
-const cna_mat4 *cna_player_world_transforms(const cna_player *player);
-const cna_mat4 *cna_player_skin_transforms(const cna_player *player);
+CNA_API const cna_mat4 *cna_player_bone_transforms(const cna_player *player);
+CNA_API const cna_mat4 *cna_player_world_transforms(const cna_player *player);
+CNA_API const cna_mat4 *cna_player_skin_transforms(const cna_player *player);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,8 @@
 #ifndef CNA_RESULT_H
 #define CNA_RESULT_H
 
+#include "cna/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -48,7 +50,7 @@ typedef struct cna_error {
 
 /* Stable lower-case name of a result code ("ok", "invalid-argument", ...).
  * Returns "unknown" for values outside the enum. */
-const char *cna_result_name(cna_result result);
+CNA_API const char *cna_result_name(cna_result result);
 
 #ifdef __cplusplus
 }

@@ -51,6 +51,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cna/export.h"
 #include "cna/math.h"
 #include "cna/result.h"
 
@@ -79,7 +80,7 @@ typedef struct cna_skinning_layout {
  * normal 12 in all.
  * Errors: CNA_ERROR_INVALID_ARGUMENT for a NULL out or a stride that is not a
  * canonical skinned stride (the message lists them); *out is then unchanged. */
-cna_result cna_skinning_layout_canonical(uint32_t stride, cna_skinning_layout *out,
+CNA_API cna_result cna_skinning_layout_canonical(uint32_t stride, cna_skinning_layout *out,
                                          cna_error *err);
 
 /* Skin `vertex_count` vertices of `layout` from `vertices` into `out`, which
@@ -95,7 +96,7 @@ cna_result cna_skinning_layout_canonical(uint32_t stride, cna_skinning_layout *o
  * palette_count > 0; a joint index not below palette_count, on any
  * influence whatever its weight ("vertices[7].joints[2]: palette index 9 is
  * not below palette_count 4"). */
-cna_result cna_skin_vertices(const cna_skinning_layout *layout, const void *vertices,
+CNA_API cna_result cna_skin_vertices(const cna_skinning_layout *layout, const void *vertices,
                              size_t vertex_count, const cna_mat4 *palette, size_t palette_count,
                              void *out, size_t out_size, cna_error *err);
 
@@ -146,7 +147,7 @@ cna_result cna_skin_vertices(const cna_skinning_layout *layout, const void *vert
  * Cost (docs/benchmarks.md, "CPU skinning speed"): with four influences,
  * positions + normals, checks and copy included, about 60 instructions per
  * vertex with AVX2 + FMA, 127 with SSE2, against the reference's 673. */
-cna_result cna_skin_vertices_fast(const cna_skinning_layout *layout, const void *vertices,
+CNA_API cna_result cna_skin_vertices_fast(const cna_skinning_layout *layout, const void *vertices,
                                   size_t vertex_count, const cna_mat4 *palette,
                                   size_t palette_count, void *out, size_t out_size,
                                   cna_error *err);
@@ -155,7 +156,7 @@ cna_result cna_skin_vertices_fast(const cna_skinning_layout *layout, const void 
  * out_count must be >= 3 * vertex_count. Same checks and errors as
  * cna_skin_vertices (the normal and tangent slots are ignored), out_xyz
  * overlapping vertices included. */
-cna_result cna_skin_positions(const cna_skinning_layout *layout, const void *vertices,
+CNA_API cna_result cna_skin_positions(const cna_skinning_layout *layout, const void *vertices,
                               size_t vertex_count, const cna_mat4 *palette, size_t palette_count,
                               float *out_xyz, size_t out_count, cna_error *err);
 

@@ -12,6 +12,7 @@
 #include "cna/anim.h"
 #include "cna/math.h"
 #include "cna/result.h"
+#include "core/simd.h"
 #include "core/trig_poly.h"
 
 /* The checks the player runs before every recompute (spec: Recompute's size
@@ -101,7 +102,7 @@ typedef struct cna__arc {
 void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc);
 /* The anim layer's SSE2 code (the player's kernels, the paired sines below):
  * x86-64's baseline, removed by CNA_NO_SIMD. */
-#if !defined(CNA_NO_SIMD) && defined(__SSE2__)
+#if CNA__SIMD_SSE2
 #define CNA__ANIM_SSE2 1
 #include <emmintrin.h>
 #endif

@@ -134,7 +134,8 @@ static inline int cna__cnb_host_little_endian(void)
  * CNA_NO_SIMD) and a scalar one; both give the same answer. For the tests:
  * cna__cnb_keys_ok_path runs the SSE2 path when simd is true and the build
  * has it (cna__cnb_keys_simd), the scalar path otherwise. */
-#if !defined(CNA_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64))
+#include "core/simd.h"
+#if CNA__SIMD_SSE2
 #define CNA__CNB_SIMD 1
 #else
 #define CNA__CNB_SIMD 0

@@ -12,7 +12,8 @@
 
 /* CNA_NO_SIMD (defined at compile time) removes the SSE2 code below; the
  * scalar code is always compiled (and tested: cna__skin_vertices_fast_path). */
-#if !defined(CNA_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64))
+#include "core/simd.h"
+#if CNA__SIMD_SSE2
 #define CNA__SKIN_SSE2 1
 #include <emmintrin.h>
 #else

@@ -38,7 +38,8 @@
 
 #include "morph_internal.h"
 
-#if !defined(CNA_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64))
+#include "core/simd.h"
+#if CNA__SIMD_SSE2
 #define CNA__MORPH_SSE2 1
 #include <emmintrin.h>
 #else

@@ -25,6 +25,8 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "cna/version.h"
+
 #define CNA_EXE CNA_BINARY_DIR "/cna"
 #define VALID CNA_TEST_DATA_DIR "/corpus/valid"
 #define INVALID CNA_TEST_DATA_DIR "/corpus/invalid"
@@ -205,6 +207,45 @@ static void test_cli_help_for_unknown_command_exits_2(void **state)
     assert_int_equal(r.exit_code, 2);
     assert_contains(r.err, "unknown command 'nope'");
     run_free(&r);
+}
+
+static void test_cli_version_and_dash_dash_version_print_the_version_and_exit_0(void **state)
+{
+    (void)state;
+    const char *forms[] = {"version", "--version"};
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        run_result r = run_cna(forms[i], NULL);
+        assert_int_equal(r.exit_code, 0);
+        assert_string_equal(r.out, "cna " CNA_VERSION_STRING "\n");
+        assert_string_equal(r.err, "");
+        run_free(&r);
+    }
+}
+
+static void test_cli_version_with_an_argument_exits_2_naming_it(void **state)
+{
+    (void)state;
+    const char *forms[] = {"version", "--version"};
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        run_result r = run_cna(forms[i], "extra", NULL);
+        assert_int_equal(r.exit_code, 2);
+        assert_string_equal(r.out, "");
+        assert_contains(r.err, "cna version: unexpected argument 'extra'\nusage: cna version\n");
+        run_free(&r);
+    }
+}
+
+static void test_cli_help_lists_version(void **state)
+{
+    (void)state;
+    run_result r = run_cna("help", NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_contains(r.out, "\n  version\n             print the version of cna");
+    run_free(&r);
+    run_result h = run_cna("help", "version", NULL);
+    assert_int_equal(h.exit_code, 0);
+    assert_true(starts_with(h.out, "usage: cna version\n       cna --version\n"));
+    run_free(&h);
 }
 
 static void test_inspect_without_file_exits_2(void **state)
@@ -1045,18 +1086,19 @@ static void test_help_lists_the_built_commands_and_their_options(void **state)
     for (const char *line = strstr(h.out, "\n  "); line; line = strstr(line + 1, "\n  ")) {
         if (line[3] == ' ') continue;  /* a summary line */
         char name[32], synopsis[512];
-        const char *sp = strchr(line + 3, ' ');
         const char *eol = strchr(line + 3, '\n');
-        assert_non_null(sp);
         assert_non_null(eol);
+        const char *sp = strchr(line + 3, ' ');
+        if (!sp || sp > eol) sp = eol;  /* a command without options (version) */
         snprintf(name, sizeof name, "%.*s", (int)(sp - line - 3), line + 3);
         while (*sp == ' ') sp++;
         snprintf(synopsis, sizeof synopsis, "%.*s", (int)(eol - sp), sp);
         run_result c = run_cna(name, "--help", NULL);
         assert_int_equal(c.exit_code, 0);
         char usage[64];
-        snprintf(usage, sizeof usage, "usage: cna %s ", name);
+        snprintf(usage, sizeof usage, "usage: cna %s", name);
         assert_true(starts_with(c.out, usage));
+        assert_true(c.out[strlen(usage)] == ' ' || c.out[strlen(usage)] == '\n');
         for (char *tok = strtok(synopsis, " []|"); tok; tok = strtok(NULL, " []|"))
             if (tok[0] == '-' && !strstr(c.out, tok)) fail_msg("cna %s --help does not name %s", name, tok);
         run_free(&c);
@@ -1065,7 +1107,7 @@ static void test_help_lists_the_built_commands_and_their_options(void **state)
 #ifdef CNA_TEST_HAVE_GL
     assert_true(commands >= 5);
 #else
-    assert_int_equal(commands, 4);
+    assert_int_equal(commands, 5);
 #endif
     run_free(&h);
     run_result r = run_cna("render", "--help", NULL);
@@ -1129,6 +1171,9 @@ int main(void)
         cmocka_unit_test(test_cli_help_exits_0_and_lists_inspect_on_stdout),
         cmocka_unit_test(test_cli_help_for_inspect_exits_0_with_its_usage),
         cmocka_unit_test(test_cli_help_for_unknown_command_exits_2),
+        cmocka_unit_test(test_cli_version_and_dash_dash_version_print_the_version_and_exit_0),
+        cmocka_unit_test(test_cli_version_with_an_argument_exits_2_naming_it),
+        cmocka_unit_test(test_cli_help_lists_version),
         cmocka_unit_test(test_inspect_without_file_exits_2),
         cmocka_unit_test(test_inspect_unknown_option_exits_2_naming_it),
         cmocka_unit_test(test_inspect_two_files_exits_2),

@@ -13,12 +13,18 @@
 
 
 /* Each fast-path test runs once per kernel (cmocka prestate: a pointer to
- * the kernel number); a kernel this build or CPU lacks is skipped. */
+ * the kernel number); a kernel this CPU lacks is skipped. A CNA_NO_SIMD build
+ * has the scalar kernel only (fast_path_dispatches_to_the_best_supported_kernel
+ * checks it) and runs each test on it alone. */
 static const int kernel_ids[3] = {0, 1, 2};
 
 #define KERNEL_TEST(f, k, suffix) {#f suffix, f, NULL, NULL, (void *)&kernel_ids[k]}
+#if defined(CNA_NO_SIMD)
+#define KERNEL_TESTS(f) KERNEL_TEST(f, 0, "/scalar")
+#else
 #define KERNEL_TESTS(f) \
     KERNEL_TEST(f, 0, "/scalar"), KERNEL_TEST(f, 1, "/sse2"), KERNEL_TEST(f, 2, "/avx2_fma")
+#endif
 
 static int kernel_of(void **state)
 {
@@ -777,6 +783,11 @@ static void fast_path_dispatches_to_the_best_supported_kernel(void **state)
     assert_string_equal(cna__skin_fast_kernel_name(1), "SSE2");
     assert_string_equal(cna__skin_fast_kernel_name(2), "AVX2+FMA");
     assert_null(cna__skin_fast_kernel_name(3));
+#if defined(CNA_NO_SIMD)
+    assert_int_equal(best, 0);
+    assert_false(cna__skin_fast_kernel_supported(1));
+    assert_false(cna__skin_fast_kernel_supported(2));
+#endif
     print_message("fast path kernel here: %s\n", cna__skin_fast_kernel_name(best));
     enum { N = 101, PALETTE = 30 };
     cna_skinning_layout l;

@@ -1,0 +1,209 @@
+/*
+ * The shared library's public boundary: libcna.so exports exactly the
+ * functions that include/cna/ declares with CNA_API (cna/export.h), and
+ * nothing else — no internal cna__ function, no name without the cna_ prefix,
+ * and no public function left hidden by a forgotten CNA_API.
+ *
+ * The exports are read with `nm -D --defined-only` (binutils) from the library
+ * this build made, CNA_SHARED_LIBRARY; the declarations from the headers in
+ * CNA_INCLUDE_DIR, where each function declaration starts a line, and must
+ * start it with "CNA_API". cna/gl.h declares cna_gl's functions (a separate library) and
+ * cna/export.h defines the mark itself: neither is read here.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#define MAX_NAMES 1024
+#define MAX_NAME 128
+
+typedef struct name_set {
+    size_t count;
+    char names[MAX_NAMES][MAX_NAME];
+    char where[MAX_NAMES][MAX_NAME]; /* the header (declarations) or nm's type letter */
+} name_set;
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+static void add_name(name_set *set, const char *name, size_t len, const char *where)
+{
+    if (len == 0 || len >= MAX_NAME) fail_msg("name of %zu characters (from %s)", len, where);
+    if (set->count == MAX_NAMES) fail_msg("more than %d names", MAX_NAMES);
+    memcpy(set->names[set->count], name, len);
+    set->names[set->count][len] = '\0';
+    snprintf(set->where[set->count], MAX_NAME, "%s", where);
+    set->count++;
+}
+
+static int find_name(const name_set *set, const char *name)
+{
+    for (size_t i = 0; i < set->count; i++)
+        if (strcmp(set->names[i], name) == 0) return (int)i;
+    return -1;
+}
+
+/* The defined dynamic symbols of the shared library, as `nm -D --defined-only` lists them
+ * ("ADDRESS TYPE NAME[@VERSION]"). */
+static void read_exports(name_set *set)
+{
+    FILE *p = popen("nm -D --defined-only '" CNA_SHARED_LIBRARY "' 2>&1", "r");
+    if (!p) fail_msg("cannot run nm on %s", CNA_SHARED_LIBRARY);
+    char line[512];
+    while (fgets(line, sizeof line, p)) {
+        char address[64], type[8], name[MAX_NAME * 2];
+        if (sscanf(line, "%63s %7s %255s", address, type, name) != 3) {
+            pclose(p);
+            fail_msg("unexpected nm output line: %s", line);
+        }
+        add_name(set, name, strcspn(name, "@"), type);
+    }
+    int status = pclose(p);
+    if (status != 0) fail_msg("nm -D --defined-only %s failed (status %d)", CNA_SHARED_LIBRARY, status);
+}
+
+/* The whole file, its comments blanked (newlines kept), NUL-terminated; the caller frees it. */
+static char *read_without_comments(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot open %s", path);
+    size_t cap = 1 << 16, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    size_t got;
+    while ((got = fread(text + len, 1, cap - 1 - len, f)) > 0) {
+        len += got;
+        if (len == cap - 1) {
+            char *bigger = realloc(text, cap * 2);
+            assert_non_null(bigger);
+            text = bigger;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    text[len] = '\0';
+    for (char *c = text; *c; c++) {
+        if (c[0] == '/' && c[1] == '*') {
+            char *close = strstr(c + 2, "*/");
+            if (!close) fail_msg("%s: unterminated comment", path);
+            for (; c < close + 2; c++)
+                if (*c != '\n') *c = ' ';
+            c--;
+        } else if (c[0] == '/' && c[1] == '/') {
+            for (; *c && *c != '\n'; c++) *c = ' ';
+            c--;
+        }
+    }
+    return text;
+}
+
+/* The functions declared in every header of the core library. A declaration starts at
+ * the beginning of a line (continuation lines are indented, members and enumerators too),
+ * outside comments, with a type, and has its '(' on that line; each must start with
+ * CNA_API, or it is reported in *unmarked. */
+static void read_declarations(name_set *set, size_t *unmarked)
+{
+    DIR *dir = opendir(CNA_INCLUDE_DIR);
+    if (!dir) fail_msg("cannot open %s", CNA_INCLUDE_DIR);
+    struct dirent *entry;
+    size_t headers = 0;
+    *unmarked = 0;
+    while ((entry = readdir(dir)) != NULL) {
+        const char *file = entry->d_name;
+        size_t len = strlen(file);
+        if (len < 3 || strcmp(file + len - 2, ".h") != 0) continue;
+        if (strcmp(file, "gl.h") == 0 || strcmp(file, "export.h") == 0) continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", CNA_INCLUDE_DIR, file);
+        char *text = read_without_comments(path);
+        headers++;
+        for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+            const size_t line_len = strcspn(line, "\n");
+            if (!(isalpha((unsigned char)line[0]) || line[0] == '_')) continue;
+            if (strncmp(line, "typedef", 7) == 0) continue;
+            const char *paren = memchr(line, '(', line_len);
+            if (!paren) continue;
+            const char *end = paren;
+            while (end > line && end[-1] == ' ') end--;
+            const char *begin = end;
+            while (begin > line && (isalnum((unsigned char)begin[-1]) || begin[-1] == '_')) begin--;
+            if (strncmp(line, "CNA_API ", 8) != 0) {
+                print_error("cna/%s: declared without CNA_API: %.*s\n", file, (int)line_len, line);
+                (*unmarked)++;
+            }
+            add_name(set, begin, (size_t)(end - begin), file);
+        }
+        free(text);
+    }
+    closedir(dir);
+    if (headers < 10) fail_msg("only %zu headers found in %s", headers, CNA_INCLUDE_DIR);
+}
+
+static void test_shared_library_exports_only_public_cna_names(void **state)
+{
+    (void)state;
+    static name_set exports;
+    read_exports(&exports);
+    assert_true(exports.count > 0);
+    size_t bad = 0;
+    for (size_t i = 0; i < exports.count; i++) {
+        const char *n = exports.names[i];
+        if (strncmp(n, "cna_", 4) != 0 || strncmp(n, "cna__", 5) == 0) {
+            print_error("exported but not a public name: %s (nm type %s)\n", n, exports.where[i]);
+            bad++;
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
+static void test_every_export_is_declared_and_every_declaration_exported(void **state)
+{
+    (void)state;
+    static name_set exports, declared;
+    size_t unmarked;
+    read_exports(&exports);
+    read_declarations(&declared, &unmarked);
+    assert_true(declared.count > 0);
+    size_t undeclared = 0, hidden = 0, twice = 0;
+    for (size_t i = 0; i < exports.count; i++)
+        if (find_name(&declared, exports.names[i]) < 0) {
+            print_error("exported but declared with CNA_API in no header: %s\n", exports.names[i]);
+            undeclared++;
+        }
+    for (size_t i = 0; i < declared.count; i++)
+        if (find_name(&exports, declared.names[i]) < 0) {
+            print_error("declared in cna/%s but not exported: %s\n", declared.where[i], declared.names[i]);
+            hidden++;
+        }
+    qsort(declared.names, declared.count, MAX_NAME, cmp_names);
+    for (size_t i = 1; i < declared.count; i++)
+        if (strcmp(declared.names[i - 1], declared.names[i]) == 0) {
+            print_error("declared twice with CNA_API: %s\n", declared.names[i]);
+            twice++;
+        }
+    assert_int_equal(unmarked, 0);
+    assert_int_equal(undeclared, 0);
+    assert_int_equal(hidden, 0);
+    assert_int_equal(twice, 0);
+    assert_int_equal(exports.count, declared.count);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shared_library_exports_only_public_cna_names),
+        cmocka_unit_test(test_every_export_is_declared_and_every_declaration_exported),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
