@@ -62,6 +62,9 @@ cna_result cna__gl_model_texture(cna_gl_context *gl, const cna_model *model, int
 /* How many times `inst` uploaded a morphed part's vertices (tests count
  * them: an upload happens only when the character's part revision changed). */
 uint64_t cna__gl_instance_uploads(const cna_gl_instance *inst);
+/* The instance's vertex buffer of a morphed part (0 for another part or
+ * indices out of range): tests read back what was uploaded. */
+GLuint cna__gl_instance_buffer(const cna_gl_instance *inst, size_t mesh, size_t part);
 
 /* Delete every cached texture. */
 void cna__gl_textures_destroy(cna_gl_context *gl);

@@ -240,6 +240,15 @@ void cna_gl_instance_free(cna_gl_instance *in)
 
 uint64_t cna__gl_instance_uploads(const cna_gl_instance *in) { return in ? in->uploads : 0; }
 
+GLuint cna__gl_instance_buffer(const cna_gl_instance *in, size_t mesh, size_t part)
+{
+    if (!in) return 0;
+    const cna_gl_model *g = in->glm;
+    if (mesh >= g->model->mesh_count || part >= g->model->meshes[mesh].part_count) return 0;
+    int32_t slot = g->morph_slot[g->part_first[mesh] + part];
+    return slot >= 0 ? in->buffers[slot] : 0;
+}
+
 /* The morphed part's buffer with the character's vertices in it: uploaded
  * only when the character's revision differs from the last upload's. */
 static cna_result morph_buffer(cna_gl_instance *in, size_t slot, const cna_character *c, size_t mesh, size_t part,
