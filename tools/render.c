@@ -6,18 +6,15 @@
  * (cna_gl: EGL surfaceless, llvmpipe without a GPU) and write a PNG
  * (issue 6 "See it"; docs/rendering.md).
  *
- * One frame, in the spec's order ("A frame, in order"):
- *   1-3. each skin's player is seeked to t (no loop: t is clamped to the
- *        clip), which composes worlds with root prefixes and forms the skin
- *        matrices;
- *   5.   the animation's scene-node clip is applied to the bones, and each
- *        skin's pose written to its joints' bones (so that nodes below joints
- *        follow, as in `cna pose`);
- *   6.   morph weights (the animation's weight track at t, else the initial
- *        weights) are set only on parts whose weights changed;
- *   4+7. mesh by mesh: a skinned mesh's palette is installed on its own
- *        effects immediately before that mesh is drawn; the draw sets world =
- *        absolute transform of the mesh's parent bone, view, projection.
+ * One frame: the character (cna/character.h) is seeked to t in ONCE mode
+ * (t is clamped to the clip) and posed: every bone at rest, the
+ * animation's scene-node clip, each skin's joints, absolute transforms,
+ * each skin's palette (root prefixes composed in) and each morphed part's
+ * weights (its weight track at t, else the initial weights; blended only
+ * when they changed). cna_gl_draw_character then draws every mesh with
+ * world = absolute transform of its parent bone, its skin's palette and, for
+ * a morphed part, the character's blended vertices (uploaded only when they
+ * changed). The model is never written.
  * Camera: perspective, vertical field of view, +Y up, right-handed (glTF).
  * Without --look-at it looks at the centre of the posed vertices' box (the
  * reference CPU skinning of cna/skinning.h, for every frame of a sheet) from
@@ -251,14 +248,17 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
 
 typedef struct scene {
     cna_model *m;
-    long anim;            /* -1: rest pose */
-    cna_animator *an;     /* poses the whole model (players, rigid clip, morph weights) */
+    long anim;                /* -1: rest pose */
+    cna_character *c;         /* poses the whole model (skins, rigid clip, morph weights) */
+    cna_gl_model *glm;        /* the model's buffers and textures */
+    cna_gl_instance *inst;    /* the character's morphed vertices on the GPU */
 } scene;
 
-/* Steps 1-3, 5, 6 of a frame at t (seconds, already clamped): cna_animator_pose. */
+/* A frame at t (seconds, already clamped): seek (ONCE mode) and pose. */
 static cna_result scene_pose(scene *sc, double t, cna_error *err)
 {
-    return cna_animator_pose(sc->an, t, err);
+    cna_result r = cna_character_seek(sc->c, t, err);
+    return r ? r : cna_character_pose(sc->c, err);
 }
 
 /* What a pass over the posed vertices does with each point (world space). */
@@ -299,7 +299,7 @@ static cna_result scene_points(const scene *sc, point_sink *k, cna_error *err)
         for (size_t p = 0; p < mesh->part_count; p++) {
             const cna_model_part *part = &mesh->parts[p];
             size_t n = part->vertex_count, stride = part->declaration.stride;
-            const unsigned char *bytes = (const unsigned char *)cna_model_part_vertices(part, NULL);
+            const unsigned char *bytes = (const unsigned char *)cna_character_part_vertices(sc->c, i, p, NULL);
             if (!bytes || n == 0) continue;
             float *xyz = (float *)malloc(n * 3 * sizeof(float));
             if (!xyz) {
@@ -311,7 +311,7 @@ static cna_result scene_points(const scene *sc, point_sink *k, cna_error *err)
                 cna_skinning_layout layout;
                 cna_result r = cna_skinning_layout_canonical((uint32_t)stride, &layout, err);
                 if (!r)
-                    r = cna_skin_positions(&layout, bytes, n, cna_animator_skin_transforms(sc->an, (size_t)mesh->skin),
+                    r = cna_skin_positions(&layout, bytes, n, cna_character_skin_transforms(sc->c, (size_t)mesh->skin),
                                            m->skins[mesh->skin].joint_count, xyz, n * 3, err);
                 if (r) {
                     free(xyz);
@@ -320,7 +320,7 @@ static cna_result scene_points(const scene *sc, point_sink *k, cna_error *err)
             } else {
                 for (size_t v = 0; v < n; v++) memcpy(&xyz[v * 3], bytes + v * stride, 12);
             }
-            const cna_mat4 *w = &cna_animator_absolute_transforms(sc->an)[mesh->parent_bone];
+            const cna_mat4 *w = &cna_character_absolute_transforms(sc->c)[mesh->parent_bone];
             for (size_t v = 0; v < n; v++) {
                 cna_vec3 q = cna_mat4_transform_point(w, cna_vec3_make(xyz[v * 3], xyz[v * 3 + 1], xyz[v * 3 + 2]));
                 float c[3] = {q.x, q.y, q.z};
@@ -332,29 +332,11 @@ static cna_result scene_points(const scene *sc, point_sink *k, cna_error *err)
     return CNA_OK;
 }
 
-/* Steps 4 and 7: per mesh, install its skin's palette on its own effects
- * immediately before drawing it. */
+/* The posed character, every mesh with its palette (cna_gl_draw_character). */
 static cna_result scene_draw(cna_gl_context *gl, scene *sc, const cna_mat4 *view, const cna_mat4 *proj,
                              cna_error *err)
 {
-    cna_model *m = sc->m;
-    for (size_t i = 0; i < m->mesh_count; i++) {
-        const cna_model_mesh *mesh = &m->meshes[i];
-        if (mesh->skin >= 0) {
-            const cna_mat4 *palette = cna_animator_skin_transforms(sc->an, (size_t)mesh->skin);
-            size_t count = m->skins[mesh->skin].joint_count;
-            for (size_t k = 0; k < mesh->part_count; k++) {
-                int32_t e = mesh->parts[k].effect;
-                if (e < 0 || (size_t)e >= m->effect_count || !cna_effect_kind_is_skinned(m->effects[e].kind))
-                    continue;
-                cna_result r = cna_effect_set_bone_transforms(&m->effects[e], palette, count, err);
-                if (r) return r;
-            }
-        }
-        cna_result r = cna_gl_draw_mesh(gl, m, i, cna_animator_absolute_transforms(sc->an), view, proj, err);
-        if (r) return r;
-    }
-    return CNA_OK;
+    return cna_gl_draw_character(gl, sc->glm, sc->inst, sc->c, NULL, view, proj, err);
 }
 
 /* ------------------------------------------------------------ camera */
@@ -580,15 +562,12 @@ static int render_run(const render_args *a)
     go.height = a->height;
     go.samples = 4;
     if (cna_gl_context_create(&go, &gl, &err) != CNA_OK) return cna_cli_report_error(NULL, &err);
-    cna_import_options io;
-    memset(&io, 0, sizeof io);
-    io.device = cna_gl_context_device(gl);
     scene sc;
     memset(&sc, 0, sizeof sc);
     sc.anim = -1;
     cna_cli_files inputs;
     memset(&inputs, 0, sizeof inputs);
-    if (cna_cli_load_any(a->path, &io, &sc.m, &inputs, &err) != CNA_OK) { /* .cnb by magic, else glTF */
+    if (cna_cli_load_any(a->path, NULL, &sc.m, &inputs, &err) != CNA_OK) { /* .cnb by magic, else glTF */
         cna_cli_files_free(&inputs);
         cna_gl_context_free(gl);
         return cna_cli_report_error(a->path, &err);
@@ -609,19 +588,25 @@ static int render_run(const render_args *a)
     }
     cna_model *m = sc.m;
     int rc = CNA_CLI_EXIT_FAILURE;
-    size_t bad_images = 0;
-    if (cna_gl_upload_model_textures(gl, m, &bad_images, &err) != CNA_OK)
-        fprintf(stderr, "warning: %s: %zu image(s) not decoded, drawn with the factor alone (%s)\n", a->path,
-                bad_images, err.message);
     unsigned char *frame = NULL, *sheet = NULL;
-    if (cna_animator_create(m, NULL, &sc.an, &err) != CNA_OK) goto fail;
+    if (cna_gl_model_create(gl, m, &sc.glm, &err) != CNA_OK) goto fail;
+    cna_error image_err;
+    size_t bad_images = cna_gl_model_texture_failures(sc.glm, &image_err);
+    if (bad_images)
+        fprintf(stderr, "warning: %s: %zu image(s) not decoded, drawn with the factor alone (%s)\n", a->path,
+                bad_images, image_err.message);
+    if (cna_gl_instance_create(sc.glm, &sc.inst, &err) != CNA_OK ||
+        cna_character_create(m, NULL, &sc.c, &err) != CNA_OK ||
+        cna_character_set_loop_mode(sc.c, CNA_LOOP_MODE_ONCE, &err) != CNA_OK)
+        goto fail;
     if (a->animation) {
-        sc.anim = cna_animator_find(sc.an, a->animation);
-        if (sc.anim < 0) {
+        size_t index = 0;
+        if (cna_model_find_animation(m, a->animation, &index, NULL) != CNA_OK) {
             fprintf(stderr, "error: %s: no animation '%s' (the file has %zu)\n", a->path, a->animation,
                     m->animation_count);
             goto done;
         }
+        sc.anim = (long)index;
     } else if (a->sheet || a->gif || a->time_text) {
         if (m->animation_count == 0) {
             fprintf(stderr, "error: %s: %s needs an animation, but the file has none\n", a->path,
@@ -633,9 +618,9 @@ static int render_run(const render_args *a)
     size_t frame_size = (size_t)a->width * a->height * 4;
     frame = (unsigned char *)malloc(frame_size);
     if (!frame) goto oom;
-    if (cna_animator_select(sc.an, sc.anim, &err) != CNA_OK) goto fail;
+    if (cna_character_play(sc.c, sc.anim, &err) != CNA_OK) goto fail;
 
-    double dur = cna_animator_duration(sc.an);
+    double dur = cna_ticks_to_seconds(cna_character_duration(sc.c));
     uint32_t frames = a->sheet ? a->sheet : 1;
     double t0 = 0.0;
     if (sc.anim >= 0 && a->time_text && !a->sheet)
@@ -728,7 +713,9 @@ oom:
 fail:
     rc = cna_cli_report_error(a->path, &err);
 done:
-    cna_animator_free(sc.an);
+    cna_character_free(sc.c);
+    cna_gl_instance_free(sc.inst);
+    cna_gl_model_free(sc.glm);
     free(frame);
     free(sheet);
     cna_model_free(m);

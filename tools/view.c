@@ -11,10 +11,12 @@
  * title bar. The title bar shows the animation's name, the time and the
  * speed.
  *
- * Each frame follows the spec's order: players advanced, rigid clip applied,
- * skin poses written to the joints' bones, morph weights set only where they
- * changed, then per mesh its skin's palette installed on its own effects
- * right before its draw.
+ * Each frame: the character (cna/character.h, REPEAT mode, time scale =
+ * the speed) is advanced and posed (rigid clip, skins, palettes, the
+ * animation's morph weights, blended only where they changed); in a solo
+ * morph mode the parts' weights are then replaced through
+ * cna_character_set_morph_weights; cna_gl_draw_character draws it with each
+ * mesh's palette. The model is never written.
  *
  * --frames N draws N frames with a fixed step of 1/60 s and exits (after
  * --screenshot writes the window's framebuffer as a PNG): what the test under
@@ -128,12 +130,14 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, view_ar
 typedef struct viewer {
     cna_model *m;
     cna_gl_context *gl;
-    cna_animator *an;       /* poses the model: players, rigid clip, animated morph weights */
-    const cna_mat4 *absolute; /* the animator's, at the last pose */
+    cna_gl_model *glm;        /* the model's buffers and textures */
+    cna_gl_instance *inst;    /* the character's morphed vertices on the GPU */
+    cna_character *c;         /* plays the model: skins, rigid clip, animated morph weights */
+    const cna_mat4 *absolute; /* the character's, at the last pose */
     float *weights;         /* a solo morph mode's weights */
     size_t weight_cap;
     long anim;              /* -1 without animations */
-    double t, speed;
+    double speed;
     bool playing;
     size_t morph_mode;      /* 0: the animation's weights; k: target k-1 alone */
     size_t morph_modes;     /* 1 + the most targets of any part */
@@ -146,40 +150,32 @@ typedef struct viewer {
 
 static cna_result start_animation(viewer *v, long anim, cna_error *err)
 {
-    cna_result r = cna_animator_select(v->an, anim, err);
+    cna_result r = cna_character_play(v->c, anim, err);
     if (r) return r;
     v->anim = anim;
-    v->t = 0.0;
     return CNA_OK;
 }
 
-/* One frame's poses (cna_animator_pose: players, rigid clip, skin poses,
- * the animation's morph weights, absolute transforms); in a solo morph mode
- * the parts' weights are then replaced by target k alone (set only where they
- * differ, so the animator's weights are blended again when the mode ends). */
+/* One frame's pose (cna_character_update: the clock advanced by dt at the
+ * speed, looping, then rigid clip, skins, palettes, the animation's morph
+ * weights); in a solo morph mode the parts' weights are then replaced by
+ * target k alone (the character blends only where they differ, and the next
+ * pose sets the animation's weights again). */
 static cna_result pose(viewer *v, double dt, cna_error *err)
 {
     cna_model *m = v->m;
-    double d = cna_animator_duration(v->an);
-    if (v->playing && v->anim >= 0) {
-        v->t += dt * v->speed;
-        v->t = d > 0.0 ? fmod(v->t, d) : 0.0;
-        if (v->t < 0.0) v->t += d;
-    }
-    cna_result r = cna_animator_pose(v->an, v->t, err);
+    cna_result r = cna_character_set_time_scale(v->c, v->speed, err);
+    if (!r) r = cna_character_update(v->c, v->playing && v->anim >= 0 ? dt : 0.0, err);
     if (r) return r;
-    v->absolute = cna_animator_absolute_transforms(v->an);
+    v->absolute = cna_character_absolute_transforms(v->c);
     if (v->morph_mode == 0) return CNA_OK;
     for (size_t i = 0; i < m->mesh_count; i++)
         for (size_t k = 0; k < m->meshes[i].part_count; k++) {
             const cna_model_part *part = &m->meshes[i].parts[k];
-            if (!part->morph || !part->morph_instance || part->morph->target_count > v->weight_cap) continue;
+            if (!part->morph || part->morph->target_count > v->weight_cap) continue;
             const size_t n = part->morph->target_count;
             for (size_t w = 0; w < n; w++) v->weights[w] = w + 1 == v->morph_mode ? 1.0f : 0.0f;
-            size_t have_n = 0;
-            const float *have = cna_morph_instance_weights(part->morph_instance, &have_n);
-            if (have && have_n == n && memcmp(have, v->weights, n * sizeof(float)) == 0) continue;
-            if ((r = cna_model_set_morph_weights(m, i, k, v->weights, n, err))) return r;
+            if ((r = cna_character_set_morph_weights(v->c, i, k, v->weights, n, err))) return r;
         }
     return CNA_OK;
 }
@@ -238,8 +234,8 @@ static void set_title(GLFWwindow *win, const viewer *v)
     }
     char morph[48] = "";
     if (v->morph_mode > 0) snprintf(morph, sizeof morph, "  morph target %zu", v->morph_mode - 1);
-    snprintf(title, sizeof title, "cna view - %s  %.2f / %.2f s  x%g%s%s%s", name, v->t,
-             cna_animator_duration(v->an), v->speed, v->playing ? "" : "  (paused)", morph,
+    snprintf(title, sizeof title, "cna view - %s  %.2f / %.2f s  x%g%s%s%s", name, cna_character_time(v->c),
+             cna_ticks_to_seconds(cna_character_duration(v->c)), v->speed, v->playing ? "" : "  (paused)", morph,
              v->show_keys ? "  |  drag: orbit  wheel: zoom  space: play/pause  left/right: clip  "
                             "up/down: speed  M: morph  F: frame  F1/H: keys  Esc: quit"
                           : "  (F1: keys)");
@@ -299,23 +295,10 @@ static void on_scroll(GLFWwindow *win, double dx, double dy)
     if (v->distance > v->radius * 100.0f) v->distance = v->radius * 100.0f;
 }
 
-/* Per mesh: its skin's palette on its own effects, then its draw. */
+/* The posed character, every mesh with its skin's palette. */
 static cna_result draw(viewer *v, const cna_mat4 *view, const cna_mat4 *proj, cna_error *err)
 {
-    cna_model *m = v->m;
-    for (size_t i = 0; i < m->mesh_count; i++) {
-        const cna_model_mesh *mesh = &m->meshes[i];
-        for (size_t k = 0; mesh->skin >= 0 && k < mesh->part_count; k++) {
-            int32_t e = mesh->parts[k].effect;
-            if (e < 0 || (size_t)e >= m->effect_count || !cna_effect_kind_is_skinned(m->effects[e].kind)) continue;
-            cna_result r = cna_effect_set_bone_transforms(&m->effects[e], cna_animator_skin_transforms(v->an, (size_t)mesh->skin),
-                                                          m->skins[mesh->skin].joint_count, err);
-            if (r) return r;
-        }
-        cna_result r = cna_gl_draw_mesh(v->gl, m, i, v->absolute, view, proj, err);
-        if (r) return r;
-    }
-    return CNA_OK;
+    return cna_gl_draw_character(v->gl, v->glm, v->inst, v->c, NULL, view, proj, err);
 }
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -379,15 +362,12 @@ static int view_run(const view_args *a)
         status = cna_cli_report_error("gl", &err);
         goto done;
     }
-    cna_import_options io;
-    memset(&io, 0, sizeof io);
-    io.device = cna_gl_context_device(v.gl);
     cna_cli_files inputs;
     memset(&inputs, 0, sizeof inputs);
-    cna_result loaded = cna_cli_load_any(a->path, &io, &v.m, &inputs, &err);
+    cna_result loaded = cna_cli_load_any(a->path, NULL, &v.m, &inputs, &err);
     bool clash = loaded == CNA_OK && a->screenshot && cna_cli_refuse_overwrite(a->screenshot, &inputs);
     cna_cli_files_free(&inputs);
-    if (loaded != CNA_OK) {
+    if (loaded != CNA_OK || cna_gl_model_create(v.gl, v.m, &v.glm, &err)) {
         status = cna_cli_report_error(a->path, &err);
         goto done;
     }
@@ -395,11 +375,13 @@ static int view_run(const view_args *a)
         status = CNA_CLI_EXIT_FAILURE;
         goto done;
     }
-    size_t failed = 0;
-    if (cna_gl_upload_model_textures(v.gl, v.m, &failed, &err))
+    cna_error image_err;
+    size_t failed = cna_gl_model_texture_failures(v.glm, &image_err);
+    if (failed)
         fprintf(stderr, "warning: %s: %zu image(s) not decoded, drawn with the factor alone (%s)\n", a->path, failed,
-                err.message);
-    if (cna_animator_create(v.m, NULL, &v.an, &err)) {
+                image_err.message);
+    if (cna_gl_instance_create(v.glm, &v.inst, &err) || cna_character_create(v.m, NULL, &v.c, &err) ||
+        cna_character_set_loop_mode(v.c, CNA_LOOP_MODE_REPEAT, &err)) {
         status = cna_cli_report_error(a->path, &err);
         goto done;
     }
@@ -460,10 +442,11 @@ static int view_run(const view_args *a)
         glfwPollEvents();
     }
 done:
-    cna_animator_free(v.an);
+    cna_character_free(v.c);
     free(v.weights);
-    cna_gl_release_model_textures(v.gl, v.m);
-    cna_model_free(v.m);   /* its buffers, while the context is current */
+    cna_gl_instance_free(v.inst);   /* GL objects, while the context is current */
+    cna_gl_model_free(v.glm);
+    cna_model_free(v.m);
     cna_gl_context_free(v.gl);
     glfwDestroyWindow(win);
     glfwTerminate();

@@ -174,9 +174,7 @@ CNA_API bool cna_cnb_is_cnb(const void *bytes, size_t size);
  * section entry, checksum, every record's references, counts, indices and
  * enums) before any pointer is used, then pointer fix-ups; morph instances
  * are created (initial weights blended) and device buffers uploaded as the
- * glTF import does, and every skin's bind-pose palette is installed with
- * cna_model_apply_bind_pose_bone_transforms. Free the model with
- * cna_model_free.
+ * glTF import does. Free the model with cna_model_free.
  * Errors (*out unchanged, nothing leaks): CNA_ERROR_INVALID_ARGUMENT (NULL
  * bytes with size > 0, NULL out); CNA_ERROR_PARSE (not a .cnb: bad magic,
  * "cnb: 10 bytes; the header needs 64"); CNA_ERROR_UNSUPPORTED (another

@@ -2,25 +2,23 @@
  * cna/effect.h — effects: what a mesh part is drawn with, as data (no GL).
  *
  * An effect is the CPU side of a shader: its kind (basic, skinned, PBR,
- * skinned PBR), the world/view/projection matrices, the material parameters it
- * was created from and, for the skinned kinds, a palette of
- * CNA_EFFECT_MAX_BONES (72) skin matrices (spec: SkinnedEffect /
- * SkinnedPbrEffect, SetBoneTransforms). The renderer (a later issue) reads
- * these structs; the core only fills them.
+ * skinned PBR) and the material parameters it was created from (spec:
+ * BasicEffect, SkinnedEffect, PbrEffect, SkinnedPbrEffect). It holds
+ * material data only: nothing in it changes after load. What changes per
+ * frame (world, view and projection matrices, and for the skinned kinds the
+ * palette of at most CNA_EFFECT_MAX_BONES (72) skin matrices, spec:
+ * SetBoneTransforms) is passed to each draw as arguments (cna_gl_draw_desc,
+ * cna_gl_draw_character in cna/gl.h), taken from the character being drawn
+ * (cna/character.h). So any number of characters of one model draw with the
+ * same effects, in any order.
  *
- * A skinned effect's palette starts as 72 identity matrices, which means
- * "every joint matrix is the identity", not "no skinning" (spec: "Who
- * installs the palette"); the glTF importer therefore installs the bind-pose
- * palette at load (cna_model_apply_bind_pose_bone_transforms).
+ * Usage (reading the material of a part):
+ *   const cna_effect *e = &model->effects[model->meshes[m].parts[k].effect];
+ *   if (cna_effect_kind_is_skinned(e->kind)) ... palette of model->skins[e->skin] ...;
+ *   e->params.base_color_factor, e->params.base_color.image, ...
  *
- * Usage (every frame, after advancing the skin's player):
- *   cna_effect *e = &model->effects[model->meshes[m].parts[k].effect];
- *   cna_effect_set_bone_transforms(e, cna_player_skin_transforms(player),
- *                                  (size_t)cna_player_bone_count(player), &err);
- *
- * Ownership: effects are owned by the cna_model that created them; they are
- * shared by every draw of that model, so two characters drawn from one model
- * must each install their own palette right before their own draw.
+ * Ownership: effects are owned by the cna_model that created them and are
+ * read through const; the model never writes them after load.
  */
 #ifndef CNA_EFFECT_H
 #define CNA_EFFECT_H
@@ -37,7 +35,7 @@
 extern "C" {
 #endif
 
-/* Palette capacity of the skinned effects (spec: MaxBones). */
+/* The most skin matrices a skinned effect draws with (spec: MaxBones). */
 #define CNA_EFFECT_MAX_BONES 72
 
 typedef enum cna_effect_kind {
@@ -86,12 +84,6 @@ typedef struct cna_effect {
     int32_t material;            /* glTF material index, -1 = the default material */
     int32_t skin;                /* index into cna_model.skins for skinned kinds, else -1 */
     cna_effect_material params;
-    cna_mat4 world, view, projection;   /* identity at creation */
-    /* Skinned kinds only: the palette, CNA_EFFECT_MAX_BONES matrices, identity
-     * at creation; bone_count = how many the last set_bone_transforms wrote
-     * (the rest keep their previous values). 0 for unskinned kinds. */
-    cna_mat4 bones[CNA_EFFECT_MAX_BONES];
-    size_t bone_count;
 } cna_effect;
 
 /* true for SKINNED and SKINNED_PBR. */
@@ -100,18 +92,8 @@ CNA_API bool cna_effect_kind_is_skinned(cna_effect_kind kind);
 CNA_API const char *cna_effect_kind_name(cna_effect_kind kind);
 
 /* Initialise an effect of `kind` (DEFAULT = BASIC) with glTF's default
- * material, identity matrices and (skinned kinds) an identity palette;
- * material = -1, skin = -1. No allocation. */
+ * material; material = -1, skin = -1. No allocation. */
 CNA_API void cna_effect_init(cna_effect *effect, cna_effect_kind kind);
-
-/* Copy `count` skin matrices into the palette, entries 0 .. count-1
- * (spec: SetBoneTransforms); the rest keep their values.
- * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for a NULL effect, an
- * unskinned kind ("effect: kind basic has no bone palette"), or NULL matrices
- * with count > 0; CNA_ERROR_LIMIT when count > CNA_EFFECT_MAX_BONES
- * ("bone transforms: 73 given; at most 72 are supported"). */
-CNA_API cna_result cna_effect_set_bone_transforms(cna_effect *effect, const cna_mat4 *matrices,
-                                          size_t count, cna_error *err);
 
 #ifdef __cplusplus
 }

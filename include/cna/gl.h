@@ -2,14 +2,25 @@
  * cna/gl.h — the optional OpenGL renderer (library cna_gl, not part of the
  * core and not included by cna/cna.h): a headless OpenGL 3.3 core context
  * through EGL (Mesa's surfaceless platform; llvmpipe on a machine without a
- * GPU) drawing into an offscreen framebuffer, a cna_device whose buffers are
- * GL buffer objects, shaders for the four effect kinds of cna/effect.h, pixel
- * read-back and PNG output (libpng).
+ * GPU) drawing into an offscreen framebuffer, the GPU objects of a model
+ * shared by all its characters, shaders for the four effect kinds of
+ * cna/effect.h, pixel read-back and PNG output (libpng).
+ *
+ * Three kinds of objects, after the split of cna/character.h:
+ *   cna_gl_context   the GL context, its programs and texture cache;
+ *   cna_gl_model     one per model: a vertex and an index buffer per part and
+ *                    the base-colour textures, shared by every character of
+ *                    that model (created once, never written at draw);
+ *   cna_gl_instance  one per character whose model has morphed parts: a
+ *                    vertex buffer per morphed part for that character's
+ *                    blended vertices, re-uploaded only when they change.
+ * Drawing takes everything that changes per frame as arguments (world, view,
+ * projection, palette, blended vertices); nothing writes the model.
  *
  * The shaders, per effect kind:
  *   basic / PBR          position = projection · view · world · (p, 1)
- *   skinned / skinned PBR   S = sum_i w[i] · bones[j[i]] (4 joint bytes, read
- *                        as integers, and 4 float weights), position =
+ *   skinned / skinned PBR   S = sum_i w[i] · palette[j[i]] (4 joint bytes,
+ *                        read as integers, and 4 float weights), position =
  *                        projection · view · world · S · (p, 1), normal
  *                        transformed by S then by world's inverse transpose
  *                        (spec: SkinnedEffect with the palette of
@@ -24,22 +35,41 @@
  * cna_gl_upload_model_textures). The result is written gamma-encoded
  * (c^(1/2.2)).
  *
- * Usage — render a model once and write a PNG:
+ * Usage — two robots of one model, walking side by side, written as a PNG:
  *   cna_gl_context *gl;
  *   cna_gl_context_options o = {0};
  *   o.width = 640; o.height = 480; o.samples = 4;
  *   if (cna_gl_context_create(&o, &gl, &err)) ...;
- *   cna_import_options io = {0};
- *   io.device = cna_gl_context_device(gl);          // parts' buffers become GL buffers
- *   cna_model_load_file("robot.glb", &io, &model, &err);
- *   ... pose the model (players, palettes, rigid clips, morph weights) ...
+ *   cna_model *model;
+ *   cna_model_load_file("robot.glb", NULL, &model, &err);
+ *   cna_gl_model *glm;                                // buffers + textures, once
+ *   if (cna_gl_model_create(gl, model, &glm, &err)) ...;
+ *   cna_character *a, *b;                             // cna/character.h
+ *   cna_character_create(model, NULL, &a, &err);
+ *   cna_character_create(model, NULL, &b, &err);
+ *   cna_gl_instance *ia, *ib;                         // per character (morphed parts)
+ *   cna_gl_instance_create(glm, &ia, &err);
+ *   cna_gl_instance_create(glm, &ib, &err);
+ *   ... play, seek or update each character, then cna_character_pose ...
+ *   cna_mat4 left, right;                             // where each one stands
+ *   cna_mat4_translation(&left, cna_vec3_make(-1, 0, 0));
+ *   cna_mat4_translation(&right, cna_vec3_make(1, 0, 0));
  *   cna_gl_begin_frame(gl, background_rgba);
- *   cna_gl_draw_model(gl, model, absolute, &view, &projection, &err);
+ *   cna_gl_draw_character(gl, glm, ia, a, &left, &view, &projection, &err);
+ *   cna_gl_draw_character(gl, glm, ib, b, &right, &view, &projection, &err);
  *   unsigned char *rgba = malloc(640 * 480 * 4);
  *   cna_gl_read_pixels(gl, rgba, 640 * 480 * 4, &err);
  *   cna_gl_write_png("out.png", 640, 480, rgba, &err);
- *   cna_model_free(model);                          // before the context (it owns the buffers)
+ *   cna_gl_instance_free(ib); cna_gl_instance_free(ia);
+ *   cna_character_free(b); cna_character_free(a);
+ *   cna_gl_model_free(glm);                           // before the context and the model
+ *   cna_model_free(model);
  *   cna_gl_context_free(gl);
+ *
+ * Lifetimes: a cna_gl_model borrows its context and its model, which must
+ * outlive it; a cna_gl_instance borrows its cna_gl_model. Free instances,
+ * then gl models, then the context. Every GL object is created and deleted
+ * with the context current.
  *
  * Threading: the context is made current on the creating thread; use it from
  * that thread only. One context per thread.
@@ -51,6 +81,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cna/character.h"
 #include "cna/device.h"
 #include "cna/effect.h"
 #include "cna/export.h"
@@ -102,8 +133,8 @@ CNA_API cna_gl_light cna_gl_light_default(void);
 CNA_API cna_result cna_gl_context_create(const cna_gl_context_options *options, cna_gl_context **out,
                                  cna_error *err);
 
-/* Destroy the context and everything it created. Buffers still alive on its
- * device are released with it: free models using the device first. NULL ok. */
+/* Destroy the context, its programs and cached textures. Free its gl models
+ * and instances first (and models whose buffers live on its device). NULL ok. */
 CNA_API void cna_gl_context_free(cna_gl_context *gl);
 
 /* New framebuffer size (a use_current context's window was resized; an
@@ -130,54 +161,139 @@ CNA_API void cna_gl_set_light(cna_gl_context *gl, const cna_gl_light *light);
  * (rgba, 0..1, linear values written as they are) and depth. */
 CNA_API void cna_gl_begin_frame(cna_gl_context *gl, const float rgba[4]);
 
-/* One draw: a vertex buffer of `declaration` and an index buffer (uint32_t)
- * from the context's device, drawn with `effect` (its kind picks the
- * program; world/view/projection, material factors and, skinned, the
- * palette are read from it). Every element of the declaration whose usage is
- * POSITION, NORMAL, TEXCOORD 0, COLOR 0, BLEND_INDICES or BLEND_WEIGHTS
- * feeds the shader; a missing normal reads (0, 0, 1), a missing colour
- * (1, 1, 1, 1). Back faces are culled unless the material is double-sided;
- * BLEND materials are blended, MASK ones cut at alpha_cutoff.
+/* One draw: a vertex buffer of `declaration` and an index buffer (uint32_t
+ * indices), drawn with `effect`'s kind (which picks the program) and
+ * material, and the per-frame matrices of the description. Every element of
+ * the declaration whose usage is POSITION, NORMAL, TEXCOORD 0, COLOR 0,
+ * BLEND_INDICES or BLEND_WEIGHTS feeds the shader; a missing normal reads
+ * (0, 0, 1), a missing colour (1, 1, 1, 1). Back faces are culled unless the
+ * material is double-sided; BLEND materials are blended, MASK ones cut at
+ * alpha_cutoff. Buffers are GL buffer names: a cna_gl_model's
+ * (cna_gl_model_part_buffers) or the context's device's.
  * Errors (nothing drawn): CNA_ERROR_INVALID_ARGUMENT for NULL arguments, a
  * declaration without a FLOAT3 position, an effect kind out of range, a
  * skinned effect with a declaration lacking UBYTE4 joints or FLOAT4 weights,
- * index_count not a multiple of the primitive's vertex count, buffer 0 with
- * index_count > 0. */
+ * a skinned effect without a palette ("gl draw: effect kind skinned needs a
+ * palette; none given"), index_count not a multiple of the primitive's
+ * vertex count, buffer 0 with index_count > 0; CNA_ERROR_LIMIT for a
+ * palette_count above CNA_EFFECT_MAX_BONES ("gl draw: a palette of 73
+ * matrices; at most 72 are supported"). */
 typedef struct cna_gl_draw_desc {
     const cna_vertex_declaration *declaration;
     cna_buffer_id vertex_buffer;
     cna_buffer_id index_buffer;
     size_t index_count;
     cna_primitive_type primitive_type;   /* default: triangle list */
-    const cna_effect *effect;
+    const cna_effect *effect;            /* kind and material (read only) */
     /* A GL texture (sRGB colour) multiplying the base colour, sampled at the
      * declaration's TEXCOORD effect->params.base_color.texcoord (FLOAT2); 0
      * (default) or a declaration without that set: the factor alone. */
     uint32_t base_color_texture;
+    /* Model-to-world, world-to-view and view-to-clip matrices; NULL (the
+     * default) means the identity. */
+    const cna_mat4 *world, *view, *projection;
+    /* Skinned effects only (ignored otherwise): palette_count skin matrices
+     * in palette order (cna_character_skin_transforms), 1 to
+     * CNA_EFFECT_MAX_BONES; the vertices' joint bytes index it. Borrowed for
+     * the call. */
+    const cna_mat4 *palette;
+    size_t palette_count;
 } cna_gl_draw_desc;
 CNA_API cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_error *err);
 
-/* Draw the parts of one mesh of a model imported with this context's device
- * (spec: ModelMesh::Draw): set world = absolute[mesh.parent_bone], view and
- * projection on each part's effect — nothing else, never a palette — and
- * draw it. `absolute` has model->bone_count entries
- * (cna_model_copy_absolute_bone_transforms).
- * Errors (stops at the failing part): CNA_ERROR_INVALID_ARGUMENT for NULL
- * arguments, a mesh out of range, a part without an effect
- * ("meshes[2] \"Body\".parts[0]: no effect") or without device buffers;
+/* ------------------------------------------------------------------ GPU objects of a model */
+
+typedef struct cna_gl_model cna_gl_model;
+
+/* Create the GPU objects of `model`, once, for every character of it: for
+ * every part, a static vertex buffer holding part->vertices (the model's
+ * vertex bytes: the morph base for a morphed part) and a static index buffer
+ * holding part->indices; and every base-colour texture the model's images
+ * give (as cna_gl_upload_model_textures: decoded, uploaded and cached by the
+ * context; a failed image draws with the factor alone and does not fail the
+ * creation: cna_gl_model_texture_failures reports it). The model is checked
+ * first: every part has an effect in range, every mesh a parent bone in
+ * range, every skinned effect a mesh with a skin of at most
+ * CNA_EFFECT_MAX_BONES joints.
+ * Errors (*out unchanged, nothing left allocated): CNA_ERROR_INVALID_ARGUMENT
+ * for NULL arguments or a model that fails a check ("meshes[2]
+ * \"Body\".parts[0]: no effect"); CNA_ERROR_OUT_OF_MEMORY (also when GL
+ * cannot allocate a buffer). Borrows gl and model (both must outlive it). */
+CNA_API cna_result cna_gl_model_create(cna_gl_context *gl, const cna_model *model, cna_gl_model **out,
+                               cna_error *err);
+
+/* Delete the buffers and release the model's cached textures
+ * (cna_gl_release_model_textures); the context must be current. NULL ok. */
+CNA_API void cna_gl_model_free(cna_gl_model *glm);
+
+/* The model the GPU objects were made from (NULL for NULL). */
+CNA_API const cna_model *cna_gl_model_model(const cna_gl_model *glm);
+
+/* How many of the model's images could not be uploaded when the gl model was
+ * created (0 for NULL); `first` (may be NULL) receives the first failure's
+ * code and message ("images[1] \"TinyGrid\": not a PNG or JPEG image"), or
+ * CNA_OK and "" when none failed. */
+CNA_API size_t cna_gl_model_texture_failures(const cna_gl_model *glm, cna_error *first);
+
+/* The GL buffer names of part `part` of mesh `mesh` (the model's vertices
+ * and indices), for a draw of one's own with cna_gl_draw. Either pointer may
+ * be NULL. Errors (outputs unchanged): CNA_ERROR_INVALID_ARGUMENT for a NULL
+ * glm or indices out of range ("gl model: meshes[3] is outside the 2 meshes"). */
+CNA_API cna_result cna_gl_model_part_buffers(const cna_gl_model *glm, size_t mesh, size_t part,
+                                     uint32_t *vertex_buffer, uint32_t *index_buffer, cna_error *err);
+
+/* ------------------------------------------------------------------ per-character GPU state */
+
+typedef struct cna_gl_instance cna_gl_instance;
+
+/* Create the per-character GPU state for one character of glm's model: one
+ * dynamic vertex buffer per morphed part (a part with morph targets),
+ * filled at the first draw. A model without morphed parts gets an empty
+ * instance (drawing may then also pass NULL). Borrows glm (it must outlive
+ * the instance). Use one instance per character: an instance remembers what
+ * it last uploaded.
+ * Errors (*out unchanged): CNA_ERROR_INVALID_ARGUMENT for NULL arguments;
+ * CNA_ERROR_OUT_OF_MEMORY (also when GL cannot allocate a buffer). */
+CNA_API cna_result cna_gl_instance_create(const cna_gl_model *glm, cna_gl_instance **out, cna_error *err);
+
+/* Delete the instance's buffers (the context must be current). NULL ok. */
+CNA_API void cna_gl_instance_free(cna_gl_instance *inst);
+
+/* Draw character `c` (spec: Model::Draw): every mesh of the model in order,
+ * every part of it with its effect, with
+ *   world = placement · absolute[mesh.parent_bone]
+ * (cna_character_absolute_transforms; placement NULL = identity, so world
+ * is the absolute transform itself: one program places many characters),
+ * view and projection (NULL = identity), and for a skinned mesh its own
+ * skin's palette (cna_character_skin_transforms(c, mesh.skin), that skin's
+ * joint_count matrices). A morphed part draws from `inst`'s buffer, into
+ * which cna_character_part_vertices is uploaded first when
+ * cna_character_part_revision differs from the last upload's; other parts
+ * draw from glm's buffers. Draws the character's last pose; writes neither
+ * the model nor the character.
+ * Errors (stops at the failing part; the parts before it are drawn):
+ * CNA_ERROR_INVALID_ARGUMENT for NULL gl, glm or c, a character of another
+ * model than glm's ("gl draw character: the character's model (52 bones, 14
+ * meshes) is not the gl model's (5 bones, 1 mesh)"), an instance made for
+ * another gl model, a NULL instance while the model has a morphed part
+ * ("meshes[0] \"Cube\".parts[0]: a morphed part needs a cna_gl_instance");
  * cna_gl_draw's. */
-CNA_API cna_result cna_gl_draw_mesh(cna_gl_context *gl, cna_model *model, size_t mesh,
-                            const cna_mat4 *absolute, const cna_mat4 *view,
-                            const cna_mat4 *projection, cna_error *err);
+CNA_API cna_result cna_gl_draw_character(cna_gl_context *gl, const cna_gl_model *glm, cna_gl_instance *inst,
+                                 const cna_character *c, const cna_mat4 *placement,
+                                 const cna_mat4 *view, const cna_mat4 *projection, cna_error *err);
+
+/* ------------------------------------------------------------------ textures */
 
 /* Decode and upload every image of `model` that a base-colour texture uses
  * (cna_model_image: bytes or an external file; PNG or JPEG by their
  * signature, at most 16384 pixels a side) as GL textures of this context,
  * with the image's sampler (mipmaps when its min filter asks for them, or
  * when it has none). Textures are cached by cna_model_image.id until
- * cna_gl_release_model_textures or cna_gl_context_free; an image already
- * tried is not tried again. cna_gl_draw_mesh calls this itself (ignoring
- * failures), so calling it is only needed to learn about failures.
+ * cna_gl_release_model_textures (which cna_gl_model_free calls) or
+ * cna_gl_context_free; an image already tried is not tried again, and a
+ * failed one reports its first failure again. cna_gl_model_create calls
+ * this itself, so calling it is only needed to learn about failures without
+ * a gl model (cna_gl_model_texture_failures tells them too).
  * Errors (every other image is still uploaded; a failed one draws with the
  * factor alone): CNA_ERROR_INVALID_ARGUMENT for NULL gl/model;
  * CNA_ERROR_IO when an external file cannot be read; CNA_ERROR_INVALID_DATA
@@ -187,13 +303,10 @@ CNA_API cna_result cna_gl_draw_mesh(cna_gl_context *gl, cna_model *model, size_t
 CNA_API cna_result cna_gl_upload_model_textures(cna_gl_context *gl, const cna_model *model, size_t *failed,
                                         cna_error *err);
 
-/* Delete the cached textures of `model`'s images (call before freeing a model
- * when the context lives on). NULL ok. */
+/* Delete the cached textures of `model`'s images (cna_gl_model_free does;
+ * call it before freeing a model whose textures were uploaded without a gl
+ * model while the context lives on). NULL ok. */
 CNA_API void cna_gl_release_model_textures(cna_gl_context *gl, const cna_model *model);
-
-/* cna_gl_draw_mesh for every mesh in order (spec: Model::Draw). */
-CNA_API cna_result cna_gl_draw_model(cna_gl_context *gl, cna_model *model, const cna_mat4 *absolute,
-                             const cna_mat4 *view, const cna_mat4 *projection, cna_error *err);
 
 /* Read the framebuffer (resolved when multisampled) as RGBA8, rows top to
  * bottom, into `rgba` (width * height * 4 bytes).

@@ -7,28 +7,23 @@
  * A cna_model owns everything it points to and keeps no pointer into the
  * glTF document it came from (a baked-model loader builds the same struct
  * without a document). Its fields are public for reading; change them only
- * through the functions below (bone transforms, effect palettes, morph
- * weights are the mutable parts).
+ * through the functions below. Its effects (cna/effect.h) hold material
+ * data only: a draw takes the world, view, projection and palette as
+ * arguments, so drawing never writes the model.
  *
- * Usage — play the first clip of the first skin and draw:
+ * Usage — play an animation and draw (cna/character.h poses the whole
+ * scene: skins, scene-node clips, morph weights):
  *   cna_model *model;
  *   if (cna_model_load_file("robot.glb", NULL, &model, &err)) ...;
- *   const cna_model_skin *skin = &model->skins[0];
- *   cna_player *player;
- *   cna_player_create(&skin->data, NULL, &player, &err);
- *   cna_player_start_clip(player, &skin->data.clips[0], &err);
+ *   cna_character *c;
+ *   cna_character_create(model, NULL, &c, &err);
+ *   cna_character_play(c, 0, &err);
  *   // every frame:
- *   cna_player_update_seconds(player, dt, true, true, &err);
- *   for (size_t i = 0; i < skin->mesh_count; i++) {          // install the palette
- *       const cna_model_mesh *mesh = &model->meshes[skin->meshes[i]];
- *       for (size_t k = 0; k < mesh->part_count; k++)
- *           cna_effect_set_bone_transforms(&model->effects[mesh->parts[k].effect],
- *               cna_player_skin_transforms(player), (size_t)skin->data.bone_count, &err);
- *   }
- *   cna_model_apply_clip_to_bones(model, &model->node_clips[0], t, &err);   // rigid clips
- *   cna_model_copy_absolute_bone_transforms(model, absolute, model->bone_count, &err);
- *   // draw each mesh's parts with world = absolute[mesh->parent_bone]
- *   cna_player_free(player);
+ *   cna_character_update(c, dt, &err);
+ *   // draw mesh i with world = cna_character_absolute_transforms(c)[model->meshes[i].parent_bone]
+ *   // and, skinned, the palette cna_character_skin_transforms(c, model->meshes[i].skin)
+ *   // (cna_gl_draw_character in cna/gl.h does both)
+ *   cna_character_free(c);
  *   cna_model_free(model);
  *
  * Index spaces (docs/conventions.md, spec "Scene indices are not palette
@@ -438,12 +433,6 @@ CNA_API cna_result cna_model_apply_skin_pose_to_bones(cna_model *model, size_t s
                                               const cna_mat4 *locals, size_t count,
                                               cna_error *err);
 
-/* Install the bind-pose palette of skin `skin` (what a clip-less player
- * computes: skin[p] = world[p] · inverse_bind[p], with root prefixes) on
- * every skinned effect of that skin's meshes (spec:
- * ApplyBindPoseBoneTransformsEXT). Returns the number of effects posed; 0 for
- * a NULL model or an index out of range. Called for every skin at import. */
-CNA_API size_t cna_model_apply_bind_pose_bone_transforms(cna_model *model, size_t skin);
 
 /* ------------------------------------------------------------------ names */
 

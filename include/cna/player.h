@@ -13,7 +13,7 @@
  *   if (cna_player_create(&data, NULL, &player, &err)) ...;   // bind pose computed at once
  *   cna_player_start_clip(player, cna_skinning_data_find_clip(&data, "Move"), &err);
  *   cna_player_update_seconds(player, 1.0 / 60.0, true, true, &err);
- *   set_bone_transforms(effect, cna_player_skin_transforms(player), cna_player_bone_count(player));
+ *   draw with the palette cna_player_skin_transforms(player) (cna_player_bone_count(player) matrices)
  *   cna_player_free(player);
  *
  * Errors: where the spec throws, a call returns an error and leaves the

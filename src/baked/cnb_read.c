@@ -1110,16 +1110,15 @@ static void read_effects(reader *rd)
         g_f32n(&c, &p->emissive_factor.x, 3);
         p->alpha_cutoff = g_f32(&c);
         p->double_sided = g_u32(&c) != 0;
-        uint64_t bones = g_u64(&c);
-        g_mat(&c, &e->world);
-        g_mat(&c, &e->view);
-        g_mat(&c, &e->projection);
-        for (int b = 0; b < CNA_EFFECT_MAX_BONES; b++) g_mat(&c, &e->bones[b]);
+        /* bone_count, world, view, projection and a palette, where effects
+         * used to keep per-frame matrices: read and ignored (draws take them
+         * as arguments). */
+        (void)g_u64(&c);
+        cna_mat4 ignored;
+        for (int b = 0; b < 3 + CNA_EFFECT_MAX_BONES; b++) g_mat(&c, &ignored);
         if (!index_ok(rd, where, "kind", kind, 0, CNA_EFFECT_KIND_COUNT) ||
             !index_ok(rd, where, "alpha_mode", alpha, 0, CNA_ALPHA_MODE_COUNT) ||
-            !index_ok(rd, where, "skin", e->skin, -1, (int64_t)m->skin_count) ||
-            !index_ok(rd, where, "bone_count", (int64_t)(bones > CNA_EFFECT_MAX_BONES ? CNA_EFFECT_MAX_BONES + 1 : bones),
-                      0, CNA_EFFECT_MAX_BONES + 1))
+            !index_ok(rd, where, "skin", e->skin, -1, (int64_t)m->skin_count))
             return;
         const int64_t images = (int64_t)m->image_count;
         if (!index_ok(rd, where, "base_color.image", p->base_color.image, -1, images) ||
@@ -1130,7 +1129,6 @@ static void read_effects(reader *rd)
             return;
         e->kind = (cna_effect_kind)kind;
         p->alpha_mode = (cna_alpha_mode)alpha;
-        e->bone_count = (size_t)bones;
     }
     m->effects = effects;
     m->effect_count = n;
@@ -1174,7 +1172,6 @@ static cna_result finish(reader *rd)
             }
         }
     }
-    for (size_t s = 0; s < m->skin_count; s++) cna_model_apply_bind_pose_bone_transforms(m, s);
     return CNA_OK;
 }
 

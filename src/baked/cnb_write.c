@@ -459,11 +459,13 @@ static void write_effect(writer *w, const cna_effect *e)
     f32n(w, b, &p->emissive_factor.x, 3);
     f32(w, b, p->alpha_cutoff);
     u32(w, b, p->double_sided ? 1u : 0u);
-    u64(w, b, e->bone_count);
-    mat_scaled(w, b, &e->world);
-    mat_scaled(w, b, &e->view);
-    mat_scaled(w, b, &e->projection);
-    for (int i = 0; i < CNA_EFFECT_MAX_BONES; i++) mat_scaled(w, b, &e->bones[i]);
+    /* The fields where effects used to keep per-frame matrices (draws now
+     * take them as arguments): bone_count 0, identity world, view,
+     * projection and palette. */
+    cna_mat4 identity;
+    cna_mat4_identity(&identity);
+    u64(w, b, 0);
+    for (int i = 0; i < 3 + CNA_EFFECT_MAX_BONES; i++) f32n(w, b, identity.m, 16);
 }
 
 static void write_diagnostic(writer *w, const cna_model_diagnostic *d)

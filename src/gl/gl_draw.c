@@ -1,6 +1,6 @@
 /*
- * src/gl/gl_draw.c — the programs of the four effect kinds and the draw
- * calls (cna/gl.h).
+ * src/gl/gl_draw.c — the programs of the four effect kinds and one draw
+ * (cna_gl_draw, cna/gl.h); the draw of a character is in gl_model.c.
  */
 #include <math.h>
 #include <stdio.h>
@@ -254,6 +254,12 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
              desc->primitive_type != CNA_PRIMITIVE_TYPE_TRIANGLE_LIST)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "gl draw: primitive type %d is out of range",
                           (int)desc->primitive_type);
+    if (skinned && desc->palette_count > CNA_EFFECT_MAX_BONES)
+        return cna__error(err, CNA_ERROR_LIMIT, "gl draw: a palette of %zu matrices; at most %d are supported",
+                          desc->palette_count, CNA_EFFECT_MAX_BONES);
+    if (skinned && (!desc->palette || desc->palette_count == 0))
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "gl draw: effect kind %s needs a palette; %s",
+                          cna_effect_kind_name(kind), desc->palette ? "palette_count is 0" : "none given");
     if (desc->index_count % per != 0 || desc->index_count > (size_t)INT32_MAX)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "gl draw: %zu indices do not make whole primitives",
                           desc->index_count);
@@ -284,14 +290,26 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
         attrib(wgt, CNA__GL_ATTR_WEIGHTS, stride);
     }
 
+    cna_mat4 identity;
+    cna_mat4_identity(&identity);
+    const cna_mat4 *world = desc->world ? desc->world : &identity;
+    const cna_mat4 *view = desc->view ? desc->view : &identity;
+    const cna_mat4 *projection = desc->projection ? desc->projection : &identity;
     glUseProgram(p->program);
-    glUniformMatrix4fv(p->u_world, 1, GL_FALSE, fx->world.m);
-    glUniformMatrix4fv(p->u_view, 1, GL_FALSE, fx->view.m);
-    glUniformMatrix4fv(p->u_projection, 1, GL_FALSE, fx->projection.m);
+    glUniformMatrix4fv(p->u_world, 1, GL_FALSE, world->m);
+    glUniformMatrix4fv(p->u_view, 1, GL_FALSE, view->m);
+    glUniformMatrix4fv(p->u_projection, 1, GL_FALSE, projection->m);
     float nm[9];
-    normal_matrix(&fx->world, nm);
+    normal_matrix(world, nm);
     glUniformMatrix3fv(p->u_normal_matrix, 1, GL_FALSE, nm);
-    if (skinned) glUniformMatrix4fv(p->u_bones, CNA_EFFECT_MAX_BONES, GL_FALSE, fx->bones[0].m);
+    if (skinned) {
+        /* The whole uniform array every draw: the palette, then identities,
+         * so that nothing of an earlier draw is ever read. */
+        cna_mat4 bones[CNA_EFFECT_MAX_BONES];
+        memcpy(bones, desc->palette, desc->palette_count * sizeof *bones);
+        for (size_t b = desc->palette_count; b < CNA_EFFECT_MAX_BONES; b++) bones[b] = identity;
+        glUniformMatrix4fv(p->u_bones, CNA_EFFECT_MAX_BONES, GL_FALSE, bones[0].m);
+    }
     const cna_effect_material *mat = &fx->params;
     glUniform4f(p->u_base_color, mat->base_color_factor.x, mat->base_color_factor.y, mat->base_color_factor.z,
                 mat->base_color_factor.w);
@@ -304,7 +322,7 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
     glUniform3f(p->u_ambient, L->ambient.x, L->ambient.y, L->ambient.z);
     cna_mat4 inv_view;
     cna_vec3 eye = cna_vec3_zero();
-    if (cna_mat4_inverse(&inv_view, &fx->view)) eye = cna_vec3_make(inv_view.m[12], inv_view.m[13], inv_view.m[14]);
+    if (cna_mat4_inverse(&inv_view, view)) eye = cna_vec3_make(inv_view.m[12], inv_view.m[13], inv_view.m[14]);
     glUniform3f(p->u_camera_pos, eye.x, eye.y, eye.z);
     glUniform1i(p->u_alpha_mode, mat->alpha_mode == CNA_ALPHA_MODE_MASK ? 1 : 0);
     glUniform1f(p->u_alpha_cutoff, mat->alpha_cutoff);
@@ -332,59 +350,5 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
     glDeleteVertexArrays(1, &vao);
     glBindTexture(GL_TEXTURE_2D, 0);
     glUseProgram(0);
-    return CNA_OK;
-}
-
-cna_result cna_gl_draw_mesh(cna_gl_context *gl, cna_model *model, size_t mesh, const cna_mat4 *absolute,
-                            const cna_mat4 *view, const cna_mat4 *projection, cna_error *err)
-{
-    if (!gl || !model || !absolute || !view || !projection)
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "gl draw mesh: NULL argument");
-    if (mesh >= model->mesh_count)
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "gl draw mesh: mesh %zu; the model has %zu", mesh,
-                          model->mesh_count);
-    const cna_model_mesh *m = &model->meshes[mesh];
-    if (m->parent_bone < 0 || (size_t)m->parent_bone >= model->bone_count)
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "meshes[%zu] \"%s\": parent bone %d is out of range",
-                          mesh, m->name, (int)m->parent_bone);
-    for (size_t k = 0; k < m->part_count; k++) {
-        const cna_model_part *part = &m->parts[k];
-        if (part->effect < 0 || (size_t)part->effect >= model->effect_count)
-            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "meshes[%zu] \"%s\".parts[%zu]: no effect", mesh,
-                              m->name, k);
-        if (part->index_count > 0 && (part->vertex_buffer == 0 || part->index_buffer == 0))
-            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
-                              "meshes[%zu] \"%s\".parts[%zu]: no device buffers (import with the context's device)",
-                              mesh, m->name, k);
-        cna_effect *fx = &model->effects[part->effect];
-        fx->world = absolute[m->parent_bone];
-        fx->view = *view;
-        fx->projection = *projection;
-        cna_gl_draw_desc d;
-        memset(&d, 0, sizeof d);
-        d.declaration = &part->declaration;
-        d.vertex_buffer = part->vertex_buffer;
-        d.index_buffer = part->index_buffer;
-        d.index_count = part->index_count;
-        d.primitive_type = part->primitive_type;
-        d.effect = fx;
-        GLuint tex = 0;
-        cna_error ignored;   /* a missing or undecodable image draws with the factor alone */
-        (void)cna__gl_model_texture(gl, model, fx->params.base_color.image, &tex, &ignored);
-        d.base_color_texture = tex;
-        cna_result r = cna_gl_draw(gl, &d, err);
-        if (r) return r;
-    }
-    return CNA_OK;
-}
-
-cna_result cna_gl_draw_model(cna_gl_context *gl, cna_model *model, const cna_mat4 *absolute, const cna_mat4 *view,
-                             const cna_mat4 *projection, cna_error *err)
-{
-    if (!gl || !model) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "gl draw model: NULL argument");
-    for (size_t i = 0; i < model->mesh_count; i++) {
-        cna_result r = cna_gl_draw_mesh(gl, model, i, absolute, view, projection, err);
-        if (r) return r;
-    }
     return CNA_OK;
 }

@@ -26,10 +26,13 @@ typedef struct cna__gl_program {
     GLint u_base_tex, u_has_base_tex;
 } cna__gl_program;
 
-/* A texture cache entry: model image id -> GL texture (0 when it failed). */
+/* A texture cache entry: model image id -> GL texture (0 when it failed,
+ * then `failure` says why, so that every later report gives the same
+ * message). */
 typedef struct cna__gl_texture {
     uint64_t image_id;
     GLuint texture;
+    cna_error failure;   /* code CNA_OK when the texture was made */
 } cna__gl_texture;
 
 struct cna_gl_context {
@@ -52,9 +55,17 @@ cna_result cna__gl_programs_create(cna_gl_context *gl, cna_error *err);
 void cna__gl_programs_destroy(cna_gl_context *gl);
 
 /* The GL texture of image `image` of `model` (uploaded on first use; 0 when
- * none, out of range or undecodable). Errors as cna_gl_upload_model_textures. */
+ * none, out of range or undecodable). Errors as cna_gl_upload_model_textures:
+ * an image that failed before reports the same failure again. */
 cna_result cna__gl_model_texture(cna_gl_context *gl, const cna_model *model, int32_t image, GLuint *out,
                                  cna_error *err);
+/* How many times `inst` uploaded a morphed part's vertices (tests count
+ * them: an upload happens only when the character's part revision changed). */
+uint64_t cna__gl_instance_uploads(const cna_gl_instance *inst);
+/* The instance's vertex buffer of a morphed part (0 for another part or
+ * indices out of range): tests read back what was uploaded. */
+GLuint cna__gl_instance_buffer(const cna_gl_instance *inst, size_t mesh, size_t part);
+
 /* Delete every cached texture. */
 void cna__gl_textures_destroy(cna_gl_context *gl);
 

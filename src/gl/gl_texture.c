@@ -237,7 +237,8 @@ cna_result cna__gl_model_texture(cna_gl_context *gl, const cna_model *model, int
     cna__gl_texture *c = cache_find(gl, im->id);
     if (c) {
         *out = c->texture;
-        return CNA_OK;
+        if (c->texture == 0 && err) *err = c->failure;
+        return c->texture ? CNA_OK : c->failure.code;
     }
     if (gl->texture_count == gl->texture_cap) {
         size_t cap = gl->texture_cap ? gl->texture_cap * 2 : 16;
@@ -248,15 +249,20 @@ cna_result cna__gl_model_texture(cna_gl_context *gl, const cna_model *model, int
     }
     unsigned char *rgba = NULL;
     uint32_t w = 0, h = 0;
-    cna_result r = decode_image(model, (size_t)image, &rgba, &w, &h, err);
+    cna_error e;
+    memset(&e, 0, sizeof e);
+    cna_result r = decode_image(model, (size_t)image, &rgba, &w, &h, &e);
     GLuint t = r == CNA_OK ? upload(im, rgba, w, h) : 0;
     free(rgba);
     if (r == CNA_OK && t == 0)
-        r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "images[%d]: glGenTextures gave no name", (int)image);
+        r = cna__error(&e, CNA_ERROR_OUT_OF_MEMORY, "images[%d]: glGenTextures gave no name", (int)image);
+    if (r && err) *err = e;
     if (r == CNA_ERROR_OUT_OF_MEMORY) return r;   /* may succeed later: not cached */
-    gl->textures[gl->texture_count].image_id = im->id;
-    gl->textures[gl->texture_count].texture = t;
-    gl->texture_count++;
+    cna__gl_texture *entry = &gl->textures[gl->texture_count++];
+    entry->image_id = im->id;
+    entry->texture = t;
+    entry->failure = e;
+    entry->failure.code = r;
     *out = t;
     return r;
 }
@@ -272,10 +278,7 @@ cna_result cna_gl_upload_model_textures(cna_gl_context *gl, const cna_model *mod
         const cna_model_image *im = &model->images[i];
         if (!im->data && !im->path) continue;
         GLuint t = 0;
-        cna__gl_texture *c = cache_find(gl, im->id);
-        cna_result r = CNA_OK;
-        if (c) t = c->texture;
-        else r = cna__gl_model_texture(gl, model, (int32_t)i, &t, first ? &scratch : err);
+        cna_result r = cna__gl_model_texture(gl, model, (int32_t)i, &t, first ? &scratch : err);
         if (t == 0) {
             n++;
             if (!first) first = r ? r : cna__error(err, CNA_ERROR_INVALID_DATA, "images[%zu] \"%s\": could not be decoded", i, im->name);

@@ -1,6 +1,5 @@
 /*
- * Effects as data (include/cna/effect.h): kinds, default material, the
- * 72-matrix palette.
+ * Effects as data (include/cna/effect.h): kinds and the default material.
  */
 #include <string.h>
 
@@ -55,28 +54,4 @@ void cna_effect_init(cna_effect *effect, cna_effect_kind kind)
     p->alpha_mode = CNA_ALPHA_MODE_OPAQUE;
     p->alpha_cutoff = 0.5f;
     p->double_sided = false;
-    cna_mat4_identity(&effect->world);
-    cna_mat4_identity(&effect->view);
-    cna_mat4_identity(&effect->projection);
-    for (size_t i = 0; i < CNA_EFFECT_MAX_BONES; i++) cna_mat4_identity(&effect->bones[i]);
-    effect->bone_count = 0;
-}
-
-cna_result cna_effect_set_bone_transforms(cna_effect *effect, const cna_mat4 *matrices,
-                                          size_t count, cna_error *err)
-{
-    if (!effect) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "effect: NULL");
-    if (!cna_effect_kind_is_skinned(effect->kind))
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "effect: kind %s has no bone palette",
-                          cna_effect_kind_name(effect->kind));
-    if (count > CNA_EFFECT_MAX_BONES)
-        return cna__error(err, CNA_ERROR_LIMIT,
-                          "bone transforms: %zu given; at most %d are supported", count,
-                          CNA_EFFECT_MAX_BONES);
-    if (!matrices && count > 0)
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
-                          "bone transforms: NULL with count %zu", count);
-    if (count > 0) memcpy(effect->bones, matrices, count * sizeof *matrices);
-    effect->bone_count = count;
-    return CNA_OK;
 }

@@ -393,8 +393,6 @@ cna_result cna_model_import_gltf(const cna_gltf_document *doc, const cna_import_
         cna_model_free(&model->pub);
         return r;
     }
-    for (size_t s = 0; s < model->pub.skin_count; s++)
-        cna_model_apply_bind_pose_bone_transforms(&model->pub, s);
     *out = &model->pub;
     return CNA_OK;
 }

@@ -312,37 +312,6 @@ cna_result cna_model_apply_skin_pose_to_bones(cna_model *model, size_t skin,
     return CNA_OK;
 }
 
-size_t cna_model_apply_bind_pose_bone_transforms(cna_model *model, size_t skin)
-{
-    if (!model || skin >= model->skin_count) return 0;
-    const cna_model_skin *s = &model->skins[skin];
-    const cna_skinning_data *d = &s->data;
-    if (d->bone_count <= 0 || d->bone_count > CNA_EFFECT_MAX_BONES) return 0;
-    cna_mat4 world[CNA_EFFECT_MAX_BONES], palette[CNA_EFFECT_MAX_BONES];
-    bool use_prefix = d->root_prefix && d->root_prefix_count == (size_t)d->bone_count;
-    /* What a clip-less player computes (spec: ApplyBindPoseBoneTransformsEXT):
-     *   world[p] = world[parent] · bind[p], or prefix[p] · bind[p] at a root;
-     *   skin[p]  = world[p] · inverse_bind[p]. */
-    for (int32_t p = 0; p < d->bone_count; p++) {
-        int32_t parent = d->hierarchy[p];
-        if (parent >= 0)
-            cna_mat4_mul(&world[p], &world[parent], &d->bind_pose[p]);
-        else if (use_prefix)
-            cna_mat4_mul(&world[p], &d->root_prefix[p], &d->bind_pose[p]);
-        else
-            world[p] = d->bind_pose[p];
-        cna_mat4_mul(&palette[p], &world[p], &d->inverse_bind_pose[p]);
-    }
-    size_t posed = 0;
-    for (size_t e = 0; e < model->effect_count; e++) {
-        cna_effect *effect = &model->effects[e];
-        if (effect->skin != (int32_t)skin || !cna_effect_kind_is_skinned(effect->kind)) continue;
-        if (cna_effect_set_bone_transforms(effect, palette, (size_t)d->bone_count, NULL) == CNA_OK)
-            posed++;
-    }
-    return posed;
-}
-
 /* Create a part's vertex and index buffers on the model's device (none without
  * one): the vertex buffer dynamic when the part morphs, then bound to its morph
  * instance. Shared by the glTF import and the .cnb loader. */

@@ -16,7 +16,7 @@
  *                                              is defined at the end of this header)
  *   4. model size     cna__import_model_size
  *   5. clips          cna__import_clips
- *   6. effects        cna__import_effects, then apply_bind_pose for every skin
+ *   6. effects        cna__import_effects (material data only)
  */
 #ifndef CNA_MODEL_INTERNAL_H
 #define CNA_MODEL_INTERNAL_H

@@ -38,8 +38,10 @@ static const float BG[4] = {0.0f, 0.0f, 0.0f, 1.0f};
 typedef struct scene {
     cna_gl_context *gl;
     cna_model *m;
-    cna_player **players;
-    cna_mat4 *absolute;
+    cna_gl_model *glm;
+    cna_gl_instance *inst;
+    cna_character *c;
+    const cna_mat4 *absolute;   /* the character's, at the last pose */
     cna_mat4 view, proj;
 } scene;
 
@@ -59,25 +61,20 @@ static void scene_open(scene *s, const char *rel)
     o.width = W;
     o.height = H;
     if (cna_gl_context_create(&o, &s->gl, &err) != CNA_OK) fail_msg("gl context: %s", err.message);
-    cna_import_options io;
-    memset(&io, 0, sizeof io);
-    io.device = cna_gl_context_device(s->gl);
     char path[1024];
-    if (cna_model_load_file(data_path(path, sizeof path, rel), &io, &s->m, &err) != CNA_OK)
+    if (cna_model_load_file(data_path(path, sizeof path, rel), NULL, &s->m, &err) != CNA_OK)
         fail_msg("%s: %s", rel, err.message);
-    s->players = calloc(s->m->skin_count + 1, sizeof *s->players);
-    s->absolute = calloc(s->m->bone_count + 1, sizeof *s->absolute);
-    assert_non_null(s->players);
-    assert_non_null(s->absolute);
-    for (size_t k = 0; k < s->m->skin_count; k++)
-        assert_int_equal(cna_player_create(&s->m->skins[k].data, NULL, &s->players[k], &err), CNA_OK);
+    assert_int_equal(cna_gl_model_create(s->gl, s->m, &s->glm, &err), CNA_OK);
+    assert_int_equal(cna_gl_instance_create(s->glm, &s->inst, &err), CNA_OK);
+    assert_int_equal(cna_character_create(s->m, NULL, &s->c, &err), CNA_OK);
+    assert_int_equal(cna_character_set_loop_mode(s->c, CNA_LOOP_MODE_ONCE, &err), CNA_OK);
 }
 
 static void scene_close(scene *s)
 {
-    for (size_t k = 0; s->m && k < s->m->skin_count; k++) cna_player_free(s->players[k]);
-    free(s->players);
-    free(s->absolute);
+    cna_character_free(s->c);
+    cna_gl_instance_free(s->inst);
+    cna_gl_model_free(s->glm);
     cna_model_free(s->m);
     cna_gl_context_free(s->gl);
 }
@@ -86,18 +83,10 @@ static void scene_close(scene *s)
 static void scene_pose(scene *s, long anim, double t)
 {
     cna_error err;
-    cna_model_reset_bone_transforms(s->m);
-    for (size_t k = 0; k < s->m->skin_count; k++) {
-        if (anim >= 0)
-            assert_int_equal(cna_player_start_clip(s->players[k], &s->m->skins[k].data.clips[anim], &err), CNA_OK);
-        assert_int_equal(cna_player_update(s->players[k], cna_ticks_from_seconds(t), false, false, &err), CNA_OK);
-    }
-    if (anim >= 0) assert_int_equal(cna_model_apply_clip_to_bones(s->m, &s->m->node_clips[anim], t, &err), CNA_OK);
-    for (size_t k = 0; k < s->m->skin_count; k++)
-        assert_int_equal(cna_model_apply_skin_pose_to_bones(s->m, k, cna_player_bone_transforms(s->players[k]),
-                                                            s->m->skins[k].joint_count, &err),
-                         CNA_OK);
-    assert_int_equal(cna_model_copy_absolute_bone_transforms(s->m, s->absolute, s->m->bone_count, &err), CNA_OK);
+    if (cna_character_animation(s->c) != anim) assert_int_equal(cna_character_play(s->c, anim, &err), CNA_OK);
+    assert_int_equal(cna_character_seek(s->c, t, &err), CNA_OK);
+    assert_int_equal(cna_character_pose(s->c, &err), CNA_OK);
+    s->absolute = cna_character_absolute_transforms(s->c);
 }
 
 /* The part's vertices skinned on the CPU (reference), or a copy when rigid
@@ -106,7 +95,8 @@ static unsigned char *cpu_vertices(const scene *s, const cna_model_mesh *mesh, c
                                    bool raw, size_t *size)
 {
     cna_error err;
-    const void *bytes = cna_model_part_vertices(part, size);
+    const void *bytes = cna_character_part_vertices(s->c, (size_t)(mesh - s->m->meshes),
+                                                    (size_t)(part - mesh->parts), size);
     unsigned char *out = malloc(*size ? *size : 1);
     assert_non_null(out);
     if (mesh->skin < 0 || raw) {
@@ -116,7 +106,7 @@ static unsigned char *cpu_vertices(const scene *s, const cna_model_mesh *mesh, c
     cna_skinning_layout layout;
     assert_int_equal(cna_skinning_layout_canonical(part->declaration.stride, &layout, &err), CNA_OK);
     assert_int_equal(cna_skin_vertices(&layout, bytes, part->vertex_count,
-                                       cna_player_skin_transforms(s->players[mesh->skin]),
+                                       cna_character_skin_transforms(s->c, (size_t)mesh->skin),
                                        s->m->skins[mesh->skin].joint_count, out, *size, &err),
                      CNA_OK);
     return out;
@@ -170,21 +160,13 @@ static unsigned char *read_image(scene *s)
     return px;
 }
 
-/* GPU skinning: palettes installed on each skinned mesh's effects, then the model's draw. */
+/* GPU skinning: the character drawn, each skinned mesh with its skin's palette. */
 static unsigned char *draw_gpu(scene *s)
 {
     cna_error err;
     cna_gl_begin_frame(s->gl, BG);
-    for (size_t i = 0; i < s->m->mesh_count; i++) {
-        const cna_model_mesh *mesh = &s->m->meshes[i];
-        for (size_t k = 0; mesh->skin >= 0 && k < mesh->part_count; k++)
-            assert_int_equal(cna_effect_set_bone_transforms(&s->m->effects[mesh->parts[k].effect],
-                                                            cna_player_skin_transforms(s->players[mesh->skin]),
-                                                            s->m->skins[mesh->skin].joint_count, &err),
-                             CNA_OK);
-        if (cna_gl_draw_mesh(s->gl, s->m, i, s->absolute, &s->view, &s->proj, &err) != CNA_OK)
-            fail_msg("draw: %s", err.message);
-    }
+    if (cna_gl_draw_character(s->gl, s->glm, s->inst, s->c, NULL, &s->view, &s->proj, &err) != CNA_OK)
+        fail_msg("draw: %s", err.message);
     return read_image(s);
 }
 
@@ -212,18 +194,19 @@ static unsigned char *draw_cpu(scene *s, bool raw)
             cna_effect fx;
             cna_effect_init(&fx, CNA_EFFECT_KIND_BASIC);
             fx.params = s->m->effects[part->effect].params;
-            if (raw) cna_mat4_identity(&fx.world);
-            else fx.world = s->absolute[mesh->parent_bone];
-            fx.view = s->view;
-            fx.projection = s->proj;
+            uint32_t ib = 0;
+            assert_int_equal(cna_gl_model_part_buffers(s->glm, i, k, NULL, &ib, &err), CNA_OK);
             cna_gl_draw_desc d;
             memset(&d, 0, sizeof d);
             d.declaration = &part->declaration;
             d.vertex_buffer = vb;
-            d.index_buffer = part->index_buffer;
+            d.index_buffer = ib;
             d.index_count = part->index_count;
             d.primitive_type = part->primitive_type;
             d.effect = &fx;
+            d.world = raw ? NULL : &s->absolute[mesh->parent_bone];   /* NULL: identity */
+            d.view = &s->view;
+            d.projection = &s->proj;
             if (cna_gl_draw(s->gl, &d, &err) != CNA_OK) fail_msg("draw: %s", err.message);
             cna_device_destroy_buffer(dev, vb);
         }
@@ -378,7 +361,7 @@ static void mesh_node_transform_renders_where_the_mesh_does_without_it(void **st
     scene_pose(&s, -1, 0.0);
     /* The fixture's only joint has identity bind pose and inverse bind: the
      * palette is exactly the cancellation T(0, 0, -50) of the mesh node. */
-    assert_float_equal(cna_player_skin_transforms(s.players[0])[0].m[14], -50.0f, 0.0f);
+    assert_float_equal(cna_character_skin_transforms(s.c, 0)[0].m[14], -50.0f, 0.0f);
     assert_float_equal(s.absolute[s.m->meshes[0].parent_bone].m[14], 50.0f, 0.0f);
     scene_frame(&s, (vec3){0.0f, 0.0f, 1.0f});
     unsigned char *gpu = draw_gpu(&s);

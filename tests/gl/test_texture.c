@@ -115,26 +115,31 @@ static unsigned char *render(const char *gltf, cna_result *upload, char *message
     light.direction = cna_vec3_make(0, 0, -1);
     light.ambient = cna_vec3_make(1, 1, 1);
     cna_gl_set_light(gl, &light);
-    cna_import_options io;
-    memset(&io, 0, sizeof io);
-    io.device = cna_gl_context_device(gl);
     cna_model *m = NULL;
-    if (cna_model_load_file(gltf, &io, &m, &err) != CNA_OK) fail_msg("%s: %s", gltf, err.message);
+    if (cna_model_load_file(gltf, NULL, &m, &err) != CNA_OK) fail_msg("%s: %s", gltf, err.message);
     size_t failed = 0;
     cna_error uerr;
     memset(&uerr, 0, sizeof uerr);
     *upload = cna_gl_upload_model_textures(gl, m, &failed, &uerr);
     snprintf(message, message_size, "%s", uerr.message);
-    cna_mat4 absolute[1], id;
-    cna_mat4_identity(&id);
-    assert_int_equal(cna_model_copy_absolute_bone_transforms(m, absolute, 1, &err), CNA_OK);
+    /* The gl model finds the same textures in the context's cache and reports the same failure. */
+    cna_gl_model *glm = NULL;
+    assert_int_equal(cna_gl_model_create(gl, m, &glm, &err), CNA_OK);
+    cna_error gerr;
+    assert_int_equal(cna_gl_model_texture_failures(glm, &gerr), failed);
+    assert_int_equal(gerr.code, *upload);
+    assert_string_equal(gerr.message, *upload ? uerr.message : "");
+    cna_character *c = NULL;
+    assert_int_equal(cna_character_create(m, NULL, &c, &err), CNA_OK);
     const float bg[4] = {0, 0, 0, 1};
     cna_gl_begin_frame(gl, bg);
-    assert_int_equal(cna_gl_draw_model(gl, m, absolute, &id, &id, &err), CNA_OK);
+    /* view and projection NULL: the identity */
+    assert_int_equal(cna_gl_draw_character(gl, glm, NULL, c, NULL, NULL, NULL, &err), CNA_OK);
     unsigned char *px = malloc(W * H * 4);
     assert_non_null(px);
     assert_int_equal(cna_gl_read_pixels(gl, px, W * H * 4, &err), CNA_OK);
-    cna_gl_release_model_textures(gl, m);
+    cna_character_free(c);
+    cna_gl_model_free(glm);   /* releases the model's textures */
     cna_model_free(m);
     cna_gl_context_free(gl);
     return px;

@@ -1,7 +1,8 @@
 /*
  * The Model's core rules: bones (scene flattened depth-first pre-order),
- * copy_absolute_bone_transforms, effects and the bind-pose palette
- * (spec: ApplyBindPoseBoneTransformsEXT), the first skin as Tag, import
+ * copy_absolute_bone_transforms, effects as material data and a fresh
+ * character's bind-pose palette (spec: ApplyBindPoseBoneTransformsEXT), the
+ * first skin as Tag, import
  * options, and clean failure under allocation failure.
  */
 #include <setjmp.h>
@@ -60,33 +61,44 @@ static void test_copy_absolute_bone_transforms_composes_parent_then_child(void *
     cna_model_free(m);
 }
 
-static void test_load_poses_every_skinned_effect_with_the_bind_pose_palette(void **state)
+/* spec: ApplyBindPoseBoneTransformsEXT. The model keeps no palette; a fresh
+ * character of it draws every skin with the bind-pose palette, written out
+ * here: world[p] = world[parent] · bind[p] (prefix[p] · bind[p] at a root),
+ * skin[p] = world[p] · inverse_bind[p]. */
+static void test_fresh_character_palettes_are_the_bind_pose_palettes(void **state)
 {
     (void)state;
     cna_model *m = model_test_load("corpus/valid/RobotExpressive/robot.glb", CNA_CLIP_MODE_DEFAULT);
     assert_true(m->skin_count > 1);
+    cna_character *c = NULL;
+    cna_error err;
+    assert_int_equal(cna_character_create(m, NULL, &c, &err), CNA_OK);
     for (size_t s = 0; s < m->skin_count; s++) {
-        cna_player *player;
-        cna_error err;
-        assert_int_equal(cna_player_create(&m->skins[s].data, NULL, &player, &err), CNA_OK);
+        const cna_skinning_data *d = &m->skins[s].data;
+        assert_int_equal((size_t)d->bone_count, m->skins[s].joint_count);
+        assert_int_equal(d->root_prefix_count, (size_t)d->bone_count);
+        cna_mat4 world[CNA_EFFECT_MAX_BONES], palette[CNA_EFFECT_MAX_BONES];
+        for (int32_t p = 0; p < d->bone_count; p++) {
+            int32_t parent = d->hierarchy[p];
+            cna_mat4_mul(&world[p], parent >= 0 ? &world[parent] : &d->root_prefix[p], &d->bind_pose[p]);
+            cna_mat4_mul(&palette[p], &world[p], &d->inverse_bind_pose[p]);
+        }
+        const cna_mat4 *got = cna_character_skin_transforms(c, s);
+        assert_non_null(got);
+        for (int32_t p = 0; p < d->bone_count; p++)
+            for (int k = 0; k < 16; k++)
+                if (fabsf(got[p].m[k] - palette[p].m[k]) > 1e-6f)
+                    fail_msg("skins[%zu] palette[%d].m[%d] = %.9g; by hand %.9g", s, (int)p, k, (double)got[p].m[k],
+                             (double)palette[p].m[k]);
+        /* every effect of the skin's meshes is a skinned effect of that skin */
         const cna_model_mesh *mesh = &m->meshes[m->skins[s].meshes[0]];
         for (size_t k = 0; k < mesh->part_count; k++) {
             const cna_effect *e = &m->effects[mesh->parts[k].effect];
             assert_true(cna_effect_kind_is_skinned(e->kind));
             assert_int_equal(e->skin, (int32_t)s);
-            assert_int_equal(e->bone_count, m->skins[s].joint_count);
-            /* bit for bit what a clip-less player computes */
-            assert_memory_equal(e->bones, cna_player_skin_transforms(player),
-                                m->skins[s].joint_count * sizeof(cna_mat4));
         }
-        cna_player_free(player);
     }
-    /* posing again returns the number of effects posed */
-    size_t parts_of_skin0 = m->meshes[m->skins[0].meshes[0]].part_count;
-    size_t posed_count = cna_model_apply_bind_pose_bone_transforms(m, 0);
-    assert_true(posed_count >= 1 && posed_count <= parts_of_skin0);
-    assert_int_equal(cna_model_apply_bind_pose_bone_transforms(m, m->skin_count), 0);
-    assert_int_equal(cna_model_apply_bind_pose_bone_transforms(NULL, 0), 0);
+    cna_character_free(c);
     /* Tag: the first skin */
     assert_ptr_equal(cna_model_skinning_data(m), &m->skins[0].data);
     cna_model_free(m);
@@ -135,26 +147,33 @@ static void test_morph_target_and_animation_names_reach_the_model(void **state)
     cna_model_free(m);
 }
 
-static void test_effect_palette_refuses_more_than_72_matrices(void **state)
+static void test_effect_init_gives_the_gltf_default_material(void **state)
 {
     (void)state;
     cna_effect e;
-    cna_effect_init(&e, CNA_EFFECT_KIND_SKINNED);
-    assert_true(cna_mat4_is_identity(&e.bones[71]));
-    cna_mat4 m[73];
-    for (int i = 0; i < 73; i++) cna_mat4_translation(&m[i], cna_vec3_make((float)i, 0, 0));
-    cna_error err;
-    assert_int_equal(cna_effect_set_bone_transforms(&e, m, 73, &err), CNA_ERROR_LIMIT);
-    assert_string_equal(err.message, "bone transforms: 73 given; at most 72 are supported");
-    assert_true(cna_mat4_is_identity(&e.bones[0]));
-    assert_int_equal(cna_effect_set_bone_transforms(&e, m, 72, &err), CNA_OK);
-    assert_true(e.bones[71].m[12] == 71.0f);
-    assert_int_equal(e.bone_count, 72);
-    cna_effect basic;
-    cna_effect_init(&basic, CNA_EFFECT_KIND_DEFAULT);
-    assert_int_equal(basic.kind, CNA_EFFECT_KIND_BASIC);
-    assert_int_equal(cna_effect_set_bone_transforms(&basic, m, 1, &err), CNA_ERROR_INVALID_ARGUMENT);
-    assert_string_equal(err.message, "effect: kind basic has no bone palette");
+    memset(&e, 0xab, sizeof e);
+    cna_effect_init(&e, CNA_EFFECT_KIND_DEFAULT);
+    assert_int_equal(e.kind, CNA_EFFECT_KIND_BASIC);
+    assert_int_equal(e.material, -1);
+    assert_int_equal(e.skin, -1);
+    const cna_effect_material *p = &e.params;
+    assert_true(p->base_color_factor.x == 1.0f && p->base_color_factor.y == 1.0f &&
+                p->base_color_factor.z == 1.0f && p->base_color_factor.w == 1.0f);
+    assert_int_equal(p->base_color.image, -1);
+    assert_int_equal(p->base_color.texcoord, 0);
+    assert_true(p->base_color.scale == 1.0f);
+    assert_true(p->metallic_factor == 1.0f && p->roughness_factor == 1.0f);
+    assert_int_equal(p->normal.image, -1);
+    assert_int_equal(p->emissive.image, -1);
+    assert_true(p->emissive_factor.x == 0.0f && p->emissive_factor.y == 0.0f && p->emissive_factor.z == 0.0f);
+    assert_int_equal(p->alpha_mode, CNA_ALPHA_MODE_OPAQUE);
+    assert_true(p->alpha_cutoff == 0.5f);
+    assert_false(p->double_sided);
+    cna_effect_init(&e, CNA_EFFECT_KIND_SKINNED_PBR);
+    assert_int_equal(e.kind, CNA_EFFECT_KIND_SKINNED_PBR);
+    assert_true(cna_effect_kind_is_skinned(e.kind));
+    cna_effect_init(&e, CNA_EFFECT_KIND_COUNT);   /* out of range: basic */
+    assert_int_equal(e.kind, CNA_EFFECT_KIND_BASIC);
 }
 
 static void test_import_options_are_checked(void **state)
@@ -240,10 +259,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bones_are_the_scene_flattened_depth_first_pre_order),
         cmocka_unit_test(test_copy_absolute_bone_transforms_composes_parent_then_child),
-        cmocka_unit_test(test_load_poses_every_skinned_effect_with_the_bind_pose_palette),
+        cmocka_unit_test(test_fresh_character_palettes_are_the_bind_pose_palettes),
         cmocka_unit_test(test_rigid_model_has_no_skinning_data_and_carries_its_node_clips),
         cmocka_unit_test(test_morph_target_and_animation_names_reach_the_model),
-        cmocka_unit_test(test_effect_palette_refuses_more_than_72_matrices),
+        cmocka_unit_test(test_effect_init_gives_the_gltf_default_material),
         cmocka_unit_test(test_import_options_are_checked),
         cmocka_unit_test(test_import_fails_cleanly_at_every_allocation),
     };

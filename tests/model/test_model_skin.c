@@ -43,10 +43,13 @@ static void test_mesh_node_transform_is_cancelled_exactly_once(void **state)
     assert_true(m->bones[0].transform.m[14] == 50.0f);
     assert_true(p.absolute[0].m[14] == 50.0f);
     assert_int_equal(m->meshes[0].parent_bone, 0);
-    /* the effect got the bind-pose palette at load */
+    /* the effect is skinned, and a fresh character draws with the bind-pose palette */
     const cna_effect *e = &m->effects[m->meshes[0].parts[0].effect];
     assert_int_equal(e->kind, CNA_EFFECT_KIND_SKINNED);
-    assert_true(e->bones[0].m[14] == -50.0f);
+    cna_character *c = NULL;
+    assert_int_equal(cna_character_create(m, NULL, &c, NULL), CNA_OK);
+    assert_true(cna_character_skin_transforms(c, 0)[0].m[14] == -50.0f);
+    cna_character_free(c);
     /* final positions as drawn: unmoved, exactly */
     expect_file_positions(m, &p, 0, 0.0);
     posed_free(&p);
