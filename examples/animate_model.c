@@ -72,7 +72,7 @@ int main(int argc, char **argv)
         if (status || f % (frames / 7 > 0 ? frames / 7 : 1) != 0) continue;
         for (int i = 0; i < 2; i++) {
             /* the bone's absolute transform; translation in the last column */
-            const cna_mat4 *w = &cna_character_absolute_transforms(walker[i])[bone];
+            const cna_mat4 *w = cna_character_absolute_transform(walker[i], (size_t)bone);
             printf("  %s t = %6.3f s  bone at (%8.4f, %8.4f, %8.4f)", i ? "  second" : "first",
                    cna_character_time(walker[i]), (double)w->m[12], (double)w->m[13], (double)w->m[14]);
             for (size_t mesh = 0; mesh < model->mesh_count; mesh++) {

@@ -130,7 +130,7 @@ int main(int argc, char **argv)
         }
         /* the box follows the joint: world = absolute[hand] · in_hand */
         cna_mat4 box_world;
-        cna_mat4_mul(&box_world, &cna_character_absolute_transforms(robot)[hand], &in_hand);
+        cna_mat4_mul(&box_world, cna_character_absolute_transform(robot, (size_t)hand), &in_hand);
         printf("frame %3d  t = %.3f s  box at (%7.3f, %7.3f, %7.3f)\n", f, cna_character_time(robot),
                (double)box_world.m[12], (double)box_world.m[13], (double)box_world.m[14]);
         if (f % (per_picture > 0 ? per_picture : 1) != 0) continue;

@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     vec3 lo = {1e30f, 1e30f, 1e30f}, hi = {-1e30f, -1e30f, -1e30f};
     for (size_t i = 0; status == 0 && i < m->mesh_count; i++) {
         const cna_model_mesh *mesh = &m->meshes[i];
-        cna_vec3 p = cna_mat4_transform_point(&cna_character_absolute_transforms(c[0])[mesh->parent_bone],
+        cna_vec3 p = cna_mat4_transform_point(cna_character_absolute_transform(c[0], (size_t)mesh->parent_bone),
                                               mesh->bounds.center);
         float r = mesh->bounds.radius * 0.6f;
         vec3 q = {p.x, p.y, p.z};

@@ -290,7 +290,6 @@ static int pose_run(const pose_args *a)
                                : 0.0;
     const double t = t_asked < 0.0 ? 0.0 : t_asked > duration ? duration : t_asked;
     if (cna_character_seek(ch, t, &err) != CNA_OK || cna_character_pose(ch, &err) != CNA_OK) goto fail;
-    const cna_mat4 *absolute = cna_character_absolute_transforms(ch);
 
     root = cJSON_CreateObject();
     if (!root) goto oom;
@@ -305,7 +304,7 @@ static int pose_run(const pose_args *a)
         cJSON_AddItemToObject(o, "node", index_or_null(m->bones[b].gltf_node));
         cJSON_AddStringToObject(o, "name", m->bones[b].name);
         cJSON_AddItemToObject(o, "parent", int_num(m->bones[b].parent));
-        cJSON_AddItemToObject(o, "world", mat_json(&absolute[b]));
+        cJSON_AddItemToObject(o, "world", mat_json(cna_character_absolute_transform(ch, b)));
     }
     cJSON *skins = cJSON_AddArrayToObject(root, "skins");
     for (size_t s = 0; skins && s < m->skin_count; s++) {
@@ -349,7 +348,7 @@ static int pose_run(const pose_args *a)
             cJSON_AddItemToObject(o, "node", int_num(mesh->gltf_node));
             cJSON_AddItemToObject(o, "mesh", int_num(mesh->gltf_mesh));
             cJSON_AddItemToObject(o, "primitive", int_num(part->gltf_primitive));
-            cJSON *pos = part_positions(ch, i, k, palette, palette_count, &absolute[mesh->parent_bone], doc, &err);
+            cJSON *pos = part_positions(ch, i, k, palette, palette_count, cna_character_absolute_transform(ch, (size_t)mesh->parent_bone), doc, &err);
             if (!pos) goto fail;
             cJSON_AddItemToObject(o, "positions", pos);
         }

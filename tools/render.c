@@ -320,7 +320,7 @@ static cna_result scene_points(const scene *sc, point_sink *k, cna_error *err)
             } else {
                 for (size_t v = 0; v < n; v++) memcpy(&xyz[v * 3], bytes + v * stride, 12);
             }
-            const cna_mat4 *w = &cna_character_absolute_transforms(sc->c)[mesh->parent_bone];
+            const cna_mat4 *w = cna_character_absolute_transform(sc->c, (size_t)mesh->parent_bone);
             for (size_t v = 0; v < n; v++) {
                 cna_vec3 q = cna_mat4_transform_point(w, cna_vec3_make(xyz[v * 3], xyz[v * 3 + 1], xyz[v * 3 + 2]));
                 float c[3] = {q.x, q.y, q.z};

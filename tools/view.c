@@ -133,7 +133,6 @@ typedef struct viewer {
     cna_gl_model *glm;        /* the model's buffers and textures */
     cna_gl_instance *inst;    /* the character's morphed vertices on the GPU */
     cna_character *c;         /* plays the model: skins, rigid clip, animated morph weights */
-    const cna_mat4 *absolute; /* the character's, at the last pose */
     float *weights;         /* a solo morph mode's weights */
     size_t weight_cap;
     long anim;              /* -1 without animations */
@@ -167,7 +166,6 @@ static cna_result pose(viewer *v, double dt, cna_error *err)
     cna_result r = cna_character_set_time_scale(v->c, v->speed, err);
     if (!r) r = cna_character_update(v->c, v->playing && v->anim >= 0 ? dt : 0.0, err);
     if (r) return r;
-    v->absolute = cna_character_absolute_transforms(v->c);
     if (v->morph_mode == 0) return CNA_OK;
     for (size_t i = 0; i < m->mesh_count; i++)
         for (size_t k = 0; k < m->meshes[i].part_count; k++) {
@@ -187,8 +185,8 @@ static void frame_model(viewer *v)
     float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
     for (size_t i = 0; i < m->mesh_count; i++) {
         const cna_model_mesh *mesh = &m->meshes[i];
-        cna_vec3 c = cna_mat4_transform_point(&v->absolute[mesh->parent_bone], mesh->bounds.center);
-        const cna_mat4 *w = &v->absolute[mesh->parent_bone];
+        cna_vec3 c = cna_mat4_transform_point(cna_character_absolute_transform(v->c, (size_t)mesh->parent_bone), mesh->bounds.center);
+        const cna_mat4 *w = cna_character_absolute_transform(v->c, (size_t)mesh->parent_bone);
         float sc = fmaxf(fmaxf(sqrtf(w->m[0] * w->m[0] + w->m[1] * w->m[1] + w->m[2] * w->m[2]),
                                sqrtf(w->m[4] * w->m[4] + w->m[5] * w->m[5] + w->m[6] * w->m[6])),
                          sqrtf(w->m[8] * w->m[8] + w->m[9] * w->m[9] + w->m[10] * w->m[10]));

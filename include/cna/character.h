@@ -42,7 +42,7 @@
  *   every frame:
  *     cna_character_update(a, dt, &err);          (advance the clock, then pose)
  *     cna_character_update(b, dt, &err);
- *     mesh i of a: world = cna_character_absolute_transforms(a)[model->meshes[i].parent_bone],
+ *     mesh i of a: world = cna_character_absolute_transform(a, model->meshes[i].parent_bone),
  *                  palette = cna_character_skin_transforms(a, model->meshes[i].skin)
  *   cna_character_free(b);
  *   cna_character_free(a);                        (before the model)
@@ -199,11 +199,23 @@ CNA_API cna_result cna_character_update(cna_character *character, double seconds
  * NULL or a bone out of range. */
 CNA_API const cna_mat4 *cna_character_bone_transform(const cna_character *character, size_t bone);
 
-/* Every bone's absolute (model-space) transform at the last pose:
- * absolute[b] = absolute[parent] · local[b] (spec: CopyAbsoluteBoneTransformsTo;
- * indexed by bone, not a palette). Draw mesh i with
- * absolute[model->meshes[i].parent_bone]. NULL for NULL. */
-CNA_API const cna_mat4 *cna_character_absolute_transforms(const cna_character *character);
+/* Bone `bone`'s absolute (model-space) transform at the last pose:
+ * absolute[b] = absolute[parent] · local[b] (indexed by bone, not a
+ * palette). Draw mesh i with the transform of bone
+ * model->meshes[i].parent_bone. A joint's is read where its skeleton's
+ * player keeps it when that is the same value bit for bit (its world, when
+ * the root prefix equals the absolute transform above the root), so no copy
+ * is made per pose. Valid until the next pose or free. NULL for NULL or a
+ * bone out of range. */
+CNA_API const cna_mat4 *cna_character_absolute_transform(const cna_character *character, size_t bone);
+
+/* Copy every bone's absolute transform at the last pose into out[0 ..
+ * bone_count - 1] (spec: CopyAbsoluteBoneTransformsTo; no inverse bind
+ * matrices, so not a palette).
+ * Errors: CNA_ERROR_INVALID_ARGUMENT for NULL arguments or count below the
+ * model's bone count; out unchanged. */
+CNA_API cna_result cna_character_copy_absolute_transforms(const cna_character *character, cna_mat4 *out,
+                                                  size_t count, cna_error *err);
 
 /* Skin `skin`'s palette at the last pose (palette order, the skin's
  * joint_count matrices: skin[p] = world[p] · inverse_bind[p], with the root

@@ -95,7 +95,12 @@ struct cna_character {
     cna_mat4 *local, *absolute; /* bone_count each; local holds the bones no player poses */
     const cna_mat4 **local_of;  /* bone_count: where each bone's local transform is (its
                                    player's local for a joint, else local[b]) */
-    bone_link *dynamic;         /* bones whose absolute can change, in index order */
+    const cna_mat4 **absolute_of; /* bone_count: where each bone's absolute transform is (its
+                                   player's world for a joint whose world is its absolute,
+                                   else absolute[b]) */
+    bone_link *moving;          /* bones whose absolute can change, in index order */
+    size_t moving_count;
+    bone_link *dynamic;         /* of those, the ones this pass computes (not a player) */
     size_t dynamic_count;
     int32_t *reset;             /* dynamic bones no skeleton writes: back to rest at every pose */
     size_t reset_count;
@@ -110,6 +115,7 @@ struct cna_character {
     float *scratch;             /* the largest target count */
     bool crowd_mark;            /* written only by a crowd's checking thread */
     bool aligned;               /* locals and absolutes on 16-byte boundaries */
+    uint8_t *moving_bone;       /* bone_count: 1 for the bones in `moving` */
 };
 
 /* ------------------------------------------------------------------ allocation */
@@ -145,9 +151,12 @@ void cna_character_free(cna_character *c)
     cna__free(&a, c->skin_variant);
     cna__free(&a, c->local);
     cna__free(&a, (void *)c->local_of);
+    cna__free(&a, (void *)c->absolute_of);
+    cna__free(&a, c->moving);
     cna__free(&a, c->absolute);
     cna__free(&a, c->dynamic);
     cna__free(&a, c->reset);
+    cna__free(&a, c->moving_bone);
     cna__free(&a, c->morphed);
     cna__free(&a, c->flat_mesh);
     cna__free(&a, c->flat_part);
@@ -456,7 +465,7 @@ static void absolutes_of(cna_character *c, const bone_link *list, size_t count)
         for (size_t i = 0; i < count; i++) {
             const int32_t b = list[i].bone, parent = list[i].parent;
             if (parent >= 0)
-                mul16(&c->absolute[b], &c->absolute[parent], c->local_of[b]);
+                mul16(&c->absolute[b], c->absolute_of[parent], c->local_of[b]);
             else
                 c->absolute[b] = *c->local_of[b];
         }
@@ -465,7 +474,7 @@ static void absolutes_of(cna_character *c, const bone_link *list, size_t count)
     for (size_t i = 0; i < count; i++) {
         const int32_t b = list[i].bone, parent = list[i].parent;
         if (parent >= 0)
-            cna_mat4_mul(&c->absolute[b], &c->absolute[parent], c->local_of[b]);
+            cna_mat4_mul(&c->absolute[b], c->absolute_of[parent], c->local_of[b]);
         else
             c->absolute[b] = *c->local_of[b];
     }
@@ -485,18 +494,57 @@ static void absolutes_all(cna_character *c)
 
 /* Each joint's local transform is read where its player keeps it (or, for a
  * joint whose bind pose folds nodes in, from local[b] where the pose writes
- * inverse(fold) · local); a joint of several skeletons follows the last. */
-static void bind_local_pointers(cna_character *c)
+ * inverse(fold) · local); a joint of several skeletons follows the last.
+ * With `alias`, a joint's absolute transform is its player's world when the
+ * two are the same products of the same values, bit for bit:
+ *   world[root] = prefix[root] · local[root]  and  absolute[root] =
+ *   absolute[parent bone] · local[root], with prefix[root] equal (as bytes) to
+ *   the parent bone's absolute, which never moves;
+ *   world[p] = world[parent] · local[p]  and  absolute[b] = absolute[parent
+ *   bone] · local[b], where the parent bone is the parent joint's, aliased too.
+ * Then the pose computes no absolute for it. The other moving bones are
+ * listed in c->dynamic for the absolute pass. */
+static void bind_pointers(cna_character *c, bool alias)
 {
-    for (size_t b = 0; b < c->model->bone_count; b++) c->local_of[b] = &c->local[b];
+    const cna_model *m = c->model;
+    for (size_t b = 0; b < m->bone_count; b++) {
+        c->local_of[b] = &c->local[b];
+        c->absolute_of[b] = &c->absolute[b];
+    }
     for (size_t e = 0; e < c->eval_count; e++) {
         const evaluation *ev = &c->evals[e];
         const cna_mat4 *locals = cna_player_bone_transforms(ev->player);
         for (size_t i = 0; i < ev->write_count; i++) {
             const joint_write *w = &ev->writes[i];
             c->local_of[w->bone] = w->unfold < 0 ? &locals[w->palette] : &c->local[w->bone];
+            c->absolute_of[w->bone] = &c->absolute[w->bone]; /* a later skeleton takes the joint back */
+        }
+        if (!alias || ev->own_moving) continue;
+        const cna_model_skin *s = &m->skins[ev->skin];
+        const cna_skinning_data *d = &s->data;
+        const bool prefixed = d->root_prefix && d->root_prefix_count == (size_t)d->bone_count;
+        const cna_mat4 *worlds = cna_player_world_transforms(ev->player);
+        for (size_t i = 0; i < ev->write_count; i++) { /* palette order: parents first */
+            const joint_write *w = &ev->writes[i];
+            if (w->unfold >= 0) continue;
+            const int32_t parent_bone = m->bones[w->bone].parent;
+            const int32_t parent_joint = d->hierarchy[w->palette];
+            bool same;
+            if (parent_joint >= 0) {
+                const int32_t pb = s->palette_to_node[parent_joint];
+                same = pb >= 0 && pb == parent_bone && c->absolute_of[pb] == &worlds[parent_joint];
+            } else {
+                same = prefixed && parent_bone >= 0 && c->absolute_of[parent_bone] == &c->absolute[parent_bone] &&
+                       !c->moving_bone[parent_bone] &&
+                       memcmp(&d->root_prefix[w->palette], &c->absolute[parent_bone], sizeof(cna_mat4)) == 0;
+            }
+            if (same) c->absolute_of[w->bone] = &worlds[w->palette];
         }
     }
+    c->dynamic_count = 0;
+    for (size_t i = 0; i < c->moving_count; i++)
+        if (c->absolute_of[c->moving[i].bone] == &c->absolute[c->moving[i].bone])
+            c->dynamic[c->dynamic_count++] = c->moving[i];
 }
 
 static cna_result build_bones(cna_character *c, uint8_t *animated)
@@ -506,7 +554,10 @@ static cna_result build_bones(cna_character *c, uint8_t *animated)
     c->local = (cna_mat4 *)take(c, n, sizeof(cna_mat4));
     c->absolute = (cna_mat4 *)take(c, n, sizeof(cna_mat4));
     c->local_of = (const cna_mat4 **)take(c, n, sizeof(cna_mat4 *));
-    if (!c->local || !c->absolute || !c->local_of) return CNA_ERROR_OUT_OF_MEMORY;
+    c->absolute_of = (const cna_mat4 **)take(c, n, sizeof(cna_mat4 *));
+    c->moving_bone = (uint8_t *)take(c, n, 1);
+    if (!c->local || !c->absolute || !c->local_of || !c->absolute_of || !c->moving_bone)
+        return CNA_ERROR_OUT_OF_MEMORY;
     /* Joints are posed by their players at every pose (the bind pose at
      * rest): they and the animated bones move, and so does every bone below. */
     for (size_t s = 0; s < m->skin_count; s++)
@@ -520,14 +571,18 @@ static cna_result build_bones(cna_character *c, uint8_t *animated)
         if (parent >= 0 && animated[parent]) animated[b] = 1;
         if (animated[b]) count++;
     }
+    c->moving = (bone_link *)take(c, count, sizeof(bone_link));
     c->dynamic = (bone_link *)take(c, count, sizeof(bone_link));
-    if (!c->dynamic) return CNA_ERROR_OUT_OF_MEMORY;
+    if (!c->moving || !c->dynamic) return CNA_ERROR_OUT_OF_MEMORY;
     for (size_t b = 0; b < n; b++) {
         c->local[b] = m->bones[b].rest_transform;
         c->local_of[b] = &c->local[b];
+        c->absolute_of[b] = &c->absolute[b];
+        c->moving_bone[b] = animated[b];
         if (!animated[b]) continue;
-        c->dynamic[c->dynamic_count].bone = (int32_t)b;
-        c->dynamic[c->dynamic_count++].parent = m->bones[b].parent;
+        c->moving[c->moving_count].bone = (int32_t)b;
+        c->moving[c->moving_count++].parent = m->bones[b].parent;
+        c->dynamic[c->dynamic_count++] = c->moving[c->moving_count - 1];
     }
     /* Joints of an evaluation are written at every pose; the other moving
      * bones go back to rest first. */
@@ -539,15 +594,15 @@ static cna_result build_bones(cna_character *c, uint8_t *animated)
             if (s->palette_to_node[p] >= 0 && (size_t)s->palette_to_node[p] < n) written[s->palette_to_node[p]] = 1;
     }
     size_t resets = 0;
-    for (size_t i = 0; i < c->dynamic_count; i++)
-        if (!written[c->dynamic[i].bone]) resets++;
+    for (size_t i = 0; i < c->moving_count; i++)
+        if (!written[c->moving[i].bone]) resets++;
     c->reset = (int32_t *)take(c, resets, sizeof(int32_t));
     if (!c->reset) {
         cna__free(&c->alloc, written);
         return CNA_ERROR_OUT_OF_MEMORY;
     }
-    for (size_t i = 0; i < c->dynamic_count; i++)
-        if (!written[c->dynamic[i].bone]) c->reset[c->reset_count++] = c->dynamic[i].bone;
+    for (size_t i = 0; i < c->moving_count; i++)
+        if (!written[c->moving[i].bone]) c->reset[c->reset_count++] = c->moving[i].bone;
     cna__free(&c->alloc, written);
     absolutes_all(c);
     size_t tracks = 0;
@@ -662,12 +717,14 @@ static cna_result build_players(cna_character *c, cna_error *err)
         const variant *own = &c->variants[ev->own_variant];
         if (own->moving) cna_player_set_root_prefix(ev->player, own->prefix, m->skins[ev->skin].joint_count, NULL);
     }
-    bind_local_pointers(c);
+    bind_pointers(c, true);
     /* every matrix the absolute pass reads or writes on a 16-byte boundary
      * (true with malloc; an allocator hook may give less) */
     c->aligned = aligned16(c->absolute) && aligned16(c->local);
     for (size_t e = 0; e < c->eval_count; e++)
-        if (!aligned16(cna_player_bone_transforms(c->evals[e].player))) c->aligned = false;
+        if (!aligned16(cna_player_bone_transforms(c->evals[e].player)) ||
+            !aligned16(cna_player_world_transforms(c->evals[e].player)))
+            c->aligned = false;
     return CNA_OK;
 }
 
@@ -905,14 +962,14 @@ static void moving_prefix(cna_character *c, variant *va)
     const cna_model *m = c->model;
     const cna_model_skin *s = &m->skins[va->skin];
     cna_mat4 inv;
-    if (!cna_mat4_inverse(&inv, &c->absolute[s->mesh_node])) cna_mat4_identity(&inv);
+    if (!cna_mat4_inverse(&inv, c->absolute_of[s->mesh_node])) cna_mat4_identity(&inv);
     for (size_t r = 0; r < s->root_count; r++) {
         const int32_t p = s->roots[r];
         const int32_t bone = s->palette_to_node[p];
         if (bone < 0) continue;
         const int32_t parent = m->bones[bone].parent;
         if (parent >= 0)
-            cna_mat4_mul(&va->prefix[p], &inv, &c->absolute[parent]);
+            cna_mat4_mul(&va->prefix[p], &inv, c->absolute_of[parent]);
         else
             va->prefix[p] = inv;
     }
@@ -978,7 +1035,7 @@ cna_result cna_character_pose(cna_character *c, cna_error *err)
     /* 1. rest (every bone, after cna_character_apply_clip_to_bones moved any) */
     if (c->locals_dirty) {
         for (size_t b = 0; b < m->bone_count; b++) c->local[b] = bones[b].rest_transform;
-        bind_local_pointers(c);
+        bind_pointers(c, true);
         absolutes_all(c);
         c->locals_dirty = false;
     } else {
@@ -1053,7 +1110,24 @@ const cna_mat4 *cna_character_bone_transform(const cna_character *c, size_t bone
 {
     return c && bone < c->model->bone_count ? c->local_of[bone] : NULL;
 }
-const cna_mat4 *cna_character_absolute_transforms(const cna_character *c) { return c ? c->absolute : NULL; }
+const cna_mat4 *cna_character_absolute_transform(const cna_character *c, size_t bone)
+{
+    return c && bone < c->model->bone_count ? c->absolute_of[bone] : NULL;
+}
+
+cna_result cna_character_copy_absolute_transforms(const cna_character *c, cna_mat4 *out, size_t count,
+                                                  cna_error *err)
+{
+    if (!c || !out)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "copy_absolute_transforms: NULL %s",
+                          c ? "out" : "character");
+    const size_t n = c->model->bone_count;
+    if (count < n)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "copy_absolute_transforms: count %zu is below bone_count %zu", count, n);
+    for (size_t b = 0; b < n; b++) out[b] = *c->absolute_of[b];
+    return CNA_OK;
+}
 
 static const variant *variant_of(const cna_character *c, size_t skin)
 {
@@ -1170,6 +1244,7 @@ cna_result cna_character_apply_clip_to_bones(cna_character *c, const cna_clip *c
         cna_mat4_compose(&c->local[track->bone], k.translation, k.rotation, k.scale);
         c->local_of[track->bone] = &c->local[track->bone];
     }
+    for (size_t b = 0; b < m->bone_count; b++) c->absolute_of[b] = &c->absolute[b];
     absolutes_all(c);
     c->locals_dirty = true;
     return CNA_OK;

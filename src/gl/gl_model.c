@@ -290,12 +290,11 @@ cna_result cna_gl_draw_character(cna_gl_context *gl, const cna_gl_model *g, cna_
     if (inst && inst->glm != g)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
                           "gl draw character: the instance was made for another gl model");
-    const cna_mat4 *absolute = cna_character_absolute_transforms(c);
     for (size_t i = 0; i < m->mesh_count; i++) {
         const cna_model_mesh *mesh = &m->meshes[i];
         /* world = placement · absolute[parent bone] (the absolute transform itself without a placement) */
         cna_mat4 placed;
-        const cna_mat4 *world = &absolute[mesh->parent_bone];
+        const cna_mat4 *world = cna_character_absolute_transform(c, (size_t)mesh->parent_bone);
         if (placement) {
             cna_mat4_mul(&placed, placement, world);
             world = &placed;

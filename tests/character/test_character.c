@@ -157,8 +157,14 @@ static void check_against_reference(const cna_model *m, const cna_character *c, 
 {
     reference ref;
     reference_pose(m, anim, ticks, &ref);
-    if (memcmp(cna_character_absolute_transforms(c), ref.absolute, m->bone_count * sizeof(cna_mat4)) != 0)
-        fail_msg("%s: absolute transforms differ at animation %ld, tick %lld", what, anim, (long long)ticks);
+    for (size_t b = 0; b < m->bone_count; b++)
+        if (memcmp(cna_character_absolute_transform(c, b), &ref.absolute[b], sizeof(cna_mat4)) != 0)
+            fail_msg("%s: bone %zu's absolute transform differs at animation %ld, tick %lld", what, b, anim,
+                     (long long)ticks);
+    cna_mat4 *copy = calloc(m->bone_count + 1, sizeof(cna_mat4));
+    assert_int_equal(cna_character_copy_absolute_transforms(c, copy, m->bone_count, NULL), CNA_OK);
+    assert_memory_equal(copy, ref.absolute, m->bone_count * sizeof(cna_mat4));
+    free(copy);
     for (size_t b = 0; b < m->bone_count; b++)
         assert_memory_equal(cna_character_bone_transform(c, b), &ref.local[b], sizeof(cna_mat4));
     assert_null(cna_character_bone_transform(c, m->bone_count));
@@ -259,7 +265,7 @@ static void two_instances_share_the_evaluation_but_not_the_palette(void **state)
 static void snapshot(const cna_character *c, unsigned char *out)
 {
     const cna_model *m = cna_character_model(c);
-    memcpy(out, cna_character_absolute_transforms(c), m->bone_count * sizeof(cna_mat4));
+    assert_int_equal(cna_character_copy_absolute_transforms(c, (cna_mat4 *)(void *)out, m->bone_count, NULL), CNA_OK);
     out += m->bone_count * sizeof(cna_mat4);
     for (size_t s = 0; s < m->skin_count; s++) {
         memcpy(out, cna_character_skin_transforms(c, s), m->skins[s].joint_count * sizeof(cna_mat4));
@@ -625,7 +631,7 @@ static void drawn_positions(const cna_model *m, const cna_character *c, size_t m
     const cna_model_part *part = &me->parts[0];
     assert_int_equal(part->vertex_count, 3);
     const cna_mat4 *palette = cna_character_skin_transforms(c, (size_t)me->skin);
-    const cna_mat4 *world = &cna_character_absolute_transforms(c)[me->parent_bone];
+    const cna_mat4 *world = cna_character_absolute_transform(c, (size_t)me->parent_bone);
     const cna_vertex_element *pe = cna_vertex_declaration_find(&part->declaration, CNA_VERTEX_USAGE_POSITION, 0);
     const cna_vertex_element *je = cna_vertex_declaration_find(&part->declaration, CNA_VERTEX_USAGE_BLEND_INDICES, 0);
     const cna_vertex_element *we = cna_vertex_declaration_find(&part->declaration, CNA_VERTEX_USAGE_BLEND_WEIGHTS, 0);
@@ -803,7 +809,8 @@ static void apply_clip_to_bones_and_set_morph_weights_on_a_character(void **stat
     assert_int_equal(cna_character_apply_clip_to_bones(c, clip, 1.5, &err), CNA_OK);
     reference ref;
     reference_pose(m, 0, cna_ticks_from_seconds(1.5), &ref);
-    assert_memory_equal(cna_character_absolute_transforms(c), ref.absolute, m->bone_count * sizeof(cna_mat4));
+    for (size_t b = 0; b < m->bone_count; b++)
+        assert_memory_equal(cna_character_absolute_transform(c, b), &ref.absolute[b], sizeof(cna_mat4));
     reference_free(&ref);
     /* clamped past the end */
     assert_int_equal(cna_character_apply_clip_to_bones(c, clip, 1e9, &err), CNA_OK);
@@ -857,7 +864,10 @@ static void null_arguments_are_refused_or_answered_empty(void **state)
     assert_int_equal(cna_character_pose(NULL, &err), CNA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(cna_character_play(NULL, 0, &err), CNA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(cna_character_advance(NULL, 1.0, &err), CNA_ERROR_INVALID_ARGUMENT);
-    assert_null(cna_character_absolute_transforms(NULL));
+    assert_null(cna_character_absolute_transform(NULL, 0));
+    cna_mat4 one;
+    assert_int_equal(cna_character_copy_absolute_transforms(NULL, &one, 1, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "copy_absolute_transforms: NULL character");
     assert_null(cna_character_skin_transforms(NULL, 0));
     assert_null(cna_character_part_vertices(NULL, 0, 0, NULL));
     assert_int_equal(cna_character_size_bytes(NULL), 0);

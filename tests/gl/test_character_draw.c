@@ -149,10 +149,9 @@ static void two_characters_in_one_frame_equal_each_drawn_alone_and_leave_the_mod
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     const drawn both[2] = {{a, NULL, &left}, {b, NULL, &right}};
     for (size_t k = 0; k < 2; k++) {
-        const cna_mat4 *abs_ = cna_character_absolute_transforms(both[k].c);
         for (size_t i = 0; i < m->bone_count; i++) {
             cna_mat4 w;
-            cna_mat4_mul(&w, both[k].placement, &abs_[i]);
+            cna_mat4_mul(&w, both[k].placement, cna_character_absolute_transform(both[k].c, i));
             for (int x = 0; x < 3; x++) lo[x] = fminf(lo[x], w.m[12 + x]), hi[x] = fmaxf(hi[x], w.m[12 + x]);
         }
     }

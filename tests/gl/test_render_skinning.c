@@ -41,7 +41,6 @@ typedef struct scene {
     cna_gl_model *glm;
     cna_gl_instance *inst;
     cna_character *c;
-    const cna_mat4 *absolute;   /* the character's, at the last pose */
     cna_mat4 view, proj;
 } scene;
 
@@ -86,7 +85,6 @@ static void scene_pose(scene *s, long anim, double t)
     if (cna_character_animation(s->c) != anim) assert_int_equal(cna_character_play(s->c, anim, &err), CNA_OK);
     assert_int_equal(cna_character_seek(s->c, t, &err), CNA_OK);
     assert_int_equal(cna_character_pose(s->c, &err), CNA_OK);
-    s->absolute = cna_character_absolute_transforms(s->c);
 }
 
 /* The part's vertices skinned on the CPU (reference), or a copy when rigid
@@ -125,7 +123,7 @@ static void scene_frame(scene *s, vec3 dir)
             for (size_t j = 0; j < part->vertex_count; j++) {
                 float p[3];
                 memcpy(p, v + j * part->declaration.stride, sizeof p);
-                cna_vec3 q = cna_mat4_transform_point(&s->absolute[mesh->parent_bone], cna_vec3_make(p[0], p[1], p[2]));
+                cna_vec3 q = cna_mat4_transform_point(cna_character_absolute_transform(s->c, (size_t)mesh->parent_bone), cna_vec3_make(p[0], p[1], p[2]));
                 float c[3] = {q.x, q.y, q.z};
                 for (int a = 0; a < 3; a++) {
                     lo[a] = fminf(lo[a], c[a]);
@@ -204,7 +202,7 @@ static unsigned char *draw_cpu(scene *s, bool raw)
             d.index_count = part->index_count;
             d.primitive_type = part->primitive_type;
             d.effect = &fx;
-            d.world = raw ? NULL : &s->absolute[mesh->parent_bone];   /* NULL: identity */
+            d.world = raw ? NULL : cna_character_absolute_transform(s->c, (size_t)mesh->parent_bone);   /* NULL: identity */
             d.view = &s->view;
             d.projection = &s->proj;
             if (cna_gl_draw(s->gl, &d, &err) != CNA_OK) fail_msg("draw: %s", err.message);
@@ -362,7 +360,7 @@ static void mesh_node_transform_renders_where_the_mesh_does_without_it(void **st
     /* The fixture's only joint has identity bind pose and inverse bind: the
      * palette is exactly the cancellation T(0, 0, -50) of the mesh node. */
     assert_float_equal(cna_character_skin_transforms(s.c, 0)[0].m[14], -50.0f, 0.0f);
-    assert_float_equal(s.absolute[s.m->meshes[0].parent_bone].m[14], 50.0f, 0.0f);
+    assert_float_equal(cna_character_absolute_transform(s.c, (size_t)s.m->meshes[0].parent_bone)->m[14], 50.0f, 0.0f);
     scene_frame(&s, (vec3){0.0f, 0.0f, 1.0f});
     unsigned char *gpu = draw_gpu(&s);
     /* Raw vertices with world = I: where the mesh is without its node. */
