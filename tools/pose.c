@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "cna/cna.h"
+#include "core/internal.h"
 
 void cna_cli_pose_help(FILE *out)
 {
@@ -231,9 +232,15 @@ static int pose_run(const pose_args *a)
     cna_gltf_document *doc = NULL;
     cna_model *m = NULL;
     unsigned char magic[4] = {0};
-    FILE *probe = fopen(a->path, "rb");
-    size_t got = probe ? fread(magic, 1, sizeof magic, probe) : 0;
-    if (probe) fclose(probe);
+    /* Probe the magic without blocking: a FIFO or device is not read here
+     * (the loader below refuses it as not a regular file). */
+    FILE *probe = NULL;
+    uint64_t probe_size = 0;
+    size_t got = 0;
+    if (cna__file_open_regular(a->path, &probe, &probe_size) == 0) {
+        got = fread(magic, 1, sizeof magic, probe);
+        fclose(probe);
+    }
     if (cna_cnb_is_cnb(magic, got)) {
         /* A baked model (cna convert): its scene and clip mode were fixed when it was baked. */
         if (a->has_scene || a->mode != CNA_CLIP_MODE_DEFAULT) {

@@ -98,8 +98,18 @@ cna_result cna_cnj_write_file(const char *path, const cna_skinning_data *data, c
 cna_result cna_cnj_read_memory(const char *text, size_t size, const cna_allocator *allocator,
                                cna_cnj_skeleton **out, cna_error *err);
 
-/* Read the file at `path` (CNA_ERROR_IO when it cannot be read) and
- * cna_cnj_read_memory its contents. */
+/* The largest .cnj file cna_cnj_read_file reads: 256 MiB, several times a
+ * sidecar of CNA_MAX_BONE_COUNT bones (about 80 MB). */
+#define CNA_CNJ_MAX_FILE_SIZE ((size_t)256 << 20)
+
+/* Read the file at `path` and cna_cnj_read_memory its contents (every message
+ * is prefixed with the path). The file must be a regular file (a FIFO,
+ * directory or device is refused without reading from it or waiting on it)
+ * of at most CNA_CNJ_MAX_FILE_SIZE bytes.
+ * Errors: CNA_ERROR_IO when it cannot be opened or read ("robot.cnj: No such
+ * file or directory", "robot.cnj: not a regular file"); CNA_ERROR_LIMIT above
+ * the cap ("robot.cnj: 300000000 bytes exceed the limit of 268435456 bytes");
+ * those of cna_cnj_read_memory. */
 cna_result cna_cnj_read_file(const char *path, const cna_allocator *allocator,
                              cna_cnj_skeleton **out, cna_error *err);
 
@@ -173,9 +183,23 @@ bool cna_cnb_is_cnb(const void *bytes, size_t size);
 cna_result cna_cnb_load_memory(const void *bytes, size_t size, const cna_cnb_load_options *opts,
                                cna_model **out, cna_error *err);
 
+/* The largest .cnb file cna_cnb_load_file reads: 1 GiB, the glTF reader's
+ * default cap (CNA_GLTF_DEFAULT_MAX_FILE_SIZE). A larger file can still be
+ * loaded from memory with cna_cnb_load_memory. */
+#define CNA_CNB_MAX_FILE_SIZE ((size_t)1 << 30)
+
 /* Read the file at `path` with one read into the model's allocation and load
- * it as cna_cnb_load_memory does (CNA_ERROR_IO when it cannot be read; every
- * message is prefixed with the path). */
+ * it as cna_cnb_load_memory does (every message is prefixed with the path).
+ * The file must be a regular file: a FIFO, directory or device is refused
+ * without reading from it or waiting on it. Its 64-byte header is read and
+ * checked first (magic, version, flags, header size, total_size against the
+ * file's size, section count and table), then the size against
+ * CNA_CNB_MAX_FILE_SIZE, and only then is the rest allocated for and read:
+ * a file that is not a .cnb of this version costs one 64-byte read.
+ * Errors: CNA_ERROR_IO when it cannot be opened or read ("m.cnb: No such
+ * file or directory", "m.cnb: not a regular file"); CNA_ERROR_LIMIT above the
+ * cap ("m.cnb: cnb: 3221225472 bytes exceed the limit of 1073741824 bytes");
+ * those of cna_cnb_load_memory. */
 cna_result cna_cnb_load_file(const char *path, const cna_cnb_load_options *opts, cna_model **out,
                              cna_error *err);
 
@@ -185,7 +209,9 @@ cna_result cna_cnb_load_file(const char *path, const cna_cnb_load_options *opts,
  * opts->use_scene, scene and clip_mode are not used); anything else with
  * cna_model_load_file(path, opts). For tools that accept both (cna pose,
  * cna render). Errors: CNA_ERROR_INVALID_ARGUMENT (NULL path or out),
- * CNA_ERROR_IO (the file cannot be opened), and those of the loader used. */
+ * CNA_ERROR_IO (the file cannot be opened, or is not a regular file: "x: not
+ * a regular file", refused without waiting on a FIFO), and those of the
+ * loader used. */
 cna_result cna_model_load_any(const char *path, const cna_import_options *opts, cna_model **out,
                               cna_error *err);
 

@@ -675,8 +675,9 @@ cna_result cna_cnb_write_file(const cna_model *model, const cna_cnb_write_option
         r = cna__error(err, CNA_ERROR_IO, "%s: %s", path, strerror(errno));
     } else {
         bool ok = fwrite(bytes, 1, size, f) == size;
-        ok = (fclose(f) == 0) && ok;
-        if (!ok) r = cna__error(err, CNA_ERROR_IO, "%s: write failed", path);
+        int e = ok ? 0 : errno;
+        if (fclose(f) != 0 && ok) ok = false, e = errno;
+        if (!ok) r = cna__error(err, CNA_ERROR_IO, "%s: write failed: %s", path, strerror(e ? e : EIO));
     }
     cna_cnb_bytes_free(opts, bytes);
     return r;
