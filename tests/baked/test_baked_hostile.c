@@ -400,6 +400,55 @@ static void non_finite_record_values_are_refused_naming_the_record(void **state)
     alarm(0);
 }
 
+/* ------------------------------------------------------------------ .cnb: UTF-8 names */
+
+static void an_invalid_utf8_name_in_a_cnb_is_refused_naming_the_record(void **state)
+{
+    (void)state;
+    alarm(GUARD_SECONDS);
+    cna_model *a = cnb_test_import(&cnb_corpus[4], CNA_CLIP_MODE_FAITHFUL); /* RiggedSimple */
+    size_t size = 0;
+    unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
+    uint64_t strings, bones;
+    section_at(bytes, CNA__CNB_STRINGS, &strings);
+    section_at(bytes, CNA__CNB_BONES, &bones);
+    /* The first bone with a name of 4 bytes or more gets a surrogate half
+     * (ED A0 80) at byte 1, patched in place in STRINGS; the clips (the only
+     * records with strings read before the bones) must not share it. */
+    size_t b = 0;
+    while (b < a->bone_count && strlen(a->bones[b].name) < 4) b++;
+    assert_true(b < a->bone_count);
+    uint32_t off, len;
+    memcpy(&off, bytes + bones + 192 * b, 4);
+    memcpy(&len, bytes + bones + 192 * b + 4, 4);
+    assert_int_equal(len, strlen(a->bones[b].name));
+    for (size_t i = 0; i < a->animation_count; i++)
+        assert_true(!a->node_clips[i].name || strcmp(a->node_clips[i].name, a->bones[b].name) != 0);
+    unsigned char *name = bytes + strings + off;
+    name[1] = 0xed;
+    name[2] = 0xa0;
+    name[3] = 0x80;
+    refix_checksum(bytes, size);
+    cna_model *m = NULL;
+    cna_error err;
+    assert_int_equal(cna_cnb_load_memory(bytes, size, NULL, &m, &err), CNA_ERROR_INVALID_DATA);
+    assert_null(m);
+    char want[128];
+    snprintf(want, sizeof want, "cnb: bones[%zu].name: invalid UTF-8 at byte 1", b);
+    assert_string_equal(err.message, want);
+    /* a valid multi-byte name in the same place loads, byte for byte */
+    name[1] = 0xc3;
+    name[2] = 0xa9; /* é */
+    name[3] = 'x';
+    refix_checksum(bytes, size);
+    assert_int_equal(cna_cnb_load_memory(bytes, size, NULL, &m, &err), CNA_OK);
+    assert_int_equal(memcmp(m->bones[b].name + 1, "\xc3\xa9x", 3), 0);
+    cna_model_free(m);
+    free(bytes);
+    cna_model_free(a);
+    alarm(0);
+}
+
 /* ------------------------------------------------------------------ write failures */
 
 static void a_failed_write_gives_the_system_reason(void **state)
@@ -447,6 +496,7 @@ int main(void)
         cmocka_unit_test(trailing_data_after_the_cnj_value_is_refused),
         cmocka_unit_test(cnj_nesting_past_the_parser_limit_says_so),
         cmocka_unit_test(non_finite_record_values_are_refused_naming_the_record),
+        cmocka_unit_test(an_invalid_utf8_name_in_a_cnb_is_refused_naming_the_record),
         cmocka_unit_test(a_failed_write_gives_the_system_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
