@@ -135,7 +135,7 @@ cna_skinning_data cna_skinning_data_make(int32_t bone_count, const int32_t *hier
                                          const cna_mat4 *bind_pose,
                                          const cna_mat4 *inverse_bind_pose);
 
-/* The first clip whose name equals `name`, or NULL. */
+/* The first clip whose name equals `name`, or NULL (also for NULL data or name). */
 const cna_clip *cna_skinning_data_find_clip(const cna_skinning_data *data, const char *name);
 
 /* Checks every rule a SkinningData and its clips must follow and reports the
@@ -186,7 +186,8 @@ cna_result cna_skinning_data_validate(const cna_skinning_data *data, cna_error *
  *   both differences computed exactly in unsigned 64-bit arithmetic (they are
  *   positive; no overflow for any key times).
  * Writes the sampled local transform as a key (ticks = t). A track without keys
- * (key_count 0 or keys NULL) samples as the identity transform. */
+ * (key_count 0 or keys NULL) samples as the identity transform. A NULL
+ * track or out does nothing. */
 void cna_track_sample_linear(const cna_bone_track *track, int64_t t, cna_keyframe *out);
 
 /* The same result, bit for bit, when the keys are in non-decreasing time
@@ -197,7 +198,9 @@ void cna_track_sample_linear(const cna_bone_track *track, int64_t t, cna_keyfram
  * binary search, O(log key_count). With keys out of order the result is an
  * interpolation between two adjacent keys, never an out-of-bounds read, but
  * may differ from the linear search (the player detects such tracks when a
- * clip starts and samples them with cna_track_sample_linear). */
+ * clip starts and samples them with cna_track_sample_linear). A NULL cursor
+ * samples without one (as from 0, nothing remembered); a NULL track or out
+ * does nothing (*cursor unchanged). */
 void cna_track_sample(const cna_bone_track *track, int64_t t, size_t *cursor, cna_keyframe *out);
 
 #ifdef __cplusplus

@@ -161,7 +161,8 @@ typedef struct cna_cnb_load_options {
     const cna_device *device;
 } cna_cnb_load_options;
 
-/* true when `size` bytes at `bytes` start with the .cnb magic "CNB\0". */
+/* true when `size` bytes at `bytes` start with the .cnb magic "CNB\0"
+ * (false for NULL bytes). */
 bool cna_cnb_is_cnb(const void *bytes, size_t size);
 
 /* Load a model from .cnb bytes: one copy into one allocation owned by the

@@ -100,7 +100,7 @@ const char *cna_effect_kind_name(cna_effect_kind kind);
 
 /* Initialise an effect of `kind` (DEFAULT = BASIC) with glTF's default
  * material, identity matrices and (skinned kinds) an identity palette;
- * material = -1, skin = -1. No allocation. */
+ * material = -1, skin = -1. No allocation. A NULL effect does nothing. */
 void cna_effect_init(cna_effect *effect, cna_effect_kind kind);
 
 /* Copy `count` skin matrices into the palette, entries 0 .. count-1

@@ -110,23 +110,25 @@ void cna_gl_context_free(cna_gl_context *gl);
  * CNA_GL_MAX_SIZE: CNA_ERROR_INVALID_ARGUMENT, nothing changes. */
 cna_result cna_gl_context_resize(cna_gl_context *gl, uint32_t width, uint32_t height, cna_error *err);
 
-/* The GL_RENDERER string (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"). */
+/* The GL_RENDERER string (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"); "" for NULL. */
 const char *cna_gl_context_renderer(const cna_gl_context *gl);
 
-/* Framebuffer size. */
+/* Framebuffer size (0 for NULL). */
 uint32_t cna_gl_context_width(const cna_gl_context *gl);
 uint32_t cna_gl_context_height(const cna_gl_context *gl);
 
 /* The context's device (cna/device.h): buffers are GL buffer objects; a
  * vertex buffer holds interleaved vertices, an index buffer uint32_t
- * indices. Valid while the context lives. */
+ * indices. Valid while the context lives. NULL for NULL. */
 const cna_device *cna_gl_context_device(cna_gl_context *gl);
 
-/* Replace the light (default cna_gl_light_default()). NULL restores the default. */
+/* Replace the light (default cna_gl_light_default()). NULL restores the
+ * default; a NULL gl does nothing. */
 void cna_gl_set_light(cna_gl_context *gl, const cna_gl_light *light);
 
 /* Bind the framebuffer, set the viewport to its size and clear colour
- * (rgba, 0..1, linear values written as they are) and depth. */
+ * (rgba, 0..1, linear values written as they are; NULL: opaque black) and
+ * depth. A NULL gl does nothing. */
 void cna_gl_begin_frame(cna_gl_context *gl, const float rgba[4]);
 
 /* One draw: a vertex buffer of `declaration` and an index buffer (uint32_t)

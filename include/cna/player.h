@@ -98,7 +98,8 @@ cna_result cna_player_update(cna_player *player, int64_t ticks, bool relative, b
 cna_result cna_player_update_seconds(cna_player *player, double seconds, bool relative,
                                      bool loop, cna_error *err);
 
-/* Current position in ticks, and the clip (NULL when none). */
+/* Current position in ticks, and the clip (NULL when none). For a NULL
+ * player: 0, NULL, NULL and 0; the three outputs below are NULL too. */
 int64_t cna_player_position(const cna_player *player);
 const cna_clip *cna_player_current_clip(const cna_player *player);
 const cna_skinning_data *cna_player_skinning_data(const cna_player *player);
