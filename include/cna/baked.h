@@ -78,7 +78,11 @@ cna_result cna_cnj_write_file(const char *path, const cna_skinning_data *data, c
 
 /* Read a sidecar from `size` bytes of JSON text (need not be NUL-terminated).
  * Rules, checked in this order, each refusal naming the field and value:
- *   the text parses as JSON (CNA_ERROR_PARSE, "cnj: not valid JSON near byte 12");
+ *   the text parses as JSON (CNA_ERROR_PARSE, "cnj: not valid JSON near byte 12";
+ *     nesting past cJSON's 1000 levels: "cnj: JSON nested deeper than 1000
+ *     levels at byte 1004");
+ *   nothing but whitespace (or NUL padding) follows the JSON value
+ *     (CNA_ERROR_PARSE, "cnj: trailing data after the JSON value at byte 240");
  *   the root is an object; "format" (when present) is "cna-skeleton/1";
  *   "bone_count" is an integer in 0 .. CNA_MAX_BONE_COUNT (100000), checked
  *     before any skeleton array is allocated ("bone_count: 100001 is outside
