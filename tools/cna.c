@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/internal.h"
 #include "cna/baked.h"
 
 #if defined(CNA_HAVE_GL)
@@ -92,10 +93,17 @@ int cna_cli_report_error(const char *subject, const cna_error *err)
 cna_cli_file_kind cna_cli_probe_file(const char *path, bool accept_cnb)
 {
     unsigned char head[512];
-    FILE *f = fopen(path, "rb");
+    /* opened without blocking: a FIFO, directory or device is refused unread */
+    FILE *f = NULL;
+    uint64_t file_size = 0;
+    const int open_error = cna__file_open_regular(path, &f, &file_size);
+    if (open_error == CNA__FILE_NOT_REGULAR) {
+        fprintf(stderr, "error: %s: not a regular file\n", path);
+        return CNA_CLI_FILE_UNUSABLE;
+    }
     size_t got = f ? fread(head, 1, sizeof head, f) : 0;
     if (!f || ferror(f)) {
-        fprintf(stderr, "error: %s: cannot open (%s)\n", path, strerror(errno));
+        fprintf(stderr, "error: %s: cannot open (%s)\n", path, strerror(f ? errno : open_error));
         if (f) fclose(f);
         return CNA_CLI_FILE_UNUSABLE;
     }

@@ -158,7 +158,7 @@ static bool convert_file(const convert_args *a, const char *in, const char *out,
     /* Load it back: what the reader refuses is never reported as converted. */
     cna_model *baked = NULL;
     if (cna_cnb_load_file(out, NULL, &baked, &err) != CNA_OK) {
-        cna_cli_report_error(out, &err);
+        cna_cli_report_error(NULL, &err); /* the message starts with the path */
         return false;
     }
     bool ok = true;

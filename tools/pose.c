@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "cna/cna.h"
+#include "core/internal.h"
 
 void cna_cli_pose_help(FILE *out)
 {

@@ -136,7 +136,7 @@ CNA_API cna_skinning_data cna_skinning_data_make(int32_t bone_count, const int32
                                          const cna_mat4 *bind_pose,
                                          const cna_mat4 *inverse_bind_pose);
 
-/* The first clip whose name equals `name`, or NULL. */
+/* The first clip whose name equals `name`, or NULL (also for NULL data or name). */
 CNA_API const cna_clip *cna_skinning_data_find_clip(const cna_skinning_data *data, const char *name);
 
 /* Checks every rule a SkinningData and its clips must follow and reports the
@@ -187,7 +187,8 @@ CNA_API cna_result cna_skinning_data_validate(const cna_skinning_data *data, cna
  *   both differences computed exactly in unsigned 64-bit arithmetic (they are
  *   positive; no overflow for any key times).
  * Writes the sampled local transform as a key (ticks = t). A track without keys
- * (key_count 0 or keys NULL) samples as the identity transform. */
+ * (key_count 0 or keys NULL) samples as the identity transform. A NULL
+ * track or out does nothing. */
 CNA_API void cna_track_sample_linear(const cna_bone_track *track, int64_t t, cna_keyframe *out);
 
 /* The same result, bit for bit, when the keys are in non-decreasing time
@@ -198,7 +199,9 @@ CNA_API void cna_track_sample_linear(const cna_bone_track *track, int64_t t, cna
  * binary search, O(log key_count). With keys out of order the result is an
  * interpolation between two adjacent keys, never an out-of-bounds read, but
  * may differ from the linear search (the player detects such tracks when a
- * clip starts and samples them with cna_track_sample_linear). */
+ * clip starts and samples them with cna_track_sample_linear). A NULL cursor
+ * samples without one (as from 0, nothing remembered); a NULL track or out
+ * does nothing (*cursor unchanged). */
 CNA_API void cna_track_sample(const cna_bone_track *track, int64_t t, size_t *cursor, cna_keyframe *out);
 
 #ifdef __cplusplus

@@ -81,7 +81,11 @@ CNA_API cna_result cna_cnj_write_file(const char *path, const cna_skinning_data 
 
 /* Read a sidecar from `size` bytes of JSON text (need not be NUL-terminated).
  * Rules, checked in this order, each refusal naming the field and value:
- *   the text parses as JSON (CNA_ERROR_PARSE, "cnj: not valid JSON near byte 12");
+ *   the text parses as JSON (CNA_ERROR_PARSE, "cnj: not valid JSON near byte 12";
+ *     nesting past cJSON's 1000 levels: "cnj: JSON nested deeper than 1000
+ *     levels at byte 1004");
+ *   nothing but whitespace (or NUL padding) follows the JSON value
+ *     (CNA_ERROR_PARSE, "cnj: trailing data after the JSON value at byte 240");
  *   the root is an object; "format" (when present) is "cna-skeleton/1";
  *   "bone_count" is an integer in 0 .. CNA_MAX_BONE_COUNT (100000), checked
  *     before any skeleton array is allocated ("bone_count: 100001 is outside
@@ -101,8 +105,18 @@ CNA_API cna_result cna_cnj_write_file(const char *path, const cna_skinning_data 
 CNA_API cna_result cna_cnj_read_memory(const char *text, size_t size, const cna_allocator *allocator,
                                cna_cnj_skeleton **out, cna_error *err);
 
-/* Read the file at `path` (CNA_ERROR_IO when it cannot be read) and
- * cna_cnj_read_memory its contents. */
+/* The largest .cnj file cna_cnj_read_file reads: 256 MiB, several times a
+ * sidecar of CNA_MAX_BONE_COUNT bones (about 80 MB). */
+#define CNA_CNJ_MAX_FILE_SIZE ((size_t)256 << 20)
+
+/* Read the file at `path` and cna_cnj_read_memory its contents (every message
+ * is prefixed with the path). The file must be a regular file (a FIFO,
+ * directory or device is refused without reading from it or waiting on it)
+ * of at most CNA_CNJ_MAX_FILE_SIZE bytes.
+ * Errors: CNA_ERROR_IO when it cannot be opened or read ("robot.cnj: No such
+ * file or directory", "robot.cnj: not a regular file"); CNA_ERROR_LIMIT above
+ * the cap ("robot.cnj: 300000000 bytes exceed the limit of 268435456 bytes");
+ * those of cna_cnj_read_memory. */
 CNA_API cna_result cna_cnj_read_file(const char *path, const cna_allocator *allocator,
                              cna_cnj_skeleton **out, cna_error *err);
 
@@ -166,7 +180,8 @@ typedef struct cna_cnb_load_options {
     const cna_device *device;
 } cna_cnb_load_options;
 
-/* true when `size` bytes at `bytes` start with the .cnb magic "CNB\0". */
+/* true when `size` bytes at `bytes` start with the .cnb magic "CNB\0"
+ * (false for NULL bytes). */
 CNA_API bool cna_cnb_is_cnb(const void *bytes, size_t size);
 
 /* Load a model from .cnb bytes: one copy into one allocation owned by the
@@ -186,9 +201,23 @@ CNA_API bool cna_cnb_is_cnb(const void *bytes, size_t size);
 CNA_API cna_result cna_cnb_load_memory(const void *bytes, size_t size, const cna_cnb_load_options *opts,
                                cna_model **out, cna_error *err);
 
+/* The largest .cnb file cna_cnb_load_file reads: 1 GiB, the glTF reader's
+ * default cap (CNA_GLTF_DEFAULT_MAX_FILE_SIZE). A larger file can still be
+ * loaded from memory with cna_cnb_load_memory. */
+#define CNA_CNB_MAX_FILE_SIZE ((size_t)1 << 30)
+
 /* Read the file at `path` with one read into the model's allocation and load
- * it as cna_cnb_load_memory does (CNA_ERROR_IO when it cannot be read; every
- * message is prefixed with the path). */
+ * it as cna_cnb_load_memory does (every message is prefixed with the path).
+ * The file must be a regular file: a FIFO, directory or device is refused
+ * without reading from it or waiting on it. Its 64-byte header is read and
+ * checked first (magic, version, flags, header size, total_size against the
+ * file's size, section count and table), then the size against
+ * CNA_CNB_MAX_FILE_SIZE, and only then is the rest allocated for and read:
+ * a file that is not a .cnb of this version costs one 64-byte read.
+ * Errors: CNA_ERROR_IO when it cannot be opened or read ("m.cnb: No such
+ * file or directory", "m.cnb: not a regular file"); CNA_ERROR_LIMIT above the
+ * cap ("m.cnb: cnb: 3221225472 bytes exceed the limit of 1073741824 bytes");
+ * those of cna_cnb_load_memory. */
 CNA_API cna_result cna_cnb_load_file(const char *path, const cna_cnb_load_options *opts, cna_model **out,
                              cna_error *err);
 
@@ -198,7 +227,9 @@ CNA_API cna_result cna_cnb_load_file(const char *path, const cna_cnb_load_option
  * opts->use_scene, scene and clip_mode are not used); anything else with
  * cna_model_load_file(path, opts). For tools that accept both (cna pose,
  * cna render). Errors: CNA_ERROR_INVALID_ARGUMENT (NULL path or out),
- * CNA_ERROR_IO (the file cannot be opened), and those of the loader used. */
+ * CNA_ERROR_IO (the file cannot be opened, or is not a regular file: "x: not
+ * a regular file", refused without waiting on a FIFO), and those of the
+ * loader used. */
 CNA_API cna_result cna_model_load_any(const char *path, const cna_import_options *opts, cna_model **out,
                               cna_error *err);
 

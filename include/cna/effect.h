@@ -92,7 +92,7 @@ CNA_API bool cna_effect_kind_is_skinned(cna_effect_kind kind);
 CNA_API const char *cna_effect_kind_name(cna_effect_kind kind);
 
 /* Initialise an effect of `kind` (DEFAULT = BASIC) with glTF's default
- * material; material = -1, skin = -1. No allocation. */
+ * material; material = -1, skin = -1. No allocation. A NULL effect does nothing. */
 CNA_API void cna_effect_init(cna_effect *effect, cna_effect_kind kind);
 
 #ifdef __cplusplus

@@ -142,34 +142,35 @@ CNA_API void cna_gl_context_free(cna_gl_context *gl);
  * CNA_GL_MAX_SIZE: CNA_ERROR_INVALID_ARGUMENT, nothing changes. */
 CNA_API cna_result cna_gl_context_resize(cna_gl_context *gl, uint32_t width, uint32_t height, cna_error *err);
 
-/* The GL_RENDERER string (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"). */
+/* The GL_RENDERER string (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"); "" for NULL. */
 CNA_API const char *cna_gl_context_renderer(const cna_gl_context *gl);
 
-/* Framebuffer size. */
+/* Framebuffer size (0 for NULL). */
 CNA_API uint32_t cna_gl_context_width(const cna_gl_context *gl);
 CNA_API uint32_t cna_gl_context_height(const cna_gl_context *gl);
 
 /* The context's device (cna/device.h): buffers are GL buffer objects; a
  * vertex buffer holds interleaved vertices, an index buffer uint32_t
- * indices. Valid while the context lives. */
+ * indices. Valid while the context lives. NULL for NULL. */
 CNA_API const cna_device *cna_gl_context_device(cna_gl_context *gl);
 
-/* Replace the light (default cna_gl_light_default()). NULL restores the default. */
+/* Replace the light (default cna_gl_light_default()). NULL restores the
+ * default; a NULL gl does nothing. */
 CNA_API void cna_gl_set_light(cna_gl_context *gl, const cna_gl_light *light);
 
 /* Bind the framebuffer, set the viewport to its size and clear colour
- * (rgba, 0..1, linear values written as they are) and depth. */
+ * (rgba, 0..1, linear values written as they are; NULL: opaque black) and
+ * depth. A NULL gl does nothing. */
 CNA_API void cna_gl_begin_frame(cna_gl_context *gl, const float rgba[4]);
 
-/* One draw: a vertex buffer of `declaration` and an index buffer (uint32_t
- * indices), drawn with `effect`'s kind (which picks the program) and
- * material, and the per-frame matrices of the description. Every element of
- * the declaration whose usage is POSITION, NORMAL, TEXCOORD 0, COLOR 0,
- * BLEND_INDICES or BLEND_WEIGHTS feeds the shader; a missing normal reads
- * (0, 0, 1), a missing colour (1, 1, 1, 1). Back faces are culled unless the
- * material is double-sided; BLEND materials are blended, MASK ones cut at
- * alpha_cutoff. Buffers are GL buffer names: a cna_gl_model's
- * (cna_gl_model_part_buffers) or the context's device's.
+/* One draw: a vertex buffer of `declaration` and an index buffer (uint32_t)
+ * from the context's device, drawn with `effect` (its kind picks the
+ * program; world/view/projection, material factors and, skinned, the
+ * palette are read from it). Every element of the declaration whose usage is
+ * POSITION, NORMAL, TEXCOORD 0, COLOR 0, BLEND_INDICES or BLEND_WEIGHTS
+ * feeds the shader; a missing normal reads (0, 0, 1), a missing colour
+ * (1, 1, 1, 1). Back faces are culled unless the material is double-sided;
+ * BLEND materials are blended, MASK ones cut at alpha_cutoff.
  * Errors (nothing drawn): CNA_ERROR_INVALID_ARGUMENT for NULL arguments, a
  * declaration without a FLOAT3 position, an effect kind out of range, a
  * skinned effect with a declaration lacking UBYTE4 joints or FLOAT4 weights,

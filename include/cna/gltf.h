@@ -491,7 +491,7 @@ CNA_API void cna_gltf_document_free(cna_gltf_document *doc);
 CNA_API size_t cna_gltf_document_diagnostic_count(const cna_gltf_document *doc);
 /* Diagnostic i, or NULL when doc is NULL or i is out of range. */
 CNA_API const cna_gltf_diagnostic *cna_gltf_document_diagnostic(const cna_gltf_document *doc, size_t i);
-/* The diagnostic with this code, or NULL when it did not occur. */
+/* The diagnostic with this code, or NULL when it did not occur (or doc or code is NULL). */
 CNA_API const cna_gltf_diagnostic *cna_gltf_document_find_diagnostic(const cna_gltf_document *doc,
                                                              const char *code);
 
@@ -550,7 +550,7 @@ CNA_API int32_t cna_gltf_primitive_find_attribute(const cna_gltf_primitive *prim
 
 /* A node's local transform: its matrix when has_matrix, else
  * T(translation) · R(rotation) · S(scale) (ours; spec: S * R * T), with the
- * rotation used as stored. */
+ * rotation used as stored. A NULL node or out does nothing. */
 CNA_API void cna_gltf_node_local_matrix(const cna_gltf_node *node, cna_mat4 *out);
 
 /* Stable names for printing; "unknown" for out-of-range values. */

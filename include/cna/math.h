@@ -72,6 +72,10 @@ CNA_API float cna_sinf(float x);
  * Used by cna_quat_slerp. */
 CNA_API float cna_acosf(float x);
 
+/* The matrix functions accept NULL: a NULL output (or input) matrix does
+ * nothing, the bool functions then return false and the transforms return
+ * (0, 0, 0). */
+
 /* Identity matrix. */
 CNA_API void cna_mat4_identity(cna_mat4 *out);
 /* Translation matrix T(v). */
@@ -86,16 +90,17 @@ CNA_API void cna_mat4_compose(cna_mat4 *out, cna_vec3 t, cna_quat r, cna_vec3 s)
 /* Decompose m = T · R · S into translation, rotation (unit quaternion) and
  * scale (spec: Matrix.Decompose). A negative determinant is carried by a
  * negative x scale. Returns false (and identity TRS with the translation
- * filled in) when a scale is zero or m is not finite. */
+ * filled in) when a scale is zero or m is not finite; false, writing nothing,
+ * when any pointer is NULL. */
 CNA_API bool cna_mat4_decompose(const cna_mat4 *m, cna_vec3 *t, cna_quat *r, cna_vec3 *s);
 /* General inverse. Returns false and leaves *out unchanged when m is singular
- * (|det| below 1e-30) or not finite. out may alias m. */
+ * (|det| below 1e-30) or not finite, or either pointer is NULL. out may alias m. */
 CNA_API bool cna_mat4_inverse(cna_mat4 *out, const cna_mat4 *m);
 /* m · (p, 1): transform a point (ours; spec: Vector3.Transform(p, m)). */
 CNA_API cna_vec3 cna_mat4_transform_point(const cna_mat4 *m, cna_vec3 p);
 /* m · (v, 0): transform a direction, no translation. */
 CNA_API cna_vec3 cna_mat4_transform_vector(const cna_mat4 *m, cna_vec3 v);
-/* true when every element equals the identity's exactly. */
+/* true when every element equals the identity's exactly (false for NULL). */
 CNA_API bool cna_mat4_is_identity(const cna_mat4 *m);
 
 #ifdef __cplusplus

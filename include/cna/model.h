@@ -359,10 +359,11 @@ CNA_API cna_result cna_model_load_file(const char *path, const cna_import_option
 /* Free a model and all it owns (destroying its device buffers); NULL is accepted. */
 CNA_API void cna_model_free(cna_model *model);
 
-/* The first skin's SkinningData (spec: Model::Tag), or NULL without skins. */
+/* The first skin's SkinningData (spec: Model::Tag), or NULL without skins
+ * (or for a NULL model). */
 CNA_API const cna_skinning_data *cna_model_skinning_data(const cna_model *model);
 
-/* The diagnostic with `code`, or NULL. */
+/* The diagnostic with `code`, or NULL (also for a NULL model or code). */
 CNA_API const cna_model_diagnostic *cna_model_find_diagnostic(const cna_model *model, const char *code);
 
 /* The bone named `name`, or -1 (also for NULL): the first joint of any
@@ -408,7 +409,7 @@ CNA_API size_t cna_model_size_bytes(const cna_model *model);
 CNA_API cna_result cna_model_copy_absolute_bone_transforms(const cna_model *model, cna_mat4 *out,
                                                    size_t count, cna_error *err);
 
-/* Put every bone back to its rest transform. */
+/* Put every bone back to its rest transform. A NULL model does nothing. */
 CNA_API void cna_model_reset_bone_transforms(cna_model *model);
 
 /* Apply a scene-node clip at `seconds` (spec: ApplyClipToBonesEXT): the time
@@ -475,7 +476,7 @@ CNA_API const char *cna_clip_target_name(cna_clip_target target);        /* "joi
 CNA_API cna_result cna_vertex_declaration_canonical(uint32_t stride, cna_vertex_declaration *out,
                                             cna_error *err);
 
-/* The element with this usage and usage index, or NULL. */
+/* The element with this usage and usage index, or NULL (also for a NULL decl). */
 CNA_API const cna_vertex_element *cna_vertex_declaration_find(const cna_vertex_declaration *decl,
                                                       cna_vertex_usage usage,
                                                       uint32_t usage_index);

@@ -307,7 +307,9 @@ CNA_API cna_result cna_morph_instance_create(const cna_morph_target_data *data,
  * accepted. */
 CNA_API void cna_morph_instance_free(cna_morph_instance *instance);
 
-/* The carrier the instance was created from. */
+/* The carrier the instance was created from (NULL for NULL). The getters
+ * below accept NULL too: no weights or vertices (NULL, *count / *size 0),
+ * buffer 0; binding a buffer to NULL does nothing. */
 CNA_API const cna_morph_target_data *cna_morph_instance_data(const cna_morph_instance *instance);
 
 /* The current weights (target_count of them, in *count; may be NULL). Valid

@@ -117,7 +117,8 @@ CNA_API cna_result cna_player_set_root_prefix(cna_player *player, const cna_mat4
  * when root_prefix_count == bone_count), or NULL when none. */
 CNA_API const cna_mat4 *cna_player_root_prefix(const cna_player *player);
 
-/* Current position in ticks, and the clip (NULL when none). */
+/* Current position in ticks, and the clip (NULL when none). For a NULL
+ * player: 0, NULL, NULL and 0; the three outputs below are NULL too. */
 CNA_API int64_t cna_player_position(const cna_player *player);
 CNA_API const cna_clip *cna_player_current_clip(const cna_player *player);
 CNA_API const cna_skinning_data *cna_player_skinning_data(const cna_player *player);

@@ -104,6 +104,7 @@ static bool sample_ends(const cna_bone_track *track, int64_t t, cna_keyframe *ou
 
 void cna_track_sample_linear(const cna_bone_track *track, int64_t t, cna_keyframe *out)
 {
+    if (!track || !out) return;
     if (sample_ends(track, t, out)) return;
     const cna_keyframe *k = track->keys;
     const size_t n = track->key_count;
@@ -118,6 +119,9 @@ void cna_track_sample_linear(const cna_bone_track *track, int64_t t, cna_keyfram
 
 void cna_track_sample(const cna_bone_track *track, int64_t t, size_t *cursor, cna_keyframe *out)
 {
+    if (!track || !out) return;
+    size_t no_cursor = 0;
+    if (!cursor) cursor = &no_cursor;
     if (!track->keys || track->key_count == 0) {
         sample_ends(track, t, out);
         *cursor = 0;

@@ -137,7 +137,14 @@ static const char *g_str(reader *rd, cursor *c, const char *where, const char *f
              where, field, (unsigned)off, (unsigned)len, s->size);
         return NULL;
     }
-    return (const char *)s->p + off;
+    const char *str = (const char *)s->p + off;
+    const size_t bad = cna__utf8_invalid_at(str, len);
+    if (bad < len || strlen(str) != len) {
+        if (bad < len) fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: invalid UTF-8 at byte %zu", where, field, bad);
+        else fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: a NUL byte inside the string (length %u)", where, field, (unsigned)len);
+        return NULL;
+    }
+    return str;
 }
 
 /* Whether a reference may be NULL: never (0), only for an empty array (1, so
@@ -233,6 +240,20 @@ static bool ints_ok(reader *rd, const char *where, const char *field, const int3
     return !rd->r;
 }
 
+/* true when the n floats at v are all finite; otherwise the refusal
+ * "where.field: not finite" (a hostile writer's NaN or infinity, with a valid
+ * checksum). */
+static bool finite_ok(reader *rd, const char *where, const char *field, const float *v, size_t n)
+{
+    if (rd->r) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i])) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: not finite", where, field);
+            return false;
+        }
+    return true;
+}
+
 static void *arena_array(reader *rd, size_t count, size_t size)
 {
     void *p = cna__arena_calloc(rd->arena, count ? count : 1, size);
@@ -245,12 +266,15 @@ static void *arena_array(reader *rd, size_t count, size_t size)
 static uint32_t rd_u32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static uint64_t rd_u64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-static cna_result check_header(reader *rd)
+/* The checks that need only the first 64 bytes (f) and the file's size n:
+ * magic, version, flags, header size, total size, section count, table place
+ * and reserved bytes. cna_cnb_load_file runs them on the header alone, before
+ * it reads the rest or allocates for it. */
+static cna_result check_head(reader *rd, const unsigned char *f, uint64_t n)
 {
-    const unsigned char *f = rd->file;
-    size_t n = rd->total;
     if (n < CNA__CNB_HEADER_SIZE)
-        return fail(rd, CNA_ERROR_PARSE, "%zu bytes; the header needs %u", n, CNA__CNB_HEADER_SIZE);
+        return fail(rd, CNA_ERROR_PARSE, "%llu bytes; the header needs %u", (unsigned long long)n,
+                    CNA__CNB_HEADER_SIZE);
     if (memcmp(f + CNA__CNB_OFF_MAGIC, CNA__CNB_MAGIC, 4) != 0)
         return fail(rd, CNA_ERROR_PARSE, "not a .cnb file (the magic is not \"CNB\\0\")");
     uint32_t version = rd_u32(f + CNA__CNB_OFF_VERSION);
@@ -268,9 +292,10 @@ static cna_result check_header(reader *rd)
         return fail(rd, CNA_ERROR_INVALID_DATA, "header_size %u is not %u", (unsigned)hs, CNA__CNB_HEADER_SIZE);
     uint64_t total = rd_u64(f + CNA__CNB_OFF_TOTAL_SIZE);
     if (total != n)
-        return fail(rd, CNA_ERROR_INVALID_DATA, "total_size %llu but %zu bytes were given (truncated?)",
-                    (unsigned long long)total, n);
-    if (n % 8 != 0) return fail(rd, CNA_ERROR_INVALID_DATA, "total_size %zu is not a multiple of 8", n);
+        return fail(rd, CNA_ERROR_INVALID_DATA, "total_size %llu but %llu bytes were given (truncated?)",
+                    (unsigned long long)total, (unsigned long long)n);
+    if (n % 8 != 0)
+        return fail(rd, CNA_ERROR_INVALID_DATA, "total_size %llu is not a multiple of 8", (unsigned long long)n);
     uint32_t sc = rd_u32(f + CNA__CNB_OFF_SECTION_COUNT);
     if (sc != CNA__CNB_SECTION_COUNT)
         return fail(rd, CNA_ERROR_INVALID_DATA, "section_count %u is not %d", (unsigned)sc,
@@ -278,10 +303,20 @@ static cna_result check_header(reader *rd)
     uint64_t table = rd_u64(f + CNA__CNB_OFF_SECTION_TABLE);
     const uint64_t table_size = (uint64_t)CNA__CNB_SECTION_COUNT * CNA__CNB_SECTION_ENTRY_SIZE;
     if (table != CNA__CNB_HEADER_SIZE || table_size > n - table)
-        return fail(rd, CNA_ERROR_INVALID_DATA, "section table at %llu does not fit in %zu bytes",
-                    (unsigned long long)table, n);
+        return fail(rd, CNA_ERROR_INVALID_DATA, "section table at %llu does not fit in %llu bytes",
+                    (unsigned long long)table, (unsigned long long)n);
     for (size_t i = 48; i < CNA__CNB_HEADER_SIZE; i++)
         if (f[i] != 0) return fail(rd, CNA_ERROR_INVALID_DATA, "reserved header byte %zu is not 0", i);
+    return CNA_OK;
+}
+
+static cna_result check_header(reader *rd)
+{
+    const unsigned char *f = rd->file;
+    size_t n = rd->total;
+    if (check_head(rd, f, n)) return rd->r;
+    const uint64_t table = CNA__CNB_HEADER_SIZE;
+    const uint64_t table_size = (uint64_t)CNA__CNB_SECTION_COUNT * CNA__CNB_SECTION_ENTRY_SIZE;
     uint64_t stored = rd_u64(f + CNA__CNB_OFF_CHECKSUM);
     uint64_t actual = cna__cnb_checksum(f, n);
     if (stored != actual)
@@ -529,6 +564,7 @@ static void read_model(reader *rd, uint64_t *node_clip_first)
         fail(rd, CNA_ERROR_INVALID_DATA, "model.clip_mode %u is neither faithful nor union", (unsigned)mode);
         return;
     }
+    if (!finite_ok(rd, where, "size", &m->size, 1)) return;
     m->clip_mode = (cna_clip_mode)mode;
     m->bone_count = (size_t)counts[0];
     m->animation_count = 0;
@@ -565,7 +601,13 @@ static void read_bones(reader *rd)
         g_f32n(&c, &bone->rest_rotation.x, 4);
         g_f32n(&c, &bone->rest_scale.x, 3);
         /* absolute[b] = absolute[parent] · transform[b] needs parent < b */
-        index_ok(rd, where, "parent", bone->parent, -1, (int64_t)b);
+        if (!index_ok(rd, where, "parent", bone->parent, -1, (int64_t)b) ||
+            !finite_ok(rd, where, "transform", bone->transform.m, 16) ||
+            !finite_ok(rd, where, "rest_transform", bone->rest_transform.m, 16) ||
+            !finite_ok(rd, where, "rest_translation", &bone->rest_translation.x, 3) ||
+            !finite_ok(rd, where, "rest_rotation", &bone->rest_rotation.x, 4) ||
+            !finite_ok(rd, where, "rest_scale", &bone->rest_scale.x, 3))
+            break;
     }
     m->bones = bones;
 }
@@ -791,6 +833,10 @@ static void read_skins(reader *rd, size_t mesh_count)
         s->palette_to_node = (const int32_t *)g_ref(rd, &c, where, "palette_to_node", 4, J, false);
         s->palette_to_gltf_node = (const int32_t *)g_ref(rd, &c, where, "palette_to_gltf_node", 4, J, false);
         s->fold = (const cna_mat4 *)g_ref(rd, &c, where, "fold", sizeof(cna_mat4), J, false);
+        for (size_t k = 0; s->fold && k < J && !rd->r; k++) {
+            char field[48];
+            if (!finite_ok(rd, where, label(field, "fold", k), s->fold[k].m, 16)) return;
+        }
         cursor rc = c;
         c.at += 16;
         uint64_t roots = g_u64(&c);
@@ -986,8 +1032,14 @@ static void read_meshes(reader *rd)
         g_f32n(&c, &mesh->bounds.center.x, 3);
         mesh->bounds.radius = g_f32(&c);
         if (!index_ok(rd, where, "parent_bone", mesh->parent_bone, 0, (int64_t)m->bone_count) ||
-            !index_ok(rd, where, "skin", mesh->skin, -1, (int64_t)rd->s[CNA__CNB_SKINS].count))
+            !index_ok(rd, where, "skin", mesh->skin, -1, (int64_t)rd->s[CNA__CNB_SKINS].count) ||
+            !finite_ok(rd, where, "bounds.center", &mesh->bounds.center.x, 3) ||
+            !finite_ok(rd, where, "bounds.radius", &mesh->bounds.radius, 1))
             return;
+        if (mesh->bounds.radius < 0.0f) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.bounds.radius: %g is negative", where, (double)mesh->bounds.radius);
+            return;
+        }
         /* Each part belongs to exactly one mesh (its morph instance and buffers are freed once). */
         if (first != next || !range_ok(rd, where, "parts", first, count, parts_total)) {
             fail(rd, CNA_ERROR_INVALID_DATA, "%s: parts start at %llu; expected %llu", where,
@@ -1127,6 +1179,22 @@ static void read_effects(reader *rd)
             !index_ok(rd, where, "occlusion.image", p->occlusion.image, -1, images) ||
             !index_ok(rd, where, "emissive.image", p->emissive.image, -1, images))
             return;
+        const struct {
+            const char *field;
+            const float *v;
+            size_t n;
+        } floats[] = {{"base_color_factor", &p->base_color_factor.x, 4},
+                      {"metallic_factor", &p->metallic_factor, 1},
+                      {"roughness_factor", &p->roughness_factor, 1},
+                      {"base_color.scale", &p->base_color.scale, 1},
+                      {"metallic_roughness.scale", &p->metallic_roughness.scale, 1},
+                      {"normal.scale", &p->normal.scale, 1},
+                      {"occlusion.scale", &p->occlusion.scale, 1},
+                      {"emissive.scale", &p->emissive.scale, 1},
+                      {"emissive_factor", &p->emissive_factor.x, 3},
+                      {"alpha_cutoff", &p->alpha_cutoff, 1}};
+        for (size_t k = 0; k < sizeof floats / sizeof floats[0]; k++)
+            if (!finite_ok(rd, where, floats[k].field, floats[k].v, floats[k].n)) return;
         e->kind = (cna_effect_kind)kind;
         p->alpha_mode = (cna_alpha_mode)alpha;
     }
@@ -1275,26 +1343,42 @@ cna_result cna_cnb_load_file(const char *path, const cna_cnb_load_options *opts,
 {
     if (!path || !out)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cnb: NULL %s", path ? "out" : "path");
-    FILE *f = fopen(path, "rb");
-    if (!f) return cna__error(err, CNA_ERROR_IO, "%s: %s", path, strerror(errno));
-    long len = -1;
-    if (fseek(f, 0, SEEK_END) == 0) len = ftell(f);
-    if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return cna__error(err, CNA_ERROR_IO, "%s: cannot determine the size", path);
-    }
+    FILE *f;
+    uint64_t len;
+    int e = cna__file_open_regular(path, &f, &len);
+    if (e == CNA__FILE_NOT_REGULAR) return cna__error(err, CNA_ERROR_IO, "%s: not a regular file", path);
+    if (e) return cna__error(err, CNA_ERROR_IO, "%s: %s", path, strerror(e));
+    /* The header first: a file that is no .cnb of this version, or whose
+     * total_size is not its size, is refused from its first 64 bytes, and one
+     * above the cap from its size, before the rest is read or allocated for. */
+    unsigned char head[CNA__CNB_HEADER_SIZE];
+    const size_t want = len < sizeof head ? (size_t)len : sizeof head;
+    size_t got = want ? fread(head, 1, want, f) : 0;
+    cna_result r = CNA_OK;
     reader rd;
-    cna_result r = begin(opts, (size_t)len, &rd, err);
+    memset(&rd, 0, sizeof rd);
+    rd.err = err;
+    if (got != want)
+        r = cna__error(err, CNA_ERROR_IO, "%s: read %zu of %llu bytes", path, got, (unsigned long long)len);
+    else if (check_head(&rd, head, len))
+        r = rd.r;
+    else if (len > (uint64_t)CNA_CNB_MAX_FILE_SIZE)
+        r = cna__error(err, CNA_ERROR_LIMIT, "cnb: %llu bytes exceed the limit of %zu bytes", (unsigned long long)len,
+                       (size_t)CNA_CNB_MAX_FILE_SIZE);
+    if (!r) r = begin(opts, (size_t)len, &rd, err);
     if (r) {
         fclose(f);
-        cna__error_prefix(err, "%s", path);
+        if (got == want) cna__error_prefix(err, "%s", path);
         return r;
     }
-    size_t got = len ? fread((void *)rd.file, 1, (size_t)len, f) : 0;
+    memcpy((void *)rd.file, head, got);
+    size_t rest = (size_t)len - got;
+    size_t more = rest ? fread((unsigned char *)rd.file + got, 1, rest, f) : 0;
     fclose(f);
-    if (got != (size_t)len) {
+    if (more != rest) {
         cna_model_free(&rd.model->pub);
-        return cna__error(err, CNA_ERROR_IO, "%s: read %zu of %ld bytes", path, got, len);
+        return cna__error(err, CNA_ERROR_IO, "%s: read %zu of %llu bytes", path, got + more,
+                          (unsigned long long)len);
     }
     r = end(&rd, out);
     if (r) cna__error_prefix(err, "%s", path);
@@ -1307,8 +1391,11 @@ cna_result cna_model_load_any(const char *path, const cna_import_options *opts, 
     if (!path || !out)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "load: NULL %s", path ? "out" : "path");
     unsigned char magic[4] = {0};
-    FILE *f = fopen(path, "rb");
-    if (!f) return cna__error(err, CNA_ERROR_IO, "%s: %s", path, strerror(errno));
+    FILE *f;
+    uint64_t len;
+    int e = cna__file_open_regular(path, &f, &len);
+    if (e == CNA__FILE_NOT_REGULAR) return cna__error(err, CNA_ERROR_IO, "%s: not a regular file", path);
+    if (e) return cna__error(err, CNA_ERROR_IO, "%s: %s", path, strerror(e));
     size_t got = fread(magic, 1, sizeof magic, f);
     fclose(f);
     if (!cna_cnb_is_cnb(magic, got)) return cna_model_load_file(path, opts, out, err);

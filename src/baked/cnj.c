@@ -290,7 +290,18 @@ cna_result cna_cnj_read_memory(const char *text, size_t size, const cna_allocato
     cJSON *root = size ? cna__json_parse(text, size, &end) : NULL; /* serialised, src/core/json.c */
     if (!root) {
         size_t at = (end && end >= text && end <= text + size) ? (size_t)(end - text) : 0;
+        if (cna__json_too_deep(text, size, at))
+            return cna__error(err, CNA_ERROR_PARSE, "cnj: JSON nested deeper than %d levels at byte %zu",
+                              CNA__JSON_MAX_DEPTH, at);
         return cna__error(err, CNA_ERROR_PARSE, "cnj: not valid JSON near byte %zu", at);
+    }
+    /* One JSON value: nothing but whitespace (or NUL padding, as the glTF reader allows) after it. */
+    for (size_t at = end ? (size_t)(end - text) : size; at < size; at++) {
+        const char ch = text[at];
+        if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' && ch != '\0') {
+            cJSON_Delete(root);
+            return cna__error(err, CNA_ERROR_PARSE, "cnj: trailing data after the JSON value at byte %zu", at);
+        }
     }
     cna_result r = read_root(root, &alloc, out, err);
     cJSON_Delete(root);
@@ -302,31 +313,25 @@ cna_result cna_cnj_read_file(const char *path, const cna_allocator *allocator,
 {
     if (!path || !out)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cnj read: NULL %s", path ? "out" : "path");
-    FILE *f = fopen(path, "rb");
-    if (!f) return cna__error(err, CNA_ERROR_IO, "%s: %s", path, strerror(errno));
+    FILE *f;
+    uint64_t len;
+    int e = cna__file_open_regular(path, &f, &len);
+    if (e == CNA__FILE_NOT_REGULAR) return cna__error(err, CNA_ERROR_IO, "%s: not a regular file", path);
+    if (e) return cna__error(err, CNA_ERROR_IO, "%s: %s", path, strerror(e));
+    if (len > (uint64_t)CNA_CNJ_MAX_FILE_SIZE) {
+        fclose(f);
+        return cna__error(err, CNA_ERROR_LIMIT, "%s: %llu bytes exceed the limit of %zu bytes", path,
+                          (unsigned long long)len, (size_t)CNA_CNJ_MAX_FILE_SIZE);
+    }
     cna_allocator alloc = cna__allocator_resolve(allocator);
-    char *text = NULL;
-    size_t size = 0, cap = 0;
+    const size_t size = (size_t)len;
+    char *text = (char *)cna__alloc(&alloc, size);
     cna_result r = CNA_OK;
-    for (;;) {
-        if (cap - size < 65536) {
-            size_t ncap = cap ? cap * 2 : 65536;
-            char *t = (char *)(ncap > cap ? cna__alloc(&alloc, ncap) : NULL);
-            if (!t) {
-                r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
-                break;
-            }
-            if (size) memcpy(t, text, size);
-            cna__free(&alloc, text);
-            text = t;
-            cap = ncap;
-        }
-        size_t got = fread(text + size, 1, cap - size, f);
-        size += got;
-        if (got == 0) {
-            if (ferror(f)) r = cna__error(err, CNA_ERROR_IO, "%s: read failed", path);
-            break;
-        }
+    if (!text) {
+        r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory (%zu bytes)", path, size);
+    } else {
+        size_t got = size ? fread(text, 1, size, f) : 0;
+        if (got != size) r = cna__error(err, CNA_ERROR_IO, "%s: read %zu of %zu bytes", path, got, size);
     }
     fclose(f);
     if (!r) {

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cna/alloc.h"
 #include "cna/result.h"
@@ -27,6 +28,30 @@ void cna__error_prefix(cna_error *err, const char *fmt, ...) CNA__PRINTF(2, 3);
  * (cJSON writes a global on failure); every cna parse goes through here. */
 struct cJSON;
 struct cJSON *cna__json_parse(const char *text, size_t size, const char **end);
+
+/* Open `path` for reading as a regular file, never blocking (src/core/file.c):
+ * 0 with *out the stream and *size its size; CNA__FILE_NOT_REGULAR (nothing
+ * opened) for a FIFO, directory, device or socket; otherwise the errno value
+ * of the failed open (for strerror). Callers word the message. */
+#define CNA__FILE_NOT_REGULAR (-1)
+int cna__file_open_regular(const char *path, FILE **out, uint64_t *size);
+
+/* The deepest nesting of arrays and objects cJSON parses (its
+ * CJSON_NESTING_LIMIT, 1000 in Debian's build). */
+#define CNA__JSON_MAX_DEPTH 1000
+/* true when a failed cna__json_parse of text stopped at byte `at` because an
+ * array or object opened there would be nested deeper than
+ * CNA__JSON_MAX_DEPTH (the bytes before it parsed). */
+bool cna__json_too_deep(const char *text, size_t size, size_t at);
+
+/* UTF-8 (src/core/utf8.c, RFC 3629: shortest forms, no surrogates, at most
+ * U+10FFFF). cna__utf8_invalid_at: the offset of the first byte of s[0..n)
+ * that does not start a valid sequence, n when all are valid.
+ * cna__utf8_repair: replace, in place, each byte of the NUL-terminated s that
+ * is not part of a valid sequence with '?' (messages stay valid UTF-8 even
+ * when a name was cut short). */
+size_t cna__utf8_invalid_at(const char *s, size_t n);
+void cna__utf8_repair(char *s);
 
 /* Resolve a possibly-NULL allocator into one with both hooks set. */
 cna_allocator cna__allocator_resolve(const cna_allocator *allocator);

@@ -148,12 +148,14 @@ cna_quat cna_quat_slerp(cna_quat a, cna_quat b, float t)
 
 void cna_mat4_identity(cna_mat4 *out)
 {
+    if (!out) return;
     memset(out, 0, sizeof *out);
     out->m[0] = out->m[5] = out->m[10] = out->m[15] = 1.0f;
 }
 
 void cna_mat4_translation(cna_mat4 *out, cna_vec3 v)
 {
+    if (!out) return;
     cna_mat4_identity(out);
     out->m[12] = v.x;
     out->m[13] = v.y;
@@ -163,6 +165,7 @@ void cna_mat4_translation(cna_mat4 *out, cna_vec3 v)
 /* out = a · b in our convention (spec: b * a). */
 void cna_mat4_mul(cna_mat4 *out, const cna_mat4 *a, const cna_mat4 *b)
 {
+    if (!out || !a || !b) return;
     mat4 ma, mb, r;
     memcpy(ma, a->m, sizeof ma);
     memcpy(mb, b->m, sizeof mb);
@@ -174,6 +177,7 @@ void cna_mat4_mul(cna_mat4 *out, const cna_mat4 *a, const cna_mat4 *b)
  * Column c of R·S is column c of R(r) times s[c]; column 3 is (t, 1). */
 void cna_mat4_compose(cna_mat4 *out, cna_vec3 t, cna_quat r, cna_vec3 s)
 {
+    if (!out) return;
     mat4 rot;
     versor q = {r.x, r.y, r.z, r.w};
     glm_quat_mat4(q, rot);
@@ -191,6 +195,7 @@ void cna_mat4_compose(cna_mat4 *out, cna_vec3 t, cna_quat r, cna_vec3 s)
  * R is the columns divided by their scale (spec: Matrix.Decompose). */
 bool cna_mat4_decompose(const cna_mat4 *m, cna_vec3 *t, cna_quat *r, cna_vec3 *s)
 {
+    if (!m || !t || !r || !s) return false;
     *t = cna_vec3_make(m->m[12], m->m[13], m->m[14]);
     *r = cna_quat_identity();
     *s = cna_vec3_one();
@@ -218,6 +223,7 @@ bool cna_mat4_decompose(const cna_mat4 *m, cna_vec3 *t, cna_quat *r, cna_vec3 *s
 
 bool cna_mat4_inverse(cna_mat4 *out, const cna_mat4 *m)
 {
+    if (!out || !m) return false;
     for (int i = 0; i < 16; ++i)
         if (!isfinite(m->m[i])) return false;
     mat4 a, inv;
@@ -234,6 +240,7 @@ bool cna_mat4_inverse(cna_mat4 *out, const cna_mat4 *m)
 /* m · (p, 1)   (spec: Vector3.Transform(p, m)). */
 cna_vec3 cna_mat4_transform_point(const cna_mat4 *m, cna_vec3 p)
 {
+    if (!m) return cna_vec3_make(0.0f, 0.0f, 0.0f);
     const float *a = m->m;
     return cna_vec3_make(a[0] * p.x + a[4] * p.y + a[8] * p.z + a[12],
                          a[1] * p.x + a[5] * p.y + a[9] * p.z + a[13],
@@ -243,6 +250,7 @@ cna_vec3 cna_mat4_transform_point(const cna_mat4 *m, cna_vec3 p)
 /* m · (v, 0)   (spec: Vector3.TransformNormal(v, m)). */
 cna_vec3 cna_mat4_transform_vector(const cna_mat4 *m, cna_vec3 v)
 {
+    if (!m) return cna_vec3_make(0.0f, 0.0f, 0.0f);
     const float *a = m->m;
     return cna_vec3_make(a[0] * v.x + a[4] * v.y + a[8] * v.z, a[1] * v.x + a[5] * v.y + a[9] * v.z,
                          a[2] * v.x + a[6] * v.y + a[10] * v.z);
@@ -250,6 +258,7 @@ cna_vec3 cna_mat4_transform_vector(const cna_mat4 *m, cna_vec3 v)
 
 bool cna_mat4_is_identity(const cna_mat4 *m)
 {
+    if (!m) return false;
     cna_mat4 id;
     cna_mat4_identity(&id);
     for (int i = 0; i < 16; ++i)

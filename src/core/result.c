@@ -35,6 +35,7 @@ cna_result cna__error(cna_error *err, cna_result code, const char *fmt, ...)
         va_end(ap);
         if (n < 0) err->message[0] = '\0';
         mark_truncated(err->message, n);
+        cna__utf8_repair(err->message);
         if (err->message[0] == '\0')
             snprintf(err->message, sizeof err->message, "%s", cna_result_name(code));
         err->code = code;
@@ -56,4 +57,5 @@ void cna__error_prefix(cna_error *err, const char *fmt, ...)
     old[sizeof old - 1] = '\0';
     int m = snprintf(err->message, sizeof err->message, "%s: %s", prefix, old);
     mark_truncated(err->message, m);
+    cna__utf8_repair(err->message);
 }

@@ -134,14 +134,17 @@ static cna_result decode_jpeg(const unsigned char *bytes, size_t size, const cha
 static cna_result read_file(const char *path, const char *what, unsigned char **bytes, size_t *size,
                             cna_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return cna__error(err, CNA_ERROR_IO, "%s: cannot open %s", what, path);
-    long len = -1;
-    if (fseek(f, 0, SEEK_END) == 0) len = ftell(f);
-    if (len < 0 || (unsigned long)len > CNA__GL_MAX_IMAGE_FILE || fseek(f, 0, SEEK_SET) != 0) {
+    FILE *f;
+    uint64_t file_size;
+    int e = cna__file_open_regular(path, &f, &file_size); /* never blocks on a FIFO put in its place */
+    if (e == CNA__FILE_NOT_REGULAR) return cna__error(err, CNA_ERROR_IO, "%s: %s is not a regular file", what, path);
+    if (e) return cna__error(err, CNA_ERROR_IO, "%s: cannot open %s", what, path);
+    if (file_size > CNA__GL_MAX_IMAGE_FILE) {
         fclose(f);
-        return cna__error(err, CNA_ERROR_IO, "%s: cannot read %s (size %ld)", what, path, len);
+        return cna__error(err, CNA_ERROR_IO, "%s: cannot read %s (size %llu)", what, path,
+                          (unsigned long long)file_size);
     }
+    const long len = (long)file_size;
     unsigned char *b = (unsigned char *)malloc((size_t)len + 1);
     if (!b) {
         fclose(f);

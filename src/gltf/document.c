@@ -96,6 +96,7 @@ void cna__gltf_diag(cna__gltf_ctx *c, cna__diag_code code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    cna__utf8_repair(buf); /* a quoted string cut short */
     size_t slot = d->pub.diagnostic_count++;
     const char *msg = cna__gltf_arena_strdup(c->arena, buf);
     d->diags[slot].code = diag_codes[code];
@@ -161,6 +162,9 @@ static cna_result string_list(cna__gltf_ctx *c, const char *key, const char *con
         if (!cna__gltf_is_string(item))
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s[%zu]: expected a string, got %s", key, i,
                               cna__gltf_json_type_name(item));
+        size_t len = strlen(item->valuestring), bad = cna__utf8_invalid_at(item->valuestring, len);
+        if (bad < len)
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s[%zu]: invalid UTF-8 at byte %zu", key, i, bad);
         names[i] = cna__gltf_arena_strdup(c->arena, item->valuestring);
         if (!names[i++]) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", key);
     }
@@ -316,6 +320,9 @@ static cna_result json_error(const uint8_t *json, size_t size, const char *end, 
 {
     size_t pos = end ? (size_t)((const uint8_t *)end - json) : 0, line = 1, col = 1;
     if (pos > size) pos = size;
+    if (cna__json_too_deep((const char *)json, size, pos))
+        return cna__error(err, CNA_ERROR_PARSE, "JSON nested deeper than %d levels at byte %zu", CNA__JSON_MAX_DEPTH,
+                          pos);
     for (size_t i = 0; i < pos; i++) {
         if (json[i] == '\n') line++, col = 1;
         else col++;

@@ -18,25 +18,22 @@
 #define PATH_MAX 4096
 #endif
 
-/* Open path as a regular file of at most max_size bytes; *n: its size. */
+/* Open path as a regular file of at most max_size bytes; *n: its size. Never
+ * blocks: a FIFO or device is refused before anything is read from it. */
 static cna_result open_file(const char *path, size_t max_size, FILE **out, size_t *n, cna_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return cna__error(err, CNA_ERROR_IO, "cannot open \"%s\": %s", path, strerror(errno));
-    struct stat st;
-    cna_result r = CNA_OK;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        r = cna__error(err, CNA_ERROR_IO, "\"%s\" is not a regular file", path);
-    } else if (st.st_size < 0 || (uint64_t)st.st_size > (uint64_t)max_size) {
-        r = cna__error(err, CNA_ERROR_LIMIT, "\"%s\": %lld bytes exceed the limit of %zu bytes", path,
-                       (long long)st.st_size, max_size);
-    }
-    if (r) {
+    FILE *f;
+    uint64_t size;
+    int e = cna__file_open_regular(path, &f, &size);
+    if (e == CNA__FILE_NOT_REGULAR) return cna__error(err, CNA_ERROR_IO, "\"%s\": not a regular file", path);
+    if (e) return cna__error(err, CNA_ERROR_IO, "cannot open \"%s\": %s", path, strerror(e));
+    if (size > (uint64_t)max_size) {
         fclose(f);
-        return r;
+        return cna__error(err, CNA_ERROR_LIMIT, "\"%s\": %llu bytes exceed the limit of %zu bytes", path,
+                          (unsigned long long)size, max_size);
     }
     *out = f;
-    *n = (size_t)st.st_size;
+    *n = (size_t)size;
     return CNA_OK;
 }
 
@@ -177,7 +174,7 @@ static cna_result resolve_in_folder(cna__gltf_ctx *c, cna_gltf_uri_kind kind, co
     if (kind == CNA_GLTF_URI_IMAGE) {
         struct stat st;
         if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
-            return cna__error(err, CNA_ERROR_IO, "\"%s\" is not a regular file", full);
+            return cna__error(err, CNA_ERROR_IO, "\"%s\": not a regular file", full);
         return CNA_OK;
     }
     uint8_t *bytes = NULL;

@@ -238,6 +238,9 @@ cna_result cna__gltf_json_string_ref(const cna__json *obj, const char *key, cons
     *out = NULL;
     cna_result r = member(obj, key, path, required, cna__gltf_is_string, "a string", &v, err);
     if (r || !v) return r;
+    /* JSON text is UTF-8 (RFC 8259 section 8.1); cJSON does not check it. */
+    const size_t len = strlen(v->valuestring), bad = cna__utf8_invalid_at(v->valuestring, len);
+    if (bad < len) return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.%s: invalid UTF-8 at byte %zu", path, key, bad);
     *out = v->valuestring;
     return CNA_OK;
 }

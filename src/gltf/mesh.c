@@ -72,6 +72,10 @@ static cna_result parse_attributes(cna__gltf_ctx *c, const cna__json *obj, const
     cna__json_for_each(item, obj)
     {
         cna_gltf_attribute *a = &attrs[i++];
+        const size_t len = strlen(item->string), bad = cna__utf8_invalid_at(item->string, len);
+        if (bad < len)
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: the name of attribute %zu: invalid UTF-8 at byte %zu",
+                              path, i - 1, bad);
         a->name = cna__gltf_arena_strdup(c->arena, item->string);
         if (!a->name) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
         char vpath[CNA__PATH_MAX];

@@ -88,6 +88,7 @@ int32_t cna_gltf_primitive_find_attribute(const cna_gltf_primitive *prim, cna_gl
 
 void cna_gltf_node_local_matrix(const cna_gltf_node *node, cna_mat4 *out)
 {
+    if (!node || !out) return;
     if (node->has_matrix) *out = node->matrix;
     else cna_mat4_compose(out, node->translation, node->rotation, node->scale); /* T · R · S */
 }

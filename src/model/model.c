@@ -49,6 +49,7 @@ bool cna__model_diag(cna__model *model, const char *code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    cna__utf8_repair(buf); /* a name cut short */
     return cna__model_diag_n(model, code, 1, buf);
 }
 

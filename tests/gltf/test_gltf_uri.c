@@ -272,7 +272,7 @@ static void test_load_file_errors(void **state)
     assert_string_equal(err.message, "cannot open \"/nonexistent/x.gltf\": No such file or directory");
     assert_int_equal(cna_gltf_load_file(asset_dir, NULL, &doc, &err), CNA_ERROR_IO);
     char message[256];
-    snprintf(message, sizeof message, "\"%s\" is not a regular file", asset_dir);
+    snprintf(message, sizeof message, "\"%s\": not a regular file", asset_dir);
     assert_string_equal(err.message, message);
     assert_int_equal(cna_gltf_load_file(NULL, NULL, &doc, &err), CNA_ERROR_INVALID_ARGUMENT);
     assert_int_equal(cna_gltf_load_file(asset_dir, NULL, NULL, &err), CNA_ERROR_INVALID_ARGUMENT);

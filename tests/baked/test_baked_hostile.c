@@ -1,0 +1,514 @@
+/*
+ * Hostile files on the baked side: a FIFO, a directory or a device named as
+ * a .cnb, a .cnj or a cna_model_load_any input is refused without waiting on
+ * it; a .cnb is judged by its 64-byte header and its size before the rest is
+ * read (a sparse 3 GiB file is refused at once); a .cnj has a size cap and
+ * one JSON value; a .cnb with a valid checksum but a NaN or infinity in a
+ * record is refused naming the record; a failed write says why.
+ *
+ * Every test arms alarm(): a read that blocks ends the program (a failure)
+ * instead of hanging the suite.
+ */
+#define _XOPEN_SOURCE 700 /* mkdtemp, mkfifo, SIGXFSZ, RLIMIT_FSIZE */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "baked/cnb_internal.h"
+#include "cnb_test.h"
+
+#define GUARD_SECONDS 60
+
+/* A fresh folder for this test's files. */
+static void temp_dir(char *dir, size_t n)
+{
+    snprintf(dir, n, "%s/cna-hostile-XXXXXX", CNA_BINARY_DIR);
+    assert_non_null(mkdtemp(dir));
+}
+
+static void write_bytes(const char *path, const void *bytes, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, size, f), size);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* A file of `size` bytes whose first `head_size` are `head`, the rest a hole. */
+static void write_sparse(const char *path, const void *head, size_t head_size, off_t size)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    if (head_size) assert_int_equal(write(fd, head, head_size), (ssize_t)head_size);
+    assert_int_equal(ftruncate(fd, size), 0);
+    assert_int_equal(close(fd), 0);
+}
+
+static void refix_checksum(unsigned char *f, size_t size)
+{
+    uint64_t h = cna__cnb_checksum(f, size);
+    memcpy(f + CNA__CNB_OFF_CHECKSUM, &h, 8);
+}
+
+static void section_at(const unsigned char *bytes, int id, uint64_t *off)
+{
+    memcpy(off, bytes + CNA__CNB_HEADER_SIZE + (size_t)(id - 1) * CNA__CNB_SECTION_ENTRY_SIZE + 8, 8);
+}
+
+static void expect_file_refusal(const char *path, cna_result code, const char *want)
+{
+    cna_model *m = NULL;
+    cna_error err;
+    cna_result r = cna_cnb_load_file(path, NULL, &m, &err);
+    if (r != code) print_error("%s: %s\n", cna_result_name(r), r ? err.message : "ok");
+    assert_int_equal(r, code);
+    assert_null(m);
+    assert_string_equal(err.message, want);
+}
+
+/* ------------------------------------------------------------------ not regular files */
+
+static void a_fifo_is_refused_by_every_baked_reader_without_waiting(void **state)
+{
+    (void)state;
+    alarm(GUARD_SECONDS);
+    char dir[1024], fifo[1100], want[1200];
+    temp_dir(dir, sizeof dir);
+    snprintf(fifo, sizeof fifo, "%s/model.cnb", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    snprintf(want, sizeof want, "%s: not a regular file", fifo);
+
+    expect_file_refusal(fifo, CNA_ERROR_IO, want);
+
+    cna_model *m = NULL;
+    cna_error err;
+    assert_int_equal(cna_model_load_any(fifo, NULL, &m, &err), CNA_ERROR_IO);
+    assert_null(m);
+    assert_string_equal(err.message, want);
+
+    cna_cnj_skeleton *s = NULL;
+    assert_int_equal(cna_cnj_read_file(fifo, NULL, &s, &err), CNA_ERROR_IO);
+    assert_null(s);
+    assert_string_equal(err.message, want);
+
+    assert_int_equal(unlink(fifo), 0);
+    assert_int_equal(rmdir(dir), 0);
+    alarm(0);
+}
+
+static void a_directory_or_device_is_not_a_regular_file(void **state)
+{
+    (void)state;
+    alarm(GUARD_SECONDS);
+    char dir[1024], want[1200];
+    temp_dir(dir, sizeof dir);
+    snprintf(want, sizeof want, "%s: not a regular file", dir);
+    expect_file_refusal(dir, CNA_ERROR_IO, want); /* was "out of memory (9223372036854775807 bytes)" */
+    cna_model *m = NULL;
+    cna_error err;
+    assert_int_equal(cna_model_load_any(dir, NULL, &m, &err), CNA_ERROR_IO);
+    assert_string_equal(err.message, want);
+    cna_cnj_skeleton *s = NULL;
+    assert_int_equal(cna_cnj_read_file(dir, NULL, &s, &err), CNA_ERROR_IO);
+    assert_string_equal(err.message, want);
+    /* /dev/zero never ends: refused before a byte is read. */
+    assert_int_equal(cna_cnj_read_file("/dev/zero", NULL, &s, &err), CNA_ERROR_IO);
+    assert_null(s);
+    assert_string_equal(err.message, "/dev/zero: not a regular file");
+    expect_file_refusal("/dev/zero", CNA_ERROR_IO, "/dev/zero: not a regular file");
+    assert_int_equal(rmdir(dir), 0);
+    alarm(0);
+}
+
+/* ------------------------------------------------------------------ .cnb: header first, size cap */
+
+static void a_huge_cnb_is_judged_by_its_header_and_size_before_it_is_read(void **state)
+{
+    (void)state;
+    alarm(GUARD_SECONDS);
+    cna_model *a = cnb_test_import(&cnb_corpus[8], CNA_CLIP_MODE_FAITHFUL);
+    size_t size = 0;
+    unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
+    char dir[1024], path[1100], want[1400];
+    temp_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/huge.cnb", dir);
+    const off_t huge = (off_t)3 << 30;
+
+    /* 3 GiB of zeros: not a .cnb, from its first 64 bytes. */
+    write_sparse(path, NULL, 0, huge);
+    snprintf(want, sizeof want, "%s: cnb: not a .cnb file (the magic is not \"CNB\\0\")", path);
+    expect_file_refusal(path, CNA_ERROR_PARSE, want);
+
+    /* A real header whose total_size is the file's 3 GiB: above the cap, from the size. */
+    unsigned char head[CNA__CNB_HEADER_SIZE];
+    memcpy(head, bytes, sizeof head);
+    const uint64_t total = (uint64_t)huge;
+    memcpy(head + CNA__CNB_OFF_TOTAL_SIZE, &total, 8);
+    write_sparse(path, head, sizeof head, huge);
+    snprintf(want, sizeof want, "%s: cnb: 3221225472 bytes exceed the limit of 1073741824 bytes", path);
+    expect_file_refusal(path, CNA_ERROR_LIMIT, want);
+    assert_int_equal(CNA_CNB_MAX_FILE_SIZE, (size_t)1 << 30);
+
+    /* The real header of a smaller file: total_size against the file's size. */
+    write_sparse(path, bytes, sizeof head, huge);
+    snprintf(want, sizeof want, "%s: cnb: total_size %zu but 3221225472 bytes were given (truncated?)", path, size);
+    expect_file_refusal(path, CNA_ERROR_INVALID_DATA, want);
+
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+    free(bytes);
+    cna_model_free(a);
+    alarm(0);
+}
+
+static void a_bad_cnb_header_on_disk_is_refused_with_its_field(void **state)
+{
+    (void)state;
+    alarm(GUARD_SECONDS);
+    cna_model *a = cnb_test_import(&cnb_corpus[8], CNA_CLIP_MODE_FAITHFUL);
+    size_t size = 0;
+    unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
+    char dir[1024], path[1100], want[1400];
+    temp_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/bad.cnb", dir);
+
+    bytes[CNA__CNB_OFF_VERSION] = 9;
+    write_bytes(path, bytes, size);
+    snprintf(want, sizeof want, "%s: cnb: version 9; this reader reads version 2", path);
+    expect_file_refusal(path, CNA_ERROR_UNSUPPORTED, want);
+    bytes[CNA__CNB_OFF_VERSION] = 2;
+
+    write_bytes(path, bytes, 40); /* shorter than the header */
+    snprintf(want, sizeof want, "%s: cnb: 40 bytes; the header needs 64", path);
+    expect_file_refusal(path, CNA_ERROR_PARSE, want);
+
+    write_bytes(path, bytes, size - 8); /* the header promises more */
+    snprintf(want, sizeof want, "%s: cnb: total_size %zu but %zu bytes were given (truncated?)", path, size, size - 8);
+    expect_file_refusal(path, CNA_ERROR_INVALID_DATA, want);
+
+    bytes[CNA__CNB_OFF_FLAGS] = 1;
+    write_bytes(path, bytes, size);
+    snprintf(want, sizeof want, "%s: cnb: flags 0x1; none are defined", path);
+    expect_file_refusal(path, CNA_ERROR_UNSUPPORTED, want);
+    bytes[CNA__CNB_OFF_FLAGS] = 0;
+
+    write_bytes(path, bytes, size); /* and the intact file loads */
+    cna_model *b = NULL;
+    cna_error err;
+    assert_int_equal(cna_cnb_load_file(path, NULL, &b, &err), CNA_OK);
+    cnb_same_model(a, b);
+    cna_model_free(b);
+
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+    free(bytes);
+    cna_model_free(a);
+    alarm(0);
+}
+
+/* ------------------------------------------------------------------ .cnj: cap, one value */
+
+static void a_cnj_above_the_cap_is_refused_from_its_size(void **state)
+{
+    (void)state;
+    alarm(GUARD_SECONDS);
+    char dir[1024], path[1100], want[1400];
+    temp_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/huge.cnj", dir);
+    write_sparse(path, "{", 1, (off_t)CNA_CNJ_MAX_FILE_SIZE + 1);
+    cna_cnj_skeleton *s = NULL;
+    cna_error err;
+    assert_int_equal(cna_cnj_read_file(path, NULL, &s, &err), CNA_ERROR_LIMIT);
+    assert_null(s);
+    snprintf(want, sizeof want, "%s: 268435457 bytes exceed the limit of 268435456 bytes", path);
+    assert_string_equal(err.message, want);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+    alarm(0);
+}
+
+static const char skeleton_text[] =
+    "{\"format\": \"cna-skeleton/1\", \"bone_count\": 1, \"hierarchy\": [-1],\n"
+    " \"bind_pose\": [[1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1]],\n"
+    " \"inverse_bind_pose\": [[1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1]]}";
+
+static void trailing_data_after_the_cnj_value_is_refused(void **state)
+{
+    (void)state;
+    alarm(GUARD_SECONDS);
+    const size_t n = strlen(skeleton_text);
+    char text[1024];
+    cna_cnj_skeleton *s = NULL;
+    cna_error err;
+    /* whitespace and NUL padding after the value are fine */
+    snprintf(text, sizeof text, "%s \n\t\r", skeleton_text);
+    assert_int_equal(cna_cnj_read_memory(text, strlen(text) + 1, NULL, &s, &err), CNA_OK);
+    assert_int_equal(cna_cnj_skeleton_data(s)->bone_count, 1);
+    cna_cnj_skeleton_free(s);
+    s = NULL;
+
+    char want[256];
+    snprintf(text, sizeof text, "%s\n{}", skeleton_text);
+    assert_int_equal(cna_cnj_read_memory(text, strlen(text), NULL, &s, &err), CNA_ERROR_PARSE);
+    assert_null(s);
+    snprintf(want, sizeof want, "cnj: trailing data after the JSON value at byte %zu", n + 1);
+    assert_string_equal(err.message, want);
+
+    snprintf(text, sizeof text, "%sgarbage", skeleton_text);
+    assert_int_equal(cna_cnj_read_memory(text, strlen(text), NULL, &s, &err), CNA_ERROR_PARSE);
+    snprintf(want, sizeof want, "cnj: trailing data after the JSON value at byte %zu", n);
+    assert_string_equal(err.message, want);
+
+    /* the same from a file, prefixed with its path */
+    char dir[1024], path[1100], want_file[1400];
+    temp_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/trailing.cnj", dir);
+    write_bytes(path, text, strlen(text));
+    assert_int_equal(cna_cnj_read_file(path, NULL, &s, &err), CNA_ERROR_PARSE);
+    assert_null(s);
+    snprintf(want_file, sizeof want_file, "%s: %s", path, want);
+    assert_string_equal(err.message, want_file);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+    alarm(0);
+}
+
+static void cnj_nesting_past_the_parser_limit_says_so(void **state)
+{
+    (void)state;
+    alarm(GUARD_SECONDS);
+    const size_t depth = 1200;
+    char *text = malloc(2 * depth + 16);
+    assert_non_null(text);
+    size_t n = 0;
+    text[n++] = '{';
+    memcpy(text + n, "\"x\":", 4);
+    n += 4;
+    for (size_t i = 0; i < depth; i++) text[n++] = '[';
+    for (size_t i = 0; i < depth; i++) text[n++] = ']';
+    text[n++] = '}';
+    cna_cnj_skeleton *s = NULL;
+    cna_error err;
+    assert_int_equal(cna_cnj_read_memory(text, n, NULL, &s, &err), CNA_ERROR_PARSE);
+    assert_null(s);
+    /* the object is level 1; the 1000th array, opened at byte 1004, would be level 1001 */
+    assert_string_equal(err.message, "cnj: JSON nested deeper than 1000 levels at byte 1004");
+    free(text);
+    alarm(0);
+}
+
+/* ------------------------------------------------------------------ .cnb: finite records */
+
+/* A baked SimpleSkin with the float at `at` set to `bits` (checksum
+ * refixed) is refused with exactly "cnb: <want>". */
+static void expect_not_finite(const unsigned char *clean, size_t size, uint64_t at, uint32_t bits, const char *want)
+{
+    unsigned char *bytes = malloc(size);
+    assert_non_null(bytes);
+    memcpy(bytes, clean, size);
+    memcpy(bytes + at, &bits, 4);
+    refix_checksum(bytes, size);
+    cna_model *m = NULL;
+    cna_error err;
+    cna_result r = cna_cnb_load_memory(bytes, size, NULL, &m, &err);
+    if (r != CNA_ERROR_INVALID_DATA) print_error("%s: %s\n", cna_result_name(r), r ? err.message : "ok");
+    assert_int_equal(r, CNA_ERROR_INVALID_DATA);
+    assert_null(m);
+    char full[256];
+    snprintf(full, sizeof full, "cnb: %s", want);
+    assert_string_equal(err.message, full);
+    free(bytes);
+}
+
+static void non_finite_record_values_are_refused_naming_the_record(void **state)
+{
+    (void)state;
+    alarm(GUARD_SECONDS);
+    cna_model *a = cnb_test_import(&cnb_corpus[7], CNA_CLIP_MODE_FAITHFUL);
+    assert_true(a->bone_count >= 2 && a->effect_count >= 1 && a->mesh_count >= 1 && a->skin_count >= 1);
+    size_t size = 0;
+    unsigned char *clean = cnb_test_bake(a, 0.0f, &size);
+    const uint32_t nan = 0x7fc00000u, inf = 0x7f800000u, ninf = 0xff800000u, minus_one = 0xbf800000u;
+    uint64_t model, bones, meshes, effects, skins, data;
+    section_at(clean, CNA__CNB_MODEL, &model);
+    section_at(clean, CNA__CNB_BONES, &bones);
+    section_at(clean, CNA__CNB_MESHES, &meshes);
+    section_at(clean, CNA__CNB_EFFECTS, &effects);
+    section_at(clean, CNA__CNB_SKINS, &skins);
+    section_at(clean, CNA__CNB_DATA, &data);
+
+    /* BONES records (192 bytes): transform at 24, rest_transform at 88, rest
+     * translation at 152, rotation at 164, scale at 180. */
+    const uint64_t b1 = bones + 192;
+    expect_not_finite(clean, size, b1 + 24 + 4 * 13, nan, "bones[1].transform: not finite");
+    expect_not_finite(clean, size, b1 + 88, inf, "bones[1].rest_transform: not finite");
+    expect_not_finite(clean, size, b1 + 152 + 4, nan, "bones[1].rest_translation: not finite");
+    expect_not_finite(clean, size, bones + 164 + 12, ninf, "bones[0].rest_rotation: not finite");
+    expect_not_finite(clean, size, b1 + 180 + 8, inf, "bones[1].rest_scale: not finite");
+
+    /* MODEL: size at 8. */
+    expect_not_finite(clean, size, model + 8, inf, "model.size: not finite");
+
+    /* MESHES (56 bytes): bounds center at 40, radius at 52. */
+    expect_not_finite(clean, size, meshes + 40 + 4, nan, "meshes[0].bounds.center: not finite");
+    expect_not_finite(clean, size, meshes + 52, inf, "meshes[0].bounds.radius: not finite");
+    expect_not_finite(clean, size, meshes + 52, minus_one, "meshes[0].bounds.radius: -1 is negative");
+
+    /* EFFECTS (4928 bytes): base_color_factor at 16, base_color.scale at 40,
+     * metallic 44, roughness 48, normal.scale 72, occlusion.scale 84,
+     * emissive_factor 100, alpha_cutoff 112, world 128, view 192,
+     * projection 256, bones[b] at 320 + 64 b. */
+    expect_not_finite(clean, size, effects + 16 + 12, nan, "effects[0].base_color_factor: not finite");
+    expect_not_finite(clean, size, effects + 40, inf, "effects[0].base_color.scale: not finite");
+    expect_not_finite(clean, size, effects + 44, nan, "effects[0].metallic_factor: not finite");
+    expect_not_finite(clean, size, effects + 48, nan, "effects[0].roughness_factor: not finite");
+    expect_not_finite(clean, size, effects + 72, ninf, "effects[0].normal.scale: not finite");
+    expect_not_finite(clean, size, effects + 84, nan, "effects[0].occlusion.scale: not finite");
+    expect_not_finite(clean, size, effects + 100 + 8, inf, "effects[0].emissive_factor: not finite");
+    expect_not_finite(clean, size, effects + 112, nan, "effects[0].alpha_cutoff: not finite");
+    /* where effects kept per-frame matrices (world, view, projection and a
+     * palette), version 2 files have bytes the reader skips: not read, so
+     * not judged */
+    const uint64_t skipped[] = {effects + 128 + 4 * 5, effects + 192, effects + 256 + 4 * 15,
+                                effects + 320 + 64 * 5 + 4 * 2, effects + 320 + 64 * 71};
+    for (size_t k = 0; k < sizeof skipped / sizeof skipped[0]; k++) {
+        unsigned char *bytes = malloc(size);
+        assert_non_null(bytes);
+        memcpy(bytes, clean, size);
+        memcpy(bytes + skipped[k], &nan, 4);
+        refix_checksum(bytes, size);
+        cna_model *m = NULL;
+        assert_int_equal(cna_cnb_load_memory(bytes, size, NULL, &m, NULL), CNA_OK);
+        cna_model_free(m);
+        free(bytes);
+    }
+
+    /* SKINS (256 bytes): the fold reference at 216. */
+    uint64_t fold;
+    memcpy(&fold, clean + skins + 216, 8);
+    expect_not_finite(clean, size, data + fold + 64 + 4 * 3, nan, "skins[0].fold[1]: not finite");
+
+    /* the clean file still loads, equal to the import */
+    cna_model *b = cnb_test_load(clean, size);
+    cnb_same_model(a, b);
+    cna_model_free(b);
+    free(clean);
+    cna_model_free(a);
+    alarm(0);
+}
+
+/* ------------------------------------------------------------------ .cnb: UTF-8 names */
+
+static void an_invalid_utf8_name_in_a_cnb_is_refused_naming_the_record(void **state)
+{
+    (void)state;
+    alarm(GUARD_SECONDS);
+    cna_model *a = cnb_test_import(&cnb_corpus[4], CNA_CLIP_MODE_FAITHFUL); /* RiggedSimple */
+    size_t size = 0;
+    unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
+    uint64_t strings, bones;
+    section_at(bytes, CNA__CNB_STRINGS, &strings);
+    section_at(bytes, CNA__CNB_BONES, &bones);
+    /* The first bone with a name of 4 bytes or more gets a surrogate half
+     * (ED A0 80) at byte 1, patched in place in STRINGS; the clips (the only
+     * records with strings read before the bones) must not share it. */
+    size_t b = 0;
+    while (b < a->bone_count && strlen(a->bones[b].name) < 4) b++;
+    assert_true(b < a->bone_count);
+    uint32_t off, len;
+    memcpy(&off, bytes + bones + 192 * b, 4);
+    memcpy(&len, bytes + bones + 192 * b + 4, 4);
+    assert_int_equal(len, strlen(a->bones[b].name));
+    for (size_t i = 0; i < a->animation_count; i++)
+        assert_true(!a->node_clips[i].name || strcmp(a->node_clips[i].name, a->bones[b].name) != 0);
+    unsigned char *name = bytes + strings + off;
+    name[1] = 0xed;
+    name[2] = 0xa0;
+    name[3] = 0x80;
+    refix_checksum(bytes, size);
+    cna_model *m = NULL;
+    cna_error err;
+    assert_int_equal(cna_cnb_load_memory(bytes, size, NULL, &m, &err), CNA_ERROR_INVALID_DATA);
+    assert_null(m);
+    char want[128];
+    snprintf(want, sizeof want, "cnb: bones[%zu].name: invalid UTF-8 at byte 1", b);
+    assert_string_equal(err.message, want);
+    /* a valid multi-byte name in the same place loads, byte for byte */
+    name[1] = 0xc3;
+    name[2] = 0xa9; /* é */
+    name[3] = 'x';
+    refix_checksum(bytes, size);
+    assert_int_equal(cna_cnb_load_memory(bytes, size, NULL, &m, &err), CNA_OK);
+    assert_int_equal(memcmp(m->bones[b].name + 1, "\xc3\xa9x", 3), 0);
+    cna_model_free(m);
+    free(bytes);
+    cna_model_free(a);
+    alarm(0);
+}
+
+/* ------------------------------------------------------------------ write failures */
+
+static void a_failed_write_gives_the_system_reason(void **state)
+{
+    (void)state;
+    alarm(GUARD_SECONDS);
+    cna_model *a = cnb_test_import(&cnb_corpus[7], CNA_CLIP_MODE_FAITHFUL);
+    char dir[1024], cnb[1100], cnj[1100], want[1400];
+    temp_dir(dir, sizeof dir);
+    snprintf(cnb, sizeof cnb, "%s/out.cnb", dir);
+    snprintf(cnj, sizeof cnj, "%s/out.cnj", dir);
+    /* A file size limit of 100 bytes: the writes fail with EFBIG (SIGXFSZ ignored). */
+    struct rlimit old, small;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    small = old;
+    small.rlim_cur = 100;
+    void (*previous)(int) = signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+    cna_error err1, err2;
+    cna_result r1 = cna_cnb_write_file(a, NULL, cnb, &err1);
+    cna_result r2 = cna_cnj_write_file(cnj, &a->skins[0].data, &err2);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, previous);
+    assert_int_equal(r1, CNA_ERROR_IO);
+    snprintf(want, sizeof want, "%s: write failed: %s", cnb, strerror(EFBIG));
+    assert_string_equal(err1.message, want);
+    assert_int_equal(r2, CNA_ERROR_IO);
+    snprintf(want, sizeof want, "%s: write failed: %s", cnj, strerror(EFBIG));
+    assert_string_equal(err2.message, want);
+    remove(cnb);
+    remove(cnj);
+    assert_int_equal(rmdir(dir), 0);
+    cna_model_free(a);
+    alarm(0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_fifo_is_refused_by_every_baked_reader_without_waiting),
+        cmocka_unit_test(a_directory_or_device_is_not_a_regular_file),
+        cmocka_unit_test(a_huge_cnb_is_judged_by_its_header_and_size_before_it_is_read),
+        cmocka_unit_test(a_bad_cnb_header_on_disk_is_refused_with_its_field),
+        cmocka_unit_test(a_cnj_above_the_cap_is_refused_from_its_size),
+        cmocka_unit_test(trailing_data_after_the_cnj_value_is_refused),
+        cmocka_unit_test(cnj_nesting_past_the_parser_limit_says_so),
+        cmocka_unit_test(non_finite_record_values_are_refused_naming_the_record),
+        cmocka_unit_test(an_invalid_utf8_name_in_a_cnb_is_refused_naming_the_record),
+        cmocka_unit_test(a_failed_write_gives_the_system_reason),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
