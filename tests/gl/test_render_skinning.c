@@ -313,8 +313,11 @@ static void oracle_positions_land_on_drawn_pixels(void **state)
         scene_pose(&s, 0, t);
         scene_frame(&s, (vec3){0.3f, 0.2f, 1.0f});
         unsigned char *img = draw_gpu(&s);
+        /* proj · view (cna_mat4_mul: the matrices need no 16-byte alignment) */
+        cna_mat4 pv;
+        cna_mat4_mul(&pv, &s.proj, &s.view);
         mat4 vp;
-        glm_mat4_mul((vec4 *)s.proj.m, (vec4 *)s.view.m, vp);
+        memcpy(vp, pv.m, sizeof vp);
         const cJSON *prim;
         cJSON_ArrayForEach(prim, get(sample, "primitives"))
         {
