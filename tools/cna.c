@@ -41,7 +41,7 @@ static const cna_cli_command cna__commands[] = {
      " [--fov DEGREES] [--background R,G,B] [--sheet N] [--gif OUT.gif [--frames N]] -o OUT.png",
      "draw a model headless (OpenGL through EGL, no GPU needed) and write a PNG",
      cna_cli_render_run, cna_cli_render_help},
-    {"view", CNA__HAVE_VIEW, "FILE [--size WxH] [--frames N] [--screenshot OUT.png]",
+    {"view", CNA__HAVE_VIEW, "FILE [--size WxH] [--frames N] [--screenshot OUT.png] [--help-overlay]",
      "open a window (GLFW) that plays a model: orbit, clips, speed, morph weights",
      cna_cli_view_run, cna_cli_view_help},
     {"convert", true, "IN.gltf|IN.glb|DIR -o OUT [--unit-scale S] [--skeleton OUT.cnj] [--mode faithful|union]",

@@ -1,15 +1,17 @@
 /*
  * tools/view.c — `cna view FILE [--size WxH] [--frames N] [--screenshot
- * OUT.png]`: a GLFW window (OpenGL 3.3 core) playing a model's animations,
- * drawn through cna_gl with the window's context (issue 6 "See it";
- * docs/rendering.md).
+ * OUT.png] [--help-overlay]`: a GLFW window (OpenGL 3.3 core) playing a
+ * model's animations, drawn through cna_gl with the window's context
+ * (docs/rendering.md).
  *
  * Controls: drag with the left mouse button to orbit, wheel to zoom,
  * space = play/pause, left/right = previous/next animation, up/down =
  * speed x2 / /2, M = cycle morph weights (the animation's, then each target
- * alone at weight 1), F = frame the model, F1 or H = the key list in the
- * title bar. The title bar shows the animation's name, the time and the
- * speed.
+ * alone at weight 1), F = frame the model, F1 or H = show/hide the help
+ * overlay (view_overlay.h: the keys as text on a dark panel in the top-left
+ * corner; --help-overlay starts with it shown). The title bar shows the
+ * animation's name, the time and the speed; it lists the keys itself only
+ * when the overlay cannot be created.
  *
  * Each frame: the character (cna/character.h, REPEAT mode, time scale =
  * the speed) is advanced and posed (rigid clip, skins, palettes, the
@@ -19,10 +21,10 @@
  * mesh's palette. The model is never written.
  *
  * --frames N draws N frames with a fixed step of 1/60 s and exits (after
- * --screenshot writes the window's framebuffer as a PNG): what the test under
- * Xvfb runs. Without GLFW or cna_gl at build time the command answers that
- * it is not built in. Exit codes: 0, 1 failure (no display, refused file),
- * 2 usage.
+ * --screenshot writes the window's framebuffer as a PNG, the overlay
+ * included when it is shown): what the tests under Xvfb run. Without GLFW
+ * or cna_gl at build time the command answers that it is not built in.
+ * Exit codes: 0, 1 failure (no display, refused file), 2 usage.
  */
 #if defined(__SANITIZE_ADDRESS__)
 #define _GNU_SOURCE 1   /* dl_iterate_phdr, RTLD_NOLOAD, RTLD_NODELETE */
@@ -45,13 +47,14 @@
 #include <cglm/cglm.h>
 
 #include "cna/gl.h"
+#include "view_overlay.h"
 #define CNA__VIEW 1
 #endif
 
 void cna_cli_view_help(FILE *out)
 {
     fprintf(out,
-            "usage: cna view FILE [--size WxH] [--frames N] [--screenshot OUT.png]\n"
+            "usage: cna view FILE [--size WxH] [--frames N] [--screenshot OUT.png] [--help-overlay]\n"
             "\n"
             "Opens a window (GLFW, OpenGL 3.3 core) that plays the model's animations.\n"
             "\n"
@@ -60,7 +63,7 @@ void cna_cli_view_help(FILE *out)
             "  space      play / pause            F       frame the model\n"
             "  left/right previous / next clip    up/down speed x2 / /2\n"
             "  M          cycle morph weights (the animation's, then each target alone)\n"
-            "  F1 or H    show / hide these keys in the title bar     Esc  quit\n"
+            "  F1 or H    show / hide this list over the model (top left)   Esc  quit\n"
             "The title bar shows the clip's name, the time and the speed.\n"
             "\n"
             "options:\n"
@@ -68,6 +71,7 @@ void cna_cli_view_help(FILE *out)
             "  --frames N            draw N frames at a fixed 1/60 s step, then exit\n"
             "  --screenshot OUT.png  with --frames: write the last frame as a PNG (atomically;\n"
             "                        refused when it is FILE or one of its buffers or images)\n"
+            "  --help-overlay        start with the key overlay shown (as after F1)\n"
             "  -h, --help            print this help\n"
             "\n"
             "exit status: 0 closed; 1 no display, the file is refused or drawing failed;\n"
@@ -79,6 +83,7 @@ typedef struct view_args {
     uint32_t width, height;
     long frames;   /* 0: until the window closes */
     const char *screenshot;
+    bool help_overlay;   /* start with the key overlay shown */
 } view_args;
 
 static int parse_args(const cna_cli_command *cmd, int argc, char **argv, view_args *a)
@@ -112,6 +117,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, view_ar
             } else {
                 a->screenshot = v;
             }
+        } else if (strcmp(arg, "--help-overlay") == 0) {
+            a->help_overlay = true;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cna_cli_usage_error(cmd, "unknown option '%s'", arg);
         } else if (!a->path) {
@@ -140,7 +147,8 @@ typedef struct viewer {
     bool playing;
     size_t morph_mode;      /* 0: the animation's weights; k: target k-1 alone */
     size_t morph_modes;     /* 1 + the most targets of any part */
-    bool show_keys;         /* F1 / H: the key list in the title bar */
+    bool show_keys;         /* F1 / H: the key overlay shown */
+    cna_cli_overlay *overlay;   /* NULL when it cannot be drawn: the keys go to the title bar */
     /* orbit camera */
     float yaw, pitch, distance, target[3], radius;
     bool dragging;
@@ -234,11 +242,27 @@ static void set_title(GLFWwindow *win, const viewer *v)
     if (v->morph_mode > 0) snprintf(morph, sizeof morph, "  morph target %zu", v->morph_mode - 1);
     snprintf(title, sizeof title, "cna view - %s  %.2f / %.2f s  x%g%s%s%s", name, cna_character_time(v->c),
              cna_ticks_to_seconds(cna_character_duration(v->c)), v->speed, v->playing ? "" : "  (paused)", morph,
-             v->show_keys ? "  |  drag: orbit  wheel: zoom  space: play/pause  left/right: clip  "
-                            "up/down: speed  M: morph  F: frame  F1/H: keys  Esc: quit"
-                          : "  (F1: keys)");
+             !v->show_keys ? "  (F1: keys)"
+             : v->overlay  ? ""
+                           : "  |  drag: orbit  wheel: zoom  space: play/pause  left/right: clip  "
+                             "up/down: speed  M: morph  F: frame  F1/H: keys  Esc: quit");
     glfwSetWindowTitle(win, title);
 }
+
+/* The help overlay's text: every key on_key and the mouse callbacks handle. */
+static const char *const view_keys[] = {
+    "cna view - keys",
+    "",
+    "left-drag   orbit the camera",
+    "wheel       zoom",
+    "space       play / pause",
+    "left/right  previous / next animation",
+    "up/down     speed x2 / /2",
+    "M           cycle morph weights",
+    "F           frame the model",
+    "F1 or H     show / hide this help",
+    "Esc         quit",
+};
 
 static void on_key(GLFWwindow *win, int key, int scancode, int action, int mods)
 {
@@ -400,6 +424,14 @@ static int view_run(const view_args *a)
         goto done;
     }
     frame_model(&v);
+    v.show_keys = a->help_overlay;
+    if (cna_cli_overlay_create(&v.overlay, &err) ||
+        cna_cli_overlay_set_text(v.overlay, view_keys, sizeof view_keys / sizeof view_keys[0], &err)) {
+        fprintf(stderr, "warning: the key overlay cannot be drawn (%s); F1 or H lists the keys in the title bar\n",
+                err.message);
+        cna_cli_overlay_free(v.overlay);
+        v.overlay = NULL;
+    }
     glfwSetWindowUserPointer(win, &v);
     glfwSetKeyCallback(win, on_key);
     glfwSetMouseButtonCallback(win, on_button);
@@ -423,6 +455,10 @@ static int view_run(const view_args *a)
             status = cna_cli_report_error(a->path, &err);
             break;
         }
+        if (v.show_keys && v.overlay && cna_cli_overlay_draw(v.overlay, fw, fh, &err)) {
+            status = cna_cli_report_error(NULL, &err);
+            break;
+        }
         set_title(win, &v);
         if (a->frames && frame + 1 >= a->frames) {
             if (a->screenshot) {
@@ -440,6 +476,7 @@ static int view_run(const view_args *a)
         glfwPollEvents();
     }
 done:
+    cna_cli_overlay_free(v.overlay);   /* GL objects, while the context is current */
     cna_character_free(v.c);
     free(v.weights);
     cna_gl_instance_free(v.inst);   /* GL objects, while the context is current */
