@@ -14,7 +14,8 @@
  *      CNA_ERROR_INVALID_ARGUMENT and change nothing; any other pose of an
  *      imported model must succeed. A cna_player per skin is seeked to the
  *      same times (and to extreme tick counts, clamped and looping) and, not
- *      looping, must give the animator's palette bit for bit;
+ *      looping, must give the palette of a character in ONCE mode (its clock clamped
+ *      to the clip) bit for bit;
  *   4. every skinned part skinned on the CPU with the posed palette by
  *      cna_skin_vertices, cna_skin_vertices_fast and cna_skin_positions: all
  *      three accept or refuse alike, and the positions equal the reference's
@@ -65,37 +66,47 @@ static bool same_bits(const void *a, const void *b, size_t size)
  * pose at a time, read a skin's palette, the absolute bone transforms and a
  * part's morph weights. */
 
-typedef cna_animator fuzz_poser;
+typedef cna_character fuzz_poser;
 
-static fuzz_poser *poser_create(cna_model *m)
+/* A character of m that clamps its clock to [0, duration] (ONCE mode): a
+ * pose at any time is the clip's pose at the clamped time. */
+static fuzz_poser *poser_create(const cna_model *m)
 {
-    cna_animator *an = NULL;
-    if (cna_animator_create(m, NULL, &an, NULL) != CNA_OK) return NULL;
-    return an;
+    cna_character *c = NULL;
+    if (cna_character_create(m, NULL, &c, NULL) != CNA_OK) return NULL;
+    if (cna_character_set_loop_mode(c, CNA_LOOP_MODE_ONCE, NULL) != CNA_OK) finding();
+    return c;
 }
 
-static void poser_free(fuzz_poser *p) { cna_animator_free(p); }
+static void poser_free(fuzz_poser *p) { cna_character_free(p); }
 
 static cna_result poser_select(fuzz_poser *p, long animation, cna_error *err)
 {
-    return cna_animator_select(p, animation, err);
+    return cna_character_play(p, animation, err);
 }
 
+/* Seek and pose; a refused seek (NaN) poses nothing. */
 static cna_result poser_pose(fuzz_poser *p, double seconds, cna_error *err)
 {
-    return cna_animator_pose(p, seconds, err);
+    cna_result r = cna_character_seek(p, seconds, err);
+    return r ? r : cna_character_pose(p, err);
 }
 
 static const cna_mat4 *poser_palette(const fuzz_poser *p, size_t skin)
 {
-    return cna_animator_skin_transforms(p, skin);
+    return cna_character_skin_transforms(p, skin);
 }
 
-static const cna_mat4 *poser_absolute(const fuzz_poser *p) { return cna_animator_absolute_transforms(p); }
+static const cna_mat4 *poser_absolute(const fuzz_poser *p) { return cna_character_absolute_transforms(p); }
 
 static const float *poser_weights(const fuzz_poser *p, size_t mesh, size_t part, size_t *count)
 {
-    return cna_animator_morph_weights(p, mesh, part, count);
+    return cna_character_morph_weights(p, mesh, part, count);
+}
+
+static const void *poser_vertices(const fuzz_poser *p, size_t mesh, size_t part, size_t *size)
+{
+    return cna_character_part_vertices(p, mesh, part, size);
 }
 
 /* ------------------------------------------------------------------ times */
@@ -173,8 +184,8 @@ static void players_start(const cna_model *m, fuzz_players *ps, long animation)
 }
 
 /* Seek every player to `seconds` without looping: the palette must be the
- * animator's (it seeks its own players the same way, after clamping); then
- * looping. */
+ * character's (in ONCE mode it seeks its own players the same way, after
+ * clamping); then looping. */
 static void players_check(const cna_model *m, fuzz_players *ps, const fuzz_poser *poser,
                           double seconds)
 {
@@ -214,13 +225,11 @@ typedef struct fuzz_scratch {
     size_t skinned;  /* vertices skinned so far (bounded by FUZZ_MAX_SKINNED) */
 } fuzz_scratch;
 
-static void skin_part(const cna_model_part *part, const cna_mat4 *palette, size_t palette_count,
-                      fuzz_scratch *sc)
+static void skin_part(const cna_model_part *part, const void *v, size_t size, const cna_mat4 *palette,
+                      size_t palette_count, fuzz_scratch *sc)
 {
     cna_skinning_layout layout;
     if (cna_skinning_layout_canonical(part->declaration.stride, &layout, NULL) != CNA_OK) return;
-    size_t size = 0;
-    const void *v = cna_model_part_vertices(part, &size);
     const size_t n = part->vertex_count;
     if (size != n * layout.stride) finding();
     sc->skinned += n;
@@ -246,8 +255,11 @@ static void skin_model(const cna_model *m, const fuzz_poser *poser, fuzz_scratch
         if (mesh->skin < 0) continue;
         if ((size_t)mesh->skin >= m->skin_count) finding();
         const cna_mat4 *palette = poser_palette(poser, (size_t)mesh->skin);
-        for (size_t k = 0; k < mesh->part_count && sc->skinned < FUZZ_MAX_SKINNED; k++)
-            skin_part(&mesh->parts[k], palette, m->skins[mesh->skin].joint_count, sc);
+        for (size_t k = 0; k < mesh->part_count && sc->skinned < FUZZ_MAX_SKINNED; k++) {
+            size_t size = 0;
+            const void *v = poser_vertices(poser, i, k, &size);
+            skin_part(&mesh->parts[k], v, size, palette, m->skins[mesh->skin].joint_count, sc);
+        }
     }
 }
 
@@ -268,8 +280,8 @@ static void compare_poses(const cna_model *a, const fuzz_poser *pa, const cna_mo
             size_t na = 0, nb = 0, sa = 0, sb = 0;
             const float *wa = poser_weights(pa, i, k, &na), *wb = poser_weights(pb, i, k, &nb);
             if (na != nb || !same_bits(wa, wb, na * sizeof(float))) finding();
-            const void *va = cna_model_part_vertices(&a->meshes[i].parts[k], &sa);
-            const void *vb = cna_model_part_vertices(&b->meshes[i].parts[k], &sb);
+            const void *va = poser_vertices(pa, i, k, &sa);
+            const void *vb = poser_vertices(pb, i, k, &sb);
             if (sa != sb || !same_bits(va, vb, sa)) finding();
         }
 }
@@ -343,7 +355,7 @@ static void check_cnb(cna_model *m, fuzz_poser *poser, const uint8_t *data, size
     for (long anim = -1; anim < (long)m->animation_count; anim++) {
         if (poser_select(poser, anim, NULL) != CNA_OK || poser_select(other, anim, NULL) != CNA_OK)
             finding();
-        if (cna_animator_duration(poser) != cna_animator_duration(other)) finding();
+        if (cna_character_duration(poser) != cna_character_duration(other)) finding();
         const int64_t d = anim >= 0 ? m->node_clips[anim].duration : 0;
         const fuzz_times ts = make_times(d, data, size);
         for (size_t i = 0; i < ts.count; i++) {

@@ -1,13 +1,11 @@
 /*
  * The mesh import (model_internal.h, step 3): every part of every mesh gets
- * its packed vertices, indices, declaration, morph carrier and instance,
- * weight tracks and device buffers; every mesh its bounding sphere. Also
- * cna_model_set_morph_weights and cna_model_part_vertices (cna/model.h,
- * mesh-import block).
+ * its packed vertices, indices, declaration, morph carrier and weight
+ * tracks; every mesh its bounding sphere (of the loaded morph pose, blended
+ * into scratch memory: the model keeps no blended bytes).
  *
- * Ownership: immutable arrays live in the model's arena; the morph instances
- * and device buffers are stored in the part as soon as they exist, so that
- * cna_model_free releases them on every refusal path too.
+ * Ownership: every array lives in the model's arena, so cna_model_free
+ * releases it on every refusal path too.
  */
 #include <stdio.h>
 #include <string.h>
@@ -202,7 +200,7 @@ static cna_result build_morph(cna__import_ctx *ctx, const cna_model_mesh *mesh,
     part->morph = data;
     part->weight_tracks = tracks;
     part->weight_track_count = ctx->doc->animation_count;
-    r = cna_morph_instance_create(data, &ctx->allocator, &part->morph_instance, err);
+    r = cna_morph_target_data_validate(data, err);
     if (r) cna__error_prefix(err, "meshes[%d].primitives[%d]", (int)part->gltf_mesh,
                              (int)part->gltf_primitive);
     return r;
@@ -258,6 +256,8 @@ static cna_result import_part(cna__import_ctx *ctx, track_cache *cache, const cn
     part->index_count = p.index_count;
     part->primitive_type = primitive_type_of(p.topology);
     part->source_vertex = source;
+    part->source_vertex_count =
+        source ? ctx->doc->meshes[part->gltf_mesh].primitives[part->gltf_primitive].vertex_count : p.vertex_count;
     r = report(ctx, &p.diag, err);
     if (!r && p.target_count > 0) {
         const cna_morph_weight_track *const *tracks = NULL;
@@ -265,14 +265,35 @@ static cna_result import_part(cna__import_ctx *ctx, track_cache *cache, const cn
         if (!r) r = build_morph(ctx, mesh, part, &p, tracks, err);
     }
     cna__packed_release(&ctx->allocator, &p);
-    if (!r) r = cna__model_upload_part(ctx->model, part, err);
     return r;
 }
 
 /* ------------------------------------------------------------------ bounds */
 
-/* The sphere of the mesh's parts as drawn now, in the parent bone's space:
- * rigid parts' current (morphed) positions; skinned parts skinned with the
+/* The vertex bytes of the loaded pose: a morphed part blended with its
+ * initial weights (zero without them) into a new scratch buffer (*scratch,
+ * freed by the caller), else the part's own vertices. */
+static cna_result loaded_pose(cna__import_ctx *ctx, const cna_model_part *part, const unsigned char **bytes,
+                              unsigned char **scratch, cna_error *err)
+{
+    *scratch = NULL;
+    *bytes = (const unsigned char *)part->vertices;
+    const cna_morph_target_data *md = part->morph;
+    if (!md) return CNA_OK;
+    const size_t size = cna_morph_blend_size(md);
+    float *zero = md->initial_weight_count ? NULL
+                                           : (float *)cna__calloc(&ctx->allocator, md->target_count ? md->target_count : 1,
+                                                                  sizeof *zero);
+    *scratch = (unsigned char *)cna__alloc(&ctx->allocator, size ? size : 1);
+    cna_result r = (!*scratch || (!md->initial_weight_count && !zero)) ? oom(err) : CNA_OK;
+    if (!r) r = cna_morph_blend(md, zero ? zero : md->initial_weights, md->target_count, *scratch, size, err);
+    cna__free(&ctx->allocator, zero);
+    if (!r) *bytes = *scratch;
+    return r;
+}
+
+/* The sphere of the mesh's parts as loaded, in the parent bone's space:
+ * rigid parts' positions morphed by the initial weights; skinned parts skinned with the
  * bind-pose palette of the mesh's skin (a clip-less player), which includes
  * inverse(W_mesh_node), so drawing with the parent bone gives glTF's pose. */
 static cna_result mesh_bounds(cna__import_ctx *ctx, cna_model_mesh *mesh, cna_error *err)
@@ -282,14 +303,17 @@ static cna_result mesh_bounds(cna__import_ctx *ctx, cna_model_mesh *mesh, cna_er
                                                          sizeof *sets);
     float **skinned = (float **)cna__calloc(&ctx->allocator, mesh->part_count ? mesh->part_count : 1,
                                             sizeof *skinned);
+    unsigned char **blended = (unsigned char **)cna__calloc(&ctx->allocator, mesh->part_count ? mesh->part_count : 1,
+                                                            sizeof *blended);
     cna_player *player = NULL;
-    cna_result r = (!sets || !skinned) ? oom(err) : CNA_OK;
+    cna_result r = (!sets || !skinned || !blended) ? oom(err) : CNA_OK;
     if (!r && mesh->skin >= 0)
         r = cna_player_create(&m->skins[mesh->skin].data, &ctx->allocator, &player, err);
     for (size_t k = 0; !r && k < mesh->part_count; k++) {
         const cna_model_part *part = &mesh->parts[k];
-        size_t size = 0;
-        const unsigned char *bytes = (const unsigned char *)cna_model_part_vertices(part, &size);
+        const unsigned char *bytes = NULL;
+        r = loaded_pose(ctx, part, &bytes, &blended[k], err);
+        if (r) break;
         if (!player) {
             sets[k].first = bytes;
             sets[k].stride = part->declaration.stride;
@@ -315,7 +339,9 @@ static cna_result mesh_bounds(cna__import_ctx *ctx, cna_model_mesh *mesh, cna_er
     if (!r) cna__bounding_sphere(sets, mesh->part_count, &mesh->bounds.center, &mesh->bounds.radius);
     cna_player_free(player);
     for (size_t k = 0; skinned && k < mesh->part_count; k++) cna__free(&ctx->allocator, skinned[k]);
+    for (size_t k = 0; blended && k < mesh->part_count; k++) cna__free(&ctx->allocator, blended[k]);
     cna__free(&ctx->allocator, skinned);
+    cna__free(&ctx->allocator, blended);
     cna__free(&ctx->allocator, sets);
     return r;
 }
@@ -338,40 +364,5 @@ cna_result cna__import_meshes(cna__import_ctx *ctx, cna_error *err)
         if (!r) r = mesh_bounds(ctx, mesh, err);
     }
     cna__free(&ctx->allocator, (void *)cache.by_mesh);
-    return r;
-}
-
-/* ------------------------------------------------------------------ run time */
-
-const void *cna_model_part_vertices(const cna_model_part *part, size_t *size)
-{
-    if (!part) {
-        if (size) *size = 0;
-        return NULL;
-    }
-    if (part->morph_instance) return cna_morph_instance_vertices(part->morph_instance, size);
-    if (size) *size = part->vertex_count * part->declaration.stride;
-    return part->vertices;
-}
-
-cna_result cna_model_set_morph_weights(cna_model *model, size_t mesh, size_t part,
-                                       const float *weights, size_t count, cna_error *err)
-{
-    if (!model) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "model: NULL");
-    if (mesh >= model->mesh_count)
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "mesh: %zu is not below mesh_count %zu",
-                          mesh, model->mesh_count);
-    const cna_model_mesh *me = &model->meshes[mesh];
-    if (part >= me->part_count)
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
-                          "meshes[%zu] \"%s\": part %zu is not below part_count %zu", mesh,
-                          me->name, part, me->part_count);
-    cna_model_part *p = &me->parts[part];
-    if (!p->morph_instance)
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
-                          "meshes[%zu] \"%s\".parts[%zu]: no morph targets", mesh, me->name, part);
-    const cna_device *device = p->vertex_buffer ? cna__model_of(model)->device : NULL;
-    cna_result r = cna_morph_set_weights(p->morph_instance, weights, count, device, err);
-    if (r) cna__error_prefix(err, "meshes[%zu] \"%s\".parts[%zu]", mesh, me->name, part);
     return r;
 }
