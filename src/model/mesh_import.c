@@ -4,6 +4,11 @@
  * tracks; every mesh its bounding sphere (of the loaded morph pose, blended
  * into scratch memory: the model keeps no blended bytes).
  *
+ * Placements of one primitive (one glTF mesh instanced by several nodes,
+ * with the same glTF skin or none) share one copy of the packed vertices,
+ * indices, source map and morph deltas: the first placement's; each gets its
+ * own part and morph carrier (its own initial weights).
+ *
  * Ownership: every array lives in the model's arena, so cna_model_free
  * releases it on every refusal path too.
  */
@@ -206,7 +211,7 @@ static cna_result build_morph(cna__import_ctx *ctx, const cna_model_mesh *mesh,
     return r;
 }
 
-/* ------------------------------------------------------------------ one part */
+/* ------------------------------------------------------------------ shared placements */
 
 static cna_result report(cna__import_ctx *ctx, const cna__pack_diag *d, cna_error *err)
 {
@@ -220,11 +225,92 @@ static cna_result report(cna__import_ctx *ctx, const cna__pack_diag *d, cna_erro
     return CNA_OK;
 }
 
-static cna_result import_part(cna__import_ctx *ctx, track_cache *cache, const cna_model_mesh *mesh,
-                              cna_model_part *part, cna_error *err)
+/* A primitive packed once, by the part of its first placement. */
+typedef struct part_share {
+    const cna_model_part *part;   /* the first placement's part (filled) */
+    int32_t gltf_skin;            /* -1 for a rigid placement */
+    const int32_t *ordinal_to_palette;
+    size_t joint_count;
+    cna__pack_diag diag;          /* reported again for every placement */
+    int32_t next;                 /* the next share of the same glTF mesh, -1 at the end */
+} part_share;
+
+typedef struct part_cache {
+    part_share *items;            /* at most one per model part */
+    size_t count;
+    int32_t *head;                /* per glTF mesh: its first share, -1 for none */
+} part_cache;
+
+/* The share packed for this part's primitive with the same skin joints, or NULL. */
+static const part_share *find_share(const part_cache *pc, const cna_model_part *part, const cna_model_skin *skin)
+{
+    const int32_t gltf_skin = skin ? skin->gltf_skin : -1;
+    for (int32_t i = pc->head[part->gltf_mesh]; i >= 0; i = pc->items[i].next) {
+        const part_share *sh = &pc->items[i];
+        if (sh->part->gltf_primitive != part->gltf_primitive || sh->gltf_skin != gltf_skin) continue;
+        if (skin && (sh->joint_count != skin->joint_count ||
+                     memcmp(sh->ordinal_to_palette, skin->ordinal_to_palette, skin->joint_count * sizeof(int32_t)) != 0))
+            continue;
+        return sh;
+    }
+    return NULL;
+}
+
+static void add_share(part_cache *pc, const cna_model_part *part, const cna_model_skin *skin, const cna__pack_diag *d)
+{
+    part_share *sh = &pc->items[pc->count];
+    sh->part = part;
+    sh->gltf_skin = skin ? skin->gltf_skin : -1;
+    sh->ordinal_to_palette = skin ? skin->ordinal_to_palette : NULL;
+    sh->joint_count = skin ? skin->joint_count : 0;
+    sh->diag = *d;
+    sh->next = pc->head[part->gltf_mesh];
+    pc->head[part->gltf_mesh] = (int32_t)pc->count++;
+}
+
+/* A placement of an already packed primitive: the shared arrays, a carrier of
+ * its own with its initial weights. */
+static cna_result share_part(cna__import_ctx *ctx, const part_share *sh, const cna_model_mesh *mesh,
+                             cna_model_part *part, cna_error *err)
+{
+    const cna_model_part *src = sh->part;
+    part->vertices = src->vertices;
+    part->vertex_count = src->vertex_count;
+    part->declaration = src->declaration;
+    part->indices = src->indices;
+    part->index_count = src->index_count;
+    part->primitive_type = src->primitive_type;
+    part->source_vertex = src->source_vertex;
+    part->source_vertex_count = src->source_vertex_count;
+    part->weight_tracks = src->weight_tracks;
+    part->weight_track_count = src->weight_track_count;
+    cna_result r = report(ctx, &sh->diag, err);
+    if (r || !src->morph) return r;
+    cna_morph_target_data *data = (cna_morph_target_data *)cna__arena_calloc(ctx->arena, 1, sizeof *data);
+    if (!data) return oom(err);
+    *data = *src->morph;
+    data->initial_weights = NULL;
+    data->initial_weight_count = 0;
+    const float *w = initial_weights(ctx->doc, mesh);
+    if (w) {
+        float *copy = (float *)arena_copy(ctx->arena, w, data->target_count * sizeof(float));
+        if (!copy) return oom(err);
+        data->initial_weights = copy;
+        data->initial_weight_count = data->target_count;
+    }
+    part->morph = data;
+    return CNA_OK;
+}
+
+/* ------------------------------------------------------------------ one part */
+
+static cna_result import_part(cna__import_ctx *ctx, track_cache *cache, part_cache *shares,
+                              const cna_model_mesh *mesh, cna_model_part *part, cna_error *err)
 {
     const cna_model *m = &ctx->model->pub;
     const cna_model_skin *skin = mesh->skin >= 0 ? &m->skins[mesh->skin] : NULL;
+    const part_share *sh = find_share(shares, part, skin);
+    if (sh) return share_part(ctx, sh, mesh, part, err);
     cna__pack_input in;
     memset(&in, 0, sizeof in);
     in.doc = ctx->doc;
@@ -264,6 +350,7 @@ static cna_result import_part(cna__import_ctx *ctx, track_cache *cache, const cn
         r = tracks_for_mesh(ctx, cache, part->gltf_mesh, &tracks, err);
         if (!r) r = build_morph(ctx, mesh, part, &p, tracks, err);
     }
+    if (!r) add_share(shares, part, skin, &p.diag);
     cna__packed_release(&ctx->allocator, &p);
     return r;
 }
@@ -355,14 +442,22 @@ cna_result cna__import_meshes(cna__import_ctx *ctx, cna_error *err)
     track_cache cache;
     cache.by_mesh = (const cna_morph_weight_track *const **)cna__calloc(
         &ctx->allocator, doc->mesh_count ? doc->mesh_count : 1, sizeof *cache.by_mesh);
-    if (!cache.by_mesh) return oom(err);
-    cna_result r = CNA_OK;
+    size_t parts = 0;
+    for (size_t i = 0; i < m->mesh_count; i++) parts += m->meshes[i].part_count;
+    part_cache shares;
+    shares.count = 0;
+    shares.items = (part_share *)cna__calloc(&ctx->allocator, parts ? parts : 1, sizeof *shares.items);
+    shares.head = (int32_t *)cna__calloc(&ctx->allocator, doc->mesh_count ? doc->mesh_count : 1, sizeof *shares.head);
+    cna_result r = (!cache.by_mesh || !shares.items || !shares.head) ? oom(err) : CNA_OK;
+    for (size_t g = 0; !r && g < doc->mesh_count; g++) shares.head[g] = -1;
     for (size_t i = 0; !r && i < m->mesh_count; i++) {
         cna_model_mesh *mesh = &m->meshes[i];
         for (size_t k = 0; !r && k < mesh->part_count; k++)
-            r = import_part(ctx, &cache, mesh, &mesh->parts[k], err);
+            r = import_part(ctx, &cache, &shares, mesh, &mesh->parts[k], err);
         if (!r) r = mesh_bounds(ctx, mesh, err);
     }
+    cna__free(&ctx->allocator, shares.items);
+    cna__free(&ctx->allocator, shares.head);
     cna__free(&ctx->allocator, (void *)cache.by_mesh);
     return r;
 }

@@ -252,6 +252,32 @@ static void a_skin_instanced_by_several_nodes_stores_its_clips_once(void **state
     cna_model_free(a);
 }
 
+/* The placements of one glTF mesh with one skin share their vertex data in
+ * the model, once in the file, and again after loading. */
+static void placements_of_one_mesh_share_their_vertex_data_through_a_bake(void **state)
+{
+    (void)state;
+    cna_model *a = load_path("fixtures/skin-two-instances.gltf");
+    assert_int_equal(a->mesh_count, 2);
+    const cna_model_part *p0 = &a->meshes[0].parts[0], *p1 = &a->meshes[1].parts[0];
+    assert_true(a->meshes[0].skin != a->meshes[1].skin);
+    assert_ptr_equal(p0->vertices, p1->vertices);
+    assert_ptr_equal(p0->indices, p1->indices);
+    size_t size = 0;
+    unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
+    uint64_t off, count;
+    section_at(bytes, CNA__CNB_PARTS, &off, &count);
+    assert_int_equal(count, 2);
+    assert_memory_equal(bytes + off + 16, bytes + off + cna__cnb_record_size[CNA__CNB_PARTS] + 16, 16); /* one array */
+    cna_model *b = cnb_test_load(bytes, size);
+    cnb_same_model(a, b);
+    assert_ptr_equal(b->meshes[0].parts[0].vertices, b->meshes[1].parts[0].vertices);
+    assert_ptr_equal(b->meshes[0].parts[0].indices, b->meshes[1].parts[0].indices);
+    free(bytes);
+    cna_model_free(b);
+    cna_model_free(a);
+}
+
 static void target_names_survive_a_bake(void **state)
 {
     (void)state;
@@ -380,6 +406,7 @@ int main(void)
         cmocka_unit_test(version_2_files_load_and_pose_bit_for_bit_like_their_gltf),
         cmocka_unit_test(damaged_version_2_files_are_refused_cleanly),
         cmocka_unit_test(a_skin_instanced_by_several_nodes_stores_its_clips_once),
+        cmocka_unit_test(placements_of_one_mesh_share_their_vertex_data_through_a_bake),
         cmocka_unit_test(target_names_survive_a_bake),
         cmocka_unit_test(a_split_part_keeps_the_file_vertex_count_through_a_bake),
         cmocka_unit_test(an_unsplit_part_must_count_its_own_vertices),

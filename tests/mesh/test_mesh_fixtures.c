@@ -368,6 +368,14 @@ static void initial_weights_are_the_nodes_else_the_meshs_and_blended_by_a_fresh_
         cna__flat_normal(p0, p1, p2, n3);
         for (size_t c = 0; c < 3; c++) assert_float_exact(mesh_get_float(now + 3 * 32, 12 + 4 * c), n3[c]);
     }
+    /* the two placements of the glTF mesh share its packed data, each with its own carrier */
+    const cna_model_part *p0 = &m->meshes[0].parts[0], *p1 = &m->meshes[1].parts[0];
+    assert_ptr_equal(p0->vertices, p1->vertices);
+    assert_ptr_equal(p0->indices, p1->indices);
+    assert_ptr_equal(p0->source_vertex, p1->source_vertex);
+    assert_ptr_equal(p0->morph->targets, p1->morph->targets);
+    assert_ptr_equal(p0->morph->base_vertices, p1->morph->base_vertices);
+    assert_true(p0->morph != p1->morph);
     /* bounds describe the loaded pose: mesh 0's vertex reaches z = 2 */
     assert_float_exact(m->meshes[0].bounds.center.z, 1.0f);
     assert_float_exact(m->meshes[1].bounds.center.z, 0.5f);
