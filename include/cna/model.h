@@ -179,7 +179,10 @@ typedef struct cna_model_part {
     int32_t effect;            /* index into cna_model.effects; -1 while none */
 
     /* ---- vertex data, morph carrier, weight tracks: filled by the mesh import
-     *      (docs/model.md "Meshes"); NULL / 0 when a model has none ---- */
+     *      (docs/model.md "Meshes"); NULL / 0 when a model has none. The
+     *      placements of one glTF mesh with the same skin (or none) point at
+     *      the same vertices, indices, source_vertex and morph deltas
+     *      (docs/vertex-layouts.md "Placements share their data") ---- */
     const void *vertices;                /* vertex_count * declaration.stride bytes, the
                                             zero-weight pose (morph base); a character
                                             draws cna_character_part_vertices */
