@@ -185,12 +185,16 @@ static void players_start(const cna_model *m, fuzz_players *ps, long animation)
 
 /* Seek every player to `seconds` without looping: the palette must be the
  * character's (in ONCE mode it seeks its own players the same way, after
- * clamping); then looping. */
+ * clamping, and hands a skin whose root prefix moves with the posed scene
+ * that prefix); then looping. */
 static void players_check(const cna_model *m, fuzz_players *ps, const fuzz_poser *poser,
                           double seconds)
 {
     for (size_t s = 0; s < ps->count; s++) {
         cna_player *p = ps->p[s];
+        const cna_mat4 *prefix =
+            cna_character_skin_has_moving_prefix(poser, s) ? cna_character_root_prefixes(poser, s) : NULL;
+        if (cna_player_set_root_prefix(p, prefix, m->skins[s].joint_count, NULL) != CNA_OK) finding();
         if (cna_player_update_seconds(p, seconds, false, false, NULL) != CNA_OK) finding();
         const size_t n = m->skins[s].joint_count;
         if (!same_bits(cna_player_skin_transforms(p), poser_palette(poser, s), n * sizeof(cna_mat4)))
