@@ -8,7 +8,8 @@
  * hostile writer), so that the fuzzer reaches the section table and record
  * validation. For every model that loads, the harness checks the reader's
  * promise that a loaded model can be used without further checks: every
- * part's vertex bytes and indices (each below vertex_count), every image's
+ * part's vertex bytes and indices (each below vertex_count), its source
+ * vertices (each below source_vertex_count), every target name, every image's
  * bytes and every effect texture's image index are read; the model is then
  * written again and the bytes must load. Finally the patched copy is loaded
  * with an allocator that fails at one allocation (chosen from the input's
@@ -59,13 +60,20 @@ static void read_model(const cna_model *m)
     uint32_t sum = 0;
     for (size_t i = 0; i < m->mesh_count; i++) {
         const cna_model_mesh *mesh = &m->meshes[i];
+        for (size_t t = 0; mesh->target_names && t < mesh->target_name_count; t++)
+            sum += (uint32_t)strlen(mesh->target_names[t]);
         for (size_t k = 0; k < mesh->part_count; k++) {
             const cna_model_part *part = &mesh->parts[k];
-            size_t size = 0;
-            const unsigned char *v = cna_model_part_vertices(part, &size);
+            const size_t size = part->vertex_count * part->declaration.stride;
+            const unsigned char *v = (const unsigned char *)part->vertices;
             for (size_t b = 0; v && b < size; b += 7) sum += v[b];
             for (size_t x = 0; x < part->index_count; x++)
                 if (part->indices[x] >= part->vertex_count) __builtin_trap();
+            for (size_t x = 0; part->source_vertex && x < part->vertex_count; x++)
+                if (part->source_vertex[x] >= part->source_vertex_count) __builtin_trap();
+            if (!part->source_vertex && part->source_vertex_count != part->vertex_count) __builtin_trap();
+            if (part->morph && mesh->target_names && part->morph->target_count != mesh->target_name_count)
+                __builtin_trap();
         }
     }
     for (size_t i = 0; i < m->image_count; i++) {

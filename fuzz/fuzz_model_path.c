@@ -14,7 +14,8 @@
  *      CNA_ERROR_INVALID_ARGUMENT and change nothing; any other pose of an
  *      imported model must succeed. A cna_player per skin is seeked to the
  *      same times (and to extreme tick counts, clamped and looping) and, not
- *      looping, must give the animator's palette bit for bit;
+ *      looping, must give the palette of a character in ONCE mode (its clock clamped
+ *      to the clip) bit for bit;
  *   4. every skinned part skinned on the CPU with the posed palette by
  *      cna_skin_vertices, cna_skin_vertices_fast and cna_skin_positions: all
  *      three accept or refuse alike, and the positions equal the reference's
@@ -65,37 +66,51 @@ static bool same_bits(const void *a, const void *b, size_t size)
  * pose at a time, read a skin's palette, the absolute bone transforms and a
  * part's morph weights. */
 
-typedef cna_animator fuzz_poser;
+typedef cna_character fuzz_poser;
 
-static fuzz_poser *poser_create(cna_model *m)
+/* A character of m that clamps its clock to [0, duration] (ONCE mode): a
+ * pose at any time is the clip's pose at the clamped time. */
+static fuzz_poser *poser_create(const cna_model *m)
 {
-    cna_animator *an = NULL;
-    if (cna_animator_create(m, NULL, &an, NULL) != CNA_OK) return NULL;
-    return an;
+    cna_character *c = NULL;
+    if (cna_character_create(m, NULL, &c, NULL) != CNA_OK) return NULL;
+    if (cna_character_set_loop_mode(c, CNA_LOOP_MODE_ONCE, NULL) != CNA_OK) finding();
+    return c;
 }
 
-static void poser_free(fuzz_poser *p) { cna_animator_free(p); }
+static void poser_free(fuzz_poser *p) { cna_character_free(p); }
 
 static cna_result poser_select(fuzz_poser *p, long animation, cna_error *err)
 {
-    return cna_animator_select(p, animation, err);
+    return cna_character_play(p, animation, err);
 }
 
+/* Seek and pose; a refused seek (NaN) poses nothing. */
 static cna_result poser_pose(fuzz_poser *p, double seconds, cna_error *err)
 {
-    return cna_animator_pose(p, seconds, err);
+    cna_result r = cna_character_seek(p, seconds, err);
+    return r ? r : cna_character_pose(p, err);
 }
 
 static const cna_mat4 *poser_palette(const fuzz_poser *p, size_t skin)
 {
-    return cna_animator_skin_transforms(p, skin);
+    return cna_character_skin_transforms(p, skin);
 }
 
-static const cna_mat4 *poser_absolute(const fuzz_poser *p) { return cna_animator_absolute_transforms(p); }
+/* Every bone's absolute transform, copied into `out` (bone_count entries). */
+static void poser_absolute(const fuzz_poser *p, cna_mat4 *out, size_t count)
+{
+    if (cna_character_copy_absolute_transforms(p, out, count, NULL) != CNA_OK) abort();
+}
 
 static const float *poser_weights(const fuzz_poser *p, size_t mesh, size_t part, size_t *count)
 {
-    return cna_animator_morph_weights(p, mesh, part, count);
+    return cna_character_morph_weights(p, mesh, part, count);
+}
+
+static const void *poser_vertices(const fuzz_poser *p, size_t mesh, size_t part, size_t *size)
+{
+    return cna_character_part_vertices(p, mesh, part, size);
 }
 
 /* ------------------------------------------------------------------ times */
@@ -173,13 +188,17 @@ static void players_start(const cna_model *m, fuzz_players *ps, long animation)
 }
 
 /* Seek every player to `seconds` without looping: the palette must be the
- * animator's (it seeks its own players the same way, after clamping); then
- * looping. */
+ * character's (in ONCE mode it seeks its own players the same way, after
+ * clamping, and hands a skin whose root prefix moves with the posed scene
+ * that prefix); then looping. */
 static void players_check(const cna_model *m, fuzz_players *ps, const fuzz_poser *poser,
                           double seconds)
 {
     for (size_t s = 0; s < ps->count; s++) {
         cna_player *p = ps->p[s];
+        const cna_mat4 *prefix =
+            cna_character_skin_has_moving_prefix(poser, s) ? cna_character_root_prefixes(poser, s) : NULL;
+        if (cna_player_set_root_prefix(p, prefix, m->skins[s].joint_count, NULL) != CNA_OK) finding();
         if (cna_player_update_seconds(p, seconds, false, false, NULL) != CNA_OK) finding();
         const size_t n = m->skins[s].joint_count;
         if (!same_bits(cna_player_skin_transforms(p), poser_palette(poser, s), n * sizeof(cna_mat4)))
@@ -214,13 +233,11 @@ typedef struct fuzz_scratch {
     size_t skinned;  /* vertices skinned so far (bounded by FUZZ_MAX_SKINNED) */
 } fuzz_scratch;
 
-static void skin_part(const cna_model_part *part, const cna_mat4 *palette, size_t palette_count,
-                      fuzz_scratch *sc)
+static void skin_part(const cna_model_part *part, const void *v, size_t size, const cna_mat4 *palette,
+                      size_t palette_count, fuzz_scratch *sc)
 {
     cna_skinning_layout layout;
     if (cna_skinning_layout_canonical(part->declaration.stride, &layout, NULL) != CNA_OK) return;
-    size_t size = 0;
-    const void *v = cna_model_part_vertices(part, &size);
     const size_t n = part->vertex_count;
     if (size != n * layout.stride) finding();
     sc->skinned += n;
@@ -246,8 +263,11 @@ static void skin_model(const cna_model *m, const fuzz_poser *poser, fuzz_scratch
         if (mesh->skin < 0) continue;
         if ((size_t)mesh->skin >= m->skin_count) finding();
         const cna_mat4 *palette = poser_palette(poser, (size_t)mesh->skin);
-        for (size_t k = 0; k < mesh->part_count && sc->skinned < FUZZ_MAX_SKINNED; k++)
-            skin_part(&mesh->parts[k], palette, m->skins[mesh->skin].joint_count, sc);
+        for (size_t k = 0; k < mesh->part_count && sc->skinned < FUZZ_MAX_SKINNED; k++) {
+            size_t size = 0;
+            const void *v = poser_vertices(poser, i, k, &size);
+            skin_part(&mesh->parts[k], v, size, palette, m->skins[mesh->skin].joint_count, sc);
+        }
     }
 }
 
@@ -259,7 +279,14 @@ static size_t absolute_bytes(const cna_model *m) { return m->bone_count * sizeof
 static void compare_poses(const cna_model *a, const fuzz_poser *pa, const cna_model *b,
                           const fuzz_poser *pb)
 {
-    if (!same_bits(poser_absolute(pa), poser_absolute(pb), absolute_bytes(a))) finding();
+    cna_mat4 *xa = malloc(absolute_bytes(a) + 1), *xb = malloc(absolute_bytes(a) + 1);
+    if (xa && xb) {
+        poser_absolute(pa, xa, a->bone_count);
+        poser_absolute(pb, xb, a->bone_count);
+        if (!same_bits(xa, xb, absolute_bytes(a))) finding();
+    }
+    free(xa);
+    free(xb);
     for (size_t s = 0; s < a->skin_count; s++)
         if (!same_bits(poser_palette(pa, s), poser_palette(pb, s), a->skins[s].joint_count * sizeof(cna_mat4)))
             finding();
@@ -268,8 +295,8 @@ static void compare_poses(const cna_model *a, const fuzz_poser *pa, const cna_mo
             size_t na = 0, nb = 0, sa = 0, sb = 0;
             const float *wa = poser_weights(pa, i, k, &na), *wb = poser_weights(pb, i, k, &nb);
             if (na != nb || !same_bits(wa, wb, na * sizeof(float))) finding();
-            const void *va = cna_model_part_vertices(&a->meshes[i].parts[k], &sa);
-            const void *vb = cna_model_part_vertices(&b->meshes[i].parts[k], &sb);
+            const void *va = poser_vertices(pa, i, k, &sa);
+            const void *vb = poser_vertices(pb, i, k, &sb);
             if (sa != sb || !same_bits(va, vb, sa)) finding();
         }
 }
@@ -302,12 +329,18 @@ static void pose_everything(cna_model *m, fuzz_poser *poser, fuzz_players *ps, f
             const double t = ts.t[i];
             if (isnan(t)) {
                 /* Refused, and nothing changes. */
-                void *before = malloc(absolute_bytes(m) ? absolute_bytes(m) : 1);
-                if (!before) continue;
-                memcpy(before, poser_absolute(poser), absolute_bytes(m));
+                cna_mat4 *before = malloc(absolute_bytes(m) + 1), *after = malloc(absolute_bytes(m) + 1);
+                if (!before || !after) {
+                    free(before);
+                    free(after);
+                    continue;
+                }
+                poser_absolute(poser, before, m->bone_count);
                 if (poser_pose(poser, t, &err) != CNA_ERROR_INVALID_ARGUMENT) finding();
-                if (!same_bits(before, poser_absolute(poser), absolute_bytes(m))) finding();
+                poser_absolute(poser, after, m->bone_count);
+                if (!same_bits(before, after, absolute_bytes(m))) finding();
                 free(before);
+                free(after);
                 continue;
             }
             if (poser_pose(poser, t, &err) != CNA_OK) finding(); /* an imported model always poses */
@@ -343,7 +376,7 @@ static void check_cnb(cna_model *m, fuzz_poser *poser, const uint8_t *data, size
     for (long anim = -1; anim < (long)m->animation_count; anim++) {
         if (poser_select(poser, anim, NULL) != CNA_OK || poser_select(other, anim, NULL) != CNA_OK)
             finding();
-        if (cna_animator_duration(poser) != cna_animator_duration(other)) finding();
+        if (cna_character_duration(poser) != cna_character_duration(other)) finding();
         const int64_t d = anim >= 0 ? m->node_clips[anim].duration : 0;
         const fuzz_times ts = make_times(d, data, size);
         for (size_t i = 0; i < ts.count; i++) {

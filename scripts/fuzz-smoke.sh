@@ -12,7 +12,8 @@
 # Seeds of fuzz_gltf_load: every .gltf/.glb under tests/data/corpus/{valid,invalid};
 # each .gltf is first rewritten with its external buffers inlined as data: URIs (the
 # harness loads from memory, with no files behind it), by fuzz_seed_inline_buffers.
-# Seeds of fuzz_cnb_load: the valid corpus converted to .cnb by `cna convert DIR -o DIR`.
+# Seeds of fuzz_cnb_load: the valid corpus converted to .cnb by `cna convert DIR -o DIR`,
+# and the version 2 files of tests/data/cnb-v2.
 # Seeds of fuzz_model_path: the same inlined corpus, plus the self-contained models of
 # tests/data/fixtures and tests/data/fixtures-mesh (read in place).
 # Seeds of fuzz_cnj_read: fuzz/corpus/cnj (read in place).
@@ -72,6 +73,11 @@ while IFS= read -r -d '' f; do
   m=$((m + 1))
   cp "$f" "$TMP/cnb-seeds/$m.cnb"
 done < <(find "$TMP/cnb-converted" -type f -name '*.cnb' -print0 | sort -z)
+# and the version 2 files the reader still reads
+while IFS= read -r -d '' f; do
+  m=$((m + 1))
+  cp "$f" "$TMP/cnb-seeds/$m.cnb"
+done < <(find tests/data/cnb-v2 -type f -name '*.cnb' -print0 | sort -z)
 if [ "$m" -eq 0 ]; then
   keep=1
   echo "fuzz-smoke: cna convert produced no .cnb seed (kept in $TMP)" >&2

@@ -165,7 +165,7 @@ static size_t *first_part_vertex(const uint32_t *source_vertex, size_t n, size_t
  * vertex data. */
 static cJSON *part_positions(const cna_character *c, size_t mesh_index, size_t part_index,
                              const cna_mat4 *skin_palette, size_t palette_count, const cna_mat4 *draw,
-                             const cna_gltf_document *doc, cna_error *err)
+                             cna_error *err)
 {
     const cna_model *m = cna_character_model(c);
     const cna_model_mesh *mesh = &m->meshes[mesh_index];
@@ -187,16 +187,9 @@ static cJSON *part_positions(const cna_character *c, size_t mesh_index, size_t p
         for (size_t v = 0; v < n; v++) memcpy(&xyz[v * 3], (const unsigned char *)bytes + v * stride, 12);
     }
     /* File order: vertex i of the glTF primitive; with a source map, the first
-     * part vertex that came from it. */
-    size_t file_n = n;
-    if (part->source_vertex && doc) {
-        file_n = doc->meshes[part->gltf_mesh].primitives[part->gltf_primitive].vertex_count;
-    } else if (part->source_vertex) {
-        /* A .cnb model has no document: the file vertices are those its parts use. */
-        file_n = 0;
-        for (size_t k = 0; k < n; k++)
-            if ((size_t)part->source_vertex[k] + 1 > file_n) file_n = (size_t)part->source_vertex[k] + 1;
-    }
+     * part vertex that came from it (the model keeps the file's vertex count,
+     * from the glTF or the .cnb alike). */
+    const size_t file_n = part->source_vertex ? part->source_vertex_count : n;
     if (part->source_vertex && !(first = first_part_vertex(part->source_vertex, n, file_n))) goto oom;
     for (size_t fv = 0; fv < file_n; fv++) {
         size_t v = first ? first[fv] : fv;
@@ -259,6 +252,8 @@ static int pose_run(const pose_args *a)
         cna_gltf_document_free(doc);
         return cna_cli_report_error(a->path, &err);
     }
+    cna_gltf_document_free(doc); /* the model keeps all it needs */
+    doc = NULL;
     int rc = CNA_CLI_EXIT_FAILURE;
     long anim = -1;
     cna_character *ch = NULL;
@@ -349,7 +344,8 @@ static int pose_run(const pose_args *a)
             cJSON_AddItemToObject(o, "node", int_num(mesh->gltf_node));
             cJSON_AddItemToObject(o, "mesh", int_num(mesh->gltf_mesh));
             cJSON_AddItemToObject(o, "primitive", int_num(part->gltf_primitive));
-            cJSON *pos = part_positions(ch, i, k, palette, palette_count, cna_character_absolute_transform(ch, (size_t)mesh->parent_bone), doc, &err);
+            cJSON *pos = part_positions(ch, i, k, palette, palette_count,
+                                        cna_character_absolute_transform(ch, (size_t)mesh->parent_bone), &err);
             if (!pos) goto fail;
             cJSON_AddItemToObject(o, "positions", pos);
         }

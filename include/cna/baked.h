@@ -38,7 +38,6 @@
 
 #include "cna/alloc.h"
 #include "cna/anim.h"
-#include "cna/device.h"
 #include "cna/export.h"
 #include "cna/model.h"
 #include "cna/result.h"
@@ -133,18 +132,21 @@ CNA_API void cna_cnj_skeleton_free(cna_cnj_skeleton *skeleton);
 typedef struct cna_cnb_write_options {
     cna_allocator allocator;  /* for the output bytes and scratch; default malloc/free */
     /* Multiplies every translation-bearing quantity (vertex positions, morph
-     * position deltas, bone rest and current translations, bind-pose,
-     * inverse-bind, root-prefix and fold translations, clip key translations
-     * (the evaluated cubic curves, so their tangents too), effect palette
-     * translations, mesh bounds, model size); never rotations or scales.
+     * position deltas, bone rest translations, bind-pose, inverse-bind,
+     * root-prefix and fold translations, clip key translations (the
+     * evaluated cubic curves, so their tangents too), mesh bounds, model
+     * size); never rotations or scales.
      * 0 (default) means 1: the model's values bit for bit. */
     float unit_scale;
 } cna_cnb_write_options;
 
-/* Serialise `model` as .cnb bytes (docs/format-cnb.md): everything the model
- * holds, so that cna_cnb_load_memory gives back an equal model (the same
- * bytes, matrices and keys; device buffers are re-created at load). The bytes
- * are allocated with opts->allocator; free them with cna_cnb_bytes_free.
+/* Serialise `model` as .cnb bytes, version 3 (docs/format-cnb.md):
+ * everything the model holds, so that cna_cnb_load_memory gives back an
+ * equal model (the same bytes, matrices and keys). An array the model shares
+ * (the same pointer: vertices of placements of one glTF mesh, key arrays,
+ * one skin's clip set shared by the model skins of its instancing nodes) is
+ * stored once. The bytes are allocated with opts->allocator; free them with
+ * cna_cnb_bytes_free.
  * Images are stored with their encoded bytes: an external image file (the
  * model's image path) is read and embedded, so the .cnb is self-contained.
  * Errors (nothing allocated): CNA_ERROR_INVALID_ARGUMENT (NULL arguments,
@@ -175,9 +177,6 @@ CNA_API cna_result cna_cnb_write_file(const cna_model *model, const cna_cnb_writ
 /* Loader options; zero (or NULL) means every default. */
 typedef struct cna_cnb_load_options {
     cna_allocator allocator;  /* for the model; default malloc/free */
-    /* Device for the parts' vertex and index buffers (as cna_import_options.device);
-     * NULL (default) = CPU bytes only. Borrowed: it must outlive the model. */
-    const cna_device *device;
 } cna_cnb_load_options;
 
 /* true when `size` bytes at `bytes` start with the .cnb magic "CNB\0"
@@ -187,17 +186,20 @@ CNA_API bool cna_cnb_is_cnb(const void *bytes, size_t size);
 /* Load a model from .cnb bytes: one copy into one allocation owned by the
  * model, then the checks of docs/format-cnb.md ("Validation": header, every
  * section entry, checksum, every record's references, counts, indices and
- * enums) before any pointer is used, then pointer fix-ups; morph instances
- * are created (initial weights blended) and device buffers uploaded as the
- * glTF import does. Free the model with cna_model_free.
+ * enums) before any pointer is used, then pointer fix-ups. Reads version 3
+ * (what cna_cnb_write_memory writes) and version 2 (the previous release's:
+ * its per-frame fields are skipped, its morph target names are absent and a
+ * split part's source_vertex_count is taken as its largest source vertex
+ * + 1). Model skins that share one clip set in the file share it in the
+ * model (the same data.clips pointer). Free the model with cna_model_free.
  * Errors (*out unchanged, nothing leaks): CNA_ERROR_INVALID_ARGUMENT (NULL
  * bytes with size > 0, NULL out); CNA_ERROR_PARSE (not a .cnb: bad magic,
  * "cnb: 10 bytes; the header needs 64"); CNA_ERROR_UNSUPPORTED (another
- * version, non-zero flags, a big-endian host); CNA_ERROR_INVALID_DATA (sizes,
+ * version: "cnb: version 4; this reader reads versions 2 and 3", non-zero
+ * flags, a big-endian host); CNA_ERROR_INVALID_DATA (sizes,
  * checksum, references, counts, indices: "cnb: checksum 0x... does not match
  * the contents (0x...)", "cnb: parts[3].indices: 12 bytes; 6 indices need
- * 24"); CNA_ERROR_OUT_OF_MEMORY; whatever the device or the morph layer
- * returns. */
+ * 24"); CNA_ERROR_OUT_OF_MEMORY. */
 CNA_API cna_result cna_cnb_load_memory(const void *bytes, size_t size, const cna_cnb_load_options *opts,
                                cna_model **out, cna_error *err);
 
@@ -222,8 +224,8 @@ CNA_API cna_result cna_cnb_load_file(const char *path, const cna_cnb_load_option
                              cna_error *err);
 
 /* Load a model from `path` whatever its kind: a .cnb file (recognised by its
- * magic, whatever its name) with cna_cnb_load_file, using opts->allocator and
- * opts->device (its scene and clip mode were fixed when it was baked, so
+ * magic, whatever its name) with cna_cnb_load_file, using opts->allocator
+ * (its scene and clip mode were fixed when it was baked, so
  * opts->use_scene, scene and clip_mode are not used); anything else with
  * cna_model_load_file(path, opts). For tools that accept both (cna pose,
  * cna render). Errors: CNA_ERROR_INVALID_ARGUMENT (NULL path or out),

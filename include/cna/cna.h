@@ -10,7 +10,6 @@
 
 #include "cna/alloc.h"
 #include "cna/anim.h"
-#include "cna/animator.h"
 #include "cna/baked.h"
 #include "cna/character.h"
 #include "cna/crowd.h"

@@ -263,7 +263,7 @@ CNA_API void cna_gl_instance_free(cna_gl_instance *inst);
 /* Draw character `c` (spec: Model::Draw): every mesh of the model in order,
  * every part of it with its effect, with
  *   world = placement · absolute[mesh.parent_bone]
- * (cna_character_absolute_transforms; placement NULL = identity, so world
+ * (cna_character_absolute_transform; placement NULL = identity, so world
  * is the absolute transform itself: one program places many characters),
  * view and projection (NULL = identity), and for a skinned mesh its own
  * skin's palette (cna_character_skin_transforms(c, mesh.skin), that skin's

@@ -6,10 +6,13 @@
  *
  * A cna_model owns everything it points to and keeps no pointer into the
  * glTF document it came from (a baked-model loader builds the same struct
- * without a document). Its fields are public for reading; change them only
- * through the functions below. Its effects (cna/effect.h) hold material
- * data only: a draw takes the world, view, projection and palette as
- * arguments, so drawing never writes the model.
+ * without a document). It is immutable once loaded: its fields are public
+ * for reading, every function takes it const, and nothing at run time
+ * writes it, so any number of characters (cna/character.h) on any threads
+ * share one model. Everything that changes per frame (bone transforms,
+ * palettes, morph weights and blended vertices) belongs to a character.
+ * Its effects (cna/effect.h) hold material data only: a draw takes the
+ * world, view, projection and palette as arguments.
  *
  * Usage — play an animation and draw (cna/character.h poses the whole
  * scene: skins, scene-node clips, morph weights):
@@ -20,7 +23,7 @@
  *   cna_character_play(c, 0, &err);
  *   // every frame:
  *   cna_character_update(c, dt, &err);
- *   // draw mesh i with world = cna_character_absolute_transforms(c)[model->meshes[i].parent_bone]
+ *   // draw mesh i with world = cna_character_absolute_transform(c, model->meshes[i].parent_bone)
  *   // and, skinned, the palette cna_character_skin_transforms(c, model->meshes[i].skin)
  *   // (cna_gl_draw_character in cna/gl.h does both)
  *   cna_character_free(c);
@@ -53,7 +56,6 @@
 
 #include "cna/alloc.h"
 #include "cna/anim.h"
-#include "cna/device.h"
 #include "cna/effect.h"
 #include "cna/export.h"
 #include "cna/gltf.h"
@@ -95,10 +97,6 @@ typedef struct cna_import_options {
     bool use_scene;           /* false (default): the document's default scene, else scene 0 */
     int32_t scene;            /* with use_scene: the glTF scene to import (must exist) */
     cna_clip_mode clip_mode;  /* default FAITHFUL */
-    /* Device for the parts' vertex and index buffers; NULL (default) = CPU
-     * bytes only. Borrowed: it must outlive the model (the model destroys its
-     * buffers through it in cna_model_free). */
-    const cna_device *device;
     cna_gltf_options gltf;    /* reader options, used by cna_model_load_file only */
 } cna_import_options;
 
@@ -112,10 +110,10 @@ typedef struct cna_model_bone {
     const char *name;         /* the node's name; "" when it has none (never NULL) */
     int32_t parent;           /* bone index, -1 for a scene root */
     int32_t gltf_node;        /* the glTF node */
-    cna_mat4 transform;       /* current local transform (spec: ModelBone::Transform);
-                                 the rest transform until a clip is applied */
-    cna_mat4 rest_transform;  /* the node's local transform in the file: its matrix, or
-                                 T · R · S with R normalised (ours; spec: S * R * T) */
+    /* The node's local transform in the file: its matrix, or T · R · S with R
+     * normalised (ours; spec: S * R * T). The posed transform (spec:
+     * ModelBone::Transform) is a character's: cna_character_bone_transform. */
+    cna_mat4 rest_transform;
     bool has_matrix;          /* the node gives `matrix` (rest_* below are its decomposition) */
     cna_vec3 rest_translation; /* the node's T/R/S exactly (R normalised), or the */
     cna_quat rest_rotation;    /*   decomposition of its matrix: what a clip uses for */
@@ -181,9 +179,13 @@ typedef struct cna_model_part {
     int32_t effect;            /* index into cna_model.effects; -1 while none */
 
     /* ---- vertex data, morph carrier, weight tracks: filled by the mesh import
-     *      (docs/model.md "Meshes"); NULL / 0 when a model has none ---- */
+     *      (docs/model.md "Meshes"); NULL / 0 when a model has none. The
+     *      placements of one glTF mesh with the same skin (or none) point at
+     *      the same vertices, indices, source_vertex and morph deltas
+     *      (docs/vertex-layouts.md "Placements share their data") ---- */
     const void *vertices;                /* vertex_count * declaration.stride bytes, the
-                                            zero-weight pose (morph base) */
+                                            zero-weight pose (morph base); a character
+                                            draws cna_character_part_vertices */
     size_t vertex_count;
     cna_vertex_declaration declaration;
     const uint32_t *indices;             /* index_count indices into the vertices */
@@ -192,14 +194,18 @@ typedef struct cna_model_part {
     /* NULL when vertex i is the file's vertex i; else vertex_count entries: the
      * glTF vertex each part vertex came from (a split, e.g. flat normals). */
     const uint32_t *source_vertex;
-    const cna_morph_target_data *morph;  /* NULL when the primitive has no targets */
-    cna_morph_instance *morph_instance;  /* current weights and blended bytes; NULL without morph */
+    /* The glTF primitive's vertex count (its POSITION accessor's count):
+     * vertex_count when source_vertex is NULL; else every source_vertex entry
+     * is below it (file vertices that no triangle uses have no part vertex). */
+    size_t source_vertex_count;
+    /* The morph carrier (base bytes, deltas, initial weights: the loaded
+     * pose's weights are morph->initial_weights); NULL when the primitive has
+     * no targets. A character blends it (cna_character_morph_weights). */
+    const cna_morph_target_data *morph;
     /* One entry per glTF animation (weight_track_count = animation count), NULL
      * where that animation has no weights channel for this mesh; NULL/0 without morph. */
     const cna_morph_weight_track *const *weight_tracks;
     size_t weight_track_count;
-    cna_buffer_id vertex_buffer;         /* 0 without a device */
-    cna_buffer_id index_buffer;          /* 0 without a device */
     /* ---- end of mesh-import block ---- */
 } cna_model_part;
 
@@ -223,8 +229,8 @@ typedef struct cna_model_mesh {
     cna_bounding_sphere bounds;
     /* The morph targets' names (glTF mesh.extras.targetNames, as
      * cna_gltf_mesh.target_names): target_name_count strings, one per target
-     * of every part, owned by the model; NULL and 0 when the file names none
-     * (also for a model loaded from a .cnb file, which does not carry them). */
+     * of every part, owned by the model; NULL and 0 when the file names none.
+     * A .cnb file (version 3) keeps them. */
     const char *const *target_names;
     size_t target_name_count;
 } cna_model_mesh;
@@ -302,7 +308,7 @@ typedef struct cna_model_image {
 typedef struct cna_model {
     int32_t gltf_scene;            /* the imported scene; -1 when the file has none
                                       (then every root node is imported) */
-    cna_model_bone *bones;         /* mutable transforms: see the functions below */
+    cna_model_bone *bones;         /* rest transforms; a character poses them */
     size_t bone_count;
     const int32_t *gltf_node_to_bone; /* gltf_node_count entries, -1 = outside the scene */
     size_t gltf_node_count;
@@ -346,8 +352,7 @@ typedef struct cna_model {
  * could pass 1e18 at some time of some clip (docs/model.md, "Magnitude
  * limits": "nodes[1] \"Arm\": world transform may reach 1e+20 (scale up to
  * 1e+10 under a parent scale up to 1e+10); at most 1e+18 is supported");
- * CNA_ERROR_OUT_OF_MEMORY;
- * whatever the device returns. */
+ * CNA_ERROR_OUT_OF_MEMORY. */
 CNA_API cna_result cna_model_import_gltf(const cna_gltf_document *doc, const cna_import_options *opts,
                                  cna_model **out, cna_error *err);
 
@@ -356,7 +361,8 @@ CNA_API cna_result cna_model_import_gltf(const cna_gltf_document *doc, const cna
 CNA_API cna_result cna_model_load_file(const char *path, const cna_import_options *opts,
                                cna_model **out, cna_error *err);
 
-/* Free a model and all it owns (destroying its device buffers); NULL is accepted. */
+/* Free a model and all it owns; NULL is accepted. Free its characters (and
+ * any GPU objects made from it) first. */
 CNA_API void cna_model_free(cna_model *model);
 
 /* The first skin's SkinningData (spec: Model::Tag), or NULL without skins
@@ -396,44 +402,8 @@ CNA_API cna_result cna_model_find_animation(const cna_model *model, const char *
  * NULL for a NULL model or an index out of range. Owned by the model. */
 CNA_API const char *cna_model_animation_name(const cna_model *model, size_t animation);
 
-/* Bytes the model owns (its storage, the loaded pose's morph state
- * included): what is shared by all its characters. 0 for NULL. */
+/* Bytes the model owns: what is shared by all its characters. 0 for NULL. */
 CNA_API size_t cna_model_size_bytes(const cna_model *model);
-
-/* ------------------------------------------------------------------ bones at run time */
-
-/* out[b] = absolute[parent] · transform[b] for every bone in index order
- * (spec: CopyAbsoluteBoneTransformsTo: indexed by bone = scene node; no
- * inverse bind matrices, so not a palette).
- * Errors: CNA_ERROR_INVALID_ARGUMENT for NULL model/out or count < bone_count. */
-CNA_API cna_result cna_model_copy_absolute_bone_transforms(const cna_model *model, cna_mat4 *out,
-                                                   size_t count, cna_error *err);
-
-/* Put every bone back to its rest transform. A NULL model does nothing. */
-CNA_API void cna_model_reset_bone_transforms(cna_model *model);
-
-/* Apply a scene-node clip at `seconds` (spec: ApplyClipToBonesEXT): the time
- * is clamped to [0, duration]; every track with keys and a bone in range is
- * sampled (cna_track_sample_linear) and its bone's transform set to T · R · S;
- * other bones keep theirs.
- * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL model/clip, a
- * seconds NaN, a JOINT_PALETTE (or DEFAULT) clip ("clip \"Walk\": target
- * joint-palette is not a scene-node clip; play it with a cna_player"), or
- * tracks NULL with a count. */
-CNA_API cna_result cna_model_apply_clip_to_bones(cna_model *model, const cna_clip *clip, double seconds,
-                                         cna_error *err);
-
-/* Write a skin's pose into the model's bones so that
- * cna_model_copy_absolute_bone_transforms gives every joint's (and every node
- * below a joint's) world transform: for each joint p in the scene,
- *   transform[bone(p)] = inverse(fold[p]) · local[p]     (local[p] exactly when fold[p] = I)
- * with `locals` the player's bone transforms (cna_player_bone_transforms).
- * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL model/locals,
- * a skin index out of range, count != the skin's joint count. */
-CNA_API cna_result cna_model_apply_skin_pose_to_bones(cna_model *model, size_t skin,
-                                              const cna_mat4 *locals, size_t count,
-                                              cna_error *err);
-
 
 /* ------------------------------------------------------------------ names */
 
@@ -441,7 +411,7 @@ CNA_API const char *cna_clip_mode_name(cna_clip_mode mode);              /* "fai
 CNA_API const char *cna_clip_target_name(cna_clip_target target);        /* "joint-palette", "scene-node" */
 
 /* ================================================================== meshes
- * Vertex layouts, part vertices as drawn, morph weights. The layouts and the
+ * Vertex layouts and part vertices. The layouts and the
  * selection rules are in docs/vertex-layouts.md; in short, a part's vertex i
  * is the glTF primitive's vertex i (no reordering, no deduplication) except
  * for a primitive without normals, which is split so that every triangle
@@ -481,23 +451,6 @@ CNA_API const cna_vertex_element *cna_vertex_declaration_find(const cna_vertex_d
                                                       cna_vertex_usage usage,
                                                       uint32_t usage_index);
 
-/* The part's vertex bytes as drawn now (what its vertex buffer holds): the
- * morph instance's blended bytes for a morphed part, else part->vertices.
- * *size (may be NULL) receives vertex_count * stride. Valid until the next
- * cna_model_set_morph_weights on that part or cna_model_free. NULL for NULL. */
-CNA_API const void *cna_model_part_vertices(const cna_model_part *part, size_t *size);
-
-/* Set the morph weights of one part (spec: SetMorphWeightsEXT): blend on the
- * CPU, store them as current, and re-upload the whole vertex buffer through
- * the model's device when it has one (cna_morph_set_weights). Other parts of
- * the mesh are not changed (call it per part; the mesh's bounds stay those
- * of the loaded pose).
- * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for a NULL model, a
- * mesh or part index out of range, a part without morph targets
- * ("meshes[0] \"Cube\".parts[0]: no morph targets"), weights of the wrong
- * count or not finite (cna_morph_set_weights); whatever the device returns. */
-CNA_API cna_result cna_model_set_morph_weights(cna_model *model, size_t mesh, size_t part,
-                                       const float *weights, size_t count, cna_error *err);
 /* ================================================================== end of meshes */
 
 #ifdef __cplusplus

@@ -15,7 +15,11 @@
 #include "cna/math.h"
 
 #define CNA__CNB_MAGIC "CNB\0"          /* 4 bytes: 'C' 'N' 'B' 0 */
-#define CNA__CNB_VERSION 2u            /* 2: the IMAGES section (version 1 had none) */
+/* 2: the IMAGES section (version 1 had none). 3: no per-frame fields (bone
+ * transforms, effect matrices), morph target names per mesh, a split part's
+ * file vertex count, one skin clip set shared by several model skins. */
+#define CNA__CNB_VERSION 3u
+#define CNA__CNB_VERSION_OLDEST 2u      /* the oldest version the reader still reads */
 #define CNA__CNB_HEADER_SIZE 64u
 #define CNA__CNB_SECTION_ENTRY_SIZE 32u
 #define CNA__CNB_ALIGN 16u              /* sections and DATA arrays */
@@ -56,24 +60,32 @@ enum {
 };
 #define CNA__CNB_SECTION_COUNT (CNA__CNB_SECTION_END - 1)
 
-/* Record size of each section (index = id; 1 for the byte heaps). */
+/* Record size of each section in version 3 (index = id; 1 for the byte heaps). */
 static const uint32_t cna__cnb_record_size[CNA__CNB_SECTION_END] = {
     0,
     1,    /* STRINGS */
     1,    /* DATA */
     96,   /* MODEL */
-    192,  /* BONES */
-    56,   /* MESHES */
-    248,  /* PARTS */
+    128,  /* BONES */
+    80,   /* MESHES */
+    256,  /* PARTS */
     120,  /* MORPHS */
     120,  /* TARGETS */
     88,   /* WEIGHT_TRACKS */
     256,  /* SKINS */
     40,   /* CLIPS */
     24,   /* TRACKS */
-    4928, /* EFFECTS */
+    120,  /* EFFECTS */
     24,   /* DIAGNOSTICS */
     56,   /* IMAGES */
+};
+
+/* Record sizes of version 2 (the reader still reads it): BONES with the
+ * current transform, MESHES without target names, PARTS without the file
+ * vertex count, EFFECTS with bone_count, world, view, projection and a
+ * palette of 72 matrices. */
+static const uint32_t cna__cnb_record_size_v2[CNA__CNB_SECTION_END] = {
+    0, 1, 1, 96, 192, 56, 248, 120, 120, 88, 256, 40, 24, 4928, 24, 56,
 };
 
 static const char *const cna__cnb_section_name[CNA__CNB_SECTION_END] = {

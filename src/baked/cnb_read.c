@@ -6,6 +6,11 @@
  * model's structs are filled with pointers into that allocation. Arrays of
  * plain numbers (vertex bytes, indices, matrices, keyframes, maps, deltas,
  * weights, times) are used in place.
+ *
+ * Versions 3 (written now) and 2 (the previous release's) are read: the
+ * record sizes come from the file's version; the fields version 3 added are
+ * read in their own functions (read_target_names, read_source_vertex_count)
+ * and version 2's per-frame fields are skipped.
  */
 #include <errno.h>
 #include <math.h>
@@ -52,6 +57,8 @@ typedef struct section {
 typedef struct reader {
     const unsigned char *file;
     size_t total;
+    uint32_t version;      /* 2 or 3, once the header is checked */
+    const uint32_t *rs;    /* record sizes of that version */
     section s[CNA__CNB_SECTION_END];
     cna__model *model;
     cna__arena *arena;
@@ -97,7 +104,7 @@ static cna_result oom(reader *rd) { return fail(rd, CNA_ERROR_OUT_OF_MEMORY, "ou
 static cursor record(const reader *rd, int id, size_t index)
 {
     cursor c;
-    size_t rs = cna__cnb_record_size[id];
+    size_t rs = rd->rs[id];
     c.p = rd->s[id].p + index * rs;
     c.at = 0;
     c.size = rs;
@@ -280,11 +287,13 @@ static cna_result check_head(reader *rd, const unsigned char *f, uint64_t n)
     uint32_t version = rd_u32(f + CNA__CNB_OFF_VERSION);
     if (version == 1)
         return fail(rd, CNA_ERROR_UNSUPPORTED,
-                    "version 1 (written before images were stored); this reader reads version %u: "
-                    "re-convert the model (cna convert)", CNA__CNB_VERSION);
-    if (version != CNA__CNB_VERSION)
-        return fail(rd, CNA_ERROR_UNSUPPORTED, "version %u; this reader reads version %u",
-                    (unsigned)version, CNA__CNB_VERSION);
+                    "version 1 (written before images were stored); this reader reads versions %u and %u: "
+                    "re-convert the model (cna convert)", CNA__CNB_VERSION_OLDEST, CNA__CNB_VERSION);
+    if (version < CNA__CNB_VERSION_OLDEST || version > CNA__CNB_VERSION)
+        return fail(rd, CNA_ERROR_UNSUPPORTED, "version %u; this reader reads versions %u and %u",
+                    (unsigned)version, CNA__CNB_VERSION_OLDEST, CNA__CNB_VERSION);
+    rd->version = version;
+    rd->rs = version == 2 ? cna__cnb_record_size_v2 : cna__cnb_record_size;
     uint32_t flags = rd_u32(f + CNA__CNB_OFF_FLAGS);
     if (flags != 0) return fail(rd, CNA_ERROR_UNSUPPORTED, "flags 0x%x; none are defined", (unsigned)flags);
     uint32_t hs = rd_u32(f + CNA__CNB_OFF_HEADER_SIZE);
@@ -331,9 +340,9 @@ static cna_result check_header(reader *rd)
         if (sid != (uint32_t)id)
             return fail(rd, CNA_ERROR_INVALID_DATA, "section entry %d has id %u; expected %d (%s)", id - 1,
                         (unsigned)sid, id, name);
-        if (rs != cna__cnb_record_size[id])
+        if (rs != rd->rs[id])
             return fail(rd, CNA_ERROR_INVALID_DATA, "section %s: record size %u is not %u", name,
-                        (unsigned)rs, (unsigned)cna__cnb_record_size[id]);
+                        (unsigned)rs, (unsigned)rd->rs[id]);
         if (off % CNA__CNB_ALIGN != 0 || off < end || off > n || size > n - off)
             return fail(rd, CNA_ERROR_INVALID_DATA,
                         "section %s: %llu bytes at %llu are outside the file (%zu bytes), overlap the "
@@ -367,7 +376,7 @@ static void read_tracks(reader *rd)
     }
     const section *d = &rd->s[CNA__CNB_DATA];
     const unsigned char *rec = rd->s[CNA__CNB_TRACKS].p;
-    for (size_t i = 0; i < n && !rd->r; i++, rec += cna__cnb_record_size[CNA__CNB_TRACKS]) {
+    for (size_t i = 0; i < n && !rd->r; i++, rec += rd->rs[CNA__CNB_TRACKS]) {
         cna_bone_track *t = &rd->tracks[i];
         memset(t, 0, sizeof *t);
         /* The common case checked inline (what g_ref_any accepts: a whole number
@@ -595,14 +604,13 @@ static void read_bones(reader *rd)
         bone->gltf_node = g_i32(&c);
         bone->has_matrix = g_u32(&c) != 0;
         g_u32(&c);
-        g_mat(&c, &bone->transform);
+        if (rd->version == 2) c.at += sizeof(cna_mat4); /* the current transform: a character's now */
         g_mat(&c, &bone->rest_transform);
         g_f32n(&c, &bone->rest_translation.x, 3);
         g_f32n(&c, &bone->rest_rotation.x, 4);
         g_f32n(&c, &bone->rest_scale.x, 3);
         /* absolute[b] = absolute[parent] · transform[b] needs parent < b */
         if (!index_ok(rd, where, "parent", bone->parent, -1, (int64_t)b) ||
-            !finite_ok(rd, where, "transform", bone->transform.m, 16) ||
             !finite_ok(rd, where, "rest_transform", bone->rest_transform.m, 16) ||
             !finite_ok(rd, where, "rest_translation", &bone->rest_translation.x, 3) ||
             !finite_ok(rd, where, "rest_rotation", &bone->rest_rotation.x, 4) ||
@@ -867,6 +875,38 @@ static void read_skins(reader *rd, size_t mesh_count)
 
 /* ------------------------------------------------------------------ meshes, parts */
 
+/* PARTS.source_vertex_count (version 3): vertex_count for a part that is
+ * not split, else above every source_vertex entry and at most 2^32 (the
+ * entries are u32). Version 2 did not store it: a split part's is then its
+ * largest source vertex + 1. */
+static void read_source_vertex_count(reader *rd, cursor *c, const char *where, cna_model_part *part)
+{
+    size_t top = 0; /* the largest source vertex + 1 */
+    for (size_t k = 0; part->source_vertex && k < part->vertex_count; k++)
+        if ((size_t)part->source_vertex[k] + 1 > top) top = (size_t)part->source_vertex[k] + 1;
+    if (rd->version == 2) {
+        part->source_vertex_count = part->source_vertex ? top : part->vertex_count;
+        return;
+    }
+    const uint64_t n = g_u64(c);
+    if (!part->source_vertex && n != part->vertex_count) {
+        fail(rd, CNA_ERROR_INVALID_DATA, "%s.source_vertex_count: %llu differs from vertex_count %zu (not split)",
+             where, (unsigned long long)n, part->vertex_count);
+        return;
+    }
+    if (n > ((uint64_t)1 << 32)) {
+        fail(rd, CNA_ERROR_INVALID_DATA, "%s.source_vertex_count: %llu is above 2^32", where, (unsigned long long)n);
+        return;
+    }
+    for (size_t k = 0; part->source_vertex && top > n && k < part->vertex_count; k++)
+        if (part->source_vertex[k] >= n) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.source_vertex[%zu]: %u is not below source_vertex_count %llu",
+                 where, k, (unsigned)part->source_vertex[k], (unsigned long long)n);
+            return;
+        }
+    part->source_vertex_count = (size_t)n;
+}
+
 static void read_part(reader *rd, size_t index, cna_model_part *part)
 {
     const cna_model *m = &rd->model->pub;
@@ -938,6 +978,8 @@ static void read_part(reader *rd, size_t index, cna_model_part *part)
         part->weight_tracks = t;
     }
     part->weight_track_count = (size_t)tcount;
+    read_source_vertex_count(rd, &c, where, part);
+    if (rd->r) return;
     if (morph >= 0) {
         const cna_morph_target_data *d = &rd->morphs[morph];
         if (d->vertex_count != part->vertex_count || d->layout.stride != decl->stride) {
@@ -1011,6 +1053,41 @@ static void part_consistent(reader *rd, size_t index, const cna_model_mesh *mesh
             }
 }
 
+/* MESHES.target_names (version 3): NULL, or target_name_count str records
+ * in DATA, each a string of STRINGS. */
+static void read_target_names(reader *rd, cursor *c, const char *where, cna_model_mesh *mesh)
+{
+    cursor nc = *c;
+    c->at += 16;
+    uint64_t n = g_u64(c);
+    const unsigned char *recs = (const unsigned char *)g_ref(rd, &nc, where, "target_names", 8, n, true);
+    if (rd->r || n == 0) return;
+    const char **names = (const char **)arena_array(rd, (size_t)n, sizeof *names);
+    if (!names) return;
+    for (size_t t = 0; t < n && !rd->r; t++) {
+        cursor sc = {recs + 8 * t, 0, 8};
+        char field[48];
+        label(field, "target_names", t);
+        names[t] = g_str(rd, &sc, where, field, false);
+    }
+    if (rd->r) return;
+    mesh->target_names = names;
+    mesh->target_name_count = (size_t)n;
+}
+
+/* A mesh's target names name every target of each of its morphed parts. */
+static void target_names_fit(reader *rd, size_t index, const cna_model_mesh *mesh)
+{
+    for (size_t k = 0; mesh->target_names && k < mesh->part_count; k++) {
+        const cna_morph_target_data *d = mesh->parts[k].morph;
+        if (d && d->target_count != mesh->target_name_count) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "meshes[%zu]: %zu target names for parts[%zu]'s %zu targets", index,
+                 mesh->target_name_count, k, d->target_count);
+            return;
+        }
+    }
+}
+
 static void read_meshes(reader *rd)
 {
     cna_model *m = &rd->model->pub;
@@ -1031,6 +1108,7 @@ static void read_meshes(reader *rd)
         uint64_t first = g_u64(&c), count = g_u64(&c);
         g_f32n(&c, &mesh->bounds.center.x, 3);
         mesh->bounds.radius = g_f32(&c);
+        if (rd->version >= 3) read_target_names(rd, &c, where, mesh);
         if (!index_ok(rd, where, "parent_bone", mesh->parent_bone, 0, (int64_t)m->bone_count) ||
             !index_ok(rd, where, "skin", mesh->skin, -1, (int64_t)rd->s[CNA__CNB_SKINS].count) ||
             !finite_ok(rd, where, "bounds.center", &mesh->bounds.center.x, 3) ||
@@ -1040,7 +1118,7 @@ static void read_meshes(reader *rd)
             fail(rd, CNA_ERROR_INVALID_DATA, "%s.bounds.radius: %g is negative", where, (double)mesh->bounds.radius);
             return;
         }
-        /* Each part belongs to exactly one mesh (its morph instance and buffers are freed once). */
+        /* Each part belongs to exactly one mesh. */
         if (first != next || !range_ok(rd, where, "parts", first, count, parts_total)) {
             fail(rd, CNA_ERROR_INVALID_DATA, "%s: parts start at %llu; expected %llu", where,
                  (unsigned long long)first, (unsigned long long)next);
@@ -1054,6 +1132,7 @@ static void read_meshes(reader *rd)
             if (!rd->r) part_consistent(rd, (size_t)first + k, mesh, &mesh->parts[k]);
         }
     }
+    for (size_t i = 0; i < n && !rd->r; i++) target_names_fit(rd, i, &meshes[i]);
     if (!rd->r && next != parts_total)
         fail(rd, CNA_ERROR_INVALID_DATA, "meshes use %llu of the %zu parts", (unsigned long long)next, parts_total);
     if (rd->r) return;
@@ -1162,12 +1241,9 @@ static void read_effects(reader *rd)
         g_f32n(&c, &p->emissive_factor.x, 3);
         p->alpha_cutoff = g_f32(&c);
         p->double_sided = g_u32(&c) != 0;
-        /* bone_count, world, view, projection and a palette, where effects
-         * used to keep per-frame matrices: read and ignored (draws take them
-         * as arguments). */
-        (void)g_u64(&c);
-        cna_mat4 ignored;
-        for (int b = 0; b < 3 + CNA_EFFECT_MAX_BONES; b++) g_mat(&c, &ignored);
+        /* Version 2 follows with bone_count, world, view, projection and a
+         * palette, where effects used to keep per-frame matrices: not read
+         * (draws take them as arguments). */
         if (!index_ok(rd, where, "kind", kind, 0, CNA_EFFECT_KIND_COUNT) ||
             !index_ok(rd, where, "alpha_mode", alpha, 0, CNA_ALPHA_MODE_COUNT) ||
             !index_ok(rd, where, "skin", e->skin, -1, (int64_t)m->skin_count))
@@ -1223,26 +1299,6 @@ static void read_diagnostics(reader *rd)
 
 /* ------------------------------------------------------------------ load */
 
-static cna_result finish(reader *rd)
-{
-    cna_model *m = &rd->model->pub;
-    cna_allocator alloc = rd->model->allocator;
-    for (size_t i = 0; i < m->mesh_count; i++) {
-        cna_model_mesh *mesh = &m->meshes[i];
-        for (size_t k = 0; k < mesh->part_count; k++) {
-            cna_model_part *part = &mesh->parts[k];
-            cna_result r = CNA_OK;
-            if (part->morph) r = cna_morph_instance_create(part->morph, &alloc, &part->morph_instance, rd->err);
-            if (!r) r = cna__model_upload_part(rd->model, part, rd->err);
-            if (r) {
-                cna__error_prefix(rd->err, "cnb: meshes[%zu].parts[%zu]", i, k);
-                return r;
-            }
-        }
-    }
-    return CNA_OK;
-}
-
 static cna_result load_checked(reader *rd);
 
 /* Validate and fix up the file held in rd->file (inside the model's arena). */
@@ -1284,7 +1340,7 @@ static cna_result load_checked(reader *rd)
     for (size_t i = 0; i < m->animation_count; i++)
         if (!clip_ok(rd, (size_t)node_clip_first + i, CNA_CLIP_TARGET_SCENE_NODE, m->bone_count)) return rd->r;
     m->node_clips = m->animation_count ? rd->clips + node_clip_first : NULL;
-    return finish(rd);
+    return CNA_OK;
 }
 
 bool cna_cnb_is_cnb(const void *bytes, size_t size)
@@ -1299,7 +1355,7 @@ static cna_result begin(const cna_cnb_load_options *opts, size_t size, reader *r
     rd->err = err;
     if (!cna__cnb_host_little_endian())
         return cna__error(err, CNA_ERROR_UNSUPPORTED, "cnb: big-endian hosts are not supported");
-    rd->model = cna__model_new(opts ? &opts->allocator : NULL, opts ? opts->device : NULL);
+    rd->model = cna__model_new(opts ? &opts->allocator : NULL);
     if (!rd->model) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "cnb: out of memory");
     rd->arena = &rd->model->arena;
     /* Not zeroed: the caller overwrites all of it (or fails the load); only
@@ -1401,9 +1457,6 @@ cna_result cna_model_load_any(const char *path, const cna_import_options *opts, 
     if (!cna_cnb_is_cnb(magic, got)) return cna_model_load_file(path, opts, out, err);
     cna_cnb_load_options lo;
     memset(&lo, 0, sizeof lo);
-    if (opts) {
-        lo.allocator = opts->allocator;
-        lo.device = opts->device;
-    }
+    if (opts) lo.allocator = opts->allocator;
     return cna_cnb_load_file(path, &lo, out, err);
 }

@@ -7,10 +7,14 @@
  * With a unit scale s != 1 every translation-bearing quantity is multiplied
  * by s as it is written (vertex positions, morph position deltas, bone and
  * bind-pose translations, inverse-bind, prefix and fold translations, clip key
- * translations, the effect palettes' translations, bounds and model size);
+ * translations, bounds and model size);
  * for an affine matrix this is the conjugation S(s) · M · S(1/s), which
  * leaves rotations and scales untouched. Clip keys are already evaluated
  * curves, so scaling their translations equals scaling the cubic tangents.
+ *
+ * Sharing: an array the model shares (the same address) is written once;
+ * one clip set shared by several model skins (the skins of one glTF skin
+ * instanced by several nodes) is written once and referenced by each.
  *
  * Images: encoded bytes are copied into DATA; an external image file (the
  * model's path) is read now and embedded the same way, so the file is
@@ -268,7 +272,6 @@ static void write_bone(writer *w, const cna_model_bone *bone)
     i32(w, b, bone->gltf_node);
     u32(w, b, bone->has_matrix ? 1u : 0u);
     u32(w, b, 0);
-    mat_scaled(w, b, &bone->transform);
     mat_scaled(w, b, &bone->rest_transform);
     cna_vec3 t = bone->rest_translation;
     f32(w, b, t.x * w->scale);
@@ -276,6 +279,27 @@ static void write_bone(writer *w, const cna_model_bone *bone)
     f32(w, b, t.z * w->scale);
     f32n(w, b, &bone->rest_rotation.x, 4);
     f32n(w, b, &bone->rest_scale.x, 3);
+}
+
+/* A mesh's morph target names: an array of str records in DATA (NULL
+ * without names), then the count. */
+static void write_target_names(writer *w, wbuf *b, const cna_model_mesh *mesh)
+{
+    const size_t n = mesh->target_names ? mesh->target_name_count : 0;
+    if (n == 0) {
+        ref(w, b, NULL, 0, KIND_PLAIN, 0);
+        u64(w, b, 0);
+        return;
+    }
+    wbuf names = {NULL, 0, 0};
+    for (size_t t = 0; t < n; t++) str(w, &names, mesh->target_names[t] ? mesh->target_names[t] : "");
+    if (!w->failed) {
+        ref(w, b, names.p, names.size, KIND_PLAIN, 0);
+        /* names is freed now: forget it as a sharing key */
+        if (!w->failed) w->shared[w->shared_count - 1].src = NULL;
+    }
+    cna__free(&w->alloc, names.p);
+    u64(w, b, n);
 }
 
 static void write_mesh(writer *w, const cna_model_mesh *mesh, uint64_t first_part)
@@ -292,6 +316,7 @@ static void write_mesh(writer *w, const cna_model_mesh *mesh, uint64_t first_par
     f32(w, b, mesh->bounds.center.y * w->scale);
     f32(w, b, mesh->bounds.center.z * w->scale);
     f32(w, b, mesh->bounds.radius * w->scale);
+    write_target_names(w, b, mesh);
 }
 
 static void write_deltas(writer *w, wbuf *b, const cna_morph_deltas *d, bool positions)
@@ -368,6 +393,7 @@ static void write_part(writer *w, const cna_model_part *part, int32_t morph)
         cna__free(&w->alloc, idx);
     }
     u64(w, b, part->weight_track_count);
+    u64(w, b, part->source_vertex ? part->source_vertex_count : part->vertex_count);
 }
 
 static void write_weight_track(writer *w, const cna_morph_weight_track *t)
@@ -459,13 +485,6 @@ static void write_effect(writer *w, const cna_effect *e)
     f32n(w, b, &p->emissive_factor.x, 3);
     f32(w, b, p->alpha_cutoff);
     u32(w, b, p->double_sided ? 1u : 0u);
-    /* The fields where effects used to keep per-frame matrices (draws now
-     * take them as arguments): bone_count 0, identity world, view,
-     * projection and palette. */
-    cna_mat4 identity;
-    cna_mat4_identity(&identity);
-    u64(w, b, 0);
-    for (int i = 0; i < 3 + CNA_EFFECT_MAX_BONES; i++) f32n(w, b, identity.m, 16);
 }
 
 static void write_diagnostic(writer *w, const cna_model_diagnostic *d)
@@ -610,9 +629,24 @@ static cna_result write_all(writer *w, const cna_model *m, cna_error *err)
         }
     }
     for (size_t i = 0; i < w->track_count; i++) write_weight_track(w, w->tracks[i]);
+    /* Each distinct clip set once: a skin whose clips are an earlier skin's
+     * (the same array) references that skin's records. */
     uint64_t first_clip = m->node_clips ? m->animation_count : 0;
     for (size_t s = 0; s < m->skin_count; s++) {
         const cna_model_skin *skin = &m->skins[s];
+        size_t same = s;
+        for (size_t t = 0; t < s && same == s; t++)
+            if (skin->data.clips && m->skins[t].data.clips == skin->data.clips &&
+                m->skins[t].data.clip_count == skin->data.clip_count)
+                same = t;
+        if (same < s) {
+            const size_t first_clip_at = 80; /* SKINS.first_clip */
+            uint64_t first = 0;
+            if (!w->failed)
+                memcpy(&first, w->sec[CNA__CNB_SKINS].p + same * cna__cnb_record_size[CNA__CNB_SKINS] + first_clip_at, 8);
+            write_skin(w, m, skin, first);
+            continue;
+        }
         write_skin(w, m, skin, first_clip);
         write_clips(w, skin->data.clips, skin->data.clip_count);
         first_clip += skin->data.clip_count;

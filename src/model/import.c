@@ -144,7 +144,6 @@ cna_result cna__import_bones(cna__import_ctx *ctx, int32_t scene, cna_error *err
             bone->parent = parent;
             bone->gltf_node = node;
             bone->rest_transform = ctx->node_local[node];
-            bone->transform = bone->rest_transform;
             bone->has_matrix = gn->has_matrix;
             if (gn->has_matrix) {
                 cna_mat4_decompose(&gn->matrix, &bone->rest_translation, &bone->rest_rotation,
@@ -362,7 +361,6 @@ cna_result cna_model_import_gltf(const cna_gltf_document *doc, const cna_import_
     if (!model) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
     model->allocator = alloc;
     model->arena.allocator = alloc;
-    model->device = o->device;
     model->pub.gltf_scene = -1;
     model->pub.size = 1.0f;
 
@@ -372,7 +370,6 @@ cna_result cna_model_import_gltf(const cna_gltf_document *doc, const cna_import_
     ctx.model = model;
     ctx.arena = &model->arena;
     ctx.allocator = alloc;
-    ctx.device = o->device;
     ctx.clip_mode = o->clip_mode == CNA_CLIP_MODE_UNION ? CNA_CLIP_MODE_UNION : CNA_CLIP_MODE_FAITHFUL;
     ctx.unit_scale = 1.0f;
     model->pub.clip_mode = ctx.clip_mode;

@@ -1,13 +1,16 @@
 /*
  * The mesh import (model_internal.h, step 3): every part of every mesh gets
- * its packed vertices, indices, declaration, morph carrier and instance,
- * weight tracks and device buffers; every mesh its bounding sphere. Also
- * cna_model_set_morph_weights and cna_model_part_vertices (cna/model.h,
- * mesh-import block).
+ * its packed vertices, indices, declaration, morph carrier and weight
+ * tracks; every mesh its bounding sphere (of the loaded morph pose, blended
+ * into scratch memory: the model keeps no blended bytes).
  *
- * Ownership: immutable arrays live in the model's arena; the morph instances
- * and device buffers are stored in the part as soon as they exist, so that
- * cna_model_free releases them on every refusal path too.
+ * Placements of one primitive (one glTF mesh instanced by several nodes,
+ * with the same glTF skin or none) share one copy of the packed vertices,
+ * indices, source map and morph deltas: the first placement's; each gets its
+ * own part and morph carrier (its own initial weights).
+ *
+ * Ownership: every array lives in the model's arena, so cna_model_free
+ * releases it on every refusal path too.
  */
 #include <stdio.h>
 #include <string.h>
@@ -202,13 +205,13 @@ static cna_result build_morph(cna__import_ctx *ctx, const cna_model_mesh *mesh,
     part->morph = data;
     part->weight_tracks = tracks;
     part->weight_track_count = ctx->doc->animation_count;
-    r = cna_morph_instance_create(data, &ctx->allocator, &part->morph_instance, err);
+    r = cna_morph_target_data_validate(data, err);
     if (r) cna__error_prefix(err, "meshes[%d].primitives[%d]", (int)part->gltf_mesh,
                              (int)part->gltf_primitive);
     return r;
 }
 
-/* ------------------------------------------------------------------ one part */
+/* ------------------------------------------------------------------ shared placements */
 
 static cna_result report(cna__import_ctx *ctx, const cna__pack_diag *d, cna_error *err)
 {
@@ -222,11 +225,92 @@ static cna_result report(cna__import_ctx *ctx, const cna__pack_diag *d, cna_erro
     return CNA_OK;
 }
 
-static cna_result import_part(cna__import_ctx *ctx, track_cache *cache, const cna_model_mesh *mesh,
-                              cna_model_part *part, cna_error *err)
+/* A primitive packed once, by the part of its first placement. */
+typedef struct part_share {
+    const cna_model_part *part;   /* the first placement's part (filled) */
+    int32_t gltf_skin;            /* -1 for a rigid placement */
+    const int32_t *ordinal_to_palette;
+    size_t joint_count;
+    cna__pack_diag diag;          /* reported again for every placement */
+    int32_t next;                 /* the next share of the same glTF mesh, -1 at the end */
+} part_share;
+
+typedef struct part_cache {
+    part_share *items;            /* at most one per model part */
+    size_t count;
+    int32_t *head;                /* per glTF mesh: its first share, -1 for none */
+} part_cache;
+
+/* The share packed for this part's primitive with the same skin joints, or NULL. */
+static const part_share *find_share(const part_cache *pc, const cna_model_part *part, const cna_model_skin *skin)
+{
+    const int32_t gltf_skin = skin ? skin->gltf_skin : -1;
+    for (int32_t i = pc->head[part->gltf_mesh]; i >= 0; i = pc->items[i].next) {
+        const part_share *sh = &pc->items[i];
+        if (sh->part->gltf_primitive != part->gltf_primitive || sh->gltf_skin != gltf_skin) continue;
+        if (skin && (sh->joint_count != skin->joint_count ||
+                     memcmp(sh->ordinal_to_palette, skin->ordinal_to_palette, skin->joint_count * sizeof(int32_t)) != 0))
+            continue;
+        return sh;
+    }
+    return NULL;
+}
+
+static void add_share(part_cache *pc, const cna_model_part *part, const cna_model_skin *skin, const cna__pack_diag *d)
+{
+    part_share *sh = &pc->items[pc->count];
+    sh->part = part;
+    sh->gltf_skin = skin ? skin->gltf_skin : -1;
+    sh->ordinal_to_palette = skin ? skin->ordinal_to_palette : NULL;
+    sh->joint_count = skin ? skin->joint_count : 0;
+    sh->diag = *d;
+    sh->next = pc->head[part->gltf_mesh];
+    pc->head[part->gltf_mesh] = (int32_t)pc->count++;
+}
+
+/* A placement of an already packed primitive: the shared arrays, a carrier of
+ * its own with its initial weights. */
+static cna_result share_part(cna__import_ctx *ctx, const part_share *sh, const cna_model_mesh *mesh,
+                             cna_model_part *part, cna_error *err)
+{
+    const cna_model_part *src = sh->part;
+    part->vertices = src->vertices;
+    part->vertex_count = src->vertex_count;
+    part->declaration = src->declaration;
+    part->indices = src->indices;
+    part->index_count = src->index_count;
+    part->primitive_type = src->primitive_type;
+    part->source_vertex = src->source_vertex;
+    part->source_vertex_count = src->source_vertex_count;
+    part->weight_tracks = src->weight_tracks;
+    part->weight_track_count = src->weight_track_count;
+    cna_result r = report(ctx, &sh->diag, err);
+    if (r || !src->morph) return r;
+    cna_morph_target_data *data = (cna_morph_target_data *)cna__arena_calloc(ctx->arena, 1, sizeof *data);
+    if (!data) return oom(err);
+    *data = *src->morph;
+    data->initial_weights = NULL;
+    data->initial_weight_count = 0;
+    const float *w = initial_weights(ctx->doc, mesh);
+    if (w) {
+        float *copy = (float *)arena_copy(ctx->arena, w, data->target_count * sizeof(float));
+        if (!copy) return oom(err);
+        data->initial_weights = copy;
+        data->initial_weight_count = data->target_count;
+    }
+    part->morph = data;
+    return CNA_OK;
+}
+
+/* ------------------------------------------------------------------ one part */
+
+static cna_result import_part(cna__import_ctx *ctx, track_cache *cache, part_cache *shares,
+                              const cna_model_mesh *mesh, cna_model_part *part, cna_error *err)
 {
     const cna_model *m = &ctx->model->pub;
     const cna_model_skin *skin = mesh->skin >= 0 ? &m->skins[mesh->skin] : NULL;
+    const part_share *sh = find_share(shares, part, skin);
+    if (sh) return share_part(ctx, sh, mesh, part, err);
     cna__pack_input in;
     memset(&in, 0, sizeof in);
     in.doc = ctx->doc;
@@ -258,21 +342,45 @@ static cna_result import_part(cna__import_ctx *ctx, track_cache *cache, const cn
     part->index_count = p.index_count;
     part->primitive_type = primitive_type_of(p.topology);
     part->source_vertex = source;
+    part->source_vertex_count =
+        source ? ctx->doc->meshes[part->gltf_mesh].primitives[part->gltf_primitive].vertex_count : p.vertex_count;
     r = report(ctx, &p.diag, err);
     if (!r && p.target_count > 0) {
         const cna_morph_weight_track *const *tracks = NULL;
         r = tracks_for_mesh(ctx, cache, part->gltf_mesh, &tracks, err);
         if (!r) r = build_morph(ctx, mesh, part, &p, tracks, err);
     }
+    if (!r) add_share(shares, part, skin, &p.diag);
     cna__packed_release(&ctx->allocator, &p);
-    if (!r) r = cna__model_upload_part(ctx->model, part, err);
     return r;
 }
 
 /* ------------------------------------------------------------------ bounds */
 
-/* The sphere of the mesh's parts as drawn now, in the parent bone's space:
- * rigid parts' current (morphed) positions; skinned parts skinned with the
+/* The vertex bytes of the loaded pose: a morphed part blended with its
+ * initial weights (zero without them) into a new scratch buffer (*scratch,
+ * freed by the caller), else the part's own vertices. */
+static cna_result loaded_pose(cna__import_ctx *ctx, const cna_model_part *part, const unsigned char **bytes,
+                              unsigned char **scratch, cna_error *err)
+{
+    *scratch = NULL;
+    *bytes = (const unsigned char *)part->vertices;
+    const cna_morph_target_data *md = part->morph;
+    if (!md) return CNA_OK;
+    const size_t size = cna_morph_blend_size(md);
+    float *zero = md->initial_weight_count ? NULL
+                                           : (float *)cna__calloc(&ctx->allocator, md->target_count ? md->target_count : 1,
+                                                                  sizeof *zero);
+    *scratch = (unsigned char *)cna__alloc(&ctx->allocator, size ? size : 1);
+    cna_result r = (!*scratch || (!md->initial_weight_count && !zero)) ? oom(err) : CNA_OK;
+    if (!r) r = cna_morph_blend(md, zero ? zero : md->initial_weights, md->target_count, *scratch, size, err);
+    cna__free(&ctx->allocator, zero);
+    if (!r) *bytes = *scratch;
+    return r;
+}
+
+/* The sphere of the mesh's parts as loaded, in the parent bone's space:
+ * rigid parts' positions morphed by the initial weights; skinned parts skinned with the
  * bind-pose palette of the mesh's skin (a clip-less player), which includes
  * inverse(W_mesh_node), so drawing with the parent bone gives glTF's pose. */
 static cna_result mesh_bounds(cna__import_ctx *ctx, cna_model_mesh *mesh, cna_error *err)
@@ -282,14 +390,17 @@ static cna_result mesh_bounds(cna__import_ctx *ctx, cna_model_mesh *mesh, cna_er
                                                          sizeof *sets);
     float **skinned = (float **)cna__calloc(&ctx->allocator, mesh->part_count ? mesh->part_count : 1,
                                             sizeof *skinned);
+    unsigned char **blended = (unsigned char **)cna__calloc(&ctx->allocator, mesh->part_count ? mesh->part_count : 1,
+                                                            sizeof *blended);
     cna_player *player = NULL;
-    cna_result r = (!sets || !skinned) ? oom(err) : CNA_OK;
+    cna_result r = (!sets || !skinned || !blended) ? oom(err) : CNA_OK;
     if (!r && mesh->skin >= 0)
         r = cna_player_create(&m->skins[mesh->skin].data, &ctx->allocator, &player, err);
     for (size_t k = 0; !r && k < mesh->part_count; k++) {
         const cna_model_part *part = &mesh->parts[k];
-        size_t size = 0;
-        const unsigned char *bytes = (const unsigned char *)cna_model_part_vertices(part, &size);
+        const unsigned char *bytes = NULL;
+        r = loaded_pose(ctx, part, &bytes, &blended[k], err);
+        if (r) break;
         if (!player) {
             sets[k].first = bytes;
             sets[k].stride = part->declaration.stride;
@@ -315,7 +426,9 @@ static cna_result mesh_bounds(cna__import_ctx *ctx, cna_model_mesh *mesh, cna_er
     if (!r) cna__bounding_sphere(sets, mesh->part_count, &mesh->bounds.center, &mesh->bounds.radius);
     cna_player_free(player);
     for (size_t k = 0; skinned && k < mesh->part_count; k++) cna__free(&ctx->allocator, skinned[k]);
+    for (size_t k = 0; blended && k < mesh->part_count; k++) cna__free(&ctx->allocator, blended[k]);
     cna__free(&ctx->allocator, skinned);
+    cna__free(&ctx->allocator, blended);
     cna__free(&ctx->allocator, sets);
     return r;
 }
@@ -329,49 +442,22 @@ cna_result cna__import_meshes(cna__import_ctx *ctx, cna_error *err)
     track_cache cache;
     cache.by_mesh = (const cna_morph_weight_track *const **)cna__calloc(
         &ctx->allocator, doc->mesh_count ? doc->mesh_count : 1, sizeof *cache.by_mesh);
-    if (!cache.by_mesh) return oom(err);
-    cna_result r = CNA_OK;
+    size_t parts = 0;
+    for (size_t i = 0; i < m->mesh_count; i++) parts += m->meshes[i].part_count;
+    part_cache shares;
+    shares.count = 0;
+    shares.items = (part_share *)cna__calloc(&ctx->allocator, parts ? parts : 1, sizeof *shares.items);
+    shares.head = (int32_t *)cna__calloc(&ctx->allocator, doc->mesh_count ? doc->mesh_count : 1, sizeof *shares.head);
+    cna_result r = (!cache.by_mesh || !shares.items || !shares.head) ? oom(err) : CNA_OK;
+    for (size_t g = 0; !r && g < doc->mesh_count; g++) shares.head[g] = -1;
     for (size_t i = 0; !r && i < m->mesh_count; i++) {
         cna_model_mesh *mesh = &m->meshes[i];
         for (size_t k = 0; !r && k < mesh->part_count; k++)
-            r = import_part(ctx, &cache, mesh, &mesh->parts[k], err);
+            r = import_part(ctx, &cache, &shares, mesh, &mesh->parts[k], err);
         if (!r) r = mesh_bounds(ctx, mesh, err);
     }
+    cna__free(&ctx->allocator, shares.items);
+    cna__free(&ctx->allocator, shares.head);
     cna__free(&ctx->allocator, (void *)cache.by_mesh);
-    return r;
-}
-
-/* ------------------------------------------------------------------ run time */
-
-const void *cna_model_part_vertices(const cna_model_part *part, size_t *size)
-{
-    if (!part) {
-        if (size) *size = 0;
-        return NULL;
-    }
-    if (part->morph_instance) return cna_morph_instance_vertices(part->morph_instance, size);
-    if (size) *size = part->vertex_count * part->declaration.stride;
-    return part->vertices;
-}
-
-cna_result cna_model_set_morph_weights(cna_model *model, size_t mesh, size_t part,
-                                       const float *weights, size_t count, cna_error *err)
-{
-    if (!model) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "model: NULL");
-    if (mesh >= model->mesh_count)
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "mesh: %zu is not below mesh_count %zu",
-                          mesh, model->mesh_count);
-    const cna_model_mesh *me = &model->meshes[mesh];
-    if (part >= me->part_count)
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
-                          "meshes[%zu] \"%s\": part %zu is not below part_count %zu", mesh,
-                          me->name, part, me->part_count);
-    cna_model_part *p = &me->parts[part];
-    if (!p->morph_instance)
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
-                          "meshes[%zu] \"%s\".parts[%zu]: no morph targets", mesh, me->name, part);
-    const cna_device *device = p->vertex_buffer ? cna__model_of(model)->device : NULL;
-    cna_result r = cna_morph_set_weights(p->morph_instance, weights, count, device, err);
-    if (r) cna__error_prefix(err, "meshes[%zu] \"%s\".parts[%zu]", mesh, me->name, part);
     return r;
 }

@@ -1,20 +1,18 @@
 /*
  * Building a Model without a glTF document (the .cnb loader, src/baked/):
- * an empty model that cna_model_free accepts at every stage, and the device
- * upload of one part exactly as the mesh import does it.
+ * an empty model that cna_model_free accepts at every stage.
  */
 #include <string.h>
 
 #include "model/model_internal.h"
 
-cna__model *cna__model_new(const cna_allocator *allocator, const cna_device *device)
+cna__model *cna__model_new(const cna_allocator *allocator)
 {
     cna_allocator alloc = cna__allocator_resolve(allocator);
     cna__model *model = (cna__model *)cna__calloc(&alloc, 1, sizeof *model);
     if (!model) return NULL;
     model->allocator = alloc;
     model->arena.allocator = alloc;
-    model->device = device;
     model->pub.gltf_scene = -1;
     model->pub.size = 1.0f;
     return model;

@@ -11,7 +11,7 @@
  *                                              array allocated, one per primitive, with
  *                                              gltf ids and material; effect = -1)
  *   3. mesh data      cna__import_meshes       (the mesh import: vertices, indices,
- *                                              morph, weight tracks, bounds, device buffers;
+ *                                              morph, weight tracks, bounds;
  *                                              compiled in when CNA__MESH_IMPORT_AVAILABLE
  *                                              is defined at the end of this header)
  *   4. model size     cna__import_model_size
@@ -45,8 +45,8 @@ char *cna__arena_strdup(cna__arena *arena, const char *s);
 void cna__arena_free(cna__arena *arena);
 /* FNV-1a over every byte the arena handed out, seeded with `h`. */
 uint64_t cna__arena_checksum(const cna__arena *arena, uint64_t h);
-/* A checksum of every byte the model owns (its struct, its storage, the
- * loaded pose's morph state): tests check that run-time calls change none. */
+/* A checksum of every byte the model owns (its struct and its storage):
+ * tests check that run-time calls change none. */
 uint64_t cna__model_checksum(const cna_model *model);
 /* Bytes the arena holds from its allocator (blocks with their headers). */
 size_t cna__arena_bytes(const cna__arena *arena);
@@ -62,7 +62,6 @@ typedef struct cna__model {
     cna_model pub;                 /* first: a cna_model* is a cna__model* */
     cna_allocator allocator;
     cna__arena arena;              /* every immutable array of the model */
-    const cna_device *device;      /* borrowed; buffers destroyed through it */
     cna__diag_list diags;          /* storage of pub.diagnostics (arena strings) */
 } cna__model;
 
@@ -81,7 +80,6 @@ typedef struct cna__import_ctx {
     cna__model *model;             /* model->pub is being filled */
     cna__arena *arena;             /* == &model->arena */
     cna_allocator allocator;       /* resolved */
-    const cna_device *device;      /* may be NULL */
     cna_clip_mode clip_mode;       /* FAITHFUL or UNION */
     float unit_scale;              /* translation scale; always 1 at runtime (converter only) */
     /* Per glTF node (doc->node_count entries), over the WHOLE node graph: */
@@ -111,12 +109,10 @@ cna_result cna__import_check_magnitudes(cna__import_ctx *ctx, const double *key_
                                         cna_error *err);
 
 /* The mesh import (vertex packing, JOINTS rewriting through each skin's
- * ordinal_to_palette, influences, bounds, morph, weight tracks, device
- * buffers). Runs after bones, skins and the mesh list: model->pub.meshes[i]
+ * ordinal_to_palette, influences, bounds, morph, weight tracks). Runs after bones, skins and the mesh list: model->pub.meshes[i]
  * has name, parent_bone, skin, gltf ids, and parts[] with gltf ids and
  * material; it fills the rest of each part and the mesh bounds. Storage from
- * ctx->arena (freed with the model); morph instances are freed and device
- * buffers destroyed by cna_model_free. */
+ * ctx->arena (freed with the model). */
 cna_result cna__import_meshes(cna__import_ctx *ctx, cna_error *err);
 
 /* true when |1 - |q|| > 1e-6 (or q is not finite): cna normalises such a rotation. */
@@ -140,11 +136,7 @@ void cna__node_rest_local(const cna_gltf_node *node, cna_mat4 *out);
  * An empty model (gltf_scene -1, size 1) owning nothing yet, with its arena
  * and allocator set; cna_model_free accepts it at every stage of filling.
  * NULL when out of memory. */
-cna__model *cna__model_new(const cna_allocator *allocator, const cna_device *device);
-/* Create the part's vertex buffer (its bytes as drawn, dynamic when morphed,
- * bound to the morph instance) and index buffer on the model's device, as
- * the mesh import does; nothing without a device. */
-cna_result cna__model_upload_part(cna__model *model, cna_model_part *part, cna_error *err);
+cna__model *cna__model_new(const cna_allocator *allocator);
 /* ================================================================== end of baked models */
 
 #endif

@@ -2,7 +2,8 @@
  * docs/format-cnb.md matches the writer and reader: its constants table, its
  * header field offsets, its section table (ids, names, record sizes) and
  * every record table (fields contiguous, summing to the record size the code
- * uses) are read from the document and compared with src/baked/cnb_internal.h.
+ * uses) and the version 2 record sizes are read from the document and
+ * compared with src/baked/cnb_internal.h.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -159,12 +160,41 @@ static void record_tables_are_contiguous_and_match_the_record_sizes(void **state
     free_lines(lines, n);
 }
 
+/* The "Version 2" table: "| NAME | v2 size | v3 size | ... |" for every record
+ * whose size changed, and no other section's size differs between the two. */
+static void version_2_table_matches_the_reader(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    char **lines = doc_lines(&n);
+    int listed[CNA__CNB_SECTION_END] = {0};
+    for (size_t i = 0; i < n; i++) {
+        char name[32];
+        unsigned v2 = 0, v3 = 0;
+        if (sscanf(lines[i], "| %31[A-Z_] | %u | %u |", name, &v2, &v3) != 3) continue;
+        int id = 0;
+        for (int k = 1; k < CNA__CNB_SECTION_END; k++)
+            if (strcmp(name, cna__cnb_section_name[k]) == 0) id = k;
+        assert_true(id > 0);
+        assert_int_equal(v2, cna__cnb_record_size_v2[id]);
+        assert_int_equal(v3, cna__cnb_record_size[id]);
+        listed[id]++;
+    }
+    for (int id = 1; id < CNA__CNB_SECTION_END; id++) {
+        const bool changed = cna__cnb_record_size_v2[id] != cna__cnb_record_size[id];
+        if (listed[id] != (changed ? 1 : 0)) print_error("section %s listed %d times\n", cna__cnb_section_name[id], listed[id]);
+        assert_int_equal(listed[id], changed ? 1 : 0);
+    }
+    free_lines(lines, n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(constants_table_matches_the_code),
         cmocka_unit_test(section_table_matches_the_code),
         cmocka_unit_test(record_tables_are_contiguous_and_match_the_record_sizes),
+        cmocka_unit_test(version_2_table_matches_the_reader),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

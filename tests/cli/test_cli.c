@@ -888,6 +888,58 @@ static void test_inspect_and_bench_read_a_cnb_model(void **state)
     remove_dir(dir, files, 1);
 }
 
+/* A primitive without normals (split for flat normals) whose last file
+ * vertex no triangle uses: cna pose lists the file's 5 vertices (the last
+ * one []) from the glTF and from its .cnb alike. */
+static void test_pose_of_a_cnb_lists_every_file_vertex_like_the_gltf(void **state)
+{
+    (void)state;
+    static const char gltf[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"mesh\":0}],"
+        "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"indices\":1}]}],"
+        "\"buffers\":[{\"byteLength\":72,\"uri\":\"data:application/octet-stream;base64,"
+        "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAACAPwAAgD8AAAAAAAAAQAAAAEAAAAAAAAABAAIAAQADAAIA\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":60},{\"buffer\":0,\"byteOffset\":60,\"byteLength\":12}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":5,\"type\":\"VEC3\","
+        "\"min\":[0,0,0],\"max\":[2,2,0]},{\"bufferView\":1,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"}]}";
+    char dir[64], src[128], cnb[128];
+    temp_dir(dir, sizeof dir);
+    snprintf(src, sizeof src, "%s/unused.gltf", dir);
+    snprintf(cnb, sizeof cnb, "%s/unused.cnb", dir);
+    FILE *f = fopen(src, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(gltf, f) >= 0, 1);
+    fclose(f);
+    run_result c = run_cna("convert", src, "-o", cnb, NULL);
+    assert_int_equal(c.exit_code, 0);
+    run_free(&c);
+    run_result a = run_cna("pose", src, NULL);
+    run_result b = run_cna("pose", cnb, NULL);
+    assert_int_equal(a.exit_code, 0);
+    assert_int_equal(b.exit_code, 0);
+    cJSON *root = cJSON_Parse(a.out);
+    assert_non_null(root);
+    const cJSON *prim = cJSON_GetArrayItem(member(root, "primitives"), 0);
+    const cJSON *positions = member(prim, "positions");
+    assert_int_equal(cJSON_GetArraySize(positions), 5);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetArrayItem(positions, 3)), 3);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetArrayItem(positions, 4)), 0); /* no triangle uses it */
+    /* the same pose, vertex for vertex, except the file named */
+    cJSON *other = cJSON_Parse(b.out);
+    assert_non_null(other);
+    char *pa = cJSON_PrintUnformatted(member(root, "primitives"));
+    char *pb = cJSON_PrintUnformatted(member(other, "primitives"));
+    assert_string_equal(pa, pb);
+    free(pa);
+    free(pb);
+    cJSON_Delete(other);
+    cJSON_Delete(root);
+    run_free(&a);
+    run_free(&b);
+    const char *files[] = {"unused.gltf", "unused.cnb"};
+    remove_dir(dir, files, 2);
+}
+
 static void test_a_file_that_is_not_gltf_is_named_as_such(void **state)
 {
     (void)state;
@@ -1201,6 +1253,7 @@ int main(void)
         cmocka_unit_test(test_render_look_at_with_the_eye_on_the_target_exits_2),
         cmocka_unit_test(test_render_refuses_outputs_other_than_png_and_gif_with_exit_2),
         cmocka_unit_test(test_inspect_and_bench_read_a_cnb_model),
+        cmocka_unit_test(test_pose_of_a_cnb_lists_every_file_vertex_like_the_gltf),
         cmocka_unit_test(test_a_file_that_is_not_gltf_is_named_as_such),
         cmocka_unit_test(test_pose_time_without_animation_poses_animation_0),
         cmocka_unit_test(test_pose_clamps_an_out_of_range_time_with_a_note),

@@ -2,12 +2,13 @@
  * The mesh import on the hand-made fixtures of tests/data/fixtures-mesh
  * (SOURCE.md there says what each one holds): layout selection, index
  * conversion, influences, JOINTS rewriting, flat-normal split, morph import,
- * weight tracks, set_morph_weights, device buffers, refusals.
+ * weight tracks, a character's morph weights, refusals.
  */
 #include "mesh/mesh_test.h"
 
 #include <stdlib.h>
 
+#include "cna/character.h"
 #include "cna/model.h"
 #include "cna/skinning.h"
 #include "model/mesh_internal.h"
@@ -306,6 +307,7 @@ static void primitive_without_normals_is_fully_split_with_flat_normals(void **st
         const uint32_t src[6] = {0, 1, 2, 1, 3, 2}; /* strip: (0 1 2), (1 3 2) */
         const uint32_t idx[6] = {0, 1, 2, 3, 4, 5};
         assert_memory_equal(p->source_vertex, src, sizeof src);
+        assert_int_equal(p->source_vertex_count, 4); /* the file's vertex count */
         assert_memory_equal(p->indices, idx, sizeof idx);
         const float file[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}};
         for (size_t v = 0; v < 6; v++) {
@@ -339,10 +341,12 @@ static void sparse_target_deltas_follow_the_split(void **state)
     cna_model_free(m);
 }
 
-static void initial_weights_are_the_nodes_else_the_meshs_and_blended_at_load(void **state)
+static void initial_weights_are_the_nodes_else_the_meshs_and_blended_by_a_fresh_character(void **state)
 {
     (void)state;
     cna_model *m = load("mesh-flat-strip.gltf", NULL);
+    cna_character *ch = NULL;
+    assert_int_equal(cna_character_create(m, NULL, &ch, NULL), CNA_OK);
     /* scene [1, 0]: mesh 0 is node 1 (own weights 1.0), mesh 1 node 0 (mesh weights 0.5) */
     assert_int_equal(m->meshes[0].gltf_node, 1);
     assert_int_equal(m->meshes[1].gltf_node, 0);
@@ -352,11 +356,11 @@ static void initial_weights_are_the_nodes_else_the_meshs_and_blended_at_load(voi
         assert_int_equal(p->morph->initial_weight_count, 1);
         assert_float_exact(p->morph->initial_weights[0], expect[i]);
         size_t n = 0;
-        const float *w = cna_morph_instance_weights(p->morph_instance, &n);
+        const float *w = cna_character_morph_weights(ch, i, 0, &n);
         assert_int_equal(n, 1);
         assert_float_exact(w[0], expect[i]);
         size_t size = 0;
-        const unsigned char *now = cna_model_part_vertices(p, &size);
+        const unsigned char *now = cna_character_part_vertices(ch, i, 0, &size);
         assert_int_equal(size, 6 * 32);
         assert_float_exact(mesh_get_float(now + 4 * 32, 8), 2.0f * expect[i]);
         /* the morphed triangle's normal is recomputed from the morphed positions */
@@ -364,11 +368,20 @@ static void initial_weights_are_the_nodes_else_the_meshs_and_blended_at_load(voi
         cna__flat_normal(p0, p1, p2, n3);
         for (size_t c = 0; c < 3; c++) assert_float_exact(mesh_get_float(now + 3 * 32, 12 + 4 * c), n3[c]);
     }
+    /* the two placements of the glTF mesh share its packed data, each with its own carrier */
+    const cna_model_part *p0 = &m->meshes[0].parts[0], *p1 = &m->meshes[1].parts[0];
+    assert_ptr_equal(p0->vertices, p1->vertices);
+    assert_ptr_equal(p0->indices, p1->indices);
+    assert_ptr_equal(p0->source_vertex, p1->source_vertex);
+    assert_ptr_equal(p0->morph->targets, p1->morph->targets);
+    assert_ptr_equal(p0->morph->base_vertices, p1->morph->base_vertices);
+    assert_true(p0->morph != p1->morph);
     /* bounds describe the loaded pose: mesh 0's vertex reaches z = 2 */
     assert_float_exact(m->meshes[0].bounds.center.z, 1.0f);
     assert_float_exact(m->meshes[1].bounds.center.z, 0.5f);
     assert_true(m->meshes[0].bounds.radius >= 1.2247448f);
     assert_true(m->meshes[0].bounds.radius <= nextafterf(1.2247449f, 2.0f));
+    cna_character_free(ch);
     cna_model_free(m);
 }
 
@@ -399,57 +412,48 @@ static void weight_track_comes_from_the_first_node_in_file_order_with_tangents(v
     cna_model_free(m);
 }
 
-static void set_morph_weights_blends_stores_and_uploads(void **state)
+static void set_morph_weights_blends_and_stores_on_a_character(void **state)
 {
     (void)state;
-    cna_null_device *dev = NULL;
-    assert_int_equal(cna_null_device_create(NULL, &dev, NULL), CNA_OK);
-    cna_import_options opts;
-    memset(&opts, 0, sizeof opts);
-    opts.device = cna_null_device_interface(dev);
-    cna_model *m = load("mesh-flat-strip.gltf", &opts);
+    cna_model *m = load("mesh-flat-strip.gltf", NULL);
     const cna_model_part *p = &m->meshes[1].parts[0];
-    assert_int_not_equal(p->vertex_buffer, 0);
-    assert_int_not_equal(p->index_buffer, 0);
-    size_t size = 0;
-    const void *contents = cna_null_device_buffer_contents(dev, p->vertex_buffer, &size);
-    assert_int_equal(size, 6 * 32);
-    assert_memory_equal(contents, cna_model_part_vertices(p, NULL), size); /* blended at load */
-    cna_null_device_stats before, after;
-    cna_null_device_get_stats(dev, &before);
+    cna_character *ch = NULL;
+    assert_int_equal(cna_character_create(m, NULL, &ch, NULL), CNA_OK);
+    const uint64_t revision = cna_character_part_revision(ch, 1, 0);
     const float zero = 0.0f;
-    assert_int_equal(cna_model_set_morph_weights(m, 1, 0, &zero, 1, NULL), CNA_OK);
-    cna_null_device_get_stats(dev, &after);
-    assert_int_equal(after.upload_count, before.upload_count + 1);
-    assert_int_equal(after.last_upload_buffer, p->vertex_buffer);
-    assert_memory_equal(cna_model_part_vertices(p, NULL), p->vertices, 6 * 32); /* base exactly */
-    contents = cna_null_device_buffer_contents(dev, p->vertex_buffer, &size);
-    assert_memory_equal(contents, p->vertices, 6 * 32);
+    assert_int_equal(cna_character_set_morph_weights(ch, 1, 0, &zero, 1, NULL), CNA_OK);
+    assert_true(cna_character_part_revision(ch, 1, 0) != revision);
+    assert_memory_equal(cna_character_part_vertices(ch, 1, 0, NULL), p->vertices, 6 * 32); /* base exactly */
+    assert_float_exact(cna_character_morph_weights(ch, 1, 0, NULL)[0], 0.0f);
+    /* the model keeps its loaded pose */
+    assert_float_exact(p->morph->initial_weights[0], 0.5f);
+    cna_character_free(ch);
     cna_model_free(m);
-    cna_null_device_get_stats(dev, &after);
-    assert_int_equal(after.live_buffer_count, 0);
-    cna_null_device_free(dev);
 }
 
 static void set_morph_weights_refuses_parts_without_targets_and_wrong_counts(void **state)
 {
     (void)state;
     cna_model *m = load("mesh-influences.gltf", NULL);
+    cna_character *ch = NULL;
+    assert_int_equal(cna_character_create(m, NULL, &ch, NULL), CNA_OK);
     const float w[2] = {1, 1};
     cna_error err;
-    assert_int_equal(cna_model_set_morph_weights(m, 0, 0, w, 1, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(cna_character_set_morph_weights(ch, 0, 0, w, 1, &err), CNA_ERROR_INVALID_ARGUMENT);
     assert_string_equal(err.message, "meshes[0] \"quad\".parts[0]: no morph targets");
-    assert_int_equal(cna_model_set_morph_weights(m, 1, 0, w, 1, &err), CNA_ERROR_INVALID_ARGUMENT);
-    assert_string_equal(err.message, "mesh: 1 is not below mesh_count 1");
+    assert_int_equal(cna_character_set_morph_weights(ch, 1, 0, w, 1, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "meshes[1]: outside the model's 1 meshes");
+    cna_character_free(ch);
     cna_model_free(m);
     m = load("mesh-flat-strip.gltf", NULL);
-    const cna_model_part *p = &m->meshes[0].parts[0];
+    assert_int_equal(cna_character_create(m, NULL, &ch, NULL), CNA_OK);
     unsigned char before[6 * 32];
-    memcpy(before, cna_model_part_vertices(p, NULL), sizeof before);
-    assert_int_equal(cna_model_set_morph_weights(m, 0, 0, w, 2, &err), CNA_ERROR_INVALID_ARGUMENT);
-    assert_string_equal(err.message, "meshes[0] \"strip\".parts[0]: weights: 2 given for 1 "
+    memcpy(before, cna_character_part_vertices(ch, 0, 0, NULL), sizeof before);
+    assert_int_equal(cna_character_set_morph_weights(ch, 0, 0, w, 2, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "weights: 2 given for 1 "
                                      "targets; exactly 1 are required (no padding, no truncation)");
-    assert_memory_equal(cna_model_part_vertices(p, NULL), before, sizeof before);
+    assert_memory_equal(cna_character_part_vertices(ch, 0, 0, NULL), before, sizeof before);
+    cna_character_free(ch);
     cna_model_free(m);
 }
 
@@ -483,8 +487,6 @@ static void import_fails_cleanly_at_every_allocation(void **state)
     const char *names[3] = {"mesh-flat-strip.gltf", "mesh-influences.gltf", "mesh-modes.gltf"};
     for (int i = 0; i < 3; i++) {
         cna_gltf_document *doc = load_doc(names[i]);
-        cna_null_device *dev = NULL;
-        assert_int_equal(cna_null_device_create(NULL, &dev, NULL), CNA_OK);
         bool done = false;
         for (size_t budget = 0; !done && budget < 100000; budget++) {
             failing f = {budget, 0};
@@ -493,7 +495,6 @@ static void import_fails_cleanly_at_every_allocation(void **state)
             opts.allocator.alloc = failing_alloc;
             opts.allocator.free = failing_free;
             opts.allocator.user_data = &f;
-            opts.device = cna_null_device_interface(dev);
             cna_model *m = NULL;
             cna_error err;
             cna_result r = cna_model_import_gltf(doc, &opts, &m, &err);
@@ -505,77 +506,10 @@ static void import_fails_cleanly_at_every_allocation(void **state)
                 assert_null(m);
             }
             assert_int_equal(f.live, 0);
-            cna_null_device_stats s;
-            cna_null_device_get_stats(dev, &s);
-            assert_int_equal(s.live_buffer_count, 0);
         }
         assert_true(done);
-        cna_null_device_free(dev);
         cna_gltf_document_free(doc);
     }
-}
-
-/* A device that forwards to the null device and fails its Nth buffer creation. */
-typedef struct failing_device {
-    const cna_device *inner;
-    size_t creates, fail_at;
-} failing_device;
-
-static cna_result fd_create(void *user, const cna_buffer_desc *desc, cna_buffer_id *out,
-                            cna_error *err)
-{
-    failing_device *f = user;
-    if (f->creates++ == f->fail_at)
-        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "device: no memory for buffer %zu",
-                          f->fail_at);
-    return cna_device_create_buffer(f->inner, desc, out, err);
-}
-
-static cna_result fd_set(void *user, cna_buffer_id b, size_t offset, const void *data, size_t size,
-                         cna_error *err)
-{
-    failing_device *f = user;
-    return cna_device_set_buffer_data(f->inner, b, offset, data, size, err);
-}
-
-static void fd_destroy(void *user, cna_buffer_id b)
-{
-    failing_device *f = user;
-    cna_device_destroy_buffer(f->inner, b);
-}
-
-static void device_failure_refuses_the_import_and_frees_the_buffers(void **state)
-{
-    (void)state;
-    cna_gltf_document *doc = load_doc("mesh-modes.gltf");
-    cna_null_device *dev = NULL;
-    assert_int_equal(cna_null_device_create(NULL, &dev, NULL), CNA_OK);
-    /* 6 parts, 2 buffers each: fail each creation in turn */
-    for (size_t k = 0; k < 12; k++) {
-        failing_device f = {cna_null_device_interface(dev), 0, k};
-        cna_device wrapped;
-        memset(&wrapped, 0, sizeof wrapped);
-        wrapped.user_data = &f;
-        wrapped.create_buffer = fd_create;
-        wrapped.set_buffer_data = fd_set;
-        wrapped.destroy_buffer = fd_destroy;
-        cna_import_options opts;
-        memset(&opts, 0, sizeof opts);
-        opts.device = &wrapped;
-        cna_model *m = NULL;
-        cna_error err;
-        assert_int_equal(cna_model_import_gltf(doc, &opts, &m, &err), CNA_ERROR_OUT_OF_MEMORY);
-        char expect[64];
-        snprintf(expect, sizeof expect, "device: no memory for buffer %zu", k);
-        assert_string_equal(err.message, expect);
-        assert_null(m);
-        cna_null_device_stats s;
-        cna_null_device_get_stats(dev, &s);
-        assert_int_equal(s.live_buffer_count, 0);
-        assert_int_equal(s.create_count, s.destroy_count);
-    }
-    cna_null_device_free(dev);
-    cna_gltf_document_free(doc);
 }
 
 int main(void)
@@ -594,12 +528,11 @@ int main(void)
         cmocka_unit_test(palette_index_not_fitting_a_byte_is_refused),
         cmocka_unit_test(primitive_without_normals_is_fully_split_with_flat_normals),
         cmocka_unit_test(sparse_target_deltas_follow_the_split),
-        cmocka_unit_test(initial_weights_are_the_nodes_else_the_meshs_and_blended_at_load),
+        cmocka_unit_test(initial_weights_are_the_nodes_else_the_meshs_and_blended_by_a_fresh_character),
         cmocka_unit_test(weight_track_comes_from_the_first_node_in_file_order_with_tangents),
-        cmocka_unit_test(set_morph_weights_blends_stores_and_uploads),
+        cmocka_unit_test(set_morph_weights_blends_and_stores_on_a_character),
         cmocka_unit_test(set_morph_weights_refuses_parts_without_targets_and_wrong_counts),
         cmocka_unit_test(import_fails_cleanly_at_every_allocation),
-        cmocka_unit_test(device_failure_refuses_the_import_and_frees_the_buffers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

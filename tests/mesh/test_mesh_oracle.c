@@ -21,6 +21,7 @@
 #include "cna/model.h"
 #include "cna/player.h"
 #include "cna/skinning.h"
+#include "model/bone_pose.h"
 
 /* ------------------------------------------------------------------ JSON */
 
@@ -121,18 +122,40 @@ static size_t part_vertex(const cna_model_part *part, size_t v)
     return 0;
 }
 
-/* Pose the model's bones for animation `a` at t (a < 0: rest). */
+/* The absolute bone transforms for animation `a` at t (a < 0: rest): the
+ * scene-node clip on the rest transforms (the model is not written). */
 static void pose_bones(ctx *c, int a, double t)
 {
-    cna_model_reset_bone_transforms(c->model);
-    if (a >= 0 && (size_t)a < c->model->animation_count) {
-        cna_error err;
-        if (cna_model_apply_clip_to_bones(c->model, &c->model->node_clips[a], t, &err) != CNA_OK)
-            fail_msg("%s: apply clip %d: %s", c->name, a, err.message);
-    }
-    assert_int_equal(cna_model_copy_absolute_bone_transforms(c->model, c->absolute,
-                                                             c->model->bone_count, NULL),
-                     CNA_OK);
+    cna_mat4 *local = calloc(c->model->bone_count + 1, sizeof *local);
+    assert_non_null(local);
+    bone_pose_rest(c->model, local);
+    if (a >= 0 && (size_t)a < c->model->animation_count) bone_pose_clip(c->model, &c->model->node_clips[a], t, local);
+    bone_pose_absolute(c->model, local, c->absolute);
+    free(local);
+}
+
+/* The part's vertex bytes morphed with `w` (n weights) into *scratch (a new
+ * buffer the caller frees), or its own vertices without targets. */
+static const void *blended_vertices(const cna_model_part *part, const float *w, size_t n, void **scratch)
+{
+    *scratch = NULL;
+    if (!part->morph) return part->vertices;
+    const size_t size = cna_morph_blend_size(part->morph);
+    *scratch = malloc(size + 1);
+    assert_non_null(*scratch);
+    cna_error err;
+    if (cna_morph_blend(part->morph, w, n, *scratch, size, &err) != CNA_OK) fail_msg("blend: %s", err.message);
+    return *scratch;
+}
+
+/* The part as loaded: morphed with its initial weights (zero without them). */
+static const void *loaded_vertices(const cna_model_part *part, void **scratch)
+{
+    float w[64] = {0};
+    const size_t n = part->morph ? part->morph->target_count : 0;
+    assert_true(n <= 64);
+    for (size_t i = 0; part->morph && part->morph->initial_weights && i < n; i++) w[i] = part->morph->initial_weights[i];
+    return blended_vertices(part, w, n, scratch);
 }
 
 /* Compare W · xyz[k] (double) with the oracle's sampled positions. */
@@ -202,11 +225,6 @@ static void check_morph_sample(ctx *c, const cJSON *sample, int a, double t, boo
                          inum(mw, "node"), i, (double)w[i], at(expect, (int)i));
             c->weights++;
         }
-        for (size_t k = 0; k < mesh->part_count; k++) {
-            cna_error err;
-            if (cna_model_set_morph_weights(c->model, mi, k, w, n, &err) != CNA_OK)
-                fail_msg("%s: set weights: %s", c->name, err.message);
-        }
     }
     const cJSON *entry;
     cJSON_ArrayForEach(entry, get(sample, "primitives"))
@@ -214,9 +232,16 @@ static void check_morph_sample(ctx *c, const cJSON *sample, int a, double t, boo
         assert_string_equal(get(entry, "space")->valuestring, "world");
         const cna_model_mesh *mesh = &c->model->meshes[mesh_of_node(c, inum(entry, "node"))];
         const cna_model_part *part = &mesh->parts[inum(entry, "primitive")];
-        const float *bytes = cna_model_part_vertices(part, NULL);
+        /* the part morphed with the mesh's weights at t, as a character draws it */
+        float w[64];
+        const size_t n = part->morph ? part->morph->target_count : 0;
+        assert_true(n <= 64);
+        if (part->morph) morph_weights(&mesh->parts[0], a, t, w, n);
+        void *scratch = NULL;
+        const float *bytes = (const float *)blended_vertices(part, w, n, &scratch);
         compare_positions(c, entry, part, bytes, part->declaration.stride,
                           &c->absolute[mesh->parent_bone], tol, t);
+        free(scratch);
     }
 }
 
@@ -299,13 +324,16 @@ static void check_skin_sample(ctx *c, const cJSON *sample, int a, double t, bool
         assert_int_equal(cna_skinning_layout_canonical(part->declaration.stride, &layout, NULL), CNA_OK);
         float *xyz = malloc(3 * sizeof(float) * (part->vertex_count + 1));
         assert_non_null(xyz);
-        if (cna_skin_positions(&layout, cna_model_part_vertices(part, NULL), part->vertex_count,
+        void *scratch = NULL;
+        const void *loaded = loaded_vertices(part, &scratch);
+        if (cna_skin_positions(&layout, loaded, part->vertex_count,
                                cna_player_skin_transforms(player),
                                (size_t)cna_player_bone_count(player), xyz,
                                3 * part->vertex_count, &err))
             fail_msg("%s: skin: %s", c->name, err.message);
         compare_positions(c, entry, part, xyz, 3 * sizeof(float), &c->absolute[mesh->parent_bone],
                           tol, t);
+        free(scratch);
         free(xyz);
     }
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cna/cna.h"
+#include "model/bone_pose.h"
 
 static inline const char *model_test_path(char *buf, size_t size, const char *rel)
 {
@@ -71,43 +72,46 @@ static inline void gltf_node_world(const cna_gltf_document *doc, int32_t node, c
     }
 }
 
-/* A posed model: bones after the animation's scene-node clip and every skin's
- * pose, their absolute transforms, one player per skin. */
+/* A posed model (the model itself is not written): the bones' local
+ * transforms after the animation's scene-node clip and every skin's pose,
+ * their absolute transforms, one player per skin. */
 typedef struct posed {
     cna_player **players;
+    cna_mat4 *local;
     cna_mat4 *absolute;
     size_t skin_count;
 } posed;
 
 /* Pose `m` at `seconds` of animation `anim` (-1: rest pose). */
-static inline void pose_model(cna_model *m, long anim, double seconds, posed *p)
+static inline void pose_model(const cna_model *m, long anim, double seconds, posed *p)
 {
     cna_error err;
     memset(p, 0, sizeof *p);
-    cna_model_reset_bone_transforms(m);
-    if (anim >= 0)
-        assert_int_equal(cna_model_apply_clip_to_bones(m, &m->node_clips[anim], seconds, &err), CNA_OK);
     p->skin_count = m->skin_count;
     p->players = (cna_player **)calloc(m->skin_count + 1, sizeof *p->players);
+    p->local = (cna_mat4 *)calloc(m->bone_count + 1, sizeof *p->local);
     p->absolute = (cna_mat4 *)calloc(m->bone_count + 1, sizeof *p->absolute);
     assert_non_null(p->players);
+    assert_non_null(p->local);
     assert_non_null(p->absolute);
+    bone_pose_rest(m, p->local);
+    if (anim >= 0) bone_pose_clip(m, &m->node_clips[anim], seconds, p->local);
     for (size_t s = 0; s < m->skin_count; s++) {
         const cna_skinning_data *d = &m->skins[s].data;
         assert_int_equal(cna_player_create(d, NULL, &p->players[s], &err), CNA_OK);
         if (anim >= 0) assert_int_equal(cna_player_start_clip(p->players[s], &d->clips[anim], &err), CNA_OK);
         assert_int_equal(cna_player_update(p->players[s], cna_ticks_from_seconds(anim >= 0 ? seconds : 0.0),
                                            false, false, &err), CNA_OK);
-        assert_int_equal(cna_model_apply_skin_pose_to_bones(m, s, cna_player_bone_transforms(p->players[s]),
-                                                            m->skins[s].joint_count, &err), CNA_OK);
+        bone_pose_skin(m, s, cna_player_bone_transforms(p->players[s]), p->local);
     }
-    assert_int_equal(cna_model_copy_absolute_bone_transforms(m, p->absolute, m->bone_count, &err), CNA_OK);
+    bone_pose_absolute(m, p->local, p->absolute);
 }
 
 static inline void posed_free(posed *p)
 {
     for (size_t s = 0; s < p->skin_count; s++) cna_player_free(p->players[s]);
     free(p->players);
+    free(p->local);
     free(p->absolute);
     memset(p, 0, sizeof *p);
 }

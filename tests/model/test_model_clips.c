@@ -1,7 +1,7 @@
 /*
  * Clip extraction (spec: "Clip extraction"; issue 4 items 6 and 7) and the
- * scene-node clips (spec: ApplyClipToBonesEXT), on the fixtures of
- * tests/data/fixtures/.
+ * scene-node clips applied to a character's bones (spec: ApplyClipToBonesEXT,
+ * cna_character_apply_clip_to_bones), on the fixtures of tests/data/fixtures/.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,12 +13,24 @@
 
 #define TICKS CNA_TICKS_PER_SECOND
 
-static float bone_x_at(cna_model *m, double seconds)
+/* A fresh character (at rest) of m. */
+static cna_character *rest_character(const cna_model *m)
+{
+    cna_character *c = NULL;
+    cna_error err;
+    assert_int_equal(cna_character_create(m, NULL, &c, &err), CNA_OK);
+    return c;
+}
+
+/* Bone 0's x translation after scene-node clip 0 at `seconds`, from rest. */
+static float bone_x_at(const cna_model *m, double seconds)
 {
     cna_error err;
-    cna_model_reset_bone_transforms(m);
-    assert_int_equal(cna_model_apply_clip_to_bones(m, &m->node_clips[0], seconds, &err), CNA_OK);
-    return m->bones[0].transform.m[12];
+    cna_character *c = rest_character(m);
+    assert_int_equal(cna_character_apply_clip_to_bones(c, &m->node_clips[0], seconds, &err), CNA_OK);
+    const float x = cna_character_bone_transform(c, 0)->m[12];
+    cna_character_free(c);
+    return x;
 }
 
 static void test_three_key_step_gives_0_10_20_at_its_keys_in_union_mode(void **state)
@@ -147,11 +159,13 @@ static void test_apply_clip_to_bones_refuses_a_palette_clip(void **state)
     cna_error err;
     const cna_clip *palette_clip = &m->skins[0].data.clips[0];
     assert_int_equal(palette_clip->target, CNA_CLIP_TARGET_JOINT_PALETTE);
-    assert_int_equal(cna_model_apply_clip_to_bones(m, palette_clip, 0.5, &err), CNA_ERROR_INVALID_ARGUMENT);
+    cna_character *c = rest_character(m);
+    assert_int_equal(cna_character_apply_clip_to_bones(c, palette_clip, 0.5, &err), CNA_ERROR_INVALID_ARGUMENT);
     assert_string_equal(err.message,
                         "clip \"Bend\": target joint-palette is not a scene-node clip; play it with a cna_player");
     for (size_t b = 0; b < m->bone_count; b++)
-        assert_memory_equal(&m->bones[b].transform, &m->bones[b].rest_transform, sizeof(cna_mat4));
+        assert_memory_equal(cna_character_bone_transform(c, b), &m->bones[b].rest_transform, sizeof(cna_mat4));
+    cna_character_free(c);
     cna_model_free(m);
 }
 
@@ -162,7 +176,9 @@ static void test_apply_clip_to_bones_clamps_the_time(void **state)
     assert_true(bone_x_at(m, 5.0) == 20.0f);
     assert_true(bone_x_at(m, -1.0) == 0.0f);
     cna_error err;
-    assert_int_equal(cna_model_apply_clip_to_bones(m, &m->node_clips[0], NAN, &err), CNA_ERROR_INVALID_ARGUMENT);
+    cna_character *c = rest_character(m);
+    assert_int_equal(cna_character_apply_clip_to_bones(c, &m->node_clips[0], NAN, &err), CNA_ERROR_INVALID_ARGUMENT);
+    cna_character_free(c);
     cna_model_free(m);
 }
 
@@ -177,11 +193,13 @@ static void test_apply_clip_to_bones_writes_tracked_bones_and_leaves_the_others(
     int32_t mid = m->gltf_node_to_bone[2];
     assert_int_equal(c->tracks[0].bone, mid);
     cna_error err;
-    assert_int_equal(cna_model_apply_clip_to_bones(m, c, 0.5, &err), CNA_OK);
-    assert_true(m->bones[mid].transform.m[13] == 1.5f);
+    cna_character *ch = rest_character(m);
+    assert_int_equal(cna_character_apply_clip_to_bones(ch, c, 0.5, &err), CNA_OK);
+    assert_true(cna_character_bone_transform(ch, (size_t)mid)->m[13] == 1.5f);
     for (size_t b = 0; b < m->bone_count; b++)
         if ((int32_t)b != mid)
-            assert_memory_equal(&m->bones[b].transform, &m->bones[b].rest_transform, sizeof(cna_mat4));
+            assert_memory_equal(cna_character_bone_transform(ch, b), &m->bones[b].rest_transform, sizeof(cna_mat4));
+    cna_character_free(ch);
     /* the spec's code is reported with its count even though cna keeps the clip */
     const cna_model_diagnostic *d = cna_model_find_diagnostic(m, CNA_MODEL_DIAG_RIGID_ANIMATION_DROPPED);
     assert_non_null(d);

@@ -5,7 +5,7 @@
  *
  * Compared at each sample (the precise definitions are in docs/conformance.md):
  *   bones      our absolute bone transforms after the animation's scene-node
- *              clip and every skin's pose (cna_model_apply_skin_pose_to_bones)
+ *              clip and every skin's pose (pose_model: the steps by hand)
  *              vs the oracle's nodes[].world;
  *   skins      our skin matrix of palette p vs inverse(W_mesh_node) · the
  *              oracle's joint_matrices[palette_to_ordinal[p]], W_mesh_node the

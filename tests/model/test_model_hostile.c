@@ -203,10 +203,11 @@ static void test_scale_under_a_huge_parent_scale_is_refused_naming_the_node(void
     char *ok = tu_edit(json, "[3e38,3e38,3e38]", "[1e9,1e9,1e9]");
     char *ok2 = tu_edit(ok, "[3e38,1,1]", "[1e9,1,1]");
     cna_model *m = expect_loaded(ok2, NO_BYTES, 0, CNA_CLIP_MODE_DEFAULT);
-    cna_mat4 abs[2];
+    cna_character *c = NULL;
     cna_error err;
-    assert_int_equal(cna_model_copy_absolute_bone_transforms(m, abs, 2, &err), CNA_OK);
-    assert_true(abs[1].m[0] == 1e18f);
+    assert_int_equal(cna_character_create(m, NULL, &c, &err), CNA_OK);
+    assert_true(cna_character_absolute_transform(c, 1)->m[0] == 1e18f);
+    cna_character_free(c);
     cna_model_free(m);
     free(ok);
     free(ok2);
@@ -253,10 +254,11 @@ static void test_keys_whose_world_products_overflow_are_refused_naming_the_node(
     key_bytes(b, 1e15f);
     cna_model *m = expect_loaded(json, b, sizeof b, CNA_CLIP_MODE_DEFAULT);
     cna_error err;
-    assert_int_equal(cna_model_apply_clip_to_bones(m, &m->node_clips[0], 1.0, &err), CNA_OK);
-    cna_mat4 abs[2];
-    assert_int_equal(cna_model_copy_absolute_bone_transforms(m, abs, 2, &err), CNA_OK);
-    assert_true(abs[1].m[12] == 1e3f * 1e15f);
+    cna_character *c = NULL;
+    assert_int_equal(cna_character_create(m, NULL, &c, &err), CNA_OK);
+    assert_int_equal(cna_character_apply_clip_to_bones(c, &m->node_clips[0], 1.0, &err), CNA_OK);
+    assert_true(cna_character_absolute_transform(c, 1)->m[12] == 1e3f * 1e15f);
+    cna_character_free(c);
     cna_model_free(m);
     free(json);
 }
