@@ -1,8 +1,7 @@
 /*
  * tools/view.c — `cna view FILE [--size WxH] [--frames N] [--screenshot
  * OUT.png]`: a GLFW window (OpenGL 3.3 core) playing a model's animations,
- * drawn through cna_gl with the window's context (issue 6 "See it";
- * docs/rendering.md).
+ * drawn through cna_gl with the window's context (docs/rendering.md).
  *
  * Controls: drag with the left mouse button to orbit, wheel to zoom,
  * space = play/pause, left/right = previous/next animation, up/down =
