@@ -313,8 +313,10 @@ static void oracle_positions_land_on_drawn_pixels(void **state)
         scene_pose(&s, 0, t);
         scene_frame(&s, (vec3){0.3f, 0.2f, 1.0f});
         unsigned char *img = draw_gpu(&s);
-        mat4 vp;
-        glm_mat4_mul((vec4 *)s.proj.m, (vec4 *)s.view.m, vp);
+        mat4 proj, view, vp; /* cglm's aligned type: a cna_mat4 need not be 16-byte aligned */
+        memcpy(proj, s.proj.m, sizeof proj);
+        memcpy(view, s.view.m, sizeof view);
+        glm_mat4_mul(proj, view, vp);
         const cJSON *prim;
         cJSON_ArrayForEach(prim, get(sample, "primitives"))
         {
