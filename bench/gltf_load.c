@@ -15,7 +15,7 @@
  * reader and are not counted); 1 MB = 10^6 B. In the memory form the resolver
  * answers image URIs with "exists" without bytes (the reader never reads them).
  *
- * Usage: bench_gltf_load [--seconds S] [--runs N]   (docs/benchmarks.md, "glTF load")
+ * Usage: bench_gltf_load [--seconds S] [--runs N]   (docs/benchmarks.md, "glTF reader alone")
  */
 #include <stdio.h>
 #include <stdlib.h>

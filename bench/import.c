@@ -5,9 +5,9 @@
  * (bench/common/bench.h); then the same for an embedded .gltf: MorphStressTest
  * with its 388 kB .bin as a base64 data URI (written to a temporary file
  * first, so the load reads a file like the others; its PNG images stay
- * external: the reader never reads images). Targets (issue 8): robot.glb
- * (the 1.6 MB .glb class) <= 4.8 ms, the embedded .gltf class (688 kB)
- * <= 5.4 ms.
+ * external: the reader never reads images). Targets: robot.glb (the 1.6 MB
+ * .glb class) <= 4.8 ms, the embedded .gltf class (688 kB) <= 5.4 ms
+ * (docs/benchmarks.md).
  *
  * Usage: bench_import [--seconds S] [--runs N]
  */

@@ -3,7 +3,7 @@
  * cna_morph_blend (carrier validation included) with 1, 2 and 8 active
  * targets, beside two baselines measured in the same run on the same
  * buffers:
- *   memcpy  a plain memcpy of the vertex buffer (the issue's yardstick);
+ *   memcpy  a plain memcpy of the vertex buffer (the yardstick of the target);
  *   floor   the memory traffic the blend cannot avoid, and nothing else: the
  *           same memcpy plus one streaming read of every delta (and sparse
  *           index) byte the active targets carry. No blend can beat it.
@@ -19,7 +19,7 @@
  *
  * Columns: blend = vertex bytes written per second (GB/s = 1e9 B/s), median
  * of >= 5 runs [min-max] (bench/common/bench.h); memcpy likewise; ratio =
- * blend / memcpy (the target, issue 5: >= 0.5 with up to 8 active targets);
+ * blend / memcpy (the target: >= 0.5 with up to 8 active targets);
  * B/v = bytes the blend must move per vertex (base read + deltas read +
  * output written); moved = those bytes per second; floor = blend time of the
  * floor baseline / blend time (1.0 = the blend runs at the speed of its own

@@ -2,7 +2,7 @@
  * Player throughput: cna_player_update (position, sampling, T·R·S
  * composition, world and skin transforms) in ns per character-frame and ns
  * per joint, for 1 character and N characters (default 1000), beside the
- * seed-faithful baseline of bench/common/baseline.h measured in the same run
+ * plain baseline player of bench/common/baseline.h measured in the same run
  * (ratio = baseline time / our time).
  *
  * Models: RobotExpressive (43 joints; every clip of its first skin, 24 keys

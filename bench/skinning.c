@@ -16,8 +16,8 @@
  * 0.5 s; each vertex's influences are rewritten to k palette indices spread
  * over the 43 joints with weights 1/k (the file's own weights are also
  * measured: "file"). Each figure is the median of >= 5 runs of >= 0.5 s with
- * min-max (bench/common/bench.h). Target (issue 8): <= 8 ns per vertex with
- * 4 influences, positions + normals.
+ * min-max (bench/common/bench.h). Target: <= 8 ns per vertex with 4
+ * influences, positions + normals (docs/benchmarks.md).
  *
  * Usage: bench_skinning [--seconds S] [--runs N]
  */

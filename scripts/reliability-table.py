@@ -40,11 +40,14 @@ REASONS = {
     "ACCESSOR_MAX_MISMATCH": MINMAX,
     "ACCESSOR_ELEMENT_OUT_OF_MIN_BOUND": MINMAX,
     "ACCESSOR_ELEMENT_OUT_OF_MAX_BOUND": MINMAX,
-    "ACCESSOR_WEIGHTS_NON_NORMALIZED": "skin weights not summing to one is a diagnostic "
-                                       "(weights-not-normalized), as issue 3 asks",
+    "ACCESSOR_WEIGHTS_NON_NORMALIZED": "skin weights not summing to one are loaded and "
+                                       "reported as a diagnostic (weights-not-normalized), "
+                                       "not refused",
     "ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_QUATERNION":
-        "non-unit quaternion keys are a diagnostic (quaternion-not-unit), as issue 3 asks",
-    "ROTATION_NON_UNIT": "a non-unit node rotation is a diagnostic (quaternion-not-unit), as issue 3 asks",
+        "non-unit quaternion keys are loaded and reported as a diagnostic (quaternion-not-unit), "
+        "not refused",
+    "ROTATION_NON_UNIT": "a non-unit node rotation is loaded and reported as a diagnostic "
+                         "(quaternion-not-unit), not refused",
     "ACCESSOR_VECTOR3_NON_UNIT": "vertex values, not structure: the length of normals/tangents is "
                                  "not checked (a candidate for a diagnostic)",
     "ACCESSOR_NON_CLAMPED": "vertex values, not structure: colours outside [0, 1] are not checked "

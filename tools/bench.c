@@ -1,14 +1,17 @@
 /*
  * tools/bench.c — `cna bench FILE [--characters N] [--seconds S] [--runs N]
- * [--clip NAME] [--json]`: time the player on a model's clips (issue 8).
+ * [--clip NAME] [--json]`: time the player on a model's clips.
  *
  * Per clip of the model's first skin: cna_player_update (position, sampling,
  * composition, world and skin transforms) in ns per character-frame and ns
- * per joint, for 1 character and for N characters, beside the seed-faithful
- * baseline player measured in the same run (bench/common/baseline.h; ratio =
- * baseline time / our time). Also the model's import time
- * (cna_model_load_any + cna_model_free; a .cnb file is read as one). Each figure is the median of >= 5
- * runs of >= S seconds with min-max (bench/common/bench.h).
+ * per joint, for 1 character and for N characters, beside a baseline player
+ * written plainly (linear key search, scalar products) measured in the same
+ * run (bench/common/baseline.h; ratio = baseline time / our time); then the
+ * whole character (every skin, the scene-node clip, morph weights;
+ * bench/common/character_bench.h) beside one player of the first skin. Also
+ * the model's import time (cna_model_load_any + cna_model_free; a .cnb file
+ * is read as one). Each figure is the median of >= 5 runs of >= S seconds
+ * with min-max (bench/common/bench.h).
  *
  * Exit codes: 0 measured, 1 the file is refused or a player could not be
  * created, 2 usage.
@@ -30,8 +33,10 @@ void cna_cli_bench_help(FILE *out)
             "Loads FILE (.gltf, .glb, or a .cnb from cna convert) and times, for every clip of its first skin, the\n"
             "player's update (position, key sampling, T*R*S composition, world and skin\n"
             "transforms) for 1 character and for N characters (character i starts at phase\n"
-            "i/N; 1/60 s per frame, looping), beside a seed-faithful baseline player (linear\n"
-            "key search, scalar composition and multiply) measured in the same run.\n"
+            "i/N; 1/60 s per frame, looping), beside a baseline player written plainly\n"
+            "(linear key search, scalar composition and multiply) measured in the same run.\n"
+            "Then, per clip, the whole character (every skin, the scene-node clip, morph\n"
+            "weights) beside one player of the first skin, for 1 and for N characters.\n"
             "Each figure is the median of at least 5 runs of at least S seconds, with the\n"
             "fastest and slowest run. Also prints the import time of FILE.\n"
             "\n"
@@ -45,8 +50,12 @@ void cna_cli_bench_help(FILE *out)
             "                   characters, ns_per_character_frame (+ _min, _max),\n"
             "                   ns_per_joint (+ _min, _max), baseline_ratio,\n"
             "                   baseline_ns_per_character_frame (+ _min, _max), runs, and\n"
-            "                   the same for 1 character under \"one_character\"; the import\n"
-            "                   time then goes to stderr\n"
+            "                   the same for 1 character under \"one_character\"; then the\n"
+            "                   character lines, \"scope\":\"character\": model, clip,\n"
+            "                   characters, ns_per_character_frame (+ _min, _max),\n"
+            "                   player_ns_per_character_frame (+ _min, _max), ratio\n"
+            "                   (character / player), bytes_per_character, model_bytes,\n"
+            "                   runs; the import time then goes to stderr\n"
             "  -h, --help       print this help\n"
             "\n"
             "exit status: 0 measured; 1 the file is refused (\"error: FILE: message\");\n"

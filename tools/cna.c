@@ -48,7 +48,7 @@ static const cna_cli_command cna__commands[] = {
      "bake a glTF file (or every one in a directory tree) as a .cnb binary model",
      cna_cli_convert_run, cna_cli_convert_help},
     {"bench", true, "FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json]",
-     "time the player on every clip of a model against the seed-faithful baseline",
+     "time the player on every clip of a model against a plain baseline player",
      cna_cli_bench_run, cna_cli_bench_help},
     {"version", true, "",
      "print the version of cna (also: cna --version)",

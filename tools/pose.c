@@ -1,7 +1,7 @@
 /*
  * tools/pose.c — `cna pose FILE [--scene N] [--animation I|NAME] [--time SECONDS]
  * [--mode faithful|union]`: import a glTF file as a cna_model, pose it at a
- * time and print the pose as JSON (issue 4 item 9; docs/model.md "cna pose").
+ * time and print the pose as JSON (docs/cli.md; docs/model.md "cna pose").
  *
  * Matrices are 16 numbers, column-major (glTF's layout); numbers are printed
  * with %.9g (enough to give back every float exactly); a value that is not

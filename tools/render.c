@@ -4,7 +4,7 @@
  * [--background R,G,B] [--sheet N] [--gif OUT.gif [--frames N]] -o OUT.png`:
  * draw a model headless
  * (cna_gl: EGL surfaceless, llvmpipe without a GPU) and write a PNG
- * (issue 6 "See it"; docs/rendering.md).
+ * (docs/rendering.md).
  *
  * One frame: the character (cna/character.h) is seeked to t in ONCE mode
  * (t is clamped to the clip) and posed: every bone at rest, the

@@ -1,4 +1,4 @@
-/* The seed-faithful baseline player and the same-run comparison (bench/common/baseline.h). */
+/* The plain baseline player and the same-run comparison (bench/common/baseline.h). */
 #include "common/baseline.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /*
- * bench/common/baseline.h — the seed-faithful baseline player, and the
+ * bench/common/baseline.h — the plain baseline player, and the
  * same-run comparison of cna_player against it.
  *
  * The baseline is the spec's AnimationPlayer written the plain way, one

@@ -9,9 +9,9 @@
  * exist:
  *   - the null device below, which keeps every buffer in CPU memory and
  *     records the uploads so that tests can check them;
- *   - the OpenGL device of the optional cna_gl library (a later issue), which
- *     implements this same interface with glGenBuffers/glBufferData/
- *     glBufferSubData/glDeleteBuffers.
+ *   - the OpenGL device of the optional cna_gl library
+ *     (cna_gl_context_device in cna/gl.h), which implements this same
+ *     interface with glGenBuffers/glBufferData/glBufferSubData/glDeleteBuffers.
  * An application may supply its own (Vulkan, D3D, an engine's allocator) by
  * filling the table.
  *
@@ -100,7 +100,7 @@ typedef struct cna_device {
     cna_result (*set_buffer_data)(void *user_data, cna_buffer_id buffer, size_t offset,
                                   const void *data, size_t size, cna_error *err);
     void (*destroy_buffer)(void *user_data, cna_buffer_id buffer);
-    /* Room for the renderer's hooks (draw, ...): appended here in a later issue. */
+    /* Later versions may append hooks after these three. */
 } cna_device;
 
 /* Create a buffer through `device`.

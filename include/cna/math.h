@@ -4,7 +4,7 @@
  * Convention (docs/conventions.md): matrices are 16 floats, column-major,
  * acting on column vectors — glTF's, OpenGL's and cglm's convention. Element
  * (row r, column c) is m[c * 4 + r]; the translation is m[12], m[13], m[14].
- * The specification (spec/skinning-animation-morph.txt) writes XNA's
+ * The project's specification (its names: docs/conventions.md) writes XNA's
  * row-vector convention; the bytes in memory are the same, so every product
  * reverses: spec `A * B` == ours `B · A`.
  *
@@ -80,7 +80,7 @@ CNA_API float cna_acosf(float x);
 CNA_API void cna_mat4_identity(cna_mat4 *out);
 /* Translation matrix T(v). */
 CNA_API void cna_mat4_translation(cna_mat4 *out, cna_vec3 v);
-/* out = a · b (ours; spec/XNA writes b * a). out may alias a or b. */
+/* out = a · b (ours; the spec writes b * a). out may alias a or b. */
 CNA_API void cna_mat4_mul(cna_mat4 *out, const cna_mat4 *a, const cna_mat4 *b);
 /* out = T(t) · R(r) · S(s) (ours; spec: Scale(s) * FromQuaternion(r) * Translation(t)).
  * r must be unit length (normalise it first otherwise): the conversion (cglm's

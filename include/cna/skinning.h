@@ -144,7 +144,7 @@ CNA_API cna_result cna_skin_vertices(const cna_skinning_layout *layout, const vo
  * A palette entry referenced only with weight 0 is never used, even when
  * not finite. A non-finite vertex value may give different non-finite
  * results than the reference.
- * Cost (docs/benchmarks.md, "CPU skinning speed"): with four influences,
+ * Cost (docs/benchmarks.md, "CPU skinning"): with four influences,
  * positions + normals, checks and copy included, about 60 instructions per
  * vertex with AVX2 + FMA, 127 with SSE2, against the reference's 673. */
 CNA_API cna_result cna_skin_vertices_fast(const cna_skinning_layout *layout, const void *vertices,
