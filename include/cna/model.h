@@ -37,10 +37,11 @@
  * JOINTS bytes of imported vertices). glTF node / mesh / skin / animation
  * numbers are a fourth namespace, named gltf_* everywhere.
  *
- * Drawing (issue 4, "rendering correctness"): every mesh is drawn with the
+ * Drawing: every mesh is drawn with the
  * absolute transform of its parent bone, the bone of the node that instances
  * it — also a skinned mesh. A skin's palette carries inverse(W_mesh_node)
- * through its root prefixes (spec: the -50 fixture), so a skinned vertex ends
+ * through its root prefixes (a mesh node translated by (0, 0, 50) gives a palette
+ * translating by exactly (0, 0, -50)), so a skinned vertex ends
  * at
  *   absolute[mesh_node] · sum_i w_i · skin[p_i] · v
  *     = W_mesh_node · inverse(W_mesh_node) · W_joint · IBM · v = W_joint · IBM · v,
@@ -104,7 +105,7 @@ typedef struct cna_import_options {
 
 /* A node of the selected scene (spec: ModelBone). Bones are the scene's nodes
  * flattened depth-first pre-order: scene.nodes in order, each followed by its
- * subtree, children in the file's order (the oracle's meta.scene_nodes). So a
+ * subtree, children in the file's order (three.js's traversal order). So a
  * parent's index is always below its children's. */
 typedef struct cna_model_bone {
     const char *name;         /* the node's name; "" when it has none (never NULL) */

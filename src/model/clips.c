@@ -1,5 +1,5 @@
 /*
- * Clip extraction (spec: "Clip extraction"; issue 4 items 6 and 7).
+ * Clip extraction (spec: "Clip extraction"; the faithful and union modes).
  *
  * Every glTF animation i becomes
  *   - clip i of every skin (target JOINT_PALETTE, tracks by palette index), for

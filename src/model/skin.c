@@ -1,6 +1,6 @@
 /*
  * BuildSkeleton (spec: "Scene indices are not palette indices") and the root
- * prefixes (spec: "The coordinate-space failure that produced D8"), one
+ * prefixes (spec: "Why the prefix must stay separate": the ancestry above a root joint), one
  * cna_model_skin per node that instances a skinned mesh.
  */
 #include <string.h>

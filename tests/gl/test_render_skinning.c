@@ -1,5 +1,5 @@
 /*
- * Pixel evidence for the renderer (issue 6 item 6), headless (EGL
+ * Pixel evidence for the renderer, headless (EGL
  * surfaceless; llvmpipe without a GPU):
  *   (a) a corpus model drawn with GPU skinning (skinned effects, the skin's
  *       palette) equals the same vertices skinned on the CPU by the reference

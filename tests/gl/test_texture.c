@@ -1,5 +1,5 @@
 /*
- * Base-colour textures (issue 6 item 2), headless: a quad covering the whole
+ * Base-colour textures, headless: a quad covering the whole
  * view (identity view and projection) whose material samples a 2x2 PNG
  * (red, green / blue, white; NEAREST) at TEXCOORD_0. The light is ambient
  * (1, 1, 1) only, so a pixel is exactly the texel times the factor

@@ -1,5 +1,5 @@
 /*
- * `cna view` opens a window and shows the model (issue 6 acceptance): start
+ * `cna view` opens a window and shows the model: start
  * Xvfb on a free display (-nolisten tcp), run
  *   cna view robot.glb --size 320x240 --frames 3 --screenshot OUT.png
  * with DISPLAY set, and check that the screenshot is the window's size and

@@ -1,5 +1,5 @@
 /*
- * Accessor reads (issue 3, item 2): every component type, normalized integer
+ * Accessor reads: every component type, normalized integer
  * conversion by the glTF 2.0 formulas, byteOffset and byteStride (interleaved
  * and tight), matrix column padding, accessors without bufferView (zeros),
  * sparse accessors on zeros and on a bufferView, KHR_mesh_quantization, and

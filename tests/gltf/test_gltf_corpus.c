@@ -1,6 +1,6 @@
 /*
- * The reader over the real models of tests/data/corpus/valid (issue 3's
- * acceptance: every valid file loads without error), with facts per model
+ * The reader over the real models of tests/data/corpus/valid (every valid
+ * file loads without error), with facts per model
  * (tests/data/corpus/MANIFEST.md), the document structure compared with the
  * independent three.js oracle (tests/data/oracle/<Model>.json: parents,
  * meshes, skins, joints, vertex and morph target counts, clip durations),

@@ -1,5 +1,5 @@
 /*
- * The GLB container from memory (issue 3, item 1): 12-byte header (magic,
+ * The GLB container from memory: 12-byte header (magic,
  * version 2, total length), JSON chunk first, optional BIN chunk, unknown
  * chunks skipped, every length and padding checked.
  */

@@ -4,7 +4,7 @@
  * broken glTF models) and, loaded from memory through a resolver, over every
  * valid model.
  *
- * Rules checked (issue 3's acceptance): every invalid-corpus file either
+ * Rules checked: every invalid-corpus file either
  * loads or is refused with a result code other than CNA_OK, the same code in
  * the error, a non-empty message and no document; each takes under one second
  * (a correctness bound: a reader that spins on hostile input is broken; this

@@ -1,5 +1,5 @@
 /*
- * Truncation loops (issue 3's acceptance): every valid .glb and every
+ * Truncation loops: every valid .glb and every
  * external .bin of the valid corpus, cut at every byte offset (for files
  * above 16 KiB: every offset of the first and last 4 KiB and every 997th
  * byte), is refused with the exact expected result code and leaks nothing;

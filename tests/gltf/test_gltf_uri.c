@@ -1,5 +1,5 @@
 /*
- * Buffers and images from URIs (issue 3, item 1): data: URIs (strict base64,
+ * Buffers and images from URIs: data: URIs (strict base64,
  * percent-encoded), external files relative to the asset's folder with
  * percent-decoding, refusal of paths that are absolute, contain "..", carry a
  * scheme or a backslash, or lead outside the folder through a symbolic link,

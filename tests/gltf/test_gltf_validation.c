@@ -1,6 +1,6 @@
 /*
  * Validation of what a glTF document claims, one test per rule, each with the
- * exact result code and message (issue 3, item 4). Every test starts from the
+ * exact result code and message. Every test starts from the
  * valid fixture of gltf_fixture.h and changes one thing.
  */
 #include <setjmp.h>

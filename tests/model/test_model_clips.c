@@ -1,5 +1,5 @@
 /*
- * Clip extraction (spec: "Clip extraction"; issue 4 items 6 and 7) and the
+ * Clip extraction (spec: "Clip extraction") and the
  * scene-node clips applied to a character's bones (spec: ApplyClipToBonesEXT,
  * cna_character_apply_clip_to_bones), on the fixtures of tests/data/fixtures/.
  */

@@ -1,7 +1,7 @@
 /*
  * BuildSkeleton, the three index spaces and the root prefixes (spec: "Scene
- * indices are not palette indices", "The coordinate-space failure that
- * produced D8"), on the hand-made fixtures of tests/data/fixtures/.
+ * indices are not palette indices", "Why the prefix must stay separate"), on
+ * the hand-made fixtures of tests/data/fixtures/.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -196,7 +196,7 @@ static void test_joint_listed_twice_is_refused(void **state)
     cna_gltf_document_free(doc);
 }
 
-/* issue 4 item 4: one SkinningData per instancing node */
+/* one SkinningData per instancing node */
 static void test_skin_instanced_by_two_nodes_comes_out_right_for_each(void **state)
 {
     (void)state;
