@@ -1,5 +1,5 @@
 /*
- * Magnitude limits at import: every value the model, a player or cna_animator
+ * Magnitude limits at import: every value the model, a player or a character
  * can compute from the file stays finite, at every time of every clip.
  *
  * Finite inputs are not enough: a parent scale of 3e38 times a child scale
