@@ -429,6 +429,8 @@ typedef struct cna_gltf_diagnostic {
 #define CNA_GLTF_DIAG_NO_POSITION         "primitive-without-position"  /* primitive has no POSITION */
 #define CNA_GLTF_DIAG_VALUE_NOT_FINITE    "value-not-finite"    /* NaN or infinity in a FLOAT vertex attribute or morph target */
 #define CNA_GLTF_DIAG_TARGET_NAMES_INVALID "target-names-invalid" /* mesh.extras.targetNames is not an array of one string per morph target (ignored) */
+#define CNA_GLTF_DIAG_POSITION_BOUNDS_MISSING "position-bounds-missing" /* a POSITION accessor (also a morph target's)
+                                                                           lacks min or max; one per accessor */
 
 /* The whole document. Every array has its count; arrays with count 0 are NULL. */
 typedef struct cna_gltf_document {
