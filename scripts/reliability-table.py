@@ -60,6 +60,10 @@ REASONS = {
                                         "are outside what the reader validates against the meshes, and "
                                         "skinning, animation and morphing never read texture coordinates; "
                                         "reported as the diagnostic texcoord-missing",
+    "MESH_PRIMITIVE_POSITION_ACCESSOR_WITHOUT_BOUNDS": "POSITION min/max protect nothing the reader or "
+                                                       "the importer computes (the bounds come from the "
+                                                       "data); reported as the diagnostic "
+                                                       "position-bounds-missing",
     "MESH_PRIMITIVE_NO_TANGENT_SPACE": "tangents are required only by an optional extension the reader "
                                        "ignores (extension-ignored)",
 }

@@ -29,6 +29,7 @@ void cna_cli_bench_help(FILE *out)
 {
     fprintf(out,
             "usage: cna bench FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json]\n"
+            "                      [--asset-root DIR]\n"
             "\n"
             "Loads FILE (.gltf, .glb, or a .cnb from cna convert) and times, for every clip of its first skin, the\n"
             "player's update (position, key sampling, T*R*S composition, world and skin\n"
@@ -56,6 +57,7 @@ void cna_cli_bench_help(FILE *out)
             "                   player_ns_per_character_frame (+ _min, _max), ratio\n"
             "                   (character / player), bytes_per_character, model_bytes,\n"
             "                   runs; the import time then goes to stderr\n"
+            CNA_CLI_ASSET_ROOT_HELP(" ", "                   ")
             "  -h, --help       print this help\n"
             "\n"
             "exit status: 0 measured; 1 the file is refused (\"error: FILE: message\");\n"
@@ -68,6 +70,7 @@ typedef struct bench_args {
     double seconds;
     int runs;
     const char *clip;
+    const char *asset_root;  /* --asset-root; NULL when not given */
     bool json;
 } bench_args;
 
@@ -95,11 +98,15 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, bench_a
         if (!strcmp(arg, "--json")) {
             a->json = true;
         } else if (!strcmp(arg, "--characters") || !strcmp(arg, "--seconds") ||
-                   !strcmp(arg, "--runs") || !strcmp(arg, "--clip")) {
+                   !strcmp(arg, "--runs") || !strcmp(arg, "--clip") || !strcmp(arg, "--asset-root")) {
             if (i + 1 >= argc) return cna_cli_usage_error(cmd, "%s needs a value", arg);
             const char *value = argv[++i];
             if (!strcmp(arg, "--clip")) {
                 a->clip = value;
+                continue;
+            }
+            if (!strcmp(arg, "--asset-root")) {
+                a->asset_root = value;
                 continue;
             }
             const double min = !strcmp(arg, "--seconds") ? 0.001 : 1.0;
@@ -125,6 +132,7 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, bench_a
 
 typedef struct load_ctx {
     const char *path;
+    const cna_import_options *opts;
     int failed;
 } load_ctx;
 
@@ -132,7 +140,7 @@ static void load_once(void *p)
 {
     load_ctx *c = p;
     cna_model *m = NULL;
-    if (cna_model_load_any(c->path, NULL, &m, NULL)) c->failed = 1;
+    if (cna_model_load_any(c->path, c->opts, &m, NULL)) c->failed = 1;
     cna_model_free(m);
 }
 
@@ -147,7 +155,10 @@ static int run_bench(const bench_args *a)
     cna_model *m = NULL;
     cna_error err;
     if (cna_cli_probe_file(a->file, true) == CNA_CLI_FILE_UNUSABLE) return CNA_CLI_EXIT_FAILURE;
-    if (cna_model_load_any(a->file, NULL, &m, &err)) return cna_cli_report_error(a->file, &err);
+    cna_import_options io;
+    memset(&io, 0, sizeof io);
+    io.gltf.asset_root = a->asset_root;
+    if (cna_model_load_any(a->file, &io, &m, &err)) return cna_cli_report_error(a->file, &err);
     if (a->clip) {
         /* Clip i of every skin is animation i: the same names as cna pose --animation. */
         size_t i = 0;
@@ -160,7 +171,7 @@ static int run_bench(const bench_args *a)
         }
     }
     const char *name = base_name(a->file);
-    load_ctx lc = {a->file, 0};
+    load_ctx lc = {a->file, &io, 0};
     const bench_stats load = bench_measure(load_once, &lc, a->runs, a->seconds);
     fprintf(a->json ? stderr : stdout, "%s%s: import (cna_model_load_any + free) %.3f ms [%.3f-%.3f]\n",
             a->json ? "# " : "", name, load.median * 1e3, load.min * 1e3, load.max * 1e3);

@@ -35,6 +35,17 @@ typedef struct cna_cli_command {
     void (*help)(FILE *out);           /* full usage text of the command */
 } cna_cli_command;
 
+/* The lines of the --asset-root DIR option (cna_gltf_options.asset_root) in the
+ * --help of every command that loads glTF: `gap` is the spaces after the option
+ * name and `indent` the continuation lines' indent, so that the text lines up
+ * with the command's other options. */
+#define CNA_CLI_ASSET_ROOT_HELP(gap, indent)                                                    \
+    "  --asset-root DIR" gap "let external files (buffers, images) be named with\n"          \
+    indent "\"..\" while each one's real path (symbolic links\n"                             \
+    indent "followed) stays inside DIR (default: \"..\" is\n"                                \
+    indent "refused, files must be inside the model's folder);\n"                            \
+    indent "no effect on a .cnb, whose files are embedded\n"
+
 /* Prints "cna <command>: <message>" and the command's synopsis to stderr;
  * returns CNA_CLI_EXIT_USAGE. */
 int cna_cli_usage_error(const cna_cli_command *command, const char *fmt, ...)

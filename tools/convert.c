@@ -32,8 +32,9 @@ void cna_cli_convert_help(FILE *out)
 {
     fprintf(out,
             "usage: cna convert IN.gltf|IN.glb -o OUT.cnb [--unit-scale S] [--skeleton OUT.cnj]\n"
-            "                   [--mode faithful|union]\n"
+            "                   [--mode faithful|union] [--asset-root DIR]\n"
             "       cna convert DIR -o OUTDIR [--unit-scale S] [--mode faithful|union]\n"
+            "                   [--asset-root DIR]\n"
             "\n"
             "Imports a glTF 2.0 file as a cna model and writes it as a .cnb binary model\n"
             "(docs/format-cnb.md), which cna pose and cna_cnb_load_file load with one read,\n"
@@ -60,6 +61,7 @@ void cna_cli_convert_help(FILE *out)
             "  --skeleton PATH      also write the first skin's skeleton as a .cnj sidecar\n"
             "                       (single-file mode; the model must have a skin)\n"
             "  --mode faithful|union  clip extraction mode (default faithful)\n"
+            CNA_CLI_ASSET_ROOT_HELP("     ", "                       ")
             "  -h, --help           print this help\n"
             "\n"
             "exit status: 0 converted; 1 a file was refused or could not be written;\n"
@@ -68,6 +70,7 @@ void cna_cli_convert_help(FILE *out)
 
 typedef struct convert_args {
     const char *in, *out, *skeleton;
+    const char *asset_root;  /* --asset-root; NULL when not given */
     float unit_scale;
     cna_clip_mode mode;
 } convert_args;
@@ -80,7 +83,7 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, convert
         const char *arg = argv[i];
         bool has_value = i + 1 < argc;
         if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0 || strcmp(arg, "--unit-scale") == 0 ||
-            strcmp(arg, "--skeleton") == 0 || strcmp(arg, "--mode") == 0) {
+            strcmp(arg, "--skeleton") == 0 || strcmp(arg, "--mode") == 0 || strcmp(arg, "--asset-root") == 0) {
             if (!has_value) return cna_cli_usage_error(cmd, "%s needs a value", arg);
             const char *v = argv[++i];
             if (strcmp(arg, "--unit-scale") == 0) {
@@ -92,6 +95,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, convert
                 a->unit_scale = (float)s;
             } else if (strcmp(arg, "--skeleton") == 0) {
                 a->skeleton = v;
+            } else if (strcmp(arg, "--asset-root") == 0) {
+                a->asset_root = v;
             } else if (strcmp(arg, "--mode") == 0) {
                 if (strcmp(v, "faithful") == 0) a->mode = CNA_CLIP_MODE_FAITHFUL;
                 else if (strcmp(v, "union") == 0) a->mode = CNA_CLIP_MODE_UNION;
@@ -120,6 +125,7 @@ static bool convert_file(const convert_args *a, const char *in, const char *out,
     cna_import_options io;
     memset(&io, 0, sizeof io);
     io.clip_mode = a->mode;
+    io.gltf.asset_root = a->asset_root;
     /* The two outputs must differ, and neither may be a file the model is
      * read from (checked once the document lists its buffers and images). */
     if (skeleton && cna_cli_same_file(out, skeleton)) {

@@ -19,7 +19,7 @@
 void cna_cli_inspect_help(FILE *out)
 {
     fprintf(out,
-            "usage: cna inspect FILE [--json | --brief]\n"
+            "usage: cna inspect FILE [--json | --brief] [--asset-root DIR]\n"
             "\n"
             "Loads FILE (.gltf or .glb) with cna's glTF 2.0 reader, which validates the\n"
             "whole document, and prints a summary: asset, scenes (the default marked),\n"
@@ -31,10 +31,12 @@ void cna_cli_inspect_help(FILE *out)
             "A .cnb baked model (cna convert) has no glTF document: only the model part.\n"
             "\n"
             "options:\n"
-            "  --json      print the same summary as one JSON document\n"
-            "  --brief     print a few lines: the document's counts and the model's key facts\n"
-            "  --          end of options (for a FILE starting with '-')\n"
-            "  -h, --help  print this help\n"
+            "  --json               print the same summary as one JSON document\n"
+            "  --brief              print a few lines: the document's counts and the model's\n"
+            "                       key facts\n"
+            CNA_CLI_ASSET_ROOT_HELP("     ", "                       ")
+            "  --                   end of options (for a FILE starting with '-')\n"
+            "  -h, --help           print this help\n"
             "\n"
             "exit status: 0 the file loads; 1 it is refused (\"error: FILE: message\" on\n"
             "stderr, nothing on stdout); 2 usage error.\n");
@@ -492,7 +494,7 @@ static int inspect_cnb(const char *path, bool json, bool brief)
 int cna_cli_inspect_run(int argc, char **argv)
 {
     const cna_cli_command *self = cna_cli_find("inspect");
-    const char *path = NULL;
+    const char *path = NULL, *asset_root = NULL;
     bool json = false, brief = false, options_done = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -503,6 +505,9 @@ int cna_cli_inspect_run(int argc, char **argv)
                 json = true;
             } else if (strcmp(arg, "--brief") == 0) {
                 brief = true;
+            } else if (strcmp(arg, "--asset-root") == 0) {
+                if (i + 1 >= argc) return cna_cli_usage_error(self, "--asset-root needs a value");
+                asset_root = argv[++i];
             } else if (cna_cli_is_help(arg)) {
                 cna_cli_inspect_help(stdout);
                 return CNA_CLI_EXIT_OK;
@@ -523,7 +528,10 @@ int cna_cli_inspect_run(int argc, char **argv)
     if (kind == CNA_CLI_FILE_CNB) return inspect_cnb(path, json, brief);
     cna_gltf_document *doc = NULL;
     cna_error err;
-    if (cna_gltf_load_file(path, NULL, &doc, &err) != CNA_OK) return cna_cli_report_error(path, &err);
+    cna_gltf_options gltf_options;
+    memset(&gltf_options, 0, sizeof gltf_options);
+    gltf_options.asset_root = asset_root;
+    if (cna_gltf_load_file(path, &gltf_options, &doc, &err) != CNA_OK) return cna_cli_report_error(path, &err);
     bool ok = json    ? cna_cli_inspect_write_json(stdout, path, doc)
               : brief ? print_brief(stdout, path, doc)
                       : print_text(stdout, path, doc);

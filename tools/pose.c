@@ -27,7 +27,7 @@ void cna_cli_pose_help(FILE *out)
 {
     fprintf(out,
             "usage: cna pose FILE [--scene N] [--animation I|NAME] [--time SECONDS]\n"
-            "                     [--mode faithful|union]\n"
+            "                     [--mode faithful|union] [--asset-root DIR]\n"
             "\n"
             "Imports FILE (.gltf or .glb, or a .cnb from cna convert, recognised by its\n"
             "magic) as a cna model and prints its pose as JSON:\n"
@@ -53,6 +53,7 @@ void cna_cli_pose_help(FILE *out)
             "  --time SECONDS       time into the animation (default 0); a time outside\n"
             "                       [0, duration] is clamped, with a note on stderr\n"
             "  --mode faithful|union  clip extraction mode (default faithful)\n"
+            CNA_CLI_ASSET_ROOT_HELP("     ", "                       ")
             "  -h, --help           print this help\n"
             "\n"
             "exit status: 0 printed; 1 the file is refused (\"error: FILE: message\");\n"
@@ -99,6 +100,7 @@ typedef struct pose_args {
     const char *time_text;   /* --time as typed; NULL when not given */
     double time;
     cna_clip_mode mode;
+    const char *asset_root;  /* --asset-root; NULL when not given */
 } pose_args;
 
 static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_args *a)
@@ -108,7 +110,7 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_ar
         const char *arg = argv[i];
         bool has_value = i + 1 < argc;
         if (strcmp(arg, "--scene") == 0 || strcmp(arg, "--animation") == 0 ||
-            strcmp(arg, "--time") == 0 || strcmp(arg, "--mode") == 0) {
+            strcmp(arg, "--time") == 0 || strcmp(arg, "--mode") == 0 || strcmp(arg, "--asset-root") == 0) {
             if (!has_value) return cna_cli_usage_error(cmd, "%s needs a value", arg);
             const char *v = argv[++i];
             char *end = NULL;
@@ -121,6 +123,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_ar
                 a->scene = (int32_t)s;
             } else if (strcmp(arg, "--animation") == 0) {
                 a->animation = v;
+            } else if (strcmp(arg, "--asset-root") == 0) {
+                a->asset_root = v;
             } else if (strcmp(arg, "--time") == 0) {
                 errno = 0;
                 double t = strtod(v, &end);
@@ -242,9 +246,11 @@ static int pose_run(const pose_args *a)
         }
         if (cna_cnb_load_file(a->path, NULL, &m, &err) != CNA_OK) return cna_cli_report_error(NULL, &err);
     }
-    if (!m && cna_gltf_load_file(a->path, NULL, &doc, &err) != CNA_OK) return cna_cli_report_error(a->path, &err);
     cna_import_options opts;
     memset(&opts, 0, sizeof opts);
+    opts.gltf.asset_root = a->asset_root;
+    if (!m && cna_gltf_load_file(a->path, &opts.gltf, &doc, &err) != CNA_OK)
+        return cna_cli_report_error(a->path, &err);
     opts.use_scene = a->has_scene;
     opts.scene = a->scene;
     opts.clip_mode = a->mode;

@@ -1,7 +1,8 @@
 /*
  * tools/render.c — `cna render FILE [--animation I|NAME] [--time SECONDS]
  * [--size WxH] [--look-at ex,ey,ez,tx,ty,tz] [--fov DEGREES]
- * [--background R,G,B] [--sheet N] [--gif OUT.gif [--frames N]] -o OUT.png`:
+ * [--background R,G,B] [--sheet N] [--asset-root DIR] [--gif OUT.gif [--frames N]]
+ * -o OUT.png`:
  * draw a model headless
  * (cna_gl: EGL surfaceless, llvmpipe without a GPU) and write a PNG
  * (docs/rendering.md).
@@ -51,7 +52,7 @@ void cna_cli_render_help(FILE *out)
     fprintf(out,
             "usage: cna render FILE [--animation I|NAME] [--time SECONDS] [--size WxH]\n"
             "                       [--look-at ex,ey,ez,tx,ty,tz] [--fov DEGREES]\n"
-            "                       [--background R,G,B] [--sheet N]\n"
+            "                       [--background R,G,B] [--sheet N] [--asset-root DIR]\n"
             "                       [--gif OUT.gif [--frames N]] -o OUT.png\n"
             "\n"
             "Imports FILE (.gltf or .glb, or a .cnb from cna convert), poses it at a time\n"
@@ -81,6 +82,7 @@ void cna_cli_render_help(FILE *out)
             "  --gif OUT.gif       also (or, without -o, only) write an animated GIF that\n"
             "                      loops the clip (giflib; animation 0 by default)\n"
             "  --frames N          GIF frames over the clip, t = i*d/N (default 24)\n"
+            CNA_CLI_ASSET_ROOT_HELP("    ", "                      ")
             "  -o OUT.png          the PNG to write (required unless --gif is given); only\n"
             "                      .png and .gif outputs are written\n"
             "  -h, --help          print this help\n"
@@ -91,6 +93,7 @@ void cna_cli_render_help(FILE *out)
 
 typedef struct render_args {
     const char *path;
+    const char *asset_root;  /* --asset-root; NULL when not given */
     const char *animation;
     const char *time_text;   /* --time as typed; NULL when not given */
     double time;
@@ -157,7 +160,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         static const char *const valued[] = {"--animation", "--time", "--size", "--look-at", "--fov",
-                                             "--background", "--sheet", "-o", "--gif", "--frames"};
+                                             "--background", "--sheet", "-o", "--gif", "--frames",
+                                             "--asset-root"};
         bool takes = false;
         for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
             if (strcmp(arg, valued[k]) == 0) takes = true;
@@ -218,6 +222,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
                 a->gif_frames = (uint32_t)n;
             } else if (strcmp(arg, "--gif") == 0) {
                 a->gif = v;
+            } else if (strcmp(arg, "--asset-root") == 0) {
+                a->asset_root = v;
             } else {
                 a->out = v;
             }
@@ -567,7 +573,10 @@ static int render_run(const render_args *a)
     sc.anim = -1;
     cna_cli_files inputs;
     memset(&inputs, 0, sizeof inputs);
-    if (cna_cli_load_any(a->path, NULL, &sc.m, &inputs, &err) != CNA_OK) { /* .cnb by magic, else glTF */
+    cna_import_options io;
+    memset(&io, 0, sizeof io);
+    io.gltf.asset_root = a->asset_root;
+    if (cna_cli_load_any(a->path, &io, &sc.m, &inputs, &err) != CNA_OK) { /* .cnb by magic, else glTF */
         cna_cli_files_free(&inputs);
         cna_gl_context_free(gl);
         return cna_cli_report_error(a->path, &err);

@@ -55,6 +55,7 @@ void cna_cli_view_help(FILE *out)
 {
     fprintf(out,
             "usage: cna view FILE [--size WxH] [--frames N] [--screenshot OUT.png] [--help-overlay]\n"
+            "                     [--asset-root DIR]\n"
             "\n"
             "Opens a window (GLFW, OpenGL 3.3 core) that plays the model's animations.\n"
             "\n"
@@ -72,6 +73,7 @@ void cna_cli_view_help(FILE *out)
             "  --screenshot OUT.png  with --frames: write the last frame as a PNG (atomically;\n"
             "                        refused when it is FILE or one of its buffers or images)\n"
             "  --help-overlay        start with the key overlay shown (as after F1)\n"
+            CNA_CLI_ASSET_ROOT_HELP("      ", "                        ")
             "  -h, --help            print this help\n"
             "\n"
             "exit status: 0 closed; 1 no display, the file is refused or drawing failed;\n"
@@ -84,6 +86,7 @@ typedef struct view_args {
     long frames;   /* 0: until the window closes */
     const char *screenshot;
     bool help_overlay;   /* start with the key overlay shown */
+    const char *asset_root;  /* --asset-root; NULL when not given */
 } view_args;
 
 static int parse_args(const cna_cli_command *cmd, int argc, char **argv, view_args *a)
@@ -93,7 +96,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, view_ar
     a->height = 720;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        if (strcmp(arg, "--size") == 0 || strcmp(arg, "--frames") == 0 || strcmp(arg, "--screenshot") == 0) {
+        if (strcmp(arg, "--size") == 0 || strcmp(arg, "--frames") == 0 || strcmp(arg, "--screenshot") == 0 ||
+            strcmp(arg, "--asset-root") == 0) {
             if (i + 1 >= argc) return cna_cli_usage_error(cmd, "%s needs a value", arg);
             const char *v = argv[++i];
             char *end = NULL;
@@ -114,6 +118,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, view_ar
                 if (errno || !*v || *end || n < 1 || n > 1000000)
                     return cna_cli_usage_error(cmd, "--frames: '%s' is not a count 1 to 1000000", v);
                 a->frames = n;
+            } else if (strcmp(arg, "--asset-root") == 0) {
+                a->asset_root = v;
             } else {
                 a->screenshot = v;
             }
@@ -386,7 +392,10 @@ static int view_run(const view_args *a)
     }
     cna_cli_files inputs;
     memset(&inputs, 0, sizeof inputs);
-    cna_result loaded = cna_cli_load_any(a->path, NULL, &v.m, &inputs, &err);
+    cna_import_options io;
+    memset(&io, 0, sizeof io);
+    io.gltf.asset_root = a->asset_root;
+    cna_result loaded = cna_cli_load_any(a->path, &io, &v.m, &inputs, &err);
     bool clash = loaded == CNA_OK && a->screenshot && cna_cli_refuse_overwrite(a->screenshot, &inputs);
     cna_cli_files_free(&inputs);
     if (loaded != CNA_OK || cna_gl_model_create(v.gl, v.m, &v.glm, &err)) {

@@ -170,7 +170,14 @@ CNA_API void cna_gl_begin_frame(cna_gl_context *gl, const float rgba[4]);
  * POSITION, NORMAL, TEXCOORD 0, COLOR 0, BLEND_INDICES or BLEND_WEIGHTS
  * feeds the shader; a missing normal reads (0, 0, 1), a missing colour
  * (1, 1, 1, 1). Back faces are culled unless the material is double-sided;
- * BLEND materials are blended, MASK ones cut at alpha_cutoff.
+ * BLEND materials are blended, MASK ones cut at alpha_cutoff. When world's
+ * upper 3x3 has a negative determinant (a mirror: glTF 2.0's front faces are
+ * then clockwise), the draw takes clockwise faces as front (glFrontFace
+ * GL_CW, back to GL_CCW after the draw), for culling and for the lighting of
+ * double-sided faces; normals go through the inverse transpose of world's
+ * 3x3, which keeps them outward under a mirror. A skinned draw decides by
+ * world too (the mesh node's transform, glTF's rule); a mirror only in the
+ * palette is not detected.
  * Errors (nothing drawn): CNA_ERROR_INVALID_ARGUMENT for NULL arguments, a
  * declaration without a FLOAT3 position, an effect kind out of range, a
  * skinned effect with a declaration lacking UBYTE4 joints or FLOAT4 weights,

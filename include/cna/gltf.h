@@ -103,7 +103,8 @@ typedef struct cna_gltf_options {
      *     and refuses (CNA_ERROR_INVALID_DATA, naming the URI) any URI with a
      *     scheme ("http:", "file:"), an absolute path, a backslash, a ".."
      *     segment, or one whose real path (symbolic links followed) leaves
-     *     that folder;
+     *     that folder; with asset_root, ".." segments are allowed and the
+     *     real path must stay inside the root instead (see asset_root);
      *   - cna_gltf_load_memory cannot resolve external URIs: a buffer with one
      *     fails with CNA_ERROR_INVALID_ARGUMENT, an image gets "image-missing".
      * data: URIs (base64) and the GLB BIN chunk never use the resolver. */
@@ -115,6 +116,21 @@ typedef struct cna_gltf_options {
      * without a bufferView (count * element size). 0 = CNA_GLTF_DEFAULT_MAX_FILE_SIZE.
      * Exceeding it is CNA_ERROR_LIMIT. */
     size_t max_file_size;
+    /* Root folder that external URIs may reach with ".." segments; default
+     * NULL: ".." is refused and every file must be inside the asset's own
+     * folder. Used by cna_gltf_load_file without a resolver only (ignored by
+     * cna_gltf_load_memory and when resolve is set). When set, a URI such as
+     * "../textures/skin.png" resolves relative to the asset's folder, and the
+     * real path of the file it names (".." applied, symbolic links followed)
+     * must be inside the real path of the root; anything else is refused with
+     * CNA_ERROR_INVALID_DATA, naming the URI, the file's real path and the
+     * root ("... leads outside the asset root \"/assets\""). Schemes,
+     * absolute paths and backslashes stay refused. The root itself is
+     * resolved when the load starts: one that does not exist or cannot be
+     * resolved is CNA_ERROR_IO ("asset root \"DIR\": No such file or
+     * directory"), an empty string or a path that is not a folder is
+     * CNA_ERROR_INVALID_ARGUMENT. Borrowed: read only during the load. */
+    const char *asset_root;
 } cna_gltf_options;
 
 /* ------------------------------------------------------------------ enums */
@@ -429,6 +445,8 @@ typedef struct cna_gltf_diagnostic {
 #define CNA_GLTF_DIAG_NO_POSITION         "primitive-without-position"  /* primitive has no POSITION */
 #define CNA_GLTF_DIAG_VALUE_NOT_FINITE    "value-not-finite"    /* NaN or infinity in a FLOAT vertex attribute or morph target */
 #define CNA_GLTF_DIAG_TARGET_NAMES_INVALID "target-names-invalid" /* mesh.extras.targetNames is not an array of one string per morph target (ignored) */
+#define CNA_GLTF_DIAG_POSITION_BOUNDS_MISSING "position-bounds-missing" /* a POSITION accessor (also a morph target's)
+                                                                           lacks min or max; one per accessor */
 
 /* The whole document. Every array has its count; arrays with count 0 are NULL. */
 typedef struct cna_gltf_document {

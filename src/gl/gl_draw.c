@@ -205,6 +205,17 @@ static void normal_matrix(const cna_mat4 *w, float out[9])
         for (int cc = 0; cc < 3; cc++) out[cc * 3 + r] = cof[r][cc] / det;
 }
 
+/* True when world's upper 3x3 has a negative determinant: a mirror (glTF 2.0,
+ * "Instantiation": the front faces are then wound clockwise). */
+static bool mirrors(const cna_mat4 *w)
+{
+    const float *m = w->m; /* column-major: column c at m[4c .. 4c+2] */
+    double det = (double)m[0] * ((double)m[5] * m[10] - (double)m[9] * m[6]) -
+                 (double)m[4] * ((double)m[1] * m[10] - (double)m[9] * m[2]) +
+                 (double)m[8] * ((double)m[1] * m[6] - (double)m[5] * m[2]);
+    return det < 0.0;
+}
+
 static bool attrib(const cna_vertex_element *el, GLuint loc, GLsizei stride)
 {
     const void *off = (const void *)(uintptr_t)el->offset;
@@ -333,11 +344,16 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
 
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
+    /* A mirroring world turns the file's counter-clockwise front faces
+     * clockwise on screen: the winding that is front (what is culled, and
+     * gl_FrontFacing, which flips a double-sided back face's normal) follows
+     * it for this draw. The normal matrix (inverse transpose) already maps
+     * the normals outwards. */
+    glFrontFace(mirrors(world) ? GL_CW : GL_CCW);
     if (mat->double_sided) glDisable(GL_CULL_FACE);
     else {
         glEnable(GL_CULL_FACE);
         glCullFace(GL_BACK);
-        glFrontFace(GL_CCW);
     }
     if (mat->alpha_mode == CNA_ALPHA_MODE_BLEND) {
         glEnable(GL_BLEND);
@@ -346,6 +362,7 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
         glDisable(GL_BLEND);
     }
     glDrawElements(mode, (GLsizei)desc->index_count, GL_UNSIGNED_INT, NULL);
+    glFrontFace(GL_CCW);
     glBindVertexArray(0);
     glDeleteVertexArrays(1, &vao);
     glBindTexture(GL_TEXTURE_2D, 0);

@@ -82,7 +82,8 @@ static const char *const diag_codes[CNA__DIAG_COUNT] = {
     CNA_GLTF_DIAG_EXTENSION_IGNORED, CNA_GLTF_DIAG_IMAGE_MISSING,         CNA_GLTF_DIAG_CAMERA_SKIPPED,
     CNA_GLTF_DIAG_QUATERNION_NOT_UNIT, CNA_GLTF_DIAG_WEIGHTS_NOT_NORMALIZED, CNA_GLTF_DIAG_UNUSED_OBJECT,
     CNA_GLTF_DIAG_TEXCOORD_MISSING, CNA_GLTF_DIAG_CHANNEL_IGNORED,       CNA_GLTF_DIAG_BUFFER_LONGER,
-    CNA_GLTF_DIAG_NO_POSITION,         CNA_GLTF_DIAG_VALUE_NOT_FINITE,     CNA_GLTF_DIAG_TARGET_NAMES_INVALID};
+    CNA_GLTF_DIAG_NO_POSITION,         CNA_GLTF_DIAG_VALUE_NOT_FINITE,     CNA_GLTF_DIAG_TARGET_NAMES_INVALID,
+    CNA_GLTF_DIAG_POSITION_BOUNDS_MISSING};
 
 void cna__gltf_diag(cna__gltf_ctx *c, cna__diag_code code, const char *fmt, ...)
 {
@@ -414,8 +415,8 @@ static cna_result load_bytes(cna__gltf_ctx *c, const uint8_t *data, size_t size,
  * memory). A GLB's blocks move into the document, whose buffer 0 then points
  * at the BIN chunk in place instead of holding a copy of it. */
 static cna_result load(const uint8_t *data, size_t size, const cna__gltf_input *split, cna__gltf_arena *json_blocks,
-                       const cna_gltf_options *opts, const char *base_dir, cna__gltf_arena *file_blocks,
-                       cna_gltf_document **out, cna_error *err)
+                       const cna_gltf_options *opts, const char *base_dir, const char *root_real,
+                       cna__gltf_arena *file_blocks, cna_gltf_document **out, cna_error *err)
 {
     cna_gltf_options o;
     memset(&o, 0, sizeof o);
@@ -446,6 +447,7 @@ static cna_result load(const uint8_t *data, size_t size, const cna__gltf_input *
     c.resolver_user_data = o.resolver_user_data;
     c.max_size = max_size;
     c.base_dir = o.resolve ? NULL : base_dir;
+    c.root_real = o.resolve ? NULL : root_real;
     c.from_memory = base_dir == NULL;
     c.glb_bin_in_place = bin_in_place;
     cna_result r = load_bytes(&c, data, size, split, json_blocks);
@@ -465,7 +467,7 @@ cna_result cna_gltf_load_memory(const void *data, size_t size, const cna_gltf_op
 {
     if (!out) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "out is NULL");
     if (!data) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "data is NULL");
-    return load((const uint8_t *)data, size, NULL, NULL, opts, NULL, NULL, out, err);
+    return load((const uint8_t *)data, size, NULL, NULL, opts, NULL, NULL, NULL, out, err);
 }
 
 cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts, cna_gltf_document **out,
@@ -478,7 +480,14 @@ cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts, cn
     cna__gltf_arena_init(&file, &alloc);
     cna__gltf_arena_init(&json, &alloc);
     cna__gltf_input in;
-    cna_result r = cna__gltf_read_input(&file, &json, path, max_size, &in, err);
+    char root_buf[CNA__GLTF_ROOT_MAX];
+    const char *root_real = NULL;
+    cna_result r = CNA_OK;
+    if (opts && opts->asset_root && !opts->resolve) {
+        r = cna__gltf_asset_root_real(opts->asset_root, root_buf, sizeof root_buf, err);
+        root_real = root_buf;
+    }
+    if (!r) r = cna__gltf_read_input(&file, &json, path, max_size, &in, err);
     const char *slash = strrchr(path, '/');
     char *dir = NULL;
     if (!r) {
@@ -486,7 +495,7 @@ cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts, cn
                     : cna__gltf_arena_strdup(&file, ".");
         if (!dir) r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory");
     }
-    if (!r) r = load(in.data, in.size, in.split ? &in : NULL, &json, opts, dir, &file, out, err);
+    if (!r) r = load(in.data, in.size, in.split ? &in : NULL, &json, opts, dir, root_real, &file, out, err);
     cna__gltf_arena_free_all(&json);
     cna__gltf_arena_free_all(&file);
     return r;

@@ -99,6 +99,7 @@ typedef enum cna__diag_code {
     CNA__DIAG_NO_POSITION,
     CNA__DIAG_VALUE_NOT_FINITE,
     CNA__DIAG_TARGET_NAMES_INVALID,
+    CNA__DIAG_POSITION_BOUNDS_MISSING,
     CNA__DIAG_COUNT
 } cna__diag_code;
 
@@ -138,6 +139,7 @@ typedef struct cna__gltf_ctx {
     size_t max_size;
     const char *base_dir;    /* load_file without resolver: folder of the file; else NULL */
     char *base_real;         /* realpath(base_dir), computed on first use (scratch) */
+    const char *root_real;   /* load_file without resolver, with asset_root: its realpath; else NULL */
     bool from_memory;        /* load_memory (no folder to resolve against) */
 
     /* container */
@@ -325,11 +327,20 @@ bool cna__gltf_base64_decoded_size(const char *in, size_t len, size_t *out);
 cna_result cna__gltf_base64_decode(const char *in, size_t len, uint8_t *out, cna_error *err);
 /* Percent-decode a URI into the arena (PARSE on a bad escape or %00). */
 cna_result cna__gltf_uri_percent_decode(cna__gltf_arena *arena, const char *uri, char **out, cna_error *err);
-/* Refuse (INVALID_DATA) a decoded URI that is not a plain relative path inside
- * the base folder: empty, scheme, absolute, backslash, ".." segment. */
-cna_result cna__gltf_uri_check_relative(const char *decoded, cna_error *err);
+/* Refuse (INVALID_DATA) a decoded URI that is not a plain relative path:
+ * empty, scheme, absolute, backslash, and (unless allow_dotdot, when the
+ * caller checks the real path against an asset root) a ".." segment. */
+cna_result cna__gltf_uri_check_relative(const char *decoded, bool allow_dotdot, cna_error *err);
 
 /* ------------------------------------------------------------------ io.c */
+
+/* Largest real path of an asset root (a buffer of this size receives it). */
+#define CNA__GLTF_ROOT_MAX 4096
+
+/* realpath of cna_gltf_options.asset_root into out (out_size bytes): IO when
+ * it cannot be resolved (named, with the reason), INVALID_ARGUMENT when it is
+ * empty or not a folder, LIMIT when the real path does not fit. */
+cna_result cna__gltf_asset_root_real(const char *root, char *out, size_t out_size, cna_error *err);
 
 /* Read a whole regular file into memory from `arena` (IO, LIMIT). */
 cna_result cna__gltf_read_file(cna__gltf_arena *arena, const char *path, size_t max_size, uint8_t **data, size_t *size,

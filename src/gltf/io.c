@@ -155,9 +155,9 @@ static bool inside(const char *base, const char *real)
 static cna_result resolve_in_folder(cna__gltf_ctx *c, cna_gltf_uri_kind kind, const char *decoded,
                                     const uint8_t **data, size_t *size, const char **path, cna_error *err)
 {
-    cna_result r = cna__gltf_uri_check_relative(decoded, err);
+    cna_result r = cna__gltf_uri_check_relative(decoded, c->root_real != NULL, err);
     if (r) return r;
-    r = base_real(c, err);
+    if (!c->root_real) r = base_real(c, err);
     if (r) return r;
     size_t dir_len = strlen(c->base_dir), uri_len = strlen(decoded), total;
     if (!cna__add_size(dir_len, uri_len, &total) || !cna__add_size(total, 2, &total))
@@ -167,7 +167,13 @@ static cna_result resolve_in_folder(cna__gltf_ctx *c, cna_gltf_uri_kind kind, co
     cna__gltf_pathf(full, total, "%s/%s", c->base_dir, decoded);
     char real[PATH_MAX];
     if (!realpath(full, real)) return cna__error(err, CNA_ERROR_IO, "cannot open \"%s\": %s", full, strerror(errno));
-    if (!inside(c->base_real, real))
+    /* With an asset root, the real path of the file (".." applied, symbolic
+     * links followed) must be inside the root's real path; else inside the
+     * real path of the asset's folder. */
+    if (c->root_real && !inside(c->root_real, real))
+        return cna__error(err, CNA_ERROR_INVALID_DATA, "\"%s\" (real path \"%s\") leads outside the asset root \"%s\"",
+                          full, real, c->root_real);
+    if (!c->root_real && !inside(c->base_real, real))
         return cna__error(err, CNA_ERROR_INVALID_DATA, "\"%s\" leads outside the asset's folder \"%s\"", full,
                           c->base_real);
     *path = full;
@@ -183,6 +189,21 @@ static cna_result resolve_in_folder(cna__gltf_ctx *c, cna_gltf_uri_kind kind, co
     if (r) return r;
     *data = bytes;
     *size = n;
+    return CNA_OK;
+}
+
+cna_result cna__gltf_asset_root_real(const char *root, char *out, size_t out_size, cna_error *err)
+{
+    char buf[PATH_MAX];
+    if (root[0] == '\0') return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "asset root: the path is empty");
+    if (!realpath(root, buf))
+        return cna__error(err, CNA_ERROR_IO, "asset root \"%s\": %s", root, strerror(errno));
+    struct stat st;
+    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "asset root \"%s\": not a folder", root);
+    size_t n = strlen(buf);
+    if (n >= out_size) return cna__error(err, CNA_ERROR_LIMIT, "asset root \"%s\": the real path is too long", root);
+    memcpy(out, buf, n + 1);
     return CNA_OK;
 }
 

@@ -222,7 +222,7 @@ static bool has_scheme(const char *s)
     return false;
 }
 
-cna_result cna__gltf_uri_check_relative(const char *decoded, cna_error *err)
+cna_result cna__gltf_uri_check_relative(const char *decoded, bool allow_dotdot, cna_error *err)
 {
     if (decoded[0] == '\0') return cna__error(err, CNA_ERROR_INVALID_DATA, "empty URI");
     if (decoded[0] == '/')
@@ -232,11 +232,13 @@ cna_result cna__gltf_uri_check_relative(const char *decoded, cna_error *err)
     if (has_scheme(decoded))
         return cna__error(err, CNA_ERROR_INVALID_DATA,
                           "URIs with a scheme are refused (only relative paths are resolved)");
-    for (const char *seg = decoded; seg;) {
+    for (const char *seg = decoded; seg && !allow_dotdot;) {
         const char *slash = strchr(seg, '/');
         size_t n = slash ? (size_t)(slash - seg) : strlen(seg);
         if (n == 2 && seg[0] == '.' && seg[1] == '.')
-            return cna__error(err, CNA_ERROR_INVALID_DATA, "\"..\" segments are refused");
+            return cna__error(err, CNA_ERROR_INVALID_DATA,
+                              "\"..\" segments are refused (cna_gltf_options.asset_root allows them inside a root "
+                              "folder)");
         seg = slash ? slash + 1 : NULL;
     }
     return CNA_OK;

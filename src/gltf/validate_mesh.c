@@ -102,17 +102,25 @@ static cna_result check_indices(cna__gltf_ctx *c, const char *path, const cna_gl
     return CNA_OK;
 }
 
-/* POSITION (also morph target POSITION) accessors MUST define min and max. */
-static cna_result check_bounds(cna__gltf_ctx *c, const char *apath, int32_t accessor)
-{
-    const cna_gltf_accessor *a = &c->accessors[accessor];
-    if (a->has_min && a->has_max) return CNA_OK;
-    return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: accessors[%d] has no %s; POSITION requires min and max",
-                      apath, (int)accessor, !a->has_min && !a->has_max ? "min/max" : a->has_min ? "max" : "min");
-}
-
 #define CHECKED_SIGNS 1u  /* per accessor: tangent signs checked */
 #define CHECKED_FINITE 2u /* per accessor: finiteness checked */
+#define CHECKED_BOUNDS 4u /* per accessor: POSITION min/max checked */
+
+/* glTF says POSITION (also morph target POSITION) accessors MUST define min
+ * and max. Nothing the reader or the model builds depends on them (the
+ * model's bounding box reads the values when they are absent), so a missing
+ * one is the diagnostic "position-bounds-missing", counted once per accessor,
+ * and the file loads. */
+static void check_bounds(cna__gltf_ctx *c, const char *apath, int32_t accessor, uint8_t *checked)
+{
+    const cna_gltf_accessor *a = &c->accessors[accessor];
+    if ((checked[accessor] & CHECKED_BOUNDS) || (a->has_min && a->has_max)) return;
+    checked[accessor] |= CHECKED_BOUNDS;
+    cna__gltf_diag(c, CNA__DIAG_POSITION_BOUNDS_MISSING,
+                   "%s: accessors[%d] has no %s (glTF requires min and max for POSITION); the bounds are computed "
+                   "from the data",
+                   apath, (int)accessor, !a->has_min && !a->has_max ? "min/max" : a->has_min ? "max" : "min");
+}
 
 /* TANGENT w is the bitangent sign: +1 or -1 for every vertex (checked once per
  * accessor; an accessor without bufferView or sparse holds placeholder zeros and
@@ -184,10 +192,7 @@ static cna_result check_attributes(cna__gltf_ctx *c, const char *path, const cna
             return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                               "%s: accessors[%d] is UNSIGNED_INT, which application-specific attributes must not use",
                               apath, (int)at->accessor);
-        if (at->kind == CNA_GLTF_ATTRIBUTE_POSITION) {
-            cna_result r = check_bounds(c, apath, at->accessor);
-            if (r) return r;
-        }
+        if (at->kind == CNA_GLTF_ATTRIBUTE_POSITION) check_bounds(c, apath, at->accessor, checked);
         if (at->kind == CNA_GLTF_ATTRIBUTE_TANGENT) {
             cna_result r = check_tangent_signs(c, apath, at->accessor, checked);
             if (r) return r;
@@ -246,10 +251,7 @@ static cna_result check_targets(cna__gltf_ctx *c, const char *path, const cna_gl
                 return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                                   "%s: the primitive has no %s attribute for this target to displace", apath,
                                   at->name);
-            if (at->kind == CNA_GLTF_ATTRIBUTE_POSITION) {
-                cna_result r = check_bounds(c, apath, at->accessor);
-                if (r) return r;
-            }
+            if (at->kind == CNA_GLTF_ATTRIBUTE_POSITION) check_bounds(c, apath, at->accessor, checked);
             check_finite(c, apath, at->accessor, checked);
         }
     }

@@ -6,6 +6,7 @@
  * The tool is the executable CNA_BINARY_DIR "/cna", built by the same build
  * (target cna_tool); a missing binary fails every test here.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include <dirent.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -1021,6 +1023,148 @@ static void test_convert_prints_what_it_wrote(void **state)
     remove_dir(dir, files, 2);
 }
 
+/* ------------------------------------------------------------ --asset-root */
+
+/* DIR/models/tri.gltf, a triangle (1,2,3) (4,5,6) (7,8,9) whose buffer is "../data/tri.bin". */
+static void write_shared_buffer_model(const char *dir, char *gltf, size_t size)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/models", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/data", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/data/tri.bin", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    for (int i = 0; i < 9; i++) {
+        float v = (float)(i + 1);
+        assert_int_equal(fwrite(&v, sizeof v, 1, f), 1);
+    }
+    fclose(f);
+    snprintf(gltf, size, "%s/models/tri.gltf", dir);
+    f = fopen(gltf, "w");
+    assert_non_null(f);
+    fputs("{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":36,\"uri\":\"../data/tri.bin\"}],"
+          "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],\"accessors\":[{\"bufferView\":0,"
+          "\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[1,2,3],\"max\":[7,8,9]}],"
+          "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],\"nodes\":[{\"mesh\":0}],"
+          "\"scenes\":[{\"nodes\":[0]}]}\n",
+          f);
+    fclose(f);
+}
+
+static void remove_shared_buffer_model(const char *dir)
+{
+    const char *files[] = {"models/tri.gltf", "models/tri.cnb", "models/tri.png", "data/tri.bin", "models", "data"};
+    char path[512];
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        if (unlink(path) != 0) rmdir(path);
+    }
+    rmdir(dir);
+}
+
+/* Every command that loads glTF: "../data/tri.bin" is refused without
+ * --asset-root, read with a root that holds it, refused (naming the URI, the
+ * real path and the root) with a root that does not, and a root that does not
+ * exist is named. */
+static void test_asset_root_lets_every_command_read_dot_dot_uris_inside_it(void **state)
+{
+    (void)state;
+    char dir[64], gltf[512], real[PATH_MAX], models[512], cnb[512], expected[5 * PATH_MAX];
+    temp_dir(dir, sizeof dir);
+    write_shared_buffer_model(dir, gltf, sizeof gltf);
+    assert_non_null(realpath(dir, real));
+    snprintf(models, sizeof models, "%s/models", dir);
+    snprintf(cnb, sizeof cnb, "%s/models/tri.cnb", dir);
+
+    /* no root: refused as before */
+    snprintf(expected, sizeof expected,
+             "error: %s: buffers[0] (uri \"../data/tri.bin\"): \"..\" segments are refused "
+             "(cna_gltf_options.asset_root allows them inside a root folder)\n",
+             gltf);
+    const char *const commands[] = {"inspect", "pose", "bench"};
+    for (size_t k = 0; k < 3; k++) {
+        run_result r = run_cna(commands[k], gltf, NULL);
+        assert_int_equal(r.exit_code, 1);
+        assert_string_equal(r.err, expected);
+        run_free(&r);
+    }
+    run_result r = run_cna("convert", gltf, "-o", cnb, NULL);
+    assert_int_equal(r.exit_code, 1);
+    assert_string_equal(r.err, expected);
+    run_free(&r);
+
+    /* a root that holds the buffer: the bytes are read */
+    r = run_cna("inspect", gltf, "--asset-root", dir, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_contains(r.out, "../data/tri.bin");
+    run_free(&r);
+    cJSON *root = run_json(run_cna("pose", gltf, "--asset-root", dir, NULL));
+    const cJSON *positions = member(cJSON_GetArrayItem(member(root, "primitives"), 0), "positions");
+    assert_int_equal(cJSON_GetArraySize(positions), 3);
+    for (int v = 0; v < 3; v++)
+        for (int a = 0; a < 3; a++)
+            assert_true(cJSON_GetArrayItem(cJSON_GetArrayItem(positions, v), a)->valuedouble == 3 * v + a + 1);
+    cJSON_Delete(root);
+    r = run_cna("bench", gltf, "--asset-root", dir, "--seconds", "0.001", NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_contains(r.out, "tri.gltf: no skin, nothing to play\n");
+    run_free(&r);
+    r = run_cna("convert", gltf, "-o", cnb, "--asset-root", dir, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.err, "");
+    run_free(&r);
+    /* the baked model has the bytes in it: it poses without the folder */
+    root = run_json(run_cna("pose", cnb, "--asset-root", dir, NULL));
+    positions = member(cJSON_GetArrayItem(member(root, "primitives"), 0), "positions");
+    assert_true(cJSON_GetArrayItem(cJSON_GetArrayItem(positions, 2), 2)->valuedouble == 9.0);
+    cJSON_Delete(root);
+#ifdef CNA_TEST_HAVE_GL
+    char png[512];
+    snprintf(png, sizeof png, "%s/models/tri.png", dir);
+    r = run_cna("render", gltf, "--asset-root", dir, "-o", png, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_true(file_size(png) > 0);
+    run_free(&r);
+#endif
+
+    /* a root that does not hold it */
+    snprintf(expected, sizeof expected,
+             "error: %s: buffers[0] (uri \"../data/tri.bin\"): \"%s/../data/tri.bin\" (real path "
+             "\"%s/data/tri.bin\") leads outside the asset root \"%s/models\"\n",
+             gltf, models, real, real);
+    r = run_cna("inspect", gltf, "--asset-root", models, NULL);
+    assert_int_equal(r.exit_code, 1);
+    assert_string_equal(r.err, expected);
+    run_free(&r);
+    r = run_cna("convert", gltf, "-o", cnb, "--asset-root", models, NULL);
+    assert_int_equal(r.exit_code, 1);
+    assert_string_equal(r.err, expected);
+    run_free(&r);
+
+    /* a root that does not exist */
+    char missing[512];
+    snprintf(missing, sizeof missing, "%s/nope", dir);
+    snprintf(expected, sizeof expected, "error: %s: asset root \"%s\": No such file or directory\n", gltf, missing);
+    for (size_t k = 0; k < 3; k++) {
+        r = run_cna(commands[k], gltf, "--asset-root", missing, NULL);
+        assert_int_equal(r.exit_code, 1);
+        assert_string_equal(r.err, expected);
+        run_free(&r);
+    }
+
+    /* the option needs its value, in every command */
+    const char *const all[] = {"inspect", "pose", "render", "view", "convert", "bench"};
+    for (size_t k = 0; k < 6; k++) {
+        r = run_cna(all[k], gltf, "--asset-root", NULL);
+        assert_int_equal(r.exit_code, 2);
+        assert_contains(r.err, "--asset-root needs a value");
+        run_free(&r);
+    }
+    remove_shared_buffer_model(dir);
+}
+
 #ifdef CNA_TEST_HAVE_GL
 static void test_render_prints_what_it_wrote_and_time_alone_picks_animation_0(void **state)
 {
@@ -1258,6 +1402,7 @@ int main(void)
         cmocka_unit_test(test_pose_time_without_animation_poses_animation_0),
         cmocka_unit_test(test_pose_clamps_an_out_of_range_time_with_a_note),
         cmocka_unit_test(test_convert_prints_what_it_wrote),
+        cmocka_unit_test(test_asset_root_lets_every_command_read_dot_dot_uris_inside_it),
 #ifdef CNA_TEST_HAVE_GL
         cmocka_unit_test(test_render_prints_what_it_wrote_and_time_alone_picks_animation_0),
         cmocka_unit_test(test_render_sheet_or_time_without_animations_exits_1),

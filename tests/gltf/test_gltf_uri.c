@@ -3,6 +3,7 @@
  * percent-encoded), external files relative to the asset's folder with
  * percent-decoding, refusal of paths that are absolute, contain "..", carry a
  * scheme or a backslash, or lead outside the folder through a symbolic link,
+ * ".." allowed inside a caller's asset root (and refused when it escapes it),
  * the resolver callback (buffers and images, release, errors), loading from
  * memory, missing images as diagnostics, and the size limit.
  */
@@ -34,6 +35,7 @@ static const char MODEL_FMT[] =
 static char root_dir[64];   /* mkdtemp: outside.bin and asset/ */
 static char asset_dir[128]; /* the model's folder */
 static char asset_real[PATH_MAX];
+static char root_real[PATH_MAX];
 static uint8_t tri[36];
 
 static void write_file(const char *path, const void *data, size_t n)
@@ -73,6 +75,13 @@ static int setup(void **state)
     asset_path(p, sizeof p, "link.bin");
     if (symlink("../outside.bin", p) != 0) return -1;
     if (!realpath(asset_dir, asset_real)) return -1;
+    if (!realpath(root_dir, root_real)) return -1;
+    snprintf(p, sizeof p, "%s/textures", root_dir);
+    if (mkdir(p, 0700) != 0) return -1;
+    snprintf(p, sizeof p, "%s/textures/skin.png", root_dir);
+    write_file(p, "\x89PNG\r\n\x1a\n", 8);
+    snprintf(p, sizeof p, "%s/plain-file", root_dir);
+    write_file(p, "x", 1);
     return 0;
 }
 
@@ -88,8 +97,11 @@ static int teardown(void **state)
     asset_path(p, sizeof p, "sub");
     rmdir(p);
     rmdir(asset_dir);
-    snprintf(p, sizeof p, "%s/outside.bin", root_dir);
-    unlink(p);
+    const char *outer[] = {"outside.bin", "textures/skin.png", "plain-file", "textures"};
+    for (size_t i = 0; i < sizeof outer / sizeof outer[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", root_dir, outer[i]);
+        if (unlink(p) != 0) rmdir(p);
+    }
     rmdir(root_dir);
     return 0;
 }
@@ -175,16 +187,19 @@ static void test_dot_dot_segment_is_refused(void **state)
 {
     (void)state;
     expect_model_error("../outside.bin", CNA_ERROR_INVALID_DATA,
-                       "buffers[0] (uri \"../outside.bin\"): \"..\" segments are refused");
+                       "buffers[0] (uri \"../outside.bin\"): \"..\" segments are refused (cna_gltf_options.asset_root "
+                       "allows them inside a root folder)");
     expect_model_error("sub/../../outside.bin", CNA_ERROR_INVALID_DATA,
-                       "buffers[0] (uri \"sub/../../outside.bin\"): \"..\" segments are refused");
+                       "buffers[0] (uri \"sub/../../outside.bin\"): \"..\" segments are refused "
+                       "(cna_gltf_options.asset_root allows them inside a root folder)");
 }
 
 static void test_percent_encoded_dot_dot_is_refused_after_decoding(void **state)
 {
     (void)state;
     expect_model_error("%2E%2e/outside.bin", CNA_ERROR_INVALID_DATA,
-                       "buffers[0] (uri \"../outside.bin\"): \"..\" segments are refused");
+                       "buffers[0] (uri \"../outside.bin\"): \"..\" segments are refused (cna_gltf_options.asset_root "
+                       "allows them inside a root folder)");
 }
 
 static void test_absolute_path_is_refused(void **state)
@@ -280,6 +295,130 @@ static void test_load_file_errors(void **state)
     cna_gltf_document_free(NULL);
 }
 
+/* ------------------------------------------------------------ asset root */
+
+/* The layout: root_dir/{outside.bin, textures/skin.png, asset/{model.gltf, tri.bin,
+ * link.bin -> ../outside.bin, sub/}}. */
+static cna_gltf_options root_options(const char *root)
+{
+    cna_gltf_options o;
+    memset(&o, 0, sizeof o);
+    o.asset_root = root;
+    return o;
+}
+
+static void expect_root_error(const char *root, const char *buffer_uri, cna_result code, const char *message)
+{
+    cna_gltf_options o = root_options(root);
+    cna_gltf_document *doc = NULL;
+    cna_error err;
+    cna_result r = load_model(buffer_uri, "tex.png", &o, &doc, &err);
+    if (r != code || strcmp(err.message, message) != 0)
+        fail_msg("expected %s \"%s\"\n     got %s \"%s\"", cna_result_name(code), message, cna_result_name(r),
+                 err.message);
+    assert_null(doc);
+}
+
+static void test_dot_dot_inside_the_asset_root_loads_the_right_bytes(void **state)
+{
+    (void)state;
+    cna_gltf_options o = root_options(root_dir);
+    cna_gltf_document *doc = NULL;
+    cna_error err;
+    assert_int_equal(load_model("../outside.bin", "../textures/skin.png", &o, &doc, &err), CNA_OK);
+    assert_string_equal(doc->buffers[0].uri, "../outside.bin");
+    char path[256];
+    asset_path(path, sizeof path, "../outside.bin");
+    assert_string_equal(doc->buffers[0].path, path);
+    expect_triangle(doc);
+    assert_true(doc->images[0].available);
+    asset_path(path, sizeof path, "../textures/skin.png");
+    assert_string_equal(doc->images[0].path, path);
+    assert_int_equal(doc->diagnostic_count, 0);
+    cna_gltf_document_free(doc);
+    /* percent-encoded, through a subfolder, and files inside the asset's own folder */
+    assert_int_equal(load_model("sub/%2E%2E/../outside.bin", "tex.png", &o, &doc, &err), CNA_OK);
+    expect_triangle(doc);
+    cna_gltf_document_free(doc);
+    assert_int_equal(load_model("tri.bin", "tex.png", &o, &doc, &err), CNA_OK);
+    expect_triangle(doc);
+    cna_gltf_document_free(doc);
+    /* the root named by a relative path with ".." of its own */
+    char relative[256];
+    snprintf(relative, sizeof relative, "%s/sub/../..", asset_dir);
+    o = root_options(relative);
+    assert_int_equal(load_model("../outside.bin", "tex.png", &o, &doc, &err), CNA_OK);
+    expect_triangle(doc);
+    cna_gltf_document_free(doc);
+}
+
+static void test_dot_dot_escaping_the_asset_root_is_refused(void **state)
+{
+    (void)state;
+    char message[3 * PATH_MAX];
+    snprintf(message, sizeof message,
+             "buffers[0] (uri \"../outside.bin\"): \"%s/../outside.bin\" (real path \"%s/outside.bin\") leads "
+             "outside the asset root \"%s\"",
+             asset_dir, root_real, asset_real);
+    expect_root_error(asset_dir, "../outside.bin", CNA_ERROR_INVALID_DATA, message);
+    /* an image escaping the root: the diagnostic image-missing, the model loads */
+    cna_gltf_options o = root_options(asset_dir);
+    cna_gltf_document *doc = NULL;
+    cna_error err;
+    assert_int_equal(load_model("tri.bin", "../textures/skin.png", &o, &doc, &err), CNA_OK);
+    assert_false(doc->images[0].available);
+    snprintf(message, sizeof message,
+             "images[0] (uri \"../textures/skin.png\"): \"%s/../textures/skin.png\" (real path "
+             "\"%s/textures/skin.png\") leads outside the asset root \"%s\"",
+             asset_dir, root_real, asset_real);
+    tu_expect_diag(doc, CNA_GLTF_DIAG_IMAGE_MISSING, 1, message);
+    cna_gltf_document_free(doc);
+}
+
+static void test_symbolic_link_escaping_the_asset_root_is_refused(void **state)
+{
+    (void)state;
+    char message[3 * PATH_MAX];
+    snprintf(message, sizeof message,
+             "buffers[0] (uri \"sub/../link.bin\"): \"%s/sub/../link.bin\" (real path \"%s/outside.bin\") leads "
+             "outside the asset root \"%s\"",
+             asset_dir, root_real, asset_real);
+    expect_root_error(asset_dir, "sub/../link.bin", CNA_ERROR_INVALID_DATA, message);
+    /* the same link is fine under a root that holds its target */
+    cna_gltf_options o = root_options(root_dir);
+    cna_gltf_document *doc = NULL;
+    cna_error err;
+    assert_int_equal(load_model("sub/../link.bin", "tex.png", &o, &doc, &err), CNA_OK);
+    expect_triangle(doc);
+    cna_gltf_document_free(doc);
+}
+
+static void test_without_an_asset_root_dot_dot_stays_refused(void **state)
+{
+    (void)state;
+    expect_root_error(NULL, "../outside.bin", CNA_ERROR_INVALID_DATA,
+                      "buffers[0] (uri \"../outside.bin\"): \"..\" segments are refused (cna_gltf_options.asset_root "
+                      "allows them inside a root folder)");
+    cna_gltf_options o = root_options(NULL);
+    cna_gltf_document *doc = NULL;
+    cna_error err;
+    assert_int_equal(load_model("sub/../../outside.bin", "tex.png", &o, &doc, &err), CNA_ERROR_INVALID_DATA);
+    assert_null(doc);
+}
+
+static void test_asset_root_that_is_not_a_folder_is_a_clear_error(void **state)
+{
+    (void)state;
+    char root[256], message[512];
+    snprintf(root, sizeof root, "%s/missing", root_dir);
+    snprintf(message, sizeof message, "asset root \"%s\": No such file or directory", root);
+    expect_root_error(root, "tri.bin", CNA_ERROR_IO, message);
+    snprintf(root, sizeof root, "%s/plain-file", root_dir);
+    snprintf(message, sizeof message, "asset root \"%s\": not a folder", root);
+    expect_root_error(root, "tri.bin", CNA_ERROR_INVALID_ARGUMENT, message);
+    expect_root_error("", "tri.bin", CNA_ERROR_INVALID_ARGUMENT, "asset root: the path is empty");
+}
+
 /* ------------------------------------------------------------ resolver */
 
 typedef struct resolver_log {
@@ -352,6 +491,24 @@ static void test_resolver_serves_buffers_and_images_with_decoded_uris(void **sta
     assert_null(doc->images[0].path);
     assert_null(doc->buffers[0].path); /* no file: the resolver's bytes */
     expect_triangle(doc); /* the bytes were copied before release */
+    cna_gltf_document_free(doc);
+}
+
+/* With a resolver, asset_root is not used (not even resolved): the resolver decides. */
+static void test_asset_root_is_ignored_with_a_resolver(void **state)
+{
+    (void)state;
+    resolver_log log;
+    memset(&log, 0, sizeof log);
+    cna_gltf_options opts = root_options("/nonexistent-root");
+    opts.resolve = log_resolve;
+    opts.release = log_release;
+    opts.resolver_user_data = &log;
+    cna_gltf_document *doc = NULL;
+    cna_error err;
+    assert_int_equal(load_model("../../anywhere.bin", "img.png", &opts, &doc, &err), CNA_OK);
+    assert_string_equal(log.uris[0], "../../anywhere.bin");
+    expect_triangle(doc);
     cna_gltf_document_free(doc);
 }
 
@@ -540,6 +697,12 @@ int main(void)
         cmocka_unit_test(test_missing_image_is_a_diagnostic_and_the_model_loads),
         cmocka_unit_test(test_image_outside_the_folder_is_refused_as_a_diagnostic),
         cmocka_unit_test(test_load_file_errors),
+        cmocka_unit_test(test_dot_dot_inside_the_asset_root_loads_the_right_bytes),
+        cmocka_unit_test(test_dot_dot_escaping_the_asset_root_is_refused),
+        cmocka_unit_test(test_symbolic_link_escaping_the_asset_root_is_refused),
+        cmocka_unit_test(test_without_an_asset_root_dot_dot_stays_refused),
+        cmocka_unit_test(test_asset_root_that_is_not_a_folder_is_a_clear_error),
+        cmocka_unit_test(test_asset_root_is_ignored_with_a_resolver),
         cmocka_unit_test(test_resolver_serves_buffers_and_images_with_decoded_uris),
         cmocka_unit_test(test_resolver_is_used_when_loading_from_memory),
         cmocka_unit_test(test_resolver_error_names_the_buffer_and_keeps_the_code),

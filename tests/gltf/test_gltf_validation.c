@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "cna/model.h"
 #include "gltf/gltf_fixture.h"
 
 /* The fixture with one JSON edit must fail with this code and message. */
@@ -999,15 +1000,62 @@ static void test_animation_input_needs_min_and_max(void **state)
                 "and max");
 }
 
-static void test_position_needs_min_and_max(void **state)
+/* The model imported from doc: its size (bounding-box diagonal of the bind pose). */
+static float model_size_of(const cna_gltf_document *doc)
+{
+    cna_model *model = NULL;
+    cna_error err;
+    memset(&err, 0, sizeof err);
+    cna_result r = cna_model_import_gltf(doc, NULL, &model, &err);
+    if (r != CNA_OK) fail_msg("import failed: %s", err.message);
+    float size = model->size;
+    const cna_model_diagnostic *d = cna_model_find_diagnostic(model, CNA_GLTF_DIAG_POSITION_BOUNDS_MISSING);
+    assert_int_equal(d != NULL, cna_gltf_document_find_diagnostic(doc, CNA_GLTF_DIAG_POSITION_BOUNDS_MISSING) != NULL);
+    cna_model_free(model);
+    return size;
+}
+
+/* glTF requires min and max on POSITION accessors, but nothing read depends on
+ * them: a missing bound is a diagnostic counted once per accessor (accessors[0]
+ * serves two primitives), and the model's bounds come from the data. */
+static void test_position_without_min_or_max_is_a_diagnostic_and_bounds_come_from_the_data(void **state)
 {
     (void)state;
-    expect_edit("\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]}", "\"type\":\"VEC3\"}", CNA_ERROR_INVALID_DATA,
-                "meshes[0].primitives[0].attributes.POSITION: accessors[0] has no min/max; POSITION requires min and "
-                "max");
-    expect_edit("\"type\":\"VEC3\",\"min\":[0,0,1],\"max\":[0,0,1]}", "\"type\":\"VEC3\",\"max\":[0,0,1]}",
-                CNA_ERROR_INVALID_DATA,
-                "meshes[1].primitives[0].targets[0].POSITION: accessors[8] has no min; POSITION requires min and max");
+    uint8_t bytes[FIX_SIZE];
+    fixture_bytes(bytes);
+    cna_gltf_document *base = tu_expect_ok(FIXTURE_JSON, bytes, FIX_SIZE);
+    assert_null(cna_gltf_document_find_diagnostic(base, CNA_GLTF_DIAG_POSITION_BOUNDS_MISSING));
+    float size = model_size_of(base);
+    assert_true(size > 0.0f);
+    cna_gltf_document_free(base);
+
+    cna_gltf_document *doc = load_edit("\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]}", "\"type\":\"VEC3\"}");
+    tu_expect_diag(doc, CNA_GLTF_DIAG_POSITION_BOUNDS_MISSING, 1,
+                   "meshes[0].primitives[0].attributes.POSITION: accessors[0] has no min/max (glTF requires min and "
+                   "max for POSITION); the bounds are computed from the data");
+    assert_false(doc->accessors[0].has_min);
+    assert_false(doc->accessors[0].has_max);
+    assert_true(model_size_of(doc) == size);
+    cna_gltf_document_free(doc);
+
+    doc = load_edit("\"type\":\"VEC3\",\"min\":[0,0,1],\"max\":[0,0,1]}", "\"type\":\"VEC3\",\"max\":[0,0,1]}");
+    tu_expect_diag(doc, CNA_GLTF_DIAG_POSITION_BOUNDS_MISSING, 1,
+                   "meshes[1].primitives[0].targets[0].POSITION: accessors[8] has no min (glTF requires min and max "
+                   "for POSITION); the bounds are computed from the data");
+    cna_gltf_document_free(doc);
+
+    /* both accessors: two occurrences, the first one's message */
+    fixture_bytes(bytes);
+    char *a = tu_edit(FIXTURE_JSON, "\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]}", "\"type\":\"VEC3\",\"min\":[0,0,0]}");
+    char *b = tu_edit(a, "\"type\":\"VEC3\",\"min\":[0,0,1],\"max\":[0,0,1]}", "\"type\":\"VEC3\"}");
+    doc = tu_expect_ok(b, bytes, FIX_SIZE);
+    tu_expect_diag(doc, CNA_GLTF_DIAG_POSITION_BOUNDS_MISSING, 2,
+                   "meshes[0].primitives[0].attributes.POSITION: accessors[0] has no max (glTF requires min and max "
+                   "for POSITION); the bounds are computed from the data");
+    assert_true(model_size_of(doc) == size);
+    cna_gltf_document_free(doc);
+    free(a);
+    free(b);
 }
 
 static void test_attribute_sets_must_start_at_zero_and_be_consecutive(void **state)
@@ -1259,7 +1307,7 @@ int main(void)
         cmocka_unit_test(test_index_data_must_not_have_a_stride),
         cmocka_unit_test(test_animated_node_must_not_have_a_matrix),
         cmocka_unit_test(test_animation_input_needs_min_and_max),
-        cmocka_unit_test(test_position_needs_min_and_max),
+        cmocka_unit_test(test_position_without_min_or_max_is_a_diagnostic_and_bounds_come_from_the_data),
         cmocka_unit_test(test_attribute_sets_must_start_at_zero_and_be_consecutive),
         cmocka_unit_test(test_custom_attribute_must_not_be_unsigned_int),
         cmocka_unit_test(test_morph_target_attribute_needs_a_base_attribute),
