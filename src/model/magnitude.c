@@ -134,33 +134,48 @@ static cna_result check_nodes(const cna__import_ctx *ctx, const double *key_l, c
 /* ------------------------------------------------------------------ skins */
 
 /* The bounds of skin s's palette (largest over its joints) into *skin_l, *skin_t. */
-static cna_result check_skin(const cna__import_ctx *ctx, size_t s, double *pl, double *pt,
-                             double *skin_l, double *skin_t, cna_error *err)
+static cna_result check_skin(const cna__import_ctx *ctx, size_t s, double *pl, double *pt, double *jl,
+                             double *jt, double *skin_l, double *skin_t, cna_error *err)
 {
     const cna_model_skin *skin = &ctx->model->pub.skins[s];
     const cna_skinning_data *d = &skin->data;
     const int32_t n = d->bone_count;
     *skin_l = 0;
     *skin_t = 0;
-    for (int32_t p = 0; p < n; p++) {
-        double l = linear_norm(&d->bind_pose[p]), t = translation_norm(&d->bind_pose[p]);
-        for (size_t c = 0; c < d->clip_count; c++) {
-            const cna_clip *clip = &d->clips[c];
-            for (size_t k = 0; k < clip->track_count; k++) {
-                const cna_bone_track *tr = &clip->tracks[k];
-                if (tr->bone != p) continue;
-                for (size_t i = 0; i < tr->key_count; i++) {
-                    const cna_keyframe *key = &tr->keys[i];
-                    double ks = max3(fabs((double)key->scale.x), fabs((double)key->scale.y),
-                                     fabs((double)key->scale.z));
-                    double kt = sqrt((double)key->translation.x * key->translation.x +
-                                     (double)key->translation.y * key->translation.y +
-                                     (double)key->translation.z * key->translation.z);
-                    if (!(ks <= l)) l = ks;
-                    if (!(kt <= t)) t = kt;
-                }
+    /* every joint's local bound: its bind pose and every key of every clip
+     * (one pass over the tracks; NaN propagates as "not within"); the model
+     * skins of one glTF skin share their clips and bind pose, so the bounds
+     * of the skin before are reused */
+    const cna_skinning_data *prev = s > 0 ? &ctx->model->pub.skins[s - 1].data : NULL;
+    const bool same = prev && prev->clips == d->clips && prev->clip_count == d->clip_count &&
+                      prev->bone_count == n && n > 0 &&
+                      memcmp(prev->bind_pose, d->bind_pose, (size_t)n * sizeof(cna_mat4)) == 0;
+    for (int32_t p = 0; p < n && !same; p++) {
+        jl[p] = linear_norm(&d->bind_pose[p]);
+        jt[p] = translation_norm(&d->bind_pose[p]);
+    }
+    for (size_t c = 0; c < d->clip_count && !same; c++) {
+        const cna_clip *clip = &d->clips[c];
+        for (size_t k = 0; k < clip->track_count; k++) {
+            const cna_bone_track *tr = &clip->tracks[k];
+            if (tr->bone < 0 || tr->bone >= n) continue;
+            double l = jl[tr->bone], t = jt[tr->bone];
+            for (size_t i = 0; i < tr->key_count; i++) {
+                const cna_keyframe *key = &tr->keys[i];
+                double ks = max3(fabs((double)key->scale.x), fabs((double)key->scale.y),
+                                 fabs((double)key->scale.z));
+                double kt = sqrt((double)key->translation.x * key->translation.x +
+                                 (double)key->translation.y * key->translation.y +
+                                 (double)key->translation.z * key->translation.z);
+                if (!(ks <= l)) l = ks;
+                if (!(kt <= t)) t = kt;
             }
+            jl[tr->bone] = l;
+            jt[tr->bone] = t;
         }
+    }
+    for (int32_t p = 0; p < n; p++) {
+        const double l = jl[p], t = jt[p];
         int32_t parent = d->hierarchy[p];
         if (parent >= 0) {
             pl[p] = pl[parent] * l;
@@ -315,20 +330,24 @@ cna_result cna__import_check_magnitudes(cna__import_ctx *ctx, const double *key_
     int32_t *stack = (int32_t *)cna__calloc(&ctx->allocator, n, sizeof(int32_t));
     double *pl = (double *)cna__calloc(&ctx->allocator, most_joints, sizeof(double));
     double *pt = (double *)cna__calloc(&ctx->allocator, most_joints, sizeof(double));
+    double *jl = (double *)cna__calloc(&ctx->allocator, most_joints, sizeof(double));
+    double *jt = (double *)cna__calloc(&ctx->allocator, most_joints, sizeof(double));
     double *skin_l = (double *)cna__calloc(&ctx->allocator, m->skin_count ? m->skin_count : 1, sizeof(double));
     double *skin_t = (double *)cna__calloc(&ctx->allocator, m->skin_count ? m->skin_count : 1, sizeof(double));
     cna_result r = CNA_OK;
-    if (!world_l || !world_t || !stack || !pl || !pt || !skin_l || !skin_t)
+    if (!world_l || !world_t || !stack || !pl || !pt || !jl || !jt || !skin_l || !skin_t)
         r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
     if (r == CNA_OK) r = check_nodes(ctx, key_l, key_t, world_l, world_t, stack, err);
     for (size_t s = 0; s < m->skin_count && r == CNA_OK; s++)
-        r = check_skin(ctx, s, pl, pt, &skin_l[s], &skin_t[s], err);
+        r = check_skin(ctx, s, pl, pt, jl, jt, &skin_l[s], &skin_t[s], err);
     if (r == CNA_OK) r = check_meshes(ctx, world_l, world_t, skin_l, skin_t, err);
     cna__free(&ctx->allocator, world_l);
     cna__free(&ctx->allocator, world_t);
     cna__free(&ctx->allocator, stack);
     cna__free(&ctx->allocator, pl);
     cna__free(&ctx->allocator, pt);
+    cna__free(&ctx->allocator, jl);
+    cna__free(&ctx->allocator, jt);
     cna__free(&ctx->allocator, skin_l);
     cna__free(&ctx->allocator, skin_t);
     return r;
