@@ -29,66 +29,7 @@
 #include <cmocka.h>
 #include <png.h>
 
-extern char **environ;
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static bool exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-/* Start Xvfb on the first free display from :97; returns its pid, sets *display. */
-static pid_t start_xvfb(int *display)
-{
-    const char *candidates[] = {"/usr/bin/Xvfb", "/usr/local/bin/Xvfb"};
-    const char *xvfb = NULL;
-    for (size_t i = 0; i < 2 && !xvfb; i++)
-        if (exists(candidates[i])) xvfb = candidates[i];
-    if (!xvfb) fail_msg("Xvfb is not installed (scripts/setup.sh installs xvfb)");
-    for (int d = 97; d < 140; d++) {
-        char sock[64], lock[64], name[16];
-        snprintf(sock, sizeof sock, "/tmp/.X11-unix/X%d", d);
-        snprintf(lock, sizeof lock, "/tmp/.X%d-lock", d);
-        if (exists(sock) || exists(lock)) continue;
-        snprintf(name, sizeof name, ":%d", d);
-        char *argv[] = {(char *)xvfb, name, (char *)"-nolisten", (char *)"tcp", (char *)"-screen", (char *)"0",
-                        (char *)"640x480x24", NULL};
-        posix_spawn_file_actions_t fa;
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-        pid_t pid = 0;
-        int rc = posix_spawn(&pid, xvfb, &fa, NULL, argv, environ);
-        posix_spawn_file_actions_destroy(&fa);
-        if (rc != 0) fail_msg("posix_spawn %s: %s", xvfb, strerror(rc));
-        for (int t = 0; t < 200; t++) {   /* up to 10 s for its socket */
-            if (exists(sock)) {
-                *display = d;
-                return pid;
-            }
-            int st = 0;
-            if (waitpid(pid, &st, WNOHANG) == pid) break;   /* it exited: try the next display */
-            sleep_ms(50);
-        }
-        kill(pid, SIGTERM);
-        waitpid(pid, NULL, 0);
-    }
-    fail_msg("Xvfb could not be started on any display :97 to :139");
-    return -1;
-}
-
-static void stop_xvfb(pid_t pid)
-{
-    kill(pid, SIGTERM);
-    int st = 0;
-    waitpid(pid, &st, 0);
-}
+#include "gl/xvfb.h"
 
 static void view_screenshot_under_xvfb_shows_the_model(void **state)
 {
