@@ -27,25 +27,7 @@
 
 #include "baked/cnb_internal.h"
 #include "cna/cna.h"
-
-typedef struct fuzz_alloc_state {
-    size_t calls;    /* allocations requested so far */
-    size_t fail_at;  /* the allocation (1-based) that fails; 0 = none */
-} fuzz_alloc_state;
-
-static void *fuzz_alloc(void *user_data, size_t size)
-{
-    fuzz_alloc_state *st = user_data;
-    st->calls++;
-    if (st->fail_at != 0 && st->calls == st->fail_at) return NULL;
-    return malloc(size);
-}
-
-static void fuzz_free(void *user_data, void *ptr)
-{
-    (void)user_data;
-    free(ptr);
-}
+#include "fuzz_common.h"
 
 static volatile uint32_t fuzz_sink;
 

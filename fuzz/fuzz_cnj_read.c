@@ -22,30 +22,7 @@
 #include <string.h>
 
 #include "cna/cna.h"
-
-typedef struct fuzz_alloc_state {
-    size_t calls;    /* allocations requested so far */
-    size_t fail_at;  /* the allocation (1-based) that fails; 0 = none */
-} fuzz_alloc_state;
-
-static void *fuzz_alloc(void *user_data, size_t size)
-{
-    fuzz_alloc_state *st = user_data;
-    st->calls++;
-    if (st->fail_at != 0 && st->calls == st->fail_at) return NULL;
-    return malloc(size);
-}
-
-static void fuzz_free(void *user_data, void *ptr)
-{
-    (void)user_data;
-    free(ptr);
-}
-
-static bool same_bits(const void *a, const void *b, size_t size)
-{
-    return size == 0 || (a && b && memcmp(a, b, size) == 0);
-}
+#include "fuzz_common.h"
 
 /* The same skeleton, bit for bit. */
 static bool same_skeleton(const cna_skinning_data *a, const cna_skinning_data *b)

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "cna/gltf.h"
+#include "fuzz_common.h"
 
 /* Accessors larger than this many components are not read back (time, memory). */
 #define FUZZ_MAX_READ_COMPONENTS ((size_t)1 << 22)
@@ -40,25 +41,6 @@ static cna_result fuzz_resolve(void *user_data, cna_gltf_uri_kind kind, const ch
     *data = in->data;
     *size = in->size;
     return CNA_OK;
-}
-
-typedef struct fuzz_alloc_state {
-    size_t calls;    /* allocations requested so far */
-    size_t fail_at;  /* the allocation (1-based) that fails; 0 = none */
-} fuzz_alloc_state;
-
-static void *fuzz_alloc(void *user_data, size_t size)
-{
-    fuzz_alloc_state *st = user_data;
-    st->calls++;
-    if (st->fail_at != 0 && st->calls == st->fail_at) return NULL;
-    return malloc(size);
-}
-
-static void fuzz_free(void *user_data, void *ptr)
-{
-    (void)user_data;
-    free(ptr);
 }
 
 static void read_accessor(const cna_gltf_document *doc, int32_t index)

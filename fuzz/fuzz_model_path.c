@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "cna/cna.h"
+#include "fuzz_common.h"
 
 /* Inputs beyond these stop after the import. */
 #define FUZZ_MAX_VERTICES 100000      /* vertices of all parts together */
@@ -55,11 +56,6 @@
 #define FUZZ_MAX_TIMES 20
 
 static void finding(void) { abort(); }
-
-static bool same_bits(const void *a, const void *b, size_t size)
-{
-    return size == 0 || (a && b && memcmp(a, b, size) == 0);
-}
 
 /* ------------------------------------------------------------------ posing
  * The whole-model posing API in one place: select an animation (-1: rest),
@@ -276,8 +272,7 @@ static void skin_model(const cna_model *m, const fuzz_poser *poser, fuzz_scratch
 static size_t absolute_bytes(const cna_model *m) { return m->bone_count * sizeof(cna_mat4); }
 
 /* Everything a pose sets, compared between two posers of equal models. */
-static void compare_poses(const cna_model *a, const fuzz_poser *pa, const cna_model *b,
-                          const fuzz_poser *pb)
+static void compare_poses(const cna_model *a, const fuzz_poser *pa, const fuzz_poser *pb)
 {
     cna_mat4 *xa = malloc(absolute_bytes(a) + 1), *xb = malloc(absolute_bytes(a) + 1);
     if (xa && xb) {
@@ -372,7 +367,7 @@ static void check_cnb(cna_model *m, fuzz_poser *poser, const uint8_t *data, size
     if (poser_select(poser, -1, NULL) != CNA_OK || poser_pose(poser, 0.0, NULL) != CNA_OK ||
         poser_pose(other, 0.0, NULL) != CNA_OK)
         finding();
-    compare_poses(m, poser, again, other);
+    compare_poses(m, poser, other);
     for (long anim = -1; anim < (long)m->animation_count; anim++) {
         if (poser_select(poser, anim, NULL) != CNA_OK || poser_select(other, anim, NULL) != CNA_OK)
             finding();
@@ -383,7 +378,7 @@ static void check_cnb(cna_model *m, fuzz_poser *poser, const uint8_t *data, size
             cna_result ra = poser_pose(poser, ts.t[i], &err);
             cna_result rb = poser_pose(other, ts.t[i], &err);
             if (ra != rb) finding();
-            compare_poses(m, poser, again, other);
+            compare_poses(m, poser, other);
         }
     }
     poser_free(other);
