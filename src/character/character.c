@@ -40,7 +40,9 @@ typedef struct variant {
     cna_mat4 *skin_m;
 } variant;
 
-/* One joint written into the bones after its evaluation's update. */
+/* A joint of an evaluation that is in the scene: where the pose finds its
+ * local transform (the player's, or inverse(fold) · the player's, written
+ * into local[bone] after each update). */
 typedef struct joint_write {
     int32_t palette;        /* the joint */
     int32_t bone;           /* its bone */
@@ -63,6 +65,11 @@ typedef struct evaluation {
 typedef struct bone_link {
     int32_t bone, parent;
 } bone_link;
+
+/* A part of the model: mesh and part index. */
+typedef struct part_ref {
+    size_t mesh, part;
+} part_ref;
 
 /* One morphed part. */
 typedef struct morph_part {
@@ -102,11 +109,10 @@ struct cna_character {
     size_t moving_count;
     bone_link *dynamic;         /* of those, the ones this pass computes (not a player) */
     size_t dynamic_count;
-    int32_t *reset;             /* dynamic bones no skeleton writes: back to rest at every pose */
+    int32_t *reset;             /* moving bones no skeleton poses: back to rest at every pose */
     size_t reset_count;
-    size_t *morphed;            /* flat indices of the morphed parts */
+    part_ref *morphed;          /* the morphed parts */
     size_t morphed_count;
-    int32_t *flat_mesh, *flat_part;  /* per flat part: its mesh and part */
     bool locals_dirty;          /* a static bone's local was changed: reset and recompute all */
     size_t *node_cursor;        /* per track of the scene-node clip playing */
     /* morph */
@@ -114,7 +120,6 @@ struct cna_character {
     morph_part *parts;          /* per flat part (instance NULL without morph) */
     float *scratch;             /* the largest target count */
     bool crowd_mark;            /* written only by a crowd's checking thread */
-    bool aligned;               /* locals and absolutes on 16-byte boundaries */
     uint8_t *moving_bone;       /* bone_count: 1 for the bones in `moving` */
 };
 
@@ -158,8 +163,6 @@ void cna_character_free(cna_character *c)
     cna__free(&a, c->reset);
     cna__free(&a, c->moving_bone);
     cna__free(&a, c->morphed);
-    cna__free(&a, c->flat_mesh);
-    cna__free(&a, c->flat_part);
     cna__free(&a, c->node_cursor);
     cna__free(&a, c->part_first);
     cna__free(&a, c->parts);
@@ -212,11 +215,12 @@ static bool same_evaluation(const cna_model_skin *a, const cna_model_skin *b)
 {
     const cna_skinning_data *x = &a->data, *y = &b->data;
     const size_t n = a->joint_count;
-    return n == b->joint_count && x->bone_count == y->bone_count &&
-           x->hierarchy_count == y->hierarchy_count && x->bind_pose_count == y->bind_pose_count &&
-           x->inverse_bind_pose_count == y->inverse_bind_pose_count &&
-           x->root_prefix_count == y->root_prefix_count && (size_t)x->bone_count == n &&
-           x->hierarchy_count == n && x->bind_pose_count == n && x->inverse_bind_pose_count == n &&
+    /* both skins' arrays have n entries (a skin the player would refuse is
+     * its own evaluation, and its player reports the error) */
+    const bool sized = (size_t)x->bone_count == n && x->hierarchy_count == n && x->bind_pose_count == n &&
+                       x->inverse_bind_pose_count == n && (size_t)y->bone_count == n && y->hierarchy_count == n &&
+                       y->bind_pose_count == n && y->inverse_bind_pose_count == n;
+    return n == b->joint_count && sized &&
            same_ints(x->hierarchy, y->hierarchy, n) && same_matrices(x->bind_pose, y->bind_pose, n) &&
            same_matrices(x->inverse_bind_pose, y->inverse_bind_pose, n) &&
            same_ints(a->palette_to_node, b->palette_to_node, n) && same_matrices(a->fold, b->fold, n) &&
@@ -289,24 +293,18 @@ static bool prefix_moves(const cna_model *m, const cna_model_skin *skin, const u
 
 /* ------------------------------------------------------------------ creation */
 
-static cna_result build_groups(cna_character *c, const uint8_t *animated, cna_error *err)
+static cna_result build_groups(cna_character *c, const uint8_t *animated)
 {
     const cna_model *m = c->model;
     const size_t n = m->skin_count;
     c->evals = (evaluation *)take(c, n, sizeof(evaluation));
     c->variants = (variant *)take(c, n, sizeof(variant));
     c->skin_variant = (size_t *)take(c, n, sizeof(size_t));
-    size_t *eval_of = (size_t *)cna__calloc(&c->alloc, n ? n : 1, sizeof(size_t));
-    bool *moving = (bool *)cna__calloc(&c->alloc, n ? n : 1, sizeof(bool));
-    if (!c->evals || !c->variants || !c->skin_variant || !eval_of || !moving) {
-        cna__free(&c->alloc, eval_of);
-        cna__free(&c->alloc, moving);
-        return CNA_ERROR_OUT_OF_MEMORY;
-    }
+    if (!c->evals || !c->variants || !c->skin_variant) return CNA_ERROR_OUT_OF_MEMORY;
     size_t evals = 0, variants = 0;
     for (size_t s = 0; s < n; s++) {
         const cna_model_skin *skin = &m->skins[s];
-        moving[s] = prefix_moves(m, skin, animated);
+        const bool moving = prefix_moves(m, skin, animated);
         size_t e = 0;
         while (e < evals && !same_evaluation(&m->skins[c->evals[e].skin], skin)) e++;
         if (e == evals) {
@@ -314,9 +312,8 @@ static cna_result build_groups(cna_character *c, const uint8_t *animated, cna_er
             c->evals[evals].own_variant = SIZE_MAX;
             evals++;
         }
-        eval_of[s] = e;
         size_t v = 0;
-        if (!moving[s])
+        if (!moving)
             while (v < variants && !(c->variants[v].eval == e && !c->variants[v].moving &&
                                      same_prefix(&m->skins[c->variants[v].skin], skin)))
                 v++;
@@ -326,7 +323,7 @@ static cna_result build_groups(cna_character *c, const uint8_t *animated, cna_er
             variant *nv = &c->variants[variants++];
             nv->eval = e;
             nv->skin = (int32_t)s;
-            nv->moving = moving[s];
+            nv->moving = moving;
         }
         c->skin_variant[s] = v;
     }
@@ -359,9 +356,6 @@ static cna_result build_groups(cna_character *c, const uint8_t *animated, cna_er
             if (!va->world || !va->skin_m) r = CNA_ERROR_OUT_OF_MEMORY;
         }
     }
-    cna__free(&c->alloc, eval_of);
-    cna__free(&c->alloc, moving);
-    (void)err;
     return r;
 }
 
@@ -388,16 +382,7 @@ static cna_result order_evaluations(cna_character *c)
 {
     const cna_model *m = c->model;
     const size_t n = c->eval_count;
-    if (n < 2) {
-        for (size_t e = 0; e < n; e++) {
-            const evaluation *ev = &c->evals[e];
-            for (size_t v = 0; v < c->variant_count; v++)
-                if (c->variants[v].eval == e && c->variants[v].moving &&
-                    variant_reads_bone_of(m, &c->variants[v], &m->skins[ev->skin]))
-                    c->evals[e].self_dependent = true;
-        }
-        return CNA_OK;
-    }
+    if (n == 0) return CNA_OK;
     /* depends[a * n + b]: evaluation a reads joints of evaluation b */
     uint8_t *depends = (uint8_t *)cna__calloc(&c->alloc, n * n, 1);
     evaluation *sorted = (evaluation *)cna__calloc(&c->alloc, n, sizeof(evaluation));
@@ -449,53 +434,41 @@ static cna_result order_evaluations(cna_character *c)
     return CNA_OK;
 }
 
-/* cna_mat4_mul (cglm's product, the same bits) without its copies, for
- * matrices on 16-byte boundaries. */
-static inline void mul16(cna_mat4 *out, const cna_mat4 *a, const cna_mat4 *b)
+/* cna_mat4_mul's product (cglm's, the same bits) without its copies: the
+ * build gives cglm unaligned loads and stores, so any cna_mat4 will do. */
+#if !defined(CGLM_ALL_UNALIGNED)
+#error "cna builds cglm with CGLM_ALL_UNALIGNED (CMakeLists.txt, cna_flags)"
+#endif
+static inline void mul(cna_mat4 *out, const cna_mat4 *a, const cna_mat4 *b)
 {
-    glm_mat4_mul((vec4 *)(void *)a->m, (vec4 *)(void *)b->m, (vec4 *)(void *)out->m);
+    glm_mat4_mul((vec4 *)(uintptr_t)a->m, (vec4 *)(uintptr_t)b->m, (vec4 *)(void *)out->m);
 }
 
-static bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+/* absolute[b] = absolute[parent] · local[b] for one bone. */
+static inline void absolute_of_bone(cna_character *c, int32_t b, int32_t parent)
+{
+    if (parent >= 0)
+        mul(&c->absolute[b], c->absolute_of[parent], c->local_of[b]);
+    else
+        c->absolute[b] = *c->local_of[b];
+}
 
-/* absolute[b] = absolute[parent] · local[b] for the moving bones (index order). */
+/* ... for the moving bones this pass computes (index order) */
 static void absolutes_of(cna_character *c, const bone_link *list, size_t count)
 {
-    if (c->aligned) {
-        for (size_t i = 0; i < count; i++) {
-            const int32_t b = list[i].bone, parent = list[i].parent;
-            if (parent >= 0)
-                mul16(&c->absolute[b], c->absolute_of[parent], c->local_of[b]);
-            else
-                c->absolute[b] = *c->local_of[b];
-        }
-        return;
-    }
-    for (size_t i = 0; i < count; i++) {
-        const int32_t b = list[i].bone, parent = list[i].parent;
-        if (parent >= 0)
-            cna_mat4_mul(&c->absolute[b], c->absolute_of[parent], c->local_of[b]);
-        else
-            c->absolute[b] = *c->local_of[b];
-    }
+    for (size_t i = 0; i < count; i++) absolute_of_bone(c, list[i].bone, list[i].parent);
 }
 
+/* ... for every bone */
 static void absolutes_all(cna_character *c)
 {
-    const cna_model *m = c->model;
-    for (size_t b = 0; b < m->bone_count; b++) {
-        const int32_t parent = m->bones[b].parent;
-        if (parent >= 0)
-            cna_mat4_mul(&c->absolute[b], &c->absolute[parent], c->local_of[b]);
-        else
-            c->absolute[b] = *c->local_of[b];
-    }
+    for (size_t b = 0; b < c->model->bone_count; b++) absolute_of_bone(c, (int32_t)b, c->model->bones[b].parent);
 }
 
 /* Each joint's local transform is read where its player keeps it (or, for a
  * joint whose bind pose folds nodes in, from local[b] where the pose writes
  * inverse(fold) · local); a joint of several skeletons follows the last.
- * With `alias`, a joint's absolute transform is its player's world when the
+ * A joint's absolute transform is its player's world when the
  * two are the same products of the same values, bit for bit:
  *   world[root] = prefix[root] · local[root]  and  absolute[root] =
  *   absolute[parent bone] · local[root], with prefix[root] equal (as bytes) to
@@ -504,7 +477,7 @@ static void absolutes_all(cna_character *c)
  *   bone] · local[b], where the parent bone is the parent joint's, aliased too.
  * Then the pose computes no absolute for it. The other moving bones are
  * listed in c->dynamic for the absolute pass. */
-static void bind_pointers(cna_character *c, bool alias)
+static void bind_pointers(cna_character *c)
 {
     const cna_model *m = c->model;
     for (size_t b = 0; b < m->bone_count; b++) {
@@ -519,7 +492,7 @@ static void bind_pointers(cna_character *c, bool alias)
             c->local_of[w->bone] = w->unfold < 0 ? &locals[w->palette] : &c->local[w->bone];
             c->absolute_of[w->bone] = &c->absolute[w->bone]; /* a later skeleton takes the joint back */
         }
-        if (!alias || ev->own_moving) continue;
+        if (ev->own_moving) continue;
         const cna_model_skin *s = &m->skins[ev->skin];
         const cna_skinning_data *d = &s->data;
         const bool prefixed = d->root_prefix && d->root_prefix_count == (size_t)d->bone_count;
@@ -641,17 +614,14 @@ static cna_result build_morph(cna_character *c, cna_error *err)
         }
     }
     c->scratch = (float *)take(c, largest, sizeof(float));
-    c->morphed = (size_t *)take(c, flat, sizeof(size_t));
-    c->flat_mesh = (int32_t *)take(c, flat, sizeof(int32_t));
-    c->flat_part = (int32_t *)take(c, flat, sizeof(int32_t));
-    if (!c->scratch || !c->morphed || !c->flat_mesh || !c->flat_part) return CNA_ERROR_OUT_OF_MEMORY;
+    c->morphed = (part_ref *)take(c, flat, sizeof(part_ref));
+    if (!c->scratch || !c->morphed) return CNA_ERROR_OUT_OF_MEMORY;
     for (size_t i = 0; i < m->mesh_count; i++)
-        for (size_t k = 0; k < m->meshes[i].part_count; k++) {
-            const size_t f = c->part_first[i] + k;
-            c->flat_mesh[f] = (int32_t)i;
-            c->flat_part[f] = (int32_t)k;
-            if (c->parts[f].instance) c->morphed[c->morphed_count++] = f;
-        }
+        for (size_t k = 0; k < m->meshes[i].part_count; k++)
+            if (c->parts[c->part_first[i] + k].instance) {
+                c->morphed[c->morphed_count].mesh = i;
+                c->morphed[c->morphed_count++].part = k;
+            }
     return CNA_OK;
 }
 
@@ -660,14 +630,10 @@ static cna_result build_morph(cna_character *c, cna_error *err)
 static cna_result build_writes(cna_character *c, evaluation *ev)
 {
     const cna_model_skin *s = &c->model->skins[ev->skin];
-    size_t n = 0, folds = 0;
-    for (size_t p = 0; p < s->joint_count; p++) {
-        if (s->palette_to_node[p] < 0) continue;
-        n++;
-        cna_mat4 inv;
-        if (!cna_mat4_is_identity(&s->fold[p]) && cna_mat4_inverse(&inv, &s->fold[p])) folds++;
-    }
-    ev->writes = (joint_write *)take(c, n, sizeof(joint_write));
+    size_t folds = 0;
+    for (size_t p = 0; p < s->joint_count; p++)
+        if (s->palette_to_node[p] >= 0 && !cna_mat4_is_identity(&s->fold[p])) folds++;
+    ev->writes = (joint_write *)take(c, s->joint_count, sizeof(joint_write));
     ev->unfold = (cna_mat4 *)take(c, folds, sizeof(cna_mat4));
     if (!ev->writes || !ev->unfold) return CNA_ERROR_OUT_OF_MEMORY;
     size_t unfolds = 0;
@@ -717,14 +683,7 @@ static cna_result build_players(cna_character *c, cna_error *err)
         const variant *own = &c->variants[ev->own_variant];
         if (own->moving) cna_player_set_root_prefix(ev->player, own->prefix, m->skins[ev->skin].joint_count, NULL);
     }
-    bind_pointers(c, true);
-    /* every matrix the absolute pass reads or writes on a 16-byte boundary
-     * (true with malloc; an allocator hook may give less) */
-    c->aligned = aligned16(c->absolute) && aligned16(c->local);
-    for (size_t e = 0; e < c->eval_count; e++)
-        if (!aligned16(cna_player_bone_transforms(c->evals[e].player)) ||
-            !aligned16(cna_player_world_transforms(c->evals[e].player)))
-            c->aligned = false;
+    bind_pointers(c);
     return CNA_OK;
 }
 
@@ -745,7 +704,7 @@ cna_result cna_character_create(const cna_model *model, const cna_character_opti
     uint8_t *animated = (uint8_t *)cna__calloc(&al, model->bone_count ? model->bone_count : 1, 1);
     if (!animated) return oom(c, err);
     mark_animated(model, animated);
-    cna_result r = build_groups(c, animated, err);
+    cna_result r = build_groups(c, animated);
     if (r == CNA_OK) r = order_evaluations(c);
     if (r == CNA_OK) r = build_bones(c, animated);
     cna__free(&al, animated);
@@ -1035,7 +994,7 @@ cna_result cna_character_pose(cna_character *c, cna_error *err)
     /* 1. rest (every bone, after cna_character_apply_clip_to_bones moved any) */
     if (c->locals_dirty) {
         for (size_t b = 0; b < m->bone_count; b++) c->local[b] = bones[b].rest_transform;
-        bind_pointers(c, true);
+        bind_pointers(c);
         absolutes_all(c);
         c->locals_dirty = false;
     } else {
@@ -1091,10 +1050,8 @@ cna_result cna_character_pose(cna_character *c, cna_error *err)
     /* 4. absolute transforms */
     if (stale) absolutes_of(c, c->dynamic, c->dynamic_count);
     /* 5. palettes: the players' and the variants' outputs. 6. morph weights */
-    for (size_t i = 0; i < c->morphed_count; i++) {
-        const size_t f = c->morphed[i];
-        if ((r = pose_weights(c, (size_t)c->flat_mesh[f], (size_t)c->flat_part[f], err)) != CNA_OK) return r;
-    }
+    for (size_t i = 0; i < c->morphed_count; i++)
+        if ((r = pose_weights(c, c->morphed[i].mesh, c->morphed[i].part, err)) != CNA_OK) return r;
     return CNA_OK;
 }
 
