@@ -320,14 +320,17 @@ cna_result cna_crowd_update_characters(cna_crowd *crowd, cna_character *const *c
     job.count = count;
     job.seconds = seconds;
     if (crowd->thread_count == 1 || count <= CHUNK) {
+        /* as on several threads: every character posed, the first failure returned */
+        cna_result first = CNA_OK;
         for (size_t i = 0; i < count; ++i) {
-            cna_result q = cna_character_update(characters[i], seconds, err);
-            if (q) {
-                cna__error_prefix(err, "characters[%zu]", i);
-                return q;
-            }
+            cna_error e;
+            const cna_result q = cna_character_update(characters[i], seconds, &e);
+            if (q == CNA_OK || first != CNA_OK) continue;
+            first = q;
+            cna__error_prefix(&e, "characters[%zu]", i);
+            if (err) *err = e;
         }
-        return CNA_OK;
+        return first;
     }
     return run_job(crowd, &job, err);
 }
