@@ -25,8 +25,9 @@
 
 #include <cmocka.h>
 
+#include "gl/mesa_driver.h"
+
 #include <cglm/cglm.h>
-#include <dlfcn.h>
 
 #include "cna/cna.h"
 #include "cna/gl.h"
@@ -404,17 +405,6 @@ static void draws_refuse_what_does_not_belong_together(void **state)
     cna_model_free(cube);
     cna_model_free(robot);
     cna_gl_context_free(gl);
-}
-
-/* Mesa's driver keeps globals that LeakSanitizer would report after
- * eglTerminate unloads it (see test_render_skinning.c). */
-static void keep_mesa_driver_loaded(void)
-{
-    static const char *const paths[] = {
-        "/usr/lib/x86_64-linux-gnu/dri/swrast_dri.so", "/usr/lib/aarch64-linux-gnu/dri/swrast_dri.so",
-        "/usr/lib64/dri/swrast_dri.so", "/usr/lib/dri/swrast_dri.so"};
-    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
-        if (dlopen(paths[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) return;
 }
 
 int main(void)

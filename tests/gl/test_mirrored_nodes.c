@@ -29,8 +29,9 @@
 
 #include <cmocka.h>
 
+#include "gl/mesa_driver.h"
+
 #include <cglm/cglm.h>
-#include <dlfcn.h>
 
 #include "cna/cna.h"
 #include "cna/gl.h"
@@ -243,17 +244,6 @@ static void a_mirrored_double_sided_node_is_lit_like_its_twin(void **state)
 {
     (void)state;
     expect_mirrored_equals_twin(true);
-}
-
-/* Mesa's driver keeps globals that LeakSanitizer would report after
- * eglTerminate unloads it (see test_render_skinning.c). */
-static void keep_mesa_driver_loaded(void)
-{
-    static const char *const paths[] = {
-        "/usr/lib/x86_64-linux-gnu/dri/swrast_dri.so", "/usr/lib/aarch64-linux-gnu/dri/swrast_dri.so",
-        "/usr/lib64/dri/swrast_dri.so", "/usr/lib/dri/swrast_dri.so"};
-    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
-        if (dlopen(paths[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) return;
 }
 
 int main(void)

@@ -25,7 +25,8 @@
 
 #include <cmocka.h>
 
-#include <dlfcn.h>
+#include "gl/mesa_driver.h"
+
 #include <cglm/cglm.h>
 #include <cjson/cJSON.h>
 
@@ -375,20 +376,6 @@ static void mesh_node_transform_renders_where_the_mesh_does_without_it(void **st
     if (covered < 100) fail_msg("the fixture covers only %zu pixels", covered);
     if (diff * 200 > (size_t)W * H) fail_msg("%zu pixels differ", diff);
 }
-
-/* eglTerminate unloads Mesa's driver, and with it the globals that still
- * point at some of its allocations; LeakSanitizer would then report those as
- * leaks from an unknown module. Keeping the driver mapped (RTLD_NODELETE)
- * keeps them reachable. Test-only; nothing happens where the file is absent. */
-static void keep_mesa_driver_loaded(void)
-{
-    static const char *const paths[] = {
-        "/usr/lib/x86_64-linux-gnu/dri/swrast_dri.so", "/usr/lib/aarch64-linux-gnu/dri/swrast_dri.so",
-        "/usr/lib64/dri/swrast_dri.so", "/usr/lib/dri/swrast_dri.so"};
-    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
-        if (dlopen(paths[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) return;
-}
-
 
 int main(void)
 {

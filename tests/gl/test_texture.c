@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include <dlfcn.h>
+#include "gl/mesa_driver.h"
 
 #include "cna/cna.h"
 #include "cna/gl.h"
@@ -231,16 +231,6 @@ static void missing_external_image_draws_with_the_factor_alone(void **state)
     const int want[4][3] = {{0, 0, 255}, {0, 0, 255}, {0, 0, 255}, {0, 0, 255}};
     assert_quadrants(px, want);
     free(px);
-}
-
-/* Mesa's driver keeps globals that LeakSanitizer would report after
- * eglTerminate unloads it (see test_render_skinning.c). */
-static void keep_mesa_driver_loaded(void)
-{
-    static const char *const paths[] = {"/usr/lib/x86_64-linux-gnu/dri/swrast_dri.so",
-                                        "/usr/lib/aarch64-linux-gnu/dri/swrast_dri.so"};
-    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
-        if (dlopen(paths[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) return;
 }
 
 int main(void)
