@@ -96,9 +96,15 @@ typedef enum cna_loop_mode {
     CNA_LOOP_MODE_COUNT
 } cna_loop_mode;
 
+/* The most layers a character may have. */
+#define CNA_CHARACTER_MAX_LAYERS 16
+
 /* Zero means default for every field. */
 typedef struct cna_character_options {
     cna_allocator allocator;  /* hooks for everything the character owns; default malloc/free */
+    /* Animation layers (1 .. CNA_CHARACTER_MAX_LAYERS, fixed for the
+     * character's life); 0 means 2, enough for a crossfade. */
+    size_t layer_count;
 } cna_character_options;
 
 /* Create a character of `model` at rest: no animation, every bone at its
@@ -176,6 +182,245 @@ CNA_API cna_result cna_character_seek_ticks(cna_character *character, int64_t ti
  * seconds (cna_ticks_to_seconds). 0 for NULL. */
 CNA_API int64_t cna_character_position(const cna_character *character);
 CNA_API double cna_character_time(const cna_character *character);
+
+/* ------------------------------------------------------------------ layers
+ *
+ * A character plays up to CNA_CHARACTER_MAX_LAYERS animations at once, one
+ * per layer, and blends them (docs/blending.md). Each layer has its own
+ * clock (animation, position, loop mode, time scale), a weight in [0, 1], a
+ * blend mode and an optional bone mask. cna_character_advance moves every
+ * layer's clock; the functions above without "layer" in their name act on
+ * layer 0. A new character has layer 0 at weight 1 and the others at
+ * weight 0, none playing: one layer of weight 1 and no mask poses, bit for
+ * bit, as a character with a single clock.
+ *
+ * The override rule (three.js's AnimationMixer), per animated value
+ * (a bone's translation, rotation and scale; a morph weight), over the
+ * override layers in index order whose animation animates that value and
+ * whose weight w_i (the layer's weight times the bone's mask weight) is
+ * above 0:
+ *   the first such layer's value is copied; each next one is mixed in by
+ *   w_i / (w_1 + ... + w_i): translation, scale and morph weights by linear
+ *   interpolation, rotation by shortest-arc slerp (cna_quat_slerp);
+ *   when W = w_1 + ... + w_n is below 1 the rest value (the bone's rest
+ *   transform, the part's initial morph weights) is mixed in by 1 - W.
+ * So a value no layer animates keeps its rest value, one layer of weight w
+ * gives the slerp from its value toward the rest by 1 - w, and two layers
+ * of weights 1 - W and W give lerp(a, b, W) and slerp(qa, qb, W) exactly.
+ *
+ * Additive layers (cna_character_layer_set_blend_mode) apply after the
+ * override layers, in index order: with the layer's sample (t, q, s) and
+ * its reference pose's (t_ref, q_ref, s_ref), dt = t - t_ref, ds = s - s_ref,
+ * dq = normalize(conjugate(q_ref) · q), and the value becomes
+ *   t + w·dt,  s + w·ds,  q · slerp(identity, dq, w)   (= slerp(q, q·dq, w)).
+ * A delta that is exactly zero (the identity rotation) changes nothing.
+ */
+
+/* The number of layers (fixed at creation); 0 for NULL. */
+CNA_API size_t cna_character_layer_count(const cna_character *character);
+
+/* Play animation `animation` on layer `layer` (or -1: none) from position 0,
+ * keeping the layer's weight, loop mode, time scale, blend mode and mask.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a layer out
+ * of range ("layer 2 is outside 0..1"), or an animation as in
+ * cna_character_play. */
+CNA_API cna_result cna_character_layer_play(cna_character *character, size_t layer, long animation,
+                                            cna_error *err);
+
+/* The layer's animation (-1 for none, also for NULL or a layer out of range). */
+CNA_API long cna_character_layer_animation(const cna_character *character, size_t layer);
+
+/* Set the layer's weight (in [0, 1]; ends a fade of the layer).
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a layer out
+ * of range or a weight outside [0, 1] or NaN ("layer 1: weight 1.5 is
+ * outside 0..1"). */
+CNA_API cna_result cna_character_layer_set_weight(cna_character *character, size_t layer, float weight,
+                                                  cna_error *err);
+
+/* The layer's weight now (during a fade, where the fade has brought it); 0
+ * for NULL or a layer out of range. */
+CNA_API float cna_character_layer_weight(const cna_character *character, size_t layer);
+
+/* The layer's loop mode and time scale: as cna_character_set_loop_mode and
+ * cna_character_set_time_scale, for one layer (same errors, plus a layer
+ * out of range). */
+CNA_API cna_result cna_character_layer_set_loop_mode(cna_character *character, size_t layer,
+                                                     cna_loop_mode mode, cna_error *err);
+CNA_API cna_loop_mode cna_character_layer_loop_mode(const cna_character *character, size_t layer);
+CNA_API cna_result cna_character_layer_set_time_scale(cna_character *character, size_t layer, double scale,
+                                                      cna_error *err);
+CNA_API double cna_character_layer_time_scale(const cna_character *character, size_t layer);
+
+/* Seek the layer's clock: as cna_character_seek and cna_character_seek_ticks
+ * (a seek crosses no marker). Same errors, plus a layer out of range. */
+CNA_API cna_result cna_character_layer_seek(cna_character *character, size_t layer, double seconds,
+                                            cna_error *err);
+CNA_API cna_result cna_character_layer_seek_ticks(cna_character *character, size_t layer, int64_t ticks,
+                                                  cna_error *err);
+
+/* The layer's position in ticks, its animation's duration in ticks, and the
+ * position in seconds (0 for NULL, a layer out of range or no animation). */
+CNA_API int64_t cna_character_layer_position(const cna_character *character, size_t layer);
+CNA_API int64_t cna_character_layer_duration(const cna_character *character, size_t layer);
+CNA_API double cna_character_layer_time(const cna_character *character, size_t layer);
+
+typedef enum cna_blend_mode {
+    CNA_BLEND_MODE_DEFAULT = 0,  /* same as CNA_BLEND_MODE_OVERRIDE */
+    CNA_BLEND_MODE_OVERRIDE,     /* mixed by the override rule */
+    CNA_BLEND_MODE_ADDITIVE,     /* added to the override result relative to a reference pose */
+    CNA_BLEND_MODE_COUNT
+} cna_blend_mode;
+
+/* Set the layer's blend mode. Making a layer additive the first time
+ * allocates its reference pose (kept until the character is freed); its
+ * reference is the layer's own animation at 0 until
+ * cna_character_layer_set_additive_reference says otherwise.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a layer out
+ * of range or a mode out of range; CNA_ERROR_OUT_OF_MEMORY. */
+CNA_API cna_result cna_character_layer_set_blend_mode(cna_character *character, size_t layer,
+                                                      cna_blend_mode mode, cna_error *err);
+CNA_API cna_blend_mode cna_character_layer_blend_mode(const cna_character *character, size_t layer);
+
+/* The reference pose of an additive layer: animation `animation` sampled
+ * at `seconds` (clamped to its duration), or, with animation -1, the
+ * layer's own animation at `seconds` (then sampled again whenever the layer
+ * plays another animation). A value the reference does not animate is
+ * measured from its rest value. Allocates the reference pose if the layer
+ * has none yet.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a layer or
+ * animation out of range, a NaN time; CNA_ERROR_OUT_OF_MEMORY. */
+CNA_API cna_result cna_character_layer_set_additive_reference(cna_character *character, size_t layer,
+                                                              long animation, double seconds,
+                                                              cna_error *err);
+
+/* Set the layer's mask: `weights` has one weight in [0, 1] per bone of the
+ * model (count = model->bone_count); a bone's values (joint or scene node)
+ * take the layer weight times mask[bone], and a morphed part's weights use
+ * the mask weight of its mesh's bone (model->meshes[i].parent_bone). A
+ * joint outside the scene has no bone and takes the layer weight. The
+ * weights are copied; the first mask of a layer allocates its storage.
+ * weights NULL (count 0) removes the mask.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL character, a
+ * layer out of range, a count other than bone_count, a weight outside
+ * [0, 1] ("mask[12]: weight -1 is outside 0..1"); CNA_ERROR_OUT_OF_MEMORY. */
+CNA_API cna_result cna_character_layer_set_mask(cna_character *character, size_t layer,
+                                                const float *weights, size_t count, cna_error *err);
+
+/* The layer's mask (bone_count weights), or NULL when it has none. */
+CNA_API const float *cna_character_layer_mask(const cna_character *character, size_t layer);
+
+/* Set mask[b] = weight for bone `bone_name` (cna_model_find_bone) and every
+ * bone below it, leaving the others: fill a mask with 0, then set the
+ * subtree of "Spine2" to 1 for an upper-body layer.
+ * Errors (mask unchanged): CNA_ERROR_INVALID_ARGUMENT for NULL arguments, a
+ * count below bone_count, a weight outside [0, 1], or no such bone
+ * ("mask: no bone named \"Spine9\""). */
+CNA_API cna_result cna_model_mask_subtree(const cna_model *model, const char *bone_name, float weight,
+                                          float *mask, size_t count, cna_error *err);
+
+/* Fade the layer's weight from where it is to `target` over `seconds` of
+ * advance time (the seconds passed to cna_character_advance, counted in
+ * ticks and not scaled by any time scale; cna_character_advance_ticks
+ * counts its ticks): weight = from + (target - from) · elapsed / duration,
+ * exactly `target` at the end. seconds <= 0 sets the weight at once.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a layer out
+ * of range, a target outside [0, 1] or a time that is not finite. */
+CNA_API cna_result cna_character_layer_fade(cna_character *character, size_t layer, float target,
+                                            double seconds, cna_error *err);
+
+/* Flags of cna_character_crossfade. */
+#define CNA_CROSSFADE_SYNC_PHASE 1u  /* start the incoming clip at the outgoing one's phase */
+
+/* Crossfade from layer `from` to layer `to`: `to` plays `animation` (from
+ * its start, or with CNA_CROSSFADE_SYNC_PHASE at the position that has the
+ * same fraction of its duration as `from`'s position of its own), and over
+ * `seconds` its weight fades from 0 to 1 while `from` fades from its
+ * weight to 0 (cna_character_layer_fade). Nothing else: the same as those
+ * calls made by hand.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, layers out
+ * of range or equal, an animation as in cna_character_play, a time that is
+ * not finite or unknown flags. */
+CNA_API cna_result cna_character_crossfade(cna_character *character, size_t from, size_t to, long animation,
+                                           double seconds, unsigned flags, cna_error *err);
+
+/* ------------------------------------------------------------------ events
+ *
+ * While advancing, each playing layer's clock reports what it crosses, in
+ * the order it passes them: the markers of its animation
+ * (cna_model_markers), a loop (a wrap of a REPEAT clock, a turn of a
+ * PING_PONG clock) and the end of a ONCE clock. A marker at m is crossed
+ * when the clock moves from before m to m or past it (forward: p < m <= p';
+ * backward: p' <= m < p); a step of several loops crosses each marker once
+ * per loop; a seek or play crosses nothing. */
+
+typedef enum cna_event_kind {
+    CNA_EVENT_MARKER = 1,    /* a marker was crossed */
+    CNA_EVENT_LOOPED,        /* the clock wrapped (REPEAT) or turned (PING_PONG) */
+    CNA_EVENT_FINISHED       /* a ONCE clock reached the end it moves toward */
+} cna_event_kind;
+
+typedef struct cna_event {
+    cna_event_kind kind;
+    size_t layer;        /* the layer whose clock crossed it */
+    long animation;      /* the layer's animation */
+    size_t marker;       /* MARKER: index in cna_model_markers(model, animation) */
+    const char *name;    /* MARKER: the marker's name (owned by the model); else NULL */
+    int64_t ticks;       /* MARKER: its time; LOOPED, FINISHED: the end reached (0 or duration) */
+} cna_event;
+
+/* Called once per event, during cna_character_advance (and _ticks,
+ * cna_character_update, a crowd's update of the character); `event` is
+ * valid during the call. The listener must not call back into the
+ * character. */
+typedef void (*cna_event_fn)(const cna_event *event, void *user);
+
+/* Set (fn non-NULL) or remove (fn NULL) the character's event listener.
+ * Errors: CNA_ERROR_INVALID_ARGUMENT for NULL character. */
+CNA_API cna_result cna_character_set_event_listener(cna_character *character, cna_event_fn fn, void *user,
+                                                    cna_error *err);
+
+/* ------------------------------------------------------------------ root motion
+ *
+ * A layer can extract the motion of one bone (by default the first root
+ * joint of the model's first skin) so that a game moves the character by
+ * it: the pose keeps the bone at its extracted rest and each advance
+ * reports the motion the clock passed over, in the bone's parent space.
+ *   HORIZONTAL: the translation along X and Z and the rotation about +Y
+ *     (the twist of the rotation about Y). The pose keeps the bone's X and
+ *     Z at their value at the animation's start and its twist about Y at
+ *     the start's; its height and other rotation stay animated.
+ *   FULL: the whole translation and rotation; the pose keeps the bone at
+ *     its transform at the animation's start.
+ * With M(p) the extracted motion at position p (a rigid transform), a clock
+ * moving from p to p' passes M(p)^-1 · M(p'); a wrap adds the whole loops
+ * (M(0)^-1 · M(D) each) and a ping-pong turn the way back. The reported
+ * delta blends the layers' deltas with their weights by the override rule
+ * (the rest is no motion). Computed in double precision. */
+
+typedef enum cna_root_motion_mode {
+    CNA_ROOT_MOTION_NONE = 0,
+    CNA_ROOT_MOTION_HORIZONTAL,
+    CNA_ROOT_MOTION_FULL,
+    CNA_ROOT_MOTION_COUNT
+} cna_root_motion_mode;
+
+/* A rigid motion: rotate by `rotation` (unit quaternion x, y, z, w), then
+ * translate by `translation`, in the bone's parent space. */
+typedef struct cna_root_motion {
+    double translation[3];
+    double rotation[4];
+} cna_root_motion;
+
+/* Extract root motion on layer `layer` in `mode` from bone `bone` (-1: the
+ * default bone above). Takes effect for the next advance and pose.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a layer,
+ * mode or bone out of range, or -1 for a model without skins. */
+CNA_API cna_result cna_character_layer_set_root_motion(cna_character *character, size_t layer,
+                                                       cna_root_motion_mode mode, long bone, cna_error *err);
+
+/* The root motion of the last advance (identity before the first, after a
+ * seek or play, or when no layer extracts motion); *out unchanged for NULL. */
+CNA_API void cna_character_root_motion(const cna_character *character, cna_root_motion *out);
 
 /* ------------------------------------------------------------------ posing */
 

@@ -403,6 +403,22 @@ CNA_API cna_result cna_model_find_animation(const cna_model *model, const char *
  * NULL for a NULL model or an index out of range. Owned by the model. */
 CNA_API const char *cna_model_animation_name(const cna_model *model, size_t animation);
 
+/* ------------------------------------------------------------------ markers */
+
+/* A named time in an animation (a footstep, a sound cue): a character
+ * playing the animation reports it each time its clock crosses it
+ * (cna_character_set_event_listener). */
+typedef struct cna_marker {
+    const char *name;  /* owned by the model; never NULL */
+    int64_t ticks;     /* time in the animation, 0 .. its duration */
+} cna_marker;
+
+/* The markers of animation `animation`, sorted by time (markers at the same
+ * time in the order they were added); *count (may be NULL) receives their
+ * number. NULL (*count = 0) when it has none, for an index out of range or
+ * a NULL model. Owned by the model. */
+CNA_API const cna_marker *cna_model_markers(const cna_model *model, size_t animation, size_t *count);
+
 /* Bytes the model owns: what is shared by all its characters. 0 for NULL. */
 CNA_API size_t cna_model_size_bytes(const cna_model *model);
 

@@ -269,6 +269,14 @@ void cna__player_advance(struct cna_player *player, int64_t ticks, bool relative
 size_t cna__player_size_bytes(const struct cna_player *player);
 bool cna__player_set_mark(struct cna_player *player, bool mark);
 
+/* For the character's blended pose: the player's local transforms and
+ * their "posed" flags (bone_count each; a joint whose flag is 0 takes its
+ * bind pose), then the hierarchy pass of an update (worlds and palette
+ * from those locals, with the same products as an update). */
+cna_mat4 *cna__player_locals(struct cna_player *player);
+uint8_t *cna__player_posed(struct cna_player *player);
+void cna__player_hierarchy(struct cna_player *player);
+
 /* The player's kernels for the world and skin products (src/anim/player.c):
  * BASE is cglm's SSE product (scalar in a CNA_NO_SIMD build), AVX two
  * columns and AVX512 four columns per instruction, each element computed

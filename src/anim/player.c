@@ -871,6 +871,28 @@ static void recompute(cna_player *player)
     hierarchy_base(player, data);
 }
 
+/* The character's blended pose: it writes the joints' local transforms
+ * itself (setting their posed flags), then runs the hierarchy pass. */
+cna_mat4 *cna__player_locals(cna_player *player) { return player->local; }
+uint8_t *cna__player_posed(cna_player *player) { return player->posed; }
+
+void cna__player_hierarchy(cna_player *player)
+{
+    const cna_skinning_data *data = player->data;
+    if (player->bone_count == 0) return;
+#if defined(PLAYER_WIDE)
+    if (player->path == CNA__PLAYER_PATH_AVX512) {
+        hierarchy_avx512(player, data);
+        return;
+    }
+    if (player->path == CNA__PLAYER_PATH_AVX) {
+        hierarchy_avx(player, data);
+        return;
+    }
+#endif
+    hierarchy_base(player, data);
+}
+
 bool cna__player_set_path(cna_player *player, int path)
 {
     if (!cna__player_path_supported(path)) return false;

@@ -30,99 +30,6 @@
 #include "cna/morph.h"
 #include "core/internal.h"
 
-typedef struct variant {
-    size_t eval;            /* its evaluation */
-    int32_t skin;           /* representative model skin (its data, maps, mesh node) */
-    bool own;               /* the evaluation's player output is this palette */
-    bool moving;            /* prefix re-evaluated at every pose */
-    cna_mat4 *prefix;       /* joint_count: the current prefixes when moving, else NULL */
-    cna_mat4 *world;        /* joint_count each when !own, else NULL */
-    cna_mat4 *skin_m;
-} variant;
-
-/* A joint of an evaluation that is in the scene: where the pose finds its
- * local transform (the player's, or inverse(fold) · the player's, written
- * into local[bone] after each update). */
-typedef struct joint_write {
-    int32_t palette;        /* the joint */
-    int32_t bone;           /* its bone */
-    int32_t unfold;         /* index into unfold matrices, -1 when fold[p] = I */
-} joint_write;
-
-typedef struct evaluation {
-    int32_t skin;           /* representative model skin */
-    joint_write *writes;    /* the joints in the scene, palette order */
-    size_t write_count;
-    cna_mat4 *unfold;       /* inverse(fold[p]) of the joints whose fold is not I */
-    size_t unfold_count;
-    cna_player *player;
-    size_t own_variant;     /* the variant the player composes (SIZE_MAX: none) */
-    bool own_moving;        /* that variant's prefix moves: handed to the player */
-    bool self_dependent;    /* its moving prefixes depend on its own joints */
-} evaluation;
-
-/* A bone whose absolute transform is computed at every pose. */
-typedef struct bone_link {
-    int32_t bone, parent;
-} bone_link;
-
-/* A part of the model: mesh and part index. */
-typedef struct part_ref {
-    size_t mesh, part;
-} part_ref;
-
-/* One morphed part. */
-typedef struct morph_part {
-    cna_morph_instance *instance;
-    uint64_t revision;
-} morph_part;
-
-struct cna_character {
-    cna_allocator alloc;
-    const cna_model *model;
-    size_t bytes;               /* everything requested, players and morph state included */
-    /* clock */
-    long animation;             /* -1: none */
-    int64_t duration;           /* ticks of the animation; 0 with none */
-    cna_loop_mode mode;         /* REPEAT, ONCE or PING_PONG */
-    double scale;
-    uint64_t unfolded;          /* REPEAT [0, D), ONCE [0, D], PING_PONG [0, 2D) */
-    int64_t position;           /* in [0, D] */
-    /* the seconds of the last seek while no advance followed and the seek
-     * was not folded: morph weight tracks (kept in seconds) are evaluated there */
-    double seek_seconds;
-    bool seek_exact;
-    /* skins */
-    evaluation *evals;          /* in evaluation order */
-    size_t eval_count;
-    variant *variants;
-    size_t variant_count;
-    size_t *skin_variant;       /* per model skin */
-    /* bones */
-    cna_mat4 *local, *absolute; /* bone_count each; local holds the bones no player poses */
-    const cna_mat4 **local_of;  /* bone_count: where each bone's local transform is (its
-                                   player's local for a joint, else local[b]) */
-    const cna_mat4 **absolute_of; /* bone_count: where each bone's absolute transform is (its
-                                   player's world for a joint whose world is its absolute,
-                                   else absolute[b]) */
-    bone_link *moving;          /* bones whose absolute can change, in index order */
-    size_t moving_count;
-    bone_link *dynamic;         /* of those, the ones this pass computes (not a player) */
-    size_t dynamic_count;
-    int32_t *reset;             /* moving bones no skeleton poses: back to rest at every pose */
-    size_t reset_count;
-    part_ref *morphed;          /* the morphed parts */
-    size_t morphed_count;
-    bool locals_dirty;          /* a static bone's local was changed: reset and recompute all */
-    size_t *node_cursor;        /* per track of the scene-node clip playing */
-    /* morph */
-    size_t *part_first;         /* mesh_count + 1 */
-    morph_part *parts;          /* per flat part (instance NULL without morph) */
-    float *scratch;             /* the largest target count */
-    bool crowd_mark;            /* written only by a crowd's checking thread */
-    uint8_t *moving_bone;       /* bone_count: 1 for the bones in `moving` */
-};
-
 /* ------------------------------------------------------------------ allocation */
 
 static void *take(cna_character *c, size_t count, size_t size)
@@ -133,6 +40,8 @@ static void *take(cna_character *c, size_t count, size_t size)
     if (p) c->bytes += total;
     return p;
 }
+
+void *cna__character_take(cna_character *c, size_t count, size_t size) { return take(c, count, size); }
 
 void cna_character_free(cna_character *c)
 {
@@ -167,6 +76,7 @@ void cna_character_free(cna_character *c)
     cna__free(&a, c->part_first);
     cna__free(&a, c->parts);
     cna__free(&a, c->scratch);
+    cna__layers_free(c);
     cna__free(&a, c);
 }
 
@@ -698,9 +608,11 @@ cna_result cna_character_create(const cna_model *model, const cna_character_opti
     c->alloc = al;
     c->model = model;
     c->bytes = sizeof *c;
-    c->animation = -1;
-    c->mode = CNA_LOOP_MODE_REPEAT;
-    c->scale = 1.0;
+    if (opts && opts->layer_count > CNA_CHARACTER_MAX_LAYERS) {
+        cna__free(&al, c);
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: layer_count %zu is above %d", opts->layer_count,
+                          CNA_CHARACTER_MAX_LAYERS);
+    }
     uint8_t *animated = (uint8_t *)cna__calloc(&al, model->bone_count ? model->bone_count : 1, 1);
     if (!animated) return oom(c, err);
     mark_animated(model, animated);
@@ -710,6 +622,7 @@ cna_result cna_character_create(const cna_model *model, const cna_character_opti
     cna__free(&al, animated);
     if (r == CNA_OK) r = build_morph(c, err);
     if (r == CNA_OK) r = build_players(c, err);
+    if (r == CNA_OK) r = cna__layers_create(c, opts && opts->layer_count ? opts->layer_count : 2);
     if (r == CNA_ERROR_OUT_OF_MEMORY) return oom(c, err);
     if (r != CNA_OK) {
         cna_character_free(c);
@@ -728,126 +641,49 @@ const cna_model *cna_character_model(const cna_character *c) { return c ? c->mod
 
 size_t cna_character_size_bytes(const cna_character *c) { return c ? c->bytes : 0; }
 
-/* ------------------------------------------------------------------ the clock */
-
-/* floor-mod(a, m) for m > 0, exactly. */
-static uint64_t floor_mod_u(int64_t a, uint64_t m)
-{
-    if (a >= 0) return (uint64_t)a % m;
-    const uint64_t r = (uint64_t)(-(a + 1)) % m;   /* -(a + 1) >= 0 never overflows */
-    return m - 1 - r;
-}
-
-static uint64_t period(const cna_character *c)
-{
-    const uint64_t d = (uint64_t)c->duration;
-    return c->mode == CNA_LOOP_MODE_PING_PONG ? 2 * d : d;
-}
-
-/* The position for the unfolded clock value. */
-static void fold_position(cna_character *c)
-{
-    const uint64_t d = (uint64_t)c->duration;
-    if (c->mode == CNA_LOOP_MODE_PING_PONG && c->unfolded > d)
-        c->position = (int64_t)(2 * d - c->unfolded);
-    else
-        c->position = (int64_t)c->unfolded;
-}
-
-static void clock_seek(cna_character *c, int64_t ticks)
-{
-    c->seek_exact = false;
-    if (c->duration <= 0) {
-        c->unfolded = 0;
-    } else if (c->mode == CNA_LOOP_MODE_ONCE) {
-        c->unfolded = ticks < 0 ? 0 : (ticks > c->duration ? (uint64_t)c->duration : (uint64_t)ticks);
-    } else {
-        c->unfolded = floor_mod_u(ticks, period(c));
-    }
-    fold_position(c);
-}
-
-static void clock_advance(cna_character *c, int64_t ticks)
-{
-    c->seek_exact = false;
-    if (c->duration <= 0) {
-        c->unfolded = 0;
-    } else if (c->mode == CNA_LOOP_MODE_ONCE) {
-        const int64_t u = (int64_t)c->unfolded, d = c->duration;
-        /* u in [0, D]: u + ticks clamps without forming an overflowing sum */
-        if (ticks > 0) c->unfolded = ticks >= d - u ? (uint64_t)d : (uint64_t)(u + ticks);
-        else c->unfolded = ticks <= -u ? 0 : (uint64_t)(u + ticks);
-    } else {
-        const uint64_t m = period(c);
-        const uint64_t u = c->unfolded, f = floor_mod_u(ticks, m);
-        uint64_t r = u + f;                      /* the true sum is below 2·m */
-        if (r < u || r >= m) r -= m;            /* modulo 2^64 this is the sum minus m */
-        c->unfolded = r;
-    }
-    fold_position(c);
-}
+/* ------------------------------------------------------------------ the clock (layer 0) */
 
 cna_result cna_character_play(cna_character *c, long animation, cna_error *err)
 {
     if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
-    const cna_model *m = c->model;
-    if (animation < -1 || (animation >= 0 && (size_t)animation >= m->animation_count))
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "animation %ld is outside -1..%ld", animation,
-                          (long)m->animation_count - 1);
-    for (size_t e = 0; animation >= 0 && e < c->eval_count; e++) {
-        const cna_skinning_data *d = &m->skins[c->evals[e].skin].data;
-        if (!d->clips || (size_t)animation >= d->clip_count)
-            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "skins[%d]: no clip %ld (the skin has %zu)",
-                              (int)c->evals[e].skin, animation, d->clip_count);
-    }
-    for (size_t e = 0; e < c->eval_count; e++) {
-        const cna_skinning_data *d = &m->skins[c->evals[e].skin].data;
-        cna_result r = cna_player_start_clip(c->evals[e].player, animation >= 0 ? &d->clips[animation] : NULL, err);
-        if (r != CNA_OK) return r; /* not reached: the largest clip's state was grown at create */
-    }
-    c->animation = animation;
-    c->duration = animation >= 0 && m->node_clips ? m->node_clips[animation].duration : 0;
-    if (c->duration < 0) c->duration = 0;
-    if (animation >= 0 && m->node_clips)
-        memset(c->node_cursor, 0, m->node_clips[animation].track_count * sizeof(size_t));
-    c->unfolded = 0;
-    c->position = 0;
-    c->seek_exact = false;
-    return CNA_OK;
+    return cna__layer_play(c, 0, animation, err);
 }
 
-long cna_character_animation(const cna_character *c) { return c ? c->animation : -1; }
-int64_t cna_character_duration(const cna_character *c) { return c ? c->duration : 0; }
+long cna_character_animation(const cna_character *c) { return c ? c->layers[0].animation : -1; }
+int64_t cna_character_duration(const cna_character *c) { return c ? c->layers[0].clock.duration : 0; }
 
 cna_result cna_character_set_loop_mode(cna_character *c, cna_loop_mode mode, cna_error *err)
 {
     if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
-    if ((int)mode < 0 || mode >= CNA_LOOP_MODE_COUNT)
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "loop mode: %d is not a cna_loop_mode", (int)mode);
-    c->mode = mode == CNA_LOOP_MODE_DEFAULT ? CNA_LOOP_MODE_REPEAT : mode;
-    clock_seek(c, c->position);
-    return CNA_OK;
+    return cna_character_layer_set_loop_mode(c, 0, mode, err);
 }
 
-cna_loop_mode cna_character_loop_mode(const cna_character *c) { return c ? c->mode : CNA_LOOP_MODE_REPEAT; }
+cna_loop_mode cna_character_loop_mode(const cna_character *c)
+{
+    return c ? c->layers[0].clock.mode : CNA_LOOP_MODE_REPEAT;
+}
 
 cna_result cna_character_set_time_scale(cna_character *c, double scale, cna_error *err)
 {
     if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
-    if (!isfinite(scale))
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "time scale: %g is not finite", scale);
-    c->scale = scale;
-    return CNA_OK;
+    return cna_character_layer_set_time_scale(c, 0, scale, err);
 }
 
-double cna_character_time_scale(const cna_character *c) { return c ? c->scale : 1.0; }
+double cna_character_time_scale(const cna_character *c) { return c ? c->layers[0].clock.scale : 1.0; }
 
 cna_result cna__character_check_advance(const cna_character *c, double seconds, cna_error *err)
 {
     if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
-    if (!isfinite(seconds * c->scale))
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "advance: %g s at time scale %g is not finite",
-                          seconds, c->scale);
+    for (size_t l = 0; l < c->layer_count; l++) {
+        const double scale = c->layers[l].clock.scale;
+        if (!isfinite(seconds * scale)) {
+            if (l == 0)
+                return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "advance: %g s at time scale %g is not finite",
+                                  seconds, scale);
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                              "advance: %g s at layer %zu's time scale %g is not finite", seconds, l, scale);
+        }
+    }
     return CNA_OK;
 }
 
@@ -862,39 +698,34 @@ cna_result cna_character_advance(cna_character *c, double seconds, cna_error *er
 {
     cna_result r = cna__character_check_advance(c, seconds, err);
     if (r != CNA_OK) return r;
-    clock_advance(c, cna_ticks_from_seconds(seconds * c->scale));
+    cna__layers_advance(c, seconds, true, 0);
     return CNA_OK;
 }
 
 cna_result cna_character_advance_ticks(cna_character *c, int64_t ticks, cna_error *err)
 {
     if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
-    clock_advance(c, ticks);
+    cna__layers_advance(c, 0.0, false, ticks);
     return CNA_OK;
 }
 
 cna_result cna_character_seek(cna_character *c, double seconds, cna_error *err)
 {
     if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
-    if (isnan(seconds)) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "seek: time is NaN");
-    const int64_t ticks = cna_ticks_from_seconds(seconds);
-    clock_seek(c, ticks);
-    if (c->position == ticks) {
-        c->seek_seconds = seconds;
-        c->seek_exact = true;
-    }
-    return CNA_OK;
+    return cna_character_layer_seek(c, 0, seconds, err);
 }
 
 cna_result cna_character_seek_ticks(cna_character *c, int64_t ticks, cna_error *err)
 {
     if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
-    clock_seek(c, ticks);
-    return CNA_OK;
+    return cna_character_layer_seek_ticks(c, 0, ticks, err);
 }
 
-int64_t cna_character_position(const cna_character *c) { return c ? c->position : 0; }
-double cna_character_time(const cna_character *c) { return c ? cna_ticks_to_seconds(c->position) : 0.0; }
+int64_t cna_character_position(const cna_character *c) { return c ? c->layers[0].clock.position : 0; }
+double cna_character_time(const cna_character *c)
+{
+    return c ? cna_ticks_to_seconds(c->layers[0].clock.position) : 0.0;
+}
 
 /* ------------------------------------------------------------------ posing */
 
@@ -961,11 +792,15 @@ static cna_result pose_weights(cna_character *c, size_t mesh, size_t part, cna_e
     const cna_model_part *p = &m->meshes[mesh].parts[part];
     const cna_morph_target_data *md = p->morph;
     morph_part *mp = &c->parts[c->part_first[mesh] + part];
-    const long anim = c->animation;
+    const cna__layer *l0 = &c->layers[0];
+    const long anim = l0->animation;
     size_t n = md->target_count;
-    if (anim >= 0 && (size_t)anim < p->weight_track_count && p->weight_tracks && p->weight_tracks[anim] &&
+    if (!cna__layers_single(c)) {
+        cna_result r = cna__blend_weights(c, mesh, part, c->scratch, err);
+        if (r != CNA_OK) return r;
+    } else if (anim >= 0 && (size_t)anim < p->weight_track_count && p->weight_tracks && p->weight_tracks[anim] &&
         p->weight_tracks[anim]->key_count > 0) {
-        const double t = c->seek_exact ? c->seek_seconds : cna_ticks_to_seconds(c->position);
+        const double t = l0->clock.seek_exact ? l0->clock.seek_seconds : cna_ticks_to_seconds(l0->clock.position);
         cna_result r = cna_morph_evaluate_weights(p->weight_tracks[anim], t,
                                                   c->scratch, md->target_count, &n, err);
         if (r != CNA_OK) return r;
@@ -1000,15 +835,21 @@ cna_result cna_character_pose(cna_character *c, cna_error *err)
     } else {
         for (size_t i = 0; i < c->reset_count; i++) c->local[c->reset[i]] = bones[c->reset[i]].rest_transform;
     }
+    const bool single = cna__layers_single(c);
+    const int64_t position = c->layers[0].clock.position;
+    for (size_t e = 0; e < c->eval_count; e++)
+        if ((r = cna__player_check(c->evals[e].player, err)) != CNA_OK) return r;
     /* 2. the scene-node clip (spec: ApplyClipToBonesEXT at the position) */
-    if (c->animation >= 0 && m->node_clips) {
-        const cna_clip *clip = &m->node_clips[c->animation];
+    if (!single) {
+        cna__blend_nodes(c);
+    } else if (c->layers[0].animation >= 0 && m->node_clips) {
+        const cna_clip *clip = &m->node_clips[c->layers[0].animation];
         for (size_t i = 0; clip->tracks && i < clip->track_count; i++) {
             const cna_bone_track *track = &clip->tracks[i];
             if (!track->keys || track->key_count == 0) continue;
             if (track->bone < 0 || (size_t)track->bone >= m->bone_count) continue;
             cna_keyframe k;
-            cna_track_sample(track, c->position, &c->node_cursor[i], &k);
+            cna_track_sample(track, position, &c->node_cursor[i], &k);
             cna_mat4_compose(&c->local[track->bone], k.translation, k.rotation, k.scale);
         }
     }
@@ -1025,14 +866,20 @@ cna_result cna_character_pose(cna_character *c, cna_error *err)
             }
             moving_prefix(c, own);
         }
-        if ((r = cna_player_update(ev->player, c->position, false, false, err)) != CNA_OK) return r;
+        if (single)
+            cna__player_advance(ev->player, position, false, false);
+        else
+            cna__blend_evaluation(c, e);
         write_joints(c, ev);
         stale = true;
         if (ev->own_moving && ev->self_dependent) {
             /* the prefix reads this skeleton's own joints: pose, read, pose again */
             absolutes_of(c, c->dynamic, c->dynamic_count);
             moving_prefix(c, own);
-            if ((r = cna_player_update(ev->player, c->position, false, false, err)) != CNA_OK) return r;
+            if (single)
+                cna__player_advance(ev->player, position, false, false);
+            else
+                cna__blend_evaluation(c, e);
         }
         for (size_t v = 0; v < c->variant_count; v++) {
             variant *va = &c->variants[v];

@@ -1,11 +1,152 @@
 /*
- * Private declarations of the character layer (src/character/): what the
- * crowd needs of a character. Not installed.
+ * Private declarations of the character layer (src/character/): the
+ * character's state, shared by character.c (creation, the single-layer
+ * pose, outputs), layers.c (the layer API, advancing), blend.c (the
+ * blended pose) and crowd.c. Not installed.
  */
 #ifndef CNA_CHARACTER_INTERNAL_H
 #define CNA_CHARACTER_INTERNAL_H
 
+#include "character/clock.h"
 #include "cna/character.h"
+#include "cna/morph.h"
+
+/* One animation layer. */
+typedef struct cna__layer {
+    cna__clock clock;
+    long animation;             /* -1: none */
+    float weight;               /* now, in [0, 1] */
+    /* a fade: weight = from + (to - from) * elapsed / total while total > 0 */
+    float fade_from, fade_to;
+    int64_t fade_elapsed, fade_total;
+    cna_blend_mode mode;        /* OVERRIDE or ADDITIVE */
+    float *mask;                /* bone_count weights, or NULL */
+    float *mask_store;          /* the mask's storage (kept when the mask is removed) */
+    /* additive reference: animation (-1: the layer's own) at ref_seconds */
+    long ref_animation;
+    double ref_seconds;
+    cna_keyframe *ref;          /* per slot (cna__blend), NULL until additive */
+    uint8_t *ref_has;           /* per slot: the reference animates it */
+    long ref_sampled;           /* the animation ref holds (-2: none yet) */
+    /* root motion */
+    cna_root_motion_mode motion_mode;
+    int32_t motion_bone;        /* bone */
+    const cna_bone_track *motion_track; /* the bone's track in the animation, or NULL */
+    cna_keyframe motion_start;  /* the track at 0 */
+    cna_root_motion motion;     /* of the last advance */
+    /* sampling cursors: cursors[first_cursor(e) + track] per evaluation,
+     * then the scene-node clip's tracks */
+    size_t *cursors;
+} cna__layer;
+
+/* The blending state: one accumulator per animated value of the bones
+ * (scene-node values by bone, joints by palette index of the evaluation
+ * being posed) and morph weights. */
+typedef struct cna__blend {
+    size_t slot_count;          /* max(bone_count, largest joint count) */
+    cna_vec3 *t, *s;            /* slot_count each */
+    cna_quat *q;
+    float *cum;                 /* accumulated weight, 0: untouched */
+    int32_t *touched;           /* slots with cum > 0, in the order first touched */
+    size_t touched_count;
+    size_t *cursor_first;       /* eval_count + 1: first cursor of each evaluation; the
+                                   last entry is the scene-node clip's */
+    size_t cursor_count;        /* per layer */
+    float *weights, *weights2;  /* the largest morph target count */
+    size_t *ref_first;          /* eval_count + 1: first reference slot of each
+                                   evaluation (joints), the last: the bones' */
+    size_t ref_count;           /* reference slots per additive layer */
+} cna__blend;
+
+typedef struct variant {
+    size_t eval;            /* its evaluation */
+    int32_t skin;           /* representative model skin (its data, maps, mesh node) */
+    bool own;               /* the evaluation's player output is this palette */
+    bool moving;            /* prefix re-evaluated at every pose */
+    cna_mat4 *prefix;       /* joint_count: the current prefixes when moving, else NULL */
+    cna_mat4 *world;        /* joint_count each when !own, else NULL */
+    cna_mat4 *skin_m;
+} variant;
+
+/* A joint of an evaluation that is in the scene: where the pose finds its
+ * local transform (the player's, or inverse(fold) · the player's, written
+ * into local[bone] after each update). */
+typedef struct joint_write {
+    int32_t palette;        /* the joint */
+    int32_t bone;           /* its bone */
+    int32_t unfold;         /* index into unfold matrices, -1 when fold[p] = I */
+} joint_write;
+
+typedef struct evaluation {
+    int32_t skin;           /* representative model skin */
+    joint_write *writes;    /* the joints in the scene, palette order */
+    size_t write_count;
+    cna_mat4 *unfold;       /* inverse(fold[p]) of the joints whose fold is not I */
+    size_t unfold_count;
+    cna_player *player;
+    size_t own_variant;     /* the variant the player composes (SIZE_MAX: none) */
+    bool own_moving;        /* that variant's prefix moves: handed to the player */
+    bool self_dependent;    /* its moving prefixes depend on its own joints */
+} evaluation;
+
+/* A bone whose absolute transform is computed at every pose. */
+typedef struct bone_link {
+    int32_t bone, parent;
+} bone_link;
+
+/* A part of the model: mesh and part index. */
+typedef struct part_ref {
+    size_t mesh, part;
+} part_ref;
+
+/* One morphed part. */
+typedef struct morph_part {
+    cna_morph_instance *instance;
+    uint64_t revision;
+} morph_part;
+
+struct cna_character {
+    cna_allocator alloc;
+    const cna_model *model;
+    size_t bytes;               /* everything requested, players and morph state included */
+    /* layers: layer 0's clock is the character's (cna_character_play etc.) */
+    cna__layer *layers;
+    size_t layer_count;
+    cna__blend blend;           /* blending state (src/character/blend.c) */
+    cna_event_fn listener;
+    void *listener_user;
+    cna_root_motion motion;     /* of the last advance */
+    /* skins */
+    evaluation *evals;          /* in evaluation order */
+    size_t eval_count;
+    variant *variants;
+    size_t variant_count;
+    size_t *skin_variant;       /* per model skin */
+    /* bones */
+    cna_mat4 *local, *absolute; /* bone_count each; local holds the bones no player poses */
+    const cna_mat4 **local_of;  /* bone_count: where each bone's local transform is (its
+                                   player's local for a joint, else local[b]) */
+    const cna_mat4 **absolute_of; /* bone_count: where each bone's absolute transform is (its
+                                   player's world for a joint whose world is its absolute,
+                                   else absolute[b]) */
+    bone_link *moving;          /* bones whose absolute can change, in index order */
+    size_t moving_count;
+    bone_link *dynamic;         /* of those, the ones this pass computes (not a player) */
+    size_t dynamic_count;
+    int32_t *reset;             /* moving bones no skeleton poses: back to rest at every pose */
+    size_t reset_count;
+    part_ref *morphed;          /* the morphed parts */
+    size_t morphed_count;
+    bool locals_dirty;          /* a static bone's local was changed: reset and recompute all */
+    size_t *node_cursor;        /* per track of the scene-node clip playing */
+    /* morph */
+    size_t *part_first;         /* mesh_count + 1 */
+    morph_part *parts;          /* per flat part (instance NULL without morph) */
+    float *scratch;             /* the largest target count */
+    bool crowd_mark;            /* written only by a crowd's checking thread */
+    uint8_t *moving_bone;       /* bone_count: 1 for the bones in `moving` */
+};
+
 
 /* Set the crowd's mark (written only by a crowd's checking thread); returns
  * the mark before. */
@@ -13,5 +154,31 @@ bool cna__character_set_mark(cna_character *character, bool mark);
 
 /* The checks of cna_character_advance(seconds), without advancing. */
 cna_result cna__character_check_advance(const cna_character *character, double seconds, cna_error *err);
+
+/* Allocate zeroed memory owned by the character, counted in its size. */
+void *cna__character_take(cna_character *c, size_t count, size_t size);
+
+/* ---- layers.c */
+void cna__motion_identity(cna_root_motion *motion);
+/* Create the layers and the blending state (after the evaluations exist). */
+cna_result cna__layers_create(cna_character *c, size_t layer_count);
+void cna__layers_free(cna_character *c);
+/* Advance every layer by its scaled ticks (ticks_of(layer)) and the fades
+ * by `fade_ticks`: events, root motion. */
+void cna__layers_advance(cna_character *c, double seconds, bool scaled, int64_t ticks);
+/* true when the pose is layer 0's alone (weight 1, override, no mask, no
+ * root motion, no other layer contributing): the players pose it. */
+bool cna__layers_single(const cna_character *c);
+/* The layer is checked and its clock reset for `animation` (shared by play). */
+cna_result cna__layer_play(cna_character *c, size_t layer, long animation, cna_error *err);
+
+/* ---- blend.c */
+/* Steps 2 (scene-node clips) and 3 (an evaluation's joints, composed and
+ * handed to its player) of a blended pose. */
+void cna__blend_nodes(cna_character *c);
+void cna__blend_evaluation(cna_character *c, size_t e);
+cna_result cna__blend_weights(cna_character *c, size_t mesh, size_t part, float *out, cna_error *err);
+/* Sample layer `layer`'s additive reference (when it needs one). */
+void cna__blend_sample_reference(cna_character *c, size_t layer);
 
 #endif

@@ -186,3 +186,12 @@ const char *cna_clip_target_name(cna_clip_target target)
     default: return "unknown";
     }
 }
+
+const cna_marker *cna_model_markers(const cna_model *model, size_t animation, size_t *count)
+{
+    /* markers are not stored yet: every animation has none */
+    (void)model;
+    (void)animation;
+    if (count) *count = 0;
+    return NULL;
+}

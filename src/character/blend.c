@@ -1,0 +1,392 @@
+/*
+ * The blended pose of a character (include/cna/character.h, "layers"): the
+ * layers' samples accumulated per value by the override rule, the rest
+ * value mixed in for the remainder, the additive layers applied, the
+ * result composed. A pose of layer 0 alone (weight 1, no mask) never comes
+ * here: its players pose it (src/character/character.c).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "anim/anim_internal.h"
+#include "character/character_internal.h"
+#include "core/internal.h"
+
+/* ------------------------------------------------------------------ values */
+
+static cna_vec3 lerp3(cna_vec3 a, cna_vec3 b, float f)
+{
+    const float g = 1.0f - f;
+    return cna_vec3_make(a.x * g + b.x * f, a.y * g + b.y * f, a.z * g + b.z * f);
+}
+
+/* Hamilton product a · b (apply b, then a) */
+static cna_quat qmul(cna_quat a, cna_quat b)
+{
+    return cna_quat_make(a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                         a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+                         a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+                         a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
+}
+
+static cna_quat qconj(cna_quat q) { return cna_quat_make(-q.x, -q.y, -q.z, q.w); }
+
+static bool is_identity_q(cna_quat q) { return q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && q.w == 1.0f; }
+static bool is_zero3(cna_vec3 v) { return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f; }
+
+static void reset(cna__blend *b)
+{
+    for (size_t i = 0; i < b->touched_count; i++) b->cum[b->touched[i]] = 0.0f;
+    b->touched_count = 0;
+}
+
+/* The override rule's step for one sample of weight w > 0. */
+static void accumulate(cna__blend *b, int32_t slot, const cna_keyframe *k, float w)
+{
+    float *cum = &b->cum[slot];
+    if (*cum == 0.0f) {
+        b->t[slot] = k->translation;
+        b->q[slot] = k->rotation;
+        b->s[slot] = k->scale;
+        *cum = w;
+        b->touched[b->touched_count++] = slot;
+        return;
+    }
+    *cum += w;
+    const float f = w / *cum;
+    b->t[slot] = lerp3(b->t[slot], k->translation, f);
+    b->s[slot] = lerp3(b->s[slot], k->scale, f);
+    b->q[slot] = cna_quat_slerp(b->q[slot], k->rotation, f);
+}
+
+/* The rest value for the remainder 1 - W of every value the override
+ * layers touched; afterwards each touched value counts as whole. */
+static void mix_rest(cna__blend *b, void (*rest)(const void *, int32_t, cna_keyframe *),
+                      const void *ctx)
+{
+    for (size_t i = 0; i < b->touched_count; i++) {
+        const int32_t slot = b->touched[i];
+        const float W = b->cum[slot];
+        if (W < 1.0f) {
+            cna_keyframe r;
+            rest(ctx, slot, &r);
+            const float f = 1.0f - W;
+            b->t[slot] = lerp3(b->t[slot], r.translation, f);
+            b->s[slot] = lerp3(b->s[slot], r.scale, f);
+            b->q[slot] = cna_quat_slerp(b->q[slot], r.rotation, f);
+        }
+        b->cum[slot] = 1.0f;
+    }
+}
+
+/* An additive sample k with reference ref and weight w on a value. */
+static void add(cna__blend *b, int32_t slot, const cna_keyframe *k, const cna_keyframe *ref, float w,
+                void (*rest)(const void *, int32_t, cna_keyframe *), const void *ctx)
+{
+    if (b->cum[slot] == 0.0f) { /* no override layer animates it: from its rest value */
+        cna_keyframe r;
+        rest(ctx, slot, &r);
+        b->t[slot] = r.translation;
+        b->q[slot] = r.rotation;
+        b->s[slot] = r.scale;
+        b->cum[slot] = 1.0f;
+        b->touched[b->touched_count++] = slot;
+    }
+    const cna_vec3 dt = cna_vec3_make(k->translation.x - ref->translation.x, k->translation.y - ref->translation.y,
+                                      k->translation.z - ref->translation.z);
+    const cna_vec3 ds = cna_vec3_make(k->scale.x - ref->scale.x, k->scale.y - ref->scale.y, k->scale.z - ref->scale.z);
+    if (!is_zero3(dt))
+        b->t[slot] = cna_vec3_make(b->t[slot].x + w * dt.x, b->t[slot].y + w * dt.y, b->t[slot].z + w * dt.z);
+    if (!is_zero3(ds))
+        b->s[slot] = cna_vec3_make(b->s[slot].x + w * ds.x, b->s[slot].y + w * ds.y, b->s[slot].z + w * ds.z);
+    const cna_quat dq = cna_quat_normalize(qmul(qconj(ref->rotation), k->rotation));
+    if (!is_identity_q(dq)) b->q[slot] = qmul(b->q[slot], cna_quat_slerp(cna_quat_identity(), dq, w));
+}
+
+/* ------------------------------------------------------------------ root motion in the pose */
+
+static cna_quat twist_y(cna_quat q)
+{
+    const float n = sqrtf(q.y * q.y + q.w * q.w);
+    if (!(n > 0.0f)) return cna_quat_identity();
+    return cna_quat_make(0.0f, q.y / n, 0.0f, q.w / n);
+}
+
+/* The layer's sample of its motion bone with the motion taken out. */
+static void extract(const cna__layer *L, cna_keyframe *k)
+{
+    const cna_keyframe *s0 = &L->motion_start;
+    if (L->motion_mode == CNA_ROOT_MOTION_FULL) {
+        k->translation = s0->translation;
+        k->rotation = s0->rotation;
+        return;
+    }
+    k->translation.x = s0->translation.x;
+    k->translation.z = s0->translation.z;
+    const cna_quat swing = qmul(qconj(twist_y(k->rotation)), k->rotation);
+    k->rotation = qmul(twist_y(s0->rotation), swing);
+}
+
+/* ------------------------------------------------------------------ sampling */
+
+static float layer_weight(const cna__layer *L, int32_t bone)
+{
+    return L->mask && bone >= 0 ? L->weight * L->mask[bone] : L->weight;
+}
+
+static bool contributes(const cna__layer *L, cna_blend_mode mode)
+{
+    return L->animation >= 0 && L->mode == mode && L->weight > 0.0f;
+}
+
+/* rest values: scene-node bones */
+static void bone_rest(const void *ctx, int32_t bone, cna_keyframe *out)
+{
+    const cna_model_bone *b = &((const cna_model *)ctx)->bones[bone];
+    out->translation = b->rest_translation;
+    out->rotation = b->rest_rotation;
+    out->scale = b->rest_scale;
+}
+
+typedef struct joint_ctx {
+    const cna_model *model;
+    const cna_model_skin *skin;
+} joint_ctx;
+
+/* rest values: a joint's bind pose (its bone's rest TRS when nothing is
+ * folded into it, else the decomposition of the bind pose) */
+static void joint_rest(const void *ctx, int32_t p, cna_keyframe *out)
+{
+    const joint_ctx *j = (const joint_ctx *)ctx;
+    const int32_t bone = j->skin->palette_to_node ? j->skin->palette_to_node[p] : -1;
+    if (bone >= 0 && (!j->skin->fold || cna_mat4_is_identity(&j->skin->fold[p]))) {
+        bone_rest(j->model, bone, out);
+        return;
+    }
+    if (!cna_mat4_decompose(&j->skin->data.bind_pose[p], &out->translation, &out->rotation, &out->scale)) {
+        out->translation = cna_vec3_make(0.0f, 0.0f, 0.0f);
+        out->rotation = cna_quat_identity();
+        out->scale = cna_vec3_one();
+    }
+}
+
+/* One layer's clip over a range of slots: `bone_of` maps a track's index
+ * to the bone its mask weight and root motion use. */
+static void sample_layer(cna_character *c, const cna__layer *L, size_t l, const cna_clip *clip, size_t cursor0,
+                         int32_t slot_count, const int32_t *bone_of, cna_blend_mode mode, size_t ref0,
+                         void (*rest)(const void *, int32_t, cna_keyframe *), const void *ctx)
+{
+    cna__blend *b = &c->blend;
+    const int64_t t = L->clock.position;
+    size_t *cursors = c->layers[l].cursors + cursor0;
+    for (size_t i = 0; clip->tracks && i < clip->track_count; i++) {
+        const cna_bone_track *track = &clip->tracks[i];
+        const int32_t slot = track->bone;
+        if (!track->keys || track->key_count == 0 || slot < 0 || slot >= slot_count) continue;
+        const int32_t bone = bone_of ? bone_of[slot] : slot;
+        const float w = layer_weight(L, bone);
+        if (!(w > 0.0f)) continue;
+        cna_keyframe k;
+        cna_track_sample(track, t, &cursors[i], &k);
+        if (L->motion_track && bone == L->motion_bone) extract(L, &k);
+        if (mode == CNA_BLEND_MODE_OVERRIDE) {
+            accumulate(b, slot, &k, w);
+        } else {
+            cna_keyframe r;
+            if (L->ref_has && L->ref_has[ref0 + (size_t)slot])
+                r = L->ref[ref0 + (size_t)slot];
+            else
+                rest(ctx, slot, &r);
+            add(b, slot, &k, &r, w, rest, ctx);
+        }
+    }
+}
+
+void cna__blend_nodes(cna_character *c)
+{
+    const cna_model *m = c->model;
+    cna__blend *b = &c->blend;
+    if (!m->node_clips) return;
+    const size_t cursor0 = b->cursor_first[c->eval_count], ref0 = b->ref_first[c->eval_count];
+    reset(b);
+    for (size_t l = 0; l < c->layer_count; l++) {
+        const cna__layer *L = &c->layers[l];
+        if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
+        sample_layer(c, L, l, &m->node_clips[L->animation], cursor0, (int32_t)m->bone_count, NULL,
+                     CNA_BLEND_MODE_OVERRIDE, ref0, bone_rest, m);
+    }
+    mix_rest(b, bone_rest, m);
+    for (size_t l = 0; l < c->layer_count; l++) {
+        const cna__layer *L = &c->layers[l];
+        if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
+        sample_layer(c, L, l, &m->node_clips[L->animation], cursor0, (int32_t)m->bone_count, NULL,
+                     CNA_BLEND_MODE_ADDITIVE, ref0, bone_rest, m);
+    }
+    for (size_t i = 0; i < b->touched_count; i++) {
+        const int32_t bone = b->touched[i];
+        cna_mat4_compose(&c->local[bone], b->t[bone], b->q[bone], b->s[bone]);
+    }
+    reset(b);
+}
+
+void cna__blend_evaluation(cna_character *c, size_t e)
+{
+    const cna_model *m = c->model;
+    cna__blend *b = &c->blend;
+    const evaluation *ev = &c->evals[e];
+    const cna_model_skin *s = &m->skins[ev->skin];
+    const cna_skinning_data *d = &s->data;
+    const int32_t n = d->bone_count;
+    const size_t cursor0 = b->cursor_first[e], ref0 = b->ref_first[e];
+    const joint_ctx ctx = {m, s};
+    reset(b);
+    for (size_t l = 0; l < c->layer_count; l++) {
+        const cna__layer *L = &c->layers[l];
+        if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
+        sample_layer(c, L, l, &d->clips[L->animation], cursor0, n, s->palette_to_node, CNA_BLEND_MODE_OVERRIDE, ref0,
+                     joint_rest, &ctx);
+    }
+    mix_rest(b, joint_rest, &ctx);
+    for (size_t l = 0; l < c->layer_count; l++) {
+        const cna__layer *L = &c->layers[l];
+        if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
+        sample_layer(c, L, l, &d->clips[L->animation], cursor0, n, s->palette_to_node, CNA_BLEND_MODE_ADDITIVE, ref0,
+                     joint_rest, &ctx);
+    }
+    cna_mat4 *locals = cna__player_locals(ev->player);
+    uint8_t *posed = cna__player_posed(ev->player);
+    if (n > 0) memset(posed, 0, (size_t)n);
+    for (size_t i = 0; i < b->touched_count; i++) {
+        const int32_t p = b->touched[i];
+        cna_mat4_compose(&locals[p], b->t[p], b->q[p], b->s[p]);
+        posed[p] = 1;
+    }
+    reset(b);
+    cna__player_hierarchy(ev->player);
+}
+
+/* ------------------------------------------------------------------ morph weights */
+
+static const cna_morph_weight_track *weight_track(const cna_model_part *p, long animation)
+{
+    if (animation < 0 || (size_t)animation >= p->weight_track_count || !p->weight_tracks) return NULL;
+    const cna_morph_weight_track *t = p->weight_tracks[animation];
+    return t && t->key_count > 0 ? t : NULL;
+}
+
+static cna_result eval_weights(const cna_morph_weight_track *track, double seconds, float *out, size_t n, size_t mesh,
+                               size_t part, long animation, cna_error *err)
+{
+    size_t got = n;
+    cna_result r = cna_morph_evaluate_weights(track, seconds, out, n, &got, err);
+    if (r != CNA_OK) return r;
+    if (got != n)
+        return cna__error(err, CNA_ERROR_INVALID_DATA,
+                          "meshes[%zu].parts[%zu]: weight track %ld gives %zu weights for %zu targets", mesh, part,
+                          animation, got, n);
+    return CNA_OK;
+}
+
+static double layer_seconds(const cna__layer *L)
+{
+    return L->clock.seek_exact ? L->clock.seek_seconds : cna_ticks_to_seconds(L->clock.position);
+}
+
+cna_result cna__blend_weights(cna_character *c, size_t mesh, size_t part, float *out, cna_error *err)
+{
+    const cna_model *m = c->model;
+    const cna_model_part *p = &m->meshes[mesh].parts[part];
+    const cna_morph_target_data *md = p->morph;
+    const size_t n = md->target_count;
+    const int32_t bone = m->meshes[mesh].parent_bone;
+    float *x = c->blend.weights2;
+    float cum = 0.0f;
+    cna_result r;
+    for (size_t l = 0; l < c->layer_count; l++) {
+        const cna__layer *L = &c->layers[l];
+        if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
+        const cna_morph_weight_track *track = weight_track(p, L->animation);
+        const float w = layer_weight(L, bone);
+        if (!track || !(w > 0.0f)) continue;
+        if ((r = eval_weights(track, layer_seconds(L), x, n, mesh, part, L->animation, err)) != CNA_OK) return r;
+        if (cum == 0.0f) {
+            memcpy(out, x, n * sizeof(float));
+            cum = w;
+            continue;
+        }
+        cum += w;
+        const float f = w / cum, g = 1.0f - f;
+        for (size_t i = 0; i < n; i++) out[i] = out[i] * g + x[i] * f;
+    }
+    const float *initial = md->initial_weights;
+    if (cum < 1.0f) {
+        const float f = cum == 0.0f ? 1.0f : 1.0f - cum, g = 1.0f - f;
+        for (size_t i = 0; i < n; i++) {
+            const float rest = initial && i < md->initial_weight_count ? initial[i] : 0.0f;
+            out[i] = cum == 0.0f ? rest : out[i] * g + rest * f;
+        }
+    }
+    for (size_t l = 0; l < c->layer_count; l++) {
+        const cna__layer *L = &c->layers[l];
+        if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
+        const cna_morph_weight_track *track = weight_track(p, L->animation);
+        const float w = layer_weight(L, bone);
+        if (!track || !(w > 0.0f)) continue;
+        if ((r = eval_weights(track, layer_seconds(L), x, n, mesh, part, L->animation, err)) != CNA_OK) return r;
+        const long ra = L->ref_animation >= 0 ? L->ref_animation : L->animation;
+        const cna_morph_weight_track *rt = weight_track(p, ra);
+        float *ref = c->blend.weights; /* the reference weights, then the deltas */
+        if (rt) {
+            double rs = L->ref_seconds;
+            const double end = cna_ticks_to_seconds(m->node_clips ? m->node_clips[ra].duration : 0);
+            if (rs < 0.0) rs = 0.0;
+            if (rs > end) rs = end;
+            if ((r = eval_weights(rt, rs, ref, n, mesh, part, ra, err)) != CNA_OK) return r;
+        } else {
+            for (size_t i = 0; i < n; i++) ref[i] = initial && i < md->initial_weight_count ? initial[i] : 0.0f;
+        }
+        for (size_t i = 0; i < n; i++) {
+            const float dw = x[i] - ref[i];
+            if (dw != 0.0f) out[i] = out[i] + w * dw;
+        }
+    }
+    return CNA_OK;
+}
+
+/* ------------------------------------------------------------------ additive reference */
+
+void cna__blend_sample_reference(cna_character *c, size_t layer)
+{
+    const cna_model *m = c->model;
+    cna__layer *L = &c->layers[layer];
+    if (!L->ref) return;
+    const cna__blend *b = &c->blend;
+    memset(L->ref_has, 0, b->ref_count ? b->ref_count : 1);
+    const long a = L->ref_animation >= 0 ? L->ref_animation : L->animation;
+    L->ref_sampled = a;
+    if (a < 0) return;
+    const int64_t duration = m->node_clips ? m->node_clips[a].duration : 0;
+    int64_t t = cna_ticks_from_seconds(L->ref_seconds);
+    if (t > duration) t = duration;
+    if (t < 0) t = 0;
+    for (size_t e = 0; e <= c->eval_count; e++) {
+        const cna_clip *clip;
+        int32_t slots;
+        if (e < c->eval_count) {
+            const cna_skinning_data *d = &m->skins[c->evals[e].skin].data;
+            clip = &d->clips[a];
+            slots = d->bone_count;
+        } else {
+            if (!m->node_clips) break;
+            clip = &m->node_clips[a];
+            slots = (int32_t)m->bone_count;
+        }
+        const size_t ref0 = b->ref_first[e];
+        for (size_t i = 0; clip->tracks && i < clip->track_count; i++) {
+            const cna_bone_track *track = &clip->tracks[i];
+            if (!track->keys || track->key_count == 0 || track->bone < 0 || track->bone >= slots) continue;
+            cna_track_sample_linear(track, t, &L->ref[ref0 + (size_t)track->bone]);
+            L->ref_has[ref0 + (size_t)track->bone] = 1;
+        }
+    }
+}
