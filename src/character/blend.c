@@ -29,7 +29,25 @@ static cna_quat qmul(cna_quat a, cna_quat b)
                          a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
 }
 
+/* conjugate(r) · k, its terms paired so that k == r gives (0, 0, 0, |r|²)
+ * exactly: each pair is the same two products with opposite signs. */
+static cna_quat delta_q(cna_quat r, cna_quat k)
+{
+    return cna_quat_make((r.w * k.x - r.x * k.w) + (r.z * k.y - r.y * k.z),
+                         (r.w * k.y - r.y * k.w) + (r.x * k.z - r.z * k.x),
+                         (r.w * k.z - r.z * k.w) + (r.y * k.x - r.x * k.y),
+                         r.w * k.w + r.x * k.x + r.y * k.y + r.z * k.z);
+}
+
 static cna_quat qconj(cna_quat q) { return cna_quat_make(-q.x, -q.y, -q.z, q.w); }
+
+/* q / |q| (a division, so that (0, 0, 0, w) becomes the identity exactly) */
+static cna_quat normalize_q(cna_quat q)
+{
+    const float len = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+    if (!(len > 0.0f) || !isfinite(len)) return cna_quat_identity();
+    return cna_quat_make(q.x / len, q.y / len, q.z / len, q.w / len);
+}
 
 static bool is_identity_q(cna_quat q) { return q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && q.w == 1.0f; }
 static bool is_zero3(cna_vec3 v) { return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f; }
@@ -83,6 +101,11 @@ static void mix_rest(cna__blend *b, void (*rest)(const void *, int32_t, cna_keyf
 static void add(cna__blend *b, int32_t slot, const cna_keyframe *k, const cna_keyframe *ref, float w,
                 void (*rest)(const void *, int32_t, cna_keyframe *), const void *ctx)
 {
+    const cna_vec3 dt = cna_vec3_make(k->translation.x - ref->translation.x, k->translation.y - ref->translation.y,
+                                      k->translation.z - ref->translation.z);
+    const cna_vec3 ds = cna_vec3_make(k->scale.x - ref->scale.x, k->scale.y - ref->scale.y, k->scale.z - ref->scale.z);
+    const cna_quat dq = normalize_q(delta_q(ref->rotation, k->rotation));
+    if (is_zero3(dt) && is_zero3(ds) && is_identity_q(dq)) return; /* no delta: nothing changes */
     if (b->cum[slot] == 0.0f) { /* no override layer animates it: from its rest value */
         cna_keyframe r;
         rest(ctx, slot, &r);
@@ -92,14 +115,10 @@ static void add(cna__blend *b, int32_t slot, const cna_keyframe *k, const cna_ke
         b->cum[slot] = 1.0f;
         b->touched[b->touched_count++] = slot;
     }
-    const cna_vec3 dt = cna_vec3_make(k->translation.x - ref->translation.x, k->translation.y - ref->translation.y,
-                                      k->translation.z - ref->translation.z);
-    const cna_vec3 ds = cna_vec3_make(k->scale.x - ref->scale.x, k->scale.y - ref->scale.y, k->scale.z - ref->scale.z);
     if (!is_zero3(dt))
         b->t[slot] = cna_vec3_make(b->t[slot].x + w * dt.x, b->t[slot].y + w * dt.y, b->t[slot].z + w * dt.z);
     if (!is_zero3(ds))
         b->s[slot] = cna_vec3_make(b->s[slot].x + w * ds.x, b->s[slot].y + w * ds.y, b->s[slot].z + w * ds.z);
-    const cna_quat dq = cna_quat_normalize(qmul(qconj(ref->rotation), k->rotation));
     if (!is_identity_q(dq)) b->q[slot] = qmul(b->q[slot], cna_quat_slerp(cna_quat_identity(), dq, w));
 }
 

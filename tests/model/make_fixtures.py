@@ -349,6 +349,47 @@ def skin_animated_mesh_node():
                                   {"sampler": 2, "target": {"node": 1, "path": "rotation"}}]}]))
 
 
+def quat_y(deg):
+    h = math.radians(deg) / 2
+    return (0.0, math.sin(h), 0.0, math.cos(h))
+
+
+def quat_mul(a, b):
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz)
+
+
+def skin_root_motion():
+    """A walker: the root joint moves forward along +Z (2 units per 1 s loop) with a vertical
+    bob, turns about +Y (0 -> 20 -> 40 degrees) and leans about X; the tip joint swings. Two
+    animations: "Walk" (root motion) and "Wave" (the tip only), for root-motion and blending tests."""
+    root, tip = trs((0, 0, 0)), trs((0, 1, 0))
+    b = Builder()
+    mesh = b.skinned_triangle([(0, 1, 0, 0)] * 3, [(0.5, 0.5, 0, 0), (1, 0, 0, 0), (0.25, 0.75, 0, 0)])
+    ibm = b.accessor(FLOAT, "MAT4", [inverse(root), inverse(mul(root, tip))])
+    lean = (math.sin(math.radians(5) / 2), 0.0, 0.0, math.cos(math.radians(5) / 2))
+    s_t = b.sampler([0, 0.25, 0.5, 0.75, 1], [(0, 0, 0), (0.1, 0.1, 0.5), (0, 0, 1), (-0.1, 0.1, 1.5), (0, 0, 2)],
+                    "LINEAR")
+    s_r = b.sampler([0, 0.5, 1], [quat_mul(quat_y(0), lean), quat_mul(quat_y(20), lean), quat_mul(quat_y(40), lean)],
+                    "LINEAR", "VEC4")
+    s_tip = b.sampler([0, 0.5, 1], [quat_z(0), quat_z(30), quat_z(0)], "LINEAR", "VEC4")
+    s_wave = b.sampler([0, 0.4, 0.8], [quat_z(0), quat_z(-60), quat_z(0)], "LINEAR", "VEC4")
+    write("skin-root-motion.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0, 2]}],
+        nodes=[{"name": "Root", "children": [1]},
+               {"name": "Tip", "translation": [0, 1, 0]},
+               {"name": "MeshNode", "mesh": 0, "skin": 0}],
+        meshes=[mesh], skins=[{"joints": [0, 1], "inverseBindMatrices": ibm}],
+        animations=[{"name": "Walk", "samplers": [s_t, s_r, s_tip],
+                     "channels": [{"sampler": 0, "target": {"node": 0, "path": "translation"}},
+                                  {"sampler": 1, "target": {"node": 0, "path": "rotation"}},
+                                  {"sampler": 2, "target": {"node": 1, "path": "rotation"}}]},
+                    {"name": "Wave", "samplers": [s_wave],
+                     "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}]}]))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     skin_mesh_node_transform()
@@ -363,6 +404,7 @@ def main():
     skin_animated_ancestor()
     skin_nested()
     skin_animated_mesh_node()
+    skin_root_motion()
 
 
 if __name__ == "__main__":
