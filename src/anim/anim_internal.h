@@ -9,6 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+
+#if !defined(CGLM_ALL_UNALIGNED)
+#define CGLM_ALL_UNALIGNED 1
+#endif
+#include <cglm/cglm.h>
+
 #include "cna/anim.h"
 #include "cna/math.h"
 #include "cna/result.h"
@@ -142,6 +149,44 @@ static inline __m128d cna__asin_poly_pd(__m128d z)
     return _mm_add_pd(z, _mm_mul_pd(z, _mm_mul_pd(z2, p)));
 }
 #endif
+
+/* out = T(t) · R(r) · S(s): cna_mat4_compose's arithmetic (glm_quat_mat4,
+ * then column c times s[c]), operation for operation:
+ *   n = |r| (glm_quat_norm), k = n > 0 ? 2 / n : 0,
+ *   xx = k·x·x, xy = k·x·y, ... (left to right), column 0 = (1 - yy - zz,
+ *   xy + wz, xz - wy) · s.x, column 1 = (xy - wz, 1 - xx - zz, yz + wx) · s.y,
+ *   column 2 = (xz + wy, yz - wx, 1 - xx - yy) · s.z, column 3 = (t, 1).
+ * With cglm's SSE path the quaternion is built in a register and each column
+ * stored whole, so that the multiplications reading it next are not stalled
+ * by a load that spans four separate scalar stores. Used by the player and
+ * the character's blended pose. */
+static inline void cna__compose_trs(cna_mat4 *out, const cna_vec3 *t, const cna_quat *r, const cna_vec3 *sc)
+{
+    const float x = r->x, y = r->y, z = r->z, w = r->w;
+#if defined(CGLM_SSE_FP) && defined(CNA__ANIM_SSE2)
+    const float norm = glmm_norm(_mm_setr_ps(x, y, z, w));
+#else
+    versor q = {x, y, z, w};
+    const float norm = glm_quat_norm(q);
+#endif
+    const float s = norm > 0.0f ? 2.0f / norm : 0.0f;
+    const float xx = s * x * x, xy = s * x * y, wx = s * w * x;
+    const float yy = s * y * y, yz = s * y * z, wy = s * w * y;
+    const float zz = s * z * z, xz = s * x * z, wz = s * w * z;
+    const float sx = sc->x, sy = sc->y, sz = sc->z;
+#if defined(CGLM_SSE_FP) && defined(CNA__ANIM_SSE2)
+    _mm_storeu_ps(out->m + 0, _mm_setr_ps((1.0f - yy - zz) * sx, (xy + wz) * sx, (xz - wy) * sx, 0.0f));
+    _mm_storeu_ps(out->m + 4, _mm_setr_ps((xy - wz) * sy, (1.0f - xx - zz) * sy, (yz + wx) * sy, 0.0f));
+    _mm_storeu_ps(out->m + 8, _mm_setr_ps((xz + wy) * sz, (yz - wx) * sz, (1.0f - xx - yy) * sz, 0.0f));
+    _mm_storeu_ps(out->m + 12, _mm_setr_ps(t->x, t->y, t->z, 1.0f));
+#else
+    const float m[16] = {(1.0f - yy - zz) * sx, (xy + wz) * sx, (xz - wy) * sx, 0.0f,
+                         (xy - wz) * sy, (1.0f - xx - zz) * sy, (yz + wx) * sy, 0.0f,
+                         (xz + wy) * sz, (yz - wx) * sz, (1.0f - xx - yy) * sz, 0.0f,
+                         t->x, t->y, t->z, 1.0f};
+    memcpy(out->m, m, sizeof m);
+#endif
+}
 
 /* src/core/math.c's PIO2: cna_sinf's direct branch is |x| <= PIO2. */
 #define CNA__PIO2 1.5707963267948966192

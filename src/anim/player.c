@@ -170,32 +170,7 @@ static cna_result check_data(const cna_player *player, cna_error *err)
  * by a load that spans four separate scalar stores. */
 static inline void compose_key(cna_mat4 *out, const cna_keyframe *key)
 {
-    const float x = key->rotation.x, y = key->rotation.y, z = key->rotation.z,
-                w = key->rotation.w;
-#if defined(PLAYER_SSE)
-    const float norm = glmm_norm(_mm_setr_ps(x, y, z, w));
-#else
-    versor q = {x, y, z, w};
-    const float norm = glm_quat_norm(q);
-#endif
-    const float s = norm > 0.0f ? 2.0f / norm : 0.0f;
-    const float xx = s * x * x, xy = s * x * y, wx = s * w * x;
-    const float yy = s * y * y, yz = s * y * z, wy = s * w * y;
-    const float zz = s * z * z, xz = s * x * z, wz = s * w * z;
-    const float sx = key->scale.x, sy = key->scale.y, sz = key->scale.z;
-#if defined(PLAYER_SSE)
-    _mm_storeu_ps(out->m + 0, _mm_setr_ps((1.0f - yy - zz) * sx, (xy + wz) * sx, (xz - wy) * sx, 0.0f));
-    _mm_storeu_ps(out->m + 4, _mm_setr_ps((xy - wz) * sy, (1.0f - xx - zz) * sy, (yz + wx) * sy, 0.0f));
-    _mm_storeu_ps(out->m + 8, _mm_setr_ps((xz + wy) * sz, (yz - wx) * sz, (1.0f - xx - yy) * sz, 0.0f));
-    _mm_storeu_ps(out->m + 12, _mm_setr_ps(key->translation.x, key->translation.y,
-                                           key->translation.z, 1.0f));
-#else
-    const float m[16] = {(1.0f - yy - zz) * sx, (xy + wz) * sx, (xz - wy) * sx, 0.0f,
-                         (xy - wz) * sy, (1.0f - xx - zz) * sy, (yz + wx) * sy, 0.0f,
-                         (xz + wy) * sz, (yz - wx) * sz, (1.0f - xx - yy) * sz, 0.0f,
-                         key->translation.x, key->translation.y, key->translation.z, 1.0f};
-    memcpy(out->m, m, sizeof m);
-#endif
+    cna__compose_trs(out, &key->translation, &key->rotation, &key->scale);
 }
 
 /* out = a · b: cna_mat4_mul's arithmetic (out must not alias a or b). */

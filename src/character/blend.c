@@ -58,8 +58,47 @@ static void reset(cna__blend *b)
     b->touched_count = 0;
 }
 
-/* The override rule's step for one sample of weight w > 0. */
-static void accumulate(cna__blend *b, int32_t slot, const cna_keyframe *k, float w)
+/* Slerps waiting for their arcs: up to eight are made at once
+ * (cna__arc_make8: the same bits as cna_quat_slerp), then applied. Each
+ * slot appears at most once per batch. */
+typedef struct pending {
+    int32_t slot[8];
+    cna_quat to[8];
+    float f[8];
+    size_t n;
+} pending;
+
+static void flush(cna__blend *b, pending *p)
+{
+    if (!p->n) return;
+    const cna_quat *from[8], *to[8];
+    cna__arc arcs[8];
+    cna__arc *out[8];
+    for (size_t i = 0; i < p->n; i++) {
+        from[i] = &b->q[p->slot[i]];
+        to[i] = &p->to[i];
+        out[i] = &arcs[i];
+    }
+    cna__arc_make8(from, to, out, p->n);
+    for (size_t i = 0; i < p->n; i++) {
+        cna_quat r;
+        cna__arc_slerp(&b->q[p->slot[i]], &p->to[i], &arcs[i], p->f[i], &r);
+        b->q[p->slot[i]] = r;
+    }
+    p->n = 0;
+}
+
+static void slerp_later(cna__blend *b, pending *p, int32_t slot, cna_quat to, float f)
+{
+    p->slot[p->n] = slot;
+    p->to[p->n] = to;
+    p->f[p->n] = f;
+    if (++p->n == 8) flush(b, p);
+}
+
+/* The override rule's step for one sample of weight w > 0 (the rotation's
+ * slerp through `p`). */
+static void accumulate(cna__blend *b, pending *p, int32_t slot, const cna_keyframe *k, float w)
 {
     float *cum = &b->cum[slot];
     if (*cum == 0.0f) {
@@ -74,14 +113,15 @@ static void accumulate(cna__blend *b, int32_t slot, const cna_keyframe *k, float
     const float f = w / *cum;
     b->t[slot] = lerp3(b->t[slot], k->translation, f);
     b->s[slot] = lerp3(b->s[slot], k->scale, f);
-    b->q[slot] = cna_quat_slerp(b->q[slot], k->rotation, f);
+    slerp_later(b, p, slot, k->rotation, f);
 }
 
 /* The rest value for the remainder 1 - W of every value the override
  * layers touched; afterwards each touched value counts as whole. */
-static void mix_rest(cna__blend *b, void (*rest)(const void *, int32_t, cna_keyframe *),
-                      const void *ctx)
+static void mix_rest(cna__blend *b, void (*rest)(const void *, int32_t, cna_keyframe *), const void *ctx)
 {
+    pending p;
+    p.n = 0;
     for (size_t i = 0; i < b->touched_count; i++) {
         const int32_t slot = b->touched[i];
         const float W = b->cum[slot];
@@ -91,10 +131,11 @@ static void mix_rest(cna__blend *b, void (*rest)(const void *, int32_t, cna_keyf
             const float f = 1.0f - W;
             b->t[slot] = lerp3(b->t[slot], r.translation, f);
             b->s[slot] = lerp3(b->s[slot], r.scale, f);
-            b->q[slot] = cna_quat_slerp(b->q[slot], r.rotation, f);
+            slerp_later(b, &p, slot, r.rotation, f);
         }
         b->cum[slot] = 1.0f;
     }
+    flush(b, &p);
 }
 
 /* An additive sample k with reference ref and weight w on a value. */
@@ -148,6 +189,37 @@ static void extract(const cna__layer *L, cna_keyframe *k)
 
 /* ------------------------------------------------------------------ sampling */
 
+/* cna_track_sample(track, t, &cache->cursor, out), bit for bit, with the
+ * interval's slerp constants kept in the cache. */
+static void sample_cached(const cna_bone_track *track, int64_t t, cna__track_cache *cache, cna_keyframe *out)
+{
+    bool interpolate;
+    const size_t c = cna__track_locate(track, t, &cache->cursor, &interpolate);
+    const cna_keyframe *a = &track->keys[c];
+    if (!interpolate) {
+        *out = *a;
+        out->ticks = t;
+        return;
+    }
+    const cna_keyframe *k = a + 1;
+    if (cache->arc_key != c) {
+        cna__arc_make(&a->rotation, &k->rotation, &cache->arc);
+        cache->arc_key = c;
+    }
+    const uint64_t num = (uint64_t)t - (uint64_t)a->ticks;
+    const uint64_t den = (uint64_t)k->ticks - (uint64_t)a->ticks;
+    const float f = (float)((double)num / (double)den);
+    out->ticks = t;
+    out->translation.x = a->translation.x + (k->translation.x - a->translation.x) * f;
+    out->translation.y = a->translation.y + (k->translation.y - a->translation.y) * f;
+    out->translation.z = a->translation.z + (k->translation.z - a->translation.z) * f;
+    out->scale.x = a->scale.x + (k->scale.x - a->scale.x) * f;
+    out->scale.y = a->scale.y + (k->scale.y - a->scale.y) * f;
+    out->scale.z = a->scale.z + (k->scale.z - a->scale.z) * f;
+    cna__arc_slerp(&a->rotation, &k->rotation, &cache->arc, f, &out->rotation);
+}
+
+
 static float layer_weight(const cna__layer *L, int32_t bone)
 {
     return L->mask && bone >= 0 ? L->weight * L->mask[bone] : L->weight;
@@ -197,19 +269,29 @@ static void sample_layer(cna_character *c, const cna__layer *L, size_t l, const 
 {
     cna__blend *b = &c->blend;
     const int64_t t = L->clock.position;
-    size_t *cursors = c->layers[l].cursors + cursor0;
-    for (size_t i = 0; clip->tracks && i < clip->track_count; i++) {
+    cna__track_cache *caches = c->layers[l].tracks + cursor0;
+    const uint32_t pass = ++b->pass;
+    if (pass == 0) { /* the counter wrapped: no stamp may look current */
+        memset(b->stamp, 0, b->slot_count * sizeof(uint32_t));
+        b->pass = 1;
+    }
+    pending p;
+    p.n = 0;
+    /* the last track of a slot wins, as in a player: tracks from the end, each slot once */
+    for (size_t i = clip->tracks ? clip->track_count : 0; i-- > 0;) {
         const cna_bone_track *track = &clip->tracks[i];
         const int32_t slot = track->bone;
         if (!track->keys || track->key_count == 0 || slot < 0 || slot >= slot_count) continue;
+        if (b->stamp[slot] == b->pass) continue;
+        b->stamp[slot] = b->pass;
         const int32_t bone = bone_of ? bone_of[slot] : slot;
         const float w = layer_weight(L, bone);
         if (!(w > 0.0f)) continue;
         cna_keyframe k;
-        cna_track_sample(track, t, &cursors[i], &k);
+        sample_cached(track, t, &caches[i], &k);
         if (L->motion_track && bone == L->motion_bone) extract(L, &k);
         if (mode == CNA_BLEND_MODE_OVERRIDE) {
-            accumulate(b, slot, &k, w);
+            accumulate(b, &p, slot, &k, w);
         } else {
             cna_keyframe r;
             if (L->ref_has && L->ref_has[ref0 + (size_t)slot])
@@ -219,6 +301,7 @@ static void sample_layer(cna_character *c, const cna__layer *L, size_t l, const 
             add(b, slot, &k, &r, w, rest, ctx);
         }
     }
+    flush(b, &p);
 }
 
 void cna__blend_nodes(cna_character *c)
@@ -243,7 +326,7 @@ void cna__blend_nodes(cna_character *c)
     }
     for (size_t i = 0; i < b->touched_count; i++) {
         const int32_t bone = b->touched[i];
-        cna_mat4_compose(&c->local[bone], b->t[bone], b->q[bone], b->s[bone]);
+        cna__compose_trs(&c->local[bone], &b->t[bone], &b->q[bone], &b->s[bone]);
     }
     reset(b);
 }
@@ -277,7 +360,7 @@ void cna__blend_evaluation(cna_character *c, size_t e)
     if (n > 0) memset(posed, 0, (size_t)n);
     for (size_t i = 0; i < b->touched_count; i++) {
         const int32_t p = b->touched[i];
-        cna_mat4_compose(&locals[p], b->t[p], b->q[p], b->s[p]);
+        cna__compose_trs(&locals[p], &b->t[p], &b->q[p], &b->s[p]);
         posed[p] = 1;
     }
     reset(b);

@@ -7,9 +7,19 @@
 #ifndef CNA_CHARACTER_INTERNAL_H
 #define CNA_CHARACTER_INTERNAL_H
 
+#include "anim/anim_internal.h"
 #include "character/clock.h"
 #include "cna/character.h"
 #include "cna/morph.h"
+
+/* A layer's state for one track: its key cursor and the slerp constants of
+ * the key interval it was last sampled in (made again only when the
+ * cursor moves to another interval). */
+typedef struct cna__track_cache {
+    size_t cursor;
+    size_t arc_key;             /* SIZE_MAX: no arc */
+    cna__arc arc;
+} cna__track_cache;
 
 /* One animation layer. */
 typedef struct cna__layer {
@@ -34,9 +44,9 @@ typedef struct cna__layer {
     const cna_bone_track *motion_track; /* the bone's track in the animation, or NULL */
     cna_keyframe motion_start;  /* the track at 0 */
     cna_root_motion motion;     /* of the last advance */
-    /* sampling cursors: cursors[first_cursor(e) + track] per evaluation,
-     * then the scene-node clip's tracks */
-    size_t *cursors;
+    /* sampling state: tracks[cursor_first[e] + track] per evaluation, then
+     * the scene-node clip's tracks */
+    cna__track_cache *tracks;
 } cna__layer;
 
 /* The blending state: one accumulator per animated value of the bones
@@ -48,6 +58,8 @@ typedef struct cna__blend {
     cna_quat *q;
     float *cum;                 /* accumulated weight, 0: untouched */
     int32_t *touched;           /* slots with cum > 0, in the order first touched */
+    uint32_t *stamp;            /* per slot: the pass that last sampled it (one track per slot and layer) */
+    uint32_t pass;
     size_t touched_count;
     size_t *cursor_first;       /* eval_count + 1: first cursor of each evaluation; the
                                    last entry is the scene-node clip's */

@@ -52,6 +52,7 @@ cna_result cna__layers_create(cna_character *c, size_t layer_count)
     b->q = (cna_quat *)cna__character_take(c, slots, sizeof(cna_quat));
     b->cum = (float *)cna__character_take(c, slots, sizeof(float));
     b->touched = (int32_t *)cna__character_take(c, slots, sizeof(int32_t));
+    b->stamp = (uint32_t *)cna__character_take(c, slots, sizeof(uint32_t));
     size_t targets = 0;
     for (size_t i = 0; i < m->mesh_count; i++)
         for (size_t k = 0; k < m->meshes[i].part_count; k++)
@@ -59,7 +60,7 @@ cna_result cna__layers_create(cna_character *c, size_t layer_count)
                 targets = m->meshes[i].parts[k].morph->target_count;
     b->weights = (float *)cna__character_take(c, targets, sizeof(float));
     b->weights2 = (float *)cna__character_take(c, targets, sizeof(float));
-    if (!b->t || !b->s || !b->q || !b->cum || !b->touched || !b->weights || !b->weights2)
+    if (!b->t || !b->s || !b->q || !b->cum || !b->touched || !b->stamp || !b->weights || !b->weights2)
         return CNA_ERROR_OUT_OF_MEMORY;
     for (size_t l = 0; l < layer_count; l++) {
         cna__layer *L = &c->layers[l];
@@ -70,8 +71,9 @@ cna_result cna__layers_create(cna_character *c, size_t layer_count)
         L->ref_animation = -1;
         L->ref_sampled = -2;
         L->motion_bone = -1;
-        L->cursors = (size_t *)cna__character_take(c, cursors, sizeof(size_t));
-        if (!L->cursors) return CNA_ERROR_OUT_OF_MEMORY;
+        L->tracks = (cna__track_cache *)cna__character_take(c, cursors, sizeof(cna__track_cache));
+        if (!L->tracks) return CNA_ERROR_OUT_OF_MEMORY;
+        for (size_t i = 0; i < cursors; i++) L->tracks[i].arc_key = SIZE_MAX;
     }
     cna__motion_identity(&c->motion);
     return CNA_OK;
@@ -82,7 +84,7 @@ void cna__layers_free(cna_character *c)
     const cna_allocator *a = &c->alloc;
     cna__blend *b = &c->blend;
     for (size_t l = 0; c->layers && l < c->layer_count; l++) {
-        cna__free(a, c->layers[l].cursors);
+        cna__free(a, c->layers[l].tracks);
         cna__free(a, c->layers[l].mask_store);
         cna__free(a, c->layers[l].ref);
         cna__free(a, c->layers[l].ref_has);
@@ -95,6 +97,7 @@ void cna__layers_free(cna_character *c)
     cna__free(a, b->q);
     cna__free(a, b->cum);
     cna__free(a, b->touched);
+    cna__free(a, b->stamp);
     cna__free(a, b->weights);
     cna__free(a, b->weights2);
 }
@@ -206,7 +209,10 @@ cna_result cna__layer_play(cna_character *c, size_t layer, long animation, cna_e
     L->clock.mode = mode;
     L->clock.scale = scale;
     L->animation = animation;
-    memset(L->cursors, 0, c->blend.cursor_count * sizeof(size_t));
+    for (size_t i = 0; i < c->blend.cursor_count; i++) {
+        L->tracks[i].cursor = 0;
+        L->tracks[i].arc_key = SIZE_MAX;
+    }
     if (L->ref && L->ref_animation < 0) cna__blend_sample_reference(c, layer);
     motion_bind(c, L);
     cna__motion_identity(&L->motion);
