@@ -14,16 +14,36 @@
 
 /* ------------------------------------------------------------------ values */
 
+/* local constructors (the library's are out of line) */
+static inline cna_vec3 v3(float x, float y, float z)
+{
+    cna_vec3 v;
+    v.x = x;
+    v.y = y;
+    v.z = z;
+    return v;
+}
+
+static inline cna_quat q4(float x, float y, float z, float w)
+{
+    cna_quat q;
+    q.x = x;
+    q.y = y;
+    q.z = z;
+    q.w = w;
+    return q;
+}
+
 static cna_vec3 lerp3(cna_vec3 a, cna_vec3 b, float f)
 {
     const float g = 1.0f - f;
-    return cna_vec3_make(a.x * g + b.x * f, a.y * g + b.y * f, a.z * g + b.z * f);
+    return v3(a.x * g + b.x * f, a.y * g + b.y * f, a.z * g + b.z * f);
 }
 
 /* Hamilton product a · b (apply b, then a) */
 static cna_quat qmul(cna_quat a, cna_quat b)
 {
-    return cna_quat_make(a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+    return q4(a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
                          a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
                          a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
                          a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
@@ -33,20 +53,20 @@ static cna_quat qmul(cna_quat a, cna_quat b)
  * exactly: each pair is the same two products with opposite signs. */
 static cna_quat delta_q(cna_quat r, cna_quat k)
 {
-    return cna_quat_make((r.w * k.x - r.x * k.w) + (r.z * k.y - r.y * k.z),
+    return q4((r.w * k.x - r.x * k.w) + (r.z * k.y - r.y * k.z),
                          (r.w * k.y - r.y * k.w) + (r.x * k.z - r.z * k.x),
                          (r.w * k.z - r.z * k.w) + (r.y * k.x - r.x * k.y),
                          r.w * k.w + r.x * k.x + r.y * k.y + r.z * k.z);
 }
 
-static cna_quat qconj(cna_quat q) { return cna_quat_make(-q.x, -q.y, -q.z, q.w); }
+static cna_quat qconj(cna_quat q) { return q4(-q.x, -q.y, -q.z, q.w); }
 
 /* q / |q| (a division, so that (0, 0, 0, w) becomes the identity exactly) */
 static cna_quat normalize_q(cna_quat q)
 {
     const float len = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
     if (!(len > 0.0f) || !isfinite(len)) return cna_quat_identity();
-    return cna_quat_make(q.x / len, q.y / len, q.z / len, q.w / len);
+    return q4(q.x / len, q.y / len, q.z / len, q.w / len);
 }
 
 static bool is_identity_q(cna_quat q) { return q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && q.w == 1.0f; }
@@ -142,9 +162,9 @@ static void mix_rest(cna__blend *b, void (*rest)(const void *, int32_t, cna_keyf
 static void add(cna__blend *b, int32_t slot, const cna_keyframe *k, const cna_keyframe *ref, float w,
                 void (*rest)(const void *, int32_t, cna_keyframe *), const void *ctx)
 {
-    const cna_vec3 dt = cna_vec3_make(k->translation.x - ref->translation.x, k->translation.y - ref->translation.y,
+    const cna_vec3 dt = v3(k->translation.x - ref->translation.x, k->translation.y - ref->translation.y,
                                       k->translation.z - ref->translation.z);
-    const cna_vec3 ds = cna_vec3_make(k->scale.x - ref->scale.x, k->scale.y - ref->scale.y, k->scale.z - ref->scale.z);
+    const cna_vec3 ds = v3(k->scale.x - ref->scale.x, k->scale.y - ref->scale.y, k->scale.z - ref->scale.z);
     const cna_quat dq = normalize_q(delta_q(ref->rotation, k->rotation));
     if (is_zero3(dt) && is_zero3(ds) && is_identity_q(dq)) return; /* no delta: nothing changes */
     if (b->cum[slot] == 0.0f) { /* no override layer animates it: from its rest value */
@@ -157,9 +177,9 @@ static void add(cna__blend *b, int32_t slot, const cna_keyframe *k, const cna_ke
         b->touched[b->touched_count++] = slot;
     }
     if (!is_zero3(dt))
-        b->t[slot] = cna_vec3_make(b->t[slot].x + w * dt.x, b->t[slot].y + w * dt.y, b->t[slot].z + w * dt.z);
+        b->t[slot] = v3(b->t[slot].x + w * dt.x, b->t[slot].y + w * dt.y, b->t[slot].z + w * dt.z);
     if (!is_zero3(ds))
-        b->s[slot] = cna_vec3_make(b->s[slot].x + w * ds.x, b->s[slot].y + w * ds.y, b->s[slot].z + w * ds.z);
+        b->s[slot] = v3(b->s[slot].x + w * ds.x, b->s[slot].y + w * ds.y, b->s[slot].z + w * ds.z);
     if (!is_identity_q(dq)) b->q[slot] = qmul(b->q[slot], cna_quat_slerp(cna_quat_identity(), dq, w));
 }
 
@@ -169,7 +189,7 @@ static cna_quat twist_y(cna_quat q)
 {
     const float n = sqrtf(q.y * q.y + q.w * q.w);
     if (!(n > 0.0f)) return cna_quat_identity();
-    return cna_quat_make(0.0f, q.y / n, 0.0f, q.w / n);
+    return q4(0.0f, q.y / n, 0.0f, q.w / n);
 }
 
 /* The layer's sample of its motion bone with the motion taken out. */
@@ -255,7 +275,7 @@ static void joint_rest(const void *ctx, int32_t p, cna_keyframe *out)
         return;
     }
     if (!cna_mat4_decompose(&j->skin->data.bind_pose[p], &out->translation, &out->rotation, &out->scale)) {
-        out->translation = cna_vec3_make(0.0f, 0.0f, 0.0f);
+        out->translation = v3(0.0f, 0.0f, 0.0f);
         out->rotation = cna_quat_identity();
         out->scale = cna_vec3_one();
     }
