@@ -159,7 +159,30 @@ static void mix_rest(cna__blend *b, void (*rest)(const void *, int32_t, cna_keyf
 }
 
 /* An additive sample k with reference ref and weight w on a value. */
-static void add(cna__blend *b, int32_t slot, const cna_keyframe *k, const cna_keyframe *ref, float w,
+/* Additive rotations waiting for their arcs (as `pending`, for
+ * slerp(identity, dq, w)), then q = q · that. */
+static void flush_additive(cna__blend *b, pending *p)
+{
+    if (!p->n) return;
+    static const cna_quat identity = {0.0f, 0.0f, 0.0f, 1.0f};
+    const cna_quat *from[8], *to[8];
+    cna__arc arcs[8];
+    cna__arc *out[8];
+    for (size_t i = 0; i < p->n; i++) {
+        from[i] = &identity;
+        to[i] = &p->to[i];
+        out[i] = &arcs[i];
+    }
+    cna__arc_make8(from, to, out, p->n);
+    for (size_t i = 0; i < p->n; i++) {
+        cna_quat part;
+        cna__arc_slerp(&identity, &p->to[i], &arcs[i], p->f[i], &part);
+        b->q[p->slot[i]] = qmul(b->q[p->slot[i]], part);
+    }
+    p->n = 0;
+}
+
+static void add(cna__blend *b, pending *p, int32_t slot, const cna_keyframe *k, const cna_keyframe *ref, float w,
                 void (*rest)(const void *, int32_t, cna_keyframe *), const void *ctx)
 {
     const cna_vec3 dt = v3(k->translation.x - ref->translation.x, k->translation.y - ref->translation.y,
@@ -180,7 +203,12 @@ static void add(cna__blend *b, int32_t slot, const cna_keyframe *k, const cna_ke
         b->t[slot] = v3(b->t[slot].x + w * dt.x, b->t[slot].y + w * dt.y, b->t[slot].z + w * dt.z);
     if (!is_zero3(ds))
         b->s[slot] = v3(b->s[slot].x + w * ds.x, b->s[slot].y + w * ds.y, b->s[slot].z + w * ds.z);
-    if (!is_identity_q(dq)) b->q[slot] = qmul(b->q[slot], cna_quat_slerp(cna_quat_identity(), dq, w));
+    if (!is_identity_q(dq)) {
+        p->slot[p->n] = slot;
+        p->to[p->n] = dq;
+        p->f[p->n] = w;
+        if (++p->n == 8) flush_additive(b, p);
+    }
 }
 
 /* ------------------------------------------------------------------ root motion in the pose */
@@ -318,10 +346,13 @@ static void sample_layer(cna_character *c, const cna__layer *L, size_t l, const 
                 r = L->ref[ref0 + (size_t)slot];
             else
                 rest(ctx, slot, &r);
-            add(b, slot, &k, &r, w, rest, ctx);
+            add(b, &p, slot, &k, &r, w, rest, ctx);
         }
     }
-    flush(b, &p);
+    if (mode == CNA_BLEND_MODE_OVERRIDE)
+        flush(b, &p);
+    else
+        flush_additive(b, &p);
 }
 
 void cna__blend_nodes(cna_character *c)
