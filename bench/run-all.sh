@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")/.."
 B=${1:-build-bench}
 cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNA_BUILD_TESTS=OFF >/dev/null
-cmake --build "$B" --target bench_player bench_skinning bench_morph_blend bench_import bench_cnb_load \
+cmake --build "$B" --target bench_player bench_skinning bench_blend bench_morph_blend bench_import bench_cnb_load \
     bench_gltf_load cna_tool >/dev/null
 echo "== machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -17,6 +17,7 @@ run "$B/bench/bench_player" --clip Robot_Walking
 run "$B/bench/bench_player" --clip "Walk (synthetic)"
 run "$B/bench/bench_player" --crowd-only
 run "$B/bench/bench_skinning"
+run "$B/bench/bench_blend"
 run "$B/bench/bench_morph_blend"
 run "$B/bench/bench_import"
 run "$B/bench/bench_cnb_load"
