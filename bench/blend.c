@@ -20,6 +20,9 @@
  *                 own phase)
  *   --json        one JSON object per set-up ("scope":"blend") and one for
  *                 the ratios ("scope":"blend-ratios")
+ *   --only NAME   measure one set-up (for a profiler or callgrind)
+ *   --frames N    with --only: pose exactly N frames, untimed, and print
+ *                 nothing else (callgrind: instructions per frame)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,9 +100,15 @@ int main(int argc, char **argv)
     size_t characters = 1;
     int json = 0;
     int rest = 1;
+    const char *only = NULL;
+    long frames = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             json = 1;
+        } else if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
+            frames = strtol(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+            only = argv[++i];
         } else if (strcmp(argv[i], "--characters") == 0 && i + 1 < argc) {
             characters = (size_t)strtoul(argv[++i], NULL, 10);
             if (characters == 0) characters = 1;
@@ -137,10 +146,17 @@ int main(int argc, char **argv)
             }
         frame(&setups[s]); /* warm-up */
     }
+    if (only && frames > 0) {
+        for (int s = 0; s < SETUPS; s++)
+            if (strcmp(only, SETUP_NAMES[s]) == 0)
+                for (long f = 0; f < frames; f++) frame(&setups[s]);
+        return 0;
+    }
     double *t[SETUPS];
     for (int s = 0; s < SETUPS; s++) t[s] = (double *)calloc((size_t)runs, sizeof(double));
     for (int r = 0; r < runs; r++)
-        for (int s = 0; s < SETUPS; s++) t[s][r] = bench_run(frame, &setups[s], seconds, NULL);
+        for (int s = 0; s < SETUPS; s++)
+            if (!only || strcmp(only, SETUP_NAMES[s]) == 0) t[s][r] = bench_run(frame, &setups[s], seconds, NULL);
     const double joints = (double)m->skins[0].joint_count;
     double med[SETUPS];
     printf(json ? "" : "== bench_blend: RobotExpressive, %zu character(s), %.0f joints, %d runs of >= %.2f s\n",

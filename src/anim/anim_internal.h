@@ -304,6 +304,47 @@ static inline void cna__arc_slerp(const cna_quat *a, const cna_quat *b, const cn
     out->w = a->w * wa + b->w * wb;
 }
 
+/* A player's (or a character layer's) state for one track of the clip it
+ * samples: the key cursor (SIZE_MAX: the keys are out of time order and
+ * the track is sampled with cna_track_sample_linear) and the slerp
+ * constants of the key interval it was last sampled in (arc_key, SIZE_MAX
+ * when none), made again only when the cursor moves to another interval.
+ * 32 bytes. */
+typedef struct cna__track_state {
+    size_t cursor;
+    size_t arc_key;
+    cna__arc arc;
+} cna__track_state;
+
+/* While the clip and the number of tracks with state are the same and
+ * from < t < until, every track with a cursor is strictly inside the key
+ * interval of its cached arc (no arc to make). clip NULL: closed. */
+typedef struct cna__arcs_window {
+    const cna_clip *clip;
+    size_t states;
+    int64_t from, until;
+} cna__arcs_window;
+
+/* Reset `count` track states for `clip` (cursor 0, or SIZE_MAX for a track
+ * whose keys are out of order; no arc) and close the window. */
+void cna__track_states_start(const cna_clip *clip, cna__track_state *states, size_t count, cna__arcs_window *win);
+
+/* Sample the first `state_count` tracks of `clip` at `t` as a player does
+ * (the same key search, cached arcs made eight at a time on path `path`,
+ * the same arithmetic, hence the bits of cna_track_sample, or of
+ * cna_track_sample_linear for a track out of order), every later track
+ * with cna_track_sample_linear: each usable track (keys, bone in
+ * 0..bone_count-1) writes its translation, rotation and scale into
+ * out[bone] (a later track for the same bone wins) and sets posed[bone] = 1.
+ * out[].ticks is not written. */
+void cna__sample_trs(int path, const cna_clip *clip, int64_t t, int32_t bone_count, cna__track_state *states,
+                     size_t state_count, cna__arcs_window *win, cna_keyframe *out, uint8_t *posed);
+
+/* out[i] = T · R · S of in[i], for i < count, with the player's composition
+ * (four or eight at once on SSE and the wide paths): the bits of
+ * cna_mat4_compose. */
+void cna__compose_keys(int path, cna_mat4 *const *out, const cna_keyframe *const *in, size_t count);
+
 /* For the crowd (src/anim/crowd.c): cna_player_update split in its check
  * (nothing changes; the same errors) and its effect (no checks), and a mark
  * used to find a player listed twice (returns the mark before). */

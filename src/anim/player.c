@@ -46,11 +46,7 @@
  * again only when the cursor moves to another interval: for 60 Hz playback of
  * 24 Hz keys, two frames in three reuse them). 32 bytes; the samples of an
  * update live on the stack, four at a time. */
-typedef struct track_state {
-    size_t cursor;   /* key index, or CURSOR_LINEAR */
-    size_t arc_key;  /* the interval (first key) arc belongs to, or ARC_NONE */
-    cna__arc arc;
-} track_state;
+typedef cna__track_state track_state;
 
 /* The player lies on whole 64-byte cache lines (its allocation aligned by
  * hand), in three zones, so that a crowd's threads share no line that one of
@@ -79,9 +75,7 @@ struct cna_player {
     /* new_arcs' window: while the clip and its tracks with state are the
      * same and arcs_from < position < arcs_until, every track with a cursor
      * is strictly inside the key interval of its cached arc */
-    const cna_clip *arcs_clip;
-    size_t arcs_states;
-    int64_t arcs_from, arcs_until;
+    cna__arcs_window arcs;
     /* written only by a cna_crowd_update's check pass */
     _Alignas(64) bool crowd_mark;
 };
@@ -291,13 +285,11 @@ HOT_INLINE void sample_track(const cna_bone_track *track, int64_t t, track_state
  * AVX-512F chain on those paths: cna__arc_trig8_path; one alone as
  * cna__arc_make). The cursors move here as cna__track_locate moves them;
  * the sampling pass finds them already in place. */
-static void new_arcs(cna_player *player, size_t states, int64_t t)
+static void new_arcs_in(int path, const cna_clip *clip, track_state *tracks, size_t states, int64_t t, int32_t n,
+                        cna__arcs_window *win)
 {
-    const cna_clip *clip = player->clip;
-    if (clip == player->arcs_clip && states == player->arcs_states && player->arcs_from < t &&
-        t < player->arcs_until)
+    if (clip == win->clip && states == win->states && win->from < t && t < win->until)
         return; /* no track leaves its interval */
-    const int32_t n = player->bone_count;
     float d[8];
     cna__arc *out[8];
     size_t count = 0;
@@ -307,7 +299,7 @@ static void new_arcs(cna_player *player, size_t states, int64_t t)
         const cna_bone_track *track = &clip->tracks[i];
         const int32_t bone = track->bone;
         if (track->key_count == 0 || !track->keys || bone < 0 || bone >= n) continue;
-        track_state *st = &player->tracks[i];
+        track_state *st = &tracks[i];
         const size_t c = st->cursor;
         if (c == CURSOR_LINEAR) continue;
         const cna_keyframe *k = track->keys;
@@ -341,7 +333,7 @@ static void new_arcs(cna_player *player, size_t states, int64_t t)
         if (cna__arc_begin(&k[now].rotation, &k[now + 1].rotation, &st->arc, &d[count])) {
             out[count] = &st->arc;
             if (++count == 8) {
-                cna__arc_trig8_path(player->path, d, out, count);
+                cna__arc_trig8_path(path, d, out, count);
                 count = 0;
             }
         }
@@ -350,12 +342,17 @@ static void new_arcs(cna_player *player, size_t states, int64_t t)
         out[0]->theta = cna_acosf(d[0]);
         out[0]->inv_sin = 1.0f / cna_sinf(out[0]->theta);
     } else if (count > 1) {
-        cna__arc_trig8_path(player->path, d, out, count);
+        cna__arc_trig8_path(path, d, out, count);
     }
-    player->arcs_clip = inside ? clip : NULL;
-    player->arcs_states = states;
-    player->arcs_from = from;
-    player->arcs_until = until;
+    win->clip = inside ? clip : NULL;
+    win->states = states;
+    win->from = from;
+    win->until = until;
+}
+
+static void new_arcs(cna_player *player, size_t states, int64_t t)
+{
+    new_arcs_in(player->path, player->clip, player->tracks, states, t, player->bone_count, &player->arcs);
 }
 /* compose_key for four samples at once, one per SSE lane: every lane runs
  * compose_key's operations in the same order (sqrt and division are
@@ -607,6 +604,132 @@ static void sample_clip(cna_player *player) { sample_clip_body(player, false); }
 AVX_TARGET static void sample_clip_avx(cna_player *player) { sample_clip_body(player, true); }
 AVX512_TARGET static void sample_clip_avx512(cna_player *player) { sample_clip_body(player, true); }
 #endif
+
+/* ------------------------------------------------------------------ the kernels for the character's layers */
+
+void cna__track_states_start(const cna_clip *clip, cna__track_state *states, size_t count, cna__arcs_window *win)
+{
+    for (size_t i = 0; i < count; ++i) {
+        const cna_bone_track *track = clip && clip->tracks && i < clip->track_count ? &clip->tracks[i] : NULL;
+        const bool sorted = !track || (track->keys && cna__track_is_sorted(track));
+        states[i].cursor = sorted ? 0 : CURSOR_LINEAR;
+        states[i].arc_key = ARC_NONE;
+    }
+    win->clip = NULL;
+}
+
+#if defined(PLAYER_SSE)
+/* A vsample written as a keyframe's translation, rotation and scale: tr
+ * (translation, a stale rotation.x), ws (a stale rotation.w, scale), then q
+ * over both stale lanes, so the bytes are the sample's. */
+HOT_INLINE void vsample_store(const vsample *v, cna_keyframe *k)
+{
+    _mm_storeu_ps(&k->translation.x, v->tr);
+    _mm_storeu_ps(&k->rotation.w, v->ws);
+    _mm_storeu_ps(&k->rotation.x, v->q);
+}
+#endif
+
+void cna__sample_trs(int path, const cna_clip *clip, int64_t t, int32_t bone_count, cna__track_state *states,
+                     size_t state_count, cna__arcs_window *win, cna_keyframe *out, uint8_t *posed)
+{
+    if (!clip || !clip->tracks) return;
+    const int32_t n = bone_count;
+    const size_t count = clip->track_count < state_count ? clip->track_count : state_count;
+    amount_memo memo = {0, 0, 0.0f};
+#if defined(PLAYER_SSE)
+    new_arcs_in(path, clip, states, count, t, n, win);
+#else
+    (void)path;
+    (void)win;
+#endif
+    for (size_t i = 0; i < count; ++i) {
+        const cna_bone_track *track = &clip->tracks[i];
+        const int32_t bone = track->bone;
+        if (track->key_count == 0 || !track->keys || bone < 0 || bone >= n) continue;
+        track_state *st = &states[i];
+        posed[bone] = 1;
+        if (st->cursor == CURSOR_LINEAR) {
+            cna_track_sample_linear(track, t, &out[bone]);
+            continue;
+        }
+#if defined(PLAYER_SSE)
+        vsample v;
+        sample_track(track, t, st, &memo, &v);
+        vsample_store(&v, &out[bone]);
+#else
+        cna_keyframe key;
+        const cna_keyframe *k = sample_track(track, t, st, &memo, &key);
+        out[bone].translation = k->translation;
+        out[bone].rotation = k->rotation;
+        out[bone].scale = k->scale;
+#endif
+    }
+    for (size_t i = count; i < clip->track_count; ++i) {
+        const cna_bone_track *track = &clip->tracks[i];
+        if (track->key_count == 0 || !track->keys || track->bone < 0 || track->bone >= n) continue;
+        cna_track_sample_linear(track, t, &out[track->bone]);
+        posed[track->bone] = 1;
+    }
+}
+
+#if defined(PLAYER_SSE)
+HOT_INLINE void compose_keys_body(cna_mat4 *const *out, const cna_keyframe *const *in, size_t count, bool wide)
+{
+    const size_t width = wide ? 8 : 4;
+    vsample buf[8];
+    cna_mat4 *dst[8];
+    size_t i = 0;
+    for (; i + width <= count; i += width) {
+        for (size_t k = 0; k < width; ++k) {
+            vsample_load(in[i + k], &buf[k]);
+            dst[k] = out[i + k];
+        }
+        compose(dst, buf, wide);
+    }
+    while (i < count) { /* the rest four at a time, padded with copies of the last */
+        size_t k = 0;
+        for (; k < 4 && i + k < count; ++k) {
+            vsample_load(in[i + k], &buf[k]);
+            dst[k] = out[i + k];
+        }
+        for (size_t j = k; j < 4; ++j) {
+            buf[j] = buf[k - 1];
+            dst[j] = dst[k - 1];
+        }
+        compose4(dst, buf);
+        i += k;
+    }
+}
+static void compose_keys_base(cna_mat4 *const *out, const cna_keyframe *const *in, size_t count)
+{
+    compose_keys_body(out, in, count, false);
+}
+#if defined(PLAYER_WIDE)
+AVX_TARGET static void compose_keys_avx(cna_mat4 *const *out, const cna_keyframe *const *in, size_t count)
+{
+    compose_keys_body(out, in, count, true);
+}
+#endif
+#endif
+
+void cna__compose_keys(int path, cna_mat4 *const *out, const cna_keyframe *const *in, size_t count)
+{
+#if defined(PLAYER_SSE)
+#if defined(PLAYER_WIDE)
+    if (path != CNA__PLAYER_PATH_BASE) {
+        compose_keys_avx(out, in, count);
+        return;
+    }
+#else
+    (void)path;
+#endif
+    compose_keys_base(out, in, count);
+#else
+    (void)path;
+    for (size_t i = 0; i < count; ++i) compose_key(out[i], in[i]);
+#endif
+}
 
 /* After sampling, in index order:
  *   local[p] = bind_pose[p]                     bones no track set
@@ -964,7 +1087,7 @@ cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_e
         player->tracks[i].arc_key = ARC_NONE;
     }
     player->cursor_count = tracks;
-    player->arcs_clip = NULL; /* new_arcs' window closed */
+    player->arcs.clip = NULL; /* new_arcs' window closed */
     player->clip = clip;
     player->position = 0;
     return CNA_OK;

@@ -95,15 +95,15 @@ static void flush(cna__blend *b, pending *p)
     cna__arc arcs[8];
     cna__arc *out[8];
     for (size_t i = 0; i < p->n; i++) {
-        from[i] = &b->q[p->slot[i]];
+        from[i] = &b->acc[p->slot[i]].rotation;
         to[i] = &p->to[i];
         out[i] = &arcs[i];
     }
     cna__arc_make8(from, to, out, p->n);
     for (size_t i = 0; i < p->n; i++) {
         cna_quat r;
-        cna__arc_slerp(&b->q[p->slot[i]], &p->to[i], &arcs[i], p->f[i], &r);
-        b->q[p->slot[i]] = r;
+        cna__arc_slerp(&b->acc[p->slot[i]].rotation, &p->to[i], &arcs[i], p->f[i], &r);
+        b->acc[p->slot[i]].rotation = r;
     }
     p->n = 0;
 }
@@ -122,17 +122,17 @@ static void accumulate(cna__blend *b, pending *p, int32_t slot, const cna_keyfra
 {
     float *cum = &b->cum[slot];
     if (*cum == 0.0f) {
-        b->t[slot] = k->translation;
-        b->q[slot] = k->rotation;
-        b->s[slot] = k->scale;
+        b->acc[slot].translation = k->translation;
+        b->acc[slot].rotation = k->rotation;
+        b->acc[slot].scale = k->scale;
         *cum = w;
         b->touched[b->touched_count++] = slot;
         return;
     }
     *cum += w;
     const float f = w / *cum;
-    b->t[slot] = lerp3(b->t[slot], k->translation, f);
-    b->s[slot] = lerp3(b->s[slot], k->scale, f);
+    b->acc[slot].translation = lerp3(b->acc[slot].translation, k->translation, f);
+    b->acc[slot].scale = lerp3(b->acc[slot].scale, k->scale, f);
     slerp_later(b, p, slot, k->rotation, f);
 }
 
@@ -149,8 +149,8 @@ static void mix_rest(cna__blend *b, void (*rest)(const void *, int32_t, cna_keyf
             cna_keyframe r;
             rest(ctx, slot, &r);
             const float f = 1.0f - W;
-            b->t[slot] = lerp3(b->t[slot], r.translation, f);
-            b->s[slot] = lerp3(b->s[slot], r.scale, f);
+            b->acc[slot].translation = lerp3(b->acc[slot].translation, r.translation, f);
+            b->acc[slot].scale = lerp3(b->acc[slot].scale, r.scale, f);
             slerp_later(b, &p, slot, r.rotation, f);
         }
         b->cum[slot] = 1.0f;
@@ -177,7 +177,7 @@ static void flush_additive(cna__blend *b, pending *p)
     for (size_t i = 0; i < p->n; i++) {
         cna_quat part;
         cna__arc_slerp(&identity, &p->to[i], &arcs[i], p->f[i], &part);
-        b->q[p->slot[i]] = qmul(b->q[p->slot[i]], part);
+        b->acc[p->slot[i]].rotation = qmul(b->acc[p->slot[i]].rotation, part);
     }
     p->n = 0;
 }
@@ -193,16 +193,16 @@ static void add(cna__blend *b, pending *p, int32_t slot, const cna_keyframe *k, 
     if (b->cum[slot] == 0.0f) { /* no override layer animates it: from its rest value */
         cna_keyframe r;
         rest(ctx, slot, &r);
-        b->t[slot] = r.translation;
-        b->q[slot] = r.rotation;
-        b->s[slot] = r.scale;
+        b->acc[slot].translation = r.translation;
+        b->acc[slot].rotation = r.rotation;
+        b->acc[slot].scale = r.scale;
         b->cum[slot] = 1.0f;
         b->touched[b->touched_count++] = slot;
     }
     if (!is_zero3(dt))
-        b->t[slot] = v3(b->t[slot].x + w * dt.x, b->t[slot].y + w * dt.y, b->t[slot].z + w * dt.z);
+        b->acc[slot].translation = v3(b->acc[slot].translation.x + w * dt.x, b->acc[slot].translation.y + w * dt.y, b->acc[slot].translation.z + w * dt.z);
     if (!is_zero3(ds))
-        b->s[slot] = v3(b->s[slot].x + w * ds.x, b->s[slot].y + w * ds.y, b->s[slot].z + w * ds.z);
+        b->acc[slot].scale = v3(b->acc[slot].scale.x + w * ds.x, b->acc[slot].scale.y + w * ds.y, b->acc[slot].scale.z + w * ds.z);
     if (!is_identity_q(dq)) {
         p->slot[p->n] = slot;
         p->to[p->n] = dq;
@@ -237,35 +237,6 @@ static void extract(const cna__layer *L, cna_keyframe *k)
 
 /* ------------------------------------------------------------------ sampling */
 
-/* cna_track_sample(track, t, &cache->cursor, out), bit for bit, with the
- * interval's slerp constants kept in the cache. */
-static void sample_cached(const cna_bone_track *track, int64_t t, cna__track_cache *cache, cna_keyframe *out)
-{
-    bool interpolate;
-    const size_t c = cna__track_locate(track, t, &cache->cursor, &interpolate);
-    const cna_keyframe *a = &track->keys[c];
-    if (!interpolate) {
-        *out = *a;
-        out->ticks = t;
-        return;
-    }
-    const cna_keyframe *k = a + 1;
-    if (cache->arc_key != c) {
-        cna__arc_make(&a->rotation, &k->rotation, &cache->arc);
-        cache->arc_key = c;
-    }
-    const uint64_t num = (uint64_t)t - (uint64_t)a->ticks;
-    const uint64_t den = (uint64_t)k->ticks - (uint64_t)a->ticks;
-    const float f = (float)((double)num / (double)den);
-    out->ticks = t;
-    out->translation.x = a->translation.x + (k->translation.x - a->translation.x) * f;
-    out->translation.y = a->translation.y + (k->translation.y - a->translation.y) * f;
-    out->translation.z = a->translation.z + (k->translation.z - a->translation.z) * f;
-    out->scale.x = a->scale.x + (k->scale.x - a->scale.x) * f;
-    out->scale.y = a->scale.y + (k->scale.y - a->scale.y) * f;
-    out->scale.z = a->scale.z + (k->scale.z - a->scale.z) * f;
-    cna__arc_slerp(&a->rotation, &k->rotation, &cache->arc, f, &out->rotation);
-}
 
 
 static float layer_weight(const cna__layer *L, int32_t bone)
@@ -311,42 +282,47 @@ static void joint_rest(const void *ctx, int32_t p, cna_keyframe *out)
 
 /* One layer's clip over a range of slots: `bone_of` maps a track's index
  * to the bone its mask weight and root motion use. */
-static void sample_layer(cna_character *c, const cna__layer *L, size_t l, const cna_clip *clip, size_t cursor0,
-                         int32_t slot_count, const int32_t *bone_of, cna_blend_mode mode, size_t ref0,
+/* One layer's clip over the slots of `space` (an evaluation, or
+ * eval_count: the scene-node bones): sampled by the player's kernel into
+ * the sample buffer, then each sampled slot mixed in. `bone_of` maps a slot
+ * to the bone its mask weight and root motion use. */
+static void sample_layer(cna_character *c, const cna__layer *L, size_t space, const cna_clip *clip,
+                         int32_t slot_count, const int32_t *bone_of, cna_blend_mode mode,
                          void (*rest)(const void *, int32_t, cna_keyframe *), const void *ctx)
 {
     cna__blend *b = &c->blend;
-    const int64_t t = L->clock.position;
-    cna__track_cache *caches = c->layers[l].tracks + cursor0;
-    const uint32_t pass = ++b->pass;
-    if (pass == 0) { /* the counter wrapped: no stamp may look current */
-        memset(b->stamp, 0, b->slot_count * sizeof(uint32_t));
-        b->pass = 1;
-    }
+    const size_t cursor0 = b->cursor_first[space], states = b->cursor_first[space + 1] - cursor0;
+    const size_t ref0 = b->ref_first[space];
+    if (slot_count <= 0 || !clip->tracks || clip->track_count == 0) return;
+    /* the first override layer of the pose samples straight into the
+     * accumulators (its values are copied by the rule) */
+    const bool first = mode == CNA_BLEND_MODE_OVERRIDE && b->touched_count == 0;
+    cna_keyframe *out = first ? b->acc : b->sample;
+    memset(b->has, 0, (size_t)slot_count);
+    cna__sample_trs(b->path, clip, L->clock.position, slot_count, L->tracks + cursor0, states, &L->windows[space], out,
+                    b->has);
+    const bool masked = L->mask != NULL, motion = L->motion_track != NULL;
     pending p;
     p.n = 0;
-    /* the last track of a slot wins, as in a player: tracks from the end, each slot once */
-    for (size_t i = clip->tracks ? clip->track_count : 0; i-- > 0;) {
-        const cna_bone_track *track = &clip->tracks[i];
-        const int32_t slot = track->bone;
-        if (!track->keys || track->key_count == 0 || slot < 0 || slot >= slot_count) continue;
-        if (b->stamp[slot] == b->pass) continue;
-        b->stamp[slot] = b->pass;
+    for (int32_t slot = 0; slot < slot_count; slot++) {
+        if (!b->has[slot]) continue;
         const int32_t bone = bone_of ? bone_of[slot] : slot;
-        const float w = layer_weight(L, bone);
+        const float w = masked && bone >= 0 ? L->weight * L->mask[bone] : L->weight;
         if (!(w > 0.0f)) continue;
-        cna_keyframe k;
-        sample_cached(track, t, &caches[i], &k);
-        if (L->motion_track && bone == L->motion_bone) extract(L, &k);
-        if (mode == CNA_BLEND_MODE_OVERRIDE) {
-            accumulate(b, &p, slot, &k, w);
+        cna_keyframe *k = &out[slot];
+        if (motion && bone == L->motion_bone) extract(L, k);
+        if (first) {
+            b->cum[slot] = w;
+            b->touched[b->touched_count++] = slot;
+        } else if (mode == CNA_BLEND_MODE_OVERRIDE) {
+            accumulate(b, &p, slot, k, w);
         } else {
             cna_keyframe r;
             if (L->ref_has && L->ref_has[ref0 + (size_t)slot])
                 r = L->ref[ref0 + (size_t)slot];
             else
                 rest(ctx, slot, &r);
-            add(b, &p, slot, &k, &r, w, rest, ctx);
+            add(b, &p, slot, k, &r, w, rest, ctx);
         }
     }
     if (mode == CNA_BLEND_MODE_OVERRIDE)
@@ -360,25 +336,26 @@ void cna__blend_nodes(cna_character *c)
     const cna_model *m = c->model;
     cna__blend *b = &c->blend;
     if (!m->node_clips) return;
-    const size_t cursor0 = b->cursor_first[c->eval_count], ref0 = b->ref_first[c->eval_count];
     reset(b);
     for (size_t l = 0; l < c->layer_count; l++) {
         const cna__layer *L = &c->layers[l];
         if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
-        sample_layer(c, L, l, &m->node_clips[L->animation], cursor0, (int32_t)m->bone_count, NULL,
-                     CNA_BLEND_MODE_OVERRIDE, ref0, bone_rest, m);
+        sample_layer(c, L, c->eval_count, &m->node_clips[L->animation], (int32_t)m->bone_count, NULL,
+                     CNA_BLEND_MODE_OVERRIDE, bone_rest, m);
     }
     mix_rest(b, bone_rest, m);
     for (size_t l = 0; l < c->layer_count; l++) {
         const cna__layer *L = &c->layers[l];
         if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
-        sample_layer(c, L, l, &m->node_clips[L->animation], cursor0, (int32_t)m->bone_count, NULL,
-                     CNA_BLEND_MODE_ADDITIVE, ref0, bone_rest, m);
+        sample_layer(c, L, c->eval_count, &m->node_clips[L->animation], (int32_t)m->bone_count, NULL,
+                     CNA_BLEND_MODE_ADDITIVE, bone_rest, m);
     }
     for (size_t i = 0; i < b->touched_count; i++) {
         const int32_t bone = b->touched[i];
-        cna__compose_trs(&c->local[bone], &b->t[bone], &b->q[bone], &b->s[bone]);
+        b->compose_out[i] = &c->local[bone];
+        b->compose_in[i] = &b->acc[bone];
     }
+    cna__compose_keys(b->path, b->compose_out, b->compose_in, b->touched_count);
     reset(b);
 }
 
@@ -390,30 +367,31 @@ void cna__blend_evaluation(cna_character *c, size_t e)
     const cna_model_skin *s = &m->skins[ev->skin];
     const cna_skinning_data *d = &s->data;
     const int32_t n = d->bone_count;
-    const size_t cursor0 = b->cursor_first[e], ref0 = b->ref_first[e];
     const joint_ctx ctx = {m, s};
     reset(b);
     for (size_t l = 0; l < c->layer_count; l++) {
         const cna__layer *L = &c->layers[l];
         if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
-        sample_layer(c, L, l, &d->clips[L->animation], cursor0, n, s->palette_to_node, CNA_BLEND_MODE_OVERRIDE, ref0,
-                     joint_rest, &ctx);
+        sample_layer(c, L, e, &d->clips[L->animation], n, s->palette_to_node, CNA_BLEND_MODE_OVERRIDE, joint_rest,
+                     &ctx);
     }
     mix_rest(b, joint_rest, &ctx);
     for (size_t l = 0; l < c->layer_count; l++) {
         const cna__layer *L = &c->layers[l];
         if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
-        sample_layer(c, L, l, &d->clips[L->animation], cursor0, n, s->palette_to_node, CNA_BLEND_MODE_ADDITIVE, ref0,
-                     joint_rest, &ctx);
+        sample_layer(c, L, e, &d->clips[L->animation], n, s->palette_to_node, CNA_BLEND_MODE_ADDITIVE, joint_rest,
+                     &ctx);
     }
     cna_mat4 *locals = cna__player_locals(ev->player);
     uint8_t *posed = cna__player_posed(ev->player);
     if (n > 0) memset(posed, 0, (size_t)n);
     for (size_t i = 0; i < b->touched_count; i++) {
         const int32_t p = b->touched[i];
-        cna__compose_trs(&locals[p], &b->t[p], &b->q[p], &b->s[p]);
+        b->compose_out[i] = &locals[p];
+        b->compose_in[i] = &b->acc[p];
         posed[p] = 1;
     }
+    cna__compose_keys(b->path, b->compose_out, b->compose_in, b->touched_count);
     reset(b);
     cna__player_hierarchy(ev->player);
 }

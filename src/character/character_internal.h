@@ -12,15 +12,6 @@
 #include "cna/character.h"
 #include "cna/morph.h"
 
-/* A layer's state for one track: its key cursor and the slerp constants of
- * the key interval it was last sampled in (made again only when the
- * cursor moves to another interval). */
-typedef struct cna__track_cache {
-    size_t cursor;
-    size_t arc_key;             /* SIZE_MAX: no arc */
-    cna__arc arc;
-} cna__track_cache;
-
 /* One animation layer. */
 typedef struct cna__layer {
     cna__clock clock;
@@ -45,8 +36,10 @@ typedef struct cna__layer {
     cna_keyframe motion_start;  /* the track at 0 */
     cna_root_motion motion;     /* of the last advance */
     /* sampling state: tracks[cursor_first[e] + track] per evaluation, then
-     * the scene-node clip's tracks */
-    cna__track_cache *tracks;
+     * the scene-node clip's tracks; one arcs window per evaluation, then the
+     * scene-node clip's */
+    cna__track_state *tracks;
+    cna__arcs_window *windows;
 } cna__layer;
 
 /* The blending state: one accumulator per animated value of the bones
@@ -54,12 +47,14 @@ typedef struct cna__layer {
  * being posed) and morph weights. */
 typedef struct cna__blend {
     size_t slot_count;          /* max(bone_count, largest joint count) */
-    cna_vec3 *t, *s;            /* slot_count each */
-    cna_quat *q;
+    cna_keyframe *acc;          /* slot_count: the accumulated values */
     float *cum;                 /* accumulated weight, 0: untouched */
+    cna_keyframe *sample;       /* slot_count: one layer's samples */
+    uint8_t *has;               /* slot_count: the layer sampled the slot */
+    cna_mat4 **compose_out;     /* slot_count: the matrices to compose */
+    const cna_keyframe **compose_in;
+    int path;                   /* the player kernels' path (cna__player_default_path) */
     int32_t *touched;           /* slots with cum > 0, in the order first touched */
-    uint32_t *stamp;            /* per slot: the pass that last sampled it (one track per slot and layer) */
-    uint32_t pass;
     size_t touched_count;
     size_t *cursor_first;       /* eval_count + 1: first cursor of each evaluation; the
                                    last entry is the scene-node clip's */

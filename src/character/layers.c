@@ -47,12 +47,14 @@ cna_result cna__layers_create(cna_character *c, size_t layer_count)
     b->cursor_count = cursors;
     b->ref_count = refs;
     b->slot_count = slots;
-    b->t = (cna_vec3 *)cna__character_take(c, slots, sizeof(cna_vec3));
-    b->s = (cna_vec3 *)cna__character_take(c, slots, sizeof(cna_vec3));
-    b->q = (cna_quat *)cna__character_take(c, slots, sizeof(cna_quat));
+    b->acc = (cna_keyframe *)cna__character_take(c, slots, sizeof(cna_keyframe));
     b->cum = (float *)cna__character_take(c, slots, sizeof(float));
     b->touched = (int32_t *)cna__character_take(c, slots, sizeof(int32_t));
-    b->stamp = (uint32_t *)cna__character_take(c, slots, sizeof(uint32_t));
+    b->sample = (cna_keyframe *)cna__character_take(c, slots, sizeof(cna_keyframe));
+    b->has = (uint8_t *)cna__character_take(c, slots, 1);
+    b->compose_out = (cna_mat4 **)cna__character_take(c, slots, sizeof(cna_mat4 *));
+    b->compose_in = (const cna_keyframe **)cna__character_take(c, slots, sizeof(cna_keyframe *));
+    b->path = cna__player_default_path();
     size_t targets = 0;
     for (size_t i = 0; i < m->mesh_count; i++)
         for (size_t k = 0; k < m->meshes[i].part_count; k++)
@@ -60,7 +62,7 @@ cna_result cna__layers_create(cna_character *c, size_t layer_count)
                 targets = m->meshes[i].parts[k].morph->target_count;
     b->weights = (float *)cna__character_take(c, targets, sizeof(float));
     b->weights2 = (float *)cna__character_take(c, targets, sizeof(float));
-    if (!b->t || !b->s || !b->q || !b->cum || !b->touched || !b->stamp || !b->weights || !b->weights2)
+    if (!b->acc || !b->cum || !b->touched || !b->sample || !b->has || !b->compose_out || !b->compose_in || !b->weights || !b->weights2)
         return CNA_ERROR_OUT_OF_MEMORY;
     for (size_t l = 0; l < layer_count; l++) {
         cna__layer *L = &c->layers[l];
@@ -71,8 +73,9 @@ cna_result cna__layers_create(cna_character *c, size_t layer_count)
         L->ref_animation = -1;
         L->ref_sampled = -2;
         L->motion_bone = -1;
-        L->tracks = (cna__track_cache *)cna__character_take(c, cursors, sizeof(cna__track_cache));
-        if (!L->tracks) return CNA_ERROR_OUT_OF_MEMORY;
+        L->tracks = (cna__track_state *)cna__character_take(c, cursors, sizeof(cna__track_state));
+        L->windows = (cna__arcs_window *)cna__character_take(c, c->eval_count + 1, sizeof(cna__arcs_window));
+        if (!L->tracks || !L->windows) return CNA_ERROR_OUT_OF_MEMORY;
         for (size_t i = 0; i < cursors; i++) L->tracks[i].arc_key = SIZE_MAX;
     }
     cna__motion_identity(&c->motion);
@@ -85,6 +88,7 @@ void cna__layers_free(cna_character *c)
     cna__blend *b = &c->blend;
     for (size_t l = 0; c->layers && l < c->layer_count; l++) {
         cna__free(a, c->layers[l].tracks);
+        cna__free(a, c->layers[l].windows);
         cna__free(a, c->layers[l].mask_store);
         cna__free(a, c->layers[l].ref);
         cna__free(a, c->layers[l].ref_has);
@@ -92,12 +96,13 @@ void cna__layers_free(cna_character *c)
     cna__free(a, c->layers);
     cna__free(a, b->cursor_first);
     cna__free(a, b->ref_first);
-    cna__free(a, b->t);
-    cna__free(a, b->s);
-    cna__free(a, b->q);
+    cna__free(a, b->acc);
     cna__free(a, b->cum);
     cna__free(a, b->touched);
-    cna__free(a, b->stamp);
+    cna__free(a, b->sample);
+    cna__free(a, b->has);
+    cna__free(a, (void *)b->compose_out);
+    cna__free(a, (void *)b->compose_in);
     cna__free(a, b->weights);
     cna__free(a, b->weights2);
 }
@@ -209,9 +214,14 @@ cna_result cna__layer_play(cna_character *c, size_t layer, long animation, cna_e
     L->clock.mode = mode;
     L->clock.scale = scale;
     L->animation = animation;
-    for (size_t i = 0; i < c->blend.cursor_count; i++) {
-        L->tracks[i].cursor = 0;
-        L->tracks[i].arc_key = SIZE_MAX;
+    for (size_t e = 0; e <= c->eval_count; e++) {
+        const cna__blend *b = &c->blend;
+        const cna_clip *clip = NULL;
+        if (animation >= 0)
+            clip = e < c->eval_count ? &m->skins[c->evals[e].skin].data.clips[animation]
+                                     : (m->node_clips ? &m->node_clips[animation] : NULL);
+        cna__track_states_start(clip, L->tracks + b->cursor_first[e], b->cursor_first[e + 1] - b->cursor_first[e],
+                                &L->windows[e]);
     }
     if (L->ref && L->ref_animation < 0) cna__blend_sample_reference(c, layer);
     motion_bind(c, L);
