@@ -86,6 +86,53 @@ cna_cli_file_kind cna_cli_probe_file(const char *path, bool accept_cnb);
  * clamped time. */
 double cna_cli_clamp_time(const char *text, double seconds, const char *name, double duration);
 
+/* cna_cli_clamp_time for the time given by `option` ("--blend-time"): the
+ * note names that option. */
+double cna_cli_clamp_option_time(const char *option, const char *text, double seconds, const char *name,
+                                 double duration);
+
+/* ---- blending (tools/blend.c): --blend I|NAME, --blend-time SECONDS, --weight W ----
+ * The pose of `cna pose` and `cna render` blended with a second animation:
+ * layer 0 plays --animation at weight 1 - W, layer 1 plays --blend at
+ * weight W (cna/character.h, "layers"). */
+struct cna_character;
+
+typedef struct cna_cli_blend {
+    const char *animation;    /* --blend as typed; NULL without it */
+    const char *time_text;    /* --blend-time as typed; NULL when not given (then --time) */
+    double time;
+    const char *weight_text;  /* --weight as typed; NULL when not given */
+    float weight;             /* W in [0, 1]; 0.5 when not given (after cna_cli_blend_check) */
+    long index;               /* after cna_cli_blend_setup: the animation's index */
+    double seconds;           /* after cna_cli_blend_setup: its time, clamped to its duration */
+} cna_cli_blend;   /* zero-initialise */
+
+/* True for "--blend", "--blend-time" and "--weight" (each takes a value). */
+bool cna_cli_is_blend_option(const char *arg);
+
+/* Takes one of those options and its value. A --blend-time that is not a
+ * finite number ("--blend-time: 'x' is not a number of seconds") or a
+ * --weight that is not a number in [0, 1] ("--weight: '1.5' is not a
+ * weight in [0, 1]") is a usage error: returns CNA_CLI_EXIT_USAGE (the
+ * message printed), else -1. */
+int cna_cli_blend_parse(const cna_cli_command *cmd, const char *arg, const char *value, cna_cli_blend *b);
+
+/* After every option: --weight or --blend-time without --blend is a usage
+ * error ("--weight needs --blend I|NAME"; returns CNA_CLI_EXIT_USAGE);
+ * else sets the default weight and returns -1. */
+int cna_cli_blend_check(const cna_cli_command *cmd, cna_cli_blend *b);
+
+/* With --blend given: finds its animation in the character's model ("error:
+ * PATH: --blend: no animation 'X' (the file has 14)"), plays it on layer 1
+ * in ONCE mode, sets layer 0's weight to 1 - W and layer 1's to W, and
+ * clamps its time (--blend-time, else --time as typed: `time_text`, NULL
+ * when not given, and `time`; 0 without either) to its duration, with a
+ * note on stderr naming the option (cna_cli_clamp_option_time). Fills
+ * b->index and b->seconds. Returns -1, or CNA_CLI_EXIT_FAILURE with the
+ * error printed. The character needs two layers. */
+int cna_cli_blend_setup(struct cna_character *c, const char *path, const char *time_text, double time,
+                        cna_cli_blend *b);
+
 /* ---- inputs and outputs (tools/paths.c) ----
  * A command lists the files it reads, then refuses any output that is one of
  * them before it writes anything; every file is then written atomically by

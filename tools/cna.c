@@ -33,13 +33,14 @@ static const cna_cli_command cna__commands[] = {
     {"inspect", true, "FILE [--json | --brief] [--asset-root DIR]",
      "print a summary of a glTF 2.0 file (.gltf or .glb) or a .cnb model, or why it is refused",
      cna_cli_inspect_run, cna_cli_inspect_help},
-    {"pose", true, "FILE [--scene N] [--animation I|NAME] [--time SECONDS] [--mode faithful|union] [--asset-root DIR]",
+    {"pose", true, "FILE [--scene N] [--animation I|NAME] [--time SECONDS] [--mode faithful|union] [--asset-root DIR]"
+     " [--blend I|NAME [--blend-time SECONDS] [--weight W]]",
      "import a glTF file (or a .cnb) as a model and print its pose at a time as JSON",
      cna_cli_pose_run, cna_cli_pose_help},
     {"render", CNA__HAVE_RENDER,
      "FILE [--animation I|NAME] [--time SECONDS] [--size WxH] [--look-at ex,ey,ez,tx,ty,tz]"
      " [--fov DEGREES] [--background R,G,B] [--sheet N] [--asset-root DIR] [--gif OUT.gif [--frames N]]"
-     " -o OUT.png",
+     " [--blend I|NAME [--blend-time SECONDS] [--weight W]] -o OUT.png",
      "draw a model headless (OpenGL through EGL, no GPU needed) and write a PNG",
      cna_cli_render_run, cna_cli_render_help},
     {"view", CNA__HAVE_VIEW, "FILE [--size WxH] [--frames N] [--screenshot OUT.png] [--help-overlay] [--asset-root DIR]",
@@ -125,18 +126,25 @@ cna_cli_file_kind cna_cli_probe_file(const char *path, bool accept_cnb)
     return CNA_CLI_FILE_UNUSABLE;
 }
 
-double cna_cli_clamp_time(const char *text, double seconds, const char *name, double duration)
+double cna_cli_clamp_option_time(const char *option, const char *text, double seconds, const char *name,
+                                 double duration)
 {
     if (seconds < 0.0) {
-        fprintf(stderr, "note: --time %s is before the start of \"%s\"; posed at 0 s\n", text, name ? name : "");
+        fprintf(stderr, "note: %s %s is before the start of \"%s\"; posed at 0 s\n", option, text,
+                name ? name : "");
         return 0.0;
     }
     if (seconds > duration) {
-        fprintf(stderr, "note: --time %s is past the end of \"%s\" (%g s); posed at %g s\n", text, name ? name : "",
-                duration, duration);
+        fprintf(stderr, "note: %s %s is past the end of \"%s\" (%g s); posed at %g s\n", option, text,
+                name ? name : "", duration, duration);
         return duration;
     }
     return seconds;
+}
+
+double cna_cli_clamp_time(const char *text, double seconds, const char *name, double duration)
+{
+    return cna_cli_clamp_option_time("--time", text, seconds, name, duration);
 }
 
 static void cna__print_usage(FILE *out)

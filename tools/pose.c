@@ -1,7 +1,10 @@
 /*
  * tools/pose.c — `cna pose FILE [--scene N] [--animation I|NAME] [--time SECONDS]
- * [--mode faithful|union]`: import a glTF file as a cna_model, pose it at a
- * time and print the pose as JSON (docs/cli.md; docs/model.md "cna pose").
+ * [--mode faithful|union] [--blend I|NAME [--blend-time SECONDS] [--weight W]]`:
+ * import a glTF file as a cna_model, pose it at a time and print the pose as
+ * JSON (docs/cli.md; docs/model.md "cna pose"). With --blend the character
+ * plays two layers (tools/blend.c): --animation at weight 1 - W and --blend
+ * at weight W.
  *
  * Matrices are 16 numbers, column-major (glTF's layout); numbers are printed
  * with %.9g (enough to give back every float exactly); a value that is not
@@ -28,6 +31,7 @@ void cna_cli_pose_help(FILE *out)
     fprintf(out,
             "usage: cna pose FILE [--scene N] [--animation I|NAME] [--time SECONDS]\n"
             "                     [--mode faithful|union] [--asset-root DIR]\n"
+            "                     [--blend I|NAME [--blend-time SECONDS] [--weight W]]\n"
             "\n"
             "Imports FILE (.gltf or .glb, or a .cnb from cna convert, recognised by its\n"
             "magic) as a cna model and prints its pose as JSON:\n"
@@ -46,6 +50,13 @@ void cna_cli_pose_help(FILE *out)
             "in the file's order. Without --animation: the rest (bind) pose, or with --time,\n"
             "animation 0.\n"
             "\n"
+            "With --blend B the pose is --animation at --time blended with B at --blend-time\n"
+            "by weight W: a character with two layers, layer 0 playing the animation at\n"
+            "weight 1 - W, layer 1 playing B at weight W (translations, scales and morph\n"
+            "weights lerp(a, b, W), rotations slerp(qa, qb, W); a value only one of them\n"
+            "animates is mixed with its rest value). The JSON then also has, after\n"
+            "\"animation\": \"blend\": {\"animation\": i, \"time\": t, \"weight\": W}.\n"
+            "\n"
             "options:\n"
             "  --scene N            import glTF scene N (default: the file's default scene, else 0)\n"
             "  --animation I|NAME   the animation, by index or name (default: none, the rest\n"
@@ -53,6 +64,10 @@ void cna_cli_pose_help(FILE *out)
             "  --time SECONDS       time into the animation (default 0); a time outside\n"
             "                       [0, duration] is clamped, with a note on stderr\n"
             "  --mode faithful|union  clip extraction mode (default faithful)\n"
+            "  --blend I|NAME       blend with this animation, by index or name\n"
+            "  --blend-time SECONDS its time (default: --time); clamped as --time is\n"
+            "  --weight W           its weight, a number in [0, 1] (default 0.5); 0 gives\n"
+            "                       the --animation pose, bit for bit\n"
             CNA_CLI_ASSET_ROOT_HELP("     ", "                       ")
             "  -h, --help           print this help\n"
             "\n"
@@ -101,6 +116,7 @@ typedef struct pose_args {
     double time;
     cna_clip_mode mode;
     const char *asset_root;  /* --asset-root; NULL when not given */
+    cna_cli_blend blend;     /* --blend, --blend-time, --weight */
 } pose_args;
 
 static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_args *a)
@@ -109,7 +125,11 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_ar
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         bool has_value = i + 1 < argc;
-        if (strcmp(arg, "--scene") == 0 || strcmp(arg, "--animation") == 0 ||
+        if (cna_cli_is_blend_option(arg)) {
+            if (!has_value) return cna_cli_usage_error(cmd, "%s needs a value", arg);
+            int u = cna_cli_blend_parse(cmd, arg, argv[++i], &a->blend);
+            if (u >= 0) return u;
+        } else if (strcmp(arg, "--scene") == 0 || strcmp(arg, "--animation") == 0 ||
             strcmp(arg, "--time") == 0 || strcmp(arg, "--mode") == 0 || strcmp(arg, "--asset-root") == 0) {
             if (!has_value) return cna_cli_usage_error(cmd, "%s needs a value", arg);
             const char *v = argv[++i];
@@ -146,7 +166,7 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_ar
         }
     }
     if (!a->path) return cna_cli_usage_error(cmd, "missing FILE");
-    return -1;
+    return cna_cli_blend_check(cmd, &a->blend);
 }
 
 /* For each file vertex fv < file_n, the first part vertex k with
@@ -230,7 +250,7 @@ static const float *mesh_weights(const cna_character *c, size_t mesh, const cna_
     return NULL;
 }
 
-static int pose_run(const pose_args *a)
+static int pose_run(pose_args *a)
 {
     cna_error err;
     memset(&err, 0, sizeof err);
@@ -291,12 +311,29 @@ static int pose_run(const pose_args *a)
                                                     duration)
                                : 0.0;
     const double t = t_asked < 0.0 ? 0.0 : t_asked > duration ? duration : t_asked;
-    if (cna_character_seek(ch, t, &err) != CNA_OK || cna_character_pose(ch, &err) != CNA_OK) goto fail;
+    if (cna_character_seek(ch, t, &err) != CNA_OK) goto fail;
+    if (a->blend.animation) {
+        /* layer 1: --blend at --blend-time (else --time), weight W; layer 0 at 1 - W */
+        const int u = cna_cli_blend_setup(ch, a->path, a->time_text, a->time, &a->blend);
+        if (u >= 0) {
+            rc = u;
+            goto done;
+        }
+        if (cna_character_layer_seek(ch, 1, a->blend.seconds, &err) != CNA_OK) goto fail;
+    }
+    if (cna_character_pose(ch, &err) != CNA_OK) goto fail;
 
     root = cJSON_CreateObject();
     if (!root) goto oom;
     cJSON_AddItemToObject(root, "time", num(t));
     cJSON_AddItemToObject(root, "animation", anim >= 0 ? int_num(anim) : cJSON_CreateNull());
+    if (a->blend.animation) {
+        cJSON *blend = cJSON_AddObjectToObject(root, "blend");
+        if (!blend) goto oom;
+        cJSON_AddItemToObject(blend, "animation", int_num(a->blend.index));
+        cJSON_AddItemToObject(blend, "time", num(a->blend.seconds));
+        cJSON_AddItemToObject(blend, "weight", num((double)a->blend.weight));
+    }
     cJSON *bones = cJSON_AddArrayToObject(root, "bones");
     for (size_t b = 0; bones && b < m->bone_count; b++) {
         cJSON *o = cJSON_CreateObject();

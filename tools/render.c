@@ -2,7 +2,7 @@
  * tools/render.c — `cna render FILE [--animation I|NAME] [--time SECONDS]
  * [--size WxH] [--look-at ex,ey,ez,tx,ty,tz] [--fov DEGREES]
  * [--background R,G,B] [--sheet N] [--asset-root DIR] [--gif OUT.gif [--frames N]]
- * -o OUT.png`:
+ * [--blend I|NAME [--blend-time SECONDS] [--weight W]] -o OUT.png`:
  * draw a model headless
  * (cna_gl: EGL surfaceless, llvmpipe without a GPU) and write a PNG
  * (docs/rendering.md).
@@ -16,6 +16,10 @@
  * world = absolute transform of its parent bone, its skin's palette and, for
  * a morphed part, the character's blended vertices (uploaded only when they
  * changed). The model is never written.
+ * With --blend the character plays two layers (tools/blend.c): layer 0 the
+ * animation at weight 1 - W, layer 1 the --blend animation at weight W; a
+ * single frame poses it at --blend-time (clamped), the frames of a sheet or
+ * a GIF advance it with the first layer: at --blend-time + t, looping.
  * Camera: perspective, vertical field of view, +Y up, right-handed (glTF).
  * Without --look-at it looks at the centre of the posed vertices' box (the
  * reference CPU skinning of cna/skinning.h, for every frame of a sheet) from
@@ -53,6 +57,7 @@ void cna_cli_render_help(FILE *out)
             "usage: cna render FILE [--animation I|NAME] [--time SECONDS] [--size WxH]\n"
             "                       [--look-at ex,ey,ez,tx,ty,tz] [--fov DEGREES]\n"
             "                       [--background R,G,B] [--sheet N] [--asset-root DIR]\n"
+            "                       [--blend I|NAME [--blend-time SECONDS] [--weight W]]\n"
             "                       [--gif OUT.gif [--frames N]] -o OUT.png\n"
             "\n"
             "Imports FILE (.gltf or .glb, or a .cnb from cna convert), poses it at a time\n"
@@ -82,6 +87,13 @@ void cna_cli_render_help(FILE *out)
             "  --gif OUT.gif       also (or, without -o, only) write an animated GIF that\n"
             "                      loops the clip (giflib; animation 0 by default)\n"
             "  --frames N          GIF frames over the clip, t = i*d/N (default 24)\n"
+            "  --blend I|NAME      blend the animation with this one, by index or name: two\n"
+            "                      layers, the animation at weight 1 - W and this one at W\n"
+            "                      (as cna pose --blend)\n"
+            "  --blend-time SECONDS  its time (default: --time), clamped as --time is; the\n"
+            "                      frames of --sheet and --gif play it from there with the\n"
+            "                      animation, looping: at --blend-time + t\n"
+            "  --weight W          its weight, a number in [0, 1] (default 0.5)\n"
             CNA_CLI_ASSET_ROOT_HELP("    ", "                      ")
             "  -o OUT.png          the PNG to write (required unless --gif is given); only\n"
             "                      .png and .gif outputs are written\n"
@@ -106,6 +118,7 @@ typedef struct render_args {
     const char *out;
     const char *gif;
     uint32_t gif_frames;
+    cna_cli_blend blend;     /* --blend, --blend-time, --weight */
 } render_args;
 
 static bool parse_floats(const char *s, float *out, int n)
@@ -159,6 +172,12 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
     a->background[2] = 0.22f;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
+        if (cna_cli_is_blend_option(arg)) {
+            if (i + 1 >= argc) return cna_cli_usage_error(cmd, "%s needs a value", arg);
+            int u = cna_cli_blend_parse(cmd, arg, argv[++i], &a->blend);
+            if (u >= 0) return u;
+            continue;
+        }
         static const char *const valued[] = {"--animation", "--time", "--size", "--look-at", "--fov",
                                              "--background", "--sheet", "-o", "--gif", "--frames",
                                              "--asset-root"};
@@ -245,7 +264,7 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
         return cna_cli_usage_error(cmd, "--gif: '%s': only .png and .gif (--gif) outputs are written", a->gif);
     if (a->gif_frames && !a->gif) return cna_cli_usage_error(cmd, "--frames needs --gif OUT.gif");
     if (!a->gif_frames) a->gif_frames = 24;
-    return -1;
+    return cna_cli_blend_check(cmd, &a->blend);
 }
 
 #ifdef CNA_HAVE_GL
@@ -258,12 +277,20 @@ typedef struct scene {
     cna_character *c;         /* poses the whole model (skins, rigid clip, morph weights) */
     cna_gl_model *glm;        /* the model's buffers and textures */
     cna_gl_instance *inst;    /* the character's morphed vertices on the GPU */
+    bool blend;               /* layer 1 plays --blend */
+    double blend_time;        /* its time in a single frame (clamped) */
 } scene;
 
-/* A frame at t (seconds, already clamped): seek (ONCE mode) and pose. */
-static cna_result scene_pose(scene *sc, double t, cna_error *err)
+/* A frame at t (seconds, already clamped): seek (ONCE mode) and pose. With
+ * --blend, layer 1 is at blend_time in a single frame and, in a frame of a
+ * sheet or a GIF (`animated`), at blend_time + t in REPEAT mode: it advances
+ * with layer 0 and loops. */
+static cna_result scene_pose(scene *sc, double t, bool animated, cna_error *err)
 {
     cna_result r = cna_character_seek(sc->c, t, err);
+    if (!r && sc->blend)
+        r = cna_character_layer_set_loop_mode(sc->c, 1, animated ? CNA_LOOP_MODE_REPEAT : CNA_LOOP_MODE_ONCE, err);
+    if (!r && sc->blend) r = cna_character_layer_seek(sc->c, 1, animated ? sc->blend_time + t : sc->blend_time, err);
     return r ? r : cna_character_pose(sc->c, err);
 }
 
@@ -480,7 +507,7 @@ static bool gif_frames(GifFileType *gif, cna_gl_context *gl, scene *sc, const re
     if (cs < 2) cs = 2;
     if (cs > 65535) cs = 65535;
     for (uint32_t f = 0; f < a->gif_frames; f++) {
-        if ((*r = scene_pose(sc, dur * (double)f / (double)a->gif_frames, err)) != CNA_OK) return false;
+        if ((*r = scene_pose(sc, dur * (double)f / (double)a->gif_frames, true, err)) != CNA_OK) return false;
         cna_gl_begin_frame(gl, bg);
         if ((*r = scene_draw(gl, sc, &cam->view, &cam->proj, err)) != CNA_OK ||
             (*r = cna_gl_read_pixels(gl, frame, frame_size, err)) != CNA_OK)
@@ -557,7 +584,7 @@ static cna_result write_gif(cna_gl_context *gl, scene *sc, const render_args *a,
 
 /* ------------------------------------------------------------ the command */
 
-static int render_run(const render_args *a)
+static int render_run(render_args *a)
 {
     cna_error err;
     memset(&err, 0, sizeof err);
@@ -634,6 +661,16 @@ static int render_run(const render_args *a)
     double t0 = 0.0;
     if (sc.anim >= 0 && a->time_text && !a->sheet)
         t0 = cna_cli_clamp_time(a->time_text, a->time, cna_model_animation_name(m, (size_t)sc.anim), dur);
+    if (a->blend.animation) {
+        /* layer 1: --blend at weight W, layer 0 at 1 - W */
+        const int u = cna_cli_blend_setup(sc.c, a->path, a->time_text, a->time, &a->blend);
+        if (u >= 0) {
+            rc = u;
+            goto done;
+        }
+        sc.blend = true;
+        sc.blend_time = a->blend.seconds;
+    }
     /* The posed vertices of every frame drawn, so a sheet keeps one camera:
      * a first pass for the box, a second (automatic camera) for the distance. */
     point_sink sink;
@@ -643,10 +680,11 @@ static int render_run(const render_args *a)
         if (pass == 1) auto_basis(&sink, a);
         for (uint32_t f = 0; f < frames; f++) {
             double t = a->sheet ? dur * (double)f / (double)frames : t0;
-            if (scene_pose(&sc, t, &err) != CNA_OK || scene_points(&sc, &sink, &err) != CNA_OK) goto fail;
+            if (scene_pose(&sc, t, a->sheet > 0, &err) != CNA_OK || scene_points(&sc, &sink, &err) != CNA_OK)
+                goto fail;
         }
         for (uint32_t f = 0; a->gif && f < a->gif_frames; f++)   /* the GIF's frames share the camera */
-            if (scene_pose(&sc, dur * (double)f / (double)a->gif_frames, &err) != CNA_OK ||
+            if (scene_pose(&sc, dur * (double)f / (double)a->gif_frames, true, &err) != CNA_OK ||
                 scene_points(&sc, &sink, &err) != CNA_OK)
                 goto fail;
     }
@@ -659,7 +697,7 @@ static int render_run(const render_args *a)
     if (!a->out) {
         /* only the GIF */
     } else if (!a->sheet) {
-        if (scene_pose(&sc, t0, &err) != CNA_OK) goto fail;
+        if (scene_pose(&sc, t0, false, &err) != CNA_OK) goto fail;
         cna_gl_begin_frame(gl, bg);
         if (scene_draw(gl, &sc, &cam.view, &cam.proj, &err) != CNA_OK ||
             cna_gl_read_pixels(gl, frame, frame_size, &err) != CNA_OK ||
@@ -696,7 +734,7 @@ static int render_run(const render_args *a)
         const unsigned char ink[3] = {lum > 0.5f ? 0 : 235, lum > 0.5f ? 0 : 235, lum > 0.5f ? 0 : 235};
         for (uint32_t f = 0; f < frames; f++) {
             double t = dur * (double)f / (double)frames;
-            if (scene_pose(&sc, t, &err) != CNA_OK) goto fail;
+            if (scene_pose(&sc, t, true, &err) != CNA_OK) goto fail;
             cna_gl_begin_frame(gl, bg);
             if (scene_draw(gl, &sc, &cam.view, &cam.proj, &err) != CNA_OK ||
                 cna_gl_read_pixels(gl, frame, frame_size, &err) != CNA_OK)

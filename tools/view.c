@@ -5,16 +5,25 @@
  * (docs/rendering.md).
  *
  * Controls: drag with the left mouse button to orbit, wheel to zoom,
- * space = play/pause, left/right = previous/next animation, up/down =
+ * space = play/pause, left/right = previous/next animation (crossfaded
+ * over 0.25 s), B = crossfade on/off (off: clips cut), up/down =
  * speed x2 / /2, M = cycle morph weights (the animation's, then each target
  * alone at weight 1), F = frame the model, F1 or H = show/hide the help
  * overlay (view_overlay.h: the keys as text on a dark panel in the top-left
  * corner; --help-overlay starts with it shown). The title bar shows the
- * animation's name, the time and the speed; it lists the keys itself only
- * when the overlay cannot be created.
+ * animation's name, the time, the speed and whether clips crossfade or
+ * cut; it lists the keys itself only when the overlay cannot be created.
  *
- * Each frame: the character (cna/character.h, REPEAT mode, time scale =
- * the speed) is advanced and posed (rigid clip, skins, palettes, the
+ * Clips play on two layers of the character (cna/character.h, "layers"):
+ * the one playing the current clip has weight 1. A change of clip with
+ * crossfading on gives the new clip to the other layer and calls
+ * cna_character_crossfade (its weight 0 -> 1, the old one's 1 -> 0 over
+ * 0.25 s of frame time, paused with the clock), so the layers alternate;
+ * with crossfading off the current layer plays the new clip at once and the
+ * other stops.
+ *
+ * Each frame: the character (cna/character.h, both layers in REPEAT mode,
+ * time scale = the speed) is advanced and posed (rigid clip, skins, palettes, the
  * animation's morph weights, blended only where they changed); in a solo
  * morph mode the parts' weights are then replaced through
  * cna_character_set_morph_weights; cna_gl_draw_character draws it with each
@@ -63,9 +72,11 @@ void cna_cli_view_help(FILE *out)
             "  left-drag  orbit the camera        wheel   zoom\n"
             "  space      play / pause            F       frame the model\n"
             "  left/right previous / next clip    up/down speed x2 / /2\n"
+            "  B          crossfade clips over 0.25 s (default) / cut\n"
             "  M          cycle morph weights (the animation's, then each target alone)\n"
             "  F1 or H    show / hide this list over the model (top left)   Esc  quit\n"
-            "The title bar shows the clip's name, the time and the speed.\n"
+            "The title bar shows the clip's name, the time, the speed and \"crossfade\" or\n"
+            "\"cut\".\n"
             "\n"
             "options:\n"
             "  --size WxH            window size (default 960x720)\n"
@@ -149,6 +160,8 @@ typedef struct viewer {
     float *weights;         /* a solo morph mode's weights */
     size_t weight_cap;
     long anim;              /* -1 without animations */
+    size_t layer;           /* the layer playing anim (0 or 1) */
+    bool crossfade;         /* B: a change of clip crossfades (else it cuts) */
     double speed;
     bool playing;
     size_t morph_mode;      /* 0: the animation's weights; k: target k-1 alone */
@@ -161,23 +174,43 @@ typedef struct viewer {
     double last_x, last_y;
 } viewer;
 
-static cna_result start_animation(viewer *v, long anim, cna_error *err)
+/* How long a change of clip crossfades, in seconds of frame time. */
+#define CNA__VIEW_CROSSFADE_SECONDS 0.25
+
+/* Play `anim`. With `fade`, crossfading on and a clip playing: the other
+ * layer takes it and fades in over the crossfade time while the current one
+ * fades out (cna_character_crossfade), and becomes the current layer.
+ * Otherwise a cut: the current layer plays it at weight 1 and the other
+ * stops. */
+static cna_result start_animation(viewer *v, long anim, bool fade, cna_error *err)
 {
-    cna_result r = cna_character_play(v->c, anim, err);
-    if (r) return r;
+    const size_t other = 1 - v->layer;
+    cna_result r;
+    if (fade && v->crossfade && v->anim >= 0 && anim >= 0) {
+        r = cna_character_crossfade(v->c, v->layer, other, anim, CNA__VIEW_CROSSFADE_SECONDS, 0, err);
+        if (r) return r;
+        v->layer = other;
+    } else {
+        r = cna_character_layer_play(v->c, v->layer, anim, err);
+        if (!r) r = cna_character_layer_set_weight(v->c, v->layer, 1.0f, err);
+        if (!r) r = cna_character_layer_play(v->c, other, -1, err);
+        if (!r) r = cna_character_layer_set_weight(v->c, other, 0.0f, err);
+        if (r) return r;
+    }
     v->anim = anim;
     return CNA_OK;
 }
 
-/* One frame's pose (cna_character_update: the clock advanced by dt at the
- * speed, looping, then rigid clip, skins, palettes, the animation's morph
- * weights); in a solo morph mode the parts' weights are then replaced by
+/* One frame's pose (cna_character_update: both layers' clocks advanced by
+ * dt at the speed, looping, a crossfade moved on by dt, then rigid clip,
+ * skins, palettes, the animations' morph weights); in a solo morph mode the parts' weights are then replaced by
  * target k alone (the character blends only where they differ, and the next
  * pose sets the animation's weights again). */
 static cna_result pose(viewer *v, double dt, cna_error *err)
 {
     cna_model *m = v->m;
-    cna_result r = cna_character_set_time_scale(v->c, v->speed, err);
+    cna_result r = CNA_OK;
+    for (size_t l = 0; l < 2 && !r; l++) r = cna_character_layer_set_time_scale(v->c, l, v->speed, err);
     if (!r) r = cna_character_update(v->c, v->playing && v->anim >= 0 ? dt : 0.0, err);
     if (r) return r;
     if (v->morph_mode == 0) return CNA_OK;
@@ -246,12 +279,14 @@ static void set_title(GLFWwindow *win, const viewer *v)
     }
     char morph[48] = "";
     if (v->morph_mode > 0) snprintf(morph, sizeof morph, "  morph target %zu", v->morph_mode - 1);
-    snprintf(title, sizeof title, "cna view - %s  %.2f / %.2f s  x%g%s%s%s", name, cna_character_time(v->c),
-             cna_ticks_to_seconds(cna_character_duration(v->c)), v->speed, v->playing ? "" : "  (paused)", morph,
+    snprintf(title, sizeof title, "cna view - %s  %.2f / %.2f s  x%g  %s%s%s%s", name,
+             cna_character_layer_time(v->c, v->layer),
+             cna_ticks_to_seconds(cna_character_layer_duration(v->c, v->layer)), v->speed,
+             v->crossfade ? "crossfade" : "cut", v->playing ? "" : "  (paused)", morph,
              !v->show_keys ? "  (F1: keys)"
              : v->overlay  ? ""
                            : "  |  drag: orbit  wheel: zoom  space: play/pause  left/right: clip  "
-                             "up/down: speed  M: morph  F: frame  F1/H: keys  Esc: quit");
+                             "B: crossfade/cut  up/down: speed  M: morph  F: frame  F1/H: keys  Esc: quit");
     glfwSetWindowTitle(win, title);
 }
 
@@ -263,6 +298,7 @@ static const char *const view_keys[] = {
     "wheel       zoom",
     "space       play / pause",
     "left/right  previous / next animation",
+    "B           crossfade clips on / off",
     "up/down     speed x2 / /2",
     "M           cycle morph weights",
     "F           frame the model",
@@ -280,8 +316,9 @@ static void on_key(GLFWwindow *win, int key, int scancode, int action, int mods)
     long n = (long)v->m->animation_count;
     switch (key) {
     case GLFW_KEY_SPACE: v->playing = !v->playing; break;
-    case GLFW_KEY_RIGHT: if (n > 0) (void)start_animation(v, (v->anim + 1) % n, &err); break;
-    case GLFW_KEY_LEFT: if (n > 0) (void)start_animation(v, (v->anim + n - 1) % n, &err); break;
+    case GLFW_KEY_RIGHT: if (n > 0) (void)start_animation(v, (v->anim + 1) % n, true, &err); break;
+    case GLFW_KEY_LEFT: if (n > 0) (void)start_animation(v, (v->anim + n - 1) % n, true, &err); break;
+    case GLFW_KEY_B: v->crossfade = !v->crossfade; break;
     case GLFW_KEY_UP: if (v->speed < 64.0) v->speed *= 2.0; break;
     case GLFW_KEY_DOWN: if (v->speed > 1.0 / 64.0) v->speed /= 2.0; break;
     case GLFW_KEY_M: v->morph_mode = (v->morph_mode + 1) % v->morph_modes; break;
@@ -381,6 +418,7 @@ static int view_run(const view_args *a)
     v.speed = 1.0;
     v.playing = true;
     v.anim = -1;
+    v.crossfade = true;
     cna_gl_context_options go;
     memset(&go, 0, sizeof go);
     go.width = (uint32_t)(fw > 0 ? fw : 1);
@@ -412,7 +450,8 @@ static int view_run(const view_args *a)
         fprintf(stderr, "warning: %s: %zu image(s) not decoded, drawn with the factor alone (%s)\n", a->path, failed,
                 image_err.message);
     if (cna_gl_instance_create(v.glm, &v.inst, &err) || cna_character_create(v.m, NULL, &v.c, &err) ||
-        cna_character_set_loop_mode(v.c, CNA_LOOP_MODE_REPEAT, &err)) {
+        cna_character_layer_set_loop_mode(v.c, 0, CNA_LOOP_MODE_REPEAT, &err) ||
+        cna_character_layer_set_loop_mode(v.c, 1, CNA_LOOP_MODE_REPEAT, &err)) {
         status = cna_cli_report_error(a->path, &err);
         goto done;
     }
@@ -428,7 +467,7 @@ static int view_run(const view_args *a)
         status = CNA_CLI_EXIT_FAILURE;
         goto done;
     }
-    if (start_animation(&v, v.m->animation_count > 0 ? 0 : -1, &err) || pose(&v, 0.0, &err)) {
+    if (start_animation(&v, v.m->animation_count > 0 ? 0 : -1, false, &err) || pose(&v, 0.0, &err)) {
         status = cna_cli_report_error(a->path, &err);
         goto done;
     }
