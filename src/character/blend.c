@@ -99,7 +99,7 @@ static void flush(cna__blend *b, pending *p)
         to[i] = &p->to[i];
         out[i] = &arcs[i];
     }
-    cna__arc_make8(from, to, out, p->n);
+    cna__arc_make8_path(b->path, from, to, out, p->n);
     for (size_t i = 0; i < p->n; i++) {
         cna_quat r;
         cna__arc_slerp(&b->acc[p->slot[i]].rotation, &p->to[i], &arcs[i], p->f[i], &r);
@@ -173,7 +173,7 @@ static void flush_additive(cna__blend *b, pending *p)
         to[i] = &p->to[i];
         out[i] = &arcs[i];
     }
-    cna__arc_make8(from, to, out, p->n);
+    cna__arc_make8_path(b->path, from, to, out, p->n);
     for (size_t i = 0; i < p->n; i++) {
         cna_quat part;
         cna__arc_slerp(&identity, &p->to[i], &arcs[i], p->f[i], &part);
