@@ -83,7 +83,7 @@ static void reset(cna__blend *b)
  * slot appears at most once per batch. */
 typedef struct pending {
     int32_t slot[8];
-    cna_quat to[8];
+    cna_quat from[8], to[8];
     float f[8];
     size_t n;
 } pending;
@@ -95,45 +95,61 @@ static void flush(cna__blend *b, pending *p)
     cna__arc arcs[8];
     cna__arc *out[8];
     for (size_t i = 0; i < p->n; i++) {
-        from[i] = &b->acc[p->slot[i]].rotation;
+        from[i] = &p->from[i];
         to[i] = &p->to[i];
         out[i] = &arcs[i];
     }
     cna__arc_make8_path(b->path, from, to, out, p->n);
-    for (size_t i = 0; i < p->n; i++) {
-        cna_quat r;
-        cna__arc_slerp(&b->acc[p->slot[i]].rotation, &p->to[i], &arcs[i], p->f[i], &r);
-        b->acc[p->slot[i]].rotation = r;
-    }
+    for (size_t i = 0; i < p->n; i++)
+        cna__arc_slerp(&p->from[i], &p->to[i], &arcs[i], p->f[i], &b->acc[p->slot[i]].rotation);
     p->n = 0;
 }
 
-static void slerp_later(cna__blend *b, pending *p, int32_t slot, cna_quat to, float f)
+/* Queue acc[slot].rotation = slerp(acc[slot].rotation, to, f); the
+ * rotation is copied now, so the slot's other lanes may be written before
+ * the flush. */
+static void slerp_later(cna__blend *b, pending *p, int32_t slot, cna_quat from, cna_quat to, float f)
 {
     p->slot[p->n] = slot;
+    p->from[p->n] = from;
     p->to[p->n] = to;
     p->f[p->n] = f;
     if (++p->n == 8) flush(b, p);
 }
 
 /* The override rule's step for one sample of weight w > 0 (the rotation's
- * slerp through `p`). */
+ * slerp through `p`). Translation and scale: a·(1 - f) + b·f per
+ * component (with SSE, four lanes of the keyframe at once: the same
+ * operations per lane; the rotation lanes they also write are replaced by
+ * the slerp). */
 static void accumulate(cna__blend *b, pending *p, int32_t slot, const cna_keyframe *k, float w)
 {
     float *cum = &b->cum[slot];
+    cna_keyframe *a = &b->acc[slot];
     if (*cum == 0.0f) {
-        b->acc[slot].translation = k->translation;
-        b->acc[slot].rotation = k->rotation;
-        b->acc[slot].scale = k->scale;
+        a->translation = k->translation;
+        a->rotation = k->rotation;
+        a->scale = k->scale;
         *cum = w;
         b->touched[b->touched_count++] = slot;
         return;
     }
     *cum += w;
     const float f = w / *cum;
-    b->acc[slot].translation = lerp3(b->acc[slot].translation, k->translation, f);
-    b->acc[slot].scale = lerp3(b->acc[slot].scale, k->scale, f);
-    slerp_later(b, p, slot, k->rotation, f);
+    const cna_quat from = a->rotation;
+#if defined(CNA__ANIM_SSE2)
+    const __m128 f4 = _mm_set1_ps(f), g4 = _mm_set1_ps(1.0f - f);
+    const __m128 tr = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(&a->translation.x), g4),
+                                 _mm_mul_ps(_mm_loadu_ps(&k->translation.x), f4));
+    const __m128 ws = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(&a->rotation.w), g4),
+                                 _mm_mul_ps(_mm_loadu_ps(&k->rotation.w), f4));
+    _mm_storeu_ps(&a->translation.x, tr);
+    _mm_storeu_ps(&a->rotation.w, ws);
+#else
+    a->translation = lerp3(a->translation, k->translation, f);
+    a->scale = lerp3(a->scale, k->scale, f);
+#endif
+    slerp_later(b, p, slot, from, k->rotation, f);
 }
 
 /* The rest value for the remainder 1 - W of every value the override
@@ -151,7 +167,7 @@ static void mix_rest(cna__blend *b, void (*rest)(const void *, int32_t, cna_keyf
             const float f = 1.0f - W;
             b->acc[slot].translation = lerp3(b->acc[slot].translation, r.translation, f);
             b->acc[slot].scale = lerp3(b->acc[slot].scale, r.scale, f);
-            slerp_later(b, &p, slot, r.rotation, f);
+            slerp_later(b, &p, slot, b->acc[slot].rotation, r.rotation, f);
         }
         b->cum[slot] = 1.0f;
     }
