@@ -345,6 +345,13 @@ void cna__sample_trs(int path, const cna_clip *clip, int64_t t, int32_t bone_cou
  * cna_mat4_compose. */
 void cna__compose_keys(int path, cna_mat4 *const *out, const cna_keyframe *const *in, size_t count);
 
+/* The player's sampling state for its current clip (*count track states
+ * and its arcs window), for the character's layer 0, which plays the same
+ * clip at the same position: sampling it with cna__sample_trs keeps the
+ * player's own updates exact. */
+struct cna_player;
+cna__track_state *cna__player_sampling(struct cna_player *player, size_t *count, cna__arcs_window **window);
+
 /* For the crowd (src/anim/crowd.c): cna_player_update split in its check
  * (nothing changes; the same errors) and its effect (no checks), and a mark
  * used to find a player listed twice (returns the mark before). */

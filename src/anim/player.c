@@ -1000,6 +1000,13 @@ bool cna__player_set_path(cna_player *player, int path)
 
 int cna__player_path(const cna_player *player) { return player->path; }
 
+cna__track_state *cna__player_sampling(cna_player *player, size_t *count, cna__arcs_window **window)
+{
+    *count = player->cursor_count;
+    *window = &player->arcs;
+    return player->tracks;
+}
+
 /* ------------------------------------------------------------------ public API */
 
 cna_result cna_player_create(const cna_skinning_data *data, const cna_allocator *allocator,

@@ -307,7 +307,7 @@ static void sample_layer(cna_character *c, const cna__layer *L, size_t space, co
                          void (*rest)(const void *, int32_t, cna_keyframe *), const void *ctx)
 {
     cna__blend *b = &c->blend;
-    const size_t cursor0 = b->cursor_first[space], states = b->cursor_first[space + 1] - cursor0;
+    const size_t states = b->cursor_first[space + 1] - b->cursor_first[space];
     const size_t ref0 = b->ref_first[space];
     if (slot_count <= 0 || !clip->tracks || clip->track_count == 0) return;
     /* the first override layer of the pose samples straight into the
@@ -315,8 +315,16 @@ static void sample_layer(cna_character *c, const cna__layer *L, size_t space, co
     const bool first = mode == CNA_BLEND_MODE_OVERRIDE && b->touched_count == 0;
     cna_keyframe *out = first ? b->acc : b->sample;
     memset(b->has, 0, (size_t)slot_count);
-    cna__sample_trs(b->path, clip, L->clock.position, slot_count, L->tracks + cursor0, states, &L->windows[space], out,
-                    b->has);
+    if (L == &c->layers[0] && space < c->eval_count) {
+        /* layer 0 plays its players' clip: their sampling state */
+        size_t count;
+        cna__arcs_window *win;
+        cna__track_state *st = cna__player_sampling(c->evals[space].player, &count, &win);
+        cna__sample_trs(b->path, clip, L->clock.position, slot_count, st, count, win, out, b->has);
+    } else {
+        cna__sample_trs(b->path, clip, L->clock.position, slot_count, cna__layer_states(c, (size_t)(L - c->layers), space),
+                        states, &L->windows[space], out, b->has);
+    }
     const bool masked = L->mask != NULL, motion = L->motion_track != NULL;
     pending p;
     p.n = 0;
@@ -366,12 +374,16 @@ void cna__blend_nodes(cna_character *c)
         sample_layer(c, L, c->eval_count, &m->node_clips[L->animation], (int32_t)m->bone_count, NULL,
                      CNA_BLEND_MODE_ADDITIVE, bone_rest, m);
     }
-    for (size_t i = 0; i < b->touched_count; i++) {
-        const int32_t bone = b->touched[i];
-        b->compose_out[i] = &c->local[bone];
-        b->compose_in[i] = &b->acc[bone];
+    for (size_t i = 0; i < b->touched_count; i += 8) {
+        cna_mat4 *out[8];
+        const cna_keyframe *in[8];
+        const size_t n = b->touched_count - i < 8 ? b->touched_count - i : 8;
+        for (size_t k = 0; k < n; k++) {
+            out[k] = &c->local[b->touched[i + k]];
+            in[k] = &b->acc[b->touched[i + k]];
+        }
+        cna__compose_keys(b->path, out, in, n);
     }
-    cna__compose_keys(b->path, b->compose_out, b->compose_in, b->touched_count);
     reset(b);
 }
 
@@ -401,13 +413,18 @@ void cna__blend_evaluation(cna_character *c, size_t e)
     cna_mat4 *locals = cna__player_locals(ev->player);
     uint8_t *posed = cna__player_posed(ev->player);
     if (n > 0) memset(posed, 0, (size_t)n);
-    for (size_t i = 0; i < b->touched_count; i++) {
-        const int32_t p = b->touched[i];
-        b->compose_out[i] = &locals[p];
-        b->compose_in[i] = &b->acc[p];
-        posed[p] = 1;
+    for (size_t i = 0; i < b->touched_count; i += 8) {
+        cna_mat4 *out[8];
+        const cna_keyframe *in[8];
+        const size_t batch = b->touched_count - i < 8 ? b->touched_count - i : 8;
+        for (size_t k = 0; k < batch; k++) {
+            const int32_t p = b->touched[i + k];
+            out[k] = &locals[p];
+            in[k] = &b->acc[p];
+            posed[p] = 1;
+        }
+        cna__compose_keys(b->path, out, in, batch);
     }
-    cna__compose_keys(b->path, b->compose_out, b->compose_in, b->touched_count);
     reset(b);
     cna__player_hierarchy(ev->player);
 }

@@ -51,8 +51,6 @@ typedef struct cna__blend {
     float *cum;                 /* accumulated weight, 0: untouched */
     cna_keyframe *sample;       /* slot_count: one layer's samples */
     uint8_t *has;               /* slot_count: the layer sampled the slot */
-    cna_mat4 **compose_out;     /* slot_count: the matrices to compose */
-    const cna_keyframe **compose_in;
     int path;                   /* the player kernels' path (cna__player_default_path) */
     int32_t *touched;           /* slots with cum > 0, in the order first touched */
     size_t touched_count;
@@ -166,6 +164,10 @@ cna_result cna__character_check_advance(const cna_character *character, double s
 void *cna__character_take(cna_character *c, size_t count, size_t size);
 
 /* ---- layers.c */
+/* Allocate the blending state (accumulators, the layers' own track states)
+ * the first time a character needs it: a character that never blends never
+ * pays for it. CNA_ERROR_OUT_OF_MEMORY leaves everything as it was. */
+cna_result cna__blend_ensure(cna_character *c, cna_error *err);
 void cna__motion_identity(cna_root_motion *motion);
 /* Create the layers and the blending state (after the evaluations exist). */
 cna_result cna__layers_create(cna_character *c, size_t layer_count);
@@ -176,6 +178,10 @@ void cna__layers_advance(cna_character *c, double seconds, bool scaled, int64_t 
 /* true when the pose is layer 0's alone (weight 1, override, no mask, no
  * root motion, no other layer contributing): the players pose it. */
 bool cna__layers_single(const cna_character *c);
+/* Layer `layer`'s own track states for `space` (an evaluation, or
+ * eval_count: the scene-node clip); layer 0 has them only for the
+ * scene-node clip (its skeletons use their players' state). */
+cna__track_state *cna__layer_states(cna_character *c, size_t layer, size_t space);
 /* The layer is checked and its clock reset for `animation` (shared by play). */
 cna_result cna__layer_play(cna_character *c, size_t layer, long animation, cna_error *err);
 

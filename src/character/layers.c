@@ -47,23 +47,7 @@ cna_result cna__layers_create(cna_character *c, size_t layer_count)
     b->cursor_count = cursors;
     b->ref_count = refs;
     b->slot_count = slots;
-    b->acc = (cna_keyframe *)cna__character_take(c, slots, sizeof(cna_keyframe));
-    b->cum = (float *)cna__character_take(c, slots, sizeof(float));
-    b->touched = (int32_t *)cna__character_take(c, slots, sizeof(int32_t));
-    b->sample = (cna_keyframe *)cna__character_take(c, slots, sizeof(cna_keyframe));
-    b->has = (uint8_t *)cna__character_take(c, slots, 1);
-    b->compose_out = (cna_mat4 **)cna__character_take(c, slots, sizeof(cna_mat4 *));
-    b->compose_in = (const cna_keyframe **)cna__character_take(c, slots, sizeof(cna_keyframe *));
     b->path = cna__player_default_path();
-    size_t targets = 0;
-    for (size_t i = 0; i < m->mesh_count; i++)
-        for (size_t k = 0; k < m->meshes[i].part_count; k++)
-            if (m->meshes[i].parts[k].morph && m->meshes[i].parts[k].morph->target_count > targets)
-                targets = m->meshes[i].parts[k].morph->target_count;
-    b->weights = (float *)cna__character_take(c, targets, sizeof(float));
-    b->weights2 = (float *)cna__character_take(c, targets, sizeof(float));
-    if (!b->acc || !b->cum || !b->touched || !b->sample || !b->has || !b->compose_out || !b->compose_in || !b->weights || !b->weights2)
-        return CNA_ERROR_OUT_OF_MEMORY;
     for (size_t l = 0; l < layer_count; l++) {
         cna__layer *L = &c->layers[l];
         cna__clock_init(&L->clock, 0);
@@ -73,12 +57,87 @@ cna_result cna__layers_create(cna_character *c, size_t layer_count)
         L->ref_animation = -1;
         L->ref_sampled = -2;
         L->motion_bone = -1;
-        L->tracks = (cna__track_state *)cna__character_take(c, cursors, sizeof(cna__track_state));
-        L->windows = (cna__arcs_window *)cna__character_take(c, c->eval_count + 1, sizeof(cna__arcs_window));
-        if (!L->tracks || !L->windows) return CNA_ERROR_OUT_OF_MEMORY;
-        for (size_t i = 0; i < cursors; i++) L->tracks[i].arc_key = SIZE_MAX;
     }
     cna__motion_identity(&c->motion);
+    return CNA_OK;
+}
+
+/* Layer l's own track states: layer 0 samples the skeletons with its
+ * players' state (the same clips at the same position) and keeps only the
+ * scene-node clip's. */
+static size_t own_states(const cna_character *c, size_t l)
+{
+    const cna__blend *b = &c->blend;
+    return l == 0 ? b->cursor_count - b->cursor_first[c->eval_count] : b->cursor_count;
+}
+
+static void reset_states(cna_character *c, size_t l)
+{
+    const cna_model *m = c->model;
+    cna__layer *L = &c->layers[l];
+    const cna__blend *b = &c->blend;
+    for (size_t e = l == 0 ? c->eval_count : 0; e <= c->eval_count; e++) {
+        const cna_clip *clip = NULL;
+        if (L->animation >= 0)
+            clip = e < c->eval_count ? &m->skins[c->evals[e].skin].data.clips[L->animation]
+                                     : (m->node_clips ? &m->node_clips[L->animation] : NULL);
+        cna__track_states_start(clip, cna__layer_states(c, l, e), b->cursor_first[e + 1] - b->cursor_first[e],
+                                &L->windows[e]);
+    }
+}
+
+cna_result cna__blend_ensure(cna_character *c, cna_error *err)
+{
+    cna__blend *b = &c->blend;
+    if (b->acc) return CNA_OK;
+    const cna_model *m = c->model;
+    const cna_allocator *a = &c->alloc;
+    const size_t slots = b->slot_count ? b->slot_count : 1;
+    size_t targets = 1;
+    for (size_t i = 0; i < m->mesh_count; i++)
+        for (size_t k = 0; k < m->meshes[i].part_count; k++)
+            if (m->meshes[i].parts[k].morph && m->meshes[i].parts[k].morph->target_count > targets)
+                targets = m->meshes[i].parts[k].morph->target_count;
+    size_t bytes = slots * (2 * sizeof(cna_keyframe) + sizeof(float) + sizeof(int32_t) + 1) + 2 * targets * sizeof(float);
+    cna__blend n = *b;
+    n.acc = (cna_keyframe *)cna__calloc(a, slots, sizeof(cna_keyframe));
+    n.sample = (cna_keyframe *)cna__calloc(a, slots, sizeof(cna_keyframe));
+    n.cum = (float *)cna__calloc(a, slots, sizeof(float));
+    n.touched = (int32_t *)cna__calloc(a, slots, sizeof(int32_t));
+    n.has = (uint8_t *)cna__calloc(a, slots, 1);
+    n.weights = (float *)cna__calloc(a, targets, sizeof(float));
+    n.weights2 = (float *)cna__calloc(a, targets, sizeof(float));
+    bool ok = n.acc && n.sample && n.cum && n.touched && n.has && n.weights && n.weights2;
+    cna__track_state *tracks[CNA_CHARACTER_MAX_LAYERS] = {0};
+    cna__arcs_window *windows[CNA_CHARACTER_MAX_LAYERS] = {0};
+    for (size_t l = 0; ok && l < c->layer_count; l++) {
+        const size_t own = own_states(c, l);
+        tracks[l] = (cna__track_state *)cna__calloc(a, own ? own : 1, sizeof(cna__track_state));
+        windows[l] = (cna__arcs_window *)cna__calloc(a, c->eval_count + 1, sizeof(cna__arcs_window));
+        ok = tracks[l] && windows[l];
+        bytes += (own ? own : 1) * sizeof(cna__track_state) + (c->eval_count + 1) * sizeof(cna__arcs_window);
+    }
+    if (!ok) {
+        cna__free(a, n.acc);
+        cna__free(a, n.sample);
+        cna__free(a, n.cum);
+        cna__free(a, n.touched);
+        cna__free(a, n.has);
+        cna__free(a, n.weights);
+        cna__free(a, n.weights2);
+        for (size_t l = 0; l < c->layer_count; l++) {
+            cna__free(a, tracks[l]);
+            cna__free(a, windows[l]);
+        }
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "character: out of memory for blending (%zu bytes)", bytes);
+    }
+    *b = n;
+    for (size_t l = 0; l < c->layer_count; l++) {
+        c->layers[l].tracks = tracks[l];
+        c->layers[l].windows = windows[l];
+        reset_states(c, l);
+    }
+    c->bytes += bytes;
     return CNA_OK;
 }
 
@@ -101,10 +160,15 @@ void cna__layers_free(cna_character *c)
     cna__free(a, b->touched);
     cna__free(a, b->sample);
     cna__free(a, b->has);
-    cna__free(a, (void *)b->compose_out);
-    cna__free(a, (void *)b->compose_in);
     cna__free(a, b->weights);
     cna__free(a, b->weights2);
+}
+
+cna__track_state *cna__layer_states(cna_character *c, size_t layer, size_t space)
+{
+    const size_t first = c->blend.cursor_first[space];
+    if (layer == 0) return c->layers[0].tracks + (first - c->blend.cursor_first[c->eval_count]);
+    return c->layers[layer].tracks + first;
 }
 
 bool cna__layers_single(const cna_character *c)
@@ -195,6 +259,7 @@ cna_result cna__layer_play(cna_character *c, size_t layer, long animation, cna_e
 {
     cna_result r = check_layer(c, layer, err);
     if (r == CNA_OK) r = check_animation(c, animation, err);
+    if (r == CNA_OK && layer > 0 && animation >= 0) r = cna__blend_ensure(c, err);
     if (r != CNA_OK) return r;
     const cna_model *m = c->model;
     cna__layer *L = &c->layers[layer];
@@ -214,15 +279,7 @@ cna_result cna__layer_play(cna_character *c, size_t layer, long animation, cna_e
     L->clock.mode = mode;
     L->clock.scale = scale;
     L->animation = animation;
-    for (size_t e = 0; e <= c->eval_count; e++) {
-        const cna__blend *b = &c->blend;
-        const cna_clip *clip = NULL;
-        if (animation >= 0)
-            clip = e < c->eval_count ? &m->skins[c->evals[e].skin].data.clips[animation]
-                                     : (m->node_clips ? &m->node_clips[animation] : NULL);
-        cna__track_states_start(clip, L->tracks + b->cursor_first[e], b->cursor_first[e + 1] - b->cursor_first[e],
-                                &L->windows[e]);
-    }
+    if (L->tracks) reset_states(c, layer);
     if (L->ref && L->ref_animation < 0) cna__blend_sample_reference(c, layer);
     motion_bind(c, L);
     cna__motion_identity(&L->motion);
@@ -252,6 +309,7 @@ cna_result cna_character_layer_set_weight(cna_character *c, size_t layer, float 
     if (!weight_ok(weight))
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "layer %zu: weight %g is outside 0..1", layer,
                           (double)weight);
+    if (layer == 0 && weight != 1.0f && (r = cna__blend_ensure(c, err)) != CNA_OK) return r;
     c->layers[layer].weight = weight;
     c->layers[layer].fade_total = 0;
     return CNA_OK;
@@ -368,6 +426,7 @@ cna_result cna_character_layer_set_blend_mode(cna_character *c, size_t layer, cn
                           (int)mode);
     cna__layer *L = &c->layers[layer];
     if (mode == CNA_BLEND_MODE_ADDITIVE) {
+        if ((r = cna__blend_ensure(c, err)) != CNA_OK) return r;
         const bool fresh = !L->ref;
         if (ensure_reference(c, L) != CNA_OK)
             return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "layer %zu: out of memory for the reference pose", layer);
@@ -392,6 +451,7 @@ cna_result cna_character_layer_set_additive_reference(cna_character *c, size_t l
     if (isnan(seconds))
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "layer %zu: reference time is NaN", layer);
     cna__layer *L = &c->layers[layer];
+    if ((r = cna__blend_ensure(c, err)) != CNA_OK) return r;
     if (ensure_reference(c, L) != CNA_OK)
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "layer %zu: out of memory for the reference pose", layer);
     L->ref_animation = animation;
@@ -420,6 +480,7 @@ cna_result cna_character_layer_set_mask(cna_character *c, size_t layer, const fl
         if (!weight_ok(weights[b]))
             return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "mask[%zu]: weight %g is outside 0..1", b,
                               (double)weights[b]);
+    if ((r = cna__blend_ensure(c, err)) != CNA_OK) return r;
     if (!L->mask_store) {
         L->mask_store = (float *)cna__calloc(&c->alloc, n ? n : 1, sizeof(float));
         if (!L->mask_store)
@@ -487,6 +548,7 @@ cna_result cna_character_layer_fade(cna_character *c, size_t layer, float target
                           (double)target);
     if (!isfinite(seconds))
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "layer %zu: fade time %g is not finite", layer, seconds);
+    if (layer == 0 && (r = cna__blend_ensure(c, err)) != CNA_OK) return r;
     return fade(c, layer, target, seconds, err);
 }
 
@@ -504,6 +566,7 @@ cna_result cna_character_crossfade(cna_character *c, size_t from, size_t to, lon
     if (flags & ~CNA_CROSSFADE_SYNC_PHASE)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "crossfade: unknown flags 0x%x",
                           flags & ~CNA_CROSSFADE_SYNC_PHASE);
+    if ((r = cna__blend_ensure(c, err)) != CNA_OK) return r;
     const cna__clock outgoing = c->layers[from].clock;
     if ((r = cna__layer_play(c, to, animation, err)) != CNA_OK) return r;
     if ((flags & CNA_CROSSFADE_SYNC_PHASE) && outgoing.duration > 0) {
@@ -551,6 +614,7 @@ cna_result cna_character_layer_set_root_motion(cna_character *c, size_t layer, c
                               "name a bone",
                               layer);
     }
+    if (mode != CNA_ROOT_MOTION_NONE && (r = cna__blend_ensure(c, err)) != CNA_OK) return r;
     cna__layer *L = &c->layers[layer];
     L->motion_mode = mode;
     L->motion_bone = mode == CNA_ROOT_MOTION_NONE ? -1 : b;
