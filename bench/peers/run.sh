@@ -68,7 +68,8 @@ echo "== building ozz-animation ($OZZ_SRC) in $W/ozz-build"
 cmake -S "$OZZ_SRC" -B "$W/ozz-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_FLAGS="-mavx2 -mfma" -DCMAKE_C_FLAGS="-mavx2 -mfma" \
     -Dozz_build_samples=OFF -Dozz_build_howtos=OFF -Dozz_build_tests=OFF -Dozz_build_fbx=OFF \
-    -Dozz_build_gltf=ON -Dozz_build_tools=ON >/dev/null
+    -Dozz_build_gltf=ON -Dozz_build_tools=ON >"$W/ozz-configure.log" 2>&1 ||
+    { cat "$W/ozz-configure.log" >&2; exit 1; }
 cmake --build "$W/ozz-build" --target gltf2ozz ozz_animation ozz_geometry ozz_base >/dev/null
 lib() { find "$W/ozz-build/src" -name "lib$1*.a" | head -n 1; }
 ${CXX:-c++} -std=c++17 $FLAGS -I"$OZZ_SRC/include" bench/peers/ozz_driver.cpp \
@@ -89,7 +90,7 @@ convert_ozz rig19 "$RIG19"
 R=$W/results.txt
 : >"$R"
 # field NAME: the first "NAME":number of a JSON line on stdin
-field() { sed -n "s/^[^{]*{.*\"$1\":\([-0-9.e+]*\).*/\1/p" | head -n 1; }
+field() { tr ',{' '\n\n' | sed -n "s/^\"$1\":\([-0-9.e+]*\).*/\1/p" | head -n 1; }
 one() { sed -n 's/.*"one_character":{[^}]*"ns_per_character_frame":\([-0-9.e+]*\).*/\1/p' | head -n 1; }
 record() { echo "$1 $2 $3" >>"$R"; }     # WORKLOAD SIDE VALUE
 pin() { taskset -c "$CORE" "$@"; }
@@ -143,10 +144,10 @@ function median(list,   n, a, i, j, t) {
 { key = $1 " " $2; v[key] = v[key] " " $3; if (!($1 in seen)) { seen[$1] = 1; order[++count] = $1 } }
 END {
     printf "%-24s %12s %12s %8s\n", "workload", "cna", "ozz", "cna/ozz"
-    for (i = 1; i <= count; i++) {
-        w = order[i]; c = median(v[w " cna"])
+    for (k = 1; k <= count; k++) {
+        w = order[k]; c = median(v[w " cna"])
         o = w; sub(/-reduced/, "", o); z = median(v[o " ozz"])
-        printf "%-24s %12.2f %12.2f %8.3f\n", w, c, z, z > 0 ? c / z : 0
+        printf "%-24s %12.2f %12.2f %8.3f\n", w, c, z, (z > 0 ? c / z : 0)
     }
 }' "$R"
 echo "== every figure: $R"
