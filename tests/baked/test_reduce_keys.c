@@ -6,7 +6,8 @@
  * every key time and every midpoint between consecutive key times; at
  * tolerance 0 the poses are bit for bit the unreduced ones and only exactly
  * redundant keys go; the input model is not modified; the reduced model bakes
- * and loads back; bad options are refused naming the value.
+ * and loads back; bad options are refused naming the value; a failed
+ * allocation is reported and leaks nothing.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -320,6 +321,58 @@ static void bad_options_are_refused_naming_the_value(void **state)
     cna_model_free(m);
 }
 
+/* An allocator that fails its n-th allocation (counting from 0), and counts
+ * what is still allocated. */
+typedef struct failing {
+    int fail_at, calls;
+    long live;
+} failing;
+
+static void *failing_alloc(void *user, size_t size)
+{
+    failing *f = user;
+    if (f->calls++ == f->fail_at) return NULL;
+    f->live++;
+    return malloc(size);
+}
+
+static void failing_free(void *user, void *p)
+{
+    failing *f = user;
+    f->live--;
+    free(p);
+}
+
+static void every_allocation_failure_is_reported_and_leaks_nothing(void **state)
+{
+    (void)state;
+    cna_model *m = load(FIXTURE);
+    for (int k = 0;; k++) {
+        failing f = {k, 0, 0};
+        cna_key_reduction_options o;
+        memset(&o, 0, sizeof o);
+        o.allocator.alloc = failing_alloc;
+        o.allocator.free = failing_free;
+        o.allocator.user_data = &f;
+        o.tolerance = 0.05;
+        cna_key_reduction *r = NULL;
+        cna_error err;
+        const cna_result rc = cna_model_reduce_keys(m, &o, &r, &err);
+        if (rc == CNA_OK) {
+            assert_true(k > 3);
+            assert_int_equal(r->keys_before, 10);
+            cna_key_reduction_free(r);
+            assert_int_equal(f.live, 0);
+            break;
+        }
+        assert_int_equal(rc, CNA_ERROR_OUT_OF_MEMORY);
+        assert_string_equal(err.message, "key reduction: out of memory");
+        assert_null(r);
+        assert_int_equal(f.live, 0);
+    }
+    cna_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -330,6 +383,7 @@ int main(void)
         cmocka_unit_test(fixture_at_a_small_tolerance_stays_within_it),
         cmocka_unit_test(reduced_model_bakes_and_loads_back_with_its_keys),
         cmocka_unit_test(bad_options_are_refused_naming_the_value),
+        cmocka_unit_test(every_allocation_failure_is_reported_and_leaks_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
