@@ -4,6 +4,8 @@
 # machine first. The figures in docs/benchmarks.md ("Summary") come from this script.
 # Run it on an otherwise idle machine: each program also measures its own yardstick (baseline
 # player, memcpy, glTF import) in the same run, and ratios are what to compare across machines.
+# cna beside ozz-animation (built from a source tree you point at) is bench/peers/run.sh OZZ_SRC;
+# it is not run here (docs/benchmarks.md, "Side by side with ozz-animation").
 set -eu
 cd "$(dirname "$0")/.."
 B=${1:-build-bench}

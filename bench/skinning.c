@@ -19,7 +19,13 @@
  * min-max (bench/common/bench.h). Target: <= 8 ns per vertex with 4
  * influences, positions + normals (docs/benchmarks.md).
  *
- * Usage: bench_skinning [--seconds S] [--runs N]
+ * With --json: only 4 influences, positions + normals, by the fast path
+ * and the reference, as one JSON line (influences, vertices, parts (the
+ * part vertex counts, comma-separated), palette, kernel,
+ * fast_ns_per_vertex (+ _min, _max), reference_ns_per_vertex (+ _min,
+ * _max)); bench/peers/run.sh reads it.
+ *
+ * Usage: bench_skinning [--seconds S] [--runs N] [--json]
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -131,11 +137,47 @@ static void set_influences(skin_ctx *c, unsigned char *const *copies, int k)
         }
 }
 
+static void free_parts(skin_ctx *c, unsigned char *const *copies)
+{
+    for (size_t i = 0; i < c->part_count; i++) {
+        free(copies[i]);
+        free(c->out[i]);
+        free(c->xyz[i]);
+    }
+}
+
+/* --json: 4 influences, positions + normals, fast path and reference, one line. */
+static int skinning_json(skin_ctx *c, unsigned char *const *copies, int kernel, int runs, double seconds,
+                         cna_player *player, cna_model *m)
+{
+    set_influences(c, copies, 4);
+    const bench_stats fast = bench_measure(skin_fast, c, runs, seconds);
+    const bench_stats full = bench_measure(skin_all, c, runs, seconds);
+    const double n = (double)c->total_vertices;
+    printf("{\"influences\":4,\"vertices\":%zu,\"parts\":\"", c->total_vertices);
+    for (size_t i = 0; i < c->part_count; i++) printf("%s%zu", i ? "," : "", c->vertices[i]);
+    printf("\",\"palette\":%zu,\"kernel\":\"%s\",\"fast_ns_per_vertex\":%.3f,\"fast_ns_per_vertex_min\":%.3f,"
+           "\"fast_ns_per_vertex_max\":%.3f,\"reference_ns_per_vertex\":%.3f,\"reference_ns_per_vertex_min\":%.3f,"
+           "\"reference_ns_per_vertex_max\":%.3f}\n",
+           c->palette_count, cna__skin_fast_kernel_name(kernel), fast.median * 1e9 / n, fast.min * 1e9 / n,
+           fast.max * 1e9 / n, full.median * 1e9 / n, full.min * 1e9 / n, full.max * 1e9 / n);
+    free_parts(c, copies);
+    cna_player_free(player);
+    cna_model_free(m);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     double seconds = BENCH_DEFAULT_SECONDS;
     int runs = BENCH_MIN_RUNS;
-    if (bench_parse_args(argc, argv, &seconds, &runs)) return 2;
+    bool json = false;
+    int kept = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) json = true;
+        else argv[kept++] = argv[i];
+    }
+    if (bench_parse_args(kept, argv, &seconds, &runs)) return 2;
     const char *path = CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb";
     cna_model *m = NULL;
     cna_error err;
@@ -174,6 +216,7 @@ int main(int argc, char **argv)
             c.part_count++;
         }
     const int best = cna__skin_fast_kernel();
+    if (json) return skinning_json(&c, copies, best, runs, seconds, player, m);
     printf("RobotExpressive: %zu skinned parts, %zu vertices, stride 52, palette of %zu; "
            "fast path kernel here: %s\n",
            c.part_count, c.total_vertices, c.palette_count, cna__skin_fast_kernel_name(best));
@@ -223,11 +266,7 @@ int main(int argc, char **argv)
         printf(" | %-22s | %-22s | %-14.2f\n", b, d, hot * 1e9 / n);
         fflush(stdout);
     }
-    for (size_t i = 0; i < c.part_count; i++) {
-        free(copies[i]);
-        free(c.out[i]);
-        free(c.xyz[i]);
-    }
+    free_parts(&c, copies);
     cna_player_free(player);
     cna_model_free(m);
     return 0;

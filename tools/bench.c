@@ -29,7 +29,7 @@ void cna_cli_bench_help(FILE *out)
 {
     fprintf(out,
             "usage: cna bench FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json]\n"
-            "                      [--asset-root DIR]\n"
+            "                      [--player-only] [--asset-root DIR]\n"
             "\n"
             "Loads FILE (.gltf, .glb, or a .cnb from cna convert) and times, for every clip of its first skin, the\n"
             "player's update (position, key sampling, T*R*S composition, world and skin\n"
@@ -72,6 +72,7 @@ typedef struct bench_args {
     const char *clip;
     const char *asset_root;  /* --asset-root; NULL when not given */
     bool json;
+    bool player_only;        /* --player-only: no character figures, no import time */
 } bench_args;
 
 static int parse_number(const cna_cli_command *cmd, const char *option, const char *text,
@@ -97,6 +98,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, bench_a
         int u;
         if (!strcmp(arg, "--json")) {
             a->json = true;
+        } else if (!strcmp(arg, "--player-only")) {
+            a->player_only = true;
         } else if (!strcmp(arg, "--characters") || !strcmp(arg, "--seconds") ||
                    !strcmp(arg, "--runs") || !strcmp(arg, "--clip") || !strcmp(arg, "--asset-root")) {
             if (i + 1 >= argc) return cna_cli_usage_error(cmd, "%s needs a value", arg);
@@ -171,10 +174,12 @@ static int run_bench(const bench_args *a)
         }
     }
     const char *name = base_name(a->file);
-    load_ctx lc = {a->file, &io, 0};
-    const bench_stats load = bench_measure(load_once, &lc, a->runs, a->seconds);
-    fprintf(a->json ? stderr : stdout, "%s%s: import (cna_model_load_any + free) %.3f ms [%.3f-%.3f]\n",
-            a->json ? "# " : "", name, load.median * 1e3, load.min * 1e3, load.max * 1e3);
+    if (!a->player_only) {
+        load_ctx lc = {a->file, &io, 0};
+        const bench_stats load = bench_measure(load_once, &lc, a->runs, a->seconds);
+        fprintf(a->json ? stderr : stdout, "%s%s: import (cna_model_load_any + free) %.3f ms [%.3f-%.3f]\n",
+                a->json ? "# " : "", name, load.median * 1e3, load.min * 1e3, load.max * 1e3);
+    }
     const cna_skinning_data *data = cna_model_skinning_data(m);
     if (!data) {
         fprintf(a->json ? stderr : stdout, "%s%s: no skin, nothing to play\n", a->json ? "# " : "",
@@ -198,7 +203,7 @@ static int run_bench(const bench_args *a)
         baseline_print(stdout, name, clip->name ? clip->name : "", &one, &many, a->json);
         /* the whole character (every skin, the rigid clip, morph weights) beside
          * one player of the first skin, 1 and N characters */
-        if (c < m->animation_count) {
+        if (c < m->animation_count && !a->player_only) {
             character_figure cf;
             const size_t counts[2] = {1, a->characters};
             for (int k = 0; k < (a->characters == 1 ? 1 : 2); k++) {

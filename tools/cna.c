@@ -47,10 +47,12 @@ static const cna_cli_command cna__commands[] = {
      "open a window (GLFW) that plays a model: orbit, clips, speed, morph weights",
      cna_cli_view_run, cna_cli_view_help},
     {"convert", true, "IN.gltf|IN.glb|DIR -o OUT [--unit-scale S] [--skeleton OUT.cnj] [--mode faithful|union]"
+     " [--reduce-keys TOL]"
      " [--asset-root DIR]",
      "bake a glTF file (or every one in a directory tree) as a .cnb binary model",
      cna_cli_convert_run, cna_cli_convert_help},
-    {"bench", true, "FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json] [--asset-root DIR]",
+    {"bench", true, "FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json] [--player-only]"
+     " [--asset-root DIR]",
      "time the player on every clip of a model against a plain baseline player",
      cna_cli_bench_run, cna_cli_bench_help},
     {"version", true, "",

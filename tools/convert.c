@@ -1,8 +1,9 @@
 /*
  * tools/convert.c — `cna convert IN.(gltf|glb) -o OUT.cnb [--unit-scale S]
- * [--skeleton OUT.cnj] [--mode faithful|union]`: import a glTF file and bake
- * it as a .cnb binary model (docs/format-cnb.md), optionally with the first
- * skin's skeleton as a .cnj sidecar. With a directory as IN, every .gltf and
+ * [--skeleton OUT.cnj] [--mode faithful|union] [--reduce-keys TOL]`: import a
+ * glTF file and bake it as a .cnb binary model (docs/format-cnb.md),
+ * optionally with the skeletal clips' keys reduced (cna_model_reduce_keys)
+ * and with the first skin's skeleton as a .cnj sidecar. With a directory as IN, every .gltf and
  * .glb file in its tree is converted to OUT/<same relative path>.cnb, with a
  * progress bar when stdout is a terminal.
  *
@@ -32,9 +33,9 @@ void cna_cli_convert_help(FILE *out)
 {
     fprintf(out,
             "usage: cna convert IN.gltf|IN.glb -o OUT.cnb [--unit-scale S] [--skeleton OUT.cnj]\n"
-            "                   [--mode faithful|union] [--asset-root DIR]\n"
+            "                   [--mode faithful|union] [--reduce-keys TOL] [--asset-root DIR]\n"
             "       cna convert DIR -o OUTDIR [--unit-scale S] [--mode faithful|union]\n"
-            "                   [--asset-root DIR]\n"
+            "                   [--reduce-keys TOL] [--asset-root DIR]\n"
             "\n"
             "Imports a glTF 2.0 file as a cna model and writes it as a .cnb binary model\n"
             "(docs/format-cnb.md), which cna pose and cna_cnb_load_file load with one read,\n"
@@ -61,6 +62,14 @@ void cna_cli_convert_help(FILE *out)
             "  --skeleton PATH      also write the first skin's skeleton as a .cnj sidecar\n"
             "                       (single-file mode; the model must have a skin)\n"
             "  --mode faithful|union  clip extraction mode (default faithful)\n"
+            "  --reduce-keys TOL    drop the skeletal clips' keys whose removal moves no joint,\n"
+            "                       nor any point 0.1 units from a joint along its axes, by\n"
+            "                       more than TOL model units (the file's, before\n"
+            "                       --unit-scale) at any key time or midpoint between key\n"
+            "                       times; first and last keys of each track stay. Prints\n"
+            "                       \"keys: BEFORE -> AFTER (tolerance TOL, largest error E)\".\n"
+            "                       TOL 0 drops only keys that change nothing. Default: every\n"
+            "                       key is kept\n"
             CNA_CLI_ASSET_ROOT_HELP("     ", "                       ")
             "  -h, --help           print this help\n"
             "\n"
@@ -73,6 +82,8 @@ typedef struct convert_args {
     const char *asset_root;  /* --asset-root; NULL when not given */
     float unit_scale;
     cna_clip_mode mode;
+    bool reduce;             /* --reduce-keys given */
+    double tolerance;        /* its value */
 } convert_args;
 
 static int parse_args(const cna_cli_command *cmd, int argc, char **argv, convert_args *a)
@@ -83,7 +94,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, convert
         const char *arg = argv[i];
         bool has_value = i + 1 < argc;
         if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0 || strcmp(arg, "--unit-scale") == 0 ||
-            strcmp(arg, "--skeleton") == 0 || strcmp(arg, "--mode") == 0 || strcmp(arg, "--asset-root") == 0) {
+            strcmp(arg, "--skeleton") == 0 || strcmp(arg, "--mode") == 0 || strcmp(arg, "--asset-root") == 0 ||
+            strcmp(arg, "--reduce-keys") == 0) {
             if (!has_value) return cna_cli_usage_error(cmd, "%s needs a value", arg);
             const char *v = argv[++i];
             if (strcmp(arg, "--unit-scale") == 0) {
@@ -93,6 +105,14 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, convert
                 if (errno || !*v || *end || !isfinite(s) || !(s > 0) || s > 1e30)
                     return cna_cli_usage_error(cmd, "--unit-scale: '%s' is not a positive number", v);
                 a->unit_scale = (float)s;
+            } else if (strcmp(arg, "--reduce-keys") == 0) {
+                char *end = NULL;
+                errno = 0;
+                double t = strtod(v, &end);
+                if (errno || !*v || *end || !isfinite(t) || !(t >= 0))
+                    return cna_cli_usage_error(cmd, "--reduce-keys: '%s' is not a finite tolerance >= 0", v);
+                a->reduce = true;
+                a->tolerance = t;
             } else if (strcmp(arg, "--skeleton") == 0) {
                 a->skeleton = v;
             } else if (strcmp(arg, "--asset-root") == 0) {
@@ -152,10 +172,24 @@ static bool convert_file(const convert_args *a, const char *in, const char *out,
         cna_model_free(model);
         return false;
     }
+    cna_key_reduction *reduced = NULL;
+    if (a->reduce) {
+        cna_key_reduction_options ro;
+        memset(&ro, 0, sizeof ro);
+        ro.tolerance = a->tolerance;
+        if (cna_model_reduce_keys(model, &ro, &reduced, &err) != CNA_OK) {
+            cna_model_free(model);
+            cna_cli_report_error(in, &err);
+            return false;
+        }
+        printf("keys: %zu -> %zu (tolerance %g, largest error %.3g)\n", reduced->keys_before,
+               reduced->keys_after, reduced->tolerance, reduced->max_error);
+    }
     cna_cnb_write_options wo;
     memset(&wo, 0, sizeof wo);
     wo.unit_scale = a->unit_scale;
-    cna_result r = cna_cnb_write_file(model, &wo, out, &err);
+    cna_result r = cna_cnb_write_file(reduced ? &reduced->model : model, &wo, out, &err);
+    cna_key_reduction_free(reduced);
     cna_model_free(model);
     if (r != CNA_OK) {
         cna_cli_report_error(in, &err);

@@ -182,6 +182,57 @@ static void directory_mode_keeps_same_named_gltf_and_glb_apart(void **state)
     assert_int_not_equal(stat(WORK "/twins-out/sub/a.cnb", &st), 0);
 }
 
+/* --reduce-keys: the printed key counts are those of the written file; TOL 0
+ * keeps the poses; a bad TOL is a usage error naming it. */
+static void reduce_keys_prints_the_key_counts_of_the_written_file(void **state)
+{
+    (void)state;
+    const char *robot = CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb";
+    char args[2048];
+    snprintf(args, sizeof args, "convert %s -o %s/r.cnb --reduce-keys 0.001", robot, WORK);
+    assert_int_equal(run(args), 0);
+    char *out = slurp(WORK "/out");
+    assert_non_null(out);
+    size_t before = 0, after = 0;
+    double tol = -1, error = -1;
+    assert_int_equal(sscanf(out, "keys: %zu -> %zu (tolerance %lf, largest error %lf)", &before, &after, &tol, &error), 4);
+    assert_non_null(strstr(out, "\nwrote " WORK "/r.cnb ("));
+    free(out);
+    assert_int_equal(before, 20726);
+    assert_true(after < before);
+    assert_true(tol == 0.001);
+    assert_true(error > 0 && error <= 0.001);
+    cna_model *m = NULL;
+    assert_int_equal(cna_cnb_load_file(WORK "/r.cnb", NULL, &m, NULL), CNA_OK);
+    size_t keys = 0;
+    const cna_skinning_data *d = &m->skins[0].data;
+    for (size_t c = 0; c < d->clip_count; c++)
+        for (size_t t = 0; t < d->clips[c].track_count; t++) keys += d->clips[c].tracks[t].key_count;
+    assert_int_equal(keys, after);
+    cna_model_free(m);
+    /* without the option, every key is kept (and nothing is printed about keys) */
+    snprintf(args, sizeof args, "convert %s -o %s/all.cnb", robot, WORK);
+    assert_int_equal(run(args), 0);
+    out = slurp(WORK "/out");
+    assert_null(strstr(out, "keys:"));
+    free(out);
+    const char *bad[] = {"-1", "nan", "inf", "1x", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(args, sizeof args, "convert %s -o %s/badtol.cnb --reduce-keys '%s'", robot, WORK, bad[i]);
+        assert_int_equal(run(args), 2);
+        char *err = slurp(WORK "/err");
+        char expected[128];
+        snprintf(expected, sizeof expected, "cna convert: --reduce-keys: '%s' is not a finite tolerance >= 0\n",
+                 bad[i]);
+        assert_non_null(strstr(err, expected));
+        free(err);
+    }
+    snprintf(args, sizeof args, "convert %s -o %s/badtol.cnb --reduce-keys", robot, WORK);
+    assert_int_equal(run(args), 2);
+    struct stat st; /* refused before anything is written */
+    assert_int_not_equal(stat(WORK "/badtol.cnb", &st), 0);
+}
+
 static void usage_errors_exit_2_and_refusals_exit_1(void **state)
 {
     (void)state;
@@ -368,6 +419,7 @@ int main(void)
         cmocka_unit_test(directory_mode_converts_every_gltf_file_in_the_tree),
         cmocka_unit_test(directory_mode_keeps_same_named_gltf_and_glb_apart),
         cmocka_unit_test(usage_errors_exit_2_and_refusals_exit_1),
+        cmocka_unit_test(reduce_keys_prints_the_key_counts_of_the_written_file),
         cmocka_unit_test(an_output_naming_an_input_is_refused_and_the_input_is_unchanged),
         cmocka_unit_test(a_write_that_fails_reports_the_system_reason_and_leaves_no_temporary_file),
         cmocka_unit_test(directory_mode_follows_no_folder_link_and_ends_on_a_link_loop),

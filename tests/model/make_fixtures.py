@@ -390,6 +390,34 @@ def skin_root_motion():
                      "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}]}]))
 
 
+def reduce_keys():
+    """A three-joint chain (Root -> Mid -> Tip) for key reduction: Root's translation is a
+    straight ramp x = 0, 1, 2, 3, 4 at t = 0..4 s with an identity rotation (every inner key
+    exactly redundant), Mid's rotation turns 0, 40, 10, 50, 0 degrees about z (no key
+    redundant), Tip has no track."""
+    locals_ = [trs((0, 0, 0)), trs((0, 1, 0)), trs((0, 1, 0))]
+    worlds = [locals_[0], mul(locals_[0], locals_[1]), mul(mul(locals_[0], locals_[1]), locals_[2])]
+    b = Builder()
+    mesh = b.skinned_triangle([(0, 1, 0, 0), (1, 2, 0, 0), (2, 0, 0, 0)],
+                              [(0.5, 0.5, 0, 0), (0.5, 0.5, 0, 0), (1, 0, 0, 0)])
+    ibm = b.accessor(FLOAT, "MAT4", [inverse(w) for w in worlds])
+    times = [0, 1, 2, 3, 4]
+    s_tr = b.sampler(times, [(x, 0, 0) for x in range(5)], "LINEAR")
+    s_rr = b.sampler(times, [quat_z(0)] * 5, "LINEAR", "VEC4")
+    s_mr = b.sampler(times, [quat_z(d) for d in (0, 40, 10, 50, 0)], "LINEAR", "VEC4")
+    write("reduce-keys.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0, 3]}],
+        nodes=[{"name": "Root", "children": [1]},
+               {"name": "Mid", "translation": [0, 1, 0], "children": [2]},
+               {"name": "Tip", "translation": [0, 1, 0]},
+               {"name": "MeshNode", "mesh": 0, "skin": 0}],
+        meshes=[mesh], skins=[{"joints": [0, 1, 2], "inverseBindMatrices": ibm}],
+        animations=[{"name": "Sway", "samplers": [s_tr, s_rr, s_mr],
+                     "channels": [{"sampler": 0, "target": {"node": 0, "path": "translation"}},
+                                  {"sampler": 1, "target": {"node": 0, "path": "rotation"}},
+                                  {"sampler": 2, "target": {"node": 1, "path": "rotation"}}]}]))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     skin_mesh_node_transform()
@@ -405,7 +433,7 @@ def main():
     skin_nested()
     skin_animated_mesh_node()
     skin_root_motion()
-
+    reduce_keys()
 
 if __name__ == "__main__":
     main()

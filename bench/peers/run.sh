@@ -1,0 +1,153 @@
+#!/bin/sh
+# bench/peers/run.sh OZZ_SRC [BUILD_DIR] [RIG19]
+#
+# cna and ozz-animation side by side, on the same machine in the same run, as ratios.
+#
+# OZZ_SRC is a source tree of ozz-animation (https://github.com/guillaumeblanc/ozz-animation;
+# the figures in docs/benchmarks.md were measured at tag 0.16.0, commit 6cbdc790), which
+# the script never copies into this repository. It needs cmake, ninja and a C++17 compiler
+# (g++ or clang++), plus taskset (util-linux). Get it with, for example:
+#   git clone --depth 1 --branch 0.16.0 https://github.com/guillaumeblanc/ozz-animation /tmp/ozz-src
+#   bench/peers/run.sh /tmp/ozz-src
+#
+# What it does, everything under BUILD_DIR (default build-peers; ozz is built in
+# BUILD_DIR/peers, never in OZZ_SRC):
+#   1. builds cna's benchmarks and `cna` (RelWithDebInfo, as bench/run-all.sh; cna picks
+#      its SIMD kernels at run time) and ozz with its Release flags plus -mavx2 -mfma
+#      (ozz_animation, ozz_geometry and gltf2ozz; no samples, tests or FBX);
+#   2. compiles bench/peers/ozz_driver.cpp (our own code against ozz's public API: a
+#      SamplingJob with its Context and a LocalToModelJob per character, then the skin
+#      palette; SkinningJob for 4 influences, positions + normals) with the same flags;
+#   3. converts the models with ozz's gltf2ozz (its defaults: keyframe optimisation at
+#      1 mm tolerance, 10 cm distance) and with `cna convert --reduce-keys 0.001` for the
+#      "keys reduced" rows: RobotExpressive (tests/data/corpus, 43 joints; ozz makes every
+#      one of its 58 nodes a joint) and a 19-joint rig, CesiumMan (RIG19, default
+#      OZZ_SRC/media/gltf/khronos/cesium_man.gltf, a Khronos sample ozz ships). The corpus
+#      has no rig of 60 joints or more, so there is no such row;
+#   4. runs each workload REPS times (default 7), cna then ozz, alternating, pinned to one
+#      core (taskset -c CORE, default 1; the 2-thread crowd on CROWD_CORES, default 0,1),
+#      and prints per workload the median over the repetitions of each side's figure (itself
+#      the median of 5 runs of SECONDS seconds, default 0.2) and the ratio cna / ozz
+#      (below 1: cna is faster).
+# Workloads: the player (sampling, local-to-model / world, skin palette) for 1 and 1000
+# characters of Robot_Walking and of the 19-joint rig (`cna bench --player-only`); a crowd
+# of 1000 Robot_Walking characters on 2 threads (`bench_player --crowd-only`, cna_crowd; ozz:
+# the driver's 2 threads, chunks of 16 from a shared counter, as cna_crowd); CPU skinning
+# of RobotExpressive's 19 parts, 4 influences, positions + normals, in ns per vertex
+# (`bench_skinning --json`; ozz: the same part sizes and joint spread).
+# Environment: REPS, RUN_SECONDS, CORE, CROWD_CORES override the defaults above; RIG19_CLIP
+# names the rig's clip (default animation_0).
+# Not part of CI: no test runs it. Check it with `sh -n bench/peers/run.sh`.
+set -eu
+
+if [ $# -lt 1 ] || [ ! -f "$1/include/ozz/animation/runtime/sampling_job.h" ]; then
+    echo "usage: $0 OZZ_SRC [BUILD_DIR] [RIG19]" >&2
+    echo "  OZZ_SRC: an ozz-animation source tree (https://github.com/guillaumeblanc/ozz-animation)" >&2
+    exit 2
+fi
+OZZ_SRC=$(cd "$1" && pwd)
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+B=${2:-build-peers}
+RIG19=${3:-$OZZ_SRC/media/gltf/khronos/cesium_man.gltf}
+REPS=${REPS:-7}
+SECONDS_PER_RUN=${RUN_SECONDS:-0.2}
+CORE=${CORE:-1}
+CROWD_CORES=${CROWD_CORES:-0,1}
+RIG19_CLIP=${RIG19_CLIP:-animation_0}  # CesiumMan's one animation has no name: cna and gltf2ozz both say animation_0
+ROBOT=$ROOT/tests/data/corpus/valid/RobotExpressive/robot.glb
+FLAGS="-O3 -DNDEBUG -mavx2 -mfma"
+[ -f "$RIG19" ] || { echo "error: $RIG19: no such file (the 19-joint rig)" >&2; exit 1; }
+
+echo "== building cna in $B"
+cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNA_BUILD_TESTS=OFF >/dev/null
+cmake --build "$B" --target bench_player bench_skinning cna_tool >/dev/null
+W=$(cd "$B" && pwd)/peers
+mkdir -p "$W/data"
+echo "== building ozz-animation ($OZZ_SRC) in $W/ozz-build"
+cmake -S "$OZZ_SRC" -B "$W/ozz-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_FLAGS="-mavx2 -mfma" -DCMAKE_C_FLAGS="-mavx2 -mfma" \
+    -Dozz_build_samples=OFF -Dozz_build_howtos=OFF -Dozz_build_tests=OFF -Dozz_build_fbx=OFF \
+    -Dozz_build_gltf=ON -Dozz_build_tools=ON >"$W/ozz-configure.log" 2>&1 ||
+    { cat "$W/ozz-configure.log" >&2; exit 1; }
+cmake --build "$W/ozz-build" --target gltf2ozz ozz_animation ozz_geometry ozz_base >/dev/null
+lib() { find "$W/ozz-build/src" -name "lib$1*.a" | head -n 1; }
+${CXX:-c++} -std=c++17 $FLAGS -I"$OZZ_SRC/include" bench/peers/ozz_driver.cpp \
+    "$(lib ozz_geometry)" "$(lib ozz_animation)" "$(lib ozz_base)" -lpthread -o "$W/ozz_driver"
+GLTF2OZZ=$(find "$W/ozz-build/src" -name gltf2ozz -type f | head -n 1)
+
+echo "== converting the models"
+convert_ozz() { # NAME FILE
+    (cd "$W/data" && "$GLTF2OZZ" --file="$2" --log_level=silent \
+        --config="{\"skeleton\":{\"filename\":\"$1_skeleton.ozz\"},\"animations\":[{\"clip\":\"*\",\"filename\":\"$1_*.ozz\"}]}")
+}
+convert_ozz robot "$ROBOT"
+convert_ozz rig19 "$RIG19"
+"$B/cna" convert "$ROBOT" -o "$W/data/robot_reduced.cnb" --reduce-keys 0.001
+"$B/cna" convert "$RIG19" -o "$W/data/rig19_reduced.cnb" --reduce-keys 0.001
+[ -f "$W/data/rig19_$RIG19_CLIP.ozz" ] || { echo "error: gltf2ozz wrote no rig19_$RIG19_CLIP.ozz" >&2; exit 1; }
+
+R=$W/results.txt
+: >"$R"
+# field NAME: the first "NAME":number of a JSON line on stdin
+field() { tr ',{' '\n\n' | sed -n "s/^\"$1\":\([-0-9.e+]*\).*/\1/p" | head -n 1; }
+one() { sed -n 's/.*"one_character":{[^}]*"ns_per_character_frame":\([-0-9.e+]*\).*/\1/p' | head -n 1; }
+record() { echo "$1 $2 $3" >>"$R"; }     # WORKLOAD SIDE VALUE
+pin() { taskset -c "$CORE" "$@"; }
+S="--seconds $SECONDS_PER_RUN"
+
+player_cna() { # LABEL FILE CLIP
+    out=$(pin "$B/cna" bench "$2" --clip "$3" --characters 1000 --player-only --json $S | head -n 1)
+    record "$1/1" cna "$(echo "$out" | one)"
+    record "$1/1000" cna "$(echo "$out" | field ns_per_character_frame)"
+}
+player_ozz() { # LABEL SKELETON ANIMATION
+    out=$(pin "$W/ozz_driver" --skeleton "$2" --animation "$3" --characters 1000 $S)
+    record "$1/1" ozz "$(echo "$out" | one)"
+    record "$1/1000" ozz "$(echo "$out" | field ns_per_character_frame)"
+}
+
+echo "== machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== cna commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), ozz $(git -C "$OZZ_SRC" describe --tags --always 2>/dev/null || echo "$OZZ_SRC"), $(date -u '+%Y-%m-%d %H:%M UTC')"
+PARTS=
+i=1
+while [ "$i" -le "$REPS" ]; do
+    echo "== repetition $i of $REPS"
+    player_cna robot "$ROBOT" Robot_Walking
+    player_ozz robot "$W/data/robot_skeleton.ozz" "$W/data/robot_Robot_Walking.ozz"
+    player_cna rig19 "$RIG19" "$RIG19_CLIP"
+    player_ozz rig19 "$W/data/rig19_skeleton.ozz" "$W/data/rig19_$RIG19_CLIP.ozz"
+    player_cna robot-reduced "$W/data/robot_reduced.cnb" Robot_Walking
+    player_cna rig19-reduced "$W/data/rig19_reduced.cnb" "$RIG19_CLIP"
+    out=$(taskset -c "$CROWD_CORES" "$B/bench/bench_player" --crowd-only --json --characters 1000 $S)
+    record crowd/2-threads cna "$(echo "$out" | field threads_2_ns_per_character_frame)"
+    out=$(taskset -c "$CROWD_CORES" "$W/ozz_driver" --skeleton "$W/data/robot_skeleton.ozz" \
+        --animation "$W/data/robot_Robot_Walking.ozz" --characters 1000 --threads 2 $S)
+    record crowd/2-threads ozz "$(echo "$out" | field ns_per_character_frame)"
+    out=$(pin "$B/bench/bench_skinning" --json $S)
+    record skinning/ns-per-vertex cna "$(echo "$out" | field fast_ns_per_vertex)"
+    PARTS=$(echo "$out" | sed -n 's/.*"parts":"\([0-9,]*\)".*/\1/p')
+    out=$(pin "$W/ozz_driver" --skinning --parts "$PARTS" --skeleton "$W/data/robot_skeleton.ozz" \
+        --animation "$W/data/robot_Robot_Walking.ozz" $S)
+    record skinning/ns-per-vertex ozz "$(echo "$out" | field ns_per_vertex)"
+    i=$((i + 1))
+done
+echo "== load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== medians of $REPS repetitions (ns per character-frame; skinning: ns per vertex); ratio = cna / ozz"
+echo "   (robot-reduced, rig19-reduced: cna with keys reduced at 1 mm, beside ozz's default-optimised clip)"
+awk '
+function median(list,   n, a, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{ key = $1 " " $2; v[key] = v[key] " " $3; if (!($1 in seen)) { seen[$1] = 1; order[++count] = $1 } }
+END {
+    printf "%-24s %12s %12s %8s\n", "workload", "cna", "ozz", "cna/ozz"
+    for (k = 1; k <= count; k++) {
+        w = order[k]; c = median(v[w " cna"])
+        o = w; sub(/-reduced/, "", o); z = median(v[o " ozz"])
+        printf "%-24s %12.2f %12.2f %8.3f\n", w, c, z, (z > 0 ? c / z : 0)
+    }
+}' "$R"
+echo "== every figure: $R"
