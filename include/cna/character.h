@@ -348,8 +348,9 @@ CNA_API cna_result cna_character_crossfade(cna_character *character, size_t from
  * While advancing, each playing layer's clock reports what it crosses, in
  * the order it passes them: the markers of its animation
  * (cna_model_markers), a loop (a wrap of a REPEAT clock, a turn of a
- * PING_PONG clock) and the end of a ONCE clock. Layers report in index
- * order, each its events in the order of its clock's path.
+ * PING_PONG clock) and the end of a ONCE clock. Every layer that plays an
+ * animation reports, whatever its weight; layers report in index order,
+ * each its events in the order of its clock's path.
  *
  * A marker at m is crossed when the clock moves from before m to m or past
  * it (forward: p < m <= p'; backward: p' <= m < p), along the clock's path
@@ -369,8 +370,9 @@ CNA_API cna_result cna_character_crossfade(cna_character *character, size_t from
  *   ONCE: arriving, from elsewhere, at the end it moves toward (D forward, 0
  *     backward) crosses the markers there, then reports FINISHED (ticks: that
  *     end); staying there reports nothing more.
- * A step of k loops crosses each marker k times and reports each wrap or
- * turn, in path order. Markers at the same time are reported in index order
+ * A step longer than the animation crosses a marker each time its path
+ * passes it (a REPEAT step of k·D ticks crosses each marker k times) and
+ * reports each wrap or turn, in path order. Markers at the same time are reported in index order
  * (the order they were added), in either direction. A seek, a play or a
  * loop mode change crosses nothing: a marker at the position the clock
  * starts from is not reported (played forward from 0 in REPEAT, a marker at
@@ -396,7 +398,7 @@ typedef struct cna_event {
     cna_event_kind kind;
     size_t layer;        /* the layer whose clock crossed it */
     long animation;      /* the layer's animation */
-    size_t marker;       /* MARKER: index in cna_model_markers(model, animation) */
+    size_t marker;       /* MARKER: index in cna_model_markers(model, animation); else 0 */
     const char *name;    /* MARKER: the marker's name (owned by the model); else NULL */
     int64_t ticks;       /* MARKER: its time; LOOPED, FINISHED: the end reached (0 or duration) */
 } cna_event;
