@@ -48,7 +48,7 @@ static const cna_cli_command cna__commands[] = {
      cna_cli_view_run, cna_cli_view_help},
     {"convert", true, "IN.gltf|IN.glb|DIR -o OUT [--unit-scale S] [--skeleton OUT.cnj] [--mode faithful|union]"
      " [--reduce-keys TOL]"
-     " [--asset-root DIR]",
+     " [--asset-root DIR] [--marker ANIM:NAME:SECONDS]...",
      "bake a glTF file (or every one in a directory tree) as a .cnb binary model",
      cna_cli_convert_run, cna_cli_convert_help},
     {"bench", true, "FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json] [--player-only]"

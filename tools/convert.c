@@ -1,9 +1,10 @@
 /*
  * tools/convert.c — `cna convert IN.(gltf|glb) -o OUT.cnb [--unit-scale S]
- * [--skeleton OUT.cnj] [--mode faithful|union] [--reduce-keys TOL]`: import a
- * glTF file and bake it as a .cnb binary model (docs/format-cnb.md),
- * optionally with the skeletal clips' keys reduced (cna_model_reduce_keys)
- * and with the first skin's skeleton as a .cnj sidecar. With a directory as IN, every .gltf and
+ * [--skeleton OUT.cnj] [--mode faithful|union] [--reduce-keys TOL] [--marker ANIM:NAME:SECONDS]...`:
+ * import a glTF file, add the markers given (cna_model_add_marker) and bake
+ * it as a .cnb binary model (docs/format-cnb.md), optionally with the
+ * skeletal clips' keys reduced (cna_model_reduce_keys) and with the first
+ * skin's skeleton as a .cnj sidecar. With a directory as IN, every .gltf and
  * .glb file in its tree is converted to OUT/<same relative path>.cnb, with a
  * progress bar when stdout is a terminal.
  *
@@ -34,6 +35,7 @@ void cna_cli_convert_help(FILE *out)
     fprintf(out,
             "usage: cna convert IN.gltf|IN.glb -o OUT.cnb [--unit-scale S] [--skeleton OUT.cnj]\n"
             "                   [--mode faithful|union] [--reduce-keys TOL] [--asset-root DIR]\n"
+            "                   [--marker ANIM:NAME:SECONDS]...\n"
             "       cna convert DIR -o OUTDIR [--unit-scale S] [--mode faithful|union]\n"
             "                   [--reduce-keys TOL] [--asset-root DIR]\n"
             "\n"
@@ -70,12 +72,29 @@ void cna_cli_convert_help(FILE *out)
             "                       \"keys: BEFORE -> AFTER (tolerance TOL, largest error E)\".\n"
             "                       TOL 0 drops only keys that change nothing. Default: every\n"
             "                       key is kept\n"
+            "  --marker ANIM:NAME:SECONDS\n"
+            "                       store a marker named NAME at SECONDS in animation ANIM\n"
+            "                       (an index or a name, as cna_model_find_animation; up to\n"
+            "                       the first ':'); NAME may contain ':'. A character\n"
+            "                       playing the animation reports the marker each time its\n"
+            "                       clock crosses it. Repeatable; single-file mode. A time\n"
+            "                       outside the animation or an unknown ANIM refuses the\n"
+            "                       file (exit 1)\n"
             CNA_CLI_ASSET_ROOT_HELP("     ", "                       ")
             "  -h, --help           print this help\n"
             "\n"
             "exit status: 0 converted; 1 a file was refused or could not be written;\n"
             "2 usage error.\n");
 }
+
+/* One --marker ANIM:NAME:SECONDS (pointers into the argument). */
+typedef struct marker_arg {
+    const char *arg;         /* the whole argument, for messages */
+    char anim[256];          /* ANIM: before the first ':' */
+    const char *name;        /* NAME: between the first and the last ':' (copied into name_buf) */
+    char name_buf[1024];
+    double seconds;          /* SECONDS: after the last ':' */
+} marker_arg;
 
 typedef struct convert_args {
     const char *in, *out, *skeleton;
@@ -84,7 +103,30 @@ typedef struct convert_args {
     cna_clip_mode mode;
     bool reduce;             /* --reduce-keys given */
     double tolerance;        /* its value */
+    marker_arg *markers;     /* --marker, in order (freed by the caller) */
+    size_t marker_count;
 } convert_args;
+
+/* Split "ANIM:NAME:SECONDS"; false for any other form. */
+static bool parse_marker(const char *v, marker_arg *m)
+{
+    const char *first = strchr(v, ':'), *last = strrchr(v, ':');
+    if (!first || last == first) return false;
+    const size_t anim = (size_t)(first - v), name = (size_t)(last - first - 1);
+    if (anim == 0 || anim >= sizeof m->anim || name == 0 || name >= sizeof m->name_buf || !last[1]) return false;
+    char *end = NULL;
+    errno = 0;
+    const double s = strtod(last + 1, &end);
+    if (errno || *end || !isfinite(s)) return false;
+    m->arg = v;
+    memcpy(m->anim, v, anim);
+    m->anim[anim] = '\0';
+    memcpy(m->name_buf, first + 1, name);
+    m->name_buf[name] = '\0';
+    m->name = m->name_buf;
+    m->seconds = s;
+    return true;
+}
 
 static int parse_args(const cna_cli_command *cmd, int argc, char **argv, convert_args *a)
 {
@@ -95,7 +137,7 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, convert
         bool has_value = i + 1 < argc;
         if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0 || strcmp(arg, "--unit-scale") == 0 ||
             strcmp(arg, "--skeleton") == 0 || strcmp(arg, "--mode") == 0 || strcmp(arg, "--asset-root") == 0 ||
-            strcmp(arg, "--reduce-keys") == 0) {
+            strcmp(arg, "--reduce-keys") == 0 || strcmp(arg, "--marker") == 0) {
             if (!has_value) return cna_cli_usage_error(cmd, "%s needs a value", arg);
             const char *v = argv[++i];
             if (strcmp(arg, "--unit-scale") == 0) {
@@ -113,6 +155,18 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, convert
                     return cna_cli_usage_error(cmd, "--reduce-keys: '%s' is not a finite tolerance >= 0", v);
                 a->reduce = true;
                 a->tolerance = t;
+            } else if (strcmp(arg, "--marker") == 0) {
+                if (!a->markers) {
+                    a->markers = (marker_arg *)calloc((size_t)argc, sizeof *a->markers);
+                    if (!a->markers) {
+                        fprintf(stderr, "error: out of memory\n");
+                        return CNA_CLI_EXIT_FAILURE;
+                    }
+                }
+                if (!parse_marker(v, &a->markers[a->marker_count]))
+                    return cna_cli_usage_error(cmd, "--marker: '%s' is not ANIM:NAME:SECONDS (an animation, a name "
+                                               "and a time in seconds)", v);
+                a->marker_count++;
             } else if (strcmp(arg, "--skeleton") == 0) {
                 a->skeleton = v;
             } else if (strcmp(arg, "--asset-root") == 0) {
@@ -171,6 +225,16 @@ static bool convert_file(const convert_args *a, const char *in, const char *out,
         fprintf(stderr, "error: %s: the model has no skin; --skeleton needs one\n", in);
         cna_model_free(model);
         return false;
+    }
+    for (size_t i = 0; i < a->marker_count; i++) {
+        const marker_arg *mk = &a->markers[i];
+        size_t animation = 0;
+        if (cna_model_find_animation(model, mk->anim, &animation, &err) != CNA_OK ||
+            cna_model_add_marker(model, animation, mk->name, mk->seconds, &err) != CNA_OK) {
+            fprintf(stderr, "error: %s: --marker '%s': %s; nothing was written\n", in, mk->arg, err.message);
+            cna_model_free(model);
+            return false;
+        }
     }
     cna_key_reduction *reduced = NULL;
     if (a->reduce) {
@@ -359,6 +423,27 @@ static void print_written(const char *path)
         printf("wrote %s\n", path);
 }
 
+static int convert(const cna_cli_command *cmd, const convert_args *a)
+{
+    struct stat st;
+    if (stat(a->in, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (a->skeleton)
+            return cna_cli_usage_error(cmd, "--skeleton applies to one file, not a directory");
+        if (a->marker_count)
+            return cna_cli_usage_error(cmd, "--marker applies to one file, not a directory");
+        if (mkdir(a->out, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "error: %s: %s\n", a->out, strerror(errno));
+            return CNA_CLI_EXIT_FAILURE;
+        }
+        return convert_directory(a);
+    }
+    if (cna_cli_probe_file(a->in, false) == CNA_CLI_FILE_UNUSABLE) return CNA_CLI_EXIT_FAILURE;
+    if (!convert_file(a, a->in, a->out, a->skeleton)) return CNA_CLI_EXIT_FAILURE;
+    print_written(a->out);
+    if (a->skeleton) print_written(a->skeleton);
+    return CNA_CLI_EXIT_OK;
+}
+
 int cna_cli_convert_run(int argc, char **argv)
 {
     const cna_cli_command *cmd = cna_cli_find("convert");
@@ -370,20 +455,7 @@ int cna_cli_convert_run(int argc, char **argv)
     }
     convert_args a;
     int u = parse_args(cmd, argc, argv, &a);
-    if (u >= 0) return u;
-    struct stat st;
-    if (stat(a.in, &st) == 0 && S_ISDIR(st.st_mode)) {
-        if (a.skeleton)
-            return cna_cli_usage_error(cmd, "--skeleton applies to one file, not a directory");
-        if (mkdir(a.out, 0777) != 0 && errno != EEXIST) {
-            fprintf(stderr, "error: %s: %s\n", a.out, strerror(errno));
-            return CNA_CLI_EXIT_FAILURE;
-        }
-        return convert_directory(&a);
-    }
-    if (cna_cli_probe_file(a.in, false) == CNA_CLI_FILE_UNUSABLE) return CNA_CLI_EXIT_FAILURE;
-    if (!convert_file(&a, a.in, a.out, a.skeleton)) return CNA_CLI_EXIT_FAILURE;
-    print_written(a.out);
-    if (a.skeleton) print_written(a.skeleton);
-    return CNA_CLI_EXIT_OK;
+    int r = u >= 0 ? u : convert(cmd, &a);
+    free(a.markers);
+    return r;
 }

@@ -1,7 +1,8 @@
 /*
  * tools/model_inspect.c — the model section of `cna inspect` (see
  * model_inspect.h): skins with their index-space tables, root prefixes and
- * clips, the scene-node clips and the model's diagnostics.
+ * clips, the scene-node clips, the animations' markers and the model's
+ * diagnostics.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -162,6 +163,26 @@ bool cna_cli_model_print(FILE *out, const cna_model *m)
     fputs(named ? "\n" : " none\n", out);
     fprintf(out, "  scene-node clips: %zu\n", m->animation_count);
     for (size_t c = 0; c < m->animation_count; c++) print_clip(out, c, &m->node_clips[c], "bone");
+    size_t markers = 0;
+    for (size_t c = 0; c < m->animation_count; c++) {
+        size_t n = 0;
+        cna_model_markers(m, c, &n);
+        markers += n;
+    }
+    fprintf(out, "  markers: %zu\n", markers);
+    for (size_t c = 0; markers && c < m->animation_count; c++) {
+        size_t n = 0;
+        const cna_marker *k = cna_model_markers(m, c, &n);
+        if (n == 0) continue;
+        fprintf(out, "    animation %zu ", c);
+        print_str(out, cna_model_animation_name(m, c));
+        fprintf(out, ": %zu\n", n);
+        for (size_t i = 0; i < n; i++) {
+            fprintf(out, "      marker %zu ", i);
+            print_str(out, k[i].name);
+            fprintf(out, " at %.9g s (%lld ticks)\n", cna_ticks_to_seconds(k[i].ticks), (long long)k[i].ticks);
+        }
+    }
     fprintf(out, "  model diagnostics: %zu\n", m->diagnostic_count);
     for (size_t d = 0; d < m->diagnostic_count; d++) {
         fprintf(out, "    %s x%zu: ", m->diagnostics[d].code, m->diagnostics[d].count);
@@ -192,6 +213,9 @@ bool cna_cli_model_brief(FILE *out, const cna_model *m)
         fprintf(out, "%s", c ? ", " : " ");
         print_str(out, m->node_clips[c].name);
         fprintf(out, " %g s", cna_ticks_to_seconds(m->node_clips[c].duration));
+        size_t n = 0;
+        cna_model_markers(m, c, &n);
+        if (n) fprintf(out, " (%zu marker%s)", n, n == 1 ? "" : "s");
     }
     fputc('\n', out);
     return !ferror(out);
@@ -315,6 +339,17 @@ cJSON *cna_cli_model_json(const cna_model *m)
         cJSON_AddNumberToObject(ao, "index", (double)c);
         cJSON_AddStringToObject(ao, "name", cna_model_animation_name(m, c));
         cJSON_AddNumberToObject(ao, "duration", cna_ticks_to_seconds(m->node_clips[c].duration));
+        cJSON *mk = cJSON_AddArrayToObject(ao, "markers");
+        size_t n = 0;
+        const cna_marker *k = cna_model_markers(m, c, &n);
+        for (size_t i = 0; mk && i < n; i++) {
+            cJSON *ko = cJSON_CreateObject();
+            if (!ko) break;
+            cJSON_AddItemToArray(mk, ko);
+            cJSON_AddStringToObject(ko, "name", k[i].name);
+            cJSON_AddNumberToObject(ko, "time", cna_ticks_to_seconds(k[i].ticks));
+            cJSON_AddNumberToObject(ko, "ticks", (double)k[i].ticks);
+        }
     }
     cJSON *nc = cJSON_AddArrayToObject(o, "nodeClips");
     for (size_t c = 0; nc && c < m->animation_count; c++) cJSON_AddItemToArray(nc, clip_json(&m->node_clips[c]));

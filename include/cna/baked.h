@@ -140,8 +140,8 @@ typedef struct cna_cnb_write_options {
     float unit_scale;
 } cna_cnb_write_options;
 
-/* Serialise `model` as .cnb bytes, version 3 (docs/format-cnb.md):
- * everything the model holds, so that cna_cnb_load_memory gives back an
+/* Serialise `model` as .cnb bytes, version 4 (docs/format-cnb.md):
+ * everything the model holds, its markers (cna_model_add_marker) included, so that cna_cnb_load_memory gives back an
  * equal model (the same bytes, matrices and keys). An array the model shares
  * (the same pointer: vertices of placements of one glTF mesh, key arrays,
  * one skin's clip set shared by the model skins of its instancing nodes) is
@@ -276,16 +276,17 @@ CNA_API bool cna_cnb_is_cnb(const void *bytes, size_t size);
 /* Load a model from .cnb bytes: one copy into one allocation owned by the
  * model, then the checks of docs/format-cnb.md ("Validation": header, every
  * section entry, checksum, every record's references, counts, indices and
- * enums) before any pointer is used, then pointer fix-ups. Reads version 3
- * (what cna_cnb_write_memory writes) and version 2 (the previous release's:
- * its per-frame fields are skipped, its morph target names are absent and a
- * split part's source_vertex_count is taken as its largest source vertex
- * + 1). Model skins that share one clip set in the file share it in the
+ * enums) before any pointer is used, then pointer fix-ups. Reads version 4
+ * (what cna_cnb_write_memory writes; its markers are copied into the
+ * model's marker storage), version 3 (no markers) and version 2 (the
+ * release before: no markers, its per-frame fields are skipped, its morph
+ * target names are absent and a split part's source_vertex_count is taken
+ * as its largest source vertex + 1). Model skins that share one clip set in the file share it in the
  * model (the same data.clips pointer). Free the model with cna_model_free.
  * Errors (*out unchanged, nothing leaks): CNA_ERROR_INVALID_ARGUMENT (NULL
  * bytes with size > 0, NULL out); CNA_ERROR_PARSE (not a .cnb: bad magic,
  * "cnb: 10 bytes; the header needs 64"); CNA_ERROR_UNSUPPORTED (another
- * version: "cnb: version 4; this reader reads versions 2 and 3", non-zero
+ * version: "cnb: version 5; this reader reads versions 2 to 4", non-zero
  * flags, a big-endian host); CNA_ERROR_INVALID_DATA (sizes,
  * checksum, references, counts, indices: "cnb: checksum 0x... does not match
  * the contents (0x...)", "cnb: parts[3].indices: 12 bytes; 6 indices need

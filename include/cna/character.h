@@ -348,10 +348,45 @@ CNA_API cna_result cna_character_crossfade(cna_character *character, size_t from
  * While advancing, each playing layer's clock reports what it crosses, in
  * the order it passes them: the markers of its animation
  * (cna_model_markers), a loop (a wrap of a REPEAT clock, a turn of a
- * PING_PONG clock) and the end of a ONCE clock. A marker at m is crossed
- * when the clock moves from before m to m or past it (forward: p < m <= p';
- * backward: p' <= m < p); a step of several loops crosses each marker once
- * per loop; a seek or play crosses nothing. */
+ * PING_PONG clock) and the end of a ONCE clock. Every layer that plays an
+ * animation reports, whatever its weight; layers report in index order,
+ * each its events in the order of its clock's path.
+ *
+ * A marker at m is crossed when the clock moves from before m to m or past
+ * it (forward: p < m <= p'; backward: p' <= m < p), along the clock's path
+ * between the ends 0 and D (the duration):
+ *   REPEAT forward: the clock runs up to D and wraps to 0. A wrap crosses
+ *     the markers at D, then reports LOOPED (ticks D), then crosses the
+ *     markers at 0 (the position is 0 again).
+ *   REPEAT backward (negative time scale): the clock runs down to 0;
+ *     arriving at 0 crosses the markers at 0. Passing below 0 wraps: LOOPED
+ *     (ticks 0), then the markers at D, from which the clock continues down.
+ *   PING_PONG: the position runs from one end to the other and turns there.
+ *     Arriving at an end crosses its markers, then reports LOOPED (ticks:
+ *     that end); leaving it crosses nothing there, so a marker at 0 or D is
+ *     crossed once per arrival and a marker inside once on the way there and
+ *     once on the way back. A negative time scale runs the same path the
+ *     other way.
+ *   ONCE: arriving, from elsewhere, at the end it moves toward (D forward, 0
+ *     backward) crosses the markers there, then reports FINISHED (ticks: that
+ *     end); staying there reports nothing more.
+ * A step longer than the animation crosses a marker each time its path
+ * passes it (a REPEAT step of k·D ticks crosses each marker k times) and
+ * reports each wrap or turn, in path order. Markers at the same time are reported in index order
+ * (the order they were added), in either direction. A seek, a play or a
+ * loop mode change crosses nothing: a marker at the position the clock
+ * starts from is not reported (played forward from 0 in REPEAT, a marker at
+ * 0 is first reported at the first wrap). An animation of duration 0 and a
+ * step of 0 ticks report nothing.
+ *
+ * Very long steps: an advance reports at most CNA_EVENT_MAX_LOOPS wraps or
+ * turns per layer. A step with more (a 1 s animation skipped ahead by more
+ * than an hour at once) reports its path up to the CNA_EVENT_MAX_LOOPS-th
+ * LOOPED, that one included, and nothing after it; the clock still moves
+ * the whole step. */
+
+/* The most wraps or turns one layer reports in one advance. */
+#define CNA_EVENT_MAX_LOOPS 4096
 
 typedef enum cna_event_kind {
     CNA_EVENT_MARKER = 1,    /* a marker was crossed */
@@ -363,7 +398,7 @@ typedef struct cna_event {
     cna_event_kind kind;
     size_t layer;        /* the layer whose clock crossed it */
     long animation;      /* the layer's animation */
-    size_t marker;       /* MARKER: index in cna_model_markers(model, animation) */
+    size_t marker;       /* MARKER: index in cna_model_markers(model, animation); else 0 */
     const char *name;    /* MARKER: the marker's name (owned by the model); else NULL */
     int64_t ticks;       /* MARKER: its time; LOOPED, FINISHED: the end reached (0 or duration) */
 } cna_event;

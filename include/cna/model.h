@@ -419,6 +419,29 @@ typedef struct cna_marker {
  * a NULL model. Owned by the model. */
 CNA_API const cna_marker *cna_model_markers(const cna_model *model, size_t animation, size_t *count);
 
+/* Add a marker named `name` at `seconds` to animation `animation` (0 ..
+ * animation_count - 1, see cna_model_find_animation). The time becomes
+ * cna_ticks_from_seconds(seconds) ticks and must lie in 0 .. the animation's
+ * duration (model->node_clips[animation].duration); the name (non-empty,
+ * UTF-8) is copied. The markers stay sorted by ticks; a marker at the same
+ * time as others goes after them. Storage comes from the model's allocator
+ * (the import or load options' hooks), is counted in cna_model_size_bytes
+ * and freed by cna_model_free; .cnb files keep the markers
+ * (cna_cnb_write_file, `cna convert --marker`).
+ *
+ * This edits the asset, the one exception to "a model never changes after
+ * load": add the markers before creating characters of the model, never
+ * while one exists (characters read the markers while they advance, and
+ * the pointers cna_model_markers returned become invalid).
+ *
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for a NULL model or
+ * name, an animation out of range ("marker: animation 7 is outside 0..2"),
+ * an empty name or one that is not UTF-8, a NaN time or one outside the
+ * animation ("animations[2] \"Walk\": marker time 3.5 s is outside 0..1.25 s");
+ * CNA_ERROR_OUT_OF_MEMORY. */
+CNA_API cna_result cna_model_add_marker(cna_model *model, size_t animation, const char *name, double seconds,
+                                        cna_error *err);
+
 /* Bytes the model owns: what is shared by all its characters. 0 for NULL. */
 CNA_API size_t cna_model_size_bytes(const cna_model *model);
 

@@ -7,10 +7,12 @@
  * plain numbers (vertex bytes, indices, matrices, keyframes, maps, deltas,
  * weights, times) are used in place.
  *
- * Versions 3 (written now) and 2 (the previous release's) are read: the
- * record sizes come from the file's version; the fields version 3 added are
- * read in their own functions (read_target_names, read_source_vertex_count)
- * and version 2's per-frame fields are skipped.
+ * Versions 4 (written now), 3 and 2 (earlier releases') are read: the
+ * record sizes and the section count come from the file's version; the
+ * fields version 3 added are read in their own functions (read_target_names,
+ * read_source_vertex_count), version 4's MARKERS section in read_markers
+ * (a version 2 or 3 file has none), and version 2's per-frame fields are
+ * skipped.
  */
 #include <errno.h>
 #include <math.h>
@@ -57,8 +59,9 @@ typedef struct section {
 typedef struct reader {
     const unsigned char *file;
     size_t total;
-    uint32_t version;      /* 2 or 3, once the header is checked */
+    uint32_t version;      /* 2, 3 or 4, once the header is checked */
     const uint32_t *rs;    /* record sizes of that version */
+    int section_count;     /* of that version: 15, or 16 from version 4 */
     section s[CNA__CNB_SECTION_END];
     cna__model *model;
     cna__arena *arena;
@@ -287,13 +290,14 @@ static cna_result check_head(reader *rd, const unsigned char *f, uint64_t n)
     uint32_t version = rd_u32(f + CNA__CNB_OFF_VERSION);
     if (version == 1)
         return fail(rd, CNA_ERROR_UNSUPPORTED,
-                    "version 1 (written before images were stored); this reader reads versions %u and %u: "
+                    "version 1 (written before images were stored); this reader reads versions %u to %u: "
                     "re-convert the model (cna convert)", CNA__CNB_VERSION_OLDEST, CNA__CNB_VERSION);
     if (version < CNA__CNB_VERSION_OLDEST || version > CNA__CNB_VERSION)
-        return fail(rd, CNA_ERROR_UNSUPPORTED, "version %u; this reader reads versions %u and %u",
+        return fail(rd, CNA_ERROR_UNSUPPORTED, "version %u; this reader reads versions %u to %u",
                     (unsigned)version, CNA__CNB_VERSION_OLDEST, CNA__CNB_VERSION);
     rd->version = version;
     rd->rs = version == 2 ? cna__cnb_record_size_v2 : cna__cnb_record_size;
+    rd->section_count = version >= 4 ? CNA__CNB_SECTION_COUNT : CNA__CNB_SECTION_COUNT_V3;
     uint32_t flags = rd_u32(f + CNA__CNB_OFF_FLAGS);
     if (flags != 0) return fail(rd, CNA_ERROR_UNSUPPORTED, "flags 0x%x; none are defined", (unsigned)flags);
     uint32_t hs = rd_u32(f + CNA__CNB_OFF_HEADER_SIZE);
@@ -306,11 +310,11 @@ static cna_result check_head(reader *rd, const unsigned char *f, uint64_t n)
     if (n % 8 != 0)
         return fail(rd, CNA_ERROR_INVALID_DATA, "total_size %llu is not a multiple of 8", (unsigned long long)n);
     uint32_t sc = rd_u32(f + CNA__CNB_OFF_SECTION_COUNT);
-    if (sc != CNA__CNB_SECTION_COUNT)
-        return fail(rd, CNA_ERROR_INVALID_DATA, "section_count %u is not %d", (unsigned)sc,
-                    CNA__CNB_SECTION_COUNT);
+    if (sc != (uint32_t)rd->section_count)
+        return fail(rd, CNA_ERROR_INVALID_DATA, "section_count %u is not %d (version %u)", (unsigned)sc,
+                    rd->section_count, (unsigned)version);
     uint64_t table = rd_u64(f + CNA__CNB_OFF_SECTION_TABLE);
-    const uint64_t table_size = (uint64_t)CNA__CNB_SECTION_COUNT * CNA__CNB_SECTION_ENTRY_SIZE;
+    const uint64_t table_size = (uint64_t)rd->section_count * CNA__CNB_SECTION_ENTRY_SIZE;
     if (table != CNA__CNB_HEADER_SIZE || table_size > n - table)
         return fail(rd, CNA_ERROR_INVALID_DATA, "section table at %llu does not fit in %llu bytes",
                     (unsigned long long)table, (unsigned long long)n);
@@ -325,14 +329,14 @@ static cna_result check_header(reader *rd)
     size_t n = rd->total;
     if (check_head(rd, f, n)) return rd->r;
     const uint64_t table = CNA__CNB_HEADER_SIZE;
-    const uint64_t table_size = (uint64_t)CNA__CNB_SECTION_COUNT * CNA__CNB_SECTION_ENTRY_SIZE;
+    const uint64_t table_size = (uint64_t)rd->section_count * CNA__CNB_SECTION_ENTRY_SIZE;
     uint64_t stored = rd_u64(f + CNA__CNB_OFF_CHECKSUM);
     uint64_t actual = cna__cnb_checksum(f, n);
     if (stored != actual)
         return fail(rd, CNA_ERROR_INVALID_DATA, "checksum 0x%016llx does not match the contents (0x%016llx)",
                     (unsigned long long)stored, (unsigned long long)actual);
     uint64_t end = table + table_size;
-    for (int id = 1; id < CNA__CNB_SECTION_END; id++) {
+    for (int id = 1; id <= rd->section_count; id++) {
         const unsigned char *e = f + table + (size_t)(id - 1) * CNA__CNB_SECTION_ENTRY_SIZE;
         const char *name = cna__cnb_section_name[id];
         uint32_t sid = rd_u32(e), rs = rd_u32(e + 4);
@@ -1297,6 +1301,55 @@ static void read_diagnostics(reader *rd)
     rd->model->pub.diagnostic_count = n;
 }
 
+/* ------------------------------------------------------------------ markers */
+
+/* MARKERS (version 4): sorted by animation, then by time; each a non-empty
+ * name and a time inside its animation. Copied into the model's marker
+ * storage (cna_model_add_marker's), in order. */
+static void read_markers(reader *rd, uint64_t node_clip_first)
+{
+    const cna_model *m = &rd->model->pub;
+    const size_t n = rd->s[CNA__CNB_MARKERS].count;
+    uint32_t last_animation = 0;
+    int64_t last_ticks = 0;
+    for (size_t i = 0; i < n && !rd->r; i++) {
+        cursor c = record(rd, CNA__CNB_MARKERS, i);
+        char where[48];
+        label(where, "markers", i);
+        const uint32_t animation = g_u32(&c);
+        g_u32(&c);
+        const char *name = g_str(rd, &c, where, "name", false);
+        const int64_t ticks = g_i64(&c);
+        if (rd->r || !index_ok(rd, where, "animation", animation, 0, (int64_t)m->animation_count)) return;
+        if (i > 0 && animation < last_animation) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.animation: %u after %u; markers are sorted by animation", where,
+                 (unsigned)animation, (unsigned)last_animation);
+            return;
+        }
+        if (name[0] == 0) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.name: empty", where);
+            return;
+        }
+        const int64_t duration = rd->clips[node_clip_first + animation].duration;
+        if (ticks < 0 || ticks > duration) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.ticks: %lld is outside 0..%lld (animations[%u])", where,
+                 (long long)ticks, (long long)duration, (unsigned)animation);
+            return;
+        }
+        if (i > 0 && animation == last_animation && ticks < last_ticks) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.ticks: %lld after %lld; markers are sorted by time", where,
+                 (long long)ticks, (long long)last_ticks);
+            return;
+        }
+        if (!cna__model_insert_marker(rd->model, animation, name, ticks)) {
+            oom(rd);
+            return;
+        }
+        last_animation = animation;
+        last_ticks = ticks;
+    }
+}
+
 /* ------------------------------------------------------------------ load */
 
 static cna_result load_checked(reader *rd);
@@ -1340,7 +1393,8 @@ static cna_result load_checked(reader *rd)
     for (size_t i = 0; i < m->animation_count; i++)
         if (!clip_ok(rd, (size_t)node_clip_first + i, CNA_CLIP_TARGET_SCENE_NODE, m->bone_count)) return rd->r;
     m->node_clips = m->animation_count ? rd->clips + node_clip_first : NULL;
-    return CNA_OK;
+    read_markers(rd, node_clip_first);
+    return rd->r;
 }
 
 bool cna_cnb_is_cnb(const void *bytes, size_t size)

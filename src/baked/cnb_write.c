@@ -16,6 +16,9 @@
  * one clip set shared by several model skins (the skins of one glTF skin
  * instanced by several nodes) is written once and referenced by each.
  *
+ * Markers: one MARKERS record per marker, animation by animation, each
+ * animation's in the model's order (by time).
+ *
  * Images: encoded bytes are copied into DATA; an external image file (the
  * model's path) is read now and embedded the same way, so the file is
  * self-contained wherever it is moved.
@@ -487,6 +490,20 @@ static void write_effect(writer *w, const cna_effect *e)
     u32(w, b, p->double_sided ? 1u : 0u);
 }
 
+/* An animation's markers, in the model's order (sorted by time). */
+static void write_markers(writer *w, const cna_model *m, size_t animation)
+{
+    wbuf *b = &w->sec[CNA__CNB_MARKERS];
+    size_t n = 0;
+    const cna_marker *k = cna_model_markers(m, animation, &n);
+    for (size_t i = 0; i < n; i++) {
+        u32(w, b, (uint32_t)animation);
+        u32(w, b, 0);
+        str(w, b, k[i].name);
+        i64(w, b, k[i].ticks);
+    }
+}
+
 static void write_diagnostic(writer *w, const cna_model_diagnostic *d)
 {
     wbuf *b = &w->sec[CNA__CNB_DIAGNOSTICS];
@@ -657,6 +674,7 @@ static cna_result write_all(writer *w, const cna_model *m, cna_error *err)
         cna_result r = write_image(w, i, &m->images[i], err);
         if (r) return r;
     }
+    for (size_t a = 0; a < m->animation_count; a++) write_markers(w, m, a);
     if (w->failed) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "cnb write: out of memory");
     for (int id = 1; id < CNA__CNB_SECTION_END; id++)
         if (w->sec[id].size % cna__cnb_record_size[id] != 0)

@@ -45,7 +45,9 @@ void cna__clock_seek(cna__clock *clock, int64_t ticks);
 /* Move the position by `ticks` (any sign, any size) and fold it; when
  * `events` is not NULL and has a listener, report every marker crossed, each
  * loop wrap or ping-pong turn (CNA_EVENT_LOOPED) and a ONCE clock reaching an
- * end (CNA_EVENT_FINISHED), in the order the clock passes them. */
+ * end (CNA_EVENT_FINISHED), in the order the clock passes them, by the rules of include/cna/character.h
+ * ("events"; at most CNA_EVENT_MAX_LOOPS wraps or turns). The listener is
+ * called after the clock has moved. */
 void cna__clock_advance(cna__clock *clock, int64_t ticks, const cna__clock_events *events);
 
 /* Change the mode; the position is folded into the new mode's range. */

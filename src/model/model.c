@@ -63,10 +63,23 @@ const cna_model_diagnostic *cna_model_find_diagnostic(const cna_model *model, co
 
 /* ------------------------------------------------------------------ free, look-ups */
 
+static void free_markers(cna__model *m)
+{
+    for (size_t a = 0; m->markers && a < m->pub.animation_count; a++) {
+        cna__marker_list *l = &m->markers[a];
+        for (size_t i = 0; i < l->count; i++) cna__free(&m->allocator, (void *)l->items[i].name);
+        cna__free(&m->allocator, l->items);
+    }
+    cna__free(&m->allocator, m->markers);
+    m->markers = NULL;
+    m->marker_bytes = 0;
+}
+
 void cna_model_free(cna_model *model)
 {
     if (!model) return;
     cna__model *m = cna__model_of(model);
+    free_markers(m);
     cna__arena_free(&m->arena);
     cna_allocator a = m->allocator;
     cna__free(&a, m);
@@ -151,6 +164,13 @@ uint64_t cna__model_checksum(const cna_model *model)
     uint64_t h = 0xcbf29ce484222325ull;
     const unsigned char *self = (const unsigned char *)&m->pub;
     for (size_t i = 0; i < sizeof m->pub; i++) h = (h ^ self[i]) * 0x100000001b3ull;
+    for (size_t a = 0; m->markers && a < m->pub.animation_count; a++)
+        for (size_t i = 0; i < m->markers[a].count; i++) {
+            const cna_marker *k = &m->markers[a].items[i];
+            const uint64_t t = (uint64_t)k->ticks;
+            for (int b = 0; b < 8; b++) h = (h ^ ((t >> (8 * b)) & 0xffu)) * 0x100000001b3ull;
+            for (const unsigned char *c = (const unsigned char *)k->name; *c; c++) h = (h ^ *c) * 0x100000001b3ull;
+        }
     return cna__arena_checksum(&m->arena, h);
 }
 
@@ -158,7 +178,7 @@ size_t cna_model_size_bytes(const cna_model *model)
 {
     if (!model) return 0;
     const cna__model *m = (const cna__model *)model;
-    return sizeof *m + cna__arena_bytes(&m->arena);
+    return sizeof *m + cna__arena_bytes(&m->arena) + m->marker_bytes;
 }
 
 const char *cna_model_animation_name(const cna_model *model, size_t animation)
@@ -187,11 +207,92 @@ const char *cna_clip_target_name(cna_clip_target target)
     }
 }
 
+/* ------------------------------------------------------------------ markers */
+
 const cna_marker *cna_model_markers(const cna_model *model, size_t animation, size_t *count)
 {
-    /* markers are not stored yet: every animation has none */
-    (void)model;
-    (void)animation;
     if (count) *count = 0;
-    return NULL;
+    if (!model || animation >= model->animation_count) return NULL;
+    const cna__model *m = (const cna__model *)model;
+    if (!m->markers || m->markers[animation].count == 0) return NULL;
+    if (count) *count = m->markers[animation].count;
+    return m->markers[animation].items;
+}
+
+bool cna__model_insert_marker(cna__model *m, size_t animation, const char *name, int64_t ticks)
+{
+    const cna_allocator *a = &m->allocator;
+    const size_t n = m->pub.animation_count;
+    cna__marker_list *table = m->markers;
+    size_t bytes = 0;
+    if (!table) {
+        table = (cna__marker_list *)cna__calloc(a, n, sizeof *table);
+        if (!table) return false;
+        bytes += n * sizeof *table;
+    }
+    cna__marker_list *l = &table[animation];
+    cna_marker *items = l->items;
+    size_t cap = l->capacity;
+    if (l->count == cap) {
+        cap = cap ? cap * 2 : 4;
+        items = (cna_marker *)cna__calloc(a, cap, sizeof *items);
+        if (items) bytes += (cap - l->capacity) * sizeof *items;
+    }
+    const size_t len = strlen(name);
+    char *copy = items ? (char *)cna__alloc(a, len + 1) : NULL;
+    if (!copy) {
+        if (items != l->items) cna__free(a, items);
+        if (table != m->markers) cna__free(a, table);
+        return false;
+    }
+    memcpy(copy, name, len + 1);
+    bytes += len + 1;
+    /* after the markers at or before `ticks`: ties keep the order they were added in */
+    size_t at = l->count;
+    while (at > 0 && l->items[at - 1].ticks > ticks) at--;
+    if (items != l->items) {
+        if (l->count) memcpy(items, l->items, l->count * sizeof *items);
+        cna__free(a, l->items);
+        l->items = items;
+        l->capacity = cap;
+    }
+    memmove(&l->items[at + 1], &l->items[at], (l->count - at) * sizeof *l->items);
+    l->items[at].name = copy;
+    l->items[at].ticks = ticks;
+    l->count++;
+    m->markers = table;
+    m->marker_bytes += bytes;
+    return true;
+}
+
+cna_result cna_model_add_marker(cna_model *model, size_t animation, const char *name, double seconds,
+                                cna_error *err)
+{
+    if (!model || !name)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "marker: NULL %s", model ? "name" : "model");
+    if (animation >= model->animation_count || !model->node_clips) {
+        if (model->animation_count == 0)
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "marker: animation %zu: the model has no animations",
+                              animation);
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "marker: animation %zu is outside 0..%zu", animation,
+                          model->animation_count - 1);
+    }
+    const cna_clip *clip = &model->node_clips[animation];
+    char where[160];
+    if (clip->name) snprintf(where, sizeof where, "animations[%zu] \"%s\"", animation, clip->name);
+    else snprintf(where, sizeof where, "animations[%zu]", animation);
+    cna__utf8_repair(where); /* a name cut short */
+    const size_t len = strlen(name);
+    if (len == 0) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: marker name is empty", where);
+    const size_t bad = cna__utf8_invalid_at(name, len);
+    if (bad < len)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: marker name: invalid UTF-8 at byte %zu", where, bad);
+    if (isnan(seconds)) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: marker time is NaN", where);
+    const int64_t ticks = cna_ticks_from_seconds(seconds);
+    if (ticks < 0 || ticks > clip->duration)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: marker time %.9g s is outside 0..%.9g s", where, seconds,
+                          cna_ticks_to_seconds(clip->duration));
+    if (!cna__model_insert_marker(cna__model_of(model), animation, name, ticks))
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory for marker \"%s\"", where, name);
+    return CNA_OK;
 }

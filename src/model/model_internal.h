@@ -58,11 +58,21 @@ typedef struct cna__diag_list {
     size_t count, capacity;
 } cna__diag_list;
 
+/* The markers of one animation (cna_model_add_marker): sorted by ticks,
+ * ties in the order they were added; items and each name allocated through
+ * the model's allocator (not the arena: a marker is added after load). */
+typedef struct cna__marker_list {
+    cna_marker *items;
+    size_t count, capacity;
+} cna__marker_list;
+
 typedef struct cna__model {
     cna_model pub;                 /* first: a cna_model* is a cna__model* */
     cna_allocator allocator;
     cna__arena arena;              /* every immutable array of the model */
     cna__diag_list diags;          /* storage of pub.diagnostics (arena strings) */
+    cna__marker_list *markers;     /* pub.animation_count lists; NULL until the first marker */
+    size_t marker_bytes;           /* bytes the markers hold from the allocator */
 } cna__model;
 
 static inline cna__model *cna__model_of(cna_model *m) { return (cna__model *)m; }
@@ -72,6 +82,11 @@ static inline cna__model *cna__model_of(cna_model *m) { return (cna__model *)m; 
 bool cna__model_diag(cna__model *model, const char *code, const char *fmt, ...) CNA__PRINTF(3, 4);
 /* Add `count` occurrences with a preformatted message. */
 bool cna__model_diag_n(cna__model *model, const char *code, size_t count, const char *message);
+
+/* Insert a marker (name copied) into animation `animation`'s list after the
+ * markers with ticks <= `ticks`; the caller has checked the animation index,
+ * the name and the time. false when out of memory (then nothing changed). */
+bool cna__model_insert_marker(cna__model *model, size_t animation, const char *name, int64_t ticks);
 
 /* ------------------------------------------------------------------ import context */
 

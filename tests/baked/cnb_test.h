@@ -293,6 +293,15 @@ static inline void cnb_same_model(const cna_model *a, const cna_model *b)
     CNB_SAME_NULLNESS(a->node_clips, b->node_clips);
     for (size_t i = 0; a->node_clips && i < a->animation_count; i++)
         cnb_same_clip(&a->node_clips[i], &b->node_clips[i]);
+    for (size_t i = 0; i < a->animation_count; i++) { /* markers: the same, in the same order */
+        size_t na = 0, nb = 0;
+        const cna_marker *ma = cna_model_markers(a, i, &na), *mb = cna_model_markers(b, i, &nb);
+        assert_int_equal(na, nb);
+        for (size_t k = 0; k < na; k++) {
+            assert_string_equal(ma[k].name, mb[k].name);
+            assert_int_equal(ma[k].ticks, mb[k].ticks);
+        }
+    }
     assert_int_equal(a->clip_mode, b->clip_mode);
     CNB_SAME_BYTES(&a->size, &b->size, sizeof(float));
     assert_int_equal(a->diagnostic_count, b->diagnostic_count);

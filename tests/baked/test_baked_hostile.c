@@ -4,7 +4,8 @@
  * it; a .cnb is judged by its 64-byte header and its size before the rest is
  * read (a sparse 3 GiB file is refused at once); a .cnj has a size cap and
  * one JSON value; a .cnb with a valid checksum but a NaN or infinity in a
- * record is refused naming the record; a failed write says why.
+ * record, or markers out of order, out of their animation or named outside
+ * the strings, is refused naming the record; a failed write says why.
  *
  * Every test arms alarm(): a read that blocks ends the program (a failure)
  * instead of hanging the suite.
@@ -188,9 +189,9 @@ static void a_bad_cnb_header_on_disk_is_refused_with_its_field(void **state)
 
     bytes[CNA__CNB_OFF_VERSION] = 9;
     write_bytes(path, bytes, size);
-    snprintf(want, sizeof want, "%s: cnb: version 9; this reader reads versions 2 and 3", path);
+    snprintf(want, sizeof want, "%s: cnb: version 9; this reader reads versions 2 to 4", path);
     expect_file_refusal(path, CNA_ERROR_UNSUPPORTED, want);
-    bytes[CNA__CNB_OFF_VERSION] = 3; /* the version this writer writes */
+    bytes[CNA__CNB_OFF_VERSION] = 4; /* the version this writer writes */
 
     write_bytes(path, bytes, 40); /* shorter than the header */
     snprintf(want, sizeof want, "%s: cnb: 40 bytes; the header needs 64", path);
@@ -442,6 +443,108 @@ static void an_invalid_utf8_name_in_a_cnb_is_refused_naming_the_record(void **st
     alarm(0);
 }
 
+/* ------------------------------------------------------------------ markers */
+
+/* RobotExpressive with markers x@0.1 s, y@0.2 s on animation 1 and z@0.3 s on
+ * animation 2: MARKERS records 0, 1, 2. */
+static unsigned char *bake_with_markers(size_t *size, int64_t *d1, int64_t *d2)
+{
+    cna_model *a = cnb_test_import(&cnb_corpus[5], CNA_CLIP_MODE_FAITHFUL);
+    cna_error err;
+    assert_int_equal(cna_model_add_marker(a, 2, "z", 0.3, &err), CNA_OK);
+    assert_int_equal(cna_model_add_marker(a, 1, "y", 0.2, &err), CNA_OK);
+    assert_int_equal(cna_model_add_marker(a, 1, "x", 0.1, &err), CNA_OK);
+    *d1 = a->node_clips[1].duration;
+    *d2 = a->node_clips[2].duration;
+    unsigned char *bytes = cnb_test_bake(a, 0.0f, size);
+    cna_model_free(a);
+    return bytes;
+}
+
+typedef struct marker_patch {
+    size_t record, at, width; /* `width` bytes at offset `at` of MARKERS record `record` */
+    int64_t value;
+    const char *want;         /* the message, or its start when it ends in '*' */
+} marker_patch;
+
+static void hostile_markers_are_refused_naming_the_record(void **state)
+{
+    (void)state;
+    alarm(GUARD_SECONDS);
+    size_t size = 0;
+    int64_t d1 = 0, d2 = 0;
+    unsigned char *clean = bake_with_markers(&size, &d1, &d2);
+    uint64_t markers, strings;
+    section_at(clean, CNA__CNB_MARKERS, &markers);
+    section_at(clean, CNA__CNB_STRINGS, &strings);
+    uint32_t x_name;
+    memcpy(&x_name, clean + markers + 8, 4);
+    assert_memory_equal(clean + strings + x_name, "x", 2);
+    char d1_past[128], d2_past[128];
+    snprintf(d1_past, sizeof d1_past, "cnb: markers[0].ticks: -1 is outside 0..%lld (animations[1])", (long long)d1);
+    snprintf(d2_past, sizeof d2_past, "cnb: markers[2].ticks: %lld is outside 0..%lld (animations[2])",
+             (long long)d2 + 1, (long long)d2);
+    const marker_patch patches[] = {
+        {2, 0, 4, 14, "cnb: markers[2].animation: 14 is outside 0..13"},
+        {2, 0, 4, 0, "cnb: markers[2].animation: 0 after 1; markers are sorted by animation"},
+        {1, 16, 8, 0, "cnb: markers[1].ticks: 0 after 1000000; markers are sorted by time"},
+        {0, 16, 8, -1, d1_past},
+        {2, 16, 8, d2 + 1, d2_past},
+        {0, 8, 4, 0x7ffffff0, "cnb: markers[0].name: string at 2147483632 (length 1) is outside STRINGS*"},
+        {0, 8, 4, (int64_t)UINT32_MAX, "cnb: markers[0].name: NULL string"},
+        {0, 8, 8, (int64_t)x_name + 1, "cnb: markers[0].name: empty"}, /* at its NUL, length 0 */
+    };
+    unsigned char *bytes = (unsigned char *)malloc(size);
+    assert_non_null(bytes);
+    for (size_t i = 0; i < sizeof patches / sizeof patches[0]; i++) {
+        const marker_patch *p = &patches[i];
+        memcpy(bytes, clean, size);
+        memcpy(bytes + markers + 24 * p->record + p->at, &p->value, p->width);
+        refix_checksum(bytes, size);
+        cna_model *m = NULL;
+        cna_error err;
+        assert_int_equal(cna_cnb_load_memory(bytes, size, NULL, &m, &err), CNA_ERROR_INVALID_DATA);
+        assert_null(m);
+        const size_t n = strlen(p->want);
+        if (p->want[n - 1] == '*') assert_int_equal(strncmp(err.message, p->want, n - 1), 0);
+        else assert_string_equal(err.message, p->want);
+    }
+    /* a name that is not UTF-8 */
+    memcpy(bytes, clean, size);
+    bytes[strings + x_name] = 0xff;
+    refix_checksum(bytes, size);
+    cna_model *m = NULL;
+    cna_error err;
+    assert_int_equal(cna_cnb_load_memory(bytes, size, NULL, &m, &err), CNA_ERROR_INVALID_DATA);
+    assert_string_equal(err.message, "cnb: markers[0].name: invalid UTF-8 at byte 0");
+    /* the section's count and record size */
+    const size_t entry = CNA__CNB_HEADER_SIZE + (size_t)(CNA__CNB_MARKERS - 1) * CNA__CNB_SECTION_ENTRY_SIZE;
+    memcpy(bytes, clean, size);
+    const uint64_t four = 4;
+    memcpy(bytes + entry + 24, &four, 8);
+    refix_checksum(bytes, size);
+    assert_int_equal(cna_cnb_load_memory(bytes, size, NULL, &m, &err), CNA_ERROR_INVALID_DATA);
+    assert_string_equal(err.message, "cnb: section MARKERS: 4 records of 24 bytes are not 72 bytes");
+    memcpy(bytes, clean, size);
+    const uint32_t sixteen = 16;
+    memcpy(bytes + entry + 4, &sixteen, 4);
+    refix_checksum(bytes, size);
+    assert_int_equal(cna_cnb_load_memory(bytes, size, NULL, &m, &err), CNA_ERROR_INVALID_DATA);
+    assert_string_equal(err.message, "cnb: section MARKERS: record size 16 is not 24");
+    assert_null(m);
+    /* the clean file loads with its markers */
+    assert_int_equal(cna_cnb_load_memory(clean, size, NULL, &m, &err), CNA_OK);
+    size_t count = 0;
+    const cna_marker *k = cna_model_markers(m, 1, &count);
+    assert_int_equal(count, 2);
+    assert_string_equal(k[0].name, "x");
+    assert_string_equal(k[1].name, "y");
+    cna_model_free(m);
+    free(bytes);
+    free(clean);
+    alarm(0);
+}
+
 /* ------------------------------------------------------------------ write failures */
 
 static void a_failed_write_gives_the_system_reason(void **state)
@@ -490,6 +593,7 @@ int main(void)
         cmocka_unit_test(cnj_nesting_past_the_parser_limit_says_so),
         cmocka_unit_test(non_finite_record_values_are_refused_naming_the_record),
         cmocka_unit_test(an_invalid_utf8_name_in_a_cnb_is_refused_naming_the_record),
+        cmocka_unit_test(hostile_markers_are_refused_naming_the_record),
         cmocka_unit_test(a_failed_write_gives_the_system_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -327,16 +327,20 @@ static void header_refusals_name_the_field(void **state)
     assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_PARSE);
     assert_string_equal(err.message, "cnb: not a .cnb file (the magic is not \"CNB\\0\")");
     bytes[0] = 'C';
-    assert_int_equal(bytes[CNA__CNB_OFF_VERSION], 3);
-    bytes[CNA__CNB_OFF_VERSION] = 4;
+    assert_int_equal(bytes[CNA__CNB_OFF_VERSION], 4);
+    bytes[CNA__CNB_OFF_VERSION] = 5;
     assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_UNSUPPORTED);
-    assert_string_equal(err.message, "cnb: version 4; this reader reads versions 2 and 3");
-    /* a version 3 file labelled 2 is read with version 2's record sizes: refused */
+    assert_string_equal(err.message, "cnb: version 5; this reader reads versions 2 to 4");
+    /* a version 4 file labelled 3 or 2 has one section too many for them: refused */
+    bytes[CNA__CNB_OFF_VERSION] = 3;
+    refix_checksum(bytes, size);
+    assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_INVALID_DATA);
+    assert_string_equal(err.message, "cnb: section_count 16 is not 15 (version 3)");
     bytes[CNA__CNB_OFF_VERSION] = 2;
     refix_checksum(bytes, size);
     assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_INVALID_DATA);
-    assert_string_equal(err.message, "cnb: section BONES: record size 128 is not 192");
-    bytes[CNA__CNB_OFF_VERSION] = 3;
+    assert_string_equal(err.message, "cnb: section_count 16 is not 15 (version 2)");
+    bytes[CNA__CNB_OFF_VERSION] = 4;
     refix_checksum(bytes, size);
     assert_int_equal(try_load(bytes, size - 16, &err), CNA_ERROR_INVALID_DATA);
     char want[128];
@@ -615,7 +619,7 @@ static void a_version_1_file_is_refused_with_a_reconvert_message(void **state)
     cna_error err;
     assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_UNSUPPORTED);
     assert_string_equal(err.message, "cnb: version 1 (written before images were stored); this reader reads "
-                                     "versions 2 and 3: re-convert the model (cna convert)");
+                                     "versions 2 to 4: re-convert the model (cna convert)");
     free(bytes);
     cna_model_free(a);
 }

@@ -1,9 +1,10 @@
 /*
- * .cnb versions and what version 3 added: version 2 files of the previous
- * release (tests/data/cnb-v2/, SOURCE.md there) load and pose bit for bit as
- * the glTF files they came from; a skin instanced by several nodes stores its
- * clip set once and loads shared; morph target names and the file vertex
- * count of a split part survive a bake; the new fields are validated.
+ * .cnb versions and what versions 3 and 4 added: version 2 and version 3
+ * files of earlier releases (tests/data/cnb-v2/, tests/data/cnb-v3/,
+ * SOURCE.md there) load and pose bit for bit as the glTF files they came
+ * from; a skin instanced by several nodes stores its clip set once and loads
+ * shared; morph target names, the file vertex count of a split part and the
+ * animations' markers survive a bake; the new fields are validated.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -125,6 +126,169 @@ static void same_hand_pose(const cna_model *a, const cna_model *b, long anim, do
     cnb_pose_free(&pb);
 }
 
+static const v2_file v3_files[] = {
+    {"simple_skin.v3.cnb", "corpus/valid/SimpleSkin/simple_skin.gltf"},
+    {"AnimatedMorphCube.v3.cnb", "corpus/valid/AnimatedMorphCube/AnimatedMorphCube.gltf"},
+    {"mesh-flat-strip.v3.cnb", "fixtures-mesh/mesh-flat-strip.gltf"},
+    {"skin-two-instances.v3.cnb", "fixtures/skin-two-instances.gltf"},
+};
+#define V3_FILE_COUNT (sizeof v3_files / sizeof v3_files[0])
+
+/* Characters of a and b, at rest and at six times of every animation: the same pose. */
+static void poses_alike(const cna_model *a, const cna_model *b, const char *what)
+{
+    cna_character *ca = once_character(a), *cb = once_character(b);
+    same_character_pose(a, ca, cb, what, -1, 0); /* at rest */
+    for (long anim = -1; anim < (long)a->animation_count; anim++) {
+        cna_error err;
+        assert_int_equal(cna_character_play(ca, anim, &err), CNA_OK);
+        assert_int_equal(cna_character_play(cb, anim, &err), CNA_OK);
+        const int64_t d = cna_character_duration(ca);
+        assert_int_equal(d, cna_character_duration(cb));
+        const int64_t times[6] = {0, d / 7, d / 3, d / 2, d - 1, d + CNA_TICKS_PER_SECOND};
+        for (int i = 0; i < 6; i++) {
+            assert_int_equal(cna_character_seek_ticks(ca, times[i], &err), CNA_OK);
+            assert_int_equal(cna_character_seek_ticks(cb, times[i], &err), CNA_OK);
+            assert_int_equal(cna_character_pose(ca, &err), CNA_OK);
+            assert_int_equal(cna_character_pose(cb, &err), CNA_OK);
+            same_character_pose(a, ca, cb, what, anim, times[i]);
+            same_hand_pose(a, b, anim, cna_ticks_to_seconds(times[i]));
+        }
+    }
+    cna_character_free(ca);
+    cna_character_free(cb);
+}
+
+/* Version 3 wrote everything version 4 writes but markers: the loaded model
+ * equals the glTF import field for field, and poses as it does. */
+static void version_3_files_load_and_pose_bit_for_bit_like_their_gltf(void **state)
+{
+    (void)state;
+    for (size_t f = 0; f < V3_FILE_COUNT; f++) {
+        char rel[256];
+        snprintf(rel, sizeof rel, "cnb-v3/%s", v3_files[f].cnb);
+        size_t size = 0;
+        unsigned char *bytes = read_file(rel, &size);
+        uint32_t version, sections;
+        memcpy(&version, bytes + CNA__CNB_OFF_VERSION, 4);
+        memcpy(&sections, bytes + CNA__CNB_OFF_SECTION_COUNT, 4);
+        assert_int_equal(version, 3);
+        assert_int_equal(sections, 15);
+        free(bytes);
+        cna_model *a = load_path(v3_files[f].gltf);
+        cna_model *b = load_path(rel);
+        cnb_same_model(a, b);
+        for (size_t i = 0; i < b->animation_count; i++) {
+            size_t n = 1;
+            assert_null(cna_model_markers(b, i, &n));
+            assert_int_equal(n, 0);
+        }
+        poses_alike(a, b, v3_files[f].cnb);
+        cna_model_free(a);
+        cna_model_free(b);
+    }
+}
+
+/* A version 3 file read as another version: by version 2's record sizes, or
+ * with a section missing for version 4. */
+static void a_version_3_file_labelled_2_or_4_is_refused(void **state)
+{
+    (void)state;
+    size_t size = 0;
+    unsigned char *bytes = read_file("cnb-v3/simple_skin.v3.cnb", &size);
+    cna_model *m = NULL;
+    cna_error err;
+    bytes[CNA__CNB_OFF_VERSION] = 2;
+    refix_checksum(bytes, size);
+    assert_int_equal(cna_cnb_load_memory(bytes, size, NULL, &m, &err), CNA_ERROR_INVALID_DATA);
+    assert_string_equal(err.message, "cnb: section BONES: record size 128 is not 192");
+    bytes[CNA__CNB_OFF_VERSION] = 4;
+    refix_checksum(bytes, size);
+    assert_int_equal(cna_cnb_load_memory(bytes, size, NULL, &m, &err), CNA_ERROR_INVALID_DATA);
+    assert_string_equal(err.message, "cnb: section_count 15 is not 16 (version 4)");
+    assert_null(m);
+    bytes[CNA__CNB_OFF_VERSION] = 3;
+    refix_checksum(bytes, size);
+    assert_int_equal(cna_cnb_load_memory(bytes, size, NULL, &m, &err), CNA_OK);
+    cna_model_free(m);
+    free(bytes);
+}
+
+static void record_marker(const cna_event *e, void *user)
+{
+    if (e->kind == CNA_EVENT_MARKER) (*(size_t *)user)++;
+}
+
+static void markers_survive_a_bake_in_order(void **state)
+{
+    (void)state;
+    cna_model *a = load_path("corpus/valid/RobotExpressive/robot.glb");
+    const int64_t d0 = a->node_clips[0].duration;
+    cna_error err;
+    /* at 0, at the end, duplicates, and an animation with none between two with some */
+    const struct {
+        size_t animation;
+        const char *name;
+        double seconds;
+    } add[] = {{0, "end", cna_ticks_to_seconds(d0)}, {0, "start", 0.0}, {0, "mid", 1.0}, {0, "mid again", 1.0},
+               {5, "punch", 0.4}, {13, "nod \xc3\xa9", 0.0}, {13, "second", 1.5}, {5, "wind-up", 0.1}};
+    for (size_t i = 0; i < sizeof add / sizeof add[0]; i++)
+        assert_int_equal(cna_model_add_marker(a, add[i].animation, add[i].name, add[i].seconds, &err), CNA_OK);
+    size_t size = 0;
+    unsigned char *bytes = cnb_test_bake(a, 0.0f, &size);
+    uint64_t off, count;
+    section_at(bytes, CNA__CNB_MARKERS, &off, &count);
+    assert_int_equal(count, 8);
+    /* the records: animation by animation, each by time */
+    const uint32_t want_anim[8] = {0, 0, 0, 0, 5, 5, 13, 13};
+    const int64_t want_ticks[8] = {0, CNA_TICKS_PER_SECOND, CNA_TICKS_PER_SECOND, d0, 1000000, 4000000, 0,
+                                   15000000};
+    for (size_t i = 0; i < 8; i++) {
+        uint32_t anim;
+        int64_t ticks;
+        memcpy(&anim, bytes + off + 24 * i, 4);
+        memcpy(&ticks, bytes + off + 24 * i + 16, 8);
+        assert_int_equal(anim, want_anim[i]);
+        assert_int_equal(ticks, want_ticks[i]);
+    }
+    cna_model *b = cnb_test_load(bytes, size);
+    cnb_same_model(a, b); /* markers included, name by name */
+    size_t n = 0;
+    const cna_marker *mk = cna_model_markers(b, 0, &n);
+    assert_int_equal(n, 4);
+    assert_string_equal(mk[1].name, "mid");
+    assert_string_equal(mk[2].name, "mid again");
+    assert_int_equal(cna_model_size_bytes(b) > 0, 1);
+    /* a character of the loaded model reports them */
+    cna_character *c = NULL;
+    size_t crossed = 0;
+    assert_int_equal(cna_character_create(b, NULL, &c, &err), CNA_OK);
+    assert_int_equal(cna_character_set_event_listener(c, record_marker, &crossed, &err), CNA_OK);
+    assert_int_equal(cna_character_play(c, 0, &err), CNA_OK);
+    assert_int_equal(cna_character_advance_ticks(c, d0, &err), CNA_OK); /* 0 -> D: mid, mid again, end, start */
+    assert_int_equal(crossed, 4);
+    cna_character_free(c);
+    /* and the loaded model bakes to the same bytes */
+    size_t size2 = 0;
+    unsigned char *again = cnb_test_bake(b, 0.0f, &size2);
+    assert_int_equal(size2, size);
+    assert_memory_equal(again, bytes, size);
+    free(again);
+    free(bytes);
+    cna_model_free(b);
+    cna_model_free(a);
+    /* a model without markers: an empty MARKERS section */
+    a = load_path("corpus/valid/SimpleSkin/simple_skin.gltf");
+    bytes = cnb_test_bake(a, 0.0f, &size);
+    section_at(bytes, CNA__CNB_MARKERS, &off, &count);
+    assert_int_equal(count, 0);
+    b = cnb_test_load(bytes, size);
+    assert_null(cna_model_markers(b, 0, &n));
+    free(bytes);
+    cna_model_free(b);
+    cna_model_free(a);
+}
+
 static void version_2_files_load_and_pose_bit_for_bit_like_their_gltf(void **state)
 {
     (void)state;
@@ -157,26 +321,7 @@ static void version_2_files_load_and_pose_bit_for_bit_like_their_gltf(void **sta
         for (size_t s = 0; s < b->skin_count; s++)
             for (size_t t = 0; t < s && b->skins[s].data.clip_count > 0; t++)
                 assert_true(b->skins[s].data.clips != b->skins[t].data.clips); /* one copy per skin */
-        cna_character *ca = once_character(a), *cb = once_character(b);
-        same_character_pose(a, ca, cb, v2_files[f].cnb, -1, 0); /* at rest */
-        for (long anim = -1; anim < (long)a->animation_count; anim++) {
-            cna_error err;
-            assert_int_equal(cna_character_play(ca, anim, &err), CNA_OK);
-            assert_int_equal(cna_character_play(cb, anim, &err), CNA_OK);
-            const int64_t d = cna_character_duration(ca);
-            assert_int_equal(d, cna_character_duration(cb));
-            const int64_t times[6] = {0, d / 7, d / 3, d / 2, d - 1, d + CNA_TICKS_PER_SECOND};
-            for (int i = 0; i < 6; i++) {
-                assert_int_equal(cna_character_seek_ticks(ca, times[i], &err), CNA_OK);
-                assert_int_equal(cna_character_seek_ticks(cb, times[i], &err), CNA_OK);
-                assert_int_equal(cna_character_pose(ca, &err), CNA_OK);
-                assert_int_equal(cna_character_pose(cb, &err), CNA_OK);
-                same_character_pose(a, ca, cb, v2_files[f].cnb, anim, times[i]);
-                same_hand_pose(a, b, anim, cna_ticks_to_seconds(times[i]));
-            }
-        }
-        cna_character_free(ca);
-        cna_character_free(cb);
+        poses_alike(a, b, v2_files[f].cnb);
         cna_model_free(a);
         cna_model_free(b);
     }
@@ -406,6 +551,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(version_2_files_load_and_pose_bit_for_bit_like_their_gltf),
         cmocka_unit_test(damaged_version_2_files_are_refused_cleanly),
+        cmocka_unit_test(version_3_files_load_and_pose_bit_for_bit_like_their_gltf),
+        cmocka_unit_test(a_version_3_file_labelled_2_or_4_is_refused),
+        cmocka_unit_test(markers_survive_a_bake_in_order),
         cmocka_unit_test(a_skin_instanced_by_several_nodes_stores_its_clips_once),
         cmocka_unit_test(placements_of_one_mesh_share_their_vertex_data_through_a_bake),
         cmocka_unit_test(target_names_survive_a_bake),

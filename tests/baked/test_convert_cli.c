@@ -5,7 +5,9 @@
  * first skin's skeleton bit for bit, directory mode converts the whole
  * corpus (following no link to a folder), usage errors and refusals give
  * exit codes 2 and 1, and an output that is one of the input's files (or
- * the other output) is refused with the input left as it was.
+ * the other output) is refused with the input left as it was; --marker
+ * stores markers that cna inspect lists (text and JSON), and a malformed,
+ * unknown or out-of-range marker is refused naming the argument.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -296,6 +298,88 @@ static void expect_refused(const char *args, const char *message)
     free(err);
 }
 
+static void markers_are_stored_by_convert_and_listed_by_inspect(void **state)
+{
+    (void)state;
+    const char *robot = CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb";
+    char args[2048];
+    snprintf(args, sizeof args,
+             "convert %s -o %s/mk.cnb --marker Robot_Walking:right:0.75 --marker 10:left:0.25 "
+             "--marker '0:a:b:3.3333333' --marker Robot_Dance:start:0",
+             robot, WORK);
+    assert_int_equal(run(args), 0);
+    assert_int_equal(run("inspect " WORK "/mk.cnb"), 0);
+    char *out = slurp(WORK "/out");
+    assert_non_null(strstr(out, "  markers: 4\n"
+                                "    animation 0 \"Robot_Dance\": 2\n"
+                                "      marker 0 \"start\" at 0 s (0 ticks)\n"
+                                "      marker 1 \"a:b\" at 3.3333333 s (33333333 ticks)\n"
+                                "    animation 10 \"Robot_Walking\": 2\n"
+                                "      marker 0 \"left\" at 0.25 s (2500000 ticks)\n"
+                                "      marker 1 \"right\" at 0.75 s (7500000 ticks)\n"
+                                "  model diagnostics: 0\n"));
+    free(out);
+    assert_int_equal(run("inspect --brief " WORK "/mk.cnb"), 0);
+    out = slurp(WORK "/out");
+    assert_non_null(strstr(out, "\"Robot_Dance\" 3.33333 s (2 markers), \"Robot_Death\" 0.958333 s, "));
+    free(out);
+    assert_int_equal(run("inspect --json " WORK "/mk.cnb"), 0);
+    out = slurp(WORK "/out");
+    cJSON *root = cJSON_Parse(out);
+    free(out);
+    assert_non_null(root);
+    const cJSON *anims = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "model"), "animations");
+    assert_int_equal(cJSON_GetArraySize(anims), 14);
+    const cJSON *walk = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(anims, 10), "markers");
+    assert_int_equal(cJSON_GetArraySize(walk), 2);
+    const cJSON *left = cJSON_GetArrayItem(walk, 0);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(left, "name")->valuestring, "left");
+    assert_true(cJSON_GetObjectItemCaseSensitive(left, "time")->valuedouble == 0.25);
+    assert_true(cJSON_GetObjectItemCaseSensitive(left, "ticks")->valuedouble == 2500000.0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(anims, 1), "markers")), 0);
+    cJSON_Delete(root);
+    /* a glTF file has none */
+    snprintf(args, sizeof args, "inspect %s", robot);
+    assert_int_equal(run(args), 0);
+    out = slurp(WORK "/out");
+    assert_non_null(strstr(out, "  markers: 0\n  model diagnostics: 0\n"));
+    free(out);
+    /* malformed: usage errors naming the argument, nothing written */
+    const char *bad[] = {"Robot_Walking:left", "left:0.5", ":x:1", "1::1", "1:x:", "1:x:1s", "1:x:nan", "1:x:inf"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(args, sizeof args, "convert %s -o %s/mkbad.cnb --marker '%s'", robot, WORK, bad[i]);
+        assert_int_equal(run(args), 2);
+        char *err = slurp(WORK "/err");
+        char want[256];
+        snprintf(want, sizeof want,
+                 "cna convert: --marker: '%s' is not ANIM:NAME:SECONDS (an animation, a name and a time in seconds)\n",
+                 bad[i]);
+        assert_true(strncmp(err, want, strlen(want)) == 0);
+        free(err);
+    }
+    snprintf(args, sizeof args, "convert %s -o %s/mkbad.cnb --marker", robot, WORK);
+    assert_int_equal(run(args), 2);
+    /* an unknown animation, a time outside it, directory mode: refused, nothing written */
+    snprintf(args, sizeof args, "convert %s -o %s/mkbad.cnb --marker Nope:left:1", robot, WORK);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "error: %s: --marker 'Nope:left:1': animation \"Nope\": no such animation (the model has 14); "
+             "nothing was written\n", robot);
+    expect_refused(args, want);
+    snprintf(args, sizeof args, "convert %s -o %s/mkbad.cnb --marker 10:left:5", robot, WORK);
+    snprintf(want, sizeof want,
+             "error: %s: --marker '10:left:5': animations[10] \"Robot_Walking\": marker time 5 s is outside "
+             "0..0.9583333 s; nothing was written\n", robot);
+    expect_refused(args, want);
+    struct stat st;
+    assert_int_not_equal(stat(WORK "/mkbad.cnb", &st), 0);
+    snprintf(args, sizeof args, "convert %s/corpus/valid -o %s/d --marker 0:x:0", CNA_TEST_DATA_DIR, WORK);
+    assert_int_equal(run(args), 2);
+    char *err = slurp(WORK "/err");
+    assert_non_null(strstr(err, "--marker applies to one file, not a directory"));
+    free(err);
+}
+
 static void an_output_naming_an_input_is_refused_and_the_input_is_unchanged(void **state)
 {
     (void)state;
@@ -420,6 +504,7 @@ int main(void)
         cmocka_unit_test(directory_mode_keeps_same_named_gltf_and_glb_apart),
         cmocka_unit_test(usage_errors_exit_2_and_refusals_exit_1),
         cmocka_unit_test(reduce_keys_prints_the_key_counts_of_the_written_file),
+        cmocka_unit_test(markers_are_stored_by_convert_and_listed_by_inspect),
         cmocka_unit_test(an_output_naming_an_input_is_refused_and_the_input_is_unchanged),
         cmocka_unit_test(a_write_that_fails_reports_the_system_reason_and_leaves_no_temporary_file),
         cmocka_unit_test(directory_mode_follows_no_folder_link_and_ends_on_a_link_loop),
