@@ -306,6 +306,20 @@ typedef struct cna_model_image {
     uint64_t id;
 } cna_model_image;
 
+/* A named time in an animation (a footstep, a sound cue): a character
+ * playing the animation reports it each time its clock crosses it
+ * (cna_character_set_event_listener). */
+typedef struct cna_marker {
+    const char *name;  /* owned by the model; never NULL */
+    int64_t ticks;     /* time in the animation, 0 .. its duration */
+} cna_marker;
+
+/* The markers of one animation, as cna_model.animation_markers holds them. */
+typedef struct cna_animation_markers {
+    const cna_marker *items;  /* sorted by ticks; ties in the order added */
+    size_t count;
+} cna_animation_markers;
+
 typedef struct cna_model {
     int32_t gltf_scene;            /* the imported scene; -1 when the file has none
                                       (then every root node is imported) */
@@ -335,6 +349,10 @@ typedef struct cna_model {
      * file has them too, with external files' bytes embedded (path NULL). */
     const cna_model_image *images;
     size_t image_count;
+    /* The markers of each animation (animation_count entries; NULL while no
+     * animation has any): read them with cna_model_markers, add them with
+     * cna_model_add_marker. Owned by the model; a copy of this struct shares them. */
+    const cna_animation_markers *animation_markers;
 } cna_model;
 
 
@@ -405,13 +423,6 @@ CNA_API const char *cna_model_animation_name(const cna_model *model, size_t anim
 
 /* ------------------------------------------------------------------ markers */
 
-/* A named time in an animation (a footstep, a sound cue): a character
- * playing the animation reports it each time its clock crosses it
- * (cna_character_set_event_listener). */
-typedef struct cna_marker {
-    const char *name;  /* owned by the model; never NULL */
-    int64_t ticks;     /* time in the animation, 0 .. its duration */
-} cna_marker;
 
 /* The markers of animation `animation`, sorted by time (markers at the same
  * time in the order they were added); *count (may be NULL) receives their

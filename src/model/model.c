@@ -71,7 +71,10 @@ static void free_markers(cna__model *m)
         cna__free(&m->allocator, l->items);
     }
     cna__free(&m->allocator, m->markers);
+    cna__free(&m->allocator, m->marker_views);
     m->markers = NULL;
+    m->marker_views = NULL;
+    m->pub.animation_markers = NULL;
     m->marker_bytes = 0;
 }
 
@@ -212,11 +215,11 @@ const char *cna_clip_target_name(cna_clip_target target)
 const cna_marker *cna_model_markers(const cna_model *model, size_t animation, size_t *count)
 {
     if (count) *count = 0;
-    if (!model || animation >= model->animation_count) return NULL;
-    const cna__model *m = (const cna__model *)model;
-    if (!m->markers || m->markers[animation].count == 0) return NULL;
-    if (count) *count = m->markers[animation].count;
-    return m->markers[animation].items;
+    if (!model || animation >= model->animation_count || !model->animation_markers) return NULL;
+    const cna_animation_markers *v = &model->animation_markers[animation];
+    if (v->count == 0) return NULL;
+    if (count) *count = v->count;
+    return v->items;
 }
 
 bool cna__model_insert_marker(cna__model *m, size_t animation, const char *name, int64_t ticks)
@@ -224,11 +227,17 @@ bool cna__model_insert_marker(cna__model *m, size_t animation, const char *name,
     const cna_allocator *a = &m->allocator;
     const size_t n = m->pub.animation_count;
     cna__marker_list *table = m->markers;
+    cna_animation_markers *views = m->marker_views;
     size_t bytes = 0;
     if (!table) {
         table = (cna__marker_list *)cna__calloc(a, n, sizeof *table);
-        if (!table) return false;
-        bytes += n * sizeof *table;
+        views = (cna_animation_markers *)cna__calloc(a, n, sizeof *views);
+        if (!table || !views) {
+            cna__free(a, table);
+            cna__free(a, views);
+            return false;
+        }
+        bytes += n * (sizeof *table + sizeof *views);
     }
     cna__marker_list *l = &table[animation];
     cna_marker *items = l->items;
@@ -242,7 +251,10 @@ bool cna__model_insert_marker(cna__model *m, size_t animation, const char *name,
     char *copy = items ? (char *)cna__alloc(a, len + 1) : NULL;
     if (!copy) {
         if (items != l->items) cna__free(a, items);
-        if (table != m->markers) cna__free(a, table);
+        if (table != m->markers) {
+            cna__free(a, table);
+            cna__free(a, views);
+        }
         return false;
     }
     memcpy(copy, name, len + 1);
@@ -261,6 +273,10 @@ bool cna__model_insert_marker(cna__model *m, size_t animation, const char *name,
     l->items[at].ticks = ticks;
     l->count++;
     m->markers = table;
+    m->marker_views = views;
+    views[animation].items = l->items;
+    views[animation].count = l->count;
+    m->pub.animation_markers = views;
     m->marker_bytes += bytes;
     return true;
 }

@@ -72,6 +72,7 @@ typedef struct cna__model {
     cna__arena arena;              /* every immutable array of the model */
     cna__diag_list diags;          /* storage of pub.diagnostics (arena strings) */
     cna__marker_list *markers;     /* pub.animation_count lists; NULL until the first marker */
+    cna_animation_markers *marker_views; /* pub.animation_markers: each list's items and count */
     size_t marker_bytes;           /* bytes the markers hold from the allocator */
 } cna__model;
 

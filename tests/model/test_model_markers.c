@@ -118,6 +118,25 @@ static void the_name_is_copied_and_the_time_rounded_to_ticks(void **state)
     cna_model_free(m);
 }
 
+/* The markers live in the public struct: a copy of it (a key-reduced model
+ * is one) reads the same markers. */
+static void a_copy_of_the_model_struct_shares_its_markers(void **state)
+{
+    (void)state;
+    cna_model *m = model_test_load(STEP_MODEL, CNA_CLIP_MODE_DEFAULT);
+    cna_error err;
+    assert_int_equal(cna_model_add_marker(m, 0, "left", 0.5, &err), CNA_OK);
+    assert_int_equal(cna_model_add_marker(m, 0, "right", 1.5, &err), CNA_OK);
+    const cna_model copy = *m;
+    size_t n = 0;
+    const cna_marker *k = cna_model_markers(&copy, 0, &n);
+    assert_int_equal(n, 2);
+    assert_ptr_equal(k, cna_model_markers(m, 0, NULL));
+    assert_string_equal(k[1].name, "right");
+    assert_ptr_equal(copy.animation_markers, m->animation_markers);
+    cna_model_free(m);
+}
+
 static void markers_are_counted_in_the_model_size_and_freed_with_it(void **state)
 {
     (void)state;
@@ -127,12 +146,13 @@ static void markers_are_counted_in_the_model_size_and_freed_with_it(void **state
     const size_t allocs = c.allocs;
     cna_error err;
     assert_int_equal(cna_model_add_marker(m, 0, "a", 1.0, &err), CNA_OK);
-    /* the per-animation table, the array of the animation's markers and the name */
-    assert_int_equal(c.allocs - allocs, 3);
+    /* the per-animation tables (the lists and their public views), the
+     * array of the animation's markers and the name */
+    assert_int_equal(c.allocs - allocs, 4);
     const size_t one = cna_model_size_bytes(m);
-    assert_int_equal(one, before + sizeof(cna__marker_list) + 4 * sizeof(cna_marker) + 2);
+    assert_int_equal(one, before + sizeof(cna__marker_list) + sizeof(cna_animation_markers) + 4 * sizeof(cna_marker) + 2);
     assert_int_equal(cna_model_add_marker(m, 0, "bcd", 1.5, &err), CNA_OK);
-    assert_int_equal(c.allocs - allocs, 4); /* only the name: the array has room */
+    assert_int_equal(c.allocs - allocs, 5); /* only the name: the array has room */
     assert_int_equal(cna_model_size_bytes(m), one + 4);
     cna_model_free(m);
     assert_int_equal(c.allocs, c.frees);
@@ -227,6 +247,7 @@ int main(void)
         cmocka_unit_test(markers_are_sorted_by_time_with_ties_in_the_order_added),
         cmocka_unit_test(the_name_is_copied_and_the_time_rounded_to_ticks),
         cmocka_unit_test(markers_are_counted_in_the_model_size_and_freed_with_it),
+        cmocka_unit_test(a_copy_of_the_model_struct_shares_its_markers),
         cmocka_unit_test(refusals_name_the_animation_and_the_value_and_change_nothing),
         cmocka_unit_test(a_failed_allocation_changes_nothing_and_leaks_nothing),
     };
