@@ -3,7 +3,8 @@
  * walks (layer 0), crossfades to a run (layer 1) at 1 s over 0.5 s, and
  * waves its right arm all along (layer 2, masked to the arm). Eight frames
  * over 2 s are drawn by cna_gl (headless EGL) into one contact sheet PNG,
- * and every event the layers' clocks report is printed.
+ * and every event the layers' clocks report is printed: the footstep
+ * markers added to the walk and the run, and their loops.
  *
  *   example_blend [MODEL] [OUT.png]
  *
@@ -64,6 +65,22 @@ static void on_event(const cna_event *ev, void *user)
     }
 }
 
+/* Footstep markers on the walk and the run: the left foot lands at the
+ * start of each cycle, the right one halfway. Markers belong to the model,
+ * so they are added right after loading, before any character exists. */
+static cna_result add_footsteps(cna_model *m, cna_error *err)
+{
+    const char *const clips[] = {"Robot_Walking", "Robot_Running"};
+    for (int i = 0; i < 2; i++) {
+        size_t a = 0;
+        cna_result r = cna_model_find_animation(m, clips[i], &a, err);
+        if (!r) r = cna_model_add_marker(m, a, "left foot", 0.0, err);
+        if (!r) r = cna_model_add_marker(m, a, "right foot", 0.5 * cna_ticks_to_seconds(m->node_clips[a].duration), err);
+        if (r) return r;
+    }
+    return CNA_OK;
+}
+
 /* The character's three layers, its masks and its listener. */
 static cna_result setup(cna_character *c, const cna_model *m, float *arm, float *body, listener *l, cna_error *err)
 {
@@ -99,7 +116,8 @@ int main(int argc, char **argv)
     go.samples = 4;
     if (cna_gl_context_create(&go, &gl, &err)) return fail("gl context", &err);
     cna_model *model = NULL;
-    if (cna_model_load_any(path, NULL, &model, &err)) {
+    if (cna_model_load_any(path, NULL, &model, &err) || add_footsteps(model, &err)) {
+        cna_model_free(model);
         cna_gl_context_free(gl);
         return fail(path, &err);
     }
