@@ -630,6 +630,7 @@ static void every_prefix_of_the_compressed_files_loads_or_is_refused(void **stat
         for (size_t n = 1; n < size; n++) {
             /* a GLB cut short fails on its header's length; with the lengths patched, the BIN chunk is cut */
             load_any(bytes, n, &ok, &refused);
+            if (n % 3) continue; /* the patched variants (which reach the chunks) at every third length */
             uint8_t *cut = malloc(n);
             assert_non_null(cut);
             memcpy(cut, bytes, n);
@@ -642,7 +643,8 @@ static void every_prefix_of_the_compressed_files_loads_or_is_refused(void **stat
             }
             free(cut);
         }
-        print_message("%s: %zu prefixes: %zu loads, %zu refused\n", all_files[f], size - 1, ok, refused);
+        print_message("%s: %zu prefixes (and every third patched): %zu load, %zu refused\n", all_files[f], size - 1, ok,
+                      refused);
         assert_true(refused > 0);
         free(bytes);
     }
@@ -651,7 +653,7 @@ static void every_prefix_of_the_compressed_files_loads_or_is_refused(void **stat
 static void corrupted_payloads_load_or_are_refused(void **state)
 {
     (void)state;
-    static const uint8_t patterns[] = {0xFF, 0x01, 0x80};
+    static const uint8_t patterns[] = {0xFF, 0x01};
     for (size_t f = 0; f < FILE_COUNT; f++) {
         char path[512];
         snprintf(path, sizeof path, COMPRESSED "%s", all_files[f]);
