@@ -1,8 +1,8 @@
 /*
  * Compressed glTF (tests/data/compressed, made from RiggedSimple by gltfpack
  * and gltf-pipeline; commands in its SOURCE.md): EXT_meshopt_compression
- * decodes to exactly the bytes of the same file written uncompressed, its
- * filters within their precision, KHR_draco_mesh_compression to vertices
+ * decodes to exactly the bytes of the same file written uncompressed (index
+ * triangles up to their first corner), its filters within their precision, KHR_draco_mesh_compression to vertices
  * within the quantisation step of the source, and the poses of a character
  * follow. Then hostile data: every prefix of each file and corrupted
  * payloads load or fail with a message, never crash, never leak.
