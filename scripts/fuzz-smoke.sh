@@ -9,7 +9,8 @@
 #              27/80 to fuzz_gltf_load, 18/80 to fuzz_cnb_load, 10/80 to fuzz_cnj_read,
 #              the rest (25/80) to fuzz_model_path
 #
-# Seeds of fuzz_gltf_load: every .gltf/.glb under tests/data/corpus/{valid,invalid};
+# Seeds of fuzz_gltf_load: every .gltf/.glb under tests/data/corpus/{valid,invalid} and
+# tests/data/compressed (meshopt and Draco);
 # each .gltf is first rewritten with its external buffers inlined as data: URIs (the
 # harness loads from memory, with no files behind it), by fuzz_seed_inline_buffers.
 # Seeds of fuzz_cnb_load: the valid corpus converted to .cnb by `cna convert DIR -o DIR`,
@@ -65,7 +66,7 @@ while IFS= read -r -d '' f; do
       fi ;;
     *) cp "$f" "$TMP/seeds/$n.glb" ;;
   esac
-done < <(find tests/data/corpus/valid tests/data/corpus/invalid -type f \( -name '*.gltf' -o -name '*.glb' \) -print0 | sort -z)
+done < <(find tests/data/corpus/valid tests/data/corpus/invalid tests/data/compressed -type f \( -name '*.gltf' -o -name '*.glb' \) -print0 | sort -z)
 # .cnb seeds: a model the converter refuses is simply not a seed.
 ASAN_OPTIONS=detect_leaks=0 "$CNA" convert tests/data/corpus/valid -o "$TMP/cnb-converted" > /dev/null 2>&1 || true
 m=0

@@ -12,6 +12,13 @@
  * loads can therefore be read without further bounds checks: every accessor
  * read below stays inside the document's own memory.
  *
+ * Compressed data is decoded while loading, so that the document always holds
+ * plain glTF data: EXT_meshopt_compression buffer views (meshoptimizer's
+ * codecs and filters; vertex, index and animation data) and, when cna is built
+ * with Draco (CMake option CNA_WITH_DRACO), KHR_draco_mesh_compression
+ * primitives, whose accessors then read the decoded vertices and indices.
+ * Every accessor read below works the same on decoded and on stored data.
+ *
  * Problems that do not stop the model from loading (a missing image, an
  * ignored optional extension, non-unit quaternion keys, skin weights that do
  * not sum to one, unused objects, skipped cameras) are diagnostics kept on
@@ -113,8 +120,10 @@ typedef struct cna_gltf_options {
     void *resolver_user_data;      /* passed to resolve and release; default NULL */
     /* Largest accepted input, in bytes: the .gltf/.glb itself, every external
      * buffer, every resolver answer, and the bytes described by an accessor
-     * without a bufferView (count * element size). 0 = CNA_GLTF_DEFAULT_MAX_FILE_SIZE.
-     * Exceeding it is CNA_ERROR_LIMIT. */
+     * without a bufferView (count * element size), and the bytes decoded from
+     * EXT_meshopt_compression views and KHR_draco_mesh_compression primitives
+     * (all of them together). 0 = CNA_GLTF_DEFAULT_MAX_FILE_SIZE. Exceeding it
+     * is CNA_ERROR_LIMIT. */
     size_t max_file_size;
     /* Root folder that external URIs may reach with ".." segments; default
      * NULL: ".." is refused and every file must be inside the asset's own
@@ -240,13 +249,29 @@ typedef struct cna_gltf_buffer {
                                  without resolver: the file's folder + "/" + uri); NULL otherwise */
 } cna_gltf_buffer;
 
+/* Where a buffer view's bytes come from. */
+typedef enum cna_gltf_view_encoding {
+    CNA_GLTF_VIEW_STORED = 0,   /* its buffer's bytes, from byte_offset */
+    CNA_GLTF_VIEW_MESHOPT,      /* decoded from EXT_meshopt_compression (the view's `buffer` is
+                                   the uncompressed fallback, which is never read) */
+    CNA_GLTF_VIEW_DRACO,        /* made by the reader: the vertices or indices of one accessor
+                                   decoded from a KHR_draco_mesh_compression primitive; not in
+                                   the file (buffer -1, byte_offset 0, tightly packed) */
+    CNA_GLTF_VIEW_ENCODING_COUNT
+} cna_gltf_view_encoding;
+
 typedef struct cna_gltf_buffer_view {
     const char *name;
-    int32_t buffer;           /* index into buffers */
+    int32_t buffer;           /* index into buffers; -1 for a CNA_GLTF_VIEW_DRACO view */
     size_t byte_offset;       /* default 0 */
     size_t byte_length;       /* >= 1; byte_offset + byte_length <= buffer's byte_length */
     size_t byte_stride;       /* 0 when absent (tightly packed); else 4..252, a multiple of 4 */
     int32_t target;           /* 0 when absent, else 34962 (ARRAY_BUFFER) or 34963 (ELEMENT_ARRAY_BUFFER) */
+    /* The view's byte_length bytes (never NULL): the buffer's bytes from
+     * byte_offset, or the decoded bytes of a compressed view (owned by the
+     * document). Accessors read through this pointer. */
+    const uint8_t *data;
+    cna_gltf_view_encoding encoding;
 } cna_gltf_buffer_view;
 
 /* Sparse storage: `count` elements replaced at the given indices. */
@@ -458,6 +483,8 @@ typedef struct cna_gltf_document {
     size_t extensions_required_count;
 
     const cna_gltf_buffer *buffers;           size_t buffer_count;
+    /* The file's buffer views, then (KHR_draco_mesh_compression only) the
+     * views the reader made for the decoded accessors (CNA_GLTF_VIEW_DRACO). */
     const cna_gltf_buffer_view *buffer_views; size_t buffer_view_count;
     const cna_gltf_accessor *accessors;       size_t accessor_count;
     const cna_gltf_image *images;             size_t image_count;
@@ -484,12 +511,14 @@ typedef struct cna_gltf_document {
  * Errors (on any, *out is left unchanged and nothing leaks):
  *   CNA_ERROR_INVALID_ARGUMENT  path or out NULL; external buffer with no way to resolve it
  *   CNA_ERROR_IO                the file or an external buffer cannot be opened or read
- *   CNA_ERROR_LIMIT             an input exceeds opts->max_file_size
+ *   CNA_ERROR_LIMIT             an input exceeds opts->max_file_size (also the bytes
+ *                               decoded from compressed views and primitives, in all)
  *   CNA_ERROR_PARSE             JSON syntax (also a byte order mark), GLB container, base64,
  *                               percent-encoding, data URI parameters
  *   CNA_ERROR_INVALID_DATA      the content breaks a glTF rule (message names the JSON path)
- *   CNA_ERROR_UNSUPPORTED       asset version not 2.x, minVersion above 2.0, or an
- *                               extensionsRequired entry not implemented (named)
+ *   CNA_ERROR_UNSUPPORTED       asset version not 2.x, minVersion above 2.0, an
+ *                               extensionsRequired entry not implemented (named), or
+ *                               KHR_draco_mesh_compression in a cna built without Draco
  *   CNA_ERROR_OUT_OF_MEMORY     an allocation failed */
 CNA_API cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts,
                               cna_gltf_document **out, cna_error *err);

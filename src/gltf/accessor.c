@@ -108,8 +108,7 @@ static uint32_t component_uint(const uint8_t *p, cna_gltf_component_type ct)
 
 static const uint8_t *view_data(const cna_gltf_document *doc, int32_t view)
 {
-    const cna_gltf_buffer_view *v = &doc->buffer_views[view];
-    return doc->buffers[v->buffer].data + v->byte_offset;
+    return doc->buffer_views[view].data;
 }
 
 /* Position of `element` among the sparse indices, or -1. */
@@ -487,7 +486,7 @@ static cna_result check_sparse_indices(cna__gltf_ctx *c, const char *path, const
 {
     const cna_gltf_accessor_sparse *s = &a->sparse;
     const cna_gltf_buffer_view *v = &c->views[s->indices_buffer_view];
-    const uint8_t *idx = c->buffers[v->buffer].data + v->byte_offset + s->indices_byte_offset;
+    const uint8_t *idx = v->data + s->indices_byte_offset;
     size_t isize = cna_gltf_component_size(s->indices_component_type);
     uint32_t prev = 0;
     for (size_t k = 0; k < s->count; k++) {

@@ -84,6 +84,15 @@ static cna_result parse_buffer(cna__gltf_ctx *c, const cna__json *obj, size_t in
     const char *uri;
     r = cna__gltf_json_string_ref(obj, "uri", path, false, &uri, c->err);
     if (r) return r;
+    bool fallback = false;
+    r = cna__gltf_meshopt_buffer(c, obj, path, &fallback);
+    if (r) return r;
+    if (fallback) {
+        /* EXT_meshopt_compression: only compressed views refer to it, and they are decoded */
+        c->fallback[index] = 1;
+        b->source = CNA_GLTF_SOURCE_NONE;
+        return CNA_OK;
+    }
     size_t size = 0, slack = 0;
     if (!uri) {
         r = glb_bin_data(c, path, index, b, &size);
@@ -118,6 +127,10 @@ cna_result cna__gltf_parse_buffers(cna__gltf_ctx *c)
 {
     const cna__json *arr = cna__gltf_json_get(c->root, "buffers"), *item;
     size_t i = 0;
+    if (c->n_buffers) {
+        c->fallback = (uint8_t *)cna__gltf_arena_calloc(&c->scratch, c->n_buffers, 1);
+        if (!c->fallback) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "buffers: out of memory");
+    }
     cna__json_for_each(item, arr)
     {
         cna_result r = parse_buffer(c, item, i++);
@@ -158,15 +171,24 @@ static cna_result parse_view(cna__gltf_ctx *c, const cna__json *obj, size_t inde
                           "%s.target: %lld is neither 34962 (ARRAY_BUFFER) nor 34963 (ELEMENT_ARRAY_BUFFER)", path,
                           (long long)target);
     v->target = (int32_t)target;
-    if (c->buffers[v->buffer].source == CNA_GLTF_SOURCE_NONE)
+    const cna__json *meshopt = cna__gltf_json_get(cna__gltf_json_get(obj, "extensions"), "EXT_meshopt_compression");
+    if (!meshopt && c->fallback[v->buffer])
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s.buffer: buffers[%d] is an EXT_meshopt_compression fallback buffer (never read), but "
+                          "this bufferView is not compressed",
+                          path, (int)v->buffer);
+    if (!meshopt && c->buffers[v->buffer].source == CNA_GLTF_SOURCE_NONE)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                           "%s.buffer: buffers[%d] has no data (no uri, and it is not a GLB's BIN chunk)", path,
                           (int)v->buffer);
+    /* a compressed view's own range still lies inside its (fallback) buffer, as the extension requires */
     size_t end, buffer_length = c->buffers[v->buffer].byte_length;
     if (!cna__add_size(v->byte_offset, v->byte_length, &end) || end > buffer_length)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                           "%s: byteOffset %zu + byteLength %zu exceeds buffers[%d].byteLength %zu", path,
                           v->byte_offset, v->byte_length, (int)v->buffer, buffer_length);
+    if (meshopt) return cna__gltf_meshopt_view(c, meshopt, path, v);
+    v->data = c->buffers[v->buffer].data + v->byte_offset;
     return CNA_OK;
 }
 

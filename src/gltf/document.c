@@ -176,7 +176,8 @@ static cna_result string_list(cna__gltf_ctx *c, const char *key, const char *con
 
 static bool implemented(const char *name)
 {
-    return strcmp(name, "KHR_mesh_quantization") == 0;
+    return strcmp(name, "KHR_mesh_quantization") == 0 || strcmp(name, "EXT_meshopt_compression") == 0 ||
+           (strcmp(name, "KHR_draco_mesh_compression") == 0 && cna__gltf_draco_available());
 }
 
 static cna_result parse_extensions(cna__gltf_ctx *c)
@@ -187,15 +188,21 @@ static cna_result parse_extensions(cna__gltf_ctx *c)
     if (r) return r;
     for (size_t i = 0; i < d->extensions_required_count; i++) {
         const char *name = d->extensions_required[i];
+        if (strcmp(name, "KHR_draco_mesh_compression") == 0 && !implemented(name))
+            return cna__error(c->err, CNA_ERROR_UNSUPPORTED,
+                              "extensionsRequired[%zu]: \"%s\" is not supported: cna was built without Draco "
+                              "(CMake option CNA_WITH_DRACO)",
+                              i, name);
         if (!implemented(name))
             return cna__error(c->err, CNA_ERROR_UNSUPPORTED, "extensionsRequired[%zu]: \"%s\" is not supported", i,
                               name);
-        c->quantization = true;
+        if (strcmp(name, "KHR_mesh_quantization") == 0) c->quantization = true;
     }
     for (size_t i = 0; i < d->extensions_used_count; i++) {
         const char *name = d->extensions_used[i];
-        if (implemented(name)) c->quantization = true;
-        else
+        if (implemented(name)) {
+            if (strcmp(name, "KHR_mesh_quantization") == 0) c->quantization = true;
+        } else
             cna__gltf_diag(c, CNA__DIAG_EXTENSION_IGNORED, "extensionsUsed[%zu]: \"%s\" is not implemented and is ignored",
                            i, name);
     }
@@ -248,7 +255,16 @@ static cna_result allocate_arrays(cna__gltf_ctx *c)
 {
     bool ok = true;
     c->buffers = (cna_gltf_buffer *)array(c, c->n_buffers, sizeof *c->buffers, &ok);
-    c->views = (cna_gltf_buffer_view *)array(c, c->n_views, sizeof *c->views, &ok);
+    /* room after the file's views for those made for Draco-decoded accessors */
+    c->draco_view_cap = cna__gltf_draco_view_count(c->root);
+    c->views = (cna_gltf_buffer_view *)array(c, c->n_views + c->draco_view_cap, sizeof *c->views, &ok);
+    if (c->draco_view_cap && c->n_accessors) {
+        c->draco_view = (int32_t *)cna__gltf_arena_calloc(&c->scratch, c->n_accessors, sizeof *c->draco_view);
+        c->draco_attr = (int64_t *)cna__gltf_arena_calloc(&c->scratch, c->n_accessors, sizeof *c->draco_attr);
+        if (!c->draco_view || !c->draco_attr) ok = false;
+        else
+            for (size_t i = 0; i < c->n_accessors; i++) c->draco_view[i] = -1;
+    }
     c->accessors = (cna_gltf_accessor *)array(c, c->n_accessors, sizeof *c->accessors, &ok);
     c->images = (cna_gltf_image *)array(c, c->n_images, sizeof *c->images, &ok);
     c->samplers = (cna_gltf_sampler *)array(c, c->n_samplers, sizeof *c->samplers, &ok);
@@ -275,7 +291,7 @@ void cna__gltf_publish(cna__gltf_ctx *c)
     cna_gltf_document *d = &c->doc->pub;
     d->is_glb = c->is_glb;
     d->buffers = c->buffers, d->buffer_count = c->n_buffers;
-    d->buffer_views = c->views, d->buffer_view_count = c->n_views;
+    d->buffer_views = c->views, d->buffer_view_count = c->n_views + c->n_draco_views;
     d->accessors = c->accessors, d->accessor_count = c->n_accessors;
     d->images = c->images, d->image_count = c->n_images;
     d->samplers = c->samplers, d->sampler_count = c->n_samplers;

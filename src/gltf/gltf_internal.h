@@ -151,6 +151,12 @@ typedef struct cna__gltf_ctx {
 
     const cna__json *root;
     bool quantization;       /* KHR_mesh_quantization is used */
+    size_t decoded_bytes;    /* decoded from compressed views and primitives so far (<= max_size) */
+    uint8_t *fallback;       /* per buffer: an EXT_meshopt_compression fallback, never read (scratch) */
+    size_t n_draco_views;    /* views made for decoded Draco accessors, after the file's n_views */
+    size_t draco_view_cap;   /* room for them in `views` (counted before parsing) */
+    int32_t *draco_view;     /* per accessor: the Draco bufferView decoded into it, or -1 (scratch) */
+    int64_t *draco_attr;     /* per accessor: the Draco attribute id it holds; -1 for indices (scratch) */
 
     /* top-level counts (from the JSON, before parsing) */
     size_t n_buffers, n_views, n_accessors, n_images, n_samplers, n_textures, n_materials,
@@ -382,6 +388,27 @@ cna_result cna__gltf_parse_nodes(cna__gltf_ctx *c);
 cna_result cna__gltf_parse_skins(cna__gltf_ctx *c);
 cna_result cna__gltf_parse_scenes(cna__gltf_ctx *c);
 cna_result cna__gltf_parse_animations(cna__gltf_ctx *c);
+
+/* ------------------------------------------------------------------ compression (meshopt.c, draco.c) */
+
+/* buffers[i].extensions.EXT_meshopt_compression: *fallback = its `fallback`
+ * flag (false without the extension). */
+cna_result cna__gltf_meshopt_buffer(cna__gltf_ctx *c, const cna__json *buffer, const char *buffer_path, bool *fallback);
+/* A bufferView with EXT_meshopt_compression (ext, at view_path): checks every
+ * rule of the extension, decodes into the document and sets v->data. */
+cna_result cna__gltf_meshopt_view(cna__gltf_ctx *c, const cna__json *ext, const char *view_path,
+                                  cna_gltf_buffer_view *v);
+/* Views the KHR_draco_mesh_compression primitives of the JSON may need (one
+ * per attribute of each extension object, plus its indices). */
+size_t cna__gltf_draco_view_count(const cna__json *root);
+/* A primitive with KHR_draco_mesh_compression (ext, at prim_path): decodes
+ * the Draco bufferView into the accessors the extension names (the
+ * primitive's attributes and indices), or keeps their uncompressed data when
+ * every one of them has a bufferView of its own. */
+cna_result cna__gltf_draco_primitive(cna__gltf_ctx *c, const cna__json *ext, const char *prim_path,
+                                     const cna_gltf_primitive *p);
+/* true when cna was built with Draco (CNA_WITH_DRACO). */
+bool cna__gltf_draco_available(void);
 
 /* ------------------------------------------------------------------ validation */
 

@@ -67,7 +67,7 @@ static cna_result parse_image(cna__gltf_ctx *c, const cna__json *obj, size_t ind
         const cna_gltf_buffer_view *v = &c->views[img->buffer_view];
         cna__gltf_use(c, CNA__KIND_BUFFER_VIEW, img->buffer_view);
         img->source = CNA_GLTF_SOURCE_BUFFER_VIEW;
-        img->data = c->buffers[v->buffer].data + v->byte_offset;
+        img->data = v->data;
         img->size = v->byte_length;
         img->available = true;
         return CNA_OK;

@@ -152,7 +152,8 @@ static cna_result parse_primitive(cna__gltf_ctx *c, const cna__json *obj, const 
     p->vertex_count = c->accessors[attrs[0].accessor].count;
     cna__gltf_use(c, CNA__KIND_ACCESSOR, p->indices);
     cna__gltf_use(c, CNA__KIND_MATERIAL, p->material);
-    return CNA_OK;
+    const cna__json *draco = cna__gltf_json_get(cna__gltf_json_get(obj, "extensions"), "KHR_draco_mesh_compression");
+    return draco ? cna__gltf_draco_primitive(c, draco, path, p) : CNA_OK;
 }
 
 /* mesh.extras.targetNames (the names Blender's exporter and three.js give

@@ -697,9 +697,9 @@ static void test_unsupported_required_extension_is_named(void **state)
 {
     (void)state;
     expect_edit("\"scene\":0,",
-                "\"scene\":0,\"extensionsUsed\":[\"KHR_draco_mesh_compression\"],"
-                "\"extensionsRequired\":[\"KHR_draco_mesh_compression\"],",
-                CNA_ERROR_UNSUPPORTED, "extensionsRequired[0]: \"KHR_draco_mesh_compression\" is not supported");
+                "\"scene\":0,\"extensionsUsed\":[\"KHR_texture_basisu\"],"
+                "\"extensionsRequired\":[\"KHR_texture_basisu\"],",
+                CNA_ERROR_UNSUPPORTED, "extensionsRequired[0]: \"KHR_texture_basisu\" is not supported");
 }
 
 static void test_optional_extension_is_ignored_with_a_diagnostic(void **state)
