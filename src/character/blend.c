@@ -154,21 +154,26 @@ static void accumulate(cna__blend *b, pending *p, int32_t slot, const cna_keyfra
 
 /* The rest value for the remainder 1 - W of every value the override
  * layers touched; afterwards each touched value counts as whole. */
+/* The rest value mixed into one slot whose weight W is below 1, by 1 - W
+ * (its rotation through `p`). */
+static void rest_mix_one(cna__blend *b, pending *p, int32_t slot, void (*rest)(const void *, int32_t, cna_keyframe *),
+                         const void *ctx)
+{
+    cna_keyframe r;
+    rest(ctx, slot, &r);
+    const float f = 1.0f - b->cum[slot];
+    b->acc[slot].translation = lerp3(b->acc[slot].translation, r.translation, f);
+    b->acc[slot].scale = lerp3(b->acc[slot].scale, r.scale, f);
+    slerp_later(b, p, slot, b->acc[slot].rotation, r.rotation, f);
+}
+
 static void mix_rest(cna__blend *b, void (*rest)(const void *, int32_t, cna_keyframe *), const void *ctx)
 {
     pending p;
     p.n = 0;
     for (size_t i = 0; i < b->touched_count; i++) {
         const int32_t slot = b->touched[i];
-        const float W = b->cum[slot];
-        if (W < 1.0f) {
-            cna_keyframe r;
-            rest(ctx, slot, &r);
-            const float f = 1.0f - W;
-            b->acc[slot].translation = lerp3(b->acc[slot].translation, r.translation, f);
-            b->acc[slot].scale = lerp3(b->acc[slot].scale, r.scale, f);
-            slerp_later(b, &p, slot, b->acc[slot].rotation, r.rotation, f);
-        }
+        if (b->cum[slot] < 1.0f) rest_mix_one(b, &p, slot, rest, ctx);
         b->cum[slot] = 1.0f;
     }
     flush(b, &p);
@@ -403,29 +408,40 @@ void cna__blend_evaluation(cna_character *c, size_t e)
         sample_layer(c, L, e, &d->clips[L->animation], n, s->palette_to_node, CNA_BLEND_MODE_OVERRIDE, joint_rest,
                      &ctx);
     }
-    mix_rest(b, joint_rest, &ctx);
-    for (size_t l = 0; l < c->layer_count; l++) {
-        const cna__layer *L = &c->layers[l];
-        if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
-        sample_layer(c, L, e, &d->clips[L->animation], n, s->palette_to_node, CNA_BLEND_MODE_ADDITIVE, joint_rest,
-                     &ctx);
+    bool additive = false;
+    for (size_t l = 0; l < c->layer_count && !additive; l++) additive = contributes(&c->layers[l], CNA_BLEND_MODE_ADDITIVE);
+    if (additive) {
+        mix_rest(b, joint_rest, &ctx);
+        for (size_t l = 0; l < c->layer_count; l++) {
+            const cna__layer *L = &c->layers[l];
+            if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
+            sample_layer(c, L, e, &d->clips[L->animation], n, s->palette_to_node, CNA_BLEND_MODE_ADDITIVE,
+                         joint_rest, &ctx);
+        }
     }
     cna_mat4 *locals = cna__player_locals(ev->player);
     uint8_t *posed = cna__player_posed(ev->player);
     if (n > 0) memset(posed, 0, (size_t)n);
+    /* eight at a time: the rest mixed in where the weight is short of 1
+     * (unless the additive pass above did it), then composed */
     for (size_t i = 0; i < b->touched_count; i += 8) {
         cna_mat4 *out[8];
         const cna_keyframe *in[8];
         const size_t batch = b->touched_count - i < 8 ? b->touched_count - i : 8;
+        pending p;
+        p.n = 0;
         for (size_t k = 0; k < batch; k++) {
-            const int32_t p = b->touched[i + k];
-            out[k] = &locals[p];
-            in[k] = &b->acc[p];
-            posed[p] = 1;
+            const int32_t slot = b->touched[i + k];
+            if (!additive && b->cum[slot] < 1.0f) rest_mix_one(b, &p, slot, joint_rest, &ctx);
+            b->cum[slot] = 0.0f;
+            out[k] = &locals[slot];
+            in[k] = &b->acc[slot];
+            posed[slot] = 1;
         }
+        flush(b, &p);
         cna__compose_keys(b->path, out, in, batch);
     }
-    reset(b);
+    b->touched_count = 0;
     cna__player_hierarchy(ev->player);
 }
 
