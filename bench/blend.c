@@ -20,6 +20,7 @@
  *                 own phase)
  *   --json        one JSON object per set-up ("scope":"blend") and one for
  *                 the ratios ("scope":"blend-ratios")
+ *   --fast        every character with CNA_SAMPLING_FAST (cna/player.h)
  *   --only NAME   measure one set-up (for a profiler or callgrind)
  *   --frames N    with --only: pose exactly N frames, untimed, and print
  *                 nothing else (callgrind: instructions per frame)
@@ -98,13 +99,15 @@ int main(int argc, char **argv)
     double seconds = BENCH_DEFAULT_SECONDS;
     int runs = BENCH_MIN_RUNS;
     size_t characters = 1;
-    int json = 0;
+    int json = 0, fast = 0;
     int rest = 1;
     const char *only = NULL;
     long frames = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             json = 1;
+        } else if (strcmp(argv[i], "--fast") == 0) {
+            fast = 1;
         } else if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
             frames = strtol(argv[++i], NULL, 10);
         } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
@@ -134,6 +137,7 @@ int main(int argc, char **argv)
     cna_character_options o;
     memset(&o, 0, sizeof o);
     o.layer_count = 4;
+    o.sampling = fast ? CNA_SAMPLING_FAST : CNA_SAMPLING_EXACT;
     for (int s = 0; s < SETUPS; s++) {
         setups[s].count = characters;
         setups[s].failed = 0;
@@ -159,8 +163,8 @@ int main(int argc, char **argv)
             if (!only || strcmp(only, SETUP_NAMES[s]) == 0) t[s][r] = bench_run(frame, &setups[s], seconds, NULL);
     const double joints = (double)m->skins[0].joint_count;
     double med[SETUPS];
-    printf(json ? "" : "== bench_blend: RobotExpressive, %zu character(s), %.0f joints, %d runs of >= %.2f s\n",
-           characters, joints, runs, seconds);
+    printf(json ? "" : "== bench_blend: RobotExpressive, %zu character(s), %.0f joints, %d runs of >= %.2f s, %s sampling\n",
+           characters, joints, runs, seconds, fast ? "fast" : "exact");
     for (int s = 0; s < SETUPS; s++) {
         double lo = t[s][0], hi = t[s][0];
         for (int r = 1; r < runs; r++) {

@@ -105,6 +105,10 @@ typedef struct cna_character_options {
     /* Animation layers (1 .. CNA_CHARACTER_MAX_LAYERS, fixed for the
      * character's life); 0 means 2, enough for a crossfade. */
     size_t layer_count;
+    /* How key rotations are interpolated (cna/player.h): EXACT (the
+     * default) or FAST (normalised lerp between keys, within the bound
+     * cna_sampling states). Blends between layers are slerps either way. */
+    cna_sampling sampling;
 } cna_character_options;
 
 /* Create a character of `model` at rest: no animation, every bone at its
@@ -112,7 +116,7 @@ typedef struct cna_character_options {
  * ApplyBindPoseBoneTransformsEXT), each morphed part blended with its
  * initial weights. Loop mode REPEAT, time scale 1, position 0.
  * Errors (*out unchanged, nothing allocated): CNA_ERROR_INVALID_ARGUMENT for
- * NULL model or out, a skin the player refuses ("skins[1]: bone_count: ...")
+ * NULL model or out, a layer count or sampling out of range, a skin the player refuses ("skins[1]: bone_count: ...")
  * or an invalid morph carrier ("meshes[2].parts[0]: ..."); CNA_ERROR_OUT_OF_MEMORY.
  * `opts` may be NULL. */
 CNA_API cna_result cna_character_create(const cna_model *model, const cna_character_options *opts,

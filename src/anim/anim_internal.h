@@ -304,6 +304,11 @@ static inline void cna__arc_slerp(const cna_quat *a, const cna_quat *b, const cn
     out->w = a->w * wa + b->w * wb;
 }
 
+/* CNA_SAMPLING_FAST interpolates a key interval by normalised lerp when
+ * |qa·qb| >= CNA__FAST_MIN_DOT (an arc of at most about 2·acos of it
+ * between the keys' rotations), by the exact slerp otherwise. */
+#define CNA__FAST_MIN_DOT 0.98f
+
 /* A player's (or a character layer's) state for one track of the clip it
  * samples: the key cursor (SIZE_MAX: the keys are out of time order and
  * the track is sampled with cna_track_sample_linear) and the slerp
@@ -336,9 +341,11 @@ void cna__track_states_start(const cna_clip *clip, cna__track_state *states, siz
  * with cna_track_sample_linear: each usable track (keys, bone in
  * 0..bone_count-1) writes its translation, rotation and scale into
  * out[bone] (a later track for the same bone wins) and sets posed[bone] = 1.
- * out[].ticks is not written. */
-void cna__sample_trs(int path, const cna_clip *clip, int64_t t, int32_t bone_count, cna__track_state *states,
-                     size_t state_count, cna__arcs_window *win, cna_keyframe *out, uint8_t *posed);
+ * out[].ticks is not written. With `fast`, rotations between keys are
+ * normalised lerps (CNA_SAMPLING_FAST), and no arc is made. */
+void cna__sample_trs(int path, bool fast, const cna_clip *clip, int64_t t, int32_t bone_count,
+                     cna__track_state *states, size_t state_count, cna__arcs_window *win, cna_keyframe *out,
+                     uint8_t *posed);
 
 /* out[i] = T · R · S of in[i], for i < count, with the player's composition
  * (four or eight at once on SSE and the wide paths): the bits of

@@ -4,6 +4,7 @@
  * Every formula below is in our convention (column vectors, spec `A * B` ==
  * ours `B · A`); the spec's row-vector form is given beside it.
  */
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -63,6 +64,7 @@ struct cna_player {
     const cna_mat4 *prefix;        /* borrowed root prefixes (bone_count), or NULL: the data's */
     int32_t bone_count;            /* fixed at creation: sizes the three arrays */
     int path;                      /* the kernels recompute runs: a cna__player_path */
+    bool fast;                     /* CNA_SAMPLING_FAST: rotations by normalised lerp */
     cna_mat4 *local;               /* bone_count each, one allocation, 64-byte aligned */
     cna_mat4 *world;
     cna_mat4 *skin;
@@ -250,7 +252,7 @@ HOT_INLINE void vsample_load(const cna_keyframe *k, vsample *out)
  * scalar operations (the rotation lanes are not used); the slerp as
  * a·wa + b·wb over the four lanes of q. */
 HOT_INLINE void sample_track(const cna_bone_track *track, int64_t t, track_state *st,
-                             amount_memo *memo, vsample *out)
+                             amount_memo *memo, vsample *out, bool fast)
 {
     bool interpolate, arc_stale = false;
     float amount = 0.0f;
@@ -260,6 +262,29 @@ HOT_INLINE void sample_track(const cna_bone_track *track, int64_t t, track_state
         return;
     }
     const cna_keyframe *b = a + 1;
+    if (fast) {
+        /* CNA_SAMPLING_FAST, an arc of at most CNA__FAST_MAX_ARC: q =
+         * normalize(qa + (±qb - qa)·amount), no trigonometry */
+        const float d = a->rotation.x * b->rotation.x + a->rotation.y * b->rotation.y +
+                        a->rotation.z * b->rotation.z + a->rotation.w * b->rotation.w;
+        if (fabsf(d) >= CNA__FAST_MIN_DOT) {
+            const __m128 am = _mm_set1_ps(amount);
+            const __m128 ta = _mm_loadu_ps(&a->translation.x), tb = _mm_loadu_ps(&b->translation.x);
+            const __m128 sa = _mm_loadu_ps(&a->rotation.w), sb = _mm_loadu_ps(&b->rotation.w);
+            out->tr = _mm_add_ps(ta, _mm_mul_ps(_mm_sub_ps(tb, ta), am));
+            out->ws = _mm_add_ps(sa, _mm_mul_ps(_mm_sub_ps(sb, sa), am));
+            const __m128 qa = _mm_loadu_ps(&a->rotation.x);
+            __m128 qb = _mm_loadu_ps(&b->rotation.x);
+            if (d < 0.0f) qb = _mm_xor_ps(qb, _mm_set1_ps(-0.0f));
+            const __m128 q = _mm_add_ps(qa, _mm_mul_ps(_mm_sub_ps(qb, qa), am));
+            __m128 n2 = _mm_mul_ps(q, q);
+            n2 = _mm_add_ps(n2, _mm_shuffle_ps(n2, n2, _MM_SHUFFLE(2, 3, 0, 1)));
+            n2 = _mm_add_ps(n2, _mm_shuffle_ps(n2, n2, _MM_SHUFFLE(1, 0, 3, 2)));
+            out->q = _mm_div_ps(q, _mm_sqrt_ps(n2));
+            return;
+        }
+        /* a wider arc: the exact slerp (its arc made here, new_arcs does not run) */
+    }
     /* new_arcs made it, unless the clip changed under its window (a track
      * made usable after start_clip): then here, the same bits */
     if (arc_stale) cna__arc_make(&a->rotation, &b->rotation, &st->arc);
@@ -477,7 +502,7 @@ AVX_TARGET static inline void compose8(cna_mat4 *const out[8], const vsample in[
  * when t holds it). */
 static inline const cna_keyframe *sample_track(const cna_bone_track *track, int64_t t,
                                                track_state *st, amount_memo *memo,
-                                               cna_keyframe *out)
+                                               cna_keyframe *out, bool fast)
 {
     bool interpolate;
     float amount = 0.0f;
@@ -485,14 +510,31 @@ static inline const cna_keyframe *sample_track(const cna_bone_track *track, int6
     const cna_keyframe *a = locate(track, t, st, memo, &interpolate, &amount, &arc_stale);
     if (!interpolate) return a;
     const cna_keyframe *b = a + 1;
-    if (arc_stale) cna__arc_make(&a->rotation, &b->rotation, &st->arc);
+    bool nlerp = false;
+    if (fast) {
+        const float d = a->rotation.x * b->rotation.x + a->rotation.y * b->rotation.y +
+                        a->rotation.z * b->rotation.z + a->rotation.w * b->rotation.w;
+        nlerp = fabsf(d) >= CNA__FAST_MIN_DOT;
+        const float sg = d < 0.0f ? -1.0f : 1.0f;
+        cna_quat q;
+        q.x = a->rotation.x + (sg * b->rotation.x - a->rotation.x) * amount;
+        q.y = a->rotation.y + (sg * b->rotation.y - a->rotation.y) * amount;
+        q.z = a->rotation.z + (sg * b->rotation.z - a->rotation.z) * amount;
+        q.w = a->rotation.w + (sg * b->rotation.w - a->rotation.w) * amount;
+        const float n = sqrtf((q.x * q.x + q.y * q.y) + (q.z * q.z + q.w * q.w));
+        out->rotation.x = q.x / n;
+        out->rotation.y = q.y / n;
+        out->rotation.z = q.z / n;
+        out->rotation.w = q.w / n;
+    }
+    if (arc_stale && !nlerp) cna__arc_make(&a->rotation, &b->rotation, &st->arc);
     out->translation.x = a->translation.x + (b->translation.x - a->translation.x) * amount;
     out->translation.y = a->translation.y + (b->translation.y - a->translation.y) * amount;
     out->translation.z = a->translation.z + (b->translation.z - a->translation.z) * amount;
     out->scale.x = a->scale.x + (b->scale.x - a->scale.x) * amount;
     out->scale.y = a->scale.y + (b->scale.y - a->scale.y) * amount;
     out->scale.z = a->scale.z + (b->scale.z - a->scale.z) * amount;
-    cna__arc_slerp(&a->rotation, &b->rotation, &st->arc, amount, &out->rotation);
+    if (!nlerp) cna__arc_slerp(&a->rotation, &b->rotation, &st->arc, amount, &out->rotation);
     return out;
 }
 #endif
@@ -533,8 +575,9 @@ HOT_INLINE void sample_clip_body(cna_player *player, bool wide)
     const size_t states = clip->track_count < player->cursor_count ? clip->track_count
                                                                    : player->cursor_count;
     amount_memo memo = {0, 0, 0.0f}; /* interpolated intervals have a < b */
+    const bool fast = player->fast;
 #if defined(PLAYER_SSE)
-    new_arcs(player, states, t);
+    if (!fast) new_arcs(player, states, t);
     vsample buf[8];
     cna_mat4 *out[8];
     size_t batch = 0;
@@ -550,7 +593,7 @@ HOT_INLINE void sample_clip_body(cna_player *player, bool wide)
         player->posed[bone] = 1;
 #if defined(PLAYER_SSE)
         if (st->cursor != CURSOR_LINEAR) {
-            sample_track(track, t, st, &memo, &buf[batch]);
+            sample_track(track, t, st, &memo, &buf[batch], fast);
         } else {
             cna_keyframe key;
             cna_track_sample_linear(track, t, &key);
@@ -565,7 +608,7 @@ HOT_INLINE void sample_clip_body(cna_player *player, bool wide)
         cna_keyframe key;
         const cna_keyframe *k = &key;
         if (st->cursor != CURSOR_LINEAR)
-            k = sample_track(track, t, st, &memo, &key);
+            k = sample_track(track, t, st, &memo, &key, fast);
         else
             cna_track_sample_linear(track, t, &key);
         compose_key(&player->local[bone], k);
@@ -630,15 +673,16 @@ HOT_INLINE void vsample_store(const vsample *v, cna_keyframe *k)
 }
 #endif
 
-void cna__sample_trs(int path, const cna_clip *clip, int64_t t, int32_t bone_count, cna__track_state *states,
-                     size_t state_count, cna__arcs_window *win, cna_keyframe *out, uint8_t *posed)
+void cna__sample_trs(int path, bool fast, const cna_clip *clip, int64_t t, int32_t bone_count,
+                     cna__track_state *states, size_t state_count, cna__arcs_window *win, cna_keyframe *out,
+                     uint8_t *posed)
 {
     if (!clip || !clip->tracks) return;
     const int32_t n = bone_count;
     const size_t count = clip->track_count < state_count ? clip->track_count : state_count;
     amount_memo memo = {0, 0, 0.0f};
 #if defined(PLAYER_SSE)
-    new_arcs_in(path, clip, states, count, t, n, win);
+    if (!fast) new_arcs_in(path, clip, states, count, t, n, win);
 #else
     (void)path;
     (void)win;
@@ -655,11 +699,11 @@ void cna__sample_trs(int path, const cna_clip *clip, int64_t t, int32_t bone_cou
         }
 #if defined(PLAYER_SSE)
         vsample v;
-        sample_track(track, t, st, &memo, &v);
+        sample_track(track, t, st, &memo, &v, fast);
         vsample_store(&v, &out[bone]);
 #else
         cna_keyframe key;
-        const cna_keyframe *k = sample_track(track, t, st, &memo, &key);
+        const cna_keyframe *k = sample_track(track, t, st, &memo, &key, fast);
         out[bone].translation = k->translation;
         out[bone].rotation = k->rotation;
         out[bone].scale = k->scale;
@@ -1134,6 +1178,22 @@ cna_result cna_player_update_seconds(cna_player *player, double seconds, bool re
                                      cna_error *err)
 {
     return cna_player_update(player, cna_ticks_from_seconds(seconds), relative, loop, err);
+}
+
+cna_result cna_player_set_sampling(cna_player *player, cna_sampling sampling, cna_error *err)
+{
+    if (!player) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cna_player_set_sampling: player is NULL");
+    if ((int)sampling < 0 || sampling >= CNA_SAMPLING_COUNT)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "sampling: %d is not a cna_sampling", (int)sampling);
+    player->fast = sampling == CNA_SAMPLING_FAST;
+    player->arcs.clip = NULL; /* the arcs are made again when it goes back to exact */
+    for (size_t i = 0; i < player->cursor_count; ++i) player->tracks[i].arc_key = ARC_NONE;
+    return CNA_OK;
+}
+
+cna_sampling cna_player_sampling(const cna_player *player)
+{
+    return player && player->fast ? CNA_SAMPLING_FAST : CNA_SAMPLING_EXACT;
 }
 
 cna_result cna_player_set_root_prefix(cna_player *player, const cna_mat4 *prefix, size_t count,

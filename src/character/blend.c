@@ -325,9 +325,9 @@ static void sample_layer(cna_character *c, const cna__layer *L, size_t space, co
         size_t count;
         cna__arcs_window *win;
         cna__track_state *st = cna__player_sampling(c->evals[space].player, &count, &win);
-        cna__sample_trs(b->path, clip, L->clock.position, slot_count, st, count, win, out, b->has);
+        cna__sample_trs(b->path, c->fast, clip, L->clock.position, slot_count, st, count, win, out, b->has);
     } else {
-        cna__sample_trs(b->path, clip, L->clock.position, slot_count, cna__layer_states(c, (size_t)(L - c->layers), space),
+        cna__sample_trs(b->path, c->fast, clip, L->clock.position, slot_count, cna__layer_states(c, (size_t)(L - c->layers), space),
                         states, &L->windows[space], out, b->has);
     }
     const bool masked = L->mask != NULL, motion = L->motion_track != NULL;

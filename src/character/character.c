@@ -588,6 +588,7 @@ static cna_result build_players(cna_character *c, cna_error *err)
             }
             cna_player_start_clip(ev->player, NULL, NULL);
         }
+        if (c->fast) cna_player_set_sampling(ev->player, CNA_SAMPLING_FAST, NULL);
         c->bytes += cna__player_size_bytes(ev->player);
         if ((r = build_writes(c, ev)) != CNA_OK) return r;
         const variant *own = &c->variants[ev->own_variant];
@@ -608,6 +609,12 @@ cna_result cna_character_create(const cna_model *model, const cna_character_opti
     c->alloc = al;
     c->model = model;
     c->bytes = sizeof *c;
+    if (opts && ((int)opts->sampling < 0 || opts->sampling >= CNA_SAMPLING_COUNT)) {
+        cna__free(&al, c);
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: sampling %d is not a cna_sampling",
+                          (int)opts->sampling);
+    }
+    c->fast = opts && opts->sampling == CNA_SAMPLING_FAST;
     if (opts && opts->layer_count > CNA_CHARACTER_MAX_LAYERS) {
         cna__free(&al, c);
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: layer_count %zu is above %d", opts->layer_count,

@@ -121,6 +121,7 @@ struct cna_character {
     cna_event_fn listener;
     void *listener_user;
     cna_root_motion motion;     /* of the last advance */
+    bool fast;                  /* CNA_SAMPLING_FAST (cna_character_options.sampling) */
     /* skins */
     evaluation *evals;          /* in evaluation order */
     size_t eval_count;
