@@ -431,6 +431,14 @@ typedef struct cna_gltf_animation_channel {
     int32_t sampler;                     /* index into the animation's samplers */
     int32_t target_node;                 /* -1 when absent (the channel should be ignored) */
     cna_gltf_animation_path path;
+    /* KHR_animation_pointer ("path": "pointer"): the JSON pointer (owned by
+     * the document), else NULL. "/nodes/N/translation" (rotation, scale,
+     * weights) sets target_node and path as the core target would;
+     * "/meshes/M/weights" sets target_mesh (the mesh's weights, for every
+     * node instancing it) and path WEIGHTS; any other pointer leaves path
+     * UNKNOWN with an "animation-pointer-unsupported" diagnostic naming it. */
+    const char *pointer;
+    int32_t target_mesh;                 /* -1 unless a "/meshes/M/weights" pointer */
 } cna_gltf_animation_channel;
 
 typedef struct cna_gltf_animation {
@@ -472,6 +480,9 @@ typedef struct cna_gltf_diagnostic {
 #define CNA_GLTF_DIAG_TARGET_NAMES_INVALID "target-names-invalid" /* mesh.extras.targetNames is not an array of one string per morph target (ignored) */
 #define CNA_GLTF_DIAG_POSITION_BOUNDS_MISSING "position-bounds-missing" /* a POSITION accessor (also a morph target's)
                                                                            lacks min or max; one per accessor */
+#define CNA_GLTF_DIAG_POINTER_UNSUPPORTED "animation-pointer-unsupported" /* a KHR_animation_pointer channel whose
+                                                                             pointer is not a node's TRS or weights or a
+                                                                             mesh's weights (ignored; names the pointer) */
 
 /* The whole document. Every array has its count; arrays with count 0 are NULL. */
 typedef struct cna_gltf_document {

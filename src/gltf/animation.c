@@ -40,6 +40,79 @@ static cna_gltf_animation_path path_from_name(const char *s)
     return CNA_GLTF_PATH_UNKNOWN;
 }
 
+/* A decimal index at *s (no sign, no leading zero unless "0"), then '/';
+ * false otherwise. */
+static bool pointer_index(const char **s, size_t limit, int32_t *out)
+{
+    const char *p = *s;
+    if (*p < '0' || *p > '9' || (*p == '0' && p[1] >= '0' && p[1] <= '9')) return false;
+    uint64_t v = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        v = v * 10 + (uint64_t)(*p - '0');
+        if (v > (uint64_t)INT32_MAX) return false;
+    }
+    if (*p != '/') return false;
+    *s = p + 1;
+    *out = (int32_t)v;
+    return v < limit || limit == SIZE_MAX;
+}
+
+/* KHR_animation_pointer: map the pointer onto a core target. Returns an
+ * error for a pointer that names an object out of range. */
+static cna_result parse_pointer(cna__gltf_ctx *c, const cna__json *target, const char *tpath,
+                                cna_gltf_animation_channel *ch)
+{
+    char epath[CNA__PATH_MAX];
+    cna__gltf_path_cat(epath, sizeof epath, tpath, ".extensions.KHR_animation_pointer");
+    const cna__json *ext = cna__gltf_json_get(target, "extensions");
+    const cna__json *kap = ext ? cna__gltf_json_get(ext, "KHR_animation_pointer") : NULL;
+    ch->path = CNA_GLTF_PATH_UNKNOWN;
+    if (!kap) {
+        cna__gltf_diag(c, CNA__DIAG_CHANNEL_IGNORED,
+                       "%s.path: \"pointer\" without extensions.KHR_animation_pointer; the channel is ignored", tpath);
+        return CNA_OK;
+    }
+    if (ch->target_node >= 0)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.node: must not be given with path \"pointer\"", tpath);
+    cna_result r = cna__gltf_json_expect_object(kap, epath, c->err);
+    const char *ptr = NULL;
+    if (!r) r = cna__gltf_json_string(c, kap, "pointer", epath, true, &ptr);
+    if (r) return r;
+    ch->pointer = ptr;
+    ch->path = CNA_GLTF_PATH_UNKNOWN;
+    const char *s = ptr;
+    int32_t index = -1;
+    if (strncmp(s, "/nodes/", 7) == 0) {
+        s += 7;
+        const char *at = s;
+        if (!pointer_index(&s, SIZE_MAX, &index)) goto unsupported;
+        if ((size_t)index >= c->n_nodes)
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.pointer: \"%.80s\": nodes[%.*s] is out of range (%zu nodes)",
+                              epath, ptr, (int)(s - at - 1), at, c->n_nodes);
+        const cna_gltf_animation_path p = path_from_name(s);
+        if (p == CNA_GLTF_PATH_UNKNOWN) goto unsupported;
+        ch->target_node = index;
+        ch->path = p;
+        return CNA_OK;
+    }
+    if (strncmp(s, "/meshes/", 8) == 0) {
+        s += 8;
+        const char *at = s;
+        if (!pointer_index(&s, SIZE_MAX, &index)) goto unsupported;
+        if ((size_t)index >= c->n_meshes)
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.pointer: \"%.80s\": meshes[%.*s] is out of range (%zu meshes)",
+                              epath, ptr, (int)(s - at - 1), at, c->n_meshes);
+        if (strcmp(s, "weights") != 0) goto unsupported;
+        ch->target_mesh = index;
+        ch->path = CNA_GLTF_PATH_WEIGHTS;
+        return CNA_OK;
+    }
+unsupported:
+    cna__gltf_diag(c, CNA__DIAG_POINTER_UNSUPPORTED, "%s.pointer: \"%.80s\" is not animated by cna; the channel is ignored",
+                   epath, ptr);
+    return CNA_OK;
+}
+
 static cna_result parse_channel(cna__gltf_ctx *c, const cna__json *obj, const char *path, size_t sampler_count,
                                 cna_gltf_animation_channel *ch)
 {
@@ -48,6 +121,7 @@ static cna_result parse_channel(cna__gltf_ctx *c, const cna__json *obj, const ch
     const cna__json *target = cna__gltf_json_get(obj, "target");
     const char *name = NULL;
     ch->target_node = -1;
+    ch->target_mesh = -1;
     cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
     if (!r) r = cna__gltf_json_index(obj, "sampler", path, true, sampler_count, "samplers", &ch->sampler, c->err);
     if (!r && !target) r = cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: required property is missing", tpath);
@@ -55,6 +129,7 @@ static cna_result parse_channel(cna__gltf_ctx *c, const cna__json *obj, const ch
     if (!r) r = cna__gltf_json_index(target, "node", tpath, false, c->n_nodes, "nodes", &ch->target_node, c->err);
     if (!r) r = cna__gltf_json_string_ref(target, "path", tpath, true, &name, c->err);
     if (r) return r;
+    if (strcmp(name, "pointer") == 0) return parse_pointer(c, target, tpath, ch);
     ch->path = path_from_name(name);
     if (ch->path == CNA_GLTF_PATH_UNKNOWN)
         cna__gltf_diag(c, CNA__DIAG_CHANNEL_IGNORED, "%s.path: \"%.40s\" is not supported; the channel is ignored",

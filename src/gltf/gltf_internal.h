@@ -100,6 +100,7 @@ typedef enum cna__diag_code {
     CNA__DIAG_VALUE_NOT_FINITE,
     CNA__DIAG_TARGET_NAMES_INVALID,
     CNA__DIAG_POSITION_BOUNDS_MISSING,
+    CNA__DIAG_POINTER_UNSUPPORTED,
     CNA__DIAG_COUNT
 } cna__diag_code;
 

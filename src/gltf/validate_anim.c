@@ -147,10 +147,26 @@ static cna_result check_channel(cna__gltf_ctx *c, size_t a, size_t k, anim_state
 {
     const cna_gltf_animation *anim = &c->animations[a];
     const cna_gltf_animation_channel *ch = &anim->channels[k];
-    if (ch->path == CNA_GLTF_PATH_UNKNOWN || ch->target_node < 0) return CNA_OK; /* ignored (diagnostic) */
+    if (ch->path == CNA_GLTF_PATH_UNKNOWN || (ch->target_node < 0 && ch->target_mesh < 0))
+        return CNA_OK; /* ignored (diagnostic) */
     char path[CNA__PATH_MAX], prefix[32];
     cna__gltf_path_index(prefix, sizeof prefix, "animations", a, "");
     cna__gltf_path_prefixed(path, sizeof path, prefix, ".channels", k, ".target");
+    if (ch->target_node < 0) { /* KHR_animation_pointer "/meshes/M/weights" */
+        const size_t targets = c->meshes[ch->target_mesh].target_count;
+        if (targets == 0)
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: pointer \"%s\", but meshes[%d] has no morph targets",
+                              path, ch->pointer, (int)ch->target_mesh);
+        const cna_gltf_animation_sampler *smp = &anim->samplers[ch->sampler];
+        cna__gltf_path_prefixed(path, sizeof path, prefix, ".samplers", (size_t)ch->sampler, ".output");
+        cna_result r = cna__gltf_check_rule(c, path, smp->output, &output_rules[ch->path]);
+        if (!r) r = check_output_count(c, path, smp, targets);
+        if (r) {
+            cna__error_prefix(c->err, "animations[%zu].channels[%zu] (%s)", a, k, ch->pointer);
+            return r;
+        }
+        return check_output_values(c, path, smp, st);
+    }
     if (ch->path != CNA_GLTF_PATH_WEIGHTS && c->nodes[ch->target_node].has_matrix)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                           "%s: nodes[%d] has a matrix; a node animated by %s must use translation/rotation/scale", path,

@@ -123,5 +123,26 @@ cna_result cna__weight_track_build(const cna_allocator *alloc, const cna_gltf_do
         *out = t;
         return CNA_OK;
     }
+    /* KHR_animation_pointer "/meshes/M/weights": the mesh's own weights,
+     * for every node instancing it (a node's channel above wins) */
+    for (size_t i = 0; i < a->channel_count; i++) {
+        const cna_gltf_animation_channel *ch = &a->channels[i];
+        if (ch->path != CNA_GLTF_PATH_WEIGHTS || ch->target_node >= 0 || ch->target_mesh != mesh) continue;
+        if (ch->sampler < 0 || (size_t)ch->sampler >= a->sampler_count)
+            return cna__error(err, CNA_ERROR_INVALID_DATA, "animations[%d].channels[%zu]: sampler %d is out of range",
+                              (int)animation, i, (int)ch->sampler);
+        char where[96];
+        snprintf(where, sizeof where, "animations[%d].samplers[%d] (weights of meshes[%d])", (int)animation,
+                 (int)ch->sampler, (int)mesh);
+        cna__owned_track *t = cna__calloc(alloc, 1, sizeof *t);
+        if (!t) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", where);
+        cna_result r = fill_track(alloc, doc, &a->samplers[ch->sampler], targets, where, t, err);
+        if (r) {
+            cna__owned_track_free(alloc, t);
+            return r;
+        }
+        *out = t;
+        return CNA_OK;
+    }
     return CNA_OK;
 }

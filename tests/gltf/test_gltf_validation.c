@@ -516,10 +516,17 @@ static void test_channel_without_node_is_ignored_with_a_diagnostic(void **state)
 static void test_unknown_channel_path_is_ignored_with_a_diagnostic(void **state)
 {
     (void)state;
-    cna_gltf_document *doc = load_edit("\"node\":3,\"path\":\"rotation\"", "\"node\":3,\"path\":\"pointer\"");
+    cna_gltf_document *doc = load_edit("\"node\":3,\"path\":\"rotation\"", "\"node\":3,\"path\":\"colour\"");
     assert_int_equal(doc->animations[0].channels[1].path, CNA_GLTF_PATH_UNKNOWN);
     tu_expect_diag(doc, CNA_GLTF_DIAG_CHANNEL_IGNORED, 1,
-                   "animations[0].channels[1].target.path: \"pointer\" is not supported; the channel is ignored");
+                   "animations[0].channels[1].target.path: \"colour\" is not supported; the channel is ignored");
+    cna_gltf_document_free(doc);
+    /* "pointer" without the KHR_animation_pointer object: ignored too */
+    doc = load_edit("\"node\":3,\"path\":\"rotation\"", "\"node\":3,\"path\":\"pointer\"");
+    assert_int_equal(doc->animations[0].channels[1].path, CNA_GLTF_PATH_UNKNOWN);
+    tu_expect_diag(doc, CNA_GLTF_DIAG_CHANNEL_IGNORED, 1,
+                   "animations[0].channels[1].target.path: \"pointer\" without extensions.KHR_animation_pointer; "
+                   "the channel is ignored");
     cna_gltf_document_free(doc);
 }
 

@@ -418,6 +418,41 @@ def reduce_keys():
                                   {"sampler": 2, "target": {"node": 1, "path": "rotation"}}]}]))
 
 
+def animation_pointer(pointer):
+    """Rigid and morph animation through KHR_animation_pointer (pointer=True) or the core
+    targets (pointer=False), otherwise identical: "Mover" translates and turns, the morphed
+    triangle's weight ramps 0 -> 1 -> 0 (a "/meshes/1/weights" pointer), and, in the pointer
+    file only, a material colour channel that cna does not animate."""
+    b = Builder()
+    rigid = b.rigid_triangle()
+    pos = b.accessor(FLOAT, "VEC3", [(0, 0, 0), (1, 0, 0), (0, 1, 0)], minmax=True)
+    dpos = b.accessor(FLOAT, "VEC3", [(0, 0, 1), (0, 0, 1), (0, 0, 1)], minmax=True)
+    morph = {"primitives": [{"attributes": {"POSITION": pos}, "targets": [{"POSITION": dpos}], "material": 0}],
+             "weights": [0.0]}
+    s_t = b.sampler([0, 1, 2], [(0, 0, 0), (1, 2, 0), (3, 0, 1)], "LINEAR")
+    s_r = b.sampler([0, 2], [quat_z(0), quat_z(90)], "LINEAR", "VEC4")
+    s_w = b.sampler([0, 1, 2], [0.0, 1.0, 0.0], "LINEAR", "SCALAR")
+    samplers = [s_t, s_r, s_w]
+
+    def target(node, path, ptr):
+        if pointer:
+            return {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": ptr}}}
+        return {"node": node, "path": path}
+    channels = [{"sampler": 0, "target": target(0, "translation", "/nodes/0/translation")},
+                {"sampler": 1, "target": target(0, "rotation", "/nodes/0/rotation")},
+                {"sampler": 2, "target": target(1, "weights", "/meshes/1/weights")}]
+    extra = {}
+    if pointer:
+        samplers.append(b.sampler([0, 2], [(1, 0, 0, 1), (0, 0, 1, 1)], "LINEAR", "VEC4"))
+        channels.append({"sampler": 3, "target": target(-1, "", "/materials/0/pbrMetallicRoughness/baseColorFactor")})
+        extra = {"extensionsUsed": ["KHR_animation_pointer"], "extensionsRequired": ["KHR_animation_pointer"]}
+    write("animation-pointer.gltf" if pointer else "animation-pointer-core.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0, 1]}],
+        nodes=[{"name": "Mover", "mesh": 0}, {"name": "Morpher", "mesh": 1, "translation": [2, 0, 0]}],
+        meshes=[rigid, morph], materials=[{"name": "Paint"}],
+        animations=[{"name": "Move", "samplers": samplers, "channels": channels}], **extra))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     skin_mesh_node_transform()
@@ -434,6 +469,8 @@ def main():
     skin_animated_mesh_node()
     skin_root_motion()
     reduce_keys()
+    animation_pointer(True)
+    animation_pointer(False)
 
 if __name__ == "__main__":
     main()
