@@ -99,6 +99,12 @@ typedef struct cna_import_options {
     int32_t scene;            /* with use_scene: the glTF scene to import (must exist) */
     cna_clip_mode clip_mode;  /* default FAITHFUL */
     cna_gltf_options gltf;    /* reader options, used by cna_model_load_file only */
+    /* false (default): a skin with more than CNA_EFFECT_MAX_BONES (72) joints
+     * is refused (CNA_ERROR_LIMIT). true: such a skin is imported, and every
+     * part of the meshes it drives is split into sub-parts of at most 72
+     * palette entries each (cna_model_part.palette_map; docs/model.md,
+     * "Split palettes"). A skin of 72 joints or fewer is never split. */
+    bool split_palettes;
 } cna_import_options;
 
 /* ------------------------------------------------------------------ bones */
@@ -208,6 +214,19 @@ typedef struct cna_model_part {
     const cna_morph_weight_track *const *weight_tracks;
     size_t weight_track_count;
     /* ---- end of mesh-import block ---- */
+    /* A split part (cna_import_options.split_palettes, a skin of more than
+     * 72 joints): palette_map_count (1 .. CNA_EFFECT_MAX_BONES) entries, the
+     * sub-palette: entry i is the skin's palette index that the part's joint
+     * byte i stands for. Its BLEND_INDICES bytes index this sub-palette, not
+     * the skin's palette, so it is drawn and skinned with
+     *   sub[i] = skin_palette[palette_map[i]]
+     * (cna_character_part_palette gathers it). Several sub-parts of one glTF
+     * primitive follow each other in cna_model_mesh.parts, with the same
+     * gltf_mesh and gltf_primitive; together they hold every triangle of the
+     * primitive once. NULL and 0 for a part that is not split (its bytes
+     * index the skin's palette directly). */
+    const int32_t *palette_map;
+    size_t palette_map_count;
 } cna_model_part;
 
 typedef struct cna_bounding_sphere {
@@ -362,8 +381,9 @@ typedef struct cna_model {
  * The document is only read during the call.
  * Errors (*out unchanged, nothing leaks): CNA_ERROR_INVALID_ARGUMENT (NULL
  * doc/out, options out of range, use_scene with a scene that does not exist);
- * CNA_ERROR_LIMIT (a skin with more than 72 joints: "skins[0]: 73 joints; at
- * most 72 are supported"; FAITHFUL clips beyond their key budget, see
+ * CNA_ERROR_LIMIT (a skin with more than 72 joints without split_palettes:
+ * "skins[0]: 73 joints; at most 72 are supported; import with split_palettes
+ * (cna convert --split-palettes) to split its parts"; FAITHFUL clips beyond their key budget, see
  * cna_clip_mode); CNA_ERROR_INVALID_DATA (a joint listed twice, a JOINTS
  * value not below the joint count, a negative skin weight, ...); and, for
  * finite values whose products could overflow, CNA_ERROR_LIMIT naming the
