@@ -24,8 +24,9 @@
  *   // every frame:
  *   cna_character_update(c, dt, &err);
  *   // draw mesh i with world = cna_character_absolute_transform(c, model->meshes[i].parent_bone)
- *   // and, skinned, the palette cna_character_skin_transforms(c, model->meshes[i].skin)
- *   // (cna_gl_draw_character in cna/gl.h does both)
+ *   // and, skinned, each part k with cna_character_part_palette(c, i, k, &count): the
+ *   // palette cna_character_skin_transforms(c, model->meshes[i].skin), or a split part's
+ *   // sub-palette (cna_gl_draw_character in cna/gl.h does both)
  *   cna_character_free(c);
  *   cna_model_free(model);
  *
@@ -242,7 +243,8 @@ typedef struct cna_model_mesh {
     int32_t skin;              /* index into cna_model.skins, -1 for a rigid mesh */
     int32_t gltf_mesh;
     int32_t gltf_node;
-    cna_model_part *parts;     /* one per glTF primitive, in order */
+    cna_model_part *parts;     /* one per glTF primitive, in order (a split primitive:
+                                  its sub-parts, one after the other; palette_map) */
     size_t part_count;
     /* Filled by the mesh import: in the parent bone's space, for the loaded
      * morph pose (and, skinned, the bind pose as drawn); radius 0 when empty. */
@@ -491,7 +493,9 @@ CNA_API const char *cna_clip_target_name(cna_clip_target target);        /* "joi
  * its carrier has recompute_flat_normals set.
  *
  * Skinned parts: the BLEND_INDICES bytes are palette indices, rewritten from
- * the file's joint ordinals through the skin's ordinal_to_palette. With more
+ * the file's joint ordinals through the skin's ordinal_to_palette (for a
+ * split part, indices into its palette_map, which holds those palette
+ * indices; docs/model.md "Split palettes"). With more
  * than four influences (JOINTS_1/WEIGHTS_1, ...) the four largest weights
  * are kept and renormalised (diagnostic skin-influences-truncated, counted
  * per vertex); otherwise weights whose sum differs from 1 by more than 1e-3
