@@ -46,6 +46,14 @@ typedef struct cna_cli_command {
     indent "refused, files must be inside the model's folder);\n"                            \
     indent "no effect on a .cnb, whose files are embedded\n"
 
+/* The --split-palettes entry of an options list (gap after the option name,
+ * indent of the continuation lines). */
+#define CNA_CLI_SPLIT_PALETTES_HELP(gap, indent)                                                \
+    "  --split-palettes" gap "import a skin of more than 72 joints by splitting\n"            \
+    indent "its parts into sub-parts of at most 72 palette\n"                               \
+    indent "entries (default: such a skin is refused); no\n"                                \
+    indent "effect on a .cnb, which keeps its split parts\n"
+
 /* Prints "cna <command>: <message>" and the command's synopsis to stderr;
  * returns CNA_CLI_EXIT_USAGE. */
 int cna_cli_usage_error(const cna_cli_command *command, const char *fmt, ...)

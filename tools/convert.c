@@ -35,9 +35,9 @@ void cna_cli_convert_help(FILE *out)
     fprintf(out,
             "usage: cna convert IN.gltf|IN.glb -o OUT.cnb [--unit-scale S] [--skeleton OUT.cnj]\n"
             "                   [--mode faithful|union] [--reduce-keys TOL] [--asset-root DIR]\n"
-            "                   [--marker ANIM:NAME:SECONDS]...\n"
+            "                   [--split-palettes] [--marker ANIM:NAME:SECONDS]...\n"
             "       cna convert DIR -o OUTDIR [--unit-scale S] [--mode faithful|union]\n"
-            "                   [--reduce-keys TOL] [--asset-root DIR]\n"
+            "                   [--reduce-keys TOL] [--asset-root DIR] [--split-palettes]\n"
             "\n"
             "Imports a glTF 2.0 file as a cna model and writes it as a .cnb binary model\n"
             "(docs/format-cnb.md), which cna pose and cna_cnb_load_file load with one read,\n"
@@ -81,6 +81,7 @@ void cna_cli_convert_help(FILE *out)
             "                       outside the animation or an unknown ANIM refuses the\n"
             "                       file (exit 1)\n"
             CNA_CLI_ASSET_ROOT_HELP("     ", "                       ")
+            CNA_CLI_SPLIT_PALETTES_HELP("     ", "                       ")
             "  -h, --help           print this help\n"
             "\n"
             "exit status: 0 converted; 1 a file was refused or could not be written;\n"
@@ -99,6 +100,7 @@ typedef struct marker_arg {
 typedef struct convert_args {
     const char *in, *out, *skeleton;
     const char *asset_root;  /* --asset-root; NULL when not given */
+    bool split_palettes;     /* --split-palettes */
     float unit_scale;
     cna_clip_mode mode;
     bool reduce;             /* --reduce-keys given */
@@ -178,6 +180,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, convert
             } else {
                 a->out = v;
             }
+        } else if (strcmp(arg, "--split-palettes") == 0) {
+            a->split_palettes = true;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cna_cli_usage_error(cmd, "unknown option '%s'", arg);
         } else if (!a->in) {
@@ -200,6 +204,7 @@ static bool convert_file(const convert_args *a, const char *in, const char *out,
     memset(&io, 0, sizeof io);
     io.clip_mode = a->mode;
     io.gltf.asset_root = a->asset_root;
+    io.split_palettes = a->split_palettes;
     /* The two outputs must differ, and neither may be a file the model is
      * read from (checked once the document lists its buffers and images). */
     if (skeleton && cna_cli_same_file(out, skeleton)) {

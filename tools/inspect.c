@@ -19,7 +19,7 @@
 void cna_cli_inspect_help(FILE *out)
 {
     fprintf(out,
-            "usage: cna inspect FILE [--json | --brief] [--asset-root DIR]\n"
+            "usage: cna inspect FILE [--json | --brief] [--asset-root DIR] [--split-palettes]\n"
             "\n"
             "Loads FILE (.gltf or .glb) with cna's glTF 2.0 reader, which validates the\n"
             "whole document, and prints a summary: asset, scenes (the default marked),\n"
@@ -27,7 +27,8 @@ void cna_cli_inspect_help(FILE *out)
             "attributes, skins with their joints, animations with their channels,\n"
             "interpolation modes and durations, materials, and the reader's diagnostics;\n"
             "then the imported model: skins with their index spaces (a skin equal to an\n"
-            "earlier one on one line), morph target names, clips, each animation's\n"
+            "earlier one on one line), each skinned part's palette (\"palette 72 of 300\"\n"
+            "for a part split by --split-palettes), morph target names, clips, each animation's\n"
             "markers and diagnostics. A .cnb baked model (cna convert) has no glTF\n"
             "document: only the model part, with the markers cna convert --marker stored.\n"
             "\n"
@@ -36,6 +37,7 @@ void cna_cli_inspect_help(FILE *out)
             "  --brief              print a few lines: the document's counts and the model's\n"
             "                       key facts\n"
             CNA_CLI_ASSET_ROOT_HELP("     ", "                       ")
+            CNA_CLI_SPLIT_PALETTES_HELP("     ", "                       ")
             "  --                   end of options (for a FILE starting with '-')\n"
             "  -h, --help           print this help\n"
             "\n"
@@ -420,7 +422,7 @@ static void print_diagnostics(FILE *out, const cna_gltf_document *doc)
     }
 }
 
-static bool print_text(FILE *out, const char *path, const cna_gltf_document *doc)
+static bool print_text(FILE *out, const char *path, const cna_gltf_document *doc, const cna_import_options *opts)
 {
     print_asset(out, path, doc);
     print_buffers(out, doc);
@@ -435,11 +437,11 @@ static bool print_text(FILE *out, const char *path, const cna_gltf_document *doc
     print_diagnostics(out, doc);
     /* The imported model: skins with their three index spaces, root
      * prefixes, clips (tools/model_inspect.c). */
-    return cna_cli_model_inspect_text(out, doc);
+    return cna_cli_model_inspect_text(out, doc, opts);
 }
 
 /* --brief: the document's counts in two lines, then the model's key facts. */
-static bool print_brief(FILE *out, const char *path, const cna_gltf_document *doc)
+static bool print_brief(FILE *out, const char *path, const cna_gltf_document *doc, const cna_import_options *opts)
 {
     size_t primitives = 0;
     for (size_t i = 0; i < doc->mesh_count; i++) primitives += doc->meshes[i].primitive_count;
@@ -457,7 +459,7 @@ static bool print_brief(FILE *out, const char *path, const cna_gltf_document *do
     cna_model *m = NULL;
     cna_error err;
     memset(&err, 0, sizeof err);
-    if (cna_model_import_gltf(doc, NULL, &m, &err) != CNA_OK) {
+    if (cna_model_import_gltf(doc, opts, &m, &err) != CNA_OK) {
         fputs("model: refused:", out);
         print_name(out, err.message);
         fputc('\n', out);
@@ -496,7 +498,7 @@ int cna_cli_inspect_run(int argc, char **argv)
 {
     const cna_cli_command *self = cna_cli_find("inspect");
     const char *path = NULL, *asset_root = NULL;
-    bool json = false, brief = false, options_done = false;
+    bool json = false, brief = false, options_done = false, split_palettes = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!options_done && arg[0] == '-' && arg[1] != '\0') {
@@ -506,6 +508,8 @@ int cna_cli_inspect_run(int argc, char **argv)
                 json = true;
             } else if (strcmp(arg, "--brief") == 0) {
                 brief = true;
+            } else if (strcmp(arg, "--split-palettes") == 0) {
+                split_palettes = true;
             } else if (strcmp(arg, "--asset-root") == 0) {
                 if (i + 1 >= argc) return cna_cli_usage_error(self, "--asset-root needs a value");
                 asset_root = argv[++i];
@@ -533,9 +537,12 @@ int cna_cli_inspect_run(int argc, char **argv)
     memset(&gltf_options, 0, sizeof gltf_options);
     gltf_options.asset_root = asset_root;
     if (cna_gltf_load_file(path, &gltf_options, &doc, &err) != CNA_OK) return cna_cli_report_error(path, &err);
-    bool ok = json    ? cna_cli_inspect_write_json(stdout, path, doc)
-              : brief ? print_brief(stdout, path, doc)
-                      : print_text(stdout, path, doc);
+    cna_import_options io;
+    memset(&io, 0, sizeof io);
+    io.split_palettes = split_palettes;
+    bool ok = json    ? cna_cli_inspect_write_json(stdout, path, doc, &io)
+              : brief ? print_brief(stdout, path, doc, &io)
+                      : print_text(stdout, path, doc, &io);
     cna_gltf_document_free(doc);
     if (fflush(stdout) != 0 || ferror(stdout)) ok = false;
     if (!ok) {

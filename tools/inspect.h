@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "cna/gltf.h"
+#include "cna/model.h"
 
 /* Keys of one animation sampler, from its input accessor. */
 typedef struct cna_cli_sampler_keys {
@@ -27,7 +28,8 @@ double cna_cli_animation_duration(const cna_gltf_document *doc, const cna_gltf_a
 
 /* Writes the summary of `doc` loaded from `path` as one JSON document to out;
  * returns false when memory ran out or writing failed. */
-bool cna_cli_inspect_write_json(FILE *out, const char *path, const cna_gltf_document *doc);
+bool cna_cli_inspect_write_json(FILE *out, const char *path, const cna_gltf_document *doc,
+                                const cna_import_options *opts);
 
 /* The JSON of a .cnb model: {"file", "container": "cnb", "model"}; false
  * when memory ran out or writing failed. */

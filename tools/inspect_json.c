@@ -376,7 +376,7 @@ static cJSON *diagnostics_json(const cna_gltf_document *doc)
     return arr;
 }
 
-static cJSON *summary_json(const char *path, const cna_gltf_document *doc)
+static cJSON *summary_json(const char *path, const cna_gltf_document *doc, const cna_import_options *opts)
 {
     cJSON *root = cJSON_CreateObject();
     if (!root) return NULL;
@@ -406,7 +406,7 @@ static cJSON *summary_json(const char *path, const cna_gltf_document *doc)
     add_size(root, "samplerCount", doc->sampler_count);
     add_size(root, "cameraCount", doc->camera_count);
     cJSON_AddItemToObject(root, "diagnostics", diagnostics_json(doc));
-    cJSON_AddItemToObject(root, "model", cna_cli_model_inspect_json(doc));
+    cJSON_AddItemToObject(root, "model", cna_cli_model_inspect_json(doc, opts));
     return root;
 }
 
@@ -452,10 +452,11 @@ bool cna_cli_inspect_write_cnb_json(FILE *out, const char *path, const struct cn
     return write_root(out, cnb_summary_json(path, model));
 }
 
-bool cna_cli_inspect_write_json(FILE *out, const char *path, const cna_gltf_document *doc)
+bool cna_cli_inspect_write_json(FILE *out, const char *path, const cna_gltf_document *doc,
+                                const cna_import_options *opts)
 {
     cJSON_Hooks hooks = {cna__json_malloc, free};
     cJSON_InitHooks(&hooks);
     cna__json_alloc_failed = false;
-    return write_root(out, summary_json(path, doc));
+    return write_root(out, summary_json(path, doc, opts));
 }

@@ -146,6 +146,24 @@ bool cna_cli_model_print(FILE *out, const cna_model *m)
         for (size_t c = 0; c < sk->data.clip_count; c++) print_clip(out, c, &sk->data.clips[c], "palette");
     }
     print_same_skins(out, m);
+    /* each skinned part's palette: its skin's, or a split part's sub-palette */
+    size_t skinned = 0;
+    for (size_t i = 0; i < m->mesh_count; i++)
+        if (m->meshes[i].skin >= 0) skinned += m->meshes[i].part_count;
+    fprintf(out, "  skinned parts: %zu\n", skinned);
+    for (size_t i = 0; i < m->mesh_count; i++) {
+        const cna_model_mesh *mesh = &m->meshes[i];
+        if (mesh->skin < 0) continue;
+        const size_t joints = m->skins[mesh->skin].joint_count;
+        for (size_t k = 0; k < mesh->part_count; k++) {
+            const cna_model_part *part = &mesh->parts[k];
+            fprintf(out, "    mesh %zu ", i);
+            print_str(out, mesh->name);
+            fprintf(out, " part %zu (primitive %d): %zu vertices, palette %zu of %zu%s\n", k,
+                    (int)part->gltf_primitive, part->vertex_count,
+                    part->palette_map ? part->palette_map_count : joints, joints, part->palette_map ? " (split)" : "");
+        }
+    }
     fprintf(out, "  morph target names:");
     size_t named = 0;
     for (size_t i = 0; i < m->mesh_count; i++) {
@@ -221,12 +239,12 @@ bool cna_cli_model_brief(FILE *out, const cna_model *m)
     return !ferror(out);
 }
 
-bool cna_cli_model_inspect_text(FILE *out, const cna_gltf_document *doc)
+bool cna_cli_model_inspect_text(FILE *out, const cna_gltf_document *doc, const cna_import_options *opts)
 {
     cna_model *m = NULL;
     cna_error err;
     memset(&err, 0, sizeof err);
-    if (cna_model_import_gltf(doc, NULL, &m, &err) != CNA_OK) {
+    if (cna_model_import_gltf(doc, opts, &m, &err) != CNA_OK) {
         fprintf(out, "model: refused: ");
         print_str(out, err.message);
         fputc('\n', out);
@@ -286,6 +304,31 @@ cJSON *cna_cli_model_json(const cna_model *m)
         if (mesh->skin >= 0) cJSON_AddNumberToObject(mo, "skin", mesh->skin);
         else cJSON_AddNullToObject(mo, "skin");
         cJSON_AddNumberToObject(mo, "partCount", (double)mesh->part_count);
+        /* each part's palette: the skin's (paletteMap null), or a split part's sub-palette */
+        cJSON *parts = cJSON_AddArrayToObject(mo, "parts");
+        for (size_t k = 0; parts && k < mesh->part_count; k++) {
+            const cna_model_part *part = &mesh->parts[k];
+            cJSON *po = cJSON_CreateObject();
+            if (!po) break;
+            cJSON_AddItemToArray(parts, po);
+            cJSON_AddNumberToObject(po, "primitive", part->gltf_primitive);
+            cJSON_AddNumberToObject(po, "vertexCount", (double)part->vertex_count);
+            cJSON_AddNumberToObject(po, "indexCount", (double)part->index_count);
+            if (mesh->skin < 0) {
+                cJSON_AddNullToObject(po, "palette");
+                cJSON_AddNullToObject(po, "paletteOf");
+                cJSON_AddNullToObject(po, "paletteMap");
+                continue;
+            }
+            const size_t joints = m->skins[mesh->skin].joint_count;
+            cJSON_AddNumberToObject(po, "palette", (double)(part->palette_map ? part->palette_map_count : joints));
+            cJSON_AddNumberToObject(po, "paletteOf", (double)joints);
+            if (part->palette_map)
+                cJSON_AddItemToObject(po, "paletteMap", cJSON_CreateIntArray(part->palette_map,
+                                                                             (int)part->palette_map_count));
+            else
+                cJSON_AddNullToObject(po, "paletteMap");
+        }
         if (mesh->target_names)
             cJSON_AddItemToObject(mo, "targetNames", cJSON_CreateStringArray(mesh->target_names,
                                                                              (int)mesh->target_name_count));
@@ -365,12 +408,12 @@ cJSON *cna_cli_model_json(const cna_model *m)
     return o;
 }
 
-cJSON *cna_cli_model_inspect_json(const cna_gltf_document *doc)
+cJSON *cna_cli_model_inspect_json(const cna_gltf_document *doc, const cna_import_options *opts)
 {
     cna_model *m = NULL;
     cna_error err;
     memset(&err, 0, sizeof err);
-    if (cna_model_import_gltf(doc, NULL, &m, &err) != CNA_OK) {
+    if (cna_model_import_gltf(doc, opts, &m, &err) != CNA_OK) {
         cJSON *o = cJSON_CreateObject();
         if (o) cJSON_AddStringToObject(o, "refused", err.message);
         return o;

@@ -30,7 +30,7 @@ void cna_cli_pose_help(FILE *out)
 {
     fprintf(out,
             "usage: cna pose FILE [--scene N] [--animation I|NAME] [--time SECONDS]\n"
-            "                     [--mode faithful|union] [--asset-root DIR]\n"
+            "                     [--mode faithful|union] [--asset-root DIR] [--split-palettes]\n"
             "                     [--blend I|NAME [--blend-time SECONDS] [--weight W]]\n"
             "\n"
             "Imports FILE (.gltf or .glb, or a .cnb from cna convert, recognised by its\n"
@@ -47,7 +47,8 @@ void cna_cli_pose_help(FILE *out)
             "`skin_transforms` come from a player seeked to the time (no loop), one per\n"
             "palette index; `positions` are the final model-space positions as drawn\n"
             "(morphed, skinned, then the transform of the mesh's parent bone), every vertex\n"
-            "in the file's order. Without --animation: the rest (bind) pose, or with --time,\n"
+            "in the file's order (the sub-parts of a primitive split by --split-palettes\n"
+            "are one entry). Without --animation: the rest (bind) pose, or with --time,\n"
             "animation 0.\n"
             "\n"
             "With --blend B the pose is --animation at --time blended with B at --blend-time\n"
@@ -69,6 +70,7 @@ void cna_cli_pose_help(FILE *out)
             "  --weight W           its weight, a number in [0, 1] (default 0.5); 0 gives\n"
             "                       the --animation pose, bit for bit\n"
             CNA_CLI_ASSET_ROOT_HELP("     ", "                       ")
+            CNA_CLI_SPLIT_PALETTES_HELP("     ", "                       ")
             "  -h, --help           print this help\n"
             "\n"
             "exit status: 0 printed; 1 the file is refused (\"error: FILE: message\");\n"
@@ -116,6 +118,7 @@ typedef struct pose_args {
     double time;
     cna_clip_mode mode;
     const char *asset_root;  /* --asset-root; NULL when not given */
+    bool split_palettes;     /* --split-palettes */
     cna_cli_blend blend;     /* --blend, --blend-time, --weight */
 } pose_args;
 
@@ -157,6 +160,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_ar
                 else if (strcmp(v, "union") == 0) a->mode = CNA_CLIP_MODE_UNION;
                 else return cna_cli_usage_error(cmd, "--mode: '%s' is neither faithful nor union", v);
             }
+        } else if (strcmp(arg, "--split-palettes") == 0) {
+            a->split_palettes = true;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cna_cli_usage_error(cmd, "unknown option '%s'", arg);
         } else if (!a->path) {
@@ -169,72 +174,74 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_ar
     return cna_cli_blend_check(cmd, &a->blend);
 }
 
-/* For each file vertex fv < file_n, the first part vertex k with
- * source_vertex[k] == fv, or n when no part vertex came from it; one pass
- * over the map (a split part has three vertices per triangle, so searching
- * the map once per file vertex would cost file_n · n). malloc'd; NULL when
- * out of memory. */
-static size_t *first_part_vertex(const uint32_t *source_vertex, size_t n, size_t file_n)
-{
-    size_t *first = (size_t *)malloc((file_n ? file_n : 1) * sizeof *first);
-    if (!first) return NULL;
-    for (size_t fv = 0; fv < file_n; fv++) first[fv] = n;
-    for (size_t k = n; k-- > 0;)   /* backwards: the lowest k is written last */
-        if (source_vertex[k] < file_n) first[source_vertex[k]] = k;
-    return first;
-}
-
-/* Final positions of one part, in the file's vertex order, as a JSON array.
- * Returns NULL (with err set) on failure; an empty array when the part has no
+/* Final positions of one glTF primitive, in the file's vertex order, as a
+ * JSON array: parts [first, first + parts) of the mesh, one part or the
+ * sub-parts of a split primitive (each skinned with its own palette,
+ * cna_character_part_palette). A file vertex takes the position of the
+ * first part vertex that came from it; one no triangle uses is []. Returns
+ * NULL (with err set) on failure; an empty array when the part has no
  * vertex data. */
-static cJSON *part_positions(const cna_character *c, size_t mesh_index, size_t part_index,
-                             const cna_mat4 *skin_palette, size_t palette_count, const cna_mat4 *draw,
-                             cna_error *err)
+static cJSON *part_positions(const cna_character *c, size_t mesh_index, size_t first, size_t parts,
+                             const cna_mat4 *draw, cna_error *err)
 {
     const cna_model *m = cna_character_model(c);
     const cna_model_mesh *mesh = &m->meshes[mesh_index];
-    const cna_model_part *part = &mesh->parts[part_index];
+    const cna_model_part *p0 = &mesh->parts[first];
     cJSON *arr = cJSON_CreateArray();
-    if (!arr || !part->vertices || part->vertex_count == 0) return arr;
-    size_t n = part->vertex_count, stride = part->declaration.stride;
-    /* the part as the character draws it: blended by its pose when morphed */
-    const void *bytes = cna_character_part_vertices(c, mesh_index, part_index, NULL);
-    size_t *first = NULL;   /* file vertex -> part vertex, for a split part */
-    float *xyz = (float *)malloc(n * 3 * sizeof(float));
-    if (!xyz) goto oom;
-    if (mesh->skin >= 0) {
-        cna_skinning_layout layout;
-        if (cna_skinning_layout_canonical((uint32_t)stride, &layout, err) != CNA_OK ||
-            cna_skin_positions(&layout, bytes, n, skin_palette, palette_count, xyz, n * 3, err) != CNA_OK)
-            goto fail;
-    } else {
-        for (size_t v = 0; v < n; v++) memcpy(&xyz[v * 3], (const unsigned char *)bytes + v * stride, 12);
+    if (!arr || (parts == 1 && (!p0->vertices || p0->vertex_count == 0))) return arr;
+    /* the model keeps the file's vertex count, from the glTF or the .cnb alike */
+    const size_t file_n = p0->source_vertex ? p0->source_vertex_count : p0->vertex_count;
+    float *file = (float *)malloc((file_n ? file_n : 1) * 3 * sizeof(float));
+    unsigned char *have = (unsigned char *)calloc(file_n ? file_n : 1, 1);
+    float *xyz = NULL;
+    if (!file || !have) goto oom;
+    for (size_t k = first; k < first + parts; k++) {
+        const cna_model_part *part = &mesh->parts[k];
+        const size_t n = part->vertex_count, stride = part->declaration.stride;
+        if (!part->vertices || n == 0) continue;
+        /* the part as the character draws it: blended by its pose when morphed */
+        const void *bytes = cna_character_part_vertices(c, mesh_index, k, NULL);
+        xyz = (float *)malloc(n * 3 * sizeof(float));
+        if (!xyz) goto oom;
+        if (mesh->skin >= 0) {
+            size_t palette_count = 0;
+            const cna_mat4 *palette = cna_character_part_palette(c, mesh_index, k, &palette_count);
+            cna_skinning_layout layout;
+            if (cna_skinning_layout_canonical((uint32_t)stride, &layout, err) != CNA_OK ||
+                cna_skin_positions(&layout, bytes, n, palette, palette_count, xyz, n * 3, err) != CNA_OK)
+                goto fail;
+        } else {
+            for (size_t v = 0; v < n; v++) memcpy(&xyz[v * 3], (const unsigned char *)bytes + v * stride, 12);
+        }
+        for (size_t v = 0; v < n; v++) {
+            const size_t fv = part->source_vertex ? part->source_vertex[v] : v;
+            if (fv >= file_n || have[fv]) continue;
+            have[fv] = 1;
+            memcpy(&file[fv * 3], &xyz[v * 3], 3 * sizeof(float));
+        }
+        free(xyz);
+        xyz = NULL;
     }
-    /* File order: vertex i of the glTF primitive; with a source map, the first
-     * part vertex that came from it (the model keeps the file's vertex count,
-     * from the glTF or the .cnb alike). */
-    const size_t file_n = part->source_vertex ? part->source_vertex_count : n;
-    if (part->source_vertex && !(first = first_part_vertex(part->source_vertex, n, file_n))) goto oom;
     for (size_t fv = 0; fv < file_n; fv++) {
-        size_t v = first ? first[fv] : fv;
         cJSON *p = cJSON_CreateArray();
         if (!p) goto oom;
         cJSON_AddItemToArray(arr, p);
-        if (v >= n) continue;  /* a vertex no triangle uses: [] */
-        cna_vec3 q = cna_mat4_transform_point(draw, cna_vec3_make(xyz[v * 3], xyz[v * 3 + 1], xyz[v * 3 + 2]));
+        if (!have[fv]) continue;  /* a vertex no triangle uses: [] */
+        cna_vec3 q = cna_mat4_transform_point(draw, cna_vec3_make(file[fv * 3], file[fv * 3 + 1], file[fv * 3 + 2]));
         cJSON_AddItemToArray(p, num((double)q.x));
         cJSON_AddItemToArray(p, num((double)q.y));
         cJSON_AddItemToArray(p, num((double)q.z));
     }
-    free(first);
-    free(xyz);
+    free(file);
+    free(have);
     return arr;
 oom:
     err->code = CNA_ERROR_OUT_OF_MEMORY;
     snprintf(err->message, sizeof err->message, "out of memory");
 fail:
-    free(first);
     free(xyz);
+    free(file);
+    free(have);
     cJSON_Delete(arr);
     return NULL;
 }
@@ -269,6 +276,7 @@ static int pose_run(pose_args *a)
     cna_import_options opts;
     memset(&opts, 0, sizeof opts);
     opts.gltf.asset_root = a->asset_root;
+    opts.split_palettes = a->split_palettes;
     if (!m && cna_gltf_load_file(a->path, &opts.gltf, &doc, &err) != CNA_OK)
         return cna_cli_report_error(a->path, &err);
     opts.use_scene = a->has_scene;
@@ -377,17 +385,20 @@ static int pose_run(pose_args *a)
             cJSON *wa = cJSON_AddArrayToObject(o, "weights");
             for (size_t k = 0; wa && k < wc; k++) cJSON_AddItemToArray(wa, num((double)w[k]));
         }
-        const cna_mat4 *palette = mesh->skin >= 0 ? cna_character_skin_transforms(ch, (size_t)mesh->skin) : NULL;
-        size_t palette_count = mesh->skin >= 0 ? m->skins[mesh->skin].joint_count : 0;
-        for (size_t k = 0; k < mesh->part_count; k++) {
+        for (size_t k = 0, parts = 1; k < mesh->part_count; k += parts) {
             const cna_model_part *part = &mesh->parts[k];
+            /* the sub-parts of a split primitive are one primitive */
+            parts = 1;
+            while (part->palette_map && k + parts < mesh->part_count && mesh->parts[k + parts].palette_map &&
+                   mesh->parts[k + parts].gltf_primitive == part->gltf_primitive)
+                parts++;
             cJSON *o = cJSON_CreateObject();
             if (!o) goto oom;
             cJSON_AddItemToArray(prims, o);
             cJSON_AddItemToObject(o, "node", int_num(mesh->gltf_node));
             cJSON_AddItemToObject(o, "mesh", int_num(mesh->gltf_mesh));
             cJSON_AddItemToObject(o, "primitive", int_num(part->gltf_primitive));
-            cJSON *pos = part_positions(ch, i, k, palette, palette_count,
+            cJSON *pos = part_positions(ch, i, k, parts,
                                         cna_character_absolute_transform(ch, (size_t)mesh->parent_bone), &err);
             if (!pos) goto fail;
             cJSON_AddItemToObject(o, "positions", pos);

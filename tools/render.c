@@ -56,7 +56,7 @@ void cna_cli_render_help(FILE *out)
     fprintf(out,
             "usage: cna render FILE [--animation I|NAME] [--time SECONDS] [--size WxH]\n"
             "                       [--look-at ex,ey,ez,tx,ty,tz] [--fov DEGREES]\n"
-            "                       [--background R,G,B] [--sheet N] [--asset-root DIR]\n"
+            "                       [--background R,G,B] [--sheet N] [--asset-root DIR] [--split-palettes]\n"
             "                       [--blend I|NAME [--blend-time SECONDS] [--weight W]]\n"
             "                       [--gif OUT.gif [--frames N]] -o OUT.png\n"
             "\n"
@@ -95,6 +95,7 @@ void cna_cli_render_help(FILE *out)
             "                      animation, looping: at --blend-time + t\n"
             "  --weight W          its weight, a number in [0, 1] (default 0.5)\n"
             CNA_CLI_ASSET_ROOT_HELP("    ", "                      ")
+            CNA_CLI_SPLIT_PALETTES_HELP("    ", "                      ")
             "  -o OUT.png          the PNG to write (required unless --gif is given); only\n"
             "                      .png and .gif outputs are written\n"
             "  -h, --help          print this help\n"
@@ -106,6 +107,7 @@ void cna_cli_render_help(FILE *out)
 typedef struct render_args {
     const char *path;
     const char *asset_root;  /* --asset-root; NULL when not given */
+    bool split_palettes;     /* --split-palettes */
     const char *animation;
     const char *time_text;   /* --time as typed; NULL when not given */
     double time;
@@ -246,6 +248,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
             } else {
                 a->out = v;
             }
+        } else if (strcmp(arg, "--split-palettes") == 0) {
+            a->split_palettes = true;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cna_cli_usage_error(cmd, "unknown option '%s'", arg);
         } else if (!a->path) {
@@ -343,9 +347,9 @@ static cna_result scene_points(const scene *sc, point_sink *k, cna_error *err)
             if (mesh->skin >= 0) {
                 cna_skinning_layout layout;
                 cna_result r = cna_skinning_layout_canonical((uint32_t)stride, &layout, err);
-                if (!r)
-                    r = cna_skin_positions(&layout, bytes, n, cna_character_skin_transforms(sc->c, (size_t)mesh->skin),
-                                           m->skins[mesh->skin].joint_count, xyz, n * 3, err);
+                size_t palette_count = 0; /* the skin's palette, or a split part's sub-palette */
+                const cna_mat4 *palette = cna_character_part_palette(sc->c, i, p, &palette_count);
+                if (!r) r = cna_skin_positions(&layout, bytes, n, palette, palette_count, xyz, n * 3, err);
                 if (r) {
                     free(xyz);
                     return r;
@@ -603,6 +607,7 @@ static int render_run(render_args *a)
     cna_import_options io;
     memset(&io, 0, sizeof io);
     io.gltf.asset_root = a->asset_root;
+    io.split_palettes = a->split_palettes;
     if (cna_cli_load_any(a->path, &io, &sc.m, &inputs, &err) != CNA_OK) { /* .cnb by magic, else glTF */
         cna_cli_files_free(&inputs);
         cna_gl_context_free(gl);

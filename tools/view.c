@@ -64,7 +64,7 @@ void cna_cli_view_help(FILE *out)
 {
     fprintf(out,
             "usage: cna view FILE [--size WxH] [--frames N] [--screenshot OUT.png] [--help-overlay]\n"
-            "                     [--asset-root DIR]\n"
+            "                     [--asset-root DIR] [--split-palettes]\n"
             "\n"
             "Opens a window (GLFW, OpenGL 3.3 core) that plays the model's animations.\n"
             "\n"
@@ -85,6 +85,7 @@ void cna_cli_view_help(FILE *out)
             "                        refused when it is FILE or one of its buffers or images)\n"
             "  --help-overlay        start with the key overlay shown (as after F1)\n"
             CNA_CLI_ASSET_ROOT_HELP("      ", "                        ")
+            CNA_CLI_SPLIT_PALETTES_HELP("      ", "                        ")
             "  -h, --help            print this help\n"
             "\n"
             "exit status: 0 closed; 1 no display, the file is refused or drawing failed;\n"
@@ -98,6 +99,7 @@ typedef struct view_args {
     const char *screenshot;
     bool help_overlay;   /* start with the key overlay shown */
     const char *asset_root;  /* --asset-root; NULL when not given */
+    bool split_palettes;     /* --split-palettes */
 } view_args;
 
 static int parse_args(const cna_cli_command *cmd, int argc, char **argv, view_args *a)
@@ -136,6 +138,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, view_ar
             }
         } else if (strcmp(arg, "--help-overlay") == 0) {
             a->help_overlay = true;
+        } else if (strcmp(arg, "--split-palettes") == 0) {
+            a->split_palettes = true;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cna_cli_usage_error(cmd, "unknown option '%s'", arg);
         } else if (!a->path) {
@@ -433,6 +437,7 @@ static int view_run(const view_args *a)
     cna_import_options io;
     memset(&io, 0, sizeof io);
     io.gltf.asset_root = a->asset_root;
+    io.split_palettes = a->split_palettes;
     cna_result loaded = cna_cli_load_any(a->path, &io, &v.m, &inputs, &err);
     bool clash = loaded == CNA_OK && a->screenshot && cna_cli_refuse_overwrite(a->screenshot, &inputs);
     cna_cli_files_free(&inputs);

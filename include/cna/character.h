@@ -508,6 +508,21 @@ CNA_API cna_result cna_character_copy_absolute_transforms(const cna_character *c
  * or a skin out of range. */
 CNA_API const cna_mat4 *cna_character_skin_transforms(const cna_character *character, size_t skin);
 
+/* The palette part `part` of mesh `mesh` is drawn and skinned with at the
+ * last pose; *count (may be NULL) receives its number of matrices (0 with
+ * NULL). For a part of a skinned mesh that is not split, the mesh's skin
+ * palette itself (cna_character_skin_transforms, the skin's joint_count
+ * matrices; no copy). For a split part (cna_model_part.palette_map, a skin
+ * of more than 72 joints imported with split_palettes), its sub-palette:
+ * palette_map_count matrices sub[i] = skin[palette_map[i]], which its joint
+ * bytes index, gathered by every pose into storage the character allocated
+ * at creation (posing still allocates nothing). Valid until the next pose
+ * or free. NULL for NULL, indices out of range or a rigid mesh. Skin a part
+ * on the CPU with it (cna_skin_vertices(layout, vertices, n, palette,
+ * count, ...)) or hand it to a skinned draw (cna_gl_draw_character does). */
+CNA_API const cna_mat4 *cna_character_part_palette(const cna_character *character, size_t mesh, size_t part,
+                                                   size_t *count);
+
 /* Skin `skin`'s joint world transforms at the last pose (palette order;
  * world[root] = prefix[root] · local[root], so a joint's model-space
  * transform is absolute[mesh_node] · world[p]). NULL for NULL or out of range. */

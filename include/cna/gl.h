@@ -222,7 +222,8 @@ typedef struct cna_gl_model cna_gl_model;
  * creation: cna_gl_model_texture_failures reports it). The model is checked
  * first: every part has an effect in range, every mesh a parent bone in
  * range, every skinned effect a mesh with a skin of at most
- * CNA_EFFECT_MAX_BONES joints.
+ * CNA_EFFECT_MAX_BONES joints, or, on a split part (a skin of more joints
+ * imported with split_palettes), a palette map of at most that many.
  * Errors (*out unchanged, nothing left allocated): CNA_ERROR_INVALID_ARGUMENT
  * for NULL arguments or a model that fails a check ("meshes[2]
  * \"Body\".parts[0]: no effect"); CNA_ERROR_OUT_OF_MEMORY (also when GL
@@ -272,9 +273,10 @@ CNA_API void cna_gl_instance_free(cna_gl_instance *inst);
  *   world = placement · absolute[mesh.parent_bone]
  * (cna_character_absolute_transform; placement NULL = identity, so world
  * is the absolute transform itself: one program places many characters),
- * view and projection (NULL = identity), and for a skinned mesh its own
- * skin's palette (cna_character_skin_transforms(c, mesh.skin), that skin's
- * joint_count matrices). A morphed part draws from `inst`'s buffer, into
+ * view and projection (NULL = identity), and for a skinned part its
+ * palette, cna_character_part_palette(c, mesh, part): its mesh's own skin's
+ * palette (that skin's joint_count matrices), or, for a split part, its
+ * sub-palette of palette_map_count matrices. A morphed part draws from `inst`'s buffer, into
  * which cna_character_part_vertices is uploaded first when
  * cna_character_part_revision differs from the last upload's; other parts
  * draw from glm's buffers. Draws the character's last pose; writes neither

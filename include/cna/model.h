@@ -24,8 +24,9 @@
  *   // every frame:
  *   cna_character_update(c, dt, &err);
  *   // draw mesh i with world = cna_character_absolute_transform(c, model->meshes[i].parent_bone)
- *   // and, skinned, the palette cna_character_skin_transforms(c, model->meshes[i].skin)
- *   // (cna_gl_draw_character in cna/gl.h does both)
+ *   // and, skinned, each part k with cna_character_part_palette(c, i, k, &count): the
+ *   // palette cna_character_skin_transforms(c, model->meshes[i].skin), or a split part's
+ *   // sub-palette (cna_gl_draw_character in cna/gl.h does both)
  *   cna_character_free(c);
  *   cna_model_free(model);
  *
@@ -99,6 +100,12 @@ typedef struct cna_import_options {
     int32_t scene;            /* with use_scene: the glTF scene to import (must exist) */
     cna_clip_mode clip_mode;  /* default FAITHFUL */
     cna_gltf_options gltf;    /* reader options, used by cna_model_load_file only */
+    /* false (default): a skin with more than CNA_EFFECT_MAX_BONES (72) joints
+     * is refused (CNA_ERROR_LIMIT). true: such a skin is imported, and every
+     * part of the meshes it drives is split into sub-parts of at most 72
+     * palette entries each (cna_model_part.palette_map; docs/model.md,
+     * "Split palettes"). A skin of 72 joints or fewer is never split. */
+    bool split_palettes;
 } cna_import_options;
 
 /* ------------------------------------------------------------------ bones */
@@ -208,6 +215,19 @@ typedef struct cna_model_part {
     const cna_morph_weight_track *const *weight_tracks;
     size_t weight_track_count;
     /* ---- end of mesh-import block ---- */
+    /* A split part (cna_import_options.split_palettes, a skin of more than
+     * 72 joints): palette_map_count (1 .. CNA_EFFECT_MAX_BONES) entries, the
+     * sub-palette: entry i is the skin's palette index that the part's joint
+     * byte i stands for. Its BLEND_INDICES bytes index this sub-palette, not
+     * the skin's palette, so it is drawn and skinned with
+     *   sub[i] = skin_palette[palette_map[i]]
+     * (cna_character_part_palette gathers it). Several sub-parts of one glTF
+     * primitive follow each other in cna_model_mesh.parts, with the same
+     * gltf_mesh and gltf_primitive; together they hold every triangle of the
+     * primitive once. NULL and 0 for a part that is not split (its bytes
+     * index the skin's palette directly). */
+    const int32_t *palette_map;
+    size_t palette_map_count;
 } cna_model_part;
 
 typedef struct cna_bounding_sphere {
@@ -223,7 +243,8 @@ typedef struct cna_model_mesh {
     int32_t skin;              /* index into cna_model.skins, -1 for a rigid mesh */
     int32_t gltf_mesh;
     int32_t gltf_node;
-    cna_model_part *parts;     /* one per glTF primitive, in order */
+    cna_model_part *parts;     /* one per glTF primitive, in order (a split primitive:
+                                  its sub-parts, one after the other; palette_map) */
     size_t part_count;
     /* Filled by the mesh import: in the parent bone's space, for the loaded
      * morph pose (and, skinned, the bind pose as drawn); radius 0 when empty. */
@@ -362,8 +383,9 @@ typedef struct cna_model {
  * The document is only read during the call.
  * Errors (*out unchanged, nothing leaks): CNA_ERROR_INVALID_ARGUMENT (NULL
  * doc/out, options out of range, use_scene with a scene that does not exist);
- * CNA_ERROR_LIMIT (a skin with more than 72 joints: "skins[0]: 73 joints; at
- * most 72 are supported"; FAITHFUL clips beyond their key budget, see
+ * CNA_ERROR_LIMIT (a skin with more than 72 joints without split_palettes:
+ * "skins[0]: 73 joints; at most 72 are supported; import with split_palettes
+ * (cna convert --split-palettes) to split its parts"; FAITHFUL clips beyond their key budget, see
  * cna_clip_mode); CNA_ERROR_INVALID_DATA (a joint listed twice, a JOINTS
  * value not below the joint count, a negative skin weight, ...); and, for
  * finite values whose products could overflow, CNA_ERROR_LIMIT naming the
@@ -471,7 +493,9 @@ CNA_API const char *cna_clip_target_name(cna_clip_target target);        /* "joi
  * its carrier has recompute_flat_normals set.
  *
  * Skinned parts: the BLEND_INDICES bytes are palette indices, rewritten from
- * the file's joint ordinals through the skin's ordinal_to_palette. With more
+ * the file's joint ordinals through the skin's ordinal_to_palette (for a
+ * split part, indices into its palette_map, which holds those palette
+ * indices; docs/model.md "Split palettes"). With more
  * than four influences (JOINTS_1/WEIGHTS_1, ...) the four largest weights
  * are kept and renormalised (diagnostic skin-influences-truncated, counted
  * per vertex); otherwise weights whose sum differs from 1 by more than 1e-3

@@ -42,6 +42,17 @@
  *                      cna_player_skin_transforms(player),
  *                      (size_t)cna_player_bone_count(player), xyz, vertex_count * 3, &err);
  *
+ * A part split into sub-palettes (cna_model_part.palette_map, a skin of
+ * more than 72 joints imported with split_palettes) is skinned with its
+ * sub-palette, whose entries its joint bytes index:
+ *   size_t count;
+ *   const cna_mat4 *sub = cna_character_part_palette(character, mesh, part, &count);
+ *   cna_skin_positions(&layout, cna_character_part_vertices(character, mesh, part, NULL),
+ *                      part->vertex_count, sub, count, xyz, part->vertex_count * 3, &err);
+ * (or, from a palette of one's own, sub[i] = skin_palette[part->palette_map[i]]).
+ * cna_character_part_palette gives the skin's palette for an unsplit part,
+ * so the same code skins every part.
+ *
  * Every function here is pure: no allocation, no state; the inputs are only
  * read during the call.
  */

@@ -18,7 +18,7 @@
 /* 2: the IMAGES section (version 1 had none). 3: no per-frame fields (bone
  * transforms, effect matrices), morph target names per mesh, a split part's
  * file vertex count, one skin clip set shared by several model skins.
- * 4: the MARKERS section. */
+ * 4: the MARKERS and PALETTE_MAPS sections. */
 #define CNA__CNB_VERSION 4u
 #define CNA__CNB_VERSION_OLDEST 2u      /* the oldest version the reader still reads */
 #define CNA__CNB_HEADER_SIZE 64u
@@ -58,10 +58,11 @@ enum {
     CNA__CNB_DIAGNOSTICS,
     CNA__CNB_IMAGES,
     CNA__CNB_MARKERS,
+    CNA__CNB_PALETTE_MAPS,
     CNA__CNB_SECTION_END
 };
 #define CNA__CNB_SECTION_COUNT (CNA__CNB_SECTION_END - 1)
-/* Versions 2 and 3 have no MARKERS section: the sections 1 .. 15. */
+/* Versions 2 and 3 have no MARKERS and PALETTE_MAPS sections: the sections 1 .. 15. */
 #define CNA__CNB_SECTION_COUNT_V3 (CNA__CNB_MARKERS - 1)
 
 /* Record size of each section in version 4, and in version 3 for the
@@ -84,19 +85,22 @@ static const uint32_t cna__cnb_record_size[CNA__CNB_SECTION_END] = {
     24,   /* DIAGNOSTICS */
     56,   /* IMAGES */
     24,   /* MARKERS */
+    32,   /* PALETTE_MAPS */
 };
 
 /* Record sizes of version 2 (the reader still reads it): BONES with the
  * current transform, MESHES without target names, PARTS without the file
  * vertex count, EFFECTS with bone_count, world, view, projection and a
- * palette of 72 matrices (no MARKERS section: its entry is never used). */
+ * palette of 72 matrices (no MARKERS and PALETTE_MAPS sections: their
+ * entries are never used). */
 static const uint32_t cna__cnb_record_size_v2[CNA__CNB_SECTION_END] = {
-    0, 1, 1, 96, 192, 56, 248, 120, 120, 88, 256, 40, 24, 4928, 24, 56, 24,
+    0, 1, 1, 96, 192, 56, 248, 120, 120, 88, 256, 40, 24, 4928, 24, 56, 24, 32,
 };
 
 static const char *const cna__cnb_section_name[CNA__CNB_SECTION_END] = {
     "", "STRINGS", "DATA", "MODEL", "BONES", "MESHES", "PARTS", "MORPHS", "TARGETS",
     "WEIGHT_TRACKS", "SKINS", "CLIPS", "TRACKS", "EFFECTS", "DIAGNOSTICS", "IMAGES", "MARKERS",
+    "PALETTE_MAPS",
 };
 
 /* Keyframes are stored in place: int64 ticks, 3 + 4 + 3 floats, 48 bytes. */

@@ -11,8 +11,8 @@
  * record sizes and the section count come from the file's version; the
  * fields version 3 added are read in their own functions (read_target_names,
  * read_source_vertex_count), version 4's MARKERS section in read_markers
- * (a version 2 or 3 file has none), and version 2's per-frame fields are
- * skipped.
+ * and PALETTE_MAPS section in read_palette_maps (a version 2 or 3 file has
+ * neither), and version 2's per-frame fields are skipped.
  */
 #include <errno.h>
 #include <math.h>
@@ -61,7 +61,7 @@ typedef struct reader {
     size_t total;
     uint32_t version;      /* 2, 3 or 4, once the header is checked */
     const uint32_t *rs;    /* record sizes of that version */
-    int section_count;     /* of that version: 15, or 16 from version 4 */
+    int section_count;     /* of that version: 15, or 17 from version 4 */
     section s[CNA__CNB_SECTION_END];
     cna__model *model;
     cna__arena *arena;
@@ -73,6 +73,9 @@ typedef struct reader {
     cna_morph_weight_track *wtracks;
     cna_morph_target *targets;
     cna_morph_target_data *morphs;
+    /* per PARTS record: its palette map (PALETTE_MAPS) or NULL, and its count */
+    const int32_t **palette_maps;
+    size_t *palette_map_counts;
     /* Key arrays already checked, by their 16-byte slot in DATA: how many keys
      * of an array starting there were checked (skins instanced by several
      * nodes share their clips' keys, and a prefix of a checked array is
@@ -804,7 +807,8 @@ static void read_skins(reader *rd, size_t mesh_count)
         d->bone_count = g_i32(&c);
         d->skeleton_root_node = g_i32(&c);
         d->skeleton_root_name = g_str(rd, &c, where, "skeleton_root_name", true);
-        if (!index_ok(rd, where, "bone_count", d->bone_count, 1, CNA_EFFECT_MAX_BONES + 1)) return;
+        /* more than CNA_EFFECT_MAX_BONES only with split parts (part_consistent) */
+        if (!index_ok(rd, where, "bone_count", d->bone_count, 1, CNA_MAX_BONE_COUNT + 1)) return;
         size_t J = (size_t)d->bone_count;
         d->hierarchy = (const int32_t *)g_ref(rd, &c, where, "hierarchy", sizeof(int32_t), J, false);
         d->hierarchy_count = J;
@@ -982,6 +986,10 @@ static void read_part(reader *rd, size_t index, cna_model_part *part)
         part->weight_tracks = t;
     }
     part->weight_track_count = (size_t)tcount;
+    if (rd->palette_maps) {
+        part->palette_map = rd->palette_maps[index];
+        part->palette_map_count = rd->palette_map_counts[index];
+    }
     read_source_vertex_count(rd, &c, where, part);
     if (rd->r) return;
     if (morph >= 0) {
@@ -1044,15 +1052,33 @@ static void part_consistent(reader *rd, size_t index, const cna_model_mesh *mesh
             return;
         }
     }
-    if (!skinned_layout || !part->vertices) return;
-    const size_t joints = m->skins[mesh->skin].joint_count;
+    if (part->palette_map && !skinned_layout) {
+        fail(rd, CNA_ERROR_INVALID_DATA, "parts[%zu]: a palette map on a part of a rigid mesh", index);
+        return;
+    }
+    if (!skinned_layout) return;
+    const size_t skin_joints = m->skins[mesh->skin].joint_count;
+    if (part->palette_map) {
+        char where[48];
+        if (!ints_ok(rd, label(where, "parts", index), "palette_map", part->palette_map, part->palette_map_count, 0,
+                     (int64_t)skin_joints))
+            return;
+    } else if (skin_joints > CNA_EFFECT_MAX_BONES) {
+        fail(rd, CNA_ERROR_INVALID_DATA,
+             "parts[%zu]: skins[%d] has %zu joints; a part of a skin over %d joints needs a palette map", index,
+             (int)mesh->skin, skin_joints, CNA_EFFECT_MAX_BONES);
+        return;
+    }
+    if (!part->vertices) return;
+    /* a split part's joint bytes index its sub-palette */
+    const size_t joints = part->palette_map ? part->palette_map_count : skin_joints;
     const unsigned char *v = (const unsigned char *)part->vertices + layout.joints_offset;
     if (joints_below(v, part->vertex_count, layout.stride, joints)) return;
     for (size_t i = 0; i < part->vertex_count; i++, v += layout.stride)
         for (int k = 0; k < 4; k++)
             if (v[k] >= joints) {
-                fail(rd, CNA_ERROR_INVALID_DATA, "parts[%zu].vertices[%zu]: joint %u is not below the skin's %zu joints",
-                     index, i, (unsigned)v[k], joints);
+                fail(rd, CNA_ERROR_INVALID_DATA, "parts[%zu].vertices[%zu]: joint %u is not below the %s's %zu joints",
+                     index, i, (unsigned)v[k], part->palette_map ? "palette map" : "skin", joints);
                 return;
             }
 }
@@ -1350,6 +1376,50 @@ static void read_markers(reader *rd, uint64_t node_clip_first)
     }
 }
 
+/* ------------------------------------------------------------------ palette maps */
+
+/* PALETTE_MAPS (version 4): one record per split part, in part order (each
+ * part at most once), a map of 1 .. CNA_EFFECT_MAX_BONES entries; the
+ * entries are checked against the part's skin in part_consistent. */
+static void read_palette_maps(reader *rd)
+{
+    const size_t n = rd->s[CNA__CNB_PALETTE_MAPS].count, parts = rd->s[CNA__CNB_PARTS].count;
+    if (n == 0) return;
+    rd->palette_maps = (const int32_t **)arena_array(rd, parts, sizeof *rd->palette_maps);
+    rd->palette_map_counts = (size_t *)arena_array(rd, parts, sizeof *rd->palette_map_counts);
+    if (!rd->palette_maps || !rd->palette_map_counts) return;
+    uint64_t last = 0;
+    for (size_t i = 0; i < n && !rd->r; i++) {
+        cursor c = record(rd, CNA__CNB_PALETTE_MAPS, i);
+        char where[48];
+        label(where, "palette_maps", i);
+        const uint64_t part = g_u64(&c);
+        cursor mc = c;
+        c.at += 16;
+        const uint64_t count = g_u64(&c);
+        if (part >= parts) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.part: %llu is not below the %zu parts", where,
+                 (unsigned long long)part, parts);
+            return;
+        }
+        if (i > 0 && part <= last) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.part: %llu after %llu; palette maps are sorted by part, one per part",
+                 where, (unsigned long long)part, (unsigned long long)last);
+            return;
+        }
+        if (count == 0 || count > CNA_EFFECT_MAX_BONES) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.count: %llu is outside 1..%d", where, (unsigned long long)count,
+                 CNA_EFFECT_MAX_BONES);
+            return;
+        }
+        const int32_t *map = (const int32_t *)g_ref(rd, &mc, where, "map", sizeof(int32_t), count, false);
+        if (rd->r) return;
+        rd->palette_maps[part] = map;
+        rd->palette_map_counts[part] = (size_t)count;
+        last = part;
+    }
+}
+
 /* ------------------------------------------------------------------ load */
 
 static cna_result load_checked(reader *rd);
@@ -1386,6 +1456,7 @@ static cna_result load_checked(reader *rd)
     if (!rd->r) read_skins(rd, rd->s[CNA__CNB_MESHES].count);
     if (!rd->r) read_images(rd);
     if (!rd->r) read_effects(rd);
+    if (!rd->r && rd->version >= 4) read_palette_maps(rd);
     if (!rd->r) read_meshes(rd);
     if (!rd->r) read_diagnostics(rd);
     if (rd->r) return rd->r;

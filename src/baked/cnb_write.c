@@ -19,6 +19,9 @@
  * Markers: one MARKERS record per marker, animation by animation, each
  * animation's in the model's order (by time).
  *
+ * Palette maps: one PALETTE_MAPS record per split part (its palette_map),
+ * in part order.
+ *
  * Images: encoded bytes are copied into DATA; an external image file (the
  * model's path) is read now and embedded the same way, so the file is
  * self-contained wherever it is moved.
@@ -399,6 +402,14 @@ static void write_part(writer *w, const cna_model_part *part, int32_t morph)
     u64(w, b, part->source_vertex ? part->source_vertex_count : part->vertex_count);
 }
 
+static void write_palette_map(writer *w, uint64_t part_index, const cna_model_part *part)
+{
+    wbuf *b = &w->sec[CNA__CNB_PALETTE_MAPS];
+    u64(w, b, part_index);
+    ref(w, b, part->palette_map, part->palette_map_count * sizeof(int32_t), KIND_PLAIN, 0);
+    u64(w, b, part->palette_map_count);
+}
+
 static void write_weight_track(writer *w, const cna_morph_weight_track *t)
 {
     wbuf *b = &w->sec[CNA__CNB_WEIGHT_TRACKS];
@@ -643,6 +654,7 @@ static cna_result write_all(writer *w, const cna_model *m, cna_error *err)
                 first_target += part->morph->target_count;
             }
             write_part(w, part, part->morph ? morphs++ : -1);
+            if (part->palette_map) write_palette_map(w, first_part - mesh->part_count + k, part);
         }
     }
     for (size_t i = 0; i < w->track_count; i++) write_weight_track(w, w->tracks[i]);

@@ -58,8 +58,11 @@ void cna_character_free(cna_character *c)
         cna__free(&a, c->variants[v].skin_m);
     }
     if (c->parts && c->part_first)
-        for (size_t i = 0; i < c->part_first[c->model->mesh_count]; i++)
+        for (size_t i = 0; i < c->part_first[c->model->mesh_count]; i++) {
             cna_morph_instance_free(c->parts[i].instance);
+            cna__free(&a, c->parts[i].palette);
+        }
+    cna__free(&a, c->split);
     cna__free(&a, c->evals);
     cna__free(&a, c->variants);
     cna__free(&a, c->skin_variant);
@@ -525,13 +528,22 @@ static cna_result build_morph(cna_character *c, cna_error *err)
     }
     c->scratch = (float *)take(c, largest, sizeof(float));
     c->morphed = (part_ref *)take(c, flat, sizeof(part_ref));
-    if (!c->scratch || !c->morphed) return CNA_ERROR_OUT_OF_MEMORY;
+    c->split = (part_ref *)take(c, flat, sizeof(part_ref));
+    if (!c->scratch || !c->morphed || !c->split) return CNA_ERROR_OUT_OF_MEMORY;
     for (size_t i = 0; i < m->mesh_count; i++)
-        for (size_t k = 0; k < m->meshes[i].part_count; k++)
+        for (size_t k = 0; k < m->meshes[i].part_count; k++) {
             if (c->parts[c->part_first[i] + k].instance) {
                 c->morphed[c->morphed_count].mesh = i;
                 c->morphed[c->morphed_count++].part = k;
             }
+            const cna_model_part *p = &m->meshes[i].parts[k];
+            if (!p->palette_map || m->meshes[i].skin < 0) continue;
+            /* a split part's sub-palette, gathered at every pose */
+            c->parts[c->part_first[i] + k].palette = (cna_mat4 *)take(c, p->palette_map_count, sizeof(cna_mat4));
+            if (!c->parts[c->part_first[i] + k].palette) return CNA_ERROR_OUT_OF_MEMORY;
+            c->split[c->split_count].mesh = i;
+            c->split[c->split_count++].part = k;
+        }
     return CNA_OK;
 }
 
@@ -903,7 +915,15 @@ cna_result cna_character_pose(cna_character *c, cna_error *err)
     }
     /* 4. absolute transforms */
     if (stale) absolutes_of(c, c->dynamic, c->dynamic_count);
-    /* 5. palettes: the players' and the variants' outputs. 6. morph weights */
+    /* 5. palettes: the players' and the variants' outputs; each split part's
+     * sub-palette gathered from its skin's: sub[i] = skin[palette_map[i]]. 6. morph weights */
+    for (size_t i = 0; i < c->split_count; i++) {
+        const cna_model_mesh *mesh = &m->meshes[c->split[i].mesh];
+        const cna_model_part *p = &mesh->parts[c->split[i].part];
+        const cna_mat4 *skin = cna_character_skin_transforms(c, (size_t)mesh->skin);
+        cna_mat4 *sub = c->parts[c->part_first[c->split[i].mesh] + c->split[i].part].palette;
+        for (size_t e = 0; e < p->palette_map_count; e++) sub[e] = skin[p->palette_map[e]];
+    }
     for (size_t i = 0; i < c->morphed_count; i++)
         if ((r = pose_weights(c, c->morphed[i].mesh, c->morphed[i].part, err)) != CNA_OK) return r;
     return CNA_OK;
@@ -995,6 +1015,20 @@ const void *cna_character_part_vertices(const cna_character *c, size_t mesh, siz
     const cna_model_part *p = &c->model->meshes[mesh].parts[part];
     if (size) *size = p->vertex_count * p->declaration.stride;
     return p->vertices;
+}
+
+const cna_mat4 *cna_character_part_palette(const cna_character *c, size_t mesh, size_t part, size_t *count)
+{
+    if (count) *count = 0;
+    const morph_part *mp = part_of(c, mesh, part);
+    const cna_model_mesh *me = mp ? &c->model->meshes[mesh] : NULL;
+    if (!mp || me->skin < 0 || (size_t)me->skin >= c->model->skin_count) return NULL;
+    if (mp->palette) {
+        if (count) *count = me->parts[part].palette_map_count;
+        return mp->palette;
+    }
+    if (count) *count = c->model->skins[me->skin].joint_count;
+    return cna_character_skin_transforms(c, (size_t)me->skin);
 }
 
 uint64_t cna_character_part_revision(const cna_character *c, size_t mesh, size_t part)

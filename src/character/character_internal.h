@@ -104,10 +104,12 @@ typedef struct part_ref {
     size_t mesh, part;
 } part_ref;
 
-/* One morphed part. */
+/* One part's state: morph (instance NULL without morph targets) and, for a
+ * split part (palette_map), its gathered sub-palette. */
 typedef struct morph_part {
     cna_morph_instance *instance;
     uint64_t revision;
+    cna_mat4 *palette;          /* palette_map_count matrices, NULL when not split */
 } morph_part;
 
 struct cna_character {
@@ -143,6 +145,8 @@ struct cna_character {
     size_t reset_count;
     part_ref *morphed;          /* the morphed parts */
     size_t morphed_count;
+    part_ref *split;            /* the split parts (cna_model_part.palette_map) */
+    size_t split_count;
     bool locals_dirty;          /* a static bone's local was changed: reset and recompute all */
     size_t *node_cursor;        /* per track of the scene-node clip playing */
     /* morph */

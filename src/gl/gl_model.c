@@ -87,11 +87,18 @@ static cna_result check_model(const cna_model *m, cna_error *err)
                 return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
                                   "meshes[%zu] \"%s\".parts[%zu]: a skinned effect on a mesh without a skin", i,
                                   mesh->name, k);
-            size_t joints = m->skins[mesh->skin].joint_count;
-            if (joints == 0 || joints > CNA_EFFECT_MAX_BONES)
+            /* a split part is drawn with its sub-palette (cna_character_part_palette) */
+            size_t joints = part->palette_map ? part->palette_map_count : m->skins[mesh->skin].joint_count;
+            if (joints == 0 || joints > CNA_EFFECT_MAX_BONES) {
+                if (part->palette_map)
+                    return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                                      "meshes[%zu] \"%s\".parts[%zu]: a palette map of %zu entries; a skinned draw "
+                                      "takes 1 to %d", i, mesh->name, k, joints, CNA_EFFECT_MAX_BONES);
                 return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
-                                  "meshes[%zu] \"%s\": skins[%d] has %zu joints; a skinned draw takes 1 to %d", i,
+                                  "meshes[%zu] \"%s\": skins[%d] has %zu joints; a skinned draw takes 1 to %d (import "
+                                  "with split_palettes to split its parts)", i,
                                   mesh->name, (int)mesh->skin, joints, CNA_EFFECT_MAX_BONES);
+            }
         }
     }
     return CNA_OK;
@@ -299,10 +306,11 @@ cna_result cna_gl_draw_character(cna_gl_context *gl, const cna_gl_model *g, cna_
             cna_mat4_mul(&placed, placement, world);
             world = &placed;
         }
-        const cna_mat4 *palette = mesh->skin >= 0 ? cna_character_skin_transforms(c, (size_t)mesh->skin) : NULL;
-        size_t palette_count = mesh->skin >= 0 ? m->skins[mesh->skin].joint_count : 0;
         for (size_t k = 0; k < mesh->part_count; k++) {
             const cna_model_part *part = &mesh->parts[k];
+            /* the skin's palette, or a split part's sub-palette */
+            size_t palette_count = 0;
+            const cna_mat4 *palette = cna_character_part_palette(c, i, k, &palette_count);
             size_t flat = g->part_first[i] + k;
             GLuint vb = g->vertex_buffers[flat];
             if (g->morph_slot[flat] >= 0) {

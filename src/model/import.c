@@ -372,6 +372,7 @@ cna_result cna_model_import_gltf(const cna_gltf_document *doc, const cna_import_
     ctx.allocator = alloc;
     ctx.clip_mode = o->clip_mode == CNA_CLIP_MODE_UNION ? CNA_CLIP_MODE_UNION : CNA_CLIP_MODE_FAITHFUL;
     ctx.unit_scale = 1.0f;
+    ctx.split_palettes = o->split_palettes;
     model->pub.clip_mode = ctx.clip_mode;
 
     r = copy_reader_diagnostics(&ctx, err);

@@ -162,20 +162,22 @@ static const float *initial_weights(const cna_gltf_document *doc, const cna_mode
     return gm->weights;
 }
 
-static cna_result build_morph(cna__import_ctx *ctx, const cna_model_mesh *mesh,
-                              cna_model_part *part, const cna__packed *p,
-                              const cna_morph_weight_track *const *tracks, cna_error *err)
+/* The morph carrier of a part: `src` (target_count targets) copied into
+ * the arena, or used as they are when `in_arena` (a sub-part's). */
+static cna_result build_morph(cna__import_ctx *ctx, const cna_model_mesh *mesh, cna_model_part *part,
+                              const cna_morph_target *src, size_t target_count, bool in_arena,
+                              bool flat_normals, const cna_morph_weight_track *const *tracks, cna_error *err)
 {
     cna__arena *arena = ctx->arena;
     cna_morph_target_data *data =
         (cna_morph_target_data *)cna__arena_calloc(arena, 1, sizeof *data);
-    cna_morph_target *targets =
-        (cna_morph_target *)cna__arena_calloc(arena, p->target_count, sizeof *targets);
+    cna_morph_target *targets = in_arena ? (cna_morph_target *)src
+                                         : (cna_morph_target *)cna__arena_calloc(arena, target_count, sizeof *targets);
     if (!data || !targets) return oom(err);
-    for (size_t t = 0; t < p->target_count; t++)
-        if (copy_deltas(arena, &p->targets[t].positions, &targets[t].positions) ||
-            copy_deltas(arena, &p->targets[t].normals, &targets[t].normals) ||
-            copy_deltas(arena, &p->targets[t].tangents, &targets[t].tangents))
+    for (size_t t = 0; !in_arena && t < target_count; t++)
+        if (copy_deltas(arena, &src[t].positions, &targets[t].positions) ||
+            copy_deltas(arena, &src[t].normals, &targets[t].normals) ||
+            copy_deltas(arena, &src[t].tangents, &targets[t].tangents))
             return oom(err);
     data->base_vertices = part->vertices;
     data->base_size = part->vertex_count * part->declaration.stride;
@@ -183,13 +185,13 @@ static cna_result build_morph(cna__import_ctx *ctx, const cna_model_mesh *mesh,
     cna_result r = cna_morph_layout_canonical(part->declaration.stride, &data->layout, err);
     if (r) return r;
     data->targets = targets;
-    data->target_count = p->target_count;
+    data->target_count = target_count;
     const float *w = initial_weights(ctx->doc, mesh);
     if (w) {
-        float *copy = (float *)arena_copy(arena, w, p->target_count * sizeof(float));
+        float *copy = (float *)arena_copy(arena, w, target_count * sizeof(float));
         if (!copy) return oom(err);
         data->initial_weights = copy;
-        data->initial_weight_count = p->target_count;
+        data->initial_weight_count = target_count;
     }
     /* The carrier's single track (spec: WeightTrack): the first animation that has one. */
     for (size_t a = 0; a < ctx->doc->animation_count; a++)
@@ -197,7 +199,7 @@ static cna_result build_morph(cna__import_ctx *ctx, const cna_model_mesh *mesh,
             data->weight_track = tracks[a];
             break;
         }
-    if (p->flat_normals) {
+    if (flat_normals) {
         data->recompute_flat_normals = true;
         data->triangle_indices = part->indices;
         data->triangle_index_count = part->index_count;
@@ -225,9 +227,11 @@ static cna_result report(cna__import_ctx *ctx, const cna__pack_diag *d, cna_erro
     return CNA_OK;
 }
 
-/* A primitive packed once, by the part of its first placement. */
+/* A primitive packed once, by the part (or sub-parts) of its first placement. */
 typedef struct part_share {
-    const cna_model_part *part;   /* the first placement's part (filled) */
+    const cna_model_part *parts;  /* the first placement's part, or its sub-parts (filled) */
+    size_t part_count;            /* 1, or the sub-part count */
+    int32_t gltf_primitive;
     int32_t gltf_skin;            /* -1 for a rigid placement */
     const int32_t *ordinal_to_palette;
     size_t joint_count;
@@ -247,7 +251,7 @@ static const part_share *find_share(const part_cache *pc, const cna_model_part *
     const int32_t gltf_skin = skin ? skin->gltf_skin : -1;
     for (int32_t i = pc->head[part->gltf_mesh]; i >= 0; i = pc->items[i].next) {
         const part_share *sh = &pc->items[i];
-        if (sh->part->gltf_primitive != part->gltf_primitive || sh->gltf_skin != gltf_skin) continue;
+        if (sh->gltf_primitive != part->gltf_primitive || sh->gltf_skin != gltf_skin) continue;
         if (skin && (sh->joint_count != skin->joint_count ||
                      memcmp(sh->ordinal_to_palette, skin->ordinal_to_palette, skin->joint_count * sizeof(int32_t)) != 0))
             continue;
@@ -256,10 +260,14 @@ static const part_share *find_share(const part_cache *pc, const cna_model_part *
     return NULL;
 }
 
-static void add_share(part_cache *pc, const cna_model_part *part, const cna_model_skin *skin, const cna__pack_diag *d)
+static void add_share(part_cache *pc, const cna_model_part *parts, size_t count, const cna_model_skin *skin,
+                      const cna__pack_diag *d)
 {
+    const cna_model_part *part = &parts[0];
     part_share *sh = &pc->items[pc->count];
-    sh->part = part;
+    sh->parts = parts;
+    sh->part_count = count;
+    sh->gltf_primitive = part->gltf_primitive;
     sh->gltf_skin = skin ? skin->gltf_skin : -1;
     sh->ordinal_to_palette = skin ? skin->ordinal_to_palette : NULL;
     sh->joint_count = skin ? skin->joint_count : 0;
@@ -270,10 +278,11 @@ static void add_share(part_cache *pc, const cna_model_part *part, const cna_mode
 
 /* A placement of an already packed primitive: the shared arrays, a carrier of
  * its own with its initial weights. */
-static cna_result share_part(cna__import_ctx *ctx, const part_share *sh, const cna_model_mesh *mesh,
-                             cna_model_part *part, cna_error *err)
+static cna_result share_one(cna__import_ctx *ctx, const cna_model_part *src, const cna_model_mesh *mesh,
+                            cna_model_part *part, cna_error *err)
 {
-    const cna_model_part *src = sh->part;
+    part->palette_map = src->palette_map;
+    part->palette_map_count = src->palette_map_count;
     part->vertices = src->vertices;
     part->vertex_count = src->vertex_count;
     part->declaration = src->declaration;
@@ -284,8 +293,7 @@ static cna_result share_part(cna__import_ctx *ctx, const part_share *sh, const c
     part->source_vertex_count = src->source_vertex_count;
     part->weight_tracks = src->weight_tracks;
     part->weight_track_count = src->weight_track_count;
-    cna_result r = report(ctx, &sh->diag, err);
-    if (r || !src->morph) return r;
+    if (!src->morph) return CNA_OK;
     cna_morph_target_data *data = (cna_morph_target_data *)cna__arena_calloc(ctx->arena, 1, sizeof *data);
     if (!data) return oom(err);
     *data = *src->morph;
@@ -302,15 +310,86 @@ static cna_result share_part(cna__import_ctx *ctx, const part_share *sh, const c
     return CNA_OK;
 }
 
+/* The parts of a placement of a primitive already packed: `part` itself
+ * (one shared part) or new sub-parts (*parts, *count) made from it. */
+static cna_result share_part(cna__import_ctx *ctx, const part_share *sh, const cna_model_mesh *mesh,
+                             cna_model_part *part, cna_model_part **parts, size_t *count, cna_error *err)
+{
+    cna_result r = report(ctx, &sh->diag, err);
+    if (r) return r;
+    cna_model_part *out = part;
+    if (sh->parts[0].palette_map) {
+        out = (cna_model_part *)cna__arena_calloc(ctx->arena, sh->part_count, sizeof *out);
+        if (!out) return oom(err);
+    }
+    for (size_t k = 0; k < sh->part_count && !r; k++) {
+        if (out != part) out[k] = *part; /* gltf ids, material, effect */
+        r = share_one(ctx, &sh->parts[k], mesh, &out[k], err);
+    }
+    *parts = out;
+    *count = sh->part_count;
+    return r;
+}
+
+/* ------------------------------------------------------------------ split parts */
+
+/* A packed primitive of a skin with more than CNA_EFFECT_MAX_BONES joints:
+ * its sub-parts (cna__split_palettes), each a copy of `part` (gltf ids,
+ * material) with its own vertices, palette map and morph carrier. */
+static cna_result split_part(cna__import_ctx *ctx, track_cache *cache, const cna_model_mesh *mesh,
+                             const cna_model_skin *skin, const cna_model_part *part, const cna__packed *p,
+                             cna_model_part **parts, size_t *count, cna_error *err)
+{
+    const cna_allocator arena_alloc = {arena_hook_alloc, arena_hook_free, ctx->arena};
+    char what[96];
+    snprintf(what, sizeof what, "meshes[%d].primitives[%d]", (int)part->gltf_mesh, (int)part->gltf_primitive);
+    cna__sub_part *subs = NULL;
+    size_t n = 0;
+    cna_result r = cna__split_palettes(&ctx->allocator, &arena_alloc, p, skin->joint_count, CNA_EFFECT_MAX_BONES,
+                                       what, &subs, &n, err);
+    if (r) return r;
+    cna_model_part *out = (cna_model_part *)cna__arena_calloc(ctx->arena, n, sizeof *out);
+    if (!out) return oom(err);
+    const cna_morph_weight_track *const *tracks = NULL;
+    if (p->target_count > 0 && (r = tracks_for_mesh(ctx, cache, part->gltf_mesh, &tracks, err))) return r;
+    const size_t file_vertices = ctx->doc->meshes[part->gltf_mesh].primitives[part->gltf_primitive].vertex_count;
+    for (size_t k = 0; k < n && !r; k++) {
+        const cna__sub_part *sp = &subs[k];
+        cna_model_part *q = &out[k];
+        *q = *part;
+        q->vertices = sp->vertices;
+        q->vertex_count = sp->vertex_count;
+        declaration_of(&p->format, &q->declaration);
+        q->indices = sp->indices;
+        q->index_count = sp->index_count;
+        q->primitive_type = primitive_type_of(p->topology);
+        q->source_vertex = sp->source_vertex;
+        q->source_vertex_count = file_vertices;
+        q->palette_map = sp->palette_map;
+        q->palette_map_count = sp->palette_count;
+        if (p->target_count > 0)
+            r = build_morph(ctx, mesh, q, sp->targets, p->target_count, true, p->flat_normals, tracks, err);
+    }
+    *parts = out;
+    *count = n;
+    return r;
+}
+
 /* ------------------------------------------------------------------ one part */
 
+/* Import one primitive of a placement: into `part` itself (*parts = part,
+ * *count = 1), or, split, into new sub-parts (*parts, *count). */
 static cna_result import_part(cna__import_ctx *ctx, track_cache *cache, part_cache *shares,
-                              const cna_model_mesh *mesh, cna_model_part *part, cna_error *err)
+                              const cna_model_mesh *mesh, cna_model_part *part, cna_model_part **parts,
+                              size_t *count, cna_error *err)
 {
     const cna_model *m = &ctx->model->pub;
     const cna_model_skin *skin = mesh->skin >= 0 ? &m->skins[mesh->skin] : NULL;
+    *parts = part;
+    *count = 1;
     const part_share *sh = find_share(shares, part, skin);
-    if (sh) return share_part(ctx, sh, mesh, part, err);
+    if (sh) return share_part(ctx, sh, mesh, part, parts, count, err);
+    const bool split = skin && skin->joint_count > CNA_EFFECT_MAX_BONES;
     cna__pack_input in;
     memset(&in, 0, sizeof in);
     in.doc = ctx->doc;
@@ -321,9 +400,17 @@ static cna_result import_part(cna__import_ctx *ctx, track_cache *cache, part_cac
     in.joint_count = skin ? skin->joint_count : 0;
     in.skin = skin ? skin->gltf_skin : -1;
     in.unit_scale = ctx->unit_scale;
+    in.wide_palette = split;
     cna__packed p;
     cna_result r = cna__pack_primitive(&ctx->allocator, &in, &p, err);
     if (r) return r;
+    if (split) {
+        r = report(ctx, &p.diag, err);
+        if (!r) r = split_part(ctx, cache, mesh, skin, part, &p, parts, count, err);
+        if (!r) add_share(shares, *parts, *count, skin, &p.diag);
+        cna__packed_release(&ctx->allocator, &p);
+        return r;
+    }
 
     const size_t stride = p.format.stride;
     void *vertices = arena_copy(ctx->arena, p.vertices, p.vertex_count * stride);
@@ -348,9 +435,9 @@ static cna_result import_part(cna__import_ctx *ctx, track_cache *cache, part_cac
     if (!r && p.target_count > 0) {
         const cna_morph_weight_track *const *tracks = NULL;
         r = tracks_for_mesh(ctx, cache, part->gltf_mesh, &tracks, err);
-        if (!r) r = build_morph(ctx, mesh, part, &p, tracks, err);
+        if (!r) r = build_morph(ctx, mesh, part, p.targets, p.target_count, false, p.flat_normals, tracks, err);
     }
-    if (!r) add_share(shares, part, skin, &p.diag);
+    if (!r) add_share(shares, part, 1, skin, &p.diag);
     cna__packed_release(&ctx->allocator, &p);
     return r;
 }
@@ -416,8 +503,17 @@ static cna_result mesh_bounds(cna__import_ctx *ctx, cna_model_mesh *mesh, cna_er
             r = oom(err);
             break;
         }
-        r = cna_skin_positions(&layout, bytes, part->vertex_count, cna_player_skin_transforms(player),
-                               (size_t)cna_player_bone_count(player), skinned[k],
+        /* a split part's joint bytes index its sub-palette */
+        const cna_mat4 *palette = cna_player_skin_transforms(player);
+        size_t palette_count = (size_t)cna_player_bone_count(player);
+        cna_mat4 sub[CNA_EFFECT_MAX_BONES];
+        if (part->palette_map) {
+            for (size_t i = 0; i < part->palette_map_count && i < CNA_EFFECT_MAX_BONES; i++)
+                sub[i] = palette[part->palette_map[i]];
+            palette = sub;
+            palette_count = part->palette_map_count;
+        }
+        r = cna_skin_positions(&layout, bytes, part->vertex_count, palette, palette_count, skinned[k],
                                3 * part->vertex_count, err);
         sets[k].first = (const unsigned char *)skinned[k];
         sets[k].stride = 3 * sizeof(float);
@@ -430,6 +526,37 @@ static cna_result mesh_bounds(cna__import_ctx *ctx, cna_model_mesh *mesh, cna_er
     cna__free(&ctx->allocator, skinned);
     cna__free(&ctx->allocator, blended);
     cna__free(&ctx->allocator, sets);
+    return r;
+}
+
+/* Every primitive of a placement; split primitives replace their part by
+ * their sub-parts, in place, so the mesh's parts stay in primitive order. */
+static cna_result import_mesh_parts(cna__import_ctx *ctx, track_cache *cache, part_cache *shares,
+                                    cna_model_mesh *mesh, cna_error *err)
+{
+    const size_t n = mesh->part_count;
+    cna_model_part **made = (cna_model_part **)cna__calloc(&ctx->allocator, n ? n : 1, sizeof *made);
+    size_t *counts = (size_t *)cna__calloc(&ctx->allocator, n ? n : 1, sizeof *counts);
+    cna_result r = (!made || !counts) ? oom(err) : CNA_OK;
+    size_t total = 0;
+    bool moved = false;
+    for (size_t k = 0; !r && k < n; k++) {
+        r = import_part(ctx, cache, shares, mesh, &mesh->parts[k], &made[k], &counts[k], err);
+        total += counts[k];
+        moved = moved || made[k] != &mesh->parts[k];
+    }
+    if (!r && moved) {
+        cna_model_part *parts = (cna_model_part *)cna__arena_calloc(ctx->arena, total, sizeof *parts);
+        if (!parts) r = oom(err);
+        for (size_t k = 0, at = 0; !r && k < n; at += counts[k], k++)
+            memcpy(&parts[at], made[k], counts[k] * sizeof *parts);
+        if (!r) {
+            mesh->parts = parts;
+            mesh->part_count = total;
+        }
+    }
+    cna__free(&ctx->allocator, made);
+    cna__free(&ctx->allocator, counts);
     return r;
 }
 
@@ -452,8 +579,7 @@ cna_result cna__import_meshes(cna__import_ctx *ctx, cna_error *err)
     for (size_t g = 0; !r && g < doc->mesh_count; g++) shares.head[g] = -1;
     for (size_t i = 0; !r && i < m->mesh_count; i++) {
         cna_model_mesh *mesh = &m->meshes[i];
-        for (size_t k = 0; !r && k < mesh->part_count; k++)
-            r = import_part(ctx, &cache, &shares, mesh, &mesh->parts[k], err);
+        r = import_mesh_parts(ctx, &cache, &shares, mesh, err);
         if (!r) r = mesh_bounds(ctx, mesh, err);
     }
     cna__free(&ctx->allocator, shares.items);

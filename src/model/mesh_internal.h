@@ -76,6 +76,10 @@ typedef struct cna__pack_input {
     size_t joint_count;
     int32_t skin;                     /* glTF skin index (for messages), -1 when unskinned */
     float unit_scale;                 /* positions and position deltas; 1 = exact file values */
+    /* Skinned: keep the palette indices in cna__packed.palette (any value
+     * below joint_count) and write 0 into the joint bytes, for
+     * cna__split_palettes to rewrite. */
+    bool wide_palette;
 } cna__pack_input;
 
 /* One packed primitive. Every pointer is owned (allocated with the
@@ -90,6 +94,7 @@ typedef struct cna__packed {
     uint32_t *source_vertex;      /* vertex_count entries when split, else NULL */
     bool flat_normals;            /* no NORMAL in the file: split, normals per face */
     bool tangent_from_file;       /* the file's TANGENT is in the tangent slot */
+    uint32_t *palette;            /* wide_palette: 4 palette indices per vertex, else NULL */
     /* morph targets (target_count 0 when none) */
     size_t target_count;
     cna_morph_target *targets;    /* arrays below are owned through `blocks` */
@@ -115,6 +120,36 @@ void cna__packed_release(const cna_allocator *alloc, cna__packed *p);
  * with the arithmetic of the morph blend's flat-normal recomputation
  * (cna/morph.h); (0, 0, 0) for a degenerate triangle. */
 void cna__flat_normal(const float p0[3], const float p1[3], const float p2[3], float n[3]);
+
+/* ------------------------------------------------------------------ split palettes */
+
+/* One sub-part of a split primitive (src/model/mesh_split.c). */
+typedef struct cna__sub_part {
+    unsigned char *vertices;      /* vertex_count * stride bytes, joint bytes in the sub-palette */
+    size_t vertex_count;
+    uint32_t *indices;            /* index_count values < vertex_count */
+    size_t index_count;
+    uint32_t *source_vertex;      /* vertex_count: the file vertex of each */
+    uint32_t *packed_vertex;      /* vertex_count: the packed vertex of each */
+    int32_t *palette_map;         /* palette_count: sub-palette index -> skin palette index */
+    size_t palette_count;         /* 1 .. max_palette */
+    cna_morph_target *targets;    /* p->target_count, the deltas of these vertices */
+} cna__sub_part;
+
+/* Split a packed primitive packed with wide_palette into sub-parts of at
+ * most `max_palette` (>= 12) palette entries each: its primitives
+ * (triangles, segments, points), in order, are added to the current
+ * sub-part while the palette indices of their vertices (all four
+ * influences, whatever the weights, so that every joint byte maps back)
+ * fit; then the next sub-part starts. A vertex used by several sub-parts is
+ * copied into each. Sub-palettes list their palette indices in ascending
+ * order. Every output array comes from `out_alloc` (*parts too, *count
+ * entries, at least 1: an empty primitive gives one empty sub-part with a
+ * palette of one entry, palette index 0); scratch memory from `alloc`.
+ * Errors: CNA_ERROR_OUT_OF_MEMORY ("what: out of memory"). */
+cna_result cna__split_palettes(const cna_allocator *alloc, const cna_allocator *out_alloc,
+                               const cna__packed *p, size_t joint_count, size_t max_palette,
+                               const char *what, cna__sub_part **parts, size_t *count, cna_error *err);
 
 /* ------------------------------------------------------------------ weight tracks */
 

@@ -319,7 +319,7 @@ static void normalize_weights(influence f[4], double sum)
 }
 
 static cna_result write_influences(pack_ctx *c, const skin_sets *s, const cna__vertex_format *fmt,
-                                   unsigned char *vertices, cna__pack_diag *d)
+                                   unsigned char *vertices, uint32_t *wide, cna__pack_diag *d)
 {
     const size_t n = c->prim->vertex_count;
     const size_t stride = fmt->stride;
@@ -362,6 +362,7 @@ static cna_result write_influences(pack_ctx *c, const skin_sets *s, const cna__v
             if (ordinal >= c->in->joint_count) {
                 if (f[k].weight == 0.0f) {
                     palette[k] = 0; /* an unused influence: any valid index will do */
+                    if (wide) wide[4 * v + (size_t)k] = 0;
                     continue;
                 }
                 return cna__error(c->err, CNA_ERROR_INVALID_DATA,
@@ -371,6 +372,11 @@ static cna_result write_influences(pack_ctx *c, const skin_sets *s, const cna__v
                                   c->in->joint_count, (int)c->in->skin);
             }
             const int32_t p = c->in->ordinal_to_palette[ordinal];
+            if (wide && p >= 0 && (size_t)p < c->in->joint_count) {
+                wide[4 * v + (size_t)k] = (uint32_t)p; /* the split writes the byte */
+                palette[k] = 0;
+                continue;
+            }
             if (p < 0 || p > 255)
                 return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                                   "%s: JOINTS_%d of vertex %zu, component %d: joint %u maps to "
@@ -474,10 +480,24 @@ static cna_result split_flat(pack_ctx *c, cna__packed *p)
         cna__free(c->alloc, src);
         return oom(c);
     }
+    uint32_t *wide = NULL;
+    if (p->palette) {
+        wide = cna__calloc(c->alloc, count ? count : 1, 4 * sizeof *wide);
+        if (!wide) {
+            cna__free(c->alloc, vb);
+            cna__free(c->alloc, src);
+            return oom(c);
+        }
+    }
     for (size_t k = 0; k < count; k++) {
         memcpy(vb + k * stride, p->vertices + (size_t)p->indices[k] * stride, stride);
+        if (wide) memcpy(wide + 4 * k, p->palette + 4 * (size_t)p->indices[k], 4 * sizeof *wide);
         src[k] = p->indices[k];
         p->indices[k] = (uint32_t)k;
+    }
+    if (wide) {
+        cna__free(c->alloc, p->palette);
+        p->palette = wide;
     }
     for (size_t k = 0; k + 2 < count; k += 3) {
         float q[3][3], n[3];
@@ -605,6 +625,7 @@ void cna__packed_release(const cna_allocator *alloc, cna__packed *p)
     cna__free(alloc, p->vertices);
     cna__free(alloc, p->indices);
     cna__free(alloc, p->source_vertex);
+    cna__free(alloc, p->palette);
     cna__free(alloc, p->targets);
     for (size_t i = 0; i < p->block_count; i++) cna__free(alloc, p->blocks[i]);
     cna__free(alloc, p->blocks);
@@ -649,8 +670,15 @@ cna_result cna__pack_primitive(const cna_allocator *alloc, const cna__pack_input
     if (!r && skinned) {
         skin_sets sets;
         r = skin_sets_read(&c, &sets);
+        if (!r && in->wide_palette) {
+            p.palette = cna__calloc(alloc, p.vertex_count ? p.vertex_count : 1, 4 * sizeof *p.palette);
+            if (!p.palette) {
+                skin_sets_free(&c, &sets);
+                r = oom(&c);
+            }
+        }
         if (!r) {
-            r = write_influences(&c, &sets, &p.format, p.vertices, &p.diag);
+            r = write_influences(&c, &sets, &p.format, p.vertices, p.palette, &p.diag);
             skin_sets_free(&c, &sets);
         }
     }

@@ -98,6 +98,7 @@ typedef struct cna__import_ctx {
     cna_allocator allocator;       /* resolved */
     cna_clip_mode clip_mode;       /* FAITHFUL or UNION */
     float unit_scale;              /* translation scale; always 1 at runtime (converter only) */
+    bool split_palettes;           /* cna_import_options.split_palettes */
     /* Per glTF node (doc->node_count entries), over the WHOLE node graph: */
     cna_mat4 *node_local;          /* rest local transform (rotation normalised) */
     cna_mat4 *node_world;          /* rest world transform */

@@ -11,6 +11,7 @@
 typedef struct skin_work {
     int32_t *ordinal_of_node;   /* doc node_count entries, -1 = not a joint */
     int32_t *parent_ordinal;    /* J: ordinal of the nearest joint ancestor, -1 = root */
+    size_t capacity;            /* entries of parent_ordinal */
 } skin_work;
 
 static cna_result oom(cna_error *err)
@@ -30,8 +31,10 @@ static cna_result build_skin(cna__import_ctx *ctx, skin_work *w, size_t model_sk
     size_t J = gs->joint_count;
     cna_model_skin *skin = &m->skins[model_skin];
 
-    if (J > CNA_EFFECT_MAX_BONES)
-        return cna__error(err, CNA_ERROR_LIMIT, "skins[%d]: %zu joints; at most %d are supported",
+    if (J > CNA_EFFECT_MAX_BONES && !ctx->split_palettes)
+        return cna__error(err, CNA_ERROR_LIMIT,
+                          "skins[%d]: %zu joints; at most %d are supported; import with split_palettes "
+                          "(cna convert --split-palettes) to split its parts",
                           (int)gs_index, J, CNA_EFFECT_MAX_BONES);
     if (J == 0)
         return cna__error(err, CNA_ERROR_INVALID_DATA, "skins[%d]: no joints", (int)gs_index);
@@ -49,7 +52,8 @@ static cna_result build_skin(cna__import_ctx *ctx, skin_work *w, size_t model_sk
                               (int)gs_index, k, (int)node, (int)w->ordinal_of_node[node]);
         w->ordinal_of_node[node] = (int32_t)k;
     }
-    /* Nearest joint ancestor over the whole node graph. */
+    /* Nearest joint ancestor over the whole node graph (J distinct nodes:
+     * J <= w->capacity). */
     for (size_t k = 0; k < J; k++) {
         w->parent_ordinal[k] = -1;
         for (int32_t n = doc->nodes[gs->joints[k]].parent; n >= 0; n = doc->nodes[n].parent) {
@@ -216,7 +220,10 @@ cna_result cna__import_skins(cna__import_ctx *ctx, cna_error *err)
     skin_work w;
     size_t n = doc->node_count;
     w.ordinal_of_node = (int32_t *)cna__arena_calloc(ctx->arena, n ? n : 1, sizeof(int32_t));
-    w.parent_ordinal = (int32_t *)cna__arena_calloc(ctx->arena, CNA_EFFECT_MAX_BONES, sizeof(int32_t));
+    /* A joint is a node listed once (a second listing is refused), so no
+     * skin has more joints than the file has nodes. */
+    w.capacity = ctx->split_palettes && n > CNA_EFFECT_MAX_BONES ? n : CNA_EFFECT_MAX_BONES;
+    w.parent_ordinal = (int32_t *)cna__arena_calloc(ctx->arena, w.capacity, sizeof(int32_t));
     if (!m->skins || !w.ordinal_of_node || !w.parent_ordinal) return oom(err);
     for (size_t i = 0; i < n; i++) w.ordinal_of_node[i] = -1;
     size_t s = 0;

@@ -4,8 +4,10 @@
  * it; a .cnb is judged by its 64-byte header and its size before the rest is
  * read (a sparse 3 GiB file is refused at once); a .cnj has a size cap and
  * one JSON value; a .cnb with a valid checksum but a NaN or infinity in a
- * record, or markers out of order, out of their animation or named outside
- * the strings, is refused naming the record; a failed write says why.
+ * record, markers out of order, out of their animation or named outside
+ * the strings, or palette maps out of order, of a bad size, outside their
+ * skin, smaller than the joint bytes they serve or missing on a skin over 72
+ * joints, is refused naming the record; a failed write says why.
  *
  * Every test arms alarm(): a read that blocks ends the program (a failure)
  * instead of hanging the suite.
@@ -443,6 +445,123 @@ static void an_invalid_utf8_name_in_a_cnb_is_refused_naming_the_record(void **st
     alarm(0);
 }
 
+/* ------------------------------------------------------------------ palette maps */
+
+/* The 100-joint morph rig imported with split_palettes: its parts (all split)
+ * give PALETTE_MAPS records 0, 1, ... for parts 0, 1, ... */
+static cna_model *split_rig(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fixtures/split-morph.gltf", CNA_TEST_DATA_DIR);
+    cna_import_options o;
+    memset(&o, 0, sizeof o);
+    o.split_palettes = true;
+    cna_model *m = NULL;
+    cna_error err;
+    assert_int_equal(cna_model_load_file(path, &o, &m, &err), CNA_OK);
+    return m;
+}
+
+typedef struct map_patch {
+    size_t record, at, width; /* `width` bytes at offset `at` of PALETTE_MAPS record `record` */
+    uint64_t value;
+    const char *want;
+} map_patch;
+
+static void expect_memory_refusal(const unsigned char *bytes, size_t size, const char *want)
+{
+    cna_model *m = NULL;
+    cna_error err;
+    cna_result r = cna_cnb_load_memory(bytes, size, NULL, &m, &err);
+    if (r != CNA_ERROR_INVALID_DATA) print_error("%s: %s\n", cna_result_name(r), r ? err.message : "ok");
+    assert_int_equal(r, CNA_ERROR_INVALID_DATA);
+    assert_null(m);
+    assert_string_equal(err.message, want);
+}
+
+static void hostile_palette_maps_are_refused_naming_the_record(void **state)
+{
+    (void)state;
+    alarm(GUARD_SECONDS);
+    cna_model *a = split_rig();
+    const cna_model_part *part0 = &a->meshes[0].parts[0];
+    const size_t parts = a->meshes[0].part_count;
+    assert_true(parts >= 2);
+    assert_int_equal(a->skins[0].joint_count, 100);
+    /* the first joint byte of part 0 that is not 0: what a map of one entry cannot index */
+    size_t vertex = 0;
+    unsigned joint = 0;
+    for (size_t q = 0; q < part0->vertex_count && !joint; q++)
+        for (int k = 0; k < 4 && !joint; k++) {
+            const unsigned char *v = (const unsigned char *)part0->vertices + q * part0->declaration.stride;
+            if (v[32 + k]) vertex = q, joint = v[32 + k]; /* stride 52: joints at 32 */
+        }
+    assert_int_equal(part0->declaration.stride, 52);
+    assert_true(joint > 0);
+    size_t size = 0;
+    unsigned char *clean = cnb_test_bake(a, 0.0f, &size);
+    uint64_t maps, data;
+    section_at(clean, CNA__CNB_PALETTE_MAPS, &maps);
+    section_at(clean, CNA__CNB_DATA, &data);
+    uint64_t map_offset, map_bytes;
+    memcpy(&map_offset, clean + maps + 8, 8);
+    memcpy(&map_bytes, clean + maps + 16, 8);
+    assert_int_equal(map_bytes, 4 * part0->palette_map_count);
+    char beyond[128], bad_size[160], one_entry[160];
+    snprintf(beyond, sizeof beyond, "cnb: palette_maps[0].part: %zu is not below the %zu parts", parts + 5, parts);
+    snprintf(bad_size, sizeof bad_size, "cnb: palette_maps[0].map: %llu bytes; %zu elements of 4 bytes are needed",
+             (unsigned long long)map_bytes, part0->palette_map_count - 1);
+    snprintf(one_entry, sizeof one_entry,
+             "cnb: parts[0].vertices[%zu]: joint %u is not below the palette map's 1 joints", vertex, joint);
+    const map_patch patches[] = {
+        {0, 24, 8, 0, "cnb: palette_maps[0].count: 0 is outside 1..72"},
+        {0, 24, 8, 73, "cnb: palette_maps[0].count: 73 is outside 1..72"},
+        {0, 0, 8, parts + 5, beyond},
+        {1, 0, 8, 0, "cnb: palette_maps[1].part: 0 after 0; palette maps are sorted by part, one per part"},
+        {0, 24, 8, part0->palette_map_count - 1, bad_size},
+    };
+    unsigned char *bytes = (unsigned char *)malloc(size);
+    assert_non_null(bytes);
+    for (size_t i = 0; i < sizeof patches / sizeof patches[0]; i++) {
+        const map_patch *p = &patches[i];
+        memcpy(bytes, clean, size);
+        memcpy(bytes + maps + 32 * p->record + p->at, &p->value, p->width);
+        refix_checksum(bytes, size);
+        expect_memory_refusal(bytes, size, p->want);
+    }
+    /* an entry outside the skin's 100 joints */
+    memcpy(bytes, clean, size);
+    const int32_t outside = 100;
+    memcpy(bytes + data + map_offset, &outside, 4);
+    refix_checksum(bytes, size);
+    expect_memory_refusal(bytes, size, "cnb: parts[0].palette_map[0]: 100 is outside 0..99");
+    /* a map of one entry under joint bytes that index more */
+    memcpy(bytes, clean, size);
+    const uint64_t one = 1, four = 4;
+    memcpy(bytes + maps + 24, &one, 8);
+    memcpy(bytes + maps + 16, &four, 8);
+    refix_checksum(bytes, size);
+    expect_memory_refusal(bytes, size, one_entry);
+    /* no maps at all: a part of a 100-joint skin cannot be drawn */
+    memcpy(bytes, clean, size);
+    const size_t entry = CNA__CNB_HEADER_SIZE + (size_t)(CNA__CNB_PALETTE_MAPS - 1) * CNA__CNB_SECTION_ENTRY_SIZE;
+    const uint64_t zero = 0;
+    memcpy(bytes + entry + 16, &zero, 8);
+    memcpy(bytes + entry + 24, &zero, 8);
+    refix_checksum(bytes, size);
+    expect_memory_refusal(bytes, size,
+                          "cnb: parts[0]: skins[0] has 100 joints; a part of a skin over 72 joints needs a palette map");
+    /* the clean file loads with its maps */
+    cna_model *m = cnb_test_load(clean, size);
+    assert_int_equal(m->meshes[0].parts[0].palette_map_count, part0->palette_map_count);
+    assert_memory_equal(m->meshes[0].parts[0].palette_map, part0->palette_map, map_bytes);
+    cna_model_free(m);
+    free(bytes);
+    free(clean);
+    cna_model_free(a);
+    alarm(0);
+}
+
 /* ------------------------------------------------------------------ markers */
 
 /* RobotExpressive with markers x@0.1 s, y@0.2 s on animation 1 and z@0.3 s on
@@ -594,6 +713,7 @@ int main(void)
         cmocka_unit_test(non_finite_record_values_are_refused_naming_the_record),
         cmocka_unit_test(an_invalid_utf8_name_in_a_cnb_is_refused_naming_the_record),
         cmocka_unit_test(hostile_markers_are_refused_naming_the_record),
+        cmocka_unit_test(hostile_palette_maps_are_refused_naming_the_record),
         cmocka_unit_test(a_failed_write_gives_the_system_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1359,6 +1359,72 @@ static void test_inspect_json_names_targets_and_animations_in_camel_case(void **
     run_free(&r);
 }
 
+/* A rig over 72 joints: refused without --split-palettes (naming the flag),
+ * split with it by convert, inspect and pose; the .cnb keeps the split parts
+ * and poses as the glTF does. */
+#define SPLIT_RIG CNA_TEST_DATA_DIR "/fixtures/split-two-skins.gltf"
+static void test_split_palettes_convert_inspect_and_pose(void **state)
+{
+    (void)state;
+    static const char refused[] = "skins[0]: 100 joints; at most 72 are supported; import with split_palettes "
+                                  "(cna convert --split-palettes) to split its parts";
+    run_result r = run_cna("inspect", SPLIT_RIG, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_contains(r.out, refused);
+    run_free(&r);
+    static const char line[] = "    mesh 1 \"BigMesh\" part 0 (primitive 0): 72 vertices, palette 72 of 300 (split)\n";
+    r = run_cna("inspect", SPLIT_RIG, "--split-palettes", NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_contains(r.out, "  skinned parts: 28\n    mesh 0 \"SmallMesh\" part 0 (primitive 0): 72 vertices, "
+                           "palette 72 of 100 (split)\n");
+    assert_contains(r.out, line);
+    run_free(&r);
+    r = run_cna("inspect", "--json", "--split-palettes", SPLIT_RIG, NULL);
+    assert_int_equal(r.exit_code, 0);
+    cJSON *root = cJSON_Parse(r.out);
+    assert_non_null(root);
+    const cJSON *part = cJSON_GetArrayItem(member(cJSON_GetArrayItem(member(member(root, "model"), "meshes"), 1), "parts"), 0);
+    assert_int_equal(int_member(part, "palette"), 72);
+    assert_int_equal(int_member(part, "paletteOf"), 300);
+    assert_int_equal(cJSON_GetArraySize(member(part, "paletteMap")), 72);
+    cJSON_Delete(root);
+    run_free(&r);
+
+    char dir[] = "/tmp/cna-test-split-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char out[256];
+    snprintf(out, sizeof out, "%s/rig.cnb", dir);
+    r = run_cna("convert", SPLIT_RIG, "-o", out, NULL);
+    assert_int_equal(r.exit_code, 1);
+    assert_contains(r.err, refused);
+    run_free(&r);
+    r = run_cna("convert", SPLIT_RIG, "--split-palettes", "-o", out, NULL);
+    assert_int_equal(r.exit_code, 0);
+    run_free(&r);
+    r = run_cna("inspect", out, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_contains(r.out, line);
+    run_free(&r);
+    run_result a = run_cna("pose", SPLIT_RIG, "--split-palettes", "--time", "1.3", NULL);
+    run_result b = run_cna("pose", out, "--time", "1.3", NULL);
+    assert_int_equal(a.exit_code, 0);
+    assert_int_equal(b.exit_code, 0);
+    assert_string_equal(a.out, b.out);
+    /* one primitives entry per glTF primitive, every file vertex posed */
+    root = cJSON_Parse(a.out);
+    assert_non_null(root);
+    const cJSON *prims = member(root, "primitives");
+    assert_int_equal(cJSON_GetArraySize(prims), 2);
+    assert_int_equal(cJSON_GetArraySize(member(cJSON_GetArrayItem(prims, 1), "positions")), 600);
+    const cJSON *p;
+    cJSON_ArrayForEach(p, member(cJSON_GetArrayItem(prims, 1), "positions")) assert_int_equal(cJSON_GetArraySize(p), 3);
+    cJSON_Delete(root);
+    run_free(&a);
+    run_free(&b);
+    assert_int_equal(unlink(out), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1412,6 +1478,7 @@ int main(void)
         cmocka_unit_test(test_view_names_a_missing_file_before_any_display_error),
         cmocka_unit_test(test_help_lists_the_built_commands_and_their_options),
         cmocka_unit_test(test_inspect_json_names_targets_and_animations_in_camel_case),
+        cmocka_unit_test(test_split_palettes_convert_inspect_and_pose),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,9 @@
  *   (a) a corpus model drawn with GPU skinning (skinned effects, the skin's
  *       palette) equals the same vertices skinned on the CPU by the reference
  *       cna_skin_vertices and drawn through the basic effect: at most 0.5% of
- *       pixels differ by more than 16/255 in a channel;
+ *       pixels differ by more than 16/255 in a channel; the same for a rig
+ *       of 100 and 300 joints imported with split_palettes, each sub-part
+ *       drawn with its sub-palette (cna_character_part_palette);
  *   (b) the oracle's final positions (three.js, tests/data/oracle), projected
  *       with the same camera, land on drawn (non-background) pixels for at
  *       least 99% of them (a vertex on the silhouette counts when a pixel
@@ -51,7 +53,8 @@ static const char *data_path(char *buf, size_t size, const char *rel)
     return buf;
 }
 
-static void scene_open(scene *s, const char *rel)
+/* Open `rel` (imported with split_palettes when `split`). */
+static void scene_open_with(scene *s, const char *rel, bool split)
 {
     memset(s, 0, sizeof *s);
     cna_error err;
@@ -62,13 +65,18 @@ static void scene_open(scene *s, const char *rel)
     o.height = H;
     if (cna_gl_context_create(&o, &s->gl, &err) != CNA_OK) fail_msg("gl context: %s", err.message);
     char path[1024];
-    if (cna_model_load_file(data_path(path, sizeof path, rel), NULL, &s->m, &err) != CNA_OK)
+    cna_import_options io;
+    memset(&io, 0, sizeof io);
+    io.split_palettes = split;
+    if (cna_model_load_file(data_path(path, sizeof path, rel), &io, &s->m, &err) != CNA_OK)
         fail_msg("%s: %s", rel, err.message);
     assert_int_equal(cna_gl_model_create(s->gl, s->m, &s->glm, &err), CNA_OK);
     assert_int_equal(cna_gl_instance_create(s->glm, &s->inst, &err), CNA_OK);
     assert_int_equal(cna_character_create(s->m, NULL, &s->c, &err), CNA_OK);
     assert_int_equal(cna_character_set_loop_mode(s->c, CNA_LOOP_MODE_ONCE, &err), CNA_OK);
 }
+
+static void scene_open(scene *s, const char *rel) { scene_open_with(s, rel, false); }
 
 static void scene_close(scene *s)
 {
@@ -88,8 +96,8 @@ static void scene_pose(scene *s, long anim, double t)
     assert_int_equal(cna_character_pose(s->c, &err), CNA_OK);
 }
 
-/* The part's vertices skinned on the CPU (reference), or a copy when rigid
- * or `raw`. */
+/* The part's vertices skinned on the CPU (reference) with the part's
+ * palette (a split part's sub-palette), or a copy when rigid or `raw`. */
 static unsigned char *cpu_vertices(const scene *s, const cna_model_mesh *mesh, const cna_model_part *part,
                                    bool raw, size_t *size)
 {
@@ -104,9 +112,10 @@ static unsigned char *cpu_vertices(const scene *s, const cna_model_mesh *mesh, c
     }
     cna_skinning_layout layout;
     assert_int_equal(cna_skinning_layout_canonical(part->declaration.stride, &layout, &err), CNA_OK);
-    assert_int_equal(cna_skin_vertices(&layout, bytes, part->vertex_count,
-                                       cna_character_skin_transforms(s->c, (size_t)mesh->skin),
-                                       s->m->skins[mesh->skin].joint_count, out, *size, &err),
+    size_t count = 0;
+    const cna_mat4 *palette =
+        cna_character_part_palette(s->c, (size_t)(mesh - s->m->meshes), (size_t)(part - mesh->parts), &count);
+    assert_int_equal(cna_skin_vertices(&layout, bytes, part->vertex_count, palette, count, out, *size, &err),
                      CNA_OK);
     return out;
 }
@@ -234,10 +243,11 @@ static size_t count_differences(const unsigned char *a, const unsigned char *b, 
     return n;
 }
 
-static void compare_gpu_and_cpu(const char *rel, const char *anim_name, const double *times, size_t count)
+static void compare_gpu_and_cpu_with(const char *rel, bool split, const char *anim_name, const double *times,
+                                     size_t count)
 {
     scene s;
-    scene_open(&s, rel);
+    scene_open_with(&s, rel, split);
     long anim = anim_name ? -1 : 0;
     for (size_t a = 0; anim_name && a < s.m->animation_count; a++)
         if (s.m->node_clips[a].name && strcmp(s.m->node_clips[a].name, anim_name) == 0) anim = (long)a;
@@ -256,6 +266,11 @@ static void compare_gpu_and_cpu(const char *rel, const char *anim_name, const do
     scene_close(&s);
 }
 
+static void compare_gpu_and_cpu(const char *rel, const char *anim_name, const double *times, size_t count)
+{
+    compare_gpu_and_cpu_with(rel, false, anim_name, times, count);
+}
+
 static void gpu_skinning_matches_cpu_skinning_on_rigged_simple(void **state)
 {
     (void)state;
@@ -268,6 +283,15 @@ static void gpu_skinning_matches_cpu_skinning_on_robot_running(void **state)
     (void)state;
     const double t[] = {0.0, 0.3, 0.7};
     compare_gpu_and_cpu("corpus/valid/RobotExpressive/robot.glb", "Robot_Running", t, 3);
+}
+
+/* Split parts (skins of 100 and 300 joints imported with split_palettes):
+ * the GPU draws each with its sub-palette. */
+static void gpu_skinning_of_split_parts_matches_cpu_skinning(void **state)
+{
+    (void)state;
+    const double t[] = {0.0, 0.6, 1.5};
+    compare_gpu_and_cpu_with("fixtures/split-two-skins.gltf", true, "Bend", t, 3);
 }
 
 /* ------------------------------------------------------------ (b) oracle positions */
@@ -383,6 +407,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gpu_skinning_matches_cpu_skinning_on_rigged_simple),
         cmocka_unit_test(gpu_skinning_matches_cpu_skinning_on_robot_running),
+        cmocka_unit_test(gpu_skinning_of_split_parts_matches_cpu_skinning),
         cmocka_unit_test(oracle_positions_land_on_drawn_pixels),
         cmocka_unit_test(mesh_node_transform_renders_where_the_mesh_does_without_it),
     };

@@ -451,6 +451,146 @@ def animation_pointer(pointer):
         nodes=[{"name": "Mover", "mesh": 0}, {"name": "Morpher", "mesh": 1, "translation": [2, 0, 0]}],
         meshes=[rigid, morph], materials=[{"name": "Paint"}],
         animations=[{"name": "Move", "samplers": samplers, "channels": channels}], **extra))
+# ---------------------------------------------------------------- split palettes
+def big_rig(joint_count, strand, first_node, name):
+    """A tree of joint_count joints: J0 at the root, then strands of `strand` joints hanging
+    from J0, each strand starting in its own direction and bending a little at every joint.
+    Returns (nodes, worlds): glTF nodes first_node .. first_node + joint_count - 1 (children
+    as glTF node indices) and each joint's bind-pose world matrix."""
+    parent = [-1] + [0 if (j - 1) % strand == 0 else j - 1 for j in range(1, joint_count)]
+    nodes, worlds = [], []
+    for j in range(joint_count):
+        if j == 0:
+            t, q = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0)
+        elif parent[j] == 0:
+            a = 2 * math.pi * ((j - 1) // strand) / ((joint_count - 2) // strand + 1)
+            t, q = (0.3 * math.cos(a), 0.2, 0.3 * math.sin(a)), quat_z(5.0)
+        else:
+            t, q = (0.0, 0.1, 0.0), quat_z(3.0 if j % 2 else -2.0)
+        n = {"name": "%s%d" % (name, j), "translation": list(t)}
+        if j:
+            n["rotation"] = list(q)
+        kids = [first_node + k for k in range(joint_count) if parent[k] == j]
+        if kids:
+            n["children"] = kids
+        nodes.append(n)
+        local = trs(t, q)
+        worlds.append(local if j == 0 else mul(worlds[parent[j]], local))
+    return nodes, worlds, parent
+
+
+def rig_mesh(b, worlds, parent, ordinal_of, normals=True, morph=False, offset=0.0):
+    """Two vertices per joint (either side of the joint's bind position), bound to the joint,
+    its parent and a far joint (weights 0.6, 0.3, 0.1; the fourth influence 0), so that the
+    triangles between a joint and its parent, and those spanning far joints, need many
+    joints: the primitive cannot be drawn with one palette of 72."""
+    J = len(worlds)
+    pos, jnt, wgt, nrm = [], [], [], []
+    for j in range(J):
+        w = worlds[j]
+        for side in (-1.0, 1.0):
+            pos.append((w[12] + side * 0.05 + offset, w[13], w[14] + 0.02 * side))
+            far = (j + 37) % J
+            jnt.append((ordinal_of[j], ordinal_of[max(parent[j], 0)], ordinal_of[far], ordinal_of[0]))
+            wgt.append((0.6, 0.3, 0.1, 0.0))
+            nrm.append((0.0, 0.0, 1.0))
+    tri = []
+    for j in range(1, J):
+        p = parent[j]
+        tri += [2 * j, 2 * j + 1, 2 * p, 2 * j + 1, 2 * p + 1, 2 * p]
+    for j in range(0, J, 3):
+        tri += [2 * j, 2 * ((j + 101) % J) + 1, 2 * ((j + 57) % J)]
+    attrs = {"POSITION": b.accessor(FLOAT, "VEC3", pos, minmax=True),
+             "JOINTS_0": b.accessor(USHORT, "VEC4", jnt),
+             "WEIGHTS_0": b.accessor(FLOAT, "VEC4", wgt)}
+    if normals:
+        attrs["NORMAL"] = b.accessor(FLOAT, "VEC3", nrm)
+    prim = {"attributes": attrs, "indices": b.accessor(USHORT, "SCALAR", tri)}
+    mesh = {"primitives": [prim]}
+    if morph:
+        # every third vertex moves up and out
+        delta = [(0.01 * (v % 5), 0.05, 0.0) if v % 3 == 0 else (0.0, 0.0, 0.0) for v in range(2 * J)]
+        prim["targets"] = [{"POSITION": b.accessor(FLOAT, "VEC3", delta, minmax=True)}]
+        mesh["weights"] = [0.25]
+    return mesh
+
+
+def rig_animation(b, first_node, joint_count, name, weights_node=None):
+    """Keys at 0, 1, 2 s: every fifth joint bends about z (LINEAR rotation), the root
+    moves (LINEAR translation); with weights_node, its morph weight ramps 0 -> 1 -> 0.5."""
+    samplers, channels = [], []
+    for j in range(1, joint_count, 5):
+        a = 10.0 + (j % 7) * 3.0
+        samplers.append(b.sampler([0, 1, 2], [quat_z(3.0 if j % 2 else -2.0), quat_z(a), quat_z(-a / 2)],
+                                  "LINEAR", "VEC4"))
+        channels.append({"sampler": len(samplers) - 1, "target": {"node": first_node + j, "path": "rotation"}})
+    samplers.append(b.sampler([0, 1, 2], [(0, 0, 0), (0.5, 0.25, 0), (0, 0.5, 0.5)], "LINEAR"))
+    channels.append({"sampler": len(samplers) - 1, "target": {"node": first_node, "path": "translation"}})
+    if weights_node is not None:
+        samplers.append(b.sampler([0, 1, 2], [0.0, 1.0, 0.5], "LINEAR", "SCALAR"))
+        channels.append({"sampler": len(samplers) - 1, "target": {"node": weights_node, "path": "weights"}})
+    return {"name": name, "samplers": samplers, "channels": channels}
+
+
+def permuted(J):
+    """Joint listing order: ordinal k lists joint (7 k) mod J, so ordinals are not palette indices."""
+    order = [(7 * k) % J for k in range(J)]
+    return order, {j: k for k, j in enumerate(order)}
+
+
+def split_shared_skin():
+    """(a) Two meshes sharing one 300-joint skin."""
+    b = Builder()
+    J = 300
+    nodes = [{"name": "MeshA", "mesh": 0, "skin": 0}, {"name": "MeshB", "mesh": 1, "skin": 0,
+                                                          "translation": [0, 0, 2]}]
+    rig, worlds, parent = big_rig(J, 25, 2, "J")
+    order, ordinal = permuted(J)
+    meshes = [rig_mesh(b, worlds, parent, ordinal), rig_mesh(b, worlds, parent, ordinal, offset=0.5)]
+    ibm = b.accessor(FLOAT, "MAT4", [inverse(worlds[j]) for j in order])
+    anim = rig_animation(b, 2, J, "Bend")
+    write("split-shared-skin.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0, 1, 2]}], nodes=nodes + rig, meshes=meshes,
+        skins=[{"joints": [2 + j for j in order], "inverseBindMatrices": ibm}], animations=[anim]))
+
+
+def split_two_skins():
+    """(b) Two skins (100 and 300 joints) on separate meshes."""
+    b = Builder()
+    nodes = [{"name": "SmallMesh", "mesh": 0, "skin": 0}, {"name": "BigMesh", "mesh": 1, "skin": 1}]
+    small, w_small, p_small = big_rig(100, 11, 2, "S")
+    big, w_big, p_big = big_rig(300, 30, 102, "B")
+    o_small, ord_small = permuted(100)
+    o_big, ord_big = permuted(300)
+    meshes = [rig_mesh(b, w_small, p_small, ord_small), rig_mesh(b, w_big, p_big, ord_big)]
+    ibm_small = b.accessor(FLOAT, "MAT4", [inverse(w_small[j]) for j in o_small])
+    ibm_big = b.accessor(FLOAT, "MAT4", [inverse(w_big[j]) for j in o_big])
+    a_small = rig_animation(b, 2, 100, "Bend")
+    a_big = rig_animation(b, 102, 300, "Bend")
+    anim = {"name": "Bend", "samplers": a_small["samplers"] + a_big["samplers"],
+            "channels": a_small["channels"] +
+            [{"sampler": c["sampler"] + len(a_small["samplers"]), "target": c["target"]}
+             for c in a_big["channels"]]}
+    write("split-two-skins.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0, 1, 2, 102]}], nodes=nodes + small + big, meshes=meshes,
+        skins=[{"joints": [2 + j for j in o_small], "inverseBindMatrices": ibm_small},
+               {"joints": [102 + j for j in o_big], "inverseBindMatrices": ibm_big}],
+        animations=[anim]))
+
+
+def split_morph():
+    """(c) A morph target on a skinned part of a 100-joint skin, without normals (flat split)."""
+    b = Builder()
+    J = 100
+    nodes = [{"name": "MorphMesh", "mesh": 0, "skin": 0}]
+    rig, worlds, parent = big_rig(J, 11, 1, "J")
+    order, ordinal = permuted(J)
+    meshes = [rig_mesh(b, worlds, parent, ordinal, normals=False, morph=True)]
+    ibm = b.accessor(FLOAT, "MAT4", [inverse(worlds[j]) for j in order])
+    anim = rig_animation(b, 1, J, "Bend", weights_node=0)
+    write("split-morph.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0, 1]}], nodes=nodes + rig, meshes=meshes,
+        skins=[{"joints": [1 + j for j in order], "inverseBindMatrices": ibm}], animations=[anim]))
 
 
 def main():
@@ -471,6 +611,9 @@ def main():
     reduce_keys()
     animation_pointer(True)
     animation_pointer(False)
+    split_shared_skin()
+    split_two_skins()
+    split_morph()
 
 if __name__ == "__main__":
     main()

@@ -171,7 +171,8 @@ static void test_skin_with_73_joints_is_refused_naming_73(void **state)
                                        NULL, &m, &err);
     assert_int_equal(r, CNA_ERROR_LIMIT);
     assert_int_equal(err.code, CNA_ERROR_LIMIT);
-    assert_string_equal(err.message, "skins[0]: 73 joints; at most 72 are supported");
+    assert_string_equal(err.message, "skins[0]: 73 joints; at most 72 are supported; import with split_palettes "
+                                     "(cna convert --split-palettes) to split its parts");
     assert_null(m);
 }
 
