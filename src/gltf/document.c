@@ -174,9 +174,11 @@ static cna_result string_list(cna__gltf_ctx *c, const char *key, const char *con
     return CNA_OK;
 }
 
+/* The extensions the reader implements: a file may require them. */
 static bool implemented(const char *name)
 {
-    return strcmp(name, "KHR_mesh_quantization") == 0;
+    return strcmp(name, "KHR_mesh_quantization") == 0 || strcmp(name, "KHR_texture_transform") == 0 ||
+           strcmp(name, "KHR_materials_emissive_strength") == 0;
 }
 
 static cna_result parse_extensions(cna__gltf_ctx *c)
@@ -190,12 +192,13 @@ static cna_result parse_extensions(cna__gltf_ctx *c)
         if (!implemented(name))
             return cna__error(c->err, CNA_ERROR_UNSUPPORTED, "extensionsRequired[%zu]: \"%s\" is not supported", i,
                               name);
-        c->quantization = true;
+        if (strcmp(name, "KHR_mesh_quantization") == 0) c->quantization = true;
     }
     for (size_t i = 0; i < d->extensions_used_count; i++) {
         const char *name = d->extensions_used[i];
-        if (implemented(name)) c->quantization = true;
-        else
+        if (implemented(name)) {
+            if (strcmp(name, "KHR_mesh_quantization") == 0) c->quantization = true;
+        } else
             cna__gltf_diag(c, CNA__DIAG_EXTENSION_IGNORED, "extensionsUsed[%zu]: \"%s\" is not implemented and is ignored",
                            i, name);
     }
