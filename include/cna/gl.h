@@ -207,8 +207,9 @@ typedef struct cna_gl_draw_desc {
     cna_primitive_type primitive_type;   /* default: triangle list */
     const cna_effect *effect;            /* kind and material (read only) */
     /* A GL texture (sRGB colour) multiplying the base colour, sampled at the
-     * declaration's TEXCOORD effect->params.base_color.texcoord (FLOAT2); 0
-     * (default) or a declaration without that set: the factor alone. */
+     * declaration's TEXCOORD effect->params.base_color.texcoord (FLOAT2, set
+     * 0 or 1) through that slot's transform and sampler; 0 (default) or a
+     * declaration without that set: the factor alone. */
     uint32_t base_color_texture;
     /* Model-to-world, world-to-view and view-to-clip matrices; NULL (the
      * default) means the identity. */
@@ -235,7 +236,7 @@ typedef struct cna_gl_model cna_gl_model;
 /* Create the GPU objects of `model`, once, for every character of it: for
  * every part, a static vertex buffer holding part->vertices (the model's
  * vertex bytes: the morph base for a morphed part) and a static index buffer
- * holding part->indices; and every base-colour texture the model's images
+ * holding part->indices; and every material texture the model's images
  * give (as cna_gl_upload_model_textures: decoded, uploaded and cached by the
  * context; a failed image draws with the factor alone and does not fail the
  * creation: cna_gl_model_texture_failures reports it). The model is checked
