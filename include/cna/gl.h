@@ -326,8 +326,9 @@ CNA_API cna_result cna_gl_draw_character(cna_gl_context *gl, const cna_gl_model 
 
 /* Decode and upload every image of `model` that a material texture uses
  * (cna_model_image: bytes or an external file; PNG or JPEG by their
- * signature, at most 16384 pixels a side) as GL textures of this context,
- * with mipmaps: sRGB for the base-colour and emissive slots, linear for the
+ * signature, at most 16384 pixels a side) as GL textures of this context
+ * (mipmaps when a slot showing the image has no min filter or a MIPMAP
+ * one): sRGB for the base-colour and emissive slots, linear for the
  * metallic-roughness, normal and occlusion slots (an image used both ways
  * gets both). Each draw binds a sampler object with the slot's own glTF
  * sampler. Textures are cached by (cna_model_image.id, colour space) until

@@ -2,7 +2,8 @@
  * src/gl/gl_texture.c — material textures (cna/gl.h): a model image's
  * bytes (or its external file) decoded with libpng or libjpeg-turbo to RGBA8,
  * uploaded as an sRGB (colour: base colour, emissive) or linear (data:
- * metallic-roughness, normal, occlusion) GL texture with mipmaps, cached per
+ * metallic-roughness, normal, occlusion) GL texture (mipmaps when a sampler
+ * showing it asks for them), cached per
  * (cna_model_image.id, colour space); and the sampler objects that give each
  * slot its glTF sampler's filters and wraps.
  */
@@ -200,10 +201,32 @@ static GLint wrap_of(int32_t v)
     }
 }
 
-/* The texture with a full mipmap chain, so that any sampler can be bound
- * to it; its own parameters are the image's sampler's (what a sampler
- * object of the draw replaces). */
-static GLuint upload(const cna_model_image *im, bool srgb, const unsigned char *rgba, uint32_t w, uint32_t h)
+static bool wants_mipmaps(int32_t min_filter)
+{
+    return min_filter != GL_NEAREST && min_filter != GL_LINEAR;   /* 0 (absent) or a MIPMAP mode */
+}
+
+/* Whether a draw may sample image `image` of `model` with mipmaps: a slot
+ * showing it, or (for an image no effect draws) its own sampler, asks for
+ * them. */
+static bool image_needs_mipmaps(const cna_model *model, size_t image)
+{
+    bool used = false;
+    for (size_t e = 0; e < model->effect_count; e++)
+        for (int s = 0; s < CNA_EFFECT_SLOT_COUNT; s++) {
+            const cna_effect_texture *t = cna_effect_material_texture(&model->effects[e].params, (cna_effect_slot)s);
+            if (t->image != (int32_t)image) continue;
+            used = true;
+            if (wants_mipmaps(t->min_filter)) return true;
+        }
+    return !used && wants_mipmaps(model->images[image].min_filter);
+}
+
+/* The texture, with a mipmap chain when a sampler that shows it asks for
+ * one; its own parameters are the image's sampler's (what the sampler
+ * object of a draw replaces). */
+static GLuint upload(const cna_model_image *im, bool srgb, bool mipmaps, const unsigned char *rgba, uint32_t w,
+                     uint32_t h)
 {
     GLuint t = 0;
     glGenTextures(1, &t);
@@ -213,7 +236,7 @@ static GLuint upload(const cna_model_image *im, bool srgb, const unsigned char *
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glTexImage2D(GL_TEXTURE_2D, 0, srgb ? GL_SRGB8_ALPHA8 : GL_RGBA8, (GLsizei)w, (GLsizei)h, 0, GL_RGBA,
                  GL_UNSIGNED_BYTE, rgba);
-    glGenerateMipmap(GL_TEXTURE_2D);
+    if (mipmaps) glGenerateMipmap(GL_TEXTURE_2D);
     GLint mag = im->mag_filter == GL_NEAREST ? GL_NEAREST : GL_LINEAR;
     GLint min = GL_LINEAR_MIPMAP_LINEAR;
     switch (im->min_filter) {
@@ -221,6 +244,7 @@ static GLuint upload(const cna_model_image *im, bool srgb, const unsigned char *
     case GL_NEAREST_MIPMAP_LINEAR: case GL_LINEAR_MIPMAP_LINEAR: min = im->min_filter; break;
     default: break;
     }
+    if (!mipmaps) min = min == GL_NEAREST ? GL_NEAREST : GL_LINEAR;
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, mag);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, min);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, wrap_of(im->wrap_s));
@@ -269,7 +293,7 @@ cna_result cna__gl_model_texture(cna_gl_context *gl, const cna_model *model, int
     if (!im->data && !im->path) /* used, but its bytes could not be had at load */
         r = cna__error(&e, CNA_ERROR_IO, "images[%d] \"%s\": %s", (int)image, im->name ? im->name : "", im->problem);
     else r = decode_image(model, (size_t)image, &rgba, &w, &h, &e);
-    GLuint t = r == CNA_OK ? upload(im, srgb, rgba, w, h) : 0;
+    GLuint t = r == CNA_OK ? upload(im, srgb, image_needs_mipmaps(model, (size_t)image), rgba, w, h) : 0;
     free(rgba);
     if (r == CNA_OK && t == 0)
         r = cna__error(&e, CNA_ERROR_OUT_OF_MEMORY, "images[%d]: glGenTextures gave no name", (int)image);
