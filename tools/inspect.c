@@ -367,7 +367,11 @@ static void print_animation(FILE *out, const cna_gltf_document *doc, const cna_g
 static void print_texture_ref(FILE *out, const char *what, const cna_gltf_texture_ref *ref)
 {
     if (ref->texture < 0) return;
-    fprintf(out, ", %s texture %d (TEXCOORD_%d)", what, ref->texture, ref->texcoord);
+    const cna_gltf_texture_transform *t = &ref->transform;
+    fprintf(out, ", %s texture %d (TEXCOORD_%d)", what, ref->texture, t->texcoord >= 0 ? t->texcoord : ref->texcoord);
+    if (t->present)
+        fprintf(out, " transform offset (%g, %g) rotation %g scale (%g, %g)", (double)t->offset[0],
+                (double)t->offset[1], (double)t->rotation, (double)t->scale[0], (double)t->scale[1]);
 }
 
 static void print_materials(FILE *out, const cna_gltf_document *doc)
@@ -385,6 +389,7 @@ static void print_materials(FILE *out, const cna_gltf_document *doc)
                 (double)m->roughness_factor, cna_gltf_alpha_mode_name(m->alpha_mode));
         if (m->alpha_mode == CNA_GLTF_ALPHA_MASK) fprintf(out, " (cutoff %g)", (double)m->alpha_cutoff);
         if (m->double_sided) fputs(", double-sided", out);
+        if (m->emissive_strength != 1.0f) fprintf(out, ", emissive strength %g", (double)m->emissive_strength);
         print_texture_ref(out, "baseColor", &m->base_color_texture);
         print_texture_ref(out, "metallicRoughness", &m->metallic_roughness_texture);
         print_texture_ref(out, "normal", &m->normal_texture);

@@ -311,6 +311,15 @@ static cJSON *texture_ref_json(const cna_gltf_texture_ref *ref)
     add_index(o, "texture", ref->texture);
     cJSON_AddNumberToObject(o, "texCoord", (double)ref->texcoord);
     cJSON_AddNumberToObject(o, "scale", (double)ref->scale);
+    const cna_gltf_texture_transform *t = &ref->transform;
+    if (t->present) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddItemToObject(x, "offset", float_array(t->offset, 2));
+        cJSON_AddNumberToObject(x, "rotation", (double)t->rotation);
+        cJSON_AddItemToObject(x, "scale", float_array(t->scale, 2));
+        if (t->texcoord >= 0) cJSON_AddNumberToObject(x, "texCoord", (double)t->texcoord);
+        cJSON_AddItemToObject(o, "KHR_texture_transform", x);
+    }
     return o;
 }
 
@@ -335,6 +344,7 @@ static cJSON *materials_json(const cna_gltf_document *doc)
         cJSON_AddItemToObject(o, "occlusionTexture", texture_ref_json(&m->occlusion_texture));
         cJSON_AddItemToObject(o, "emissiveTexture", texture_ref_json(&m->emissive_texture));
         cJSON_AddItemToObject(o, "emissiveFactor", float_array(emissive, 3));
+        cJSON_AddNumberToObject(o, "emissiveStrength", (double)m->emissive_strength);
         add_string(o, "alphaMode", cna_gltf_alpha_mode_name(m->alpha_mode));
         cJSON_AddNumberToObject(o, "alphaCutoff", (double)m->alpha_cutoff);
         cJSON_AddBoolToObject(o, "doubleSided", m->double_sided);

@@ -63,7 +63,11 @@ void cna_cli_render_help(FILE *out)
             "Imports FILE (.gltf or .glb, or a .cnb from cna convert), poses it at a time\n"
             "and draws it offscreen with OpenGL 3.3 through EGL (no display or GPU needed:\n"
             "Mesa's llvmpipe), then writes a PNG and prints what it wrote (\"wrote OUT.png\n"
-            "(640x480)\"). Skinned meshes are skinned on the GPU with their skin's palette.\n"
+            "(640x480)\"). Skinned meshes are skinned on the GPU with their skin's palette;\n"
+            "materials are drawn with all their maps (docs/rendering.md). An image a drawn\n"
+            "material uses that cannot be read or decoded is drawn with the factor alone\n"
+            "and named on stderr (\"warning: materials[2] \\\"Body\\\": normalTexture: images[5]\n"
+            "\\\"body_n\\\": cannot open ...\").\n"
             "\n"
             "The PNG and the GIF are written atomically (a temporary file beside each,\n"
             "renamed over it only when complete: a failure leaves a previous file as it\n"
@@ -585,6 +589,32 @@ static cna_result write_gif(cna_gl_context *gl, scene *sc, const render_args *a,
     return CNA_ERROR_UNSUPPORTED;
 #endif
 }
+/* One warning for every image a drawn material uses that could not be read
+ * or decoded (it is drawn with the factor alone): "warning: materials[2]
+ * \"Body\": normalTexture: images[5] \"body_n\": cannot open ...". A material
+ * is reported once, whatever the number of its parts and skins. */
+static void warn_material_images(const cna_gl_model *glm)
+{
+    const cna_model *m = cna_gl_model_model(glm);
+    for (size_t e = 0; e < m->effect_count; e++) {
+        const cna_effect *fx = &m->effects[e];
+        bool drawn = false, seen = false;
+        for (size_t i = 0; i < m->mesh_count && !drawn; i++)
+            for (size_t k = 0; k < m->meshes[i].part_count && !drawn; k++)
+                drawn = m->meshes[i].parts[k].effect == (int32_t)e;
+        for (size_t o = 0; o < e && !seen; o++) seen = m->effects[o].material == fx->material;
+        if (!drawn || seen) continue;
+        for (int s = 0; s < CNA_EFFECT_SLOT_COUNT; s++) {
+            const cna_effect_texture *t = cna_effect_material_texture(&fx->params, (cna_effect_slot)s);
+            cna_error ie;
+            memset(&ie, 0, sizeof ie);
+            if (t->image < 0 || cna_gl_model_image_status(glm, t->image, &ie) == CNA_OK) continue;
+            fprintf(stderr, "warning: materials[%d] \"%s\": %s: %s\n", (int)fx->material,
+                    fx->params.name ? fx->params.name : "", cna_effect_slot_name((cna_effect_slot)s), ie.message);
+        }
+    }
+}
+
 
 /* ------------------------------------------------------------ the command */
 
@@ -631,11 +661,7 @@ static int render_run(render_args *a)
     int rc = CNA_CLI_EXIT_FAILURE;
     unsigned char *frame = NULL, *sheet = NULL;
     if (cna_gl_model_create(gl, m, &sc.glm, &err) != CNA_OK) goto fail;
-    cna_error image_err;
-    size_t bad_images = cna_gl_model_texture_failures(sc.glm, &image_err);
-    if (bad_images)
-        fprintf(stderr, "warning: %s: %zu image(s) not decoded, drawn with the factor alone (%s)\n", a->path,
-                bad_images, image_err.message);
+    warn_material_images(sc.glm);
     if (cna_gl_instance_create(sc.glm, &sc.inst, &err) != CNA_OK ||
         cna_character_create(m, NULL, &sc.c, &err) != CNA_OK ||
         cna_character_set_loop_mode(sc.c, CNA_LOOP_MODE_ONCE, &err) != CNA_OK)

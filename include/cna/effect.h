@@ -54,16 +54,35 @@ typedef enum cna_alpha_mode {
     CNA_ALPHA_MODE_COUNT
 } cna_alpha_mode;
 
-/* A texture reference of a material: which image (an index into the glTF
- * file's images, kept for the renderer) and which TEXCOORD set. */
+/* A texture slot of a material: which image (an index into the model's
+ * images, cna_model.images), which TEXCOORD set, how the image is sampled
+ * (the glTF sampler of its texture) and how the coordinates are transformed
+ * first (KHR_texture_transform):
+ *   uv' = T · R · S · (u, v, 1)
+ * with T = translation(uv_offset), R = rotation by uv_rotation radians
+ * (rows (cos, sin, 0) / (-sin, cos, 0) / (0, 0, 1), the extension's
+ * matrix) and S = scale(uv_scale); cna_effect_texture_matrix gives the
+ * 3x3 matrix. cna_effect_init gives the empty slot: image -1, set 0, scale
+ * 1, the identity transform, samplers 0. */
 typedef struct cna_effect_texture {
     int32_t image;      /* -1 = none */
-    int32_t texcoord;   /* TEXCOORD_n set */
+    int32_t texcoord;   /* TEXCOORD_n set sampled (the transform's texCoord when it gives one) */
     float scale;        /* normal scale / occlusion strength; 1 otherwise */
+    float uv_offset[2];   /* default (0, 0) */
+    float uv_rotation;    /* radians, default 0 */
+    float uv_scale[2];    /* default (1, 1) */
+    /* The texture's sampler, GL enums as glTF writes them; 0 = absent
+     * (linear filtering, mipmaps for minification; wrap REPEAT). */
+    int32_t mag_filter, min_filter, wrap_s, wrap_t;
 } cna_effect_texture;
 
-/* Material parameters (glTF pbrMetallicRoughness + the core material fields).
- * The defaults (material -1) are glTF's default material. */
+/* Material parameters (glTF pbrMetallicRoughness + the core material fields
+ * + KHR_materials_emissive_strength). The defaults (material -1) are glTF's
+ * default material. Each texture multiplies its factor: base colour (sRGB
+ * RGBA) × base_color_factor; metallic-roughness (linear; B = metallic,
+ * G = roughness) × the two factors; normal (tangent space, xy × scale);
+ * occlusion (R channel, mixed in by scale = strength); emissive (sRGB RGB)
+ * × emissive_factor × emissive_strength. */
 typedef struct cna_effect_material {
     cna_vec4 base_color_factor;          /* default (1, 1, 1, 1) */
     cna_effect_texture base_color;
@@ -74,9 +93,12 @@ typedef struct cna_effect_material {
     cna_effect_texture occlusion;
     cna_effect_texture emissive;
     cna_vec3 emissive_factor;            /* default (0, 0, 0) */
+    float emissive_strength;             /* default 1 (KHR_materials_emissive_strength) */
     cna_alpha_mode alpha_mode;           /* default OPAQUE */
     float alpha_cutoff;                  /* default 0.5 */
     bool double_sided;                   /* default false */
+    const char *name;                    /* the glTF material's name; "" when none (never NULL
+                                            after cna_effect_init); owned by the model */
 } cna_effect_material;
 
 typedef struct cna_effect {
@@ -90,6 +112,29 @@ typedef struct cna_effect {
 CNA_API bool cna_effect_kind_is_skinned(cna_effect_kind kind);
 /* "basic", "skinned", "pbr", "skinned-pbr"; "unknown" out of range (DEFAULT is "basic"). */
 CNA_API const char *cna_effect_kind_name(cna_effect_kind kind);
+
+/* The texture slots of a material, in this order (cna_effect_material_texture). */
+typedef enum cna_effect_slot {
+    CNA_EFFECT_SLOT_BASE_COLOR = 0,
+    CNA_EFFECT_SLOT_METALLIC_ROUGHNESS,
+    CNA_EFFECT_SLOT_NORMAL,
+    CNA_EFFECT_SLOT_OCCLUSION,
+    CNA_EFFECT_SLOT_EMISSIVE,
+    CNA_EFFECT_SLOT_COUNT
+} cna_effect_slot;
+
+/* The slot `slot` of `material`; NULL for a NULL material or a slot out of range. */
+CNA_API const cna_effect_texture *cna_effect_material_texture(const cna_effect_material *material,
+                                                             cna_effect_slot slot);
+/* glTF's name of a slot: "baseColorTexture", "metallicRoughnessTexture",
+ * "normalTexture", "occlusionTexture", "emissiveTexture"; "unknown" out of range. */
+CNA_API const char *cna_effect_slot_name(cna_effect_slot slot);
+
+/* The texture transform of `texture` as a column-major 3x3 matrix
+ * (out[column * 3 + row]): T · R · S as described at cna_effect_texture,
+ * so uv' = (out[0] u + out[3] v + out[6], out[1] u + out[4] v + out[7]).
+ * A NULL texture gives the identity; a NULL out does nothing. */
+CNA_API void cna_effect_texture_matrix(const cna_effect_texture *texture, float out[9]);
 
 /* Initialise an effect of `kind` (DEFAULT = BASIC) with glTF's default
  * material; material = -1, skin = -1. No allocation. A NULL effect does nothing. */

@@ -9,7 +9,7 @@
  * Three kinds of objects, after the split of cna/character.h:
  *   cna_gl_context   the GL context, its programs and texture cache;
  *   cna_gl_model     one per model: a vertex and an index buffer per part and
- *                    the base-colour textures, shared by every character of
+ *                    the material textures, shared by every character of
  *                    that model (created once, never written at draw);
  *   cna_gl_instance  one per character whose model has morphed parts: a
  *                    vertex buffer per morphed part for that character's
@@ -26,14 +26,20 @@
  *                        (spec: SkinnedEffect with the palette of
  *                        SetBoneTransforms; at most 72 matrices)
  * Lighting is one directional light plus ambient (cna_gl_light); colour =
- * base_color_factor × vertex colour (COLOR_0 when the part has one); the PBR
- * kinds add a metallic-roughness GGX highlight. The material's base-colour
- * texture (PNG through libpng, JPEG through libjpeg-turbo; sRGB, decoded to
- * linear by the GPU), sampled at the part's TEXCOORD set with its glTF
- * sampler's filters and wraps, multiplies the base colour; an image that is
- * missing or cannot be decoded leaves the factor alone (see
- * cna_gl_upload_model_textures). The result is written gamma-encoded
- * (c^(1/2.2)).
+ * base_color_factor × vertex colour (COLOR_0 when the part has one) × the
+ * base-colour texture; the basic kinds shade it Lambert (diffuse), the PBR
+ * kinds with a metallic-roughness Cook-Torrance BRDF (GGX distribution,
+ * Smith-Schlick geometry, Schlick Fresnel). Every texture slot of the
+ * material is drawn (PNG through libpng, JPEG through libjpeg-turbo), each
+ * at its TEXCOORD set (0 or 1) through its KHR_texture_transform matrix,
+ * with its glTF sampler's filters and wraps: base colour and emissive as
+ * sRGB colour (decoded to linear by the GPU); metallic-roughness (B
+ * metallic, G roughness), normal (tangent space, xy × normal scale) and
+ * occlusion (R, mixed in by its strength, on the ambient term) as linear
+ * data; emissive × emissive_factor × emissive_strength is added. An image
+ * that is missing or cannot be decoded leaves that slot's factor alone (see
+ * cna_gl_upload_model_textures and cna_gl_model_image_status). The result
+ * is written gamma-encoded (c^(1/2.2)). docs/rendering.md has the details.
  *
  * Usage — two robots of one model, walking side by side, written as a PNG:
  *   cna_gl_context *gl;
@@ -167,10 +173,17 @@ CNA_API void cna_gl_begin_frame(cna_gl_context *gl, const float rgba[4]);
  * from the context's device, drawn with `effect` (its kind picks the
  * program; world/view/projection, material factors and, skinned, the
  * palette are read from it). Every element of the declaration whose usage is
- * POSITION, NORMAL, TEXCOORD 0, COLOR 0, BLEND_INDICES or BLEND_WEIGHTS
- * feeds the shader; a missing normal reads (0, 0, 1), a missing colour
- * (1, 1, 1, 1). Back faces are culled unless the material is double-sided;
- * BLEND materials are blended, MASK ones cut at alpha_cutoff. When world's
+ * POSITION, NORMAL, TANGENT, TEXCOORD 0 and 1, COLOR 0, BLEND_INDICES or
+ * BLEND_WEIGHTS feeds the shader; a missing normal reads (0, 0, 1), a
+ * missing colour (1, 1, 1, 1), a missing tangent (0, 0, 0, 1) (a normal map
+ * then takes its frame from screen-space derivatives). A basic or skinned
+ * effect whose material has a metallic-roughness, normal or occlusion
+ * texture given here is drawn with the PBR program of its skinning.
+ * Back faces are culled unless the material is double-sided (a back face is
+ * then lit with the negated normal frame); OPAQUE writes alpha 1; MASK
+ * discards fragments whose alpha is below alpha_cutoff and writes alpha 1;
+ * BLEND blends "over" (source alpha, one minus source alpha) with depth
+ * writes off for the draw. When world's
  * upper 3x3 has a negative determinant (a mirror: glTF 2.0's front faces are
  * then clockwise), the draw takes clockwise faces as front (glFrontFace
  * GL_CW, back to GL_CCW after the draw), for culling and for the lighting of
@@ -194,8 +207,9 @@ typedef struct cna_gl_draw_desc {
     cna_primitive_type primitive_type;   /* default: triangle list */
     const cna_effect *effect;            /* kind and material (read only) */
     /* A GL texture (sRGB colour) multiplying the base colour, sampled at the
-     * declaration's TEXCOORD effect->params.base_color.texcoord (FLOAT2); 0
-     * (default) or a declaration without that set: the factor alone. */
+     * declaration's TEXCOORD effect->params.base_color.texcoord (FLOAT2, set
+     * 0 or 1) through that slot's transform and sampler; 0 (default) or a
+     * declaration without that set: the factor alone. */
     uint32_t base_color_texture;
     /* Model-to-world, world-to-view and view-to-clip matrices; NULL (the
      * default) means the identity. */
@@ -206,6 +220,12 @@ typedef struct cna_gl_draw_desc {
      * the call. */
     const cna_mat4 *palette;
     size_t palette_count;
+    /* GL textures of the material's other slots (0, the default: none),
+     * each sampled at its slot's TEXCOORD set (0 or 1; a set the
+     * declaration lacks: no texture) through the slot's transform with its
+     * sampler: metallic-roughness, normal and occlusion linear, emissive
+     * sRGB colour. The base-colour texture follows these rules too. */
+    uint32_t metallic_roughness_texture, normal_texture, occlusion_texture, emissive_texture;
 } cna_gl_draw_desc;
 CNA_API cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_error *err);
 
@@ -216,7 +236,7 @@ typedef struct cna_gl_model cna_gl_model;
 /* Create the GPU objects of `model`, once, for every character of it: for
  * every part, a static vertex buffer holding part->vertices (the model's
  * vertex bytes: the morph base for a morphed part) and a static index buffer
- * holding part->indices; and every base-colour texture the model's images
+ * holding part->indices; and every material texture the model's images
  * give (as cna_gl_upload_model_textures: decoded, uploaded and cached by the
  * context; a failed image draws with the factor alone and does not fail the
  * creation: cna_gl_model_texture_failures reports it). The model is checked
@@ -243,6 +263,16 @@ CNA_API const cna_model *cna_gl_model_model(const cna_gl_model *glm);
  * code and message ("images[1] \"TinyGrid\": not a PNG or JPEG image"), or
  * CNA_OK and "" when none failed. */
 CNA_API size_t cna_gl_model_texture_failures(const cna_gl_model *glm, cna_error *first);
+
+/* Whether image `image` of glm's model has a texture: CNA_OK when it was
+ * uploaded (or is not used by any material, or `image` is out of range);
+ * otherwise the code of its failure, and `err` (may be NULL) receives the
+ * message, as at the upload ("images[5] \"body_n\": cannot open
+ * \"dir/body_n.png\": No such file or directory"). A renderer names the
+ * material and slot around it (cna render prints one warning for every
+ * image a drawn material uses that failed). CNA_ERROR_INVALID_ARGUMENT for
+ * a NULL glm. */
+CNA_API cna_result cna_gl_model_image_status(const cna_gl_model *glm, int32_t image, cna_error *err);
 
 /* The GL buffer names of part `part` of mesh `mesh` (the model's vertices
  * and indices), for a draw of one's own with cna_gl_draw. Either pointer may
@@ -279,8 +309,10 @@ CNA_API void cna_gl_instance_free(cna_gl_instance *inst);
  * sub-palette of palette_map_count matrices. A morphed part draws from `inst`'s buffer, into
  * which cna_character_part_vertices is uploaded first when
  * cna_character_part_revision differs from the last upload's; other parts
- * draw from glm's buffers. Draws the character's last pose; writes neither
- * the model nor the character.
+ * draw from glm's buffers. Parts with a BLEND material are drawn after all
+ * the others (OPAQUE and MASK), in model order (not sorted by depth).
+ * Draws the character's last pose; writes neither the model nor the
+ * character.
  * Errors (stops at the failing part; the parts before it are drawn):
  * CNA_ERROR_INVALID_ARGUMENT for NULL gl, glm or c, a character of another
  * model than glm's ("gl draw character: the character's model (52 bones, 14
@@ -294,11 +326,14 @@ CNA_API cna_result cna_gl_draw_character(cna_gl_context *gl, const cna_gl_model 
 
 /* ------------------------------------------------------------------ textures */
 
-/* Decode and upload every image of `model` that a base-colour texture uses
+/* Decode and upload every image of `model` that a material texture uses
  * (cna_model_image: bytes or an external file; PNG or JPEG by their
- * signature, at most 16384 pixels a side) as GL textures of this context,
- * with the image's sampler (mipmaps when its min filter asks for them, or
- * when it has none). Textures are cached by cna_model_image.id until
+ * signature, at most 16384 pixels a side) as GL textures of this context
+ * (mipmaps when a slot showing the image has no min filter or a MIPMAP
+ * one): sRGB for the base-colour and emissive slots, linear for the
+ * metallic-roughness, normal and occlusion slots (an image used both ways
+ * gets both). Each draw binds a sampler object with the slot's own glTF
+ * sampler. Textures are cached by (cna_model_image.id, colour space) until
  * cna_gl_release_model_textures (which cna_gl_model_free calls) or
  * cna_gl_context_free; an image already tried is not tried again, and a
  * failed one reports its first failure again. cna_gl_model_create calls
@@ -306,7 +341,9 @@ CNA_API cna_result cna_gl_draw_character(cna_gl_context *gl, const cna_gl_model 
  * a gl model (cna_gl_model_texture_failures tells them too).
  * Errors (every other image is still uploaded; a failed one draws with the
  * factor alone): CNA_ERROR_INVALID_ARGUMENT for NULL gl/model;
- * CNA_ERROR_IO when an external file cannot be read; CNA_ERROR_INVALID_DATA
+ * CNA_ERROR_IO when an external file cannot be read, or when a used image
+ * was unavailable at load (cna_model_image.problem: "images[0] \"\": cannot
+ * open \"dir/a.png\": No such file or directory"); CNA_ERROR_INVALID_DATA
  * for bytes that are not a decodable PNG/JPEG ("images[1] \"TinyGrid\":
  * not a PNG or JPEG image"); the first failure is reported. `failed` (may
  * be NULL) receives how many of the model's images failed. */

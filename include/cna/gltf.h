@@ -312,6 +312,8 @@ typedef struct cna_gltf_image {
                                  buffer); NULL for EXTERNAL. Never decoded by the reader. */
     size_t size;              /* bytes at data */
     bool available;           /* false: missing / unresolvable / bad data URI ("image-missing") */
+    const char *problem;      /* when not available: why, as the diagnostic says it
+                                 ("cannot open \"dir/a.png\": No such file or directory"); NULL otherwise */
 } cna_gltf_image;
 
 typedef struct cna_gltf_sampler {
@@ -328,11 +330,25 @@ typedef struct cna_gltf_texture {
     int32_t source;           /* image index, -1 when absent */
 } cna_gltf_texture;
 
-/* A material's reference to a texture (textureInfo). */
+/* KHR_texture_transform on a texture reference: the texture coordinates are
+ * mapped uv' = T · R · S · (u, v, 1) with T = translation(offset), R = a
+ * rotation by `rotation` radians (counter-clockwise in UV space: the matrix
+ * rows (cos, sin) / (-sin, cos)) and S = scale(scale). */
+typedef struct cna_gltf_texture_transform {
+    bool present;             /* the reference has the extension */
+    float offset[2];          /* default (0, 0) */
+    float rotation;           /* radians, default 0 */
+    float scale[2];           /* default (1, 1) */
+    int32_t texcoord;         /* the TEXCOORD set it selects instead of the reference's; -1 when absent */
+} cna_gltf_texture_transform;
+
+/* A material's reference to a texture (textureInfo). The set sampled is
+ * transform.texcoord when that is not -1, else texcoord. */
 typedef struct cna_gltf_texture_ref {
     int32_t texture;          /* -1 when the material has none */
     int32_t texcoord;         /* TEXCOORD_n set, default 0 */
     float scale;              /* normalTexture.scale / occlusionTexture.strength; default 1 */
+    cna_gltf_texture_transform transform;  /* extensions.KHR_texture_transform */
 } cna_gltf_texture_ref;
 
 typedef struct cna_gltf_material {
@@ -346,6 +362,8 @@ typedef struct cna_gltf_material {
     cna_gltf_texture_ref occlusion_texture;          /* scale = occlusionTexture.strength */
     cna_gltf_texture_ref emissive_texture;
     cna_vec3 emissive_factor;                        /* default (0, 0, 0) */
+    /* KHR_materials_emissive_strength: multiplies emissive_factor; default 1, at least 0. */
+    float emissive_strength;
     cna_gltf_alpha_mode alpha_mode;                  /* default OPAQUE */
     float alpha_cutoff;                              /* default 0.5 */
     bool double_sided;                               /* default false */

@@ -306,14 +306,18 @@ typedef struct cna_model_diagnostic {
 #define CNA_MODEL_DIAG_INFLUENCES_TRUNCATED "skin-influences-truncated"
 /* A rotation (node or key) that is not unit length; cna normalises it. */
 #define CNA_MODEL_DIAG_NON_UNIT_QUATERNION "non-unit-quaternion"
+/* A material's texture names an image whose bytes are unavailable (the
+ * reader's image-missing); the message names the material, the slot and the
+ * image ("materials[2] \"Body\": normalTexture: images[5] \"body_n\": ..."). */
+#define CNA_MODEL_DIAG_MATERIAL_IMAGE_MISSING "material-image-missing"
 
 /* ------------------------------------------------------------------ the model */
 
-/* An image a material's base-colour texture uses, as the renderer needs it
- * (cna_gl decodes it; the core never decodes images). Owned by the model;
- * no pointer into the glTF document. Images no base-colour texture uses,
- * and unavailable ones (diagnostic image-missing), have data NULL and path
- * NULL. */
+/* An image a material's texture uses, as the renderer needs it (cna_gl
+ * decodes it; the core never decodes images). Owned by the model; no pointer
+ * into the glTF document. Images no material texture uses, and unavailable
+ * ones (diagnostic image-missing), have data NULL and path NULL; an
+ * unavailable one that a material uses says why in `problem`. */
 typedef struct cna_model_image {
     const char *name;        /* the image's name; "" when it has none */
     const char *mime_type;   /* "image/png", "image/jpeg", ...; "" when the file gives none */
@@ -321,10 +325,15 @@ typedef struct cna_model_image {
     size_t size;             /* bytes at data */
     const char *path;        /* an external file's path (read by the renderer); NULL otherwise */
     /* The sampler of the first texture whose source is this image (GL enums;
-     * 0 = absent: linear filtering, mipmaps for minification; wrap REPEAT). */
+     * 0 = absent: linear filtering, mipmaps for minification; wrap REPEAT).
+     * Each material slot carries its own texture's sampler too
+     * (cna_effect_texture), which the renderer uses. */
     int32_t mag_filter, min_filter, wrap_s, wrap_t;
     /* Unique in the process (never 0): renderers key their texture caches by it. */
     uint64_t id;
+    /* A used image whose bytes could not be had: why ("cannot open
+     * \"dir/body_n.png\": No such file or directory"); NULL otherwise. */
+    const char *problem;
 } cna_model_image;
 
 /* A named time in an animation (a footstep, a sound cue): a character

@@ -18,7 +18,9 @@
 /* 2: the IMAGES section (version 1 had none). 3: no per-frame fields (bone
  * transforms, effect matrices), morph target names per mesh, a split part's
  * file vertex count, one skin clip set shared by several model skins.
- * 4: the MARKERS and PALETTE_MAPS sections. */
+ * 4: the MARKERS and PALETTE_MAPS sections; materials as glTF writes them
+ * (per texture slot a KHR_texture_transform and a sampler, the emissive
+ * strength, the material name) and why a used image is unavailable. */
 #define CNA__CNB_VERSION 4u
 #define CNA__CNB_VERSION_OLDEST 2u      /* the oldest version the reader still reads */
 #define CNA__CNB_HEADER_SIZE 64u
@@ -65,8 +67,7 @@ enum {
 /* Versions 2 and 3 have no MARKERS and PALETTE_MAPS sections: the sections 1 .. 15. */
 #define CNA__CNB_SECTION_COUNT_V3 (CNA__CNB_MARKERS - 1)
 
-/* Record size of each section in version 4, and in version 3 for the
- * sections it has (index = id; 1 for the byte heaps). */
+/* Record size of each section in version 4 (index = id; 1 for the byte heaps). */
 static const uint32_t cna__cnb_record_size[CNA__CNB_SECTION_END] = {
     0,
     1,    /* STRINGS */
@@ -81,11 +82,18 @@ static const uint32_t cna__cnb_record_size[CNA__CNB_SECTION_END] = {
     256,  /* SKINS */
     40,   /* CLIPS */
     24,   /* TRACKS */
-    120,  /* EFFECTS */
+    336,  /* EFFECTS */
     24,   /* DIAGNOSTICS */
-    56,   /* IMAGES */
+    64,   /* IMAGES */
     24,   /* MARKERS */
     32,   /* PALETTE_MAPS */
+};
+
+/* Record sizes of version 3: version 4's, but EFFECTS without the emissive
+ * strength, the material name and the texture slots' transforms and
+ * samplers, and IMAGES without the problem (no MARKERS section). */
+static const uint32_t cna__cnb_record_size_v3[CNA__CNB_SECTION_END] = {
+    0, 1, 1, 96, 128, 80, 256, 120, 120, 88, 256, 40, 24, 120, 24, 56, 24,
 };
 
 /* Record sizes of version 2 (the reader still reads it): BONES with the

@@ -299,7 +299,7 @@ static cna_result check_head(reader *rd, const unsigned char *f, uint64_t n)
         return fail(rd, CNA_ERROR_UNSUPPORTED, "version %u; this reader reads versions %u to %u",
                     (unsigned)version, CNA__CNB_VERSION_OLDEST, CNA__CNB_VERSION);
     rd->version = version;
-    rd->rs = version == 2 ? cna__cnb_record_size_v2 : cna__cnb_record_size;
+    rd->rs = version == 2 ? cna__cnb_record_size_v2 : version == 3 ? cna__cnb_record_size_v3 : cna__cnb_record_size;
     rd->section_count = version >= 4 ? CNA__CNB_SECTION_COUNT : CNA__CNB_SECTION_COUNT_V3;
     uint32_t flags = rd_u32(f + CNA__CNB_OFF_FLAGS);
     if (flags != 0) return fail(rd, CNA_ERROR_UNSUPPORTED, "flags 0x%x; none are defined", (unsigned)flags);
@@ -1214,6 +1214,8 @@ static void read_images(reader *rd)
         im->min_filter = g_i32(&c);
         im->wrap_s = g_i32(&c);
         im->wrap_t = g_i32(&c);
+        if (rd->version >= 4) im->problem = g_str(rd, &c, where, "problem", true);
+        if (rd->r) return;
         const struct {
             const char *field;
             int32_t value;
@@ -1245,6 +1247,81 @@ static void g_texture(cursor *c, cna_effect_texture *t)
     t->scale = g_f32(c);
 }
 
+/* Version 4's part of an EFFECTS record: emissive strength, material name,
+ * each slot's transform and sampler (checked: sampler values glTF's,
+ * floats finite, the strength not negative). */
+static void read_effect_v4(reader *rd, cursor *c, const char *where, cna_effect_material *p)
+{
+    static const int32_t mag[] = {9728, 9729};
+    static const int32_t min[] = {9728, 9729, 9984, 9985, 9986, 9987};
+    static const int32_t wrap[] = {33071, 33648, 10497};
+    p->emissive_strength = g_f32(c);
+    g_u32(c);
+    p->name = g_str(rd, c, where, "name", false);
+    if (rd->r) return;
+    if (!finite_ok(rd, where, "emissive_strength", &p->emissive_strength, 1)) return;
+    if (p->emissive_strength < 0.0f) {
+        fail(rd, CNA_ERROR_INVALID_DATA, "%s.emissive_strength: %g is negative", where, (double)p->emissive_strength);
+        return;
+    }
+    for (int s = 0; s < CNA_EFFECT_SLOT_COUNT; s++) {
+        cna_effect_texture *t = (cna_effect_texture *)cna_effect_material_texture(p, (cna_effect_slot)s);
+        g_f32n(c, t->uv_offset, 2);
+        t->uv_rotation = g_f32(c);
+        g_f32n(c, t->uv_scale, 2);
+        t->mag_filter = g_i32(c);
+        t->min_filter = g_i32(c);
+        t->wrap_s = g_i32(c);
+        t->wrap_t = g_i32(c);
+        g_u32(c);
+        static const char *const slot[CNA_EFFECT_SLOT_COUNT] = {"base_color", "metallic_roughness", "normal",
+                                                                "occlusion", "emissive"};
+        char field[48];
+        snprintf(field, sizeof field, "%s.uv_offset", slot[s]);
+        if (!finite_ok(rd, where, field, t->uv_offset, 2)) return;
+        snprintf(field, sizeof field, "%s.uv_rotation", slot[s]);
+        if (!finite_ok(rd, where, field, &t->uv_rotation, 1)) return;
+        snprintf(field, sizeof field, "%s.uv_scale", slot[s]);
+        if (!finite_ok(rd, where, field, t->uv_scale, 2)) return;
+        const struct {
+            const char *field;
+            int32_t value;
+            const int32_t *allowed;
+            size_t n;
+        } enums[4] = {{"mag_filter", t->mag_filter, mag, 2},
+                      {"min_filter", t->min_filter, min, 6},
+                      {"wrap_s", t->wrap_s, wrap, 3},
+                      {"wrap_t", t->wrap_t, wrap, 3}};
+        for (size_t k = 0; k < 4; k++)
+            if (!gl_enum_ok(enums[k].value, enums[k].allowed, enums[k].n)) {
+                fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s.%s: %d is not a glTF sampler value", where, slot[s],
+                     enums[k].field, (int)enums[k].value);
+                return;
+            }
+    }
+}
+
+/* Versions 2 and 3 kept no per-slot sampler: each slot takes its image's
+ * (what those versions drew with); no transform, strength 1, name "". */
+static void effect_slots_from_images(const cna_model *m, cna_effect_material *p)
+{
+    p->emissive_strength = 1.0f;
+    p->name = "";
+    for (int s = 0; s < CNA_EFFECT_SLOT_COUNT; s++) {
+        cna_effect_texture *t = (cna_effect_texture *)cna_effect_material_texture(p, (cna_effect_slot)s);
+        t->uv_offset[0] = t->uv_offset[1] = 0.0f;
+        t->uv_rotation = 0.0f;
+        t->uv_scale[0] = t->uv_scale[1] = 1.0f;
+        t->mag_filter = t->min_filter = t->wrap_s = t->wrap_t = 0;
+        if (t->image < 0 || (size_t)t->image >= m->image_count) continue;
+        const cna_model_image *im = &m->images[t->image];
+        t->mag_filter = im->mag_filter;
+        t->min_filter = im->min_filter;
+        t->wrap_s = im->wrap_s;
+        t->wrap_t = im->wrap_t;
+    }
+}
+
 static void read_effects(reader *rd)
 {
     cna_model *m = &rd->model->pub;
@@ -1271,6 +1348,9 @@ static void read_effects(reader *rd)
         g_f32n(&c, &p->emissive_factor.x, 3);
         p->alpha_cutoff = g_f32(&c);
         p->double_sided = g_u32(&c) != 0;
+        if (rd->version >= 4) read_effect_v4(rd, &c, where, p);
+        else effect_slots_from_images(m, p);
+        if (rd->r) return;
         /* Version 2 follows with bone_count, world, view, projection and a
          * palette, where effects used to keep per-frame matrices: not read
          * (draws take them as arguments). */

@@ -499,6 +499,20 @@ static void write_effect(writer *w, const cna_effect *e)
     f32n(w, b, &p->emissive_factor.x, 3);
     f32(w, b, p->alpha_cutoff);
     u32(w, b, p->double_sided ? 1u : 0u);
+    f32(w, b, p->emissive_strength);
+    u32(w, b, 0);
+    str(w, b, p->name ? p->name : "");
+    for (int s = 0; s < CNA_EFFECT_SLOT_COUNT; s++) {
+        const cna_effect_texture *t = cna_effect_material_texture(p, (cna_effect_slot)s);
+        f32n(w, b, t->uv_offset, 2);
+        f32(w, b, t->uv_rotation);
+        f32n(w, b, t->uv_scale, 2);
+        i32(w, b, t->mag_filter);
+        i32(w, b, t->min_filter);
+        i32(w, b, t->wrap_s);
+        i32(w, b, t->wrap_t);
+        u32(w, b, 0);
+    }
 }
 
 /* An animation's markers, in the model's order (sorted by time). */
@@ -590,6 +604,7 @@ static cna_result write_image(writer *w, size_t index, const cna_model_image *im
     i32(w, b, im->min_filter);
     i32(w, b, im->wrap_s);
     i32(w, b, im->wrap_t);
+    str(w, b, im->problem);
     return CNA_OK;
 }
 

@@ -10,7 +10,8 @@
 #include "gl/gl_internal.h"
 
 /* Vertex stage. Skinned: S = sum_i w[i] · bones[j[i]] (ours; spec:
- * sum w * skin[j] in XNA's row-vector order), then world · S · (p, 1). */
+ * sum w * skin[j] in XNA's row-vector order), then world · S · (p, 1).
+ * The tangent (xyz, handedness w) goes through S and world's 3x3. */
 static const char cna__vs[] =
     "layout(location = 0) in vec3 a_position;\n"
     "layout(location = 1) in vec3 a_normal;\n"
@@ -21,56 +22,111 @@ static const char cna__vs[] =
     "layout(location = 5) in vec4 a_weights;\n"
     "uniform mat4 u_bones[72];\n"
     "#endif\n"
+    "layout(location = 6) in vec4 a_tangent;\n"
+    "layout(location = 7) in vec2 a_texcoord1;\n"
     "uniform mat4 u_world, u_view, u_projection;\n"
     "uniform mat3 u_normal_matrix;\n"
     "out vec3 v_normal;\n"
     "out vec3 v_position;\n"
     "out vec4 v_color;\n"
     "out vec2 v_texcoord;\n"
+    "out vec2 v_texcoord1;\n"
+    "out vec4 v_tangent;\n"
     "void main() {\n"
     "  vec4 p = vec4(a_position, 1.0);\n"
     "  vec3 n = a_normal;\n"
+    "  vec3 t = a_tangent.xyz;\n"
     "#ifdef CNA_SKINNED\n"
     "  mat4 s = a_weights.x * u_bones[a_joints.x] + a_weights.y * u_bones[a_joints.y]\n"
     "         + a_weights.z * u_bones[a_joints.z] + a_weights.w * u_bones[a_joints.w];\n"
     "  p = s * p;\n"
     "  n = mat3(s) * n;\n"
+    "  t = mat3(s) * t;\n"
     "#endif\n"
     "  vec4 w = u_world * p;\n"
     "  v_position = w.xyz;\n"
     "  v_normal = u_normal_matrix * n;\n"
+    "  v_tangent = vec4(mat3(u_world) * t, a_tangent.w);\n"
     "  v_color = a_color;\n"
     "  v_texcoord = a_texcoord;\n"
+    "  v_texcoord1 = a_texcoord1;\n"
     "  gl_Position = u_projection * (u_view * w);\n"
     "}\n";
 
-/* Fragment stage: ambient + Lambert; PBR adds a GGX (Trowbridge-Reitz)
- * highlight with Schlick Fresnel and metallic tinting. */
+/* Fragment stage. The material's five maps, each at its TEXCOORD set (0 or
+ * 1) through its KHR_texture_transform matrix: base colour (sRGB) ×
+ * factor × vertex colour; metallic-roughness (B metallic, G roughness) ×
+ * the factors; the normal map (tangent space, xy × scale) with the
+ * vertex tangent frame, or without tangents a frame from screen-space
+ * derivatives of position and UV; occlusion (R, mixed by strength) on the
+ * ambient term; emissive (sRGB) × factor × strength, added.
+ * Basic kinds: ambient + Lambert. PBR kinds: Cook-Torrance with GGX
+ * (Trowbridge-Reitz) distribution, Smith-Schlick geometry and Schlick
+ * Fresnel, diffuse (1 - F)(1 - metallic) · base (the light's colour is
+ * its irradiance: a white light on a white surface facing it gives the
+ * base colour), ambient × occlusion × base mixed towards F0 by metallic.
+ * MASK discards below the cutoff and writes alpha 1; BLEND writes the alpha;
+ * OPAQUE writes alpha 1. A back face (double-sided) negates the whole
+ * frame: tangent, bitangent and normal. */
 static const char cna__fs[] =
     "in vec3 v_normal;\n"
     "in vec3 v_position;\n"
     "in vec4 v_color;\n"
     "in vec2 v_texcoord;\n"
-    "uniform sampler2D u_base_tex;\n"
-    "uniform int u_has_base_tex;\n"
+    "in vec2 v_texcoord1;\n"
+    "in vec4 v_tangent;\n"
+    "uniform sampler2D u_tex_base, u_tex_mr, u_tex_normal, u_tex_occlusion, u_tex_emissive;\n"
+    "uniform int u_has_tex[5];\n"
+    "uniform int u_uv_set[5];\n"
+    "uniform mat3 u_uv_transform[5];\n"
     "uniform vec4 u_base_color;\n"
     "uniform vec3 u_emissive;\n"
+    "uniform float u_emissive_strength, u_normal_scale, u_occlusion_strength;\n"
     "uniform float u_metallic, u_roughness;\n"
     "uniform vec3 u_light_dir, u_light_color, u_ambient, u_camera_pos;\n"
     "uniform int u_alpha_mode;\n"
     "uniform float u_alpha_cutoff;\n"
     "out vec4 o_color;\n"
+    "vec2 uv_of(int i) {\n"
+    "  vec2 uv = u_uv_set[i] == 1 ? v_texcoord1 : v_texcoord;\n"
+    "  return (u_uv_transform[i] * vec3(uv, 1.0)).xy;\n"
+    "}\n"
     "void main() {\n"
     "  vec4 base = u_base_color * v_color;\n"
-    "  if (u_has_base_tex != 0) base *= texture(u_base_tex, v_texcoord);\n"
+    "  if (u_has_tex[0] != 0) base *= texture(u_tex_base, uv_of(0));\n"
     "  if (u_alpha_mode == 1 && base.a < u_alpha_cutoff) discard;\n"
     "  vec3 n = normalize(v_normal);\n"
-    "  if (!gl_FrontFacing) n = -n;\n"
+    "  float back = gl_FrontFacing ? 1.0 : -1.0;\n"
+    "  if (u_has_tex[2] != 0) {\n"
+    "    vec2 uv = uv_of(2);\n"
+    "    vec3 t, b;\n"
+    "    if (dot(v_tangent.xyz, v_tangent.xyz) > 1e-12) {\n"
+    "      t = normalize(v_tangent.xyz - n * dot(n, v_tangent.xyz));\n"
+    "      b = cross(n, t) * (v_tangent.w < 0.0 ? -1.0 : 1.0);\n"
+    "    } else {\n"
+    "      vec3 dpx = dFdx(v_position), dpy = dFdy(v_position);\n"
+    "      vec2 dux = dFdx(uv), duy = dFdy(uv);\n"
+    "      float det = dux.x * duy.y - duy.x * dux.y;\n"
+    "      vec3 tt = (duy.y * dpx - dux.y * dpy) * (abs(det) > 1e-20 ? 1.0 / det : 0.0);\n"
+    "      tt = tt - n * dot(n, tt);\n"
+    "      t = dot(tt, tt) > 1e-20 ? normalize(tt)\n"
+    "        : normalize(abs(n.x) < 0.9 ? cross(n, vec3(1.0, 0.0, 0.0)) : cross(n, vec3(0.0, 1.0, 0.0)));\n"
+    "      b = cross(n, t);\n"
+    "    }\n"
+    "    vec3 tn = texture(u_tex_normal, uv).xyz * 2.0 - 1.0;\n"
+    "    tn.xy *= u_normal_scale;\n"
+    "    n = normalize(mat3(t, b, n) * tn);\n"
+    "  }\n"
+    "  n *= back;\n"
+    "  float ao = 1.0;\n"
+    "  if (u_has_tex[3] != 0) ao = 1.0 + u_occlusion_strength * (texture(u_tex_occlusion, uv_of(3)).r - 1.0);\n"
     "  vec3 l = normalize(-u_light_dir);\n"
     "  float ndl = max(dot(n, l), 0.0);\n"
     "#ifdef CNA_PBR\n"
-    "  float metallic = clamp(u_metallic, 0.0, 1.0);\n"
-    "  float rough = clamp(u_roughness, 0.04, 1.0);\n"
+    "  float metallic = u_metallic, rough = u_roughness;\n"
+    "  if (u_has_tex[1] != 0) { vec4 mr = texture(u_tex_mr, uv_of(1)); metallic *= mr.b; rough *= mr.g; }\n"
+    "  metallic = clamp(metallic, 0.0, 1.0);\n"
+    "  rough = clamp(rough, 0.04, 1.0);\n"
     "  vec3 v = normalize(u_camera_pos - v_position);\n"
     "  vec3 h = normalize(l + v);\n"
     "  float ndh = max(dot(n, h), 0.0), ndv = max(dot(n, v), 1e-4), vdh = max(dot(v, h), 0.0);\n"
@@ -83,13 +139,15 @@ static const char cna__fs[] =
     "  float g = ndl / (ndl * (1.0 - k) + k) * ndv / (ndv * (1.0 - k) + k);\n"
     "  vec3 spec = d * g * f / max(4.0 * ndl * ndv, 1e-4);\n"
     "  vec3 diffuse = base.rgb * (1.0 - metallic) * (1.0 - f);\n"
-    "  vec3 color = u_ambient * mix(base.rgb, base.rgb * 0.5 + f0 * 0.5, metallic)\n"
+    "  vec3 color = ao * u_ambient * mix(base.rgb, base.rgb * 0.5 + f0 * 0.5, metallic)\n"
     "             + u_light_color * ndl * (diffuse + spec);\n"
     "#else\n"
-    "  vec3 color = base.rgb * (u_ambient + u_light_color * ndl);\n"
+    "  vec3 color = base.rgb * (ao * u_ambient + u_light_color * ndl);\n"
     "#endif\n"
-    "  color += u_emissive;\n"
-    "  o_color = vec4(pow(clamp(color, 0.0, 1.0), vec3(1.0 / 2.2)), base.a);\n"
+    "  vec3 emissive = u_emissive * u_emissive_strength;\n"
+    "  if (u_has_tex[4] != 0) emissive *= texture(u_tex_emissive, uv_of(4)).rgb;\n"
+    "  color += emissive;\n"
+    "  o_color = vec4(pow(clamp(color, 0.0, 1.0), vec3(1.0 / 2.2)), u_alpha_mode == 2 ? base.a : 1.0);\n"
     "}\n";
 
 static GLuint compile(GLenum type, const char *defines, const char *body, const char *what, cna_error *err)
@@ -156,8 +214,21 @@ static cna_result program_create(cna__gl_program *p, cna_effect_kind kind, cna_e
     p->u_camera_pos = glGetUniformLocation(prog, "u_camera_pos");
     p->u_alpha_mode = glGetUniformLocation(prog, "u_alpha_mode");
     p->u_alpha_cutoff = glGetUniformLocation(prog, "u_alpha_cutoff");
-    p->u_base_tex = glGetUniformLocation(prog, "u_base_tex");
-    p->u_has_base_tex = glGetUniformLocation(prog, "u_has_base_tex");
+    p->u_emissive_strength = glGetUniformLocation(prog, "u_emissive_strength");
+    p->u_normal_scale = glGetUniformLocation(prog, "u_normal_scale");
+    p->u_occlusion_strength = glGetUniformLocation(prog, "u_occlusion_strength");
+    static const char *const tex[CNA_EFFECT_SLOT_COUNT] = {"u_tex_base", "u_tex_mr", "u_tex_normal",
+                                                           "u_tex_occlusion", "u_tex_emissive"};
+    for (int k = 0; k < CNA_EFFECT_SLOT_COUNT; k++) {
+        char uname[32];
+        p->u_tex[k] = glGetUniformLocation(prog, tex[k]);
+        snprintf(uname, sizeof uname, "u_has_tex[%d]", k);
+        p->u_has_tex[k] = glGetUniformLocation(prog, uname);
+        snprintf(uname, sizeof uname, "u_uv_set[%d]", k);
+        p->u_uv_set[k] = glGetUniformLocation(prog, uname);
+        snprintf(uname, sizeof uname, "u_uv_transform[%d]", k);
+        p->u_uv_transform[k] = glGetUniformLocation(prog, uname);
+    }
     return CNA_OK;
 }
 
@@ -278,7 +349,17 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
     if (desc->vertex_buffer == 0 || desc->index_buffer == 0)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "gl draw: vertex or index buffer is 0");
 
-    const cna__gl_program *p = &gl->programs[kind];
+    /* A basic or skinned part whose material has a metallic-roughness,
+     * normal or occlusion map is drawn with the PBR program of its skinning:
+     * the maps need it, and its declaration's missing tangent reads (0, 0,
+     * 0, 1), which selects the derivative frame. */
+    const cna_effect_material *mat = &fx->params;
+    cna_effect_kind program = kind;
+    if (!(kind == CNA_EFFECT_KIND_PBR || kind == CNA_EFFECT_KIND_SKINNED_PBR) &&
+        ((desc->metallic_roughness_texture && mat->metallic_roughness.image >= 0) ||
+         (desc->normal_texture && mat->normal.image >= 0) || (desc->occlusion_texture && mat->occlusion.image >= 0)))
+        program = skinned ? CNA_EFFECT_KIND_SKINNED_PBR : CNA_EFFECT_KIND_PBR;
+    const cna__gl_program *p = &gl->programs[program];
     GLuint vao = 0;
     glGenVertexArrays(1, &vao);
     glBindVertexArray(vao);
@@ -289,13 +370,26 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
     if (!nrm || !attrib(nrm, CNA__GL_ATTR_NORMAL, stride)) glVertexAttrib3f(CNA__GL_ATTR_NORMAL, 0.0f, 0.0f, 1.0f);
     if (!col || !attrib(col, CNA__GL_ATTR_COLOR, stride))
         glVertexAttrib4f(CNA__GL_ATTR_COLOR, 1.0f, 1.0f, 1.0f, 1.0f);
-    const cna_vertex_element *uv =
-        fx->params.base_color.texcoord >= 0
-            ? cna_vertex_declaration_find(decl, CNA_VERTEX_USAGE_TEXCOORD, (uint32_t)fx->params.base_color.texcoord)
-            : NULL;
-    bool textured = desc->base_color_texture != 0 && uv && uv->format == CNA_VERTEX_FORMAT_FLOAT2 &&
-                    attrib(uv, CNA__GL_ATTR_TEXCOORD0, stride);
-    if (!textured) glVertexAttrib2f(CNA__GL_ATTR_TEXCOORD0, 0.0f, 0.0f);
+    const cna_vertex_element *tan = cna_vertex_declaration_find(decl, CNA_VERTEX_USAGE_TANGENT, 0);
+    if (!tan || tan->format != CNA_VERTEX_FORMAT_FLOAT4 || !attrib(tan, CNA__GL_ATTR_TANGENT, stride))
+        glVertexAttrib4f(CNA__GL_ATTR_TANGENT, 0.0f, 0.0f, 0.0f, 1.0f);
+    /* The TEXCOORD sets 0 and 1 (FLOAT2) feed the shader; a slot whose set
+     * the declaration lacks is drawn without its texture. */
+    bool have_set[2];
+    for (uint32_t set = 0; set < 2; set++) {
+        const cna_vertex_element *uv = cna_vertex_declaration_find(decl, CNA_VERTEX_USAGE_TEXCOORD, set);
+        GLuint loc = set == 0 ? CNA__GL_ATTR_TEXCOORD0 : CNA__GL_ATTR_TEXCOORD1;
+        have_set[set] = uv && uv->format == CNA_VERTEX_FORMAT_FLOAT2 && attrib(uv, loc, stride);
+        if (!have_set[set]) glVertexAttrib2f(loc, 0.0f, 0.0f);
+    }
+    const uint32_t textures[CNA_EFFECT_SLOT_COUNT] = {desc->base_color_texture, desc->metallic_roughness_texture,
+                                                      desc->normal_texture, desc->occlusion_texture,
+                                                      desc->emissive_texture};
+    bool use[CNA_EFFECT_SLOT_COUNT];
+    for (int k = 0; k < CNA_EFFECT_SLOT_COUNT; k++) {
+        const cna_effect_texture *t = cna_effect_material_texture(mat, (cna_effect_slot)k);
+        use[k] = textures[k] != 0 && (t->texcoord == 0 || t->texcoord == 1) && have_set[t->texcoord];
+    }
     if (skinned) {
         attrib(jnt, CNA__GL_ATTR_JOINTS, stride);
         attrib(wgt, CNA__GL_ATTR_WEIGHTS, stride);
@@ -321,10 +415,12 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
         for (size_t b = desc->palette_count; b < CNA_EFFECT_MAX_BONES; b++) bones[b] = identity;
         glUniformMatrix4fv(p->u_bones, CNA_EFFECT_MAX_BONES, GL_FALSE, bones[0].m);
     }
-    const cna_effect_material *mat = &fx->params;
     glUniform4f(p->u_base_color, mat->base_color_factor.x, mat->base_color_factor.y, mat->base_color_factor.z,
                 mat->base_color_factor.w);
     glUniform3f(p->u_emissive, mat->emissive_factor.x, mat->emissive_factor.y, mat->emissive_factor.z);
+    glUniform1f(p->u_emissive_strength, mat->emissive_strength);
+    glUniform1f(p->u_normal_scale, mat->normal.scale);
+    glUniform1f(p->u_occlusion_strength, mat->occlusion.scale);
     glUniform1f(p->u_metallic, mat->metallic_factor);
     glUniform1f(p->u_roughness, mat->roughness_factor);
     const cna_gl_light *L = &gl->light;
@@ -335,12 +431,24 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
     cna_vec3 eye = cna_vec3_zero();
     if (cna_mat4_inverse(&inv_view, view)) eye = cna_vec3_make(inv_view.m[12], inv_view.m[13], inv_view.m[14]);
     glUniform3f(p->u_camera_pos, eye.x, eye.y, eye.z);
-    glUniform1i(p->u_alpha_mode, mat->alpha_mode == CNA_ALPHA_MODE_MASK ? 1 : 0);
+    glUniform1i(p->u_alpha_mode, mat->alpha_mode == CNA_ALPHA_MODE_MASK    ? 1
+                                 : mat->alpha_mode == CNA_ALPHA_MODE_BLEND ? 2
+                                                                            : 0);
     glUniform1f(p->u_alpha_cutoff, mat->alpha_cutoff);
-    glUniform1i(p->u_has_base_tex, textured ? 1 : 0);
-    glUniform1i(p->u_base_tex, 0);
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, textured ? desc->base_color_texture : 0);
+    /* Slot k on texture unit k, with its own sampler object (its glTF
+     * sampler) and its transform uv' = T · R · S · uv. */
+    for (int k = 0; k < CNA_EFFECT_SLOT_COUNT; k++) {
+        const cna_effect_texture *t = cna_effect_material_texture(mat, (cna_effect_slot)k);
+        float m3[9];
+        cna_effect_texture_matrix(t, m3);
+        glUniform1i(p->u_tex[k], k);
+        glUniform1i(p->u_has_tex[k], use[k] ? 1 : 0);
+        glUniform1i(p->u_uv_set[k], use[k] ? t->texcoord : 0);
+        glUniformMatrix3fv(p->u_uv_transform[k], 1, GL_FALSE, m3);
+        glActiveTexture((GLenum)(GL_TEXTURE0 + k));
+        glBindTexture(GL_TEXTURE_2D, use[k] ? textures[k] : 0);
+        glBindSampler((GLuint)k, use[k] ? cna__gl_sampler_for(gl, t) : 0);
+    }
 
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
@@ -355,17 +463,25 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
         glEnable(GL_CULL_FACE);
         glCullFace(GL_BACK);
     }
+    /* BLEND: "over" compositing; the depth test stays, depth writes are off
+     * so that what is behind a blended surface and drawn later still shows. */
     if (mat->alpha_mode == CNA_ALPHA_MODE_BLEND) {
         glEnable(GL_BLEND);
         glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+        glDepthMask(GL_FALSE);
     } else {
         glDisable(GL_BLEND);
     }
     glDrawElements(mode, (GLsizei)desc->index_count, GL_UNSIGNED_INT, NULL);
+    glDepthMask(GL_TRUE);
     glFrontFace(GL_CCW);
     glBindVertexArray(0);
     glDeleteVertexArrays(1, &vao);
-    glBindTexture(GL_TEXTURE_2D, 0);
+    for (int k = CNA_EFFECT_SLOT_COUNT - 1; k >= 0; k--) {
+        glActiveTexture((GLenum)(GL_TEXTURE0 + k));
+        glBindTexture(GL_TEXTURE_2D, 0);
+        glBindSampler((GLuint)k, 0);
+    }
     glUseProgram(0);
     return CNA_OK;
 }

@@ -174,6 +174,12 @@ void cna_gl_model_free(cna_gl_model *g)
 
 const cna_model *cna_gl_model_model(const cna_gl_model *g) { return g ? g->model : NULL; }
 
+cna_result cna_gl_model_image_status(const cna_gl_model *g, int32_t image, cna_error *err)
+{
+    if (!g) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "gl model: NULL");
+    return cna__gl_image_status(g->gl, g->model, image, err);
+}
+
 size_t cna_gl_model_texture_failures(const cna_gl_model *g, cna_error *first)
 {
     if (first) {
@@ -297,6 +303,8 @@ cna_result cna_gl_draw_character(cna_gl_context *gl, const cna_gl_model *g, cna_
     if (inst && inst->glm != g)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
                           "gl draw character: the instance was made for another gl model");
+    /* Pass 0: OPAQUE and MASK parts; pass 1: BLEND parts, over them. */
+    for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; i < m->mesh_count; i++) {
         const cna_model_mesh *mesh = &m->meshes[i];
         /* world = placement · absolute[parent bone] (the absolute transform itself without a placement) */
@@ -308,6 +316,8 @@ cna_result cna_gl_draw_character(cna_gl_context *gl, const cna_gl_model *g, cna_
         }
         for (size_t k = 0; k < mesh->part_count; k++) {
             const cna_model_part *part = &mesh->parts[k];
+            bool blended = m->effects[part->effect].params.alpha_mode == CNA_ALPHA_MODE_BLEND;
+            if (blended != (pass == 1)) continue;
             /* the skin's palette, or a split part's sub-palette */
             size_t palette_count = 0;
             const cna_mat4 *palette = cna_character_part_palette(c, i, k, &palette_count);
@@ -336,10 +346,18 @@ cna_result cna_gl_draw_character(cna_gl_context *gl, const cna_gl_model *g, cna_
             d.projection = projection;
             d.palette = palette;
             d.palette_count = palette_count;
-            GLuint tex = 0;
-            cna_error ignored;   /* a missing or undecodable image draws with the factor alone */
-            (void)cna__gl_model_texture(gl, m, fx->params.base_color.image, &tex, &ignored);
-            d.base_color_texture = tex;
+            GLuint tex[CNA_EFFECT_SLOT_COUNT];
+            for (int s = 0; s < CNA_EFFECT_SLOT_COUNT; s++) {
+                cna_error ignored;   /* a missing or undecodable image draws with the factor alone */
+                const cna_effect_texture *t = cna_effect_material_texture(&fx->params, (cna_effect_slot)s);
+                (void)cna__gl_model_texture(gl, m, t->image, cna__gl_slot_is_srgb((cna_effect_slot)s), &tex[s],
+                                            &ignored);
+            }
+            d.base_color_texture = tex[CNA_EFFECT_SLOT_BASE_COLOR];
+            d.metallic_roughness_texture = tex[CNA_EFFECT_SLOT_METALLIC_ROUGHNESS];
+            d.normal_texture = tex[CNA_EFFECT_SLOT_NORMAL];
+            d.occlusion_texture = tex[CNA_EFFECT_SLOT_OCCLUSION];
+            d.emissive_texture = tex[CNA_EFFECT_SLOT_EMISSIVE];
             cna_result r = cna_gl_draw(gl, &d, err);
             if (r) {
                 cna__error_prefix(err, "meshes[%zu] \"%s\".parts[%zu]", i, mesh->name, k);

@@ -1,8 +1,11 @@
 /*
- * src/gl/gl_texture.c — base-colour textures (cna/gl.h): a model image's
+ * src/gl/gl_texture.c — material textures (cna/gl.h): a model image's
  * bytes (or its external file) decoded with libpng or libjpeg-turbo to RGBA8,
- * uploaded as an sRGB GL texture with the glTF sampler's filters and wraps,
- * cached per cna_model_image.id.
+ * uploaded as an sRGB (colour: base colour, emissive) or linear (data:
+ * metallic-roughness, normal, occlusion) GL texture (mipmaps when a sampler
+ * showing it asks for them), cached per
+ * (cna_model_image.id, colour space); and the sampler objects that give each
+ * slot its glTF sampler's filters and wraps.
  */
 #include <png.h>
 #include <setjmp.h>
@@ -138,7 +141,7 @@ static cna_result read_file(const char *path, const char *what, unsigned char **
     uint64_t file_size;
     int e = cna__file_open_regular(path, &f, &file_size); /* never blocks on a FIFO put in its place */
     if (e == CNA__FILE_NOT_REGULAR) return cna__error(err, CNA_ERROR_IO, "%s: %s is not a regular file", what, path);
-    if (e) return cna__error(err, CNA_ERROR_IO, "%s: cannot open %s", what, path);
+    if (e) return cna__error(err, CNA_ERROR_IO, "%s: cannot open %s: %s", what, path, strerror(e));
     if (file_size > CNA__GL_MAX_IMAGE_FILE) {
         fclose(f);
         return cna__error(err, CNA_ERROR_IO, "%s: cannot read %s (size %llu)", what, path,
@@ -198,7 +201,32 @@ static GLint wrap_of(int32_t v)
     }
 }
 
-static GLuint upload(const cna_model_image *im, const unsigned char *rgba, uint32_t w, uint32_t h)
+static bool wants_mipmaps(int32_t min_filter)
+{
+    return min_filter != GL_NEAREST && min_filter != GL_LINEAR;   /* 0 (absent) or a MIPMAP mode */
+}
+
+/* Whether a draw may sample image `image` of `model` with mipmaps: a slot
+ * showing it, or (for an image no effect draws) its own sampler, asks for
+ * them. */
+static bool image_needs_mipmaps(const cna_model *model, size_t image)
+{
+    bool used = false;
+    for (size_t e = 0; e < model->effect_count; e++)
+        for (int s = 0; s < CNA_EFFECT_SLOT_COUNT; s++) {
+            const cna_effect_texture *t = cna_effect_material_texture(&model->effects[e].params, (cna_effect_slot)s);
+            if (t->image != (int32_t)image) continue;
+            used = true;
+            if (wants_mipmaps(t->min_filter)) return true;
+        }
+    return !used && wants_mipmaps(model->images[image].min_filter);
+}
+
+/* The texture, with a mipmap chain when a sampler that shows it asks for
+ * one; its own parameters are the image's sampler's (what the sampler
+ * object of a draw replaces). */
+static GLuint upload(const cna_model_image *im, bool srgb, bool mipmaps, const unsigned char *rgba, uint32_t w,
+                     uint32_t h)
 {
     GLuint t = 0;
     glGenTextures(1, &t);
@@ -206,7 +234,9 @@ static GLuint upload(const cna_model_image *im, const unsigned char *rgba, uint3
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, t);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_SRGB8_ALPHA8, (GLsizei)w, (GLsizei)h, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    glTexImage2D(GL_TEXTURE_2D, 0, srgb ? GL_SRGB8_ALPHA8 : GL_RGBA8, (GLsizei)w, (GLsizei)h, 0, GL_RGBA,
+                 GL_UNSIGNED_BYTE, rgba);
+    if (mipmaps) glGenerateMipmap(GL_TEXTURE_2D);
     GLint mag = im->mag_filter == GL_NEAREST ? GL_NEAREST : GL_LINEAR;
     GLint min = GL_LINEAR_MIPMAP_LINEAR;
     switch (im->min_filter) {
@@ -214,7 +244,7 @@ static GLuint upload(const cna_model_image *im, const unsigned char *rgba, uint3
     case GL_NEAREST_MIPMAP_LINEAR: case GL_LINEAR_MIPMAP_LINEAR: min = im->min_filter; break;
     default: break;
     }
-    if (min != GL_NEAREST && min != GL_LINEAR) glGenerateMipmap(GL_TEXTURE_2D);
+    if (!mipmaps) min = min == GL_NEAREST ? GL_NEAREST : GL_LINEAR;
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, mag);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, min);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, wrap_of(im->wrap_s));
@@ -223,21 +253,26 @@ static GLuint upload(const cna_model_image *im, const unsigned char *rgba, uint3
     return t;
 }
 
-static cna__gl_texture *cache_find(cna_gl_context *gl, uint64_t id)
+static cna__gl_texture *cache_find(cna_gl_context *gl, uint64_t id, bool srgb)
 {
     for (size_t i = 0; i < gl->texture_count; i++)
-        if (gl->textures[i].image_id == id) return &gl->textures[i];
+        if (gl->textures[i].image_id == id && gl->textures[i].srgb == srgb) return &gl->textures[i];
     return NULL;
 }
 
-cna_result cna__gl_model_texture(cna_gl_context *gl, const cna_model *model, int32_t image, GLuint *out,
+bool cna__gl_slot_is_srgb(cna_effect_slot slot)
+{
+    return slot == CNA_EFFECT_SLOT_BASE_COLOR || slot == CNA_EFFECT_SLOT_EMISSIVE;
+}
+
+cna_result cna__gl_model_texture(cna_gl_context *gl, const cna_model *model, int32_t image, bool srgb, GLuint *out,
                                  cna_error *err)
 {
     *out = 0;
     if (image < 0 || !model->images || (size_t)image >= model->image_count) return CNA_OK;
     const cna_model_image *im = &model->images[image];
-    if (!im->data && !im->path) return CNA_OK;   /* not used or not available: the reader's diagnostic */
-    cna__gl_texture *c = cache_find(gl, im->id);
+    if (!im->data && !im->path && !im->problem) return CNA_OK;   /* not used by any material */
+    cna__gl_texture *c = cache_find(gl, im->id, srgb);
     if (c) {
         *out = c->texture;
         if (c->texture == 0 && err) *err = c->failure;
@@ -254,8 +289,11 @@ cna_result cna__gl_model_texture(cna_gl_context *gl, const cna_model *model, int
     uint32_t w = 0, h = 0;
     cna_error e;
     memset(&e, 0, sizeof e);
-    cna_result r = decode_image(model, (size_t)image, &rgba, &w, &h, &e);
-    GLuint t = r == CNA_OK ? upload(im, rgba, w, h) : 0;
+    cna_result r;
+    if (!im->data && !im->path) /* used, but its bytes could not be had at load */
+        r = cna__error(&e, CNA_ERROR_IO, "images[%d] \"%s\": %s", (int)image, im->name ? im->name : "", im->problem);
+    else r = decode_image(model, (size_t)image, &rgba, &w, &h, &e);
+    GLuint t = r == CNA_OK ? upload(im, srgb, image_needs_mipmaps(model, (size_t)image), rgba, w, h) : 0;
     free(rgba);
     if (r == CNA_OK && t == 0)
         r = cna__error(&e, CNA_ERROR_OUT_OF_MEMORY, "images[%d]: glGenTextures gave no name", (int)image);
@@ -263,11 +301,68 @@ cna_result cna__gl_model_texture(cna_gl_context *gl, const cna_model *model, int
     if (r == CNA_ERROR_OUT_OF_MEMORY) return r;   /* may succeed later: not cached */
     cna__gl_texture *entry = &gl->textures[gl->texture_count++];
     entry->image_id = im->id;
+    entry->srgb = srgb;
     entry->texture = t;
     entry->failure = e;
     entry->failure.code = r;
     *out = t;
     return r;
+}
+
+/* ------------------------------------------------------------ sampler objects */
+
+static GLint min_filter_of(int32_t v)
+{
+    switch (v) {
+    case GL_NEAREST: case GL_LINEAR: case GL_NEAREST_MIPMAP_NEAREST: case GL_LINEAR_MIPMAP_NEAREST:
+    case GL_NEAREST_MIPMAP_LINEAR: case GL_LINEAR_MIPMAP_LINEAR: return v;
+    default: return GL_LINEAR_MIPMAP_LINEAR;
+    }
+}
+
+GLuint cna__gl_sampler_for(cna_gl_context *gl, const cna_effect_texture *t)
+{
+    for (size_t i = 0; i < gl->sampler_count; i++) {
+        const cna__gl_sampler *s = &gl->samplers[i];
+        if (s->mag_filter == t->mag_filter && s->min_filter == t->min_filter && s->wrap_s == t->wrap_s &&
+            s->wrap_t == t->wrap_t)
+            return s->sampler;
+    }
+    if (gl->sampler_count == gl->sampler_cap) {
+        size_t cap = gl->sampler_cap ? gl->sampler_cap * 2 : 8;
+        cna__gl_sampler *n = (cna__gl_sampler *)realloc(gl->samplers, cap * sizeof *n);
+        if (!n) return 0;   /* the texture's own parameters then apply */
+        gl->samplers = n;
+        gl->sampler_cap = cap;
+    }
+    GLuint name = 0;
+    glGenSamplers(1, &name);
+    if (!name) return 0;
+    glSamplerParameteri(name, GL_TEXTURE_MAG_FILTER, t->mag_filter == GL_NEAREST ? GL_NEAREST : GL_LINEAR);
+    glSamplerParameteri(name, GL_TEXTURE_MIN_FILTER, min_filter_of(t->min_filter));
+    glSamplerParameteri(name, GL_TEXTURE_WRAP_S, wrap_of(t->wrap_s));
+    glSamplerParameteri(name, GL_TEXTURE_WRAP_T, wrap_of(t->wrap_t));
+    cna__gl_sampler *s = &gl->samplers[gl->sampler_count++];
+    s->mag_filter = t->mag_filter;
+    s->min_filter = t->min_filter;
+    s->wrap_s = t->wrap_s;
+    s->wrap_t = t->wrap_t;
+    s->sampler = name;
+    return name;
+}
+
+/* Whether image `image` is wanted as colour (srgb) and/or data by an effect of the model. */
+static void image_uses(const cna_model *model, size_t image, bool *colour, bool *data)
+{
+    *colour = *data = false;
+    for (size_t e = 0; e < model->effect_count; e++)
+        for (int s = 0; s < CNA_EFFECT_SLOT_COUNT; s++) {
+            const cna_effect_texture *t = cna_effect_material_texture(&model->effects[e].params, (cna_effect_slot)s);
+            if (t->image != (int32_t)image) continue;
+            if (cna__gl_slot_is_srgb((cna_effect_slot)s)) *colour = true;
+            else *data = true;
+        }
+    if (!*colour && !*data) *colour = true;   /* an image no effect draws: as colour, to report on it */
 }
 
 cna_result cna_gl_upload_model_textures(cna_gl_context *gl, const cna_model *model, size_t *failed, cna_error *err)
@@ -279,27 +374,50 @@ cna_result cna_gl_upload_model_textures(cna_gl_context *gl, const cna_model *mod
     cna_error scratch;
     for (size_t i = 0; model->images && i < model->image_count; i++) {
         const cna_model_image *im = &model->images[i];
-        if (!im->data && !im->path) continue;
-        GLuint t = 0;
-        cna_result r = cna__gl_model_texture(gl, model, (int32_t)i, &t, first ? &scratch : err);
-        if (t == 0) {
-            n++;
-            if (!first) first = r ? r : cna__error(err, CNA_ERROR_INVALID_DATA, "images[%zu] \"%s\": could not be decoded", i, im->name);
+        if (!im->data && !im->path && !im->problem) continue;
+        bool want[2];
+        image_uses(model, i, &want[0], &want[1]);
+        bool bad = false;
+        for (int k = 0; k < 2; k++) {
+            if (!want[k]) continue;
+            GLuint t = 0;
+            cna_result r = cna__gl_model_texture(gl, model, (int32_t)i, k == 0, &t, first ? &scratch : err);
+            if (t == 0 && !bad) {
+                bad = true;
+                n++;
+                if (!first)
+                    first = r ? r : cna__error(err, CNA_ERROR_INVALID_DATA, "images[%zu] \"%s\": could not be decoded", i, im->name);
+            }
         }
     }
     if (failed) *failed = n;
     return first;
 }
 
+cna_result cna__gl_image_status(const cna_gl_context *gl, const cna_model *model, int32_t image, cna_error *err)
+{
+    if (image < 0 || !model->images || (size_t)image >= model->image_count) return CNA_OK;
+    uint64_t id = model->images[image].id;
+    for (size_t i = 0; i < gl->texture_count; i++) {
+        const cna__gl_texture *e = &gl->textures[i];
+        if (e->image_id == id && e->texture == 0) {
+            if (err) *err = e->failure;
+            return e->failure.code;
+        }
+    }
+    return CNA_OK;
+}
+
 void cna_gl_release_model_textures(cna_gl_context *gl, const cna_model *model)
 {
     if (!gl || !model || !model->images) return;
-    for (size_t i = 0; i < model->image_count; i++) {
-        cna__gl_texture *c = cache_find(gl, model->images[i].id);
-        if (!c) continue;
-        if (c->texture) glDeleteTextures(1, &c->texture);
-        *c = gl->textures[--gl->texture_count];
-    }
+    for (size_t i = 0; i < model->image_count; i++)
+        for (int k = 0; k < 2; k++) {
+            cna__gl_texture *c = cache_find(gl, model->images[i].id, k == 0);
+            if (!c) continue;
+            if (c->texture) glDeleteTextures(1, &c->texture);
+            *c = gl->textures[--gl->texture_count];
+        }
 }
 
 void cna__gl_textures_destroy(cna_gl_context *gl)
@@ -309,4 +427,8 @@ void cna__gl_textures_destroy(cna_gl_context *gl)
     free(gl->textures);
     gl->textures = NULL;
     gl->texture_count = gl->texture_cap = 0;
+    for (size_t i = 0; i < gl->sampler_count; i++) glDeleteSamplers(1, &gl->samplers[i].sampler);
+    free(gl->samplers);
+    gl->samplers = NULL;
+    gl->sampler_count = gl->sampler_cap = 0;
 }

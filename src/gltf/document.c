@@ -174,10 +174,12 @@ static cna_result string_list(cna__gltf_ctx *c, const char *key, const char *con
     return CNA_OK;
 }
 
+/* The extensions the reader implements: a file may require them. */
 static bool implemented(const char *name)
 {
     return strcmp(name, "KHR_mesh_quantization") == 0 || strcmp(name, "EXT_meshopt_compression") == 0 ||
-           strcmp(name, "KHR_animation_pointer") == 0 ||
+           strcmp(name, "KHR_animation_pointer") == 0 || strcmp(name, "KHR_texture_transform") == 0 ||
+           strcmp(name, "KHR_materials_emissive_strength") == 0 ||
            (strcmp(name, "KHR_draco_mesh_compression") == 0 && cna__gltf_draco_available());
 }
 

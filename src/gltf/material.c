@@ -6,6 +6,14 @@
 
 #include "gltf/gltf_internal.h"
 
+/* Keep why an image is unavailable (cna_gltf_image.problem). */
+static cna_result set_problem(cna__gltf_ctx *c, const char *path, cna_gltf_image *img, const char *why)
+{
+    img->problem = cna__gltf_arena_strdup(c->arena, why);
+    if (!img->problem) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+    return CNA_OK;
+}
+
 static cna_result image_from_data_uri(cna__gltf_ctx *c, const char *path, const char *uri, cna_gltf_image *img)
 {
     const char *mime;
@@ -17,7 +25,7 @@ static cna_result image_from_data_uri(cna__gltf_ctx *c, const char *path, const 
         img->size = 0;
         if (e.code == CNA_ERROR_OUT_OF_MEMORY) return cna__error(c->err, e.code, "%s.uri: %s", path, e.message);
         cna__gltf_diag(c, CNA__DIAG_IMAGE_MISSING, "%s.uri: %s", path, e.message);
-        return CNA_OK;
+        return set_problem(c, path, img, e.message);
     }
     img->available = true;
     if (!img->mime_type && mime_len) {
@@ -36,15 +44,18 @@ static cna_result image_from_uri(cna__gltf_ctx *c, const char *path, const char 
     if (cna__gltf_uri_percent_decode(c->arena, uri, &decoded, &e) != CNA_OK) {
         if (e.code == CNA_ERROR_OUT_OF_MEMORY) return cna__error(c->err, e.code, "%s.uri: %s", path, e.message);
         cna__gltf_diag(c, CNA__DIAG_IMAGE_MISSING, "%s.uri \"%s\": %s", path, uri, e.message);
-        return CNA_OK;
+        return set_problem(c, path, img, e.message);
     }
     img->uri = decoded;
     const uint8_t *data;
     size_t size;
     cna_result r = cna__gltf_resolve_uri(c, CNA_GLTF_URI_IMAGE, decoded, &data, &size, &img->path, &e);
     if (r == CNA_ERROR_OUT_OF_MEMORY) return cna__error(c->err, r, "%s (uri \"%s\"): %s", path, decoded, e.message);
-    if (r) cna__gltf_diag(c, CNA__DIAG_IMAGE_MISSING, "%s (uri \"%s\"): %s", path, decoded, e.message);
-    else img->available = true;
+    if (r) {
+        cna__gltf_diag(c, CNA__DIAG_IMAGE_MISSING, "%s (uri \"%s\"): %s", path, decoded, e.message);
+        return set_problem(c, path, img, e.message);
+    }
+    img->available = true;
     return CNA_OK;
 }
 
@@ -74,7 +85,7 @@ static cna_result parse_image(cna__gltf_ctx *c, const cna__json *obj, size_t ind
     }
     if (uri) return image_from_uri(c, path, uri, img);
     cna__gltf_diag(c, CNA__DIAG_IMAGE_MISSING, "%s: has neither uri nor bufferView", path);
-    return CNA_OK;
+    return set_problem(c, path, img, "has neither uri nor bufferView");
 }
 
 cna_result cna__gltf_parse_images(cna__gltf_ctx *c)
@@ -162,13 +173,47 @@ cna_result cna__gltf_parse_textures(cna__gltf_ctx *c)
     return CNA_OK;
 }
 
-/* textureInfo: {index, texCoord} plus `scale_key` ("scale", "strength") when given. */
+/* extensions.KHR_texture_transform of a textureInfo at `path`: offset,
+ * rotation, scale, texCoord (each optional). */
+static cna_result texture_transform(cna__gltf_ctx *c, const cna__json *info, const char *path,
+                                    cna_gltf_texture_transform *out)
+{
+    out->present = false;
+    out->offset[0] = out->offset[1] = 0.0f;
+    out->rotation = 0.0f;
+    out->scale[0] = out->scale[1] = 1.0f;
+    out->texcoord = -1;
+    const cna__json *ext = cna__gltf_json_get(info, "extensions");
+    if (!ext || !cna__gltf_is_object(ext)) return CNA_OK;
+    const cna__json *obj = cna__gltf_json_get(ext, "KHR_texture_transform");
+    if (!obj) return CNA_OK;
+    char tpath[CNA__PATH_MAX];
+    cna__gltf_pathf(tpath, sizeof tpath, "%s.extensions.KHR_texture_transform", path);
+    int64_t texcoord = -1;
+    cna_result r = cna__gltf_json_expect_object(obj, tpath, c->err);
+    if (!r) r = cna__gltf_json_floats(obj, "offset", tpath, 2, out->offset, NULL, c->err);
+    if (!r) r = cna__gltf_json_float(obj, "rotation", tpath, false, &out->rotation, c->err);
+    if (!r) r = cna__gltf_json_floats(obj, "scale", tpath, 2, out->scale, NULL, c->err);
+    if (!r) r = cna__gltf_json_int(obj, "texCoord", tpath, false, 0, INT32_MAX, &texcoord, c->err);
+    if (r) return r;
+    out->texcoord = (int32_t)texcoord;
+    out->present = true;
+    return CNA_OK;
+}
+
+/* textureInfo: {index, texCoord} plus `scale_key` ("scale", "strength") when
+ * given, and its KHR_texture_transform. */
 static cna_result texture_ref(cna__gltf_ctx *c, const cna__json *parent, const char *key, const char *parent_path,
                               const char *scale_key, cna_gltf_texture_ref *out)
 {
     out->texture = -1;
     out->texcoord = 0;
     out->scale = 1.0f;
+    out->transform.present = false;
+    out->transform.offset[0] = out->transform.offset[1] = 0.0f;
+    out->transform.rotation = 0.0f;
+    out->transform.scale[0] = out->transform.scale[1] = 1.0f;
+    out->transform.texcoord = -1;
     const cna__json *obj = cna__gltf_json_get(parent, key);
     if (!obj) return CNA_OK;
     char path[CNA__PATH_MAX];
@@ -178,6 +223,7 @@ static cna_result texture_ref(cna__gltf_ctx *c, const cna__json *parent, const c
     if (!r) r = cna__gltf_json_index(obj, "index", path, true, c->n_textures, "textures", &out->texture, c->err);
     if (!r) r = cna__gltf_json_int(obj, "texCoord", path, false, 0, INT32_MAX, &texcoord, c->err);
     if (!r && scale_key) r = cna__gltf_json_float(obj, scale_key, path, false, &out->scale, c->err);
+    if (!r) r = texture_transform(c, obj, path, &out->transform);
     if (r) return r;
     out->texcoord = (int32_t)texcoord;
     cna__gltf_use(c, CNA__KIND_TEXTURE, out->texture);
@@ -217,6 +263,24 @@ static cna_result parse_alpha_mode(const cna__json *obj, const char *path, cna_g
     return cna__error(err, CNA_ERROR_INVALID_DATA, "%s.alphaMode: \"%.40s\" is not OPAQUE, MASK or BLEND", path, s);
 }
 
+/* extensions.KHR_materials_emissive_strength.emissiveStrength: a number >= 0. */
+static cna_result emissive_strength(cna__gltf_ctx *c, const cna__json *mobj, const char *mpath, float *out)
+{
+    *out = 1.0f;
+    const cna__json *ext = cna__gltf_json_get(mobj, "extensions");
+    if (!ext || !cna__gltf_is_object(ext)) return CNA_OK;
+    const cna__json *obj = cna__gltf_json_get(ext, "KHR_materials_emissive_strength");
+    if (!obj) return CNA_OK;
+    char path[CNA__PATH_MAX];
+    cna__gltf_pathf(path, sizeof path, "%s.extensions.KHR_materials_emissive_strength", mpath);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) r = cna__gltf_json_float(obj, "emissiveStrength", path, false, out, c->err);
+    if (r) return r;
+    if (!(*out >= 0.0f))
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.emissiveStrength: %g is negative", path, (double)*out);
+    return CNA_OK;
+}
+
 static cna_result parse_material(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
@@ -233,6 +297,7 @@ static cna_result parse_material(cna__gltf_ctx *c, const cna__json *obj, size_t 
     if (!r) r = texture_ref(c, obj, "emissiveTexture", path, NULL, &m->emissive_texture);
     if (!r) r = cna__gltf_json_floats(obj, "emissiveFactor", path, 3, f, &present, c->err);
     if (!r && present) m->emissive_factor = (cna_vec3){f[0], f[1], f[2]};
+    if (!r) r = emissive_strength(c, obj, path, &m->emissive_strength);
     if (!r) r = parse_alpha_mode(obj, path, &m->alpha_mode, c->err);
     if (!r) r = cna__gltf_json_float(obj, "alphaCutoff", path, false, &m->alpha_cutoff, c->err);
     if (!r) r = cna__gltf_json_bool(obj, "doubleSided", path, &m->double_sided, c->err);

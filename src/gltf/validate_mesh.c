@@ -303,12 +303,15 @@ static void check_material_texcoords(cna__gltf_ctx *c, const char *path, const c
                  {"occlusionTexture", &m->occlusion_texture},
                  {"emissiveTexture", &m->emissive_texture}};
     for (int k = 0; k < 5; k++) {
-        if (refs[k].ref->texture < 0 ||
-            cna_gltf_primitive_find_attribute(p, CNA_GLTF_ATTRIBUTE_TEXCOORD, refs[k].ref->texcoord) >= 0)
+        /* KHR_texture_transform's texCoord replaces the reference's. */
+        bool over = refs[k].ref->transform.texcoord >= 0;
+        int32_t set = over ? refs[k].ref->transform.texcoord : refs[k].ref->texcoord;
+        if (refs[k].ref->texture < 0 || cna_gltf_primitive_find_attribute(p, CNA_GLTF_ATTRIBUTE_TEXCOORD, set) >= 0)
             continue;
         cna__gltf_diag(c, CNA__DIAG_TEXCOORD_MISSING,
-                       "%s.material: materials[%d].%s.texCoord %d, but the primitive has no TEXCOORD_%d", path,
-                       (int)p->material, refs[k].name, (int)refs[k].ref->texcoord, (int)refs[k].ref->texcoord);
+                       "%s.material: materials[%d].%s.%stexCoord %d, but the primitive has no TEXCOORD_%d", path,
+                       (int)p->material, refs[k].name, over ? "extensions.KHR_texture_transform." : "", (int)set,
+                       (int)set);
     }
 }
 

@@ -370,7 +370,7 @@ static void non_finite_record_values_are_refused_naming_the_record(void **state)
     expect_not_finite(clean, size, meshes + 52, inf, "meshes[0].bounds.radius: not finite");
     expect_not_finite(clean, size, meshes + 52, minus_one, "meshes[0].bounds.radius: -1 is negative");
 
-    /* EFFECTS (120 bytes): base_color_factor at 16, base_color.scale at 40,
+    /* EFFECTS (336 bytes): base_color_factor at 16, base_color.scale at 40,
      * metallic 44, roughness 48, normal.scale 72, occlusion.scale 84,
      * emissive_factor 100, alpha_cutoff 112. */
     expect_not_finite(clean, size, effects + 16 + 12, nan, "effects[0].base_color_factor: not finite");
@@ -381,6 +381,17 @@ static void non_finite_record_values_are_refused_naming_the_record(void **state)
     expect_not_finite(clean, size, effects + 84, nan, "effects[0].occlusion.scale: not finite");
     expect_not_finite(clean, size, effects + 100 + 8, inf, "effects[0].emissive_factor: not finite");
     expect_not_finite(clean, size, effects + 112, nan, "effects[0].alpha_cutoff: not finite");
+    /* ... emissive_strength 120, then a 40-byte slot record per texture from 136
+     * (uv_offset 0, uv_rotation 8, uv_scale 12, mag 20, min 24, wrap_s 28, wrap_t 32). */
+    expect_not_finite(clean, size, effects + 120, nan, "effects[0].emissive_strength: not finite");
+    expect_not_finite(clean, size, effects + 120, minus_one, "effects[0].emissive_strength: -1 is negative");
+    expect_not_finite(clean, size, effects + 136 + 4, inf, "effects[0].base_color.uv_offset: not finite");
+    expect_not_finite(clean, size, effects + 216 + 8, nan, "effects[0].normal.uv_rotation: not finite");
+    expect_not_finite(clean, size, effects + 296 + 12, ninf, "effects[0].emissive.uv_scale: not finite");
+    expect_not_finite(clean, size, effects + 136 + 28, 7u, "effects[0].base_color.wrap_s: 7 is not a glTF sampler value");
+    expect_not_finite(clean, size, effects + 176 + 20, 9984u,
+                      "effects[0].metallic_roughness.mag_filter: 9984 is not a glTF sampler value");
+    expect_not_finite(clean, size, effects + 256 + 24, 1u, "effects[0].occlusion.min_filter: 1 is not a glTF sampler value");
 
     /* SKINS (256 bytes): the fold reference at 216. */
     uint64_t fold;

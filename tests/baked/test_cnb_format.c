@@ -160,32 +160,53 @@ static void record_tables_are_contiguous_and_match_the_record_sizes(void **state
     free_lines(lines, n);
 }
 
-/* The "Version 2" table: "| NAME | v2 size | v3 size | ... |" for every record
- * whose size changed, and no other section's size differs between the two. */
-static void version_2_table_matches_the_reader(void **state)
+/* A "## Version N" section's table: "| NAME | older size | newer size | ... |"
+ * for every record whose size changed from `older` to `newer`, and no other
+ * section's size differs between the two. */
+static void version_table_matches(const char *heading, const uint32_t *older, const uint32_t *newer)
 {
-    (void)state;
     size_t n = 0;
     char **lines = doc_lines(&n);
     int listed[CNA__CNB_SECTION_END] = {0};
+    bool inside = false, found = false;
     for (size_t i = 0; i < n; i++) {
+        if (strncmp(lines[i], "## ", 3) == 0) {
+            inside = strcmp(lines[i], heading) == 0;
+            found = found || inside;
+            continue;
+        }
+        if (!inside) continue;
         char name[32];
-        unsigned v2 = 0, v3 = 0;
-        if (sscanf(lines[i], "| %31[A-Z_] | %u | %u |", name, &v2, &v3) != 3) continue;
+        unsigned v_old = 0, v_new = 0;
+        if (sscanf(lines[i], "| %31[A-Z_] | %u | %u |", name, &v_old, &v_new) != 3) continue;
         int id = 0;
         for (int k = 1; k < CNA__CNB_SECTION_END; k++)
             if (strcmp(name, cna__cnb_section_name[k]) == 0) id = k;
         assert_true(id > 0);
-        assert_int_equal(v2, cna__cnb_record_size_v2[id]);
-        assert_int_equal(v3, cna__cnb_record_size[id]);
+        assert_int_equal(v_old, older[id]);
+        assert_int_equal(v_new, newer[id]);
         listed[id]++;
     }
-    for (int id = 1; id < CNA__CNB_SECTION_END; id++) {
-        const bool changed = cna__cnb_record_size_v2[id] != cna__cnb_record_size[id];
-        if (listed[id] != (changed ? 1 : 0)) print_error("section %s listed %d times\n", cna__cnb_section_name[id], listed[id]);
+    assert_true(found);
+    for (int id = 1; id < CNA__CNB_MARKERS; id++) {   /* MARKERS: only in version 4 */
+        const bool changed = older[id] != newer[id];
+        if (listed[id] != (changed ? 1 : 0))
+            print_error("%s: section %s listed %d times\n", heading, cna__cnb_section_name[id], listed[id]);
         assert_int_equal(listed[id], changed ? 1 : 0);
     }
     free_lines(lines, n);
+}
+
+static void version_3_table_matches_the_reader(void **state)
+{
+    (void)state;
+    version_table_matches("## Version 3", cna__cnb_record_size_v3, cna__cnb_record_size);
+}
+
+static void version_2_table_matches_the_reader(void **state)
+{
+    (void)state;
+    version_table_matches("## Version 2", cna__cnb_record_size_v2, cna__cnb_record_size_v3);
 }
 
 int main(void)
@@ -194,6 +215,7 @@ int main(void)
         cmocka_unit_test(constants_table_matches_the_code),
         cmocka_unit_test(section_table_matches_the_code),
         cmocka_unit_test(record_tables_are_contiguous_and_match_the_record_sizes),
+        cmocka_unit_test(version_3_table_matches_the_reader),
         cmocka_unit_test(version_2_table_matches_the_reader),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

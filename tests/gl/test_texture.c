@@ -223,11 +223,18 @@ static void missing_external_image_draws_with_the_factor_alone(void **state)
 {
     (void)state;
     char gltf[1024];
-    write_gltf(tmp_path(gltf, sizeof gltf, "missing.gltf"), "{\"uri\":\"no-such-file.png\"}", "[0,0,1,1]");
+    write_gltf(tmp_path(gltf, sizeof gltf, "missing.gltf"), "{\"name\":\"gone\",\"uri\":\"no-such-file.png\"}",
+               "[0,0,1,1]");
     cna_result up;
     char msg[600];
     unsigned char *px = render(gltf, &up, msg, sizeof msg);
-    assert_int_equal(up, CNA_OK);   /* the reader's image-missing diagnostic; nothing to decode */
+    /* the reader's image-missing, reported by the upload with the reader's reason */
+    assert_int_equal(up, CNA_ERROR_IO);
+    char dir[900], want_msg[1200];
+    snprintf(dir, sizeof dir, "%s/test_texture_tmp", CNA_BINARY_DIR);
+    snprintf(want_msg, sizeof want_msg,
+             "images[0] \"gone\": cannot open \"%s/no-such-file.png\": No such file or directory", dir);
+    assert_string_equal(msg, want_msg);
     const int want[4][3] = {{0, 0, 255}, {0, 0, 255}, {0, 0, 255}, {0, 0, 255}};
     assert_quadrants(px, want);
     free(px);

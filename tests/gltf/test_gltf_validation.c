@@ -713,12 +713,34 @@ static void test_optional_extension_is_ignored_with_a_diagnostic(void **state)
 {
     (void)state;
     cna_gltf_document *doc = load_edit(
-        "\"scene\":0,", "\"scene\":0,\"extensionsUsed\":[\"KHR_materials_emissive_strength\",\"KHR_texture_transform\"],");
-    assert_int_equal(doc->extensions_used_count, 2);
+        "\"scene\":0,", "\"scene\":0,\"extensionsUsed\":[\"KHR_materials_clearcoat\",\"KHR_texture_transform\","
+                        "\"KHR_materials_sheen\"],");
+    assert_int_equal(doc->extensions_used_count, 3);
     assert_string_equal(doc->extensions_used[1], "KHR_texture_transform");
+    /* KHR_texture_transform is implemented: two ignored, not three */
     tu_expect_diag(doc, CNA_GLTF_DIAG_EXTENSION_IGNORED, 2,
-                   "extensionsUsed[0]: \"KHR_materials_emissive_strength\" is not implemented and is ignored");
+                   "extensionsUsed[0]: \"KHR_materials_clearcoat\" is not implemented and is ignored");
     cna_gltf_document_free(doc);
+}
+
+static void test_texture_transform_and_emissive_strength_required_are_accepted(void **state)
+{
+    (void)state;
+    cna_gltf_document *doc = load_edit(
+        "\"scene\":0,", "\"scene\":0,\"extensionsUsed\":[\"KHR_texture_transform\",\"KHR_materials_emissive_strength\"],"
+                        "\"extensionsRequired\":[\"KHR_texture_transform\",\"KHR_materials_emissive_strength\"],");
+    assert_int_equal(doc->extensions_required_count, 2);
+    assert_int_equal(doc->diagnostic_count, 0);
+    cna_gltf_document_free(doc);
+}
+
+static void test_other_required_extensions_are_still_refused_by_name(void **state)
+{
+    (void)state;
+    expect_edit("\"scene\":0,",
+                "\"scene\":0,\"extensionsUsed\":[\"KHR_texture_transform\",\"KHR_materials_clearcoat\"],"
+                "\"extensionsRequired\":[\"KHR_texture_transform\",\"KHR_materials_clearcoat\"],",
+                CNA_ERROR_UNSUPPORTED, "extensionsRequired[1]: \"KHR_materials_clearcoat\" is not supported");
 }
 
 static void test_mesh_quantization_required_is_accepted(void **state)
@@ -1287,6 +1309,8 @@ int main(void)
         cmocka_unit_test(test_min_version_above_2_0_is_unsupported),
         cmocka_unit_test(test_unsupported_required_extension_is_named),
         cmocka_unit_test(test_optional_extension_is_ignored_with_a_diagnostic),
+        cmocka_unit_test(test_texture_transform_and_emissive_strength_required_are_accepted),
+        cmocka_unit_test(test_other_required_extensions_are_still_refused_by_name),
         cmocka_unit_test(test_mesh_quantization_required_is_accepted),
         cmocka_unit_test(test_json_syntax_error_gives_line_and_column),
         cmocka_unit_test(test_json_root_must_be_an_object),
