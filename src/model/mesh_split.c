@@ -2,9 +2,12 @@
  * Split palettes (cna_import_options.split_palettes): a packed primitive of
  * a skin with more joints than a skinned draw takes (CNA_EFFECT_MAX_BONES)
  * becomes sub-parts whose vertices use at most that many palette entries
- * each. Greedy and in file order: a triangle (segment, point) joins the
- * current sub-part while the union of its vertices' palette indices fits;
- * otherwise the next sub-part starts with it. A vertex used by several
+ * each. Greedy, in the order of each primitive's lowest palette index
+ * among the influences that weigh (file order among equals): a triangle (segment, point) joins the current
+ * sub-part while the union of its vertices' palette indices fits; otherwise
+ * the next sub-part starts with it. Palette indices go parent before child,
+ * so this order keeps neighbouring joints together whatever order an
+ * optimiser left the triangles in. A vertex used by several
  * sub-parts is copied into each; every joint byte is rewritten to its
  * index in the sub-part's palette, every other byte is kept.
  */
@@ -25,6 +28,7 @@ typedef struct split_ctx {
     size_t *vertex_mark;     /* p->vertex_count: the group that last took the vertex */
     uint32_t *local_of;      /* p->vertex_count: its index in that group */
     uint32_t *gathered;      /* p->index_count: the packed vertices of the current group */
+    size_t *order;           /* the primitives in grouping order */
     float *dense;            /* 3 floats per gathered vertex */
 } split_ctx;
 
@@ -115,15 +119,39 @@ static bool gather_deltas(split_ctx *s, const cna_morph_deltas *src, size_t g, s
 }
 
 /* Build sub-part `sp` from primitives [first, end), group mark g (1-based). */
+/* The sort key of primitive `i`: its lowest palette index among the
+ * influences that weigh (an exporter may fill unused influences with joint
+ * 0 at weight 0), else among all. */
+static uint32_t lowest_joint(const split_ctx *s, size_t i)
+{
+    const cna__packed *p = s->p;
+    uint32_t low = UINT32_MAX, any = UINT32_MAX;
+    for (size_t c = 0; c < s->corners; c++) {
+        const uint32_t v = p->indices[i * s->corners + c];
+        const unsigned char *vx = p->vertices + (size_t)v * p->format.stride;
+        for (size_t k = 0; k < 4; k++) {
+            const uint32_t j = p->palette[4 * (size_t)v + k];
+            float w = 0.0f;
+            if (p->format.weights >= 0) memcpy(&w, vx + p->format.weights + 4 * (int32_t)k, sizeof w);
+            if (j < any) any = j;
+            if (w > 0.0f && j < low) low = j;
+        }
+    }
+    if (low == UINT32_MAX) low = any == UINT32_MAX ? 0 : any;
+    return low < s->joint_count ? low : (uint32_t)(s->joint_count - 1);
+}
+
 static bool build_group(split_ctx *s, size_t first, size_t end, size_t g, cna__sub_part *sp)
 {
+    /* first..end are positions in s->order */
     const cna__packed *p = s->p;
     const size_t stride = p->format.stride;
     /* the sub-palette: the group's palette indices, ascending */
     int32_t palette[CNA_EFFECT_MAX_BONES + MAX_PRIMITIVE_JOINTS];
     size_t pc = 0;
     size_t n = 0;
-    for (size_t i = first; i < end; i++) {
+    for (size_t o = first; o < end; o++) {
+        const size_t i = s->order[o];
         uint32_t joints[MAX_PRIMITIVE_JOINTS];
         const size_t jn = primitive_joints(s, i, joints);
         for (size_t d = 0; d < jn; d++) {
@@ -170,7 +198,9 @@ static bool build_group(split_ctx *s, size_t first, size_t end, size_t g, cna__s
         sp->source_vertex[l] = p->source_vertex ? p->source_vertex[v] : v;
         sp->packed_vertex[l] = v;
     }
-    for (size_t k = 0; k < ic; k++) sp->indices[k] = s->local_of[p->indices[first * s->corners + k]];
+    for (size_t o = first; o < end; o++)
+        for (size_t c = 0; c < s->corners; c++)
+            sp->indices[(o - first) * s->corners + c] = s->local_of[p->indices[s->order[o] * s->corners + c]];
     for (size_t t = 0; t < p->target_count; t++)
         if (!gather_deltas(s, &p->targets[t].positions, g, n, &sp->targets[t].positions) ||
             !gather_deltas(s, &p->targets[t].normals, g, n, &sp->targets[t].normals) ||
@@ -202,21 +232,35 @@ cna_result cna__split_palettes(const cna_allocator *alloc, const cna_allocator *
     s.gathered = (uint32_t *)cna__calloc(alloc, p->index_count ? p->index_count : 1, sizeof *s.gathered);
     s.dense = (float *)cna__calloc(alloc, p->index_count ? p->index_count : 1, 3 * sizeof *s.dense);
     size_t *starts = (size_t *)cna__calloc(alloc, prims + 2, sizeof *starts);
+    s.order = (size_t *)cna__calloc(alloc, prims ? prims : 1, sizeof *s.order);
+    size_t *bucket = (size_t *)cna__calloc(alloc, joint_count + 1, sizeof *bucket);
     cna__sub_part *out = NULL;
     size_t groups = 0;
-    bool ok = s.joint_mark && s.sub_of && s.vertex_mark && s.local_of && s.gathered && s.dense && starts;
+    bool ok = s.joint_mark && s.sub_of && s.vertex_mark && s.local_of && s.gathered && s.dense && starts && s.order &&
+              bucket;
     if (ok) {
+        /* The grouping order: a stable counting sort by the lowest palette index. */
+        for (size_t i = 0; i < prims; i++) {
+            const uint32_t low = lowest_joint(&s, i);
+            bucket[low + 1]++;
+        }
+        for (size_t j = 0; j < joint_count; j++) bucket[j + 1] += bucket[j];
+        for (size_t i = 0; i < prims; i++) {
+            const uint32_t low = lowest_joint(&s, i);
+            s.order[bucket[low]++] = i;
+        }
         /* Pass 1: where each group starts (joint_mark holds group numbers 1, 2, ...). */
         size_t g = 1, used = 0;
         starts[0] = 0;
-        for (size_t i = 0; i < prims; i++) {
+        for (size_t o = 0; o < prims; o++) {
+            const size_t i = s.order[o];
             uint32_t joints[MAX_PRIMITIVE_JOINTS];
             const size_t jn = primitive_joints(&s, i, joints);
             size_t fresh = 0;
             for (size_t d = 0; d < jn; d++)
                 if (s.joint_mark[joints[d]] != g) fresh++;
             if (used + fresh > max_palette) {
-                starts[g++] = i;
+                starts[g++] = o;
                 used = 0;
                 fresh = jn;
             }
@@ -238,6 +282,8 @@ cna_result cna__split_palettes(const cna_allocator *alloc, const cna_allocator *
     cna__free(alloc, s.gathered);
     cna__free(alloc, s.dense);
     cna__free(alloc, starts);
+    cna__free(alloc, s.order);
+    cna__free(alloc, bucket);
     if (!ok) {
         for (size_t k = 0; out && k < groups; k++) free_sub_part(out_alloc, &out[k], p->target_count);
         cna__free(out_alloc, out);
