@@ -186,6 +186,7 @@ static void print_node_line(FILE *out, const cna_gltf_document *doc, int32_t ind
     if (n->mesh >= 0) fprintf(out, " mesh %d", n->mesh);
     if (n->skin >= 0) fprintf(out, " skin %d", n->skin);
     if (n->camera >= 0) fprintf(out, " camera %d", n->camera);
+    if (n->instance_count) fprintf(out, " instances %zu", n->instance_count);
     if (n->has_matrix) {
         fputs(" matrix", out);
         print_floats(out, n->matrix.m, 16);

@@ -154,6 +154,17 @@ static cJSON *node_json(const cna_gltf_node *n, size_t index)
     add_index(o, "mesh", n->mesh);
     add_index(o, "skin", n->skin);
     add_index(o, "camera", n->camera);
+    /* EXT_mesh_gpu_instancing: the count and the attribute accessors, or null */
+    if (n->instance_count) {
+        cJSON *inst = cJSON_CreateObject();
+        add_size(inst, "count", n->instance_count);
+        add_index(inst, "translation", n->instance_translation);
+        add_index(inst, "rotation", n->instance_rotation);
+        add_index(inst, "scale", n->instance_scale);
+        cJSON_AddItemToObject(o, "instancing", inst);
+    } else {
+        cJSON_AddNullToObject(o, "instancing");
+    }
     if (n->has_matrix) {
         cJSON_AddItemToObject(o, "matrix", float_array(n->matrix.m, 16));
     } else {

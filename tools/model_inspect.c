@@ -100,12 +100,37 @@ static void print_same_skins(FILE *out, const cna_model *m)
     }
 }
 
+/* Instances of every mesh (EXT_mesh_gpu_instancing): 0 for a mesh drawn once. */
+static size_t instance_total(const cna_model *m, size_t *instanced_meshes)
+{
+    size_t total = 0, meshes = 0;
+    for (size_t i = 0; i < m->mesh_count; i++)
+        if (m->meshes[i].instance_count) total += m->meshes[i].instance_count, meshes++;
+    if (instanced_meshes) *instanced_meshes = meshes;
+    return total;
+}
+
+/* "  instanced meshes: 1, instances: 5" and a line per instanced mesh. */
+static void print_instances(FILE *out, const cna_model *m)
+{
+    size_t meshes = 0, total = instance_total(m, &meshes);
+    fprintf(out, "  instanced meshes: %zu, instances: %zu\n", meshes, total);
+    for (size_t i = 0; i < m->mesh_count; i++) {
+        const cna_model_mesh *mesh = &m->meshes[i];
+        if (!mesh->instance_count) continue;
+        fprintf(out, "    mesh %zu ", i);
+        print_str(out, mesh->name);
+        fprintf(out, " (node %d): %zu instances\n", (int)mesh->gltf_node, mesh->instance_count);
+    }
+}
+
 bool cna_cli_model_print(FILE *out, const cna_model *m)
 {
     fprintf(out, "model (scene %d, clip mode %s, size %.9g):\n", (int)m->gltf_scene,
             cna_clip_mode_name(m->clip_mode), (double)m->size);
     fprintf(out, "  bones: %zu, meshes: %zu, effects: %zu, animations: %zu\n", m->bone_count,
             m->mesh_count, m->effect_count, m->animation_count);
+    print_instances(out, m);
     fprintf(out, "  skins: %zu\n", m->skin_count);
     for (size_t s = 0; s < m->skin_count; s++) {
         const cna_model_skin *sk = &m->skins[s];
@@ -216,8 +241,11 @@ bool cna_cli_model_brief(FILE *out, const cna_model *m)
     for (size_t i = 0; i < m->mesh_count; i++) parts += m->meshes[i].part_count;
     for (size_t s = 0; s < m->skin_count; s++)
         if (same_as(m, s) < 0) distinct++;
-    fprintf(out, "model: scene %d, %zu bones, %zu meshes (%zu parts), %zu skins", (int)m->gltf_scene, m->bone_count,
-            m->mesh_count, parts, m->skin_count);
+    const size_t instances = instance_total(m, NULL);
+    fprintf(out, "model: scene %d, %zu bones, %zu meshes (%zu parts", (int)m->gltf_scene, m->bone_count, m->mesh_count,
+            parts);
+    if (instances) fprintf(out, ", %zu instances", instances);
+    fprintf(out, "), %zu skins", m->skin_count);
     if (m->skin_count > 0) {
         fprintf(out, " (%zu distinct; joints", distinct);
         for (size_t s = 0; s < m->skin_count; s++)
@@ -290,6 +318,7 @@ cJSON *cna_cli_model_json(const cna_model *m)
     cJSON_AddStringToObject(o, "clipMode", cna_clip_mode_name(m->clip_mode));
     cJSON_AddNumberToObject(o, "size", (double)m->size);
     cJSON_AddNumberToObject(o, "boneCount", (double)m->bone_count);
+    cJSON_AddNumberToObject(o, "instanceCount", (double)instance_total(m, NULL));
     cJSON *meshes = cJSON_AddArrayToObject(o, "meshes");
     for (size_t i = 0; meshes && i < m->mesh_count; i++) {
         const cna_model_mesh *mesh = &m->meshes[i];
@@ -304,6 +333,7 @@ cJSON *cna_cli_model_json(const cna_model *m)
         if (mesh->skin >= 0) cJSON_AddNumberToObject(mo, "skin", mesh->skin);
         else cJSON_AddNullToObject(mo, "skin");
         cJSON_AddNumberToObject(mo, "partCount", (double)mesh->part_count);
+        cJSON_AddNumberToObject(mo, "instanceCount", (double)mesh->instance_count);
         /* each part's palette: the skin's (paletteMap null), or a split part's sub-palette */
         cJSON *parts = cJSON_AddArrayToObject(mo, "parts");
         for (size_t k = 0; parts && k < mesh->part_count; k++) {

@@ -13,7 +13,8 @@
  * each skin's palette (root prefixes composed in) and each morphed part's
  * weights (its weight track at t, else the initial weights; blended only
  * when they changed). cna_gl_draw_character then draws every mesh with
- * world = absolute transform of its parent bone, its skin's palette and, for
+ * world = absolute transform of its parent bone (times each instance matrix
+ * of an instanced mesh, in one instanced draw), its skin's palette and, for
  * a morphed part, the character's blended vertices (uploaded only when they
  * changed). The model is never written.
  * With --blend the character plays two layers (tools/blend.c): layer 0 the
@@ -331,7 +332,8 @@ static void sink_point(point_sink *k, const float c[3])
 }
 
 /* Feed every posed vertex of every part to the sink (reference CPU skinning,
- * then the parent bone's absolute transform: the glTF position). */
+ * then the parent bone's absolute transform and, instanced, each instance
+ * matrix: the glTF position). */
 static cna_result scene_points(const scene *sc, point_sink *k, cna_error *err)
 {
     const cna_model *m = sc->m;
@@ -361,11 +363,17 @@ static cna_result scene_points(const scene *sc, point_sink *k, cna_error *err)
             } else {
                 for (size_t v = 0; v < n; v++) memcpy(&xyz[v * 3], bytes + v * stride, 12);
             }
-            const cna_mat4 *w = cna_character_absolute_transform(sc->c, (size_t)mesh->parent_bone);
-            for (size_t v = 0; v < n; v++) {
-                cna_vec3 q = cna_mat4_transform_point(w, cna_vec3_make(xyz[v * 3], xyz[v * 3 + 1], xyz[v * 3 + 2]));
-                float c[3] = {q.x, q.y, q.z};
-                sink_point(k, c);
+            /* each instance (EXT_mesh_gpu_instancing) at absolute · instances[q] */
+            const cna_mat4 *absolute = cna_character_absolute_transform(sc->c, (size_t)mesh->parent_bone);
+            const size_t copies = mesh->instance_count ? mesh->instance_count : 1;
+            for (size_t q = 0; q < copies; q++) {
+                cna_mat4 w = *absolute;
+                if (mesh->instance_count) cna_mat4_mul(&w, absolute, &mesh->instances[q]);
+                for (size_t v = 0; v < n; v++) {
+                    cna_vec3 pt = cna_mat4_transform_point(&w, cna_vec3_make(xyz[v * 3], xyz[v * 3 + 1], xyz[v * 3 + 2]));
+                    float c[3] = {pt.x, pt.y, pt.z};
+                    sink_point(k, c);
+                }
             }
             free(xyz);
         }

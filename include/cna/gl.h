@@ -25,6 +25,9 @@
  *                        transformed by S then by world's inverse transpose
  *                        (spec: SkinnedEffect with the palette of
  *                        SetBoneTransforms; at most 72 matrices)
+ *   instanced (EXT_mesh_gpu_instancing, either kind)   world · I · (p, 1)
+ *                        or world · I · S · (p, 1) per instance matrix I,
+ *                        all instances in one instanced draw call
  * Lighting is one directional light plus ambient (cna_gl_light); colour =
  * base_color_factor × vertex colour (COLOR_0 when the part has one) × the
  * base-colour texture; the basic kinds shade it Lambert (diffuse), the PBR
@@ -226,6 +229,24 @@ typedef struct cna_gl_draw_desc {
      * sampler: metallic-roughness, normal and occlusion linear, emissive
      * sRGB colour. The base-colour texture follows these rules too. */
     uint32_t metallic_roughness_texture, normal_texture, occlusion_texture, emissive_texture;
+    /* Instanced drawing (EXT_mesh_gpu_instancing; cna_model_mesh.instances):
+     * instance_count matrices I[i], column-major, borrowed for the call; the
+     * part is drawn once per instance, at world · I[i] · (p, 1) (skinned:
+     * world · I[i] · S · (p, 1), after skinning), with normals through I's
+     * inverse transpose too, in one glDrawElementsInstanced call (the
+     * matrices are a per-instance vertex attribute, divisor 1; GL 3.3 core
+     * and GLES 3 have it). An instance whose world · I[i] mirrors takes
+     * clockwise front faces like a mirrored world: consecutive instances
+     * that mirror alike share one call. instance_buffer: a GL buffer of the
+     * context holding the same instance_count matrices (cna_gl_model makes
+     * one per instanced mesh); 0 (the default): `instances` is uploaded for
+     * the call into a buffer the context keeps. instance_count 0 (the
+     * default): not instanced, one draw at world · (p, 1).
+     * Errors: CNA_ERROR_INVALID_ARGUMENT for instance_count > 0 with NULL
+     * instances ("gl draw: instance_count 5 but no instances"). */
+    const cna_mat4 *instances;
+    size_t instance_count;
+    uint32_t instance_buffer;
 } cna_gl_draw_desc;
 CNA_API cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_error *err);
 
@@ -236,7 +257,8 @@ typedef struct cna_gl_model cna_gl_model;
 /* Create the GPU objects of `model`, once, for every character of it: for
  * every part, a static vertex buffer holding part->vertices (the model's
  * vertex bytes: the morph base for a morphed part) and a static index buffer
- * holding part->indices; and every material texture the model's images
+ * holding part->indices; a static buffer of the instance matrices of every
+ * instanced mesh (cna_model_mesh.instances); and every material texture the model's images
  * give (as cna_gl_upload_model_textures: decoded, uploaded and cached by the
  * context; a failed image draws with the factor alone and does not fail the
  * creation: cna_gl_model_texture_failures reports it). The model is checked
@@ -301,6 +323,9 @@ CNA_API void cna_gl_instance_free(cna_gl_instance *inst);
 /* Draw character `c` (spec: Model::Draw): every mesh of the model in order,
  * every part of it with its effect, with
  *   world = placement · absolute[mesh.parent_bone]
+ * (and, for an instanced mesh, mesh.instance_count > 0, each of its instances
+ * at world · mesh.instances[i] from glm's buffer of them, in one instanced
+ * draw per part; skinned, after skinning, in the mesh node's space)
  * (cna_character_absolute_transform; placement NULL = identity, so world
  * is the absolute transform itself: one program places many characters),
  * view and projection (NULL = identity), and for a skinned part its

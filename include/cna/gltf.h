@@ -428,6 +428,24 @@ typedef struct cna_gltf_node {
     cna_vec3 scale;            /* default (1, 1, 1) */
     const float *weights;      /* the node's morph weights, overriding the mesh's; NULL when absent */
     size_t weight_count;       /* 0 when absent, else the mesh's target_count */
+    /* extensions.EXT_mesh_gpu_instancing: the node's mesh is drawn
+     * instance_count times, instance i with the local transform
+     * T(i) · R(i) · S(i) applied in the node's own space (world of instance
+     * i = node world · T(i) · R(i) · S(i)). instance_count is the common
+     * count of every attribute accessor, 0 when the node is not instanced
+     * (then the three accessors are -1). The accessors of its attributes, -1
+     * when absent (that part of the transform is then the identity):
+     * TRANSLATION VEC3 FLOAT, ROTATION VEC4 FLOAT or normalized BYTE or
+     * SHORT (a unit quaternion x, y, z, w; a non-unit one is the diagnostic
+     * quaternion-not-unit), SCALE VEC3 FLOAT (with KHR_mesh_quantization
+     * TRANSLATION and SCALE may also be BYTE or SHORT, normalized or not).
+     * Every value is finite. Other attributes (_ID, custom ones) are ignored
+     * with the diagnostic instance-attribute-ignored; their counts must
+     * match too. */
+    size_t instance_count;
+    int32_t instance_translation;
+    int32_t instance_rotation;
+    int32_t instance_scale;
 } cna_gltf_node;
 
 typedef struct cna_gltf_skin {
@@ -501,6 +519,9 @@ typedef struct cna_gltf_diagnostic {
 #define CNA_GLTF_DIAG_POINTER_UNSUPPORTED "animation-pointer-unsupported" /* a KHR_animation_pointer channel whose
                                                                              pointer is not a node's TRS or weights or a
                                                                              mesh's weights (ignored; names the pointer) */
+#define CNA_GLTF_DIAG_INSTANCE_ATTRIBUTE_IGNORED "instance-attribute-ignored" /* an EXT_mesh_gpu_instancing attribute
+                                                                                  other than TRANSLATION, ROTATION and
+                                                                                  SCALE (e.g. _ID; names it) */
 
 /* The whole document. Every array has its count; arrays with count 0 are NULL. */
 typedef struct cna_gltf_document {

@@ -247,7 +247,8 @@ typedef struct cna_model_mesh {
                                   its sub-parts, one after the other; palette_map) */
     size_t part_count;
     /* Filled by the mesh import: in the parent bone's space, for the loaded
-     * morph pose (and, skinned, the bind pose as drawn); radius 0 when empty. */
+     * morph pose (and, skinned, the bind pose as drawn), around every instance
+     * of an instanced placement; radius 0 when empty. */
     cna_bounding_sphere bounds;
     /* The morph targets' names (glTF mesh.extras.targetNames, as
      * cna_gltf_mesh.target_names): target_name_count strings, one per target
@@ -255,6 +256,18 @@ typedef struct cna_model_mesh {
      * A .cnb file (version 3) keeps them. */
     const char *const *target_names;
     size_t target_name_count;
+    /* EXT_mesh_gpu_instancing: the placement is drawn instance_count times,
+     * instance i with the local transform instances[i] = T · R · S (the
+     * file's TRANSLATION, ROTATION normalised, SCALE) applied in the
+     * instancing node's space:
+     *   world(i) = absolute[parent_bone] · instances[i]
+     * (skinned: after skinning, world(i) · S · p, so that the whole skinned
+     * mesh is repeated as the node's space carries it). Owned by the model;
+     * NULL and 0 when the node is not instanced (one draw with the parent
+     * bone's transform). `bounds` then encloses every instance. A .cnb file
+     * (version 4) keeps them. */
+    const cna_mat4 *instances;
+    size_t instance_count;
 } cna_model_mesh;
 
 /* ------------------------------------------------------------------ skins */

@@ -18,7 +18,7 @@
 /* 2: the IMAGES section (version 1 had none). 3: no per-frame fields (bone
  * transforms, effect matrices), morph target names per mesh, a split part's
  * file vertex count, one skin clip set shared by several model skins.
- * 4: the MARKERS and PALETTE_MAPS sections; materials as glTF writes them
+ * 4: the MARKERS, PALETTE_MAPS and INSTANCES sections; materials as glTF writes them
  * (per texture slot a KHR_texture_transform and a sampler, the emissive
  * strength, the material name) and why a used image is unavailable. */
 #define CNA__CNB_VERSION 4u
@@ -61,10 +61,11 @@ enum {
     CNA__CNB_IMAGES,
     CNA__CNB_MARKERS,
     CNA__CNB_PALETTE_MAPS,
+    CNA__CNB_INSTANCES,
     CNA__CNB_SECTION_END
 };
 #define CNA__CNB_SECTION_COUNT (CNA__CNB_SECTION_END - 1)
-/* Versions 2 and 3 have no MARKERS and PALETTE_MAPS sections: the sections 1 .. 15. */
+/* Versions 2 and 3 have no MARKERS, PALETTE_MAPS and INSTANCES sections: the sections 1 .. 15. */
 #define CNA__CNB_SECTION_COUNT_V3 (CNA__CNB_MARKERS - 1)
 
 /* Record size of each section in version 4 (index = id; 1 for the byte heaps). */
@@ -87,6 +88,7 @@ static const uint32_t cna__cnb_record_size[CNA__CNB_SECTION_END] = {
     64,   /* IMAGES */
     24,   /* MARKERS */
     32,   /* PALETTE_MAPS */
+    32,   /* INSTANCES */
 };
 
 /* Record sizes of version 3: version 4's, but EFFECTS without the emissive
@@ -108,7 +110,7 @@ static const uint32_t cna__cnb_record_size_v2[CNA__CNB_SECTION_END] = {
 static const char *const cna__cnb_section_name[CNA__CNB_SECTION_END] = {
     "", "STRINGS", "DATA", "MODEL", "BONES", "MESHES", "PARTS", "MORPHS", "TARGETS",
     "WEIGHT_TRACKS", "SKINS", "CLIPS", "TRACKS", "EFFECTS", "DIAGNOSTICS", "IMAGES", "MARKERS",
-    "PALETTE_MAPS",
+    "PALETTE_MAPS", "INSTANCES",
 };
 
 /* Keyframes are stored in place: int64 ticks, 3 + 4 + 3 floats, 48 bytes. */

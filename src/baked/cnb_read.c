@@ -10,9 +10,10 @@
  * Versions 4 (written now), 3 and 2 (earlier releases') are read: the
  * record sizes and the section count come from the file's version; the
  * fields version 3 added are read in their own functions (read_target_names,
- * read_source_vertex_count), version 4's MARKERS section in read_markers
- * and PALETTE_MAPS section in read_palette_maps (a version 2 or 3 file has
- * neither), and version 2's per-frame fields are skipped.
+ * read_source_vertex_count), version 4's MARKERS section in read_markers,
+ * PALETTE_MAPS section in read_palette_maps and INSTANCES section in
+ * read_instances (a version 2 or 3 file has none of them), and version 2's
+ * per-frame fields are skipped.
  */
 #include <errno.h>
 #include <math.h>
@@ -61,7 +62,7 @@ typedef struct reader {
     size_t total;
     uint32_t version;      /* 2, 3 or 4, once the header is checked */
     const uint32_t *rs;    /* record sizes of that version */
-    int section_count;     /* of that version: 15, or 17 from version 4 */
+    int section_count;     /* of that version: 15, or 18 from version 4 */
     section s[CNA__CNB_SECTION_END];
     cna__model *model;
     cna__arena *arena;
@@ -1500,6 +1501,59 @@ static void read_palette_maps(reader *rd)
     }
 }
 
+/* ------------------------------------------------------------------ instances */
+
+/* INSTANCES (version 4): one record per instanced mesh, in mesh order (each
+ * mesh at most once), 1 or more matrices, each finite with the last row
+ * (0, 0, 0, 1) (an affine T · R · S). Used in place. */
+static void read_instances(reader *rd)
+{
+    cna_model *m = &rd->model->pub;
+    const size_t n = rd->s[CNA__CNB_INSTANCES].count;
+    uint64_t last = 0;
+    for (size_t i = 0; i < n && !rd->r; i++) {
+        cursor c = record(rd, CNA__CNB_INSTANCES, i);
+        char where[48];
+        label(where, "instances", i);
+        const uint64_t mesh = g_u64(&c);
+        cursor mc = c;
+        c.at += 16;
+        const uint64_t count = g_u64(&c);
+        if (mesh >= m->mesh_count) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.mesh: %llu is not below the %zu meshes", where,
+                 (unsigned long long)mesh, m->mesh_count);
+            return;
+        }
+        if (i > 0 && mesh <= last) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.mesh: %llu after %llu; instances are sorted by mesh, one per mesh",
+                 where, (unsigned long long)mesh, (unsigned long long)last);
+            return;
+        }
+        if (count == 0) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.count: 0; an instanced mesh has at least 1 instance", where);
+            return;
+        }
+        const cna_mat4 *mats = (const cna_mat4 *)g_ref(rd, &mc, where, "matrices", sizeof(cna_mat4), count, false);
+        if (rd->r) return;
+        for (size_t k = 0; k < (size_t)count; k++) {
+            const float *v = mats[k].m;
+            for (int e = 0; e < 16; e++)
+                if (!isfinite(v[e])) {
+                    fail(rd, CNA_ERROR_INVALID_DATA, "%s.matrices[%zu]: not finite", where, k);
+                    return;
+                }
+            if (v[3] != 0.0f || v[7] != 0.0f || v[11] != 0.0f || v[15] != 1.0f) {
+                fail(rd, CNA_ERROR_INVALID_DATA, "%s.matrices[%zu]: the last row (%g, %g, %g, %g) is not (0, 0, 0, 1)",
+                     where, k, (double)v[3], (double)v[7], (double)v[11], (double)v[15]);
+                return;
+            }
+        }
+        m->meshes[mesh].instances = mats;
+        m->meshes[mesh].instance_count = (size_t)count;
+        last = mesh;
+    }
+}
+
 /* ------------------------------------------------------------------ load */
 
 static cna_result load_checked(reader *rd);
@@ -1538,6 +1592,7 @@ static cna_result load_checked(reader *rd)
     if (!rd->r) read_effects(rd);
     if (!rd->r && rd->version >= 4) read_palette_maps(rd);
     if (!rd->r) read_meshes(rd);
+    if (!rd->r && rd->version >= 4) read_instances(rd);
     if (!rd->r) read_diagnostics(rd);
     if (rd->r) return rd->r;
     cna_model *m = &rd->model->pub;

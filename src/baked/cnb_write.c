@@ -7,7 +7,7 @@
  * With a unit scale s != 1 every translation-bearing quantity is multiplied
  * by s as it is written (vertex positions, morph position deltas, bone and
  * bind-pose translations, inverse-bind, prefix and fold translations, clip key
- * translations, bounds and model size);
+ * translations, instance translations, bounds and model size);
  * for an affine matrix this is the conjugation S(s) · M · S(1/s), which
  * leaves rotations and scales untouched. Clip keys are already evaluated
  * curves, so scaling their translations equals scaling the cubic tangents.
@@ -21,6 +21,9 @@
  *
  * Palette maps: one PALETTE_MAPS record per split part (its palette_map),
  * in part order.
+ *
+ * Instances: one INSTANCES record per instanced mesh (its instance
+ * matrices, translations scaled like every matrix), in mesh order.
  *
  * Images: encoded bytes are copied into DATA; an external image file (the
  * model's path) is read now and embedded the same way, so the file is
@@ -410,6 +413,14 @@ static void write_palette_map(writer *w, uint64_t part_index, const cna_model_pa
     u64(w, b, part->palette_map_count);
 }
 
+static void write_instances(writer *w, uint64_t mesh_index, const cna_model_mesh *mesh)
+{
+    wbuf *b = &w->sec[CNA__CNB_INSTANCES];
+    u64(w, b, mesh_index);
+    ref(w, b, mesh->instances, mesh->instance_count * sizeof(cna_mat4), KIND_MATRICES, 0);
+    u64(w, b, mesh->instance_count);
+}
+
 static void write_weight_track(writer *w, const cna_morph_weight_track *t)
 {
     wbuf *b = &w->sec[CNA__CNB_WEIGHT_TRACKS];
@@ -661,6 +672,7 @@ static cna_result write_all(writer *w, const cna_model *m, cna_error *err)
     for (size_t i = 0; i < m->mesh_count; i++) {
         const cna_model_mesh *mesh = &m->meshes[i];
         write_mesh(w, mesh, first_part);
+        if (mesh->instances && mesh->instance_count) write_instances(w, i, mesh);
         first_part += mesh->part_count;
         for (size_t k = 0; k < mesh->part_count; k++) {
             const cna_model_part *part = &mesh->parts[k];

@@ -275,12 +275,14 @@ void cna_gl_context_free(cna_gl_context *gl)
 {
     if (!gl) return;
     if (gl->external) {
+        if (gl->instance_stream) glDeleteBuffers(1, &gl->instance_stream);
         cna__gl_textures_destroy(gl);
         cna__gl_programs_destroy(gl);
         free(gl);
         return;
     }
     eglMakeCurrent(gl->display, EGL_NO_SURFACE, EGL_NO_SURFACE, gl->context);
+    if (gl->instance_stream) glDeleteBuffers(1, &gl->instance_stream);
     cna__gl_textures_destroy(gl);
     cna__gl_programs_destroy(gl);
     destroy_framebuffer(gl);

@@ -10,8 +10,12 @@
 #include "gl/gl_internal.h"
 
 /* Vertex stage. Skinned: S = sum_i w[i] · bones[j[i]] (ours; spec:
- * sum w * skin[j] in XNA's row-vector order), then world · S · (p, 1).
- * The tangent (xyz, handedness w) goes through S and world's 3x3. */
+ * sum w * skin[j] in XNA's row-vector order), then world · I · S · (p, 1),
+ * I the instance matrix (EXT_mesh_gpu_instancing: a per-instance attribute,
+ * the identity when the draw is not instanced). The normal goes through S,
+ * then I's inverse transpose (its cofactor matrix, signed by its
+ * determinant: the length is normalised away), then world's; the tangent
+ * (xyz, handedness w) through S, I's and world's 3x3. */
 static const char cna__vs[] =
     "layout(location = 0) in vec3 a_position;\n"
     "layout(location = 1) in vec3 a_normal;\n"
@@ -24,6 +28,7 @@ static const char cna__vs[] =
     "#endif\n"
     "layout(location = 6) in vec4 a_tangent;\n"
     "layout(location = 7) in vec2 a_texcoord1;\n"
+    "layout(location = 8) in mat4 a_instance;\n"
     "uniform mat4 u_world, u_view, u_projection;\n"
     "uniform mat3 u_normal_matrix;\n"
     "out vec3 v_normal;\n"
@@ -43,10 +48,13 @@ static const char cna__vs[] =
     "  n = mat3(s) * n;\n"
     "  t = mat3(s) * t;\n"
     "#endif\n"
-    "  vec4 w = u_world * p;\n"
+    "  mat3 i3 = mat3(a_instance);\n"
+    "  mat3 cof = mat3(cross(i3[1], i3[2]), cross(i3[2], i3[0]), cross(i3[0], i3[1]));\n"
+    "  float det = dot(i3[0], cof[0]);\n"
+    "  vec4 w = u_world * (a_instance * p);\n"
     "  v_position = w.xyz;\n"
-    "  v_normal = u_normal_matrix * n;\n"
-    "  v_tangent = vec4(mat3(u_world) * t, a_tangent.w);\n"
+    "  v_normal = u_normal_matrix * ((det < 0.0 ? -1.0 : 1.0) * (cof * n));\n"
+    "  v_tangent = vec4(mat3(u_world) * (i3 * t), a_tangent.w);\n"
     "  v_color = a_color;\n"
     "  v_texcoord = a_texcoord;\n"
     "  v_texcoord1 = a_texcoord1;\n"
@@ -304,6 +312,44 @@ static bool attrib(const cna_vertex_element *el, GLuint loc, GLsizei stride)
     return true;
 }
 
+/* The draw itself. Not instanced: one glDrawElements, the instance matrix
+ * the identity (a constant attribute). Instanced: the matrices from `buffer`
+ * as a per-instance attribute (divisor 1), drawn with glDrawElementsInstanced
+ * in runs of consecutive instances that mirror alike: the front faces of
+ * instance i are clockwise when world · instances[i] mirrors, that is when
+ * exactly one of world and instances[i] does (det(W · I) = det W · det I),
+ * so a run of instances that all mirror, or all do not, is one call. */
+static void draw_instances(const cna_gl_draw_desc *desc, GLenum mode, GLuint buffer, bool world_mirrors)
+{
+    const GLsizei count = (GLsizei)desc->index_count;
+    if (desc->instance_count == 0) {
+        for (GLuint c = 0; c < 4; c++)
+            glVertexAttrib4f(CNA__GL_ATTR_INSTANCE + c, c == 0 ? 1.0f : 0.0f, c == 1 ? 1.0f : 0.0f,
+                             c == 2 ? 1.0f : 0.0f, c == 3 ? 1.0f : 0.0f);
+        glFrontFace(world_mirrors ? GL_CW : GL_CCW);
+        glDrawElements(mode, count, GL_UNSIGNED_INT, NULL);
+        return;
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, buffer);
+    for (GLuint c = 0; c < 4; c++) {
+        glEnableVertexAttribArray(CNA__GL_ATTR_INSTANCE + c);
+        glVertexAttribDivisor(CNA__GL_ATTR_INSTANCE + c, 1);
+    }
+    const size_t n = desc->instance_count;
+    for (size_t a = 0; a < n;) {
+        const bool flip = world_mirrors != mirrors(&desc->instances[a]);
+        size_t b = a + 1;
+        while (b < n && (world_mirrors != mirrors(&desc->instances[b])) == flip) b++;
+        for (GLuint c = 0; c < 4; c++)
+            glVertexAttribPointer(CNA__GL_ATTR_INSTANCE + c, 4, GL_FLOAT, GL_FALSE, (GLsizei)sizeof(cna_mat4),
+                                  (const void *)(uintptr_t)(a * sizeof(cna_mat4) + c * 4 * sizeof(float)));
+        glFrontFace(flip ? GL_CW : GL_CCW);
+        glDrawElementsInstanced(mode, count, GL_UNSIGNED_INT, NULL, (GLsizei)(b - a));
+        a = b;
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
 cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_error *err)
 {
     if (!gl || !desc || !desc->declaration || !desc->effect)
@@ -345,9 +391,32 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
     if (desc->index_count % per != 0 || desc->index_count > (size_t)INT32_MAX)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "gl draw: %zu indices do not make whole primitives",
                           desc->index_count);
+    if (desc->instance_count > 0 && !desc->instances)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "gl draw: instance_count %zu but no instances",
+                          desc->instance_count);
+    if (desc->instance_count > (size_t)INT32_MAX / sizeof(cna_mat4))
+        return cna__error(err, CNA_ERROR_LIMIT, "gl draw: %zu instances; at most %zu are supported",
+                          desc->instance_count, (size_t)INT32_MAX / sizeof(cna_mat4));
     if (desc->index_count == 0) return CNA_OK;
     if (desc->vertex_buffer == 0 || desc->index_buffer == 0)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "gl draw: vertex or index buffer is 0");
+    GLuint instance_buffer = desc->instance_buffer;
+    if (desc->instance_count > 0 && instance_buffer == 0) {
+        /* no buffer given: the matrices go into the context's stream buffer for this draw */
+        if (!gl->instance_stream) glGenBuffers(1, &gl->instance_stream);
+        if (!gl->instance_stream)
+            return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "gl draw: glGenBuffers gave no name");
+        (void)glGetError();
+        glBindBuffer(GL_COPY_WRITE_BUFFER, gl->instance_stream);
+        glBufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr)(desc->instance_count * sizeof(cna_mat4)), desc->instances,
+                     GL_STREAM_DRAW);
+        GLenum e = glGetError();
+        glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+        if (e != GL_NO_ERROR)
+            return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "gl draw: glBufferData of %zu instance matrices failed (0x%x)",
+                              desc->instance_count, (unsigned)e);
+        instance_buffer = gl->instance_stream;
+    }
 
     /* A basic or skinned part whose material has a metallic-roughness,
      * normal or occlusion map is drawn with the PBR program of its skinning:
@@ -457,7 +526,7 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
      * gl_FrontFacing, which flips a double-sided back face's normal) follows
      * it for this draw. The normal matrix (inverse transpose) already maps
      * the normals outwards. */
-    glFrontFace(mirrors(world) ? GL_CW : GL_CCW);
+    const bool world_mirrors = mirrors(world);
     if (mat->double_sided) glDisable(GL_CULL_FACE);
     else {
         glEnable(GL_CULL_FACE);
@@ -472,7 +541,7 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
     } else {
         glDisable(GL_BLEND);
     }
-    glDrawElements(mode, (GLsizei)desc->index_count, GL_UNSIGNED_INT, NULL);
+    draw_instances(desc, mode, instance_buffer, world_mirrors);
     glDepthMask(GL_TRUE);
     glFrontFace(GL_CCW);
     glBindVertexArray(0);

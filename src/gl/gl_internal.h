@@ -16,7 +16,8 @@ enum {
     CNA__GL_ATTR_JOINTS = 4,
     CNA__GL_ATTR_WEIGHTS = 5,
     CNA__GL_ATTR_TANGENT = 6,
-    CNA__GL_ATTR_TEXCOORD1 = 7
+    CNA__GL_ATTR_TEXCOORD1 = 7,
+    CNA__GL_ATTR_INSTANCE = 8   /* a mat4: locations 8 .. 11, one column each */
 };
 
 typedef struct cna__gl_program {
@@ -63,6 +64,7 @@ struct cna_gl_context {
     size_t texture_count, texture_cap;
     cna__gl_sampler *samplers;               /* cache, sampler_count used of sampler_cap */
     size_t sampler_count, sampler_cap;
+    GLuint instance_stream;                  /* instance matrices of a draw given without a buffer (0 until used) */
 };
 
 /* Compile the four effect programs. */

@@ -19,6 +19,7 @@ struct cna_gl_model {
     GLuint *vertex_buffers;   /* part_count: part->vertices */
     GLuint *index_buffers;    /* part_count: part->indices (0 for a part without indices) */
     int32_t *morph_slot;      /* part_count: the instance's buffer of a morphed part, else -1 */
+    GLuint *instance_buffers; /* mesh_count: an instanced mesh's instance matrices, else 0 */
     size_t morphed_count;     /* parts with morph targets */
     size_t texture_failures;
     cna_error texture_error;  /* the first failure (code CNA_OK when none) */
@@ -74,6 +75,9 @@ static cna_result check_model(const cna_model *m, cna_error *err)
             return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
                               "meshes[%zu] \"%s\": parent bone %d is outside the %zu bones", i, mesh->name,
                               (int)mesh->parent_bone, m->bone_count);
+        if (mesh->instance_count > 0 && !mesh->instances)
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "meshes[%zu] \"%s\": %zu instances but no matrices", i,
+                              mesh->name, mesh->instance_count);
         if (mesh->skin >= 0 && (size_t)mesh->skin >= m->skin_count)
             return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "meshes[%zu] \"%s\": skin %d is outside the %zu skins",
                               i, mesh->name, (int)mesh->skin, m->skin_count);
@@ -122,7 +126,8 @@ cna_result cna_gl_model_create(cna_gl_context *gl, const cna_model *model, cna_g
     g->vertex_buffers = (GLuint *)calloc(parts + 1, sizeof *g->vertex_buffers);
     g->index_buffers = (GLuint *)calloc(parts + 1, sizeof *g->index_buffers);
     g->morph_slot = (int32_t *)calloc(parts + 1, sizeof *g->morph_slot);
-    if (!g->part_first || !g->vertex_buffers || !g->index_buffers || !g->morph_slot) {
+    g->instance_buffers = (GLuint *)calloc(model->mesh_count + 1, sizeof *g->instance_buffers);
+    if (!g->part_first || !g->vertex_buffers || !g->index_buffers || !g->morph_slot || !g->instance_buffers) {
         cna_gl_model_free(g);
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "gl model: out of memory");
     }
@@ -130,6 +135,12 @@ cna_result cna_gl_model_create(cna_gl_context *gl, const cna_model *model, cna_g
     for (size_t i = 0; i < model->mesh_count && !r; i++) {
         const cna_model_mesh *mesh = &model->meshes[i];
         g->part_first[i] = flat;
+        if (mesh->instance_count > 0) {
+            char what[64];
+            snprintf(what, sizeof what, "meshes[%zu] instances", i);
+            r = buffer_create(GL_STATIC_DRAW, mesh->instances, mesh->instance_count * sizeof(cna_mat4), what,
+                              &g->instance_buffers[i], err);
+        }
         for (size_t k = 0; k < mesh->part_count && !r; k++, flat++) {
             const cna_model_part *part = &mesh->parts[k];
             char what[64];
@@ -164,11 +175,13 @@ void cna_gl_model_free(cna_gl_model *g)
     if (!g) return;
     buffers_delete(g->vertex_buffers, g->part_count);
     buffers_delete(g->index_buffers, g->part_count);
+    buffers_delete(g->instance_buffers, g->model->mesh_count);
     cna_gl_release_model_textures(g->gl, g->model);
     free(g->part_first);
     free(g->vertex_buffers);
     free(g->index_buffers);
     free(g->morph_slot);
+    free(g->instance_buffers);
     free(g);
 }
 
@@ -346,6 +359,9 @@ cna_result cna_gl_draw_character(cna_gl_context *gl, const cna_gl_model *g, cna_
             d.projection = projection;
             d.palette = palette;
             d.palette_count = palette_count;
+            d.instances = mesh->instances;
+            d.instance_count = mesh->instance_count;
+            d.instance_buffer = g->instance_buffers[i];
             GLuint tex[CNA_EFFECT_SLOT_COUNT];
             for (int s = 0; s < CNA_EFFECT_SLOT_COUNT; s++) {
                 cna_error ignored;   /* a missing or undecodable image draws with the factor alone */

@@ -83,7 +83,7 @@ static const char *const diag_codes[CNA__DIAG_COUNT] = {
     CNA_GLTF_DIAG_QUATERNION_NOT_UNIT, CNA_GLTF_DIAG_WEIGHTS_NOT_NORMALIZED, CNA_GLTF_DIAG_UNUSED_OBJECT,
     CNA_GLTF_DIAG_TEXCOORD_MISSING, CNA_GLTF_DIAG_CHANNEL_IGNORED,       CNA_GLTF_DIAG_BUFFER_LONGER,
     CNA_GLTF_DIAG_NO_POSITION,         CNA_GLTF_DIAG_VALUE_NOT_FINITE,     CNA_GLTF_DIAG_TARGET_NAMES_INVALID,
-    CNA_GLTF_DIAG_POSITION_BOUNDS_MISSING, CNA_GLTF_DIAG_POINTER_UNSUPPORTED};
+    CNA_GLTF_DIAG_POSITION_BOUNDS_MISSING, CNA_GLTF_DIAG_POINTER_UNSUPPORTED, CNA_GLTF_DIAG_INSTANCE_ATTRIBUTE_IGNORED};
 
 void cna__gltf_diag(cna__gltf_ctx *c, cna__diag_code code, const char *fmt, ...)
 {
@@ -179,7 +179,7 @@ static bool implemented(const char *name)
 {
     return strcmp(name, "KHR_mesh_quantization") == 0 || strcmp(name, "EXT_meshopt_compression") == 0 ||
            strcmp(name, "KHR_animation_pointer") == 0 || strcmp(name, "KHR_texture_transform") == 0 ||
-           strcmp(name, "KHR_materials_emissive_strength") == 0 ||
+           strcmp(name, "KHR_materials_emissive_strength") == 0 || strcmp(name, "EXT_mesh_gpu_instancing") == 0 ||
            (strcmp(name, "KHR_draco_mesh_compression") == 0 && cna__gltf_draco_available());
 }
 

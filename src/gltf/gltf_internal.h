@@ -101,6 +101,7 @@ typedef enum cna__diag_code {
     CNA__DIAG_TARGET_NAMES_INVALID,
     CNA__DIAG_POSITION_BOUNDS_MISSING,
     CNA__DIAG_POINTER_UNSUPPORTED,
+    CNA__DIAG_INSTANCE_ATTRIBUTE_IGNORED,
     CNA__DIAG_COUNT
 } cna__diag_code;
 
@@ -441,7 +442,7 @@ cna_result cna__gltf_check_rule(cna__gltf_ctx *c, const char *path, int32_t acce
 /* Publish the context's arrays into the public document (idempotent). */
 void cna__gltf_publish(cna__gltf_ctx *c);
 
-cna_result cna__gltf_validate_nodes(cna__gltf_ctx *c);      /* forest, scenes, skins */
+cna_result cna__gltf_validate_nodes(cna__gltf_ctx *c);      /* forest, scenes, skins, instance values */
 cna_result cna__gltf_validate_meshes(cna__gltf_ctx *c);     /* attributes, indices, targets */
 cna_result cna__gltf_validate_skinning(cna__gltf_ctx *c);   /* skinned nodes: joints/weights vs skins */
 cna_result cna__gltf_validate_animations(cna__gltf_ctx *c); /* samplers, channels */

@@ -69,6 +69,76 @@ static cna_result parse_transform(cna__gltf_ctx *c, const cna__json *obj, const 
     return CNA_OK;
 }
 
+/* ------------------------------------------------------------------ EXT_mesh_gpu_instancing */
+
+#define INSTANCING "EXT_mesh_gpu_instancing"
+#define QUANT_SIGNED (CNA__B | CNA__BN | CNA__S | CNA__SN)
+
+static const cna__gltf_accessor_rule instance_translation_rule = {CNA__TY(CNA_GLTF_TYPE_VEC3), CNA__F, QUANT_SIGNED,
+                                                                  "VEC3 FLOAT"};
+static const cna__gltf_accessor_rule instance_rotation_rule = {CNA__TY(CNA_GLTF_TYPE_VEC4), CNA__F | CNA__BN | CNA__SN,
+                                                               0, "VEC4 FLOAT or normalized BYTE/SHORT"};
+static const cna__gltf_accessor_rule instance_scale_rule = {CNA__TY(CNA_GLTF_TYPE_VEC3), CNA__F, QUANT_SIGNED,
+                                                            "VEC3 FLOAT"};
+
+/* node.extensions.EXT_mesh_gpu_instancing: an object whose `attributes`
+ * name at least one accessor, all of one count (the instance count), on a
+ * node with a mesh. TRANSLATION, ROTATION and SCALE are kept (types checked
+ * here, values in validate_nodes.c); any other attribute is ignored with a
+ * diagnostic. */
+static cna_result parse_instancing(cna__gltf_ctx *c, const cna__json *obj, const char *path, cna_gltf_node *n)
+{
+    n->instance_translation = n->instance_rotation = n->instance_scale = -1;
+    const cna__json *ext = cna__gltf_json_get(cna__gltf_json_get(obj, "extensions"), INSTANCING);
+    if (!ext) return CNA_OK;
+    char epath[CNA__PATH_MAX], apath[CNA__PATH_MAX];
+    cna__gltf_pathf(epath, sizeof epath, "%s.extensions." INSTANCING, path);
+    cna_result r = cna__gltf_json_expect_object(ext, epath, c->err);
+    if (r) return r;
+    if (n->mesh < 0)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: the node has no mesh to instance", epath);
+    const cna__json *attrs = cna__gltf_json_get(ext, "attributes"), *item;
+    cna__gltf_pathf(apath, sizeof apath, "%s.attributes", epath);
+    if (!attrs) return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: missing", apath);
+    r = cna__gltf_json_expect_object(attrs, apath, c->err);
+    if (r) return r;
+    const char *first = NULL;
+    size_t count = 0;
+    cna__json_for_each(item, attrs)
+    {
+        char ipath[CNA__PATH_MAX];
+        cna__gltf_pathf(ipath, sizeof ipath, "%s.%s", apath, item->string);
+        int32_t acc = -1;
+        r = cna__gltf_json_index_value(item, ipath, c->n_accessors, "accessors", &acc, c->err);
+        if (r) return r;
+        cna__gltf_use(c, CNA__KIND_ACCESSOR, acc);
+        const size_t n_acc = c->accessors[acc].count;
+        if (!first) {
+            first = item->string;
+            count = n_acc;
+        } else if (n_acc != count) {
+            return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: accessors[%d] has %zu elements; %s has %zu", ipath,
+                              (int)acc, n_acc, first, count);
+        }
+        const cna__gltf_accessor_rule *rule = NULL;
+        int32_t *slot = NULL;
+        if (strcmp(item->string, "TRANSLATION") == 0) rule = &instance_translation_rule, slot = &n->instance_translation;
+        else if (strcmp(item->string, "ROTATION") == 0) rule = &instance_rotation_rule, slot = &n->instance_rotation;
+        else if (strcmp(item->string, "SCALE") == 0) rule = &instance_scale_rule, slot = &n->instance_scale;
+        if (!rule) {
+            cna__gltf_diag(c, CNA__DIAG_INSTANCE_ATTRIBUTE_IGNORED, "%s: the attribute is not used by cna (ignored)",
+                           ipath);
+            continue;
+        }
+        r = cna__gltf_check_rule(c, ipath, acc, rule);
+        if (r) return r;
+        *slot = acc;
+    }
+    if (!first) return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: no attributes; at least one is required", apath);
+    n->instance_count = count;
+    return CNA_OK;
+}
+
 static cna_result parse_node(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
@@ -85,6 +155,7 @@ static cna_result parse_node(cna__gltf_ctx *c, const cna__json *obj, size_t inde
     if (!r) r = cna__gltf_json_index(obj, "camera", path, false, c->n_cameras, "cameras", &n->camera, c->err);
     if (!r) r = parse_transform(c, obj, path, n);
     if (!r) r = cna__gltf_json_float_array(c, obj, "weights", path, 0, &weights, &n->weight_count);
+    if (!r) r = parse_instancing(c, obj, path, n);
     if (r) return r;
     n->children = children;
     n->weights = weights;

@@ -209,6 +209,42 @@ static cna_result check_skin_scenes(cna__gltf_ctx *c, const forest *f)
     return CNA_OK;
 }
 
+/* EXT_mesh_gpu_instancing values (types and counts were checked by the
+ * parser): every component finite; a rotation that is not unit length is
+ * the diagnostic quaternion-not-unit, as a node's rotation. */
+static cna_result check_instances(cna__gltf_ctx *c, size_t node)
+{
+    const cna_gltf_node *n = &c->nodes[node];
+    static const char *const names[3] = {"TRANSLATION", "ROTATION", "SCALE"};
+    const int32_t accs[3] = {n->instance_translation, n->instance_rotation, n->instance_scale};
+    for (int k = 0; k < 3; k++) {
+        if (accs[k] < 0) continue;
+        const cna_gltf_accessor *a = &c->accessors[accs[k]];
+        const size_t comps = k == 1 ? 4 : 3;
+        const bool dense_finite = cna__gltf_accessor_all_finite(&c->doc->pub, a);
+        if (dense_finite && k != 1) continue;
+        for (size_t e = 0; e < a->count; e++) {
+            float v[4];
+            cna__gltf_accessor_element_floats(&c->doc->pub, a, e, v);
+            for (size_t i = 0; i < comps; i++)
+                if (!isfinite(v[i])) {
+                    char text[32];
+                    cna__gltf_fmt_float(text, sizeof text, v[i]);
+                    return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                                      "nodes[%zu].extensions.EXT_mesh_gpu_instancing.attributes.%s: accessors[%d] "
+                                      "element %zu is not finite (%s)",
+                                      node, names[k], (int)accs[k], e, text);
+                }
+            if (k == 1 && !cna__gltf_quat_is_unit(v))
+                cna__gltf_diag(c, CNA__DIAG_QUATERNION_NOT_UNIT,
+                               "nodes[%zu].extensions.EXT_mesh_gpu_instancing.attributes.ROTATION: accessors[%d] "
+                               "element %zu (%g, %g, %g, %g) is not unit length",
+                               node, (int)accs[k], e, (double)v[0], (double)v[1], (double)v[2], (double)v[3]);
+        }
+    }
+    return CNA_OK;
+}
+
 cna_result cna__gltf_validate_nodes(cna__gltf_ctx *c)
 {
     cna_result r = assign_parents(c);
@@ -221,5 +257,7 @@ cna_result cna__gltf_validate_nodes(cna__gltf_ctx *c)
     if (!r && c->n_skins) r = walk_forest(c, &f);
     for (size_t s = 0; !r && s < c->n_skins; s++) r = check_skin(c, s, stamp, (uint32_t)(c->n_scenes + s + 1), &f);
     if (!r && c->n_skins) r = check_skin_scenes(c, &f);
+    for (size_t i = 0; !r && i < c->n_nodes; i++)
+        if (c->nodes[i].instance_count > 0) r = check_instances(c, i);
     return r;
 }

@@ -169,6 +169,43 @@ cna_result cna__import_bones(cna__import_ctx *ctx, int32_t scene, cna_error *err
 
 /* ------------------------------------------------------------------ mesh list */
 
+/* The instance transforms of an EXT_mesh_gpu_instancing node:
+ * instances[i] = T(i) · R(i) · S(i), the rotation normalised (the reader
+ * checked types, counts and finiteness); each world(i) = world[node] ·
+ * instances[i] must stay finite. */
+static cna_result import_instances(cna__import_ctx *ctx, int32_t node, cna_model_mesh *mesh, cna_error *err)
+{
+    const cna_gltf_document *doc = ctx->doc;
+    const cna_gltf_node *gn = &doc->nodes[node];
+    const size_t n = gn->instance_count;
+    cna_mat4 *inst = (cna_mat4 *)cna__arena_calloc(ctx->arena, n, sizeof *inst);
+    if (!inst) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory (%zu instances)", n);
+    for (size_t i = 0; i < n; i++) {
+        float t[4] = {0, 0, 0, 0}, q[4] = {0, 0, 0, 1}, sc[4] = {1, 1, 1, 0};
+        cna_result r = CNA_OK;
+        if (gn->instance_translation >= 0)
+            r = cna_gltf_accessor_read_element_floats(doc, gn->instance_translation, i, t, 3, err);
+        if (!r && gn->instance_rotation >= 0)
+            r = cna_gltf_accessor_read_element_floats(doc, gn->instance_rotation, i, q, 4, err);
+        if (!r && gn->instance_scale >= 0)
+            r = cna_gltf_accessor_read_element_floats(doc, gn->instance_scale, i, sc, 3, err);
+        if (r) return r;
+        cna_mat4_compose(&inst[i], cna_vec3_make(t[0], t[1], t[2]), cna__quat_unit((cna_quat){q[0], q[1], q[2], q[3]}),
+                         cna_vec3_make(sc[0], sc[1], sc[2]));
+        cna_mat4 world;
+        cna_mat4_mul(&world, &ctx->node_world[node], &inst[i]);
+        for (int k = 0; k < 16; k++)
+            if (!isfinite(world.m[k]) || !isfinite(inst[i].m[k]))
+                return cna__error(err, CNA_ERROR_INVALID_DATA,
+                                  "nodes[%d].extensions.EXT_mesh_gpu_instancing: instance %zu's world transform "
+                                  "overflows (not finite)",
+                                  (int)node, i);
+    }
+    mesh->instances = inst;
+    mesh->instance_count = n;
+    return CNA_OK;
+}
+
 cna_result cna__import_mesh_list(cna__import_ctx *ctx, cna_error *err)
 {
     const cna_gltf_document *doc = ctx->doc;
@@ -196,6 +233,10 @@ cna_result cna__import_mesh_list(cna__import_ctx *ctx, cna_error *err)
                                                           sizeof *mesh->parts);
         if (!mesh->name || !mesh->parts)
             return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
+        if (gn->instance_count > 0) {
+            cna_result r = import_instances(ctx, node, mesh, err);
+            if (r) return r;
+        }
         if (gm->target_names && gm->target_count > 0) {
             const char **names = (const char **)cna__arena_calloc(ctx->arena, gm->target_count, sizeof *names);
             if (!names) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
@@ -285,19 +326,33 @@ cna_result cna__import_model_size(cna__import_ctx *ctx, cna_error *err)
         for (size_t p = 0; p < gm->primitive_count; p++) {
             float lo[3], hi[3];
             if (!position_bounds(doc, &gm->primitives[p], lo, hi)) continue;
-            if (mesh->skin < 0) {
-                box_add_corners(&box, &ctx->node_world[mesh->gltf_node], lo, hi);
-                continue;
-            }
-            /* Skinned: each joint's W_joint · IBM applied to the box, all united (a
-             * superset of the bind pose as drawn). */
-            const cna_model_skin *s = &m->skins[mesh->skin];
-            for (size_t k = 0; k < s->joint_count; k++) {
-                int32_t pal = s->ordinal_to_palette[k];
-                cna_mat4 jm;
-                cna_mat4_mul(&jm, &ctx->node_world[s->palette_to_gltf_node[pal]],
-                             &s->data.inverse_bind_pose[pal]);
-                box_add_corners(&box, &jm, lo, hi);
+            /* each instance q: world(q) = W_node · instances[q] (not instanced: W_node once) */
+            const cna_mat4 *w_node = &ctx->node_world[mesh->gltf_node];
+            const size_t copies = mesh->instance_count ? mesh->instance_count : 1;
+            for (size_t q = 0; q < copies; q++) {
+                cna_mat4 wi;
+                if (mesh->instance_count) cna_mat4_mul(&wi, w_node, &mesh->instances[q]);
+                else wi = *w_node;
+                if (mesh->skin < 0) {
+                    box_add_corners(&box, &wi, lo, hi);
+                    continue;
+                }
+                /* Skinned: each joint's W_joint · IBM applied to the box, all united (a
+                 * superset of the bind pose as drawn); instanced, drawn as
+                 * world(i) · inverse(W_node) · W_joint · IBM. */
+                cna_mat4 to_instance, inv_node;
+                cna_mat4_identity(&to_instance);
+                if (mesh->instance_count && cna_mat4_inverse(&inv_node, w_node))
+                    cna_mat4_mul(&to_instance, &wi, &inv_node);
+                const cna_model_skin *s = &m->skins[mesh->skin];
+                for (size_t k = 0; k < s->joint_count; k++) {
+                    int32_t pal = s->ordinal_to_palette[k];
+                    cna_mat4 jm, jmi;
+                    cna_mat4_mul(&jm, &ctx->node_world[s->palette_to_gltf_node[pal]],
+                                 &s->data.inverse_bind_pose[pal]);
+                    cna_mat4_mul(&jmi, &to_instance, &jm);
+                    box_add_corners(&box, &jmi, lo, hi);
+                }
             }
         }
     }

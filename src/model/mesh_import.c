@@ -12,6 +12,7 @@
  * Ownership: every array lives in the model's arena, so cna_model_free
  * releases it on every refusal path too.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -466,6 +467,47 @@ static cna_result loaded_pose(cna__import_ctx *ctx, const cna_model_part *part, 
     return r;
 }
 
+/* An instanced placement's sphere: the sphere of one copy (c, r) moved by
+ * each instance matrix M (centre M · c, radius r times M's largest column
+ * length), all of them enclosed one after the other (each new sphere grows
+ * the enclosing one just enough to hold it). */
+static void instance_bounds(cna_bounding_sphere *b, const cna_mat4 *inst, size_t count)
+{
+    double C[3] = {0, 0, 0}, R = -1.0;
+    for (size_t i = 0; i < count; i++) {
+        const float *m = inst[i].m;
+        cna_vec3 c = cna_mat4_transform_point(&inst[i], b->center);
+        double col = 0.0;
+        for (int k = 0; k < 3; k++) {
+            double l = sqrt((double)m[4 * k] * m[4 * k] + (double)m[4 * k + 1] * m[4 * k + 1] +
+                            (double)m[4 * k + 2] * m[4 * k + 2]);
+            if (l > col) col = l;
+        }
+        const double r = (double)b->radius * col, p[3] = {c.x, c.y, c.z};
+        if (R < 0.0) {
+            memcpy(C, p, sizeof C);
+            R = r;
+            continue;
+        }
+        const double d = sqrt((p[0] - C[0]) * (p[0] - C[0]) + (p[1] - C[1]) * (p[1] - C[1]) +
+                              (p[2] - C[2]) * (p[2] - C[2]));
+        if (d + r <= R) continue;
+        if (d + R <= r) {
+            memcpy(C, p, sizeof C);
+            R = r;
+            continue;
+        }
+        const double R2 = 0.5 * (R + d + r), f = (R2 - R) / d;
+        for (int k = 0; k < 3; k++) C[k] += (p[k] - C[k]) * f;
+        R = R2;
+    }
+    if (R < 0.0) return;
+    b->center = cna_vec3_make((float)C[0], (float)C[1], (float)C[2]);
+    /* rounded up so that the float sphere still holds every copy */
+    b->radius = (float)R;
+    if ((double)b->radius < R) b->radius = nextafterf(b->radius, INFINITY);
+}
+
 /* The sphere of the mesh's parts as loaded, in the parent bone's space:
  * rigid parts' positions morphed by the initial weights; skinned parts skinned with the
  * bind-pose palette of the mesh's skin (a clip-less player), which includes
@@ -520,6 +562,7 @@ static cna_result mesh_bounds(cna__import_ctx *ctx, cna_model_mesh *mesh, cna_er
         sets[k].count = part->vertex_count;
     }
     if (!r) cna__bounding_sphere(sets, mesh->part_count, &mesh->bounds.center, &mesh->bounds.radius);
+    if (!r && mesh->instance_count) instance_bounds(&mesh->bounds, mesh->instances, mesh->instance_count);
     cna_player_free(player);
     for (size_t k = 0; skinned && k < mesh->part_count; k++) cna__free(&ctx->allocator, skinned[k]);
     for (size_t k = 0; blended && k < mesh->part_count; k++) cna__free(&ctx->allocator, blended[k]);

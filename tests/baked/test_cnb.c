@@ -331,15 +331,15 @@ static void header_refusals_name_the_field(void **state)
     bytes[CNA__CNB_OFF_VERSION] = 5;
     assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_UNSUPPORTED);
     assert_string_equal(err.message, "cnb: version 5; this reader reads versions 2 to 4");
-    /* a version 4 file labelled 3 or 2 has two sections too many for them: refused */
+    /* a version 4 file labelled 3 or 2 has three sections too many for them: refused */
     bytes[CNA__CNB_OFF_VERSION] = 3;
     refix_checksum(bytes, size);
     assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_INVALID_DATA);
-    assert_string_equal(err.message, "cnb: section_count 17 is not 15 (version 3)");
+    assert_string_equal(err.message, "cnb: section_count 18 is not 15 (version 3)");
     bytes[CNA__CNB_OFF_VERSION] = 2;
     refix_checksum(bytes, size);
     assert_int_equal(try_load(bytes, size, &err), CNA_ERROR_INVALID_DATA);
-    assert_string_equal(err.message, "cnb: section_count 17 is not 15 (version 2)");
+    assert_string_equal(err.message, "cnb: section_count 18 is not 15 (version 2)");
     bytes[CNA__CNB_OFF_VERSION] = 4;
     refix_checksum(bytes, size);
     assert_int_equal(try_load(bytes, size - 16, &err), CNA_ERROR_INVALID_DATA);

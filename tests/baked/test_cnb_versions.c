@@ -205,7 +205,7 @@ static void a_version_3_file_labelled_2_or_4_is_refused(void **state)
     bytes[CNA__CNB_OFF_VERSION] = 4;
     refix_checksum(bytes, size);
     assert_int_equal(cna_cnb_load_memory(bytes, size, NULL, &m, &err), CNA_ERROR_INVALID_DATA);
-    assert_string_equal(err.message, "cnb: section_count 15 is not 17 (version 4)");
+    assert_string_equal(err.message, "cnb: section_count 15 is not 18 (version 4)");
     assert_null(m);
     bytes[CNA__CNB_OFF_VERSION] = 3;
     refix_checksum(bytes, size);

@@ -1223,6 +1223,45 @@ static void test_inspect_summarises_skins_with_the_same_joints(void **state)
     cJSON_Delete(root);
 }
 
+/* EXT_mesh_gpu_instancing: instances per mesh and in all, on the node's line, in --json and --brief. */
+static void test_inspect_counts_instances(void **state)
+{
+    (void)state;
+    const char *file = CNA_TEST_DATA_DIR "/fixtures/instancing.gltf";
+    run_result r = run_cna("inspect", file, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_contains(r.out, "  [0] \"Boxes\" mesh 0 instances 5 T(0, 0.5, 0)");
+    assert_contains(r.out, "  instanced meshes: 1, instances: 5\n    mesh 0 \"Box\" (node 0): 5 instances\n");
+    run_free(&r);
+    r = run_cna("inspect", "--brief", file, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_contains(r.out, "model: scene 0, 1 bones, 1 meshes (1 parts, 5 instances), 0 skins, size ");
+    run_free(&r);
+    r = run_cna("inspect", "--json", file, NULL);
+    assert_int_equal(r.exit_code, 0);
+    cJSON *root = cJSON_Parse(r.out);
+    assert_non_null(root);
+    const cJSON *inst = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "nodes"), 0), "instancing");
+    assert_int_equal(cJSON_GetObjectItem(inst, "count")->valueint, 5);
+    assert_int_equal(cJSON_GetObjectItem(inst, "translation")->valueint, 3);
+    assert_int_equal(cJSON_GetObjectItem(inst, "rotation")->valueint, 4);
+    assert_int_equal(cJSON_GetObjectItem(inst, "scale")->valueint, 5);
+    const cJSON *model = cJSON_GetObjectItem(root, "model");
+    assert_int_equal(cJSON_GetObjectItem(model, "instanceCount")->valueint, 5);
+    const cJSON *mesh = cJSON_GetArrayItem(cJSON_GetObjectItem(model, "meshes"), 0);
+    assert_int_equal(cJSON_GetObjectItem(mesh, "instanceCount")->valueint, 5);
+    cJSON_Delete(root);
+    run_free(&r);
+    /* a model without instances */
+    r = run_cna("inspect", "--json", CNA_TEST_DATA_DIR "/fixtures/instancing-nodes.gltf", NULL);
+    root = cJSON_Parse(r.out);
+    assert_non_null(root);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "nodes"), 1), "instancing")));
+    assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "model"), "instanceCount")->valueint, 0);
+    cJSON_Delete(root);
+    run_free(&r);
+}
+
 static void test_inspect_brief_prints_the_counts_and_key_facts(void **state)
 {
     (void)state;
@@ -1475,6 +1514,7 @@ int main(void)
 #endif
         cmocka_unit_test(test_inspect_summarises_skins_with_the_same_joints),
         cmocka_unit_test(test_inspect_brief_prints_the_counts_and_key_facts),
+        cmocka_unit_test(test_inspect_counts_instances),
         cmocka_unit_test(test_view_names_a_missing_file_before_any_display_error),
         cmocka_unit_test(test_help_lists_the_built_commands_and_their_options),
         cmocka_unit_test(test_inspect_json_names_targets_and_animations_in_camel_case),

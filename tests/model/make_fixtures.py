@@ -593,6 +593,66 @@ def split_morph():
         skins=[{"joints": [1 + j for j in order], "inverseBindMatrices": ibm}], animations=[anim]))
 
 
+# ---------------------------------------------------------------- EXT_mesh_gpu_instancing
+INSTANCE_T = [(-2.0, 0.0, 0.0), (-1.0, 0.25, 0.0), (0.0, 0.0, 0.5), (1.0, -0.25, 0.0), (2.0, 0.0, -0.5)]
+INSTANCE_R = [(0.0, 0.0, 0.0, 1.0), (0.0, 0.6, 0.0, 0.8), (0.6, 0.0, 0.0, 0.8), (0.0, 0.0, 0.8, 0.6),
+              (0.28, 0.96, 0.0, 0.0)]
+INSTANCE_S = [(1.0, 1.0, 1.0), (0.5, 0.5, 0.5), (1.5, 0.75, 1.0), (0.75, 0.75, 0.75), (-0.8, 0.8, 0.8)]
+INSTANCING_NODE = {"translation": [0.0, 0.5, 0.0], "rotation": [0.0, 0.28, 0.0, 0.96], "scale": [0.75, 0.75, 0.75]}
+
+
+def box_mesh(b):
+    """A closed box [-0.25, 0.25]^3: 24 vertices with per-face normals, faces wound
+    counter-clockwise seen from outside, USHORT indices, one orange material."""
+    pos, nrm, idx = [], [], []
+    for axis in range(3):
+        for sign in (-1, 1):
+            ua, va = (axis + 1) % 3, (axis + 2) % 3
+            if sign < 0:
+                ua, va = va, ua
+            first = len(pos)
+            for su, sv in ((0, 0), (1, 0), (1, 1), (0, 1)):
+                p = [0.0, 0.0, 0.0]
+                p[axis] = 0.25 * sign
+                p[ua] = 0.25 if su else -0.25
+                p[va] = 0.25 if sv else -0.25
+                n = [0.0, 0.0, 0.0]
+                n[axis] = float(sign)
+                pos.append(tuple(p))
+                nrm.append(tuple(n))
+            idx += [first + k for k in (0, 1, 2, 0, 2, 3)]
+    p = b.accessor(FLOAT, "VEC3", pos, minmax=True)
+    n = b.accessor(FLOAT, "VEC3", nrm)
+    i = b.accessor(USHORT, "SCALAR", idx)
+    return {"name": "Box", "primitives": [{"attributes": {"POSITION": p, "NORMAL": n}, "indices": i, "material": 0}]}
+
+
+def instancing():
+    """The box instanced five times by one node (EXT_mesh_gpu_instancing, required), and
+    its twin: the same node transform on a parent of five plain child nodes, one per
+    instance with the instance's TRS."""
+    material = [{"name": "Orange", "pbrMetallicRoughness": {"baseColorFactor": [0.9, 0.45, 0.15, 1.0],
+                                                             "metallicFactor": 0.0, "roughnessFactor": 0.8}}]
+    b = Builder()
+    mesh = box_mesh(b)
+    t = b.accessor(FLOAT, "VEC3", INSTANCE_T)
+    r = b.accessor(FLOAT, "VEC4", INSTANCE_R)
+    s = b.accessor(FLOAT, "VEC3", INSTANCE_S)
+    node = dict(name="Boxes", mesh=0, **INSTANCING_NODE)
+    node["extensions"] = {"EXT_mesh_gpu_instancing": {"attributes": {"TRANSLATION": t, "ROTATION": r, "SCALE": s}}}
+    write("instancing.gltf", b.gltf(extensionsUsed=["EXT_mesh_gpu_instancing"],
+                                    extensionsRequired=["EXT_mesh_gpu_instancing"], materials=material,
+                                    meshes=[mesh], nodes=[node], scenes=[{"nodes": [0]}], scene=0))
+    b = Builder()
+    mesh = box_mesh(b)
+    nodes = [dict(name="Boxes", children=[1, 2, 3, 4, 5], **INSTANCING_NODE)]
+    for k in range(5):
+        nodes.append({"name": "Box%d" % k, "mesh": 0, "translation": list(INSTANCE_T[k]),
+                      "rotation": list(INSTANCE_R[k]), "scale": list(INSTANCE_S[k])})
+    write("instancing-nodes.gltf", b.gltf(materials=material, meshes=[mesh], nodes=nodes,
+                                          scenes=[{"nodes": [0]}], scene=0))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     skin_mesh_node_transform()
@@ -614,6 +674,7 @@ def main():
     split_shared_skin()
     split_two_skins()
     split_morph()
+    instancing()
 
 if __name__ == "__main__":
     main()
