@@ -34,7 +34,10 @@
 # of 1000 Robot_Walking characters on 2 threads (`bench_player --crowd-only`, cna_crowd; ozz:
 # the driver's 2 threads, chunks of 16 from a shared counter, as cna_crowd); CPU skinning
 # of RobotExpressive's 19 parts, 4 influences, positions + normals, in ns per vertex
-# (`bench_skinning --json`; ozz: the same part sizes and joint spread).
+# (`bench_skinning --json`; ozz: the same part sizes and joint spread): cna_skin_vertices_fast
+# (interleaved 52-byte vertices in and out), cna_skin_streams (into packed position and
+# normal arrays, as SkinningJob writes them) renormalising, and not renormalising (the work
+# SkinningJob does), each against the same ozz figure.
 # Environment: REPS, RUN_SECONDS, CORE, CROWD_CORES override the defaults above; RIG19_CLIP
 # names the rig's clip (default animation_0).
 # Not part of CI: no test runs it. Check it with `sh -n bench/peers/run.sh`.
@@ -126,10 +129,15 @@ while [ "$i" -le "$REPS" ]; do
     record crowd/2-threads ozz "$(echo "$out" | field ns_per_character_frame)"
     out=$(pin "$B/bench/bench_skinning" --json $S)
     record skinning/ns-per-vertex cna "$(echo "$out" | field fast_ns_per_vertex)"
+    record skinning/streams cna "$(echo "$out" | field streams_ns_per_vertex)"
+    record skinning/streams-not-renorm cna "$(echo "$out" | field streams_raw_ns_per_vertex)"
     PARTS=$(echo "$out" | sed -n 's/.*"parts":"\([0-9,]*\)".*/\1/p')
     out=$(pin "$W/ozz_driver" --skinning --parts "$PARTS" --skeleton "$W/data/robot_skeleton.ozz" \
         --animation "$W/data/robot_Robot_Walking.ozz" $S)
-    record skinning/ns-per-vertex ozz "$(echo "$out" | field ns_per_vertex)"
+    ozz_skin=$(echo "$out" | field ns_per_vertex)
+    record skinning/ns-per-vertex ozz "$ozz_skin"
+    record skinning/streams ozz "$ozz_skin"
+    record skinning/streams-not-renorm ozz "$ozz_skin"
     i=$((i + 1))
 done
 echo "== load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1319,60 +1319,101 @@ static void streams_scalar(const cna_skinning_layout *l, const unsigned char *in
 }
 
 #if CNA__SKIN_SSE2
-/* The SSE2 kernel (skin_fast_sse2_kernel's arithmetic, directions
- * normalised two vertices at a time as there). */
+/* One vertex of the SSE2 stream kernel: blend, p' to its stream, the
+ * unnormalised directions to *n, *t (when present; the tangent's w written). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void streams_vertex_sse2(const cna_skinning_layout *l, const unsigned char *in,
+                                       const cna_mat4 *palette, const stream_out *o, size_t v,
+                                       bool has_n, bool has_t, bool skip_zero, bool aligned,
+                                       __m128 *n, __m128 *t)
+{
+    const size_t stride = l->stride;
+    const int32_t po = l->position_offset, no = l->normal_offset, to = l->tangent_offset;
+    __m128 b[4];
+    blend_sse2(in + l->joints_offset, in + l->weights_offset, palette, skip_zero, aligned, b);
+    store3(o->p + v * o->ps, apply(b, load3(in + po, (size_t)po + 16 <= stride), true));
+    if (has_n) *n = apply(b, load3(in + no, (size_t)no + 16 <= stride), false);
+    if (has_t) {
+        *t = apply(b, load3(in + to, (size_t)to + 16 <= stride), false);
+        memcpy(o->t + v * o->ts + 12, in + to + 12, sizeof(float)); /* w kept */
+    }
+}
+
+/* Directions a (vertex v) and b (vertex v + 1, when `two`) to dst's stream. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void streams_finish_sse2(__m128 a, __m128 b, unsigned char *dst, size_t stride,
+                                       size_t v, bool two, bool normalize)
+{
+    unsigned char *da = dst + v * stride, *db = da + stride;
+    if (!normalize) {
+        store3(da, a);
+        if (two) store3(db, b);
+    } else if (two) {
+        finish_pair(a, b, da, db);
+    } else {
+        finish_direction(a, da);
+    }
+}
+
+/* The SSE2 kernel (skin_fast_sse2_kernel's arithmetic; directions
+ * normalised two vertices at a time as there), one instance per slot set. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
 static inline void streams_sse2_kernel(const cna_skinning_layout *l, const unsigned char *in,
                                        size_t count, const cna_mat4 *palette,
-                                       const stream_out *o, bool skip_zero, bool aligned)
+                                       const stream_out *o, bool has_n, bool has_t,
+                                       bool skip_zero, bool aligned)
 {
     const size_t stride = l->stride;
-    const int32_t po = l->position_offset, no = l->normal_offset, to = l->tangent_offset;
-    const bool wide_p = (size_t)po + 16 <= stride, wide_n = (size_t)no + 16 <= stride;
-    const bool wide_t = (size_t)to + 16 <= stride;
-    __m128 n[2], t[2];
-    for (size_t v = 0; v < count; v++, in += stride) {
-        __m128 b[4];
-        blend_sse2(in + l->joints_offset, in + l->weights_offset, palette, skip_zero, aligned, b);
-        store3(o->p + v * o->ps, apply(b, load3(in + po, wide_p), true));
-        const size_t k = v & 1;
-        if (o->n) n[k] = apply(b, load3(in + no, wide_n), false);
-        if (o->t) {
-            t[k] = apply(b, load3(in + to, wide_t), false);
-            memcpy(o->t + v * o->ts + 12, in + to + 12, sizeof(float)); /* w kept */
-        }
-        if (k == 0 && v + 1 < count) continue; /* directions are finished in pairs */
-        const size_t first = v - k;
-        unsigned char *d[2][2] = {{o->n ? o->n + first * o->ns : NULL, o->n ? o->n + v * o->ns : NULL},
-                                  {o->t ? o->t + first * o->ts : NULL, o->t ? o->t + v * o->ts : NULL}};
-        for (int s = 0; s < 2; s++) {
-            const __m128 *x = s == 0 ? n : t;
-            if (!d[s][0]) continue;
-            if (!o->normalize) {
-                store3(d[s][0], x[0]);
-                if (k) store3(d[s][1], x[1]);
-            } else if (k) {
-                finish_pair(x[0], x[1], d[s][0], d[s][1]);
-            } else {
-                finish_direction(x[0], d[s][0]);
-            }
-        }
+    for (size_t v = 0; v < count; v += 2, in += 2 * stride) {
+        const bool two = v + 1 < count;
+        __m128 n0 = _mm_setzero_ps(), t0 = n0, n1 = n0, t1 = n0;
+        streams_vertex_sse2(l, in, palette, o, v, has_n, has_t, skip_zero, aligned, &n0, &t0);
+        if (two)
+            streams_vertex_sse2(l, in + stride, palette, o, v + 1, has_n, has_t, skip_zero,
+                                aligned, &n1, &t1);
+        if (has_n) streams_finish_sse2(n0, n1, o->n, o->ns, v, two, o->normalize);
+        if (has_t) streams_finish_sse2(t0, t1, o->t, o->ts, v, two, o->normalize);
+    }
+}
+
+/* Instances: (normal, tangent) x (zero weights multiplied or skipped). */
+static void streams_sse2_any(const cna_skinning_layout *l, const unsigned char *in, size_t count,
+                             const cna_mat4 *palette, const stream_out *o, bool skip_zero,
+                             bool aligned)
+{
+    const bool has_n = o->n != NULL, has_t = o->t != NULL;
+    if (!skip_zero && aligned) {
+        if (has_t) streams_sse2_kernel(l, in, count, palette, o, true, true, false, true);
+        else streams_sse2_kernel(l, in, count, palette, o, true, false, false, true);
+    } else if (!skip_zero) {
+        if (has_t) streams_sse2_kernel(l, in, count, palette, o, true, true, false, false);
+        else streams_sse2_kernel(l, in, count, palette, o, true, false, false, false);
+    } else if (has_n && has_t) {
+        streams_sse2_kernel(l, in, count, palette, o, true, true, true, false);
+    } else if (has_n) {
+        streams_sse2_kernel(l, in, count, palette, o, true, false, true, false);
+    } else if (has_t) {
+        streams_sse2_kernel(l, in, count, palette, o, false, true, true, false);
+    } else {
+        streams_sse2_kernel(l, in, count, palette, o, false, false, true, false);
     }
 }
 
 static void streams_sse2(const cna_skinning_layout *l, const unsigned char *in, size_t count,
                          const cna_mat4 *palette, size_t reach, const stream_out *o)
 {
-    if (canonical_constant(l) && palette_is_finite(palette, reach)) {
-        if (((uintptr_t)palette & 15) == 0)
-            streams_sse2_kernel(l, in, count, palette, o, false, true);
-        else
-            streams_sse2_kernel(l, in, count, palette, o, false, false);
-    } else {
-        streams_sse2_kernel(l, in, count, palette, o, true, false);
-    }
+    /* the fast path's choice: a canonical layout (it always has normals)
+     * with a finite palette multiplies zero weights, anything else skips them */
+    if (canonical_constant(l) && palette_is_finite(palette, reach))
+        streams_sse2_any(l, in, count, palette, o, false, ((uintptr_t)palette & 15) == 0);
+    else
+        streams_sse2_any(l, in, count, palette, o, true, false);
 }
 #endif /* CNA__SKIN_SSE2 */
 
