@@ -1432,6 +1432,14 @@ CNA__AVX2_INLINE void store_tangent_avx2(unsigned char *dst, __m128 t, const uns
                   _mm_blend_ps(t, _mm_loadu_ps((const float *)(const void *)src), 0x8));
 }
 
+/* The 3 floats at d (no alignment needed) normalised in place (normalize_one_avx2). */
+CNA__AVX2_INLINE void normalize3_avx2(unsigned char *d)
+{
+    float x[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    memcpy(x, d, 3 * sizeof(float));
+    store3_avx2(d, normalize_one_avx2(_mm_loadu_ps(x)));
+}
+
 /* Eight packed x, y, z directions at v (24 floats) normalised in place,
  * each lane exactly as normalize_one_avx2 does it (same operations in the
  * same order, so the same bits), eight at a time: the triples are
@@ -1458,10 +1466,7 @@ CNA__AVX2_INLINE void normalize8_avx2(float *v)
         _mm256_add_epi32(_mm256_castps_si256(len2), _mm256_set1_epi32(0x7F800000)),
         _mm256_set1_epi32(-0x01000001));
     if (!_mm256_testz_si256(bad, bad)) {
-        for (int i = 0; i < 8; i++) {
-            float *d = v + 3 * i;
-            store3_avx2((unsigned char *)d, normalize_one_avx2(_mm_setr_ps(d[0], d[1], d[2], 0.0f)));
-        }
+        for (int i = 0; i < 8; i++) normalize3_avx2((unsigned char *)(v + 3 * i));
         return;
     }
     const __m256 inv = rsqrt_newton_avx2(len2);
@@ -1487,10 +1492,7 @@ CNA__AVX2_INLINE void normalize_block_avx2(float *v, size_t count)
 {
     size_t i = 0;
     for (; i + 8 <= count; i += 8) normalize8_avx2(v + 3 * i);
-    for (; i < count; i++) {
-        float *d = v + 3 * i;
-        store3_avx2((unsigned char *)d, normalize_one_avx2(_mm_setr_ps(d[0], d[1], d[2], 0.0f)));
-    }
+    for (; i < count; i++) normalize3_avx2((unsigned char *)(v + 3 * i));
 }
 
 /* Vertices per block of the canonical stream loop: its directions are
