@@ -17,7 +17,9 @@
 #      (ozz_animation, ozz_geometry and gltf2ozz; no samples, tests or FBX);
 #   2. compiles bench/peers/ozz_driver.cpp (our own code against ozz's public API: a
 #      SamplingJob with its Context and a LocalToModelJob per character, then the skin
-#      palette; SkinningJob for 4 influences, positions + normals) with the same flags;
+#      palette; SkinningJob for 4 influences, positions + normals) and
+#      bench/peers/skinning_pair.cpp (cna's and ozz's CPU skinning in one process, sweeps
+#      alternating, each side's fastest kept) with the same flags;
 #   3. converts the models with ozz's gltf2ozz (its defaults: keyframe optimisation at
 #      1 mm tolerance, 10 cm distance) and with `cna convert --reduce-keys 0.001` for the
 #      "keys reduced" rows: RobotExpressive (tests/data/corpus, 43 joints; ozz makes every
@@ -77,6 +79,9 @@ cmake --build "$W/ozz-build" --target gltf2ozz ozz_animation ozz_geometry ozz_ba
 lib() { find "$W/ozz-build/src" -name "lib$1*.a" | head -n 1; }
 ${CXX:-c++} -std=c++17 $FLAGS -I"$OZZ_SRC/include" bench/peers/ozz_driver.cpp \
     "$(lib ozz_geometry)" "$(lib ozz_animation)" "$(lib ozz_base)" -lpthread -o "$W/ozz_driver"
+${CXX:-c++} -std=c++17 $FLAGS -I"$OZZ_SRC/include" -I"$ROOT/include" bench/peers/skinning_pair.cpp \
+    "$(lib ozz_geometry)" "$(lib ozz_base)" "$B/libcna.a" -lcglm -lcjson -lm -lpthread \
+    -o "$W/skinning_pair"
 GLTF2OZZ=$(find "$W/ozz-build/src" -name gltf2ozz -type f | head -n 1)
 
 echo "== converting the models"
@@ -140,6 +145,8 @@ while [ "$i" -le "$REPS" ]; do
     record skinning/streams-not-renorm ozz "$ozz_skin"
     i=$((i + 1))
 done
+echo "== CPU skinning in one process, fastest of 3000 alternating sweeps (bench/peers/skinning_pair.cpp)"
+pin "$W/skinning_pair" 3000
 echo "== load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== medians of $REPS repetitions (ns per character-frame; skinning: ns per vertex); ratio = cna / ozz"
 echo "   (robot-reduced, rig19-reduced: cna with keys reduced at 1 mm, beside ozz's default-optimised clip)"
