@@ -158,11 +158,11 @@ function median(list,   n, a, i, j, t) {
 }
 { key = $1 " " $2; v[key] = v[key] " " $3; if (!($1 in seen)) { seen[$1] = 1; order[++count] = $1 } }
 END {
-    printf "%-24s %12s %12s %8s\n", "workload", "cna", "ozz", "cna/ozz"
+    printf "%-28s %12s %12s %8s\n", "workload", "cna", "ozz", "cna/ozz"
     for (k = 1; k <= count; k++) {
         w = order[k]; c = median(v[w " cna"])
         o = w; sub(/-reduced/, "", o); z = median(v[o " ozz"])
-        printf "%-24s %12.2f %12.2f %8.3f\n", w, c, z, (z > 0 ? c / z : 0)
+        printf "%-28s %12.2f %12.2f %8.3f\n", w, c, z, (z > 0 ? c / z : 0)
     }
 }' "$R"
 echo "== every figure: $R"
