@@ -45,6 +45,7 @@ typedef struct skin_ctx {
     size_t vertices[MAX_PARTS];
     unsigned char *out[MAX_PARTS];
     float *xyz[MAX_PARTS];
+    float *nrm[MAX_PARTS];
     size_t total_vertices;
     cna_skinning_layout layout;
     const cna_mat4 *palette;
@@ -69,6 +70,28 @@ static void skin_fast(void *p)
                                c->out[i], c->vertices[i] * c->layout.stride, NULL);
     bench_keep(c->out);
 }
+
+/* cna_skin_streams into packed position and normal arrays (the ctx's xyz and nrm). */
+static void skin_streams_with(skin_ctx *c, uint32_t flags)
+{
+    for (size_t i = 0; i < c->part_count; i++) {
+        cna_skinning_streams s;
+        memset(&s, 0, sizeof s);
+        s.positions = c->xyz[i];
+        s.positions_size = 12 * c->vertices[i];
+        s.normals = c->nrm[i];
+        s.normals_size = 12 * c->vertices[i];
+        s.flags = flags;
+        cna_skin_streams(&c->layout, c->in[i], c->vertices[i], c->palette, c->palette_count, &s,
+                         NULL);
+    }
+    bench_keep(c->xyz);
+    bench_keep(c->nrm);
+}
+
+static void skin_streams(void *p) { skin_streams_with(p, 0); }
+
+static void skin_streams_raw(void *p) { skin_streams_with(p, CNA_SKIN_NO_RENORMALIZE); }
 
 static void skin_kernel(void *p)
 {
@@ -143,6 +166,7 @@ static void free_parts(skin_ctx *c, unsigned char *const *copies)
         free(copies[i]);
         free(c->out[i]);
         free(c->xyz[i]);
+        free(c->nrm[i]);
     }
 }
 
@@ -152,15 +176,22 @@ static int skinning_json(skin_ctx *c, unsigned char *const *copies, int kernel, 
 {
     set_influences(c, copies, 4);
     const bench_stats fast = bench_measure(skin_fast, c, runs, seconds);
+    const bench_stats streams = bench_measure(skin_streams, c, runs, seconds);
+    const bench_stats raw = bench_measure(skin_streams_raw, c, runs, seconds);
     const bench_stats full = bench_measure(skin_all, c, runs, seconds);
     const double n = (double)c->total_vertices;
     printf("{\"influences\":4,\"vertices\":%zu,\"parts\":\"", c->total_vertices);
     for (size_t i = 0; i < c->part_count; i++) printf("%s%zu", i ? "," : "", c->vertices[i]);
     printf("\",\"palette\":%zu,\"kernel\":\"%s\",\"fast_ns_per_vertex\":%.3f,\"fast_ns_per_vertex_min\":%.3f,"
            "\"fast_ns_per_vertex_max\":%.3f,\"reference_ns_per_vertex\":%.3f,\"reference_ns_per_vertex_min\":%.3f,"
-           "\"reference_ns_per_vertex_max\":%.3f}\n",
+           "\"reference_ns_per_vertex_max\":%.3f,",
            c->palette_count, cna__skin_fast_kernel_name(kernel), fast.median * 1e9 / n, fast.min * 1e9 / n,
            fast.max * 1e9 / n, full.median * 1e9 / n, full.min * 1e9 / n, full.max * 1e9 / n);
+    printf("\"streams_ns_per_vertex\":%.3f,\"streams_ns_per_vertex_min\":%.3f,"
+           "\"streams_ns_per_vertex_max\":%.3f,\"streams_raw_ns_per_vertex\":%.3f,"
+           "\"streams_raw_ns_per_vertex_min\":%.3f,\"streams_raw_ns_per_vertex_max\":%.3f}\n",
+           streams.median * 1e9 / n, streams.min * 1e9 / n, streams.max * 1e9 / n,
+           raw.median * 1e9 / n, raw.min * 1e9 / n, raw.max * 1e9 / n);
     free_parts(c, copies);
     cna_player_free(player);
     cna_model_free(m);
@@ -208,7 +239,10 @@ int main(int argc, char **argv)
             copies[c.part_count] = malloc(bytes);
             c.out[c.part_count] = malloc(bytes);
             c.xyz[c.part_count] = malloc(3 * part->vertex_count * sizeof(float));
-            if (!copies[c.part_count] || !c.out[c.part_count] || !c.xyz[c.part_count]) return 1;
+            c.nrm[c.part_count] = malloc(3 * part->vertex_count * sizeof(float));
+            if (!copies[c.part_count] || !c.out[c.part_count] || !c.xyz[c.part_count] ||
+                !c.nrm[c.part_count])
+                return 1;
             memcpy(copies[c.part_count], part->vertices, bytes);
             c.in[c.part_count] = copies[c.part_count];
             c.vertices[c.part_count] = part->vertex_count;
@@ -229,10 +263,12 @@ int main(int argc, char **argv)
     for (int o = 0; o < other_count; o++)
         snprintf(head[1 + o], sizeof head[1 + o], "fast, %s kernel",
                  cna__skin_fast_kernel_name(others[o]));
-    printf("%-10s | %-22s | %-24s", "influences", "reference pos+normal", head[0]);
+    printf("%-10s | %-22s | %-24s | %-22s | %-22s", "influences", "reference pos+normal", head[0],
+           "streams pos+normal", "streams, not renorm.");
     for (int o = 0; o < other_count; o++) printf(" | %-24s", head[1 + o]);
     printf(" | %-22s | %-22s | %-14s\n", "reference positions", "memcpy", "fast, hot best");
-    printf("%-10s | %-22s | %-24s", "", "ns/vertex [min-max]", "ns/vertex [min-max]");
+    printf("%-10s | %-22s | %-24s | %-22s | %-22s", "", "ns/vertex [min-max]",
+           "ns/vertex [min-max]", "ns/vertex [min-max]", "ns/vertex [min-max]");
     for (int o = 0; o < other_count; o++) printf(" | %-24s", "ns/vertex [min-max]");
     printf(" | %-22s | %-22s | %-14s\n", "ns/vertex [min-max]", "ns/vertex [min-max]",
            "ns/vertex");
@@ -242,6 +278,8 @@ int main(int argc, char **argv)
         set_influences(&c, copies, ks[t]);
         const bench_stats full = bench_measure(skin_all, &c, runs, seconds);
         const bench_stats fast = bench_measure(skin_fast, &c, runs, seconds);
+        const bench_stats streams = bench_measure(skin_streams, &c, runs, seconds);
+        const bench_stats raw = bench_measure(skin_streams_raw, &c, runs, seconds);
         bench_stats other[2];
         for (int o = 0; o < other_count; o++) {
             c.kernel = others[o];
@@ -250,13 +288,17 @@ int main(int argc, char **argv)
         const bench_stats pos = bench_measure(skin_positions, &c, runs, seconds);
         const bench_stats copy = bench_measure(copy_all, &c, runs, seconds);
         const double hot = fast_hot_best(&c, 2000);
-        char label[16], a[48], f[48], b[48], d[48];
+        char label[16], a[48], f[48], b[48], d[48], st[48], sr[48];
         snprintf(label, sizeof label, ks[t] ? "%d" : "file", ks[t]);
         snprintf(a, sizeof a, "%.2f [%.2f-%.2f]", full.median * 1e9 / n, full.min * 1e9 / n, full.max * 1e9 / n);
         snprintf(f, sizeof f, "%.2f [%.2f-%.2f]", fast.median * 1e9 / n, fast.min * 1e9 / n, fast.max * 1e9 / n);
         snprintf(b, sizeof b, "%.2f [%.2f-%.2f]", pos.median * 1e9 / n, pos.min * 1e9 / n, pos.max * 1e9 / n);
         snprintf(d, sizeof d, "%.3f [%.3f-%.3f]", copy.median * 1e9 / n, copy.min * 1e9 / n, copy.max * 1e9 / n);
-        printf("%-10s | %-22s | %-24s", label, a, f);
+        snprintf(st, sizeof st, "%.2f [%.2f-%.2f]", streams.median * 1e9 / n,
+                 streams.min * 1e9 / n, streams.max * 1e9 / n);
+        snprintf(sr, sizeof sr, "%.2f [%.2f-%.2f]", raw.median * 1e9 / n, raw.min * 1e9 / n,
+                 raw.max * 1e9 / n);
+        printf("%-10s | %-22s | %-24s | %-22s | %-22s", label, a, f, st, sr);
         for (int o = 0; o < other_count; o++) {
             char e[48];
             snprintf(e, sizeof e, "%.2f [%.2f-%.2f]", other[o].median * 1e9 / n,

@@ -17,7 +17,9 @@
 #      (ozz_animation, ozz_geometry and gltf2ozz; no samples, tests or FBX);
 #   2. compiles bench/peers/ozz_driver.cpp (our own code against ozz's public API: a
 #      SamplingJob with its Context and a LocalToModelJob per character, then the skin
-#      palette; SkinningJob for 4 influences, positions + normals) with the same flags;
+#      palette; SkinningJob for 4 influences, positions + normals) and
+#      bench/peers/skinning_pair.cpp (cna's and ozz's CPU skinning in one process, sweeps
+#      alternating, each side's fastest kept) with the same flags;
 #   3. converts the models with ozz's gltf2ozz (its defaults: keyframe optimisation at
 #      1 mm tolerance, 10 cm distance) and with `cna convert --reduce-keys 0.001` for the
 #      "keys reduced" rows: RobotExpressive (tests/data/corpus, 43 joints; ozz makes every
@@ -34,7 +36,10 @@
 # of 1000 Robot_Walking characters on 2 threads (`bench_player --crowd-only`, cna_crowd; ozz:
 # the driver's 2 threads, chunks of 16 from a shared counter, as cna_crowd); CPU skinning
 # of RobotExpressive's 19 parts, 4 influences, positions + normals, in ns per vertex
-# (`bench_skinning --json`; ozz: the same part sizes and joint spread).
+# (`bench_skinning --json`; ozz: the same part sizes and joint spread): cna_skin_vertices_fast
+# (interleaved 52-byte vertices in and out), cna_skin_streams (into packed position and
+# normal arrays, as SkinningJob writes them) renormalising, and not renormalising (the work
+# SkinningJob does), each against the same ozz figure.
 # Environment: REPS, RUN_SECONDS, CORE, CROWD_CORES override the defaults above; RIG19_CLIP
 # names the rig's clip (default animation_0).
 # Not part of CI: no test runs it. Check it with `sh -n bench/peers/run.sh`.
@@ -74,6 +79,9 @@ cmake --build "$W/ozz-build" --target gltf2ozz ozz_animation ozz_geometry ozz_ba
 lib() { find "$W/ozz-build/src" -name "lib$1*.a" | head -n 1; }
 ${CXX:-c++} -std=c++17 $FLAGS -I"$OZZ_SRC/include" bench/peers/ozz_driver.cpp \
     "$(lib ozz_geometry)" "$(lib ozz_animation)" "$(lib ozz_base)" -lpthread -o "$W/ozz_driver"
+${CXX:-c++} -std=c++17 $FLAGS -I"$OZZ_SRC/include" -I"$ROOT/include" bench/peers/skinning_pair.cpp \
+    "$(lib ozz_geometry)" "$(lib ozz_base)" "$B/libcna.a" -lcglm -lcjson -lm -lpthread \
+    -o "$W/skinning_pair"
 GLTF2OZZ=$(find "$W/ozz-build/src" -name gltf2ozz -type f | head -n 1)
 
 echo "== converting the models"
@@ -126,12 +134,19 @@ while [ "$i" -le "$REPS" ]; do
     record crowd/2-threads ozz "$(echo "$out" | field ns_per_character_frame)"
     out=$(pin "$B/bench/bench_skinning" --json $S)
     record skinning/ns-per-vertex cna "$(echo "$out" | field fast_ns_per_vertex)"
+    record skinning/streams cna "$(echo "$out" | field streams_ns_per_vertex)"
+    record skinning/streams-not-renorm cna "$(echo "$out" | field streams_raw_ns_per_vertex)"
     PARTS=$(echo "$out" | sed -n 's/.*"parts":"\([0-9,]*\)".*/\1/p')
     out=$(pin "$W/ozz_driver" --skinning --parts "$PARTS" --skeleton "$W/data/robot_skeleton.ozz" \
         --animation "$W/data/robot_Robot_Walking.ozz" $S)
-    record skinning/ns-per-vertex ozz "$(echo "$out" | field ns_per_vertex)"
+    ozz_skin=$(echo "$out" | field ns_per_vertex)
+    record skinning/ns-per-vertex ozz "$ozz_skin"
+    record skinning/streams ozz "$ozz_skin"
+    record skinning/streams-not-renorm ozz "$ozz_skin"
     i=$((i + 1))
 done
+echo "== CPU skinning in one process, fastest of 3000 alternating sweeps (bench/peers/skinning_pair.cpp)"
+pin "$W/skinning_pair" 3000
 echo "== load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== medians of $REPS repetitions (ns per character-frame; skinning: ns per vertex); ratio = cna / ozz"
 echo "   (robot-reduced, rig19-reduced: cna with keys reduced at 1 mm, beside ozz's default-optimised clip)"
@@ -143,11 +158,11 @@ function median(list,   n, a, i, j, t) {
 }
 { key = $1 " " $2; v[key] = v[key] " " $3; if (!($1 in seen)) { seen[$1] = 1; order[++count] = $1 } }
 END {
-    printf "%-24s %12s %12s %8s\n", "workload", "cna", "ozz", "cna/ozz"
+    printf "%-28s %12s %12s %8s\n", "workload", "cna", "ozz", "cna/ozz"
     for (k = 1; k <= count; k++) {
         w = order[k]; c = median(v[w " cna"])
         o = w; sub(/-reduced/, "", o); z = median(v[o " ozz"])
-        printf "%-24s %12.2f %12.2f %8.3f\n", w, c, z, (z > 0 ? c / z : 0)
+        printf "%-28s %12.2f %12.2f %8.3f\n", w, c, z, (z > 0 ? c / z : 0)
     }
 }' "$R"
 echo "== every figure: $R"

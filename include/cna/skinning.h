@@ -53,6 +53,13 @@
  * cna_character_part_palette gives the skin's palette for an unsplit part,
  * so the same code skins every part.
  *
+ * The fastest way to skinned positions and normals for a CPU renderer or an
+ * upload (separate arrays, or any stride; see cna_skinning_streams):
+ *   cna_skinning_streams s = {0};
+ *   s.positions = xyz;  s.positions_size = vertex_count * 12;
+ *   s.normals = nrm;    s.normals_size = vertex_count * 12;
+ *   cna_skin_streams(&layout, part_vertices, vertex_count, palette, palette_count, &s, &err);
+ *
  * Every function here is pure: no allocation, no state; the inputs are only
  * read during the call.
  */
@@ -162,6 +169,87 @@ CNA_API cna_result cna_skin_vertices_fast(const cna_skinning_layout *layout, con
                                   size_t vertex_count, const cna_mat4 *palette,
                                   size_t palette_count, void *out, size_t out_size,
                                   cna_error *err);
+
+/* Flags of cna_skinning_streams.flags. */
+/* Write the normal and tangent directions as blended, B · (n, 0) and
+ * B · (t.xyz, 0), without renormalising them (the default, flags 0,
+ * renormalises them as cna_skin_vertices_fast does). For a renderer whose
+ * shaders normalise anyway (ozz-animation's SkinningJob never
+ * renormalises). Renormalising costs about 10 instructions and 0.75 ns
+ * per vertex with AVX2 + FMA, about a fifth of the call (docs/benchmarks.md,
+ * "CPU skinning"). */
+#define CNA_SKIN_NO_RENORMALIZE 0x1u
+
+/* Where cna_skin_streams writes: one caller buffer per skinned attribute,
+ * each with its own stride, so the results can go to separate packed
+ * arrays, into an interleaved vertex buffer, or anything between. Zero a
+ * struct, then set the pointers the layout needs:
+ *   cna_skinning_streams s = {0};
+ *   s.positions = xyz;  s.positions_size = vertex_count * 12;
+ *   s.normals = nrm;    s.normals_size = vertex_count * 12;
+ * Slots are written with unaligned stores: pointers and strides need no
+ * alignment. */
+typedef struct cna_skinning_streams {
+    float *positions;         /* p' as x, y, z; required */
+    size_t positions_size;    /* bytes writable at positions */
+    uint32_t position_stride; /* bytes from one vertex's p' to the next; 0 = 12 (packed), else >= 12 */
+    float *normals;           /* n' as x, y, z: required when the layout has a normal,
+                                 else NULL */
+    size_t normals_size;      /* bytes writable at normals */
+    uint32_t normal_stride;   /* 0 = 12 (packed), else >= 12 */
+    float *tangents;          /* t' as x, y, z, w (w copied from the input): required when
+                                 the layout has a tangent, else NULL */
+    size_t tangents_size;     /* bytes writable at tangents */
+    uint32_t tangent_stride;  /* 0 = 16 (packed), else >= 16 */
+    uint32_t flags;           /* CNA_SKIN_* bits; 0 = renormalise the directions */
+} cna_skinning_streams;
+
+/* Skin `vertex_count` interleaved vertices of `layout` into separate
+ * streams: it reads only each vertex's position, normal and tangent (those
+ * the layout has), joints and weights, and writes only p', n', t' to
+ * `out`'s buffers (vertex v's p' at (char *)out->positions + v * stride,
+ * and so on); nothing else is copied. To skip an attribute the layout has
+ * (positions only, say), pass a copy of the layout with that offset set
+ * to -1.
+ * The results are, bit for bit, the slots cna_skin_vertices_fast writes
+ * for the same inputs (the same kernel, chosen the same way, so within
+ * its documented bound of the reference cna_skin_vertices), except with
+ * CNA_SKIN_NO_RENORMALIZE: the directions are then B · (n, 0) and
+ * B · (t.xyz, 0) before normalisation, each component within
+ * 1e-5 · S of sum_i w[i] · (M_i · (n, 0)), S as in that bound without
+ * the + 1. A palette entry referenced only with weight 0 is never used.
+ * Zero weights and weights that do not sum to 1 are taken as given (all
+ * four weights 0 give p' = (0, 0, 0)).
+ * Every input is checked before anything is written; on error no buffer is
+ * touched. Errors (CNA_ERROR_INVALID_ARGUMENT): every refusal of
+ * cna_skin_vertices on the layout, vertices, vertex_count and palette, with
+ * its message ("vertices[7].joints[2]: palette index 9 is not below
+ * palette_count 4"); NULL out; out->positions NULL with vertex_count > 0;
+ * out->normals (tangents) NULL while the layout has that slot, or not NULL
+ * while it has not; a stride below its slot's size (12, 16 for tangents);
+ * a buffer smaller than (vertex_count - 1) * stride + its slot's size
+ * (overflow-checked); a buffer overlapping the vertices; two buffers
+ * whose written bytes overlap (interleaved streams that share a buffer
+ * without sharing bytes are fine); unknown bits in out->flags. The message
+ * names the field ("out.normals: NULL; layout.normal_offset is 12 (set it to
+ * -1 to skip the normals)").
+ * How: the fast path's loops without its copy. With AVX2 + FMA, for the
+ * canonical layouts, the directions are normalised in blocks of 64
+ * vertices, eight at a time, after each block's blends (so the
+ * normalisation stays out of the blends' dependency chains), and packed
+ * streams take 16-byte stores whose last 4 bytes the next vertex
+ * overwrites (the call's last vertex gets exact ones).
+ * Cost (docs/benchmarks.md, "CPU skinning"): four influences, positions +
+ * normals into packed arrays, checks included: about 60 instructions per
+ * vertex with AVX2 + FMA (51 with CNA_SKIN_NO_RENORMALIZE), 147 with SSE2
+ * (123), against cna_skin_vertices_fast's 60 and 127 and the reference's
+ * 673; in time about a fifth below cna_skin_vertices_fast (which also
+ * copies every other byte of each vertex), and about 0.8 of ozz-animation's
+ * SkinningJob doing the same work (no renormalisation), 0.95 renormalising. */
+CNA_API cna_result cna_skin_streams(const cna_skinning_layout *layout, const void *vertices,
+                                    size_t vertex_count, const cna_mat4 *palette,
+                                    size_t palette_count, const cna_skinning_streams *out,
+                                    cna_error *err);
 
 /* Only the skinned positions p', as x, y, z float triples: out_xyz[3v + c].
  * out_count must be >= 3 * vertex_count. Same checks and errors as

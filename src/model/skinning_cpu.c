@@ -286,8 +286,8 @@ cna_result cna_skin_positions(const cna_skinning_layout *layout, const void *ver
  * pair of columns); B · x = b0·x + (b1·y + (b2·z [+ b3])) as fused
  * multiply-adds of broadcast x, y, z; the directions of two vertices
  * normalised in one 256-bit register (rsqrt + one Newton step). Canonical
- * layouts with a finite palette: palette entries through a pointer table
- * (no shift and add per influence), position and normal from one 32-byte
+ * layouts with a finite palette: each palette entry addressed by a byte
+ * load and a shift (no zero test), position and normal from one 32-byte
  * load into (p' | B · (n, 0)) in one register (vertex_pn_avx2), 16-byte
  * stores per slot and the rest of each vertex copied in 32-byte moves; the
  * bytes a wide store or copy puts past a slot (the next slot's, or the next
@@ -345,16 +345,24 @@ static void blend_scalar(const cna_mat4 *palette, const uint8_t j[4], const floa
     }
 }
 
-static void transform_scalar(const float b[16], const unsigned char *src, unsigned char *dst,
-                             bool point)
+/* r = B · (x, h) for the 3 floats x at src (h = 1 when point, else 0). */
+static void apply_scalar(const float b[16], const unsigned char *src, bool point, float r[3])
 {
-    float x[3], r[3];
+    float x[3];
     memcpy(x, src, sizeof x);
     for (int c = 0; c < 3; c++) {
         r[c] = b[c] * x[0] + b[4 + c] * x[1] + b[8 + c] * x[2];
         if (point) r[c] = r[c] + b[12 + c];
     }
-    if (!point) {
+}
+
+/* B · (x, h) from src to dst, a direction (not point) normalised when `normalize`. */
+static void transform_scalar_to(const float b[16], const unsigned char *src, unsigned char *dst,
+                                bool point, bool normalize)
+{
+    float r[3];
+    apply_scalar(b, src, point, r);
+    if (!point && normalize) {
         const float len2 = (r[0] * r[0] + r[1] * r[1]) + r[2] * r[2];
         if (len2 >= FLT_MIN && len2 <= FLT_MAX) {
             const float inv = 1.0f / sqrtf(len2);
@@ -366,6 +374,12 @@ static void transform_scalar(const float b[16], const unsigned char *src, unsign
         }
     }
     memcpy(dst, r, sizeof r);
+}
+
+static void transform_scalar(const float b[16], const unsigned char *src, unsigned char *dst,
+                             bool point)
+{
+    transform_scalar_to(b, src, dst, point, true);
 }
 
 static void skin_fast_scalar(const cna_skinning_layout *l, const unsigned char *in,
@@ -499,6 +513,30 @@ static inline __m128 blend_column(const float *m0, const float *m1, const float 
     return _mm_add_ps(a01, a23);
 }
 
+/* The blend B of one vertex whose joints and weights are at j_src, w_src. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void blend_sse2(const unsigned char *j_src, const unsigned char *w_src,
+                              const cna_mat4 *palette, bool skip_zero, bool aligned, __m128 b[4])
+{
+    const __m128 wv = _mm_loadu_ps((const float *)(const void *)w_src);
+    uint8_t j[4];
+    uint32_t wb[4];
+    memcpy(j, j_src, sizeof j);
+    memcpy(wb, w_src, sizeof wb);
+    const float *m0 = influence_matrix(palette, j[0], wb[0], skip_zero);
+    const float *m1 = influence_matrix(palette, j[1], wb[1], skip_zero);
+    const float *m2 = influence_matrix(palette, j[2], wb[2], skip_zero);
+    const float *m3 = influence_matrix(palette, j[3], wb[3], skip_zero);
+    const __m128 s0 = CNA__SPLAT(wv, 0), s1 = CNA__SPLAT(wv, 1);
+    const __m128 s2 = CNA__SPLAT(wv, 2), s3 = CNA__SPLAT(wv, 3);
+    b[0] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 0, aligned);
+    b[1] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 4, aligned);
+    b[2] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 8, aligned);
+    b[3] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 12, aligned);
+}
+
 /* One vertex: copy (when copy > 0), blend, write p'; the unnormalised
  * directions B · (n, 0), B · (t, 0) to *n, *t (when present). */
 #if defined(__GNUC__)
@@ -516,22 +554,8 @@ static inline void vertex_sse2(const cna_skinning_layout *l, const unsigned char
      * bytes are all written below, so the copy starts after them */
     const bool pn_first = po == 0 && has_n && no == 12;
     if (copy) memcpy(dst + (pn_first ? 24 : 0), in + (pn_first ? 24 : 0), copy - (pn_first ? 24 : 0));
-    const __m128 wv = _mm_loadu_ps((const float *)(const void *)(in + wo));
-    uint8_t j[4];
-    uint32_t wb[4];
-    memcpy(j, in + jo, sizeof j);
-    memcpy(wb, in + wo, sizeof wb);
-    const float *m0 = influence_matrix(palette, j[0], wb[0], skip_zero);
-    const float *m1 = influence_matrix(palette, j[1], wb[1], skip_zero);
-    const float *m2 = influence_matrix(palette, j[2], wb[2], skip_zero);
-    const float *m3 = influence_matrix(palette, j[3], wb[3], skip_zero);
-    const __m128 s0 = CNA__SPLAT(wv, 0), s1 = CNA__SPLAT(wv, 1);
-    const __m128 s2 = CNA__SPLAT(wv, 2), s3 = CNA__SPLAT(wv, 3);
     __m128 b[4];
-    b[0] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 0, aligned);
-    b[1] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 4, aligned);
-    b[2] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 8, aligned);
-    b[3] = blend_column(m0, m1, m2, m3, s0, s1, s2, s3, 12, aligned);
+    blend_sse2(in + jo, in + wo, palette, skip_zero, aligned, b);
     const __m128 p = apply(b, load3(in + po, (size_t)po + 16 <= stride), true);
     if (pn_first) /* 16 bytes: the 4th lands on normal.x, written after */
         _mm_storeu_ps((float *)(void *)dst, p);
@@ -710,12 +734,11 @@ CNA__AVX2_INLINE void normalize_pair_avx2(__m128 *a, __m128 *b)
     *b = _mm256_extractf128_ps(r, 1);
 }
 
-/* The palette as the AVX2 kernel reads it: entry[j] = palette[j].m for
- * every j below palette_count (filled only for skip_zero = false, where no
- * other index can occur: check_inputs). */
+/* The palette as the AVX2 kernels read it. The loops copy it into a local
+ * first, so that their stores (through byte pointers, which may alias
+ * anything) do not make the compiler reload the pointer per vertex. */
 typedef struct skin_palette {
     const cna_mat4 *palette;
-    const float *entry[256];
 } skin_palette;
 
 /* One vertex's blend B: columns 0, 1 in *B01 and 2, 3 in *B23. */
@@ -723,26 +746,29 @@ CNA__AVX2_INLINE void blend_avx2(const cna_skinning_layout *l, const unsigned ch
                                  const skin_palette *pal, bool skip_zero, __m256 *B01,
                                  __m256 *B23)
 {
-    uint8_t j[4];
-    uint32_t wb[4];
-    float w[4];
-    memcpy(j, in + l->joints_offset, sizeof j);
-    memcpy(wb, in + l->weights_offset, sizeof wb);
-    memcpy(w, in + l->weights_offset, sizeof w);
     const float *m0, *m1, *m2, *m3;
     if (skip_zero) {
+        uint8_t j[4];
+        uint32_t wb[4];
+        memcpy(j, in + l->joints_offset, sizeof j);
+        memcpy(wb, in + l->weights_offset, sizeof wb);
         m0 = influence_matrix(pal->palette, j[0], wb[0], true);
         m1 = influence_matrix(pal->palette, j[1], wb[1], true);
         m2 = influence_matrix(pal->palette, j[2], wb[2], true);
         m3 = influence_matrix(pal->palette, j[3], wb[3], true);
-    } else { /* one table load per influence instead of a shift and an add */
-        m0 = pal->entry[j[0]];
-        m1 = pal->entry[j[1]];
-        m2 = pal->entry[j[2]];
-        m3 = pal->entry[j[3]];
+    } else { /* one byte load and one shift per index (a pointer table or
+              * taking one 32-bit word apart measured slower) */
+        const unsigned char *jb = in + l->joints_offset;
+        const unsigned char *base = (const unsigned char *)pal->palette;
+        m0 = (const float *)(const void *)(base + ((size_t)jb[0] << 6));
+        m1 = (const float *)(const void *)(base + ((size_t)jb[1] << 6));
+        m2 = (const float *)(const void *)(base + ((size_t)jb[2] << 6));
+        m3 = (const float *)(const void *)(base + ((size_t)jb[3] << 6));
     }
-    const __m256 s0 = _mm256_set1_ps(w[0]), s1 = _mm256_set1_ps(w[1]);
-    const __m256 s2 = _mm256_set1_ps(w[2]), s3 = _mm256_set1_ps(w[3]);
+    /* the weights: one 16-byte load into both halves, then in-lane splats */
+    const __m256 ww = _mm256_broadcast_ps((const __m128 *)(const void *)(in + l->weights_offset));
+    const __m256 s0 = _mm256_permute_ps(ww, 0x00), s1 = _mm256_permute_ps(ww, 0x55);
+    const __m256 s2 = _mm256_permute_ps(ww, 0xAA), s3 = _mm256_permute_ps(ww, 0xFF);
     __m256 b01 = _mm256_mul_ps(s0, _mm256_loadu_ps(m0));
     __m256 b23 = _mm256_mul_ps(s0, _mm256_loadu_ps(m0 + 8));
     b01 = _mm256_fmadd_ps(s1, _mm256_loadu_ps(m1), b01);
@@ -933,9 +959,10 @@ CNA__AVX2_INLINE void pair_avx2(const cna_skinning_layout *l, const unsigned cha
  * input already). skip_zero as in the SSE2 kernel. */
 CNA__AVX2_INLINE void skin_avx2_kernel(const cna_skinning_layout *l, const unsigned char *in,
                                        unsigned char *dst, size_t count,
-                                       const skin_palette *palette, bool has_n, bool has_t,
+                                       const skin_palette *palette_arg, bool has_n, bool has_t,
                                        bool canonical, bool skip_zero)
 {
+    const skin_palette local = *palette_arg, *palette = &local;
     const size_t stride = l->stride;
     size_t v = 0;
     /* pairs followed by at least one more vertex: every copy may run over */
@@ -1001,14 +1028,13 @@ CNA__AVX2_FMA static void skin_avx2_generic(const cna_skinning_layout *l, const 
 }
 
 /* Whether palette[0..reach-1] are all finite (x - x is 0 exactly for every
- * finite x, NaN otherwise); fills pal's table on the way. */
-CNA__AVX2_FMA static bool table_if_finite_avx2(const cna_mat4 *palette, size_t reach,
+ * finite x, NaN otherwise); sets pal on the way. */
+CNA__AVX2_FMA static bool palette_finite_avx2(const cna_mat4 *palette, size_t reach,
                                                skin_palette *pal)
 {
     __m256 acc = _mm256_setzero_ps();
     pal->palette = palette;
     for (size_t i = 0; i < reach; i++) {
-        pal->entry[i] = palette[i].m;
         const __m256 a = _mm256_loadu_ps(palette[i].m), b = _mm256_loadu_ps(palette[i].m + 8);
         acc = _mm256_or_ps(acc, _mm256_or_ps(_mm256_sub_ps(a, a), _mm256_sub_ps(b, b)));
     }
@@ -1022,7 +1048,7 @@ static void skin_fast_avx2(const cna_skinning_layout *l, const unsigned char *in
 {
     const cna_skinning_layout *k = canonical_constant(l);
     skin_palette pal;
-    if (k && table_if_finite_avx2(palette, reach, &pal)) {
+    if (k && palette_finite_avx2(palette, reach, &pal)) {
         switch (k->stride) {
         case 52: skin_avx2_52(in, dst, count, &pal); return;
         case 56: skin_avx2_56(in, dst, count, &pal); return;
@@ -1132,4 +1158,536 @@ cna_result cna_skin_vertices_fast(const cna_skinning_layout *layout, const void 
     /* no cached choice (no state): the CPU feature test is a few loads */
     return skin_fast(layout, vertices, vertex_count, palette, palette_count, out, out_size,
                      cna__skin_fast_kernel(), err);
+}
+
+/* ------------------------------------------------------------ streams
+ *
+ * cna_skin_streams: cna_skin_vertices_fast's arithmetic (the same blend,
+ * transforms and normalisation, in the same kernels chosen by the same
+ * rules, so the same bits), reading only each vertex's skinned slots,
+ * joints and weights, and writing only p', n', t' into the caller's
+ * streams: nothing is copied. The loops are the fast path's less its copy.
+ * Packed position and normal streams (stride 12) take 16-byte stores whose
+ * 4th lane lands on the next vertex's slot, written right after; the last
+ * vertex of a call gets exact 12-byte stores, so nothing outside the
+ * streams' (vertex_count - 1) * stride + 12 bytes is written. */
+
+/* The streams as the kernels use them: vertex 0's slot and the stride of
+ * each (n, t NULL when the layout has no such slot). */
+typedef struct stream_out {
+    unsigned char *p, *n, *t;
+    size_t ps, ns, ts;
+    bool normalize;
+} stream_out;
+
+/* The names one stream's messages use. */
+typedef struct stream_names {
+    const char *buffer, *size, *stride, *slot, *what;
+} stream_names;
+
+static const stream_names position_names = {"positions", "positions_size", "position_stride",
+                                            "position_offset", "positions"};
+static const stream_names normal_names = {"normals", "normals_size", "normal_stride",
+                                          "normal_offset", "normals"};
+static const stream_names tangent_names = {"tangents", "tangents_size", "tangent_stride",
+                                           "tangent_offset", "tangents"};
+
+/* One stream's checks. slot: the layout's offset for it (-1: absent);
+ * width: its slot's bytes; in_bytes: the vertices' bytes at `vertices`.
+ * *stride: the stride to use (0 made packed); *span: the bytes it covers
+ * (0 when it writes nothing). */
+static cna_result check_stream(const void *buf, size_t size, uint32_t stride_in, size_t width,
+                               int32_t slot, const stream_names *nm, size_t count,
+                               const void *vertices, size_t in_bytes, size_t *stride,
+                               size_t *span, cna_error *err)
+{
+    *stride = stride_in ? stride_in : width;
+    *span = 0;
+    if (slot < 0) {
+        if (buf)
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                              "out.%s: not NULL, but layout.%s is -1 (no %s to skin)",
+                              nm->buffer, nm->slot, nm->what);
+        return CNA_OK;
+    }
+    if (stride_in != 0 && stride_in < width)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "out.%s: %u; at least %zu (or 0 for packed)", nm->stride,
+                          (unsigned)stride_in, width);
+    if (count == 0) return CNA_OK;
+    if (!buf) {
+        if (nm == &position_names)
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                              "out.positions: NULL with vertex_count %zu", count);
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "out.%s: NULL; layout.%s is %d (set it to -1 to skip the %s)",
+                          nm->buffer, nm->slot, (int)slot, nm->what);
+    }
+    size_t need = 0;
+    if (!cna__mul_size(count - 1, *stride, &need) || !cna__add_size(need, width, &need))
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "out.%s: %zu vertices at stride %zu overflow", nm->stride, count,
+                          *stride);
+    if (size < need)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "out.%s: %zu bytes; %zu vertices at stride %zu need %zu", nm->size,
+                          size, count, *stride, need);
+    const uintptr_t o = (uintptr_t)buf, b = (uintptr_t)vertices;
+    if (o < b + in_bytes && b < o + need)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "out.%s: overlaps vertices",
+                          nm->buffer);
+    *span = need;
+    return CNA_OK;
+}
+
+/* Whether two streams' slots share a byte: a's slots are [a + v·s, + aw)
+ * for v < count within a's span, b's likewise. Spans apart: no. Same
+ * stride and more than one vertex: the slots interleave without meeting
+ * exactly when b starts d bytes into a's period with aw <= d and
+ * d + bw <= stride (d = (b - a) mod stride). Anything else meets. */
+static bool streams_meet(uintptr_t a, size_t a_span, size_t a_stride, size_t aw, uintptr_t b,
+                         size_t b_span, size_t b_stride, size_t bw)
+{
+    if (a_span == 0 || b_span == 0 || a + a_span <= b || b + b_span <= a) return false;
+    if (a_stride != b_stride || a_span == aw) return true; /* one vertex: its slots meet */
+    const size_t s = a_stride;
+    const size_t d = b >= a ? (size_t)(b - a) % s : (s - (size_t)(a - b) % s) % s;
+    return !(d >= aw && d + bw <= s);
+}
+
+/* Every check of cna_skin_streams; fills *o and *reach (check_inputs'). */
+static cna_result check_streams(const cna_skinning_layout *layout, const void *vertices,
+                                size_t count, const cna_mat4 *palette, size_t palette_count,
+                                const cna_skinning_streams *out, stream_out *o, size_t *reach,
+                                cna_error *err)
+{
+    size_t bytes = 0;
+    cna_result r =
+        check_inputs(layout, vertices, count, palette, palette_count, &bytes, reach, err);
+    if (r != CNA_OK) return r;
+    if (!out) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "out: NULL");
+    if (out->flags & ~(uint32_t)CNA_SKIN_NO_RENORMALIZE)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "out.flags: 0x%x has unknown bits (known: CNA_SKIN_NO_RENORMALIZE 0x1)",
+                          (unsigned)out->flags);
+    const void *bufs[3] = {out->positions, out->normals, out->tangents};
+    const size_t sizes[3] = {out->positions_size, out->normals_size, out->tangents_size};
+    const uint32_t strides[3] = {out->position_stride, out->normal_stride, out->tangent_stride};
+    const size_t widths[3] = {12, 12, 16};
+    const int32_t slots[3] = {layout->position_offset, layout->normal_offset,
+                              layout->tangent_offset};
+    const stream_names *names[3] = {&position_names, &normal_names, &tangent_names};
+    size_t stride[3], span[3];
+    for (int s = 0; s < 3; s++)
+        if ((r = check_stream(bufs[s], sizes[s], strides[s], widths[s], slots[s], names[s], count,
+                              vertices, bytes, &stride[s], &span[s], err)) != CNA_OK)
+            return r;
+    for (int a = 0; a < 3; a++)
+        for (int b = a + 1; b < 3; b++)
+            if (streams_meet((uintptr_t)bufs[a], span[a], stride[a], widths[a],
+                             (uintptr_t)bufs[b], span[b], stride[b], widths[b]))
+                return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "out.%s: overlaps out.%s",
+                                  names[b]->buffer, names[a]->buffer);
+    o->p = (unsigned char *)out->positions;
+    o->n = layout->normal_offset >= 0 ? (unsigned char *)out->normals : NULL;
+    o->t = layout->tangent_offset >= 0 ? (unsigned char *)out->tangents : NULL;
+    o->ps = stride[0];
+    o->ns = stride[1];
+    o->ts = stride[2];
+    o->normalize = (out->flags & CNA_SKIN_NO_RENORMALIZE) == 0;
+    return CNA_OK;
+}
+
+/* The scalar kernel (skin_fast_scalar's arithmetic). */
+static void streams_scalar(const cna_skinning_layout *l, const unsigned char *in, size_t count,
+                           const cna_mat4 *palette, const stream_out *o)
+{
+    for (size_t v = 0; v < count; v++, in += l->stride) {
+        uint8_t j[4];
+        float w[4], b[16];
+        read_influences(l, in, j, w);
+        blend_scalar(palette, j, w, b);
+        transform_scalar_to(b, in + l->position_offset, o->p + v * o->ps, true, true);
+        if (o->n)
+            transform_scalar_to(b, in + l->normal_offset, o->n + v * o->ns, false, o->normalize);
+        if (o->t) {
+            unsigned char *t = o->t + v * o->ts;
+            transform_scalar_to(b, in + l->tangent_offset, t, false, o->normalize);
+            memcpy(t + 12, in + l->tangent_offset + 12, sizeof(float)); /* w kept */
+        }
+    }
+}
+
+#if CNA__SKIN_SSE2
+/* One vertex of the SSE2 stream kernel: blend, p' to its stream, the
+ * unnormalised directions to *n, *t (when present; the tangent's w written). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void streams_vertex_sse2(const cna_skinning_layout *l, const unsigned char *in,
+                                       const cna_mat4 *palette, const stream_out *o, size_t v,
+                                       bool has_n, bool has_t, bool skip_zero, bool aligned,
+                                       __m128 *n, __m128 *t)
+{
+    const size_t stride = l->stride;
+    const int32_t po = l->position_offset, no = l->normal_offset, to = l->tangent_offset;
+    __m128 b[4];
+    blend_sse2(in + l->joints_offset, in + l->weights_offset, palette, skip_zero, aligned, b);
+    store3(o->p + v * o->ps, apply(b, load3(in + po, (size_t)po + 16 <= stride), true));
+    if (has_n) *n = apply(b, load3(in + no, (size_t)no + 16 <= stride), false);
+    if (has_t) {
+        *t = apply(b, load3(in + to, (size_t)to + 16 <= stride), false);
+        memcpy(o->t + v * o->ts + 12, in + to + 12, sizeof(float)); /* w kept */
+    }
+}
+
+/* Directions a (vertex v) and b (vertex v + 1, when `two`) to dst's stream. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void streams_finish_sse2(__m128 a, __m128 b, unsigned char *dst, size_t stride,
+                                       size_t v, bool two, bool normalize)
+{
+    unsigned char *da = dst + v * stride, *db = da + stride;
+    if (!normalize) {
+        store3(da, a);
+        if (two) store3(db, b);
+    } else if (two) {
+        finish_pair(a, b, da, db);
+    } else {
+        finish_direction(a, da);
+    }
+}
+
+/* The SSE2 kernel (skin_fast_sse2_kernel's arithmetic; directions
+ * normalised two vertices at a time as there), one instance per slot set. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void streams_sse2_kernel(const cna_skinning_layout *l, const unsigned char *in,
+                                       size_t count, const cna_mat4 *palette,
+                                       const stream_out *o, bool has_n, bool has_t,
+                                       bool skip_zero, bool aligned)
+{
+    const size_t stride = l->stride;
+    for (size_t v = 0; v < count; v += 2, in += 2 * stride) {
+        const bool two = v + 1 < count;
+        __m128 n0 = _mm_setzero_ps(), t0 = n0, n1 = n0, t1 = n0;
+        streams_vertex_sse2(l, in, palette, o, v, has_n, has_t, skip_zero, aligned, &n0, &t0);
+        if (two)
+            streams_vertex_sse2(l, in + stride, palette, o, v + 1, has_n, has_t, skip_zero,
+                                aligned, &n1, &t1);
+        if (has_n) streams_finish_sse2(n0, n1, o->n, o->ns, v, two, o->normalize);
+        if (has_t) streams_finish_sse2(t0, t1, o->t, o->ts, v, two, o->normalize);
+    }
+}
+
+/* Instances: (normal, tangent) x (zero weights multiplied or skipped). */
+static void streams_sse2_any(const cna_skinning_layout *l, const unsigned char *in, size_t count,
+                             const cna_mat4 *palette, const stream_out *o, bool skip_zero,
+                             bool aligned)
+{
+    const bool has_n = o->n != NULL, has_t = o->t != NULL;
+    if (!skip_zero && aligned) {
+        if (has_t) streams_sse2_kernel(l, in, count, palette, o, true, true, false, true);
+        else streams_sse2_kernel(l, in, count, palette, o, true, false, false, true);
+    } else if (!skip_zero) {
+        if (has_t) streams_sse2_kernel(l, in, count, palette, o, true, true, false, false);
+        else streams_sse2_kernel(l, in, count, palette, o, true, false, false, false);
+    } else if (has_n && has_t) {
+        streams_sse2_kernel(l, in, count, palette, o, true, true, true, false);
+    } else if (has_n) {
+        streams_sse2_kernel(l, in, count, palette, o, true, false, true, false);
+    } else if (has_t) {
+        streams_sse2_kernel(l, in, count, palette, o, false, true, true, false);
+    } else {
+        streams_sse2_kernel(l, in, count, palette, o, false, false, true, false);
+    }
+}
+
+static void streams_sse2(const cna_skinning_layout *l, const unsigned char *in, size_t count,
+                         const cna_mat4 *palette, size_t reach, const stream_out *o)
+{
+    /* the fast path's choice: a canonical layout (it always has normals)
+     * with a finite palette multiplies zero weights, anything else skips them */
+    if (canonical_constant(l) && palette_is_finite(palette, reach))
+        streams_sse2_any(l, in, count, palette, o, false, ((uintptr_t)palette & 15) == 0);
+    else
+        streams_sse2_any(l, in, count, palette, o, true, false);
+}
+#endif /* CNA__SKIN_SSE2 */
+
+#if CNA__SKIN_AVX2
+/* A 12-byte slot: 16 bytes when `wide` (the next 4 are written later). */
+CNA__AVX2_INLINE void store_slot_avx2(unsigned char *dst, __m128 v, bool wide)
+{
+    if (wide) _mm_storeu_ps((float *)(void *)dst, v);
+    else store3_avx2(dst, v);
+}
+
+/* t' (lanes 0..2 of t) with the input tangent's w, 16 bytes. */
+CNA__AVX2_INLINE void store_tangent_avx2(unsigned char *dst, __m128 t, const unsigned char *src)
+{
+    _mm_storeu_ps((float *)(void *)dst,
+                  _mm_blend_ps(t, _mm_loadu_ps((const float *)(const void *)src), 0x8));
+}
+
+/* The 3 floats at d (no alignment needed) normalised in place (normalize_one_avx2). */
+CNA__AVX2_INLINE void normalize3_avx2(unsigned char *d)
+{
+    float x[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    memcpy(x, d, 3 * sizeof(float));
+    store3_avx2(d, normalize_one_avx2(_mm_loadu_ps(x)));
+}
+
+/* Eight packed x, y, z directions at v (24 floats) normalised in place,
+ * each lane exactly as normalize_one_avx2 does it (same operations in the
+ * same order, so the same bits), eight at a time: the triples are
+ * transposed into x, y, z registers and back (three loads, three inserts
+ * and five shuffles each way). A squared length out of [FLT_MIN, FLT_MAX]
+ * in any lane sends the eight through normalize_one_avx2. */
+CNA__AVX2_INLINE void normalize8_avx2(float *v)
+{
+    const __m256 m03 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(v)),
+                                            _mm_loadu_ps(v + 12), 1); /* x0 y0 z0 x1 | x4 y4 z4 x5 */
+    const __m256 m14 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(v + 4)),
+                                            _mm_loadu_ps(v + 16), 1); /* y1 z1 x2 y2 | y5 .. */
+    const __m256 m25 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(v + 8)),
+                                            _mm_loadu_ps(v + 20), 1); /* z2 x3 y3 z3 | z6 .. */
+    const __m256 xy = _mm256_shuffle_ps(m14, m25, _MM_SHUFFLE(2, 1, 3, 2)); /* x2 y2 x3 y3 */
+    const __m256 yz = _mm256_shuffle_ps(m03, m14, _MM_SHUFFLE(1, 0, 2, 1)); /* y0 z0 y1 z1 */
+    __m256 x = _mm256_shuffle_ps(m03, xy, _MM_SHUFFLE(2, 0, 3, 0));         /* x0 x1 x2 x3 */
+    __m256 y = _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));          /* y0 y1 y2 y3 */
+    __m256 z = _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1));         /* z0 z1 z2 z3 */
+    const __m256 len2 =
+        _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(x, x), _mm256_mul_ps(y, y)), _mm256_mul_ps(z, z));
+    /* every lane in [FLT_MIN, FLT_MAX]: normalize_pair_avx2's test */
+    const __m256i bad = _mm256_cmpgt_epi32(
+        _mm256_add_epi32(_mm256_castps_si256(len2), _mm256_set1_epi32(0x7F800000)),
+        _mm256_set1_epi32(-0x01000001));
+    if (!_mm256_testz_si256(bad, bad)) {
+        for (int i = 0; i < 8; i++) normalize3_avx2((unsigned char *)(v + 3 * i));
+        return;
+    }
+    const __m256 inv = rsqrt_newton_avx2(len2);
+    x = _mm256_mul_ps(x, inv);
+    y = _mm256_mul_ps(y, inv);
+    z = _mm256_mul_ps(z, inv);
+    const __m256 rxy = _mm256_shuffle_ps(x, y, _MM_SHUFFLE(2, 0, 2, 0)); /* x0 x2 y0 y2 */
+    const __m256 ryz = _mm256_shuffle_ps(y, z, _MM_SHUFFLE(3, 1, 3, 1)); /* y1 y3 z1 z3 */
+    const __m256 rzx = _mm256_shuffle_ps(z, x, _MM_SHUFFLE(3, 1, 2, 0)); /* z0 z2 x1 x3 */
+    const __m256 o03 = _mm256_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0));
+    const __m256 o14 = _mm256_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0));
+    const __m256 o25 = _mm256_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1));
+    _mm_storeu_ps(v, _mm256_castps256_ps128(o03));
+    _mm_storeu_ps(v + 4, _mm256_castps256_ps128(o14));
+    _mm_storeu_ps(v + 8, _mm256_castps256_ps128(o25));
+    _mm_storeu_ps(v + 12, _mm256_extractf128_ps(o03, 1));
+    _mm_storeu_ps(v + 16, _mm256_extractf128_ps(o14, 1));
+    _mm_storeu_ps(v + 20, _mm256_extractf128_ps(o25, 1));
+}
+
+/* count packed x, y, z directions at v normalised in place (normalize_one_avx2's bits). */
+CNA__AVX2_INLINE void normalize_block_avx2(float *v, size_t count)
+{
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) normalize8_avx2(v + 3 * i);
+    for (; i < count; i++) normalize3_avx2((unsigned char *)(v + 3 * i));
+}
+
+/* Vertices per block of the canonical stream loop: its directions are
+ * normalised block by block, after the block's blends. */
+enum { STREAM_BLOCK = 64 };
+
+/* A canonical layout (position 0, normal 12, tangent 32 or none; joints
+ * and weights where `k` says) with a finite palette: the fast path's
+ * canonical arithmetic (vertex_pn_avx2; vertex_avx2 for a last, unpaired
+ * vertex) without its copy, in blocks: each block's p' go to their stream,
+ * its unnormalised directions to the normal stream when packed (else to a
+ * block buffer) and to a tangent block buffer, then (normalize) the
+ * block's directions are normalised eight at a time, away from the blend's
+ * dependency chains, and the buffered ones written out. packed: position
+ * and normal strides 12 (16-byte stores, the last vertex of the call
+ * excepted). */
+CNA__AVX2_INLINE void streams_avx2_canonical(const cna_skinning_layout *k,
+                                             const unsigned char *in, size_t count,
+                                             const skin_palette *pal_arg, const stream_out *o,
+                                             bool has_t, bool normalize, bool packed)
+{
+    /* local copies: the stores below cannot change them */
+    const cna_skinning_layout l = *k;
+    const skin_palette pal = *pal_arg;
+    const stream_out out = *o;
+    const size_t stride = l.stride;
+    const size_t ps = packed ? 12 : out.ps, ns = packed ? 12 : out.ns, ts = out.ts;
+    /* where the unnormalised n' go: the stream itself unless they are to
+     * be normalised and it is not packed (then a block buffer) */
+    const bool n_direct = packed || !normalize;
+    const size_t nds = n_direct ? ns : 12;
+    float nbuf[3 * STREAM_BLOCK + 1], tbuf[3 * STREAM_BLOCK + 1]; /* + 1: a wide store's lane */
+    const bool odd = (count & 1) != 0;
+    for (size_t b0 = 0; b0 < count; b0 += STREAM_BLOCK) {
+        const size_t m = count - b0 < STREAM_BLOCK ? count - b0 : STREAM_BLOCK;
+        const unsigned char *src = in + b0 * stride;
+        unsigned char *p = out.p + b0 * ps;
+        unsigned char *nd = n_direct ? out.n + b0 * ns : (unsigned char *)nbuf;
+        float *tb = tbuf;
+        unsigned char *t = has_t ? out.t + b0 * ts : NULL;
+        /* the call's last vertex (exact stores; vertex_avx2 when unpaired) after the loop */
+        const size_t loop_m = b0 + m == count ? m - 1 : m;
+        const unsigned char *const end = src + loop_m * stride;
+        for (; src != end; src += stride, p += ps, nd += nds) {
+            __m128 tv;
+            const __m256 r = vertex_pn_avx2(&l, src, &pal, has_t, &tv);
+            store_slot_avx2(p, _mm256_castps256_ps128(r), packed);
+            store_slot_avx2(nd, _mm256_extractf128_ps(r, 1), n_direct ? packed : true);
+            if (has_t && normalize) {
+                _mm_storeu_ps(tb, tv);
+                tb += 3;
+            } else if (has_t) {
+                store_tangent_avx2(t, tv, src + l.tangent_offset);
+                t += ts;
+            }
+        }
+        if (loop_m < m) {
+            __m128 pv, nv, tv;
+            if (odd) {
+                vertex_avx2(&l, src, &pal, true, has_t, false, &pv, &nv, &tv);
+            } else {
+                const __m256 r = vertex_pn_avx2(&l, src, &pal, has_t, &tv);
+                pv = _mm256_castps256_ps128(r);
+                nv = _mm256_extractf128_ps(r, 1);
+            }
+            store3_avx2(p, pv);
+            store_slot_avx2(nd, nv, !n_direct);
+            if (has_t && normalize) _mm_storeu_ps(tb, tv);
+            else if (has_t) store_tangent_avx2(t, tv, src + l.tangent_offset);
+        }
+        if (!normalize) continue;
+        float *nb = n_direct ? (float *)(void *)(out.n + b0 * ns) : nbuf;
+        normalize_block_avx2(nb, m);
+        if (!n_direct)
+            for (size_t i = 0; i < m; i++) memcpy(out.n + (b0 + i) * ns, nbuf + 3 * i, 12);
+        if (has_t) {
+            normalize_block_avx2(tbuf, m);
+            src = in + b0 * stride + l.tangent_offset;
+            t = out.t + b0 * ts;
+            for (size_t i = 0; i < m; i++, src += stride, t += ts) {
+                memcpy(t, tbuf + 3 * i, 12);
+                memcpy(t + 12, src + 12, sizeof(float)); /* w kept */
+            }
+        }
+    }
+}
+
+/* One instance per (tangent, normalise, packed). */
+#define CNA__STREAMS_AVX2(name, has_t, normalize, packed)                                       \
+    CNA__AVX2_FMA static void name(const cna_skinning_layout *k, const unsigned char *in,     \
+                                   size_t count, const skin_palette *pal, const stream_out *o) \
+    {                                                                                           \
+        streams_avx2_canonical(k, in, count, pal, o, has_t, normalize, packed);                \
+    }
+CNA__STREAMS_AVX2(streams_avx2_pn, false, true, true)
+CNA__STREAMS_AVX2(streams_avx2_pn_raw, false, false, true)
+CNA__STREAMS_AVX2(streams_avx2_pn_strided, false, true, false)
+CNA__STREAMS_AVX2(streams_avx2_pn_raw_strided, false, false, false)
+CNA__STREAMS_AVX2(streams_avx2_pnt, true, true, true)
+CNA__STREAMS_AVX2(streams_avx2_pnt_raw, true, false, true)
+CNA__STREAMS_AVX2(streams_avx2_pnt_strided, true, true, false)
+CNA__STREAMS_AVX2(streams_avx2_pnt_raw_strided, true, false, false)
+#undef CNA__STREAMS_AVX2
+
+/* Any valid layout or palette (skin_avx2_kernel's generic loop: a zero
+ * weight selects a zero matrix; exact stores). */
+CNA__AVX2_FMA static void streams_avx2_generic(const cna_skinning_layout *l,
+                                               const unsigned char *in, size_t count,
+                                               const cna_mat4 *palette_in, const stream_out *o)
+{
+    skin_palette pal;
+    pal.palette = palette_in;
+    const size_t stride = l->stride;
+    const bool has_n = o->n != NULL, has_t = o->t != NULL;
+    for (size_t v = 0; v < count; v += 2, in += 2 * stride) {
+        const bool two = v + 1 < count;
+        __m128 pa, na, ta, pb = _mm_setzero_ps(), nb = pb, tb = pb;
+        vertex_avx2(l, in, &pal, has_n, has_t, true, &pa, &na, &ta);
+        if (two) vertex_avx2(l, in + stride, &pal, has_n, has_t, true, &pb, &nb, &tb);
+        if (o->normalize && two) {
+            if (has_n) normalize_pair_avx2(&na, &nb);
+            if (has_t) normalize_pair_avx2(&ta, &tb);
+        } else if (o->normalize) {
+            if (has_n) na = normalize_one_avx2(na);
+            if (has_t) ta = normalize_one_avx2(ta);
+        }
+        const __m128 ps[2] = {pa, pb}, ns[2] = {na, nb}, ts[2] = {ta, tb};
+        for (size_t i = 0; i < (two ? 2u : 1u); i++) {
+            store3_avx2(o->p + (v + i) * o->ps, ps[i]);
+            if (has_n) store3_avx2(o->n + (v + i) * o->ns, ns[i]);
+            if (has_t)
+                store_tangent_avx2(o->t + (v + i) * o->ts, ts[i],
+                                   in + i * stride + l->tangent_offset);
+        }
+    }
+}
+
+/* The AVX2 kernel on count > 0 vertices (skin_fast_avx2's choice of loop). */
+static void streams_avx2(const cna_skinning_layout *l, const unsigned char *in, size_t count,
+                         const cna_mat4 *palette, size_t reach, const stream_out *o)
+{
+    const cna_skinning_layout *k = canonical_constant(l);
+    skin_palette pal;
+    if (k && palette_finite_avx2(palette, reach, &pal)) {
+        const bool packed = o->ps == 12 && o->ns == 12;
+        if (k->tangent_offset < 0) {
+            if (o->normalize) (packed ? streams_avx2_pn : streams_avx2_pn_strided)(k, in, count, &pal, o);
+            else (packed ? streams_avx2_pn_raw : streams_avx2_pn_raw_strided)(k, in, count, &pal, o);
+        } else {
+            if (o->normalize) (packed ? streams_avx2_pnt : streams_avx2_pnt_strided)(k, in, count, &pal, o);
+            else (packed ? streams_avx2_pnt_raw : streams_avx2_pnt_raw_strided)(k, in, count, &pal, o);
+        }
+        return;
+    }
+    streams_avx2_generic(l, in, count, palette, o);
+}
+#endif /* CNA__SKIN_AVX2 */
+
+static cna_result skin_streams(const cna_skinning_layout *layout, const void *vertices,
+                               size_t vertex_count, const cna_mat4 *palette,
+                               size_t palette_count, const cna_skinning_streams *out, int kernel,
+                               cna_error *err)
+{
+    stream_out o;
+    size_t reach = 0;
+    cna_result r = check_streams(layout, vertices, vertex_count, palette, palette_count, out, &o,
+                                 &reach, err);
+    if (r != CNA_OK || vertex_count == 0) return r;
+    switch (kernel) {
+#if CNA__SKIN_AVX2
+    case KERNEL_AVX2: streams_avx2(layout, vertices, vertex_count, palette, reach, &o); break;
+#endif
+#if CNA__SKIN_SSE2
+    case KERNEL_SSE2: streams_sse2(layout, vertices, vertex_count, palette, reach, &o); break;
+#endif
+    default: streams_scalar(layout, vertices, vertex_count, palette, &o); break;
+    }
+    return CNA_OK;
+}
+
+cna_result cna__skin_streams_path(const cna_skinning_layout *layout, const void *vertices,
+                                  size_t vertex_count, const cna_mat4 *palette,
+                                  size_t palette_count, const cna_skinning_streams *out,
+                                  int kernel, cna_error *err)
+{
+    if (!cna__skin_fast_kernel_supported(kernel))
+        return cna__error(err, CNA_ERROR_UNSUPPORTED,
+                          "kernel: %d is not supported by this build or CPU", kernel);
+    return skin_streams(layout, vertices, vertex_count, palette, palette_count, out, kernel, err);
+}
+
+cna_result cna_skin_streams(const cna_skinning_layout *layout, const void *vertices,
+                            size_t vertex_count, const cna_mat4 *palette, size_t palette_count,
+                            const cna_skinning_streams *out, cna_error *err)
+{
+    return skin_streams(layout, vertices, vertex_count, palette, palette_count, out,
+                        cna__skin_fast_kernel(), err);
 }

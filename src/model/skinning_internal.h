@@ -11,6 +11,8 @@
  * cna__skin_vertices_fast_path: cna_skin_vertices_fast with that kernel; an
  * unsupported kernel is refused (CNA_ERROR_UNSUPPORTED, out untouched)
  * before anything else.
+ * cna__skin_streams_path: cna_skin_streams with that kernel, refused the
+ * same way.
  */
 #ifndef CNA_MODEL_SKINNING_INTERNAL_H
 #define CNA_MODEL_SKINNING_INTERNAL_H
@@ -27,5 +29,9 @@ cna_result cna__skin_vertices_fast_path(const cna_skinning_layout *layout, const
                                         size_t vertex_count, const cna_mat4 *palette,
                                         size_t palette_count, void *out, size_t out_size,
                                         int kernel, cna_error *err);
+cna_result cna__skin_streams_path(const cna_skinning_layout *layout, const void *vertices,
+                                  size_t vertex_count, const cna_mat4 *palette,
+                                  size_t palette_count, const cna_skinning_streams *out,
+                                  int kernel, cna_error *err);
 
 #endif /* CNA_MODEL_SKINNING_INTERNAL_H */

@@ -9,56 +9,11 @@
 
 #include "cna/model.h"
 #include "cna/skinning.h"
+#include "mesh/skinning_test.h"
 #include "model/skinning_internal.h"
 
 
-/* Each fast-path test runs once per kernel (cmocka prestate: a pointer to
- * the kernel number); a kernel this CPU lacks is skipped. A CNA_NO_SIMD build
- * has the scalar kernel only (fast_path_dispatches_to_the_best_supported_kernel
- * checks it) and runs each test on it alone. */
-static const int kernel_ids[3] = {0, 1, 2};
 
-#define KERNEL_TEST(f, k, suffix) {#f suffix, f, NULL, NULL, (void *)&kernel_ids[k]}
-#if defined(CNA_NO_SIMD)
-#define KERNEL_TESTS(f) KERNEL_TEST(f, 0, "/scalar")
-#else
-#define KERNEL_TESTS(f) \
-    KERNEL_TEST(f, 0, "/scalar"), KERNEL_TEST(f, 1, "/sse2"), KERNEL_TEST(f, 2, "/avx2_fma")
-#endif
-
-static int kernel_of(void **state)
-{
-    const int kernel = *(const int *)*state;
-    if (!cna__skin_fast_kernel_supported(kernel)) {
-        print_message("kernel %s: not supported here, skipped\n",
-                      cna__skin_fast_kernel_name(kernel));
-        skip();
-    }
-    return kernel;
-}
-
-typedef struct vtx {
-    float p[3], n[3], uv[2], t[4];
-    uint8_t j[4];
-    float w[4];
-} vtx;
-
-/* Pack into a canonical skinned layout (52: no tangent; 68: tangent at 32). */
-static void pack(unsigned char *out, const vtx *v, size_t count, uint32_t stride)
-{
-    cna_skinning_layout l;
-    assert_int_equal(cna_skinning_layout_canonical(stride, &l, NULL), CNA_OK);
-    memset(out, 0, count * stride);
-    for (size_t i = 0; i < count; i++) {
-        unsigned char *d = out + i * stride;
-        mesh_put_floats(d + l.position_offset, v[i].p, 3);
-        mesh_put_floats(d + l.normal_offset, v[i].n, 3);
-        mesh_put_floats(d + 24, v[i].uv, 2);
-        if (l.tangent_offset >= 0) mesh_put_floats(d + l.tangent_offset, v[i].t, 4);
-        memcpy(d + l.joints_offset, v[i].j, 4);
-        mesh_put_floats(d + l.weights_offset, v[i].w, 4);
-    }
-}
 
 static void identity(cna_mat4 *m) { cna_mat4_identity(m); }
 
@@ -302,91 +257,6 @@ static void bad_layouts_and_buffers_are_refused(void **state)
 
 /* ------------------------------------------------------------ fast path */
 
-static uint32_t rng_state = 12345u;
-static float rnd(float lo, float hi)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 17;
-    rng_state ^= rng_state << 5;
-    return lo + (hi - lo) * (float)(rng_state >> 8) / 16777216.0f;
-}
-
-static void random_palette(cna_mat4 *palette, size_t count)
-{
-    for (size_t i = 0; i < count; i++) {
-        float q[4], len = 0;
-        for (int c = 0; c < 4; c++) {
-            q[c] = rnd(-1, 1);
-            len += q[c] * q[c];
-        }
-        len = sqrtf(len);
-        const float s = rnd(0.5f, 2.0f);
-        cna_mat4_compose(&palette[i], cna_vec3_make(rnd(-2, 2), rnd(-2, 2), rnd(-2, 2)),
-                         cna_quat_make(q[0] / len, q[1] / len, q[2] / len, q[3] / len),
-                         cna_vec3_make(s, s, s));
-    }
-}
-
-static void random_direction(float *d)
-{
-    float len;
-    do {
-        for (int c = 0; c < 3; c++) d[c] = rnd(-1, 1);
-        len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    } while (len < 0.1f);
-    for (int c = 0; c < 3; c++) d[c] /= len;
-}
-
-/* Random vertices of layout l: 1 to 4 non-zero weights summing to about 1 in
- * random slots, every joint (zero weight or not) below palette_count. */
-static void random_vertices_k(const cna_skinning_layout *l, unsigned char *out, size_t count,
-                              size_t palette_count, int influences);
-
-static void random_vertices(const cna_skinning_layout *l, unsigned char *out, size_t count,
-                            size_t palette_count)
-{
-    random_vertices_k(l, out, count, palette_count, 0);
-}
-
-/* influences 1..4: exactly that many non-zero weights, in random slots;
- * 0: 1 to 4 as above. */
-static void random_vertices_k(const cna_skinning_layout *l, unsigned char *out, size_t count,
-                              size_t palette_count, int influences)
-{
-    for (size_t i = 0; i < (size_t)l->stride * count; i++) out[i] = (unsigned char)rnd(0, 255);
-    for (size_t v = 0; v < count; v++) {
-        unsigned char *d = out + v * l->stride;
-        float p[3] = {rnd(-3, 3), rnd(-3, 3), rnd(-3, 3)}, n[3], t[4];
-        random_direction(n);
-        random_direction(t);
-        t[3] = rnd(0, 1) < 0.5f ? -1.0f : 1.0f;
-        uint8_t j[4];
-        float w[4] = {0, 0, 0, 0}, sum = 0;
-        for (int k = 0; k < 4; k++) j[k] = (uint8_t)rnd(0, (float)palette_count);
-        if (influences == 0) {
-            const int k_count = 1 + (int)rnd(0, 4);
-            for (int k = 0; k < k_count; k++) {
-                const int slot = (int)rnd(0, 4);
-                w[slot] = rnd(0.05f, 1.0f);
-            }
-        } else {
-            for (int k = 0; k < influences;) {
-                const int slot = (int)rnd(0, 4);
-                if (w[slot] != 0.0f) continue;
-                w[slot] = rnd(0.05f, 1.0f);
-                k++;
-            }
-        }
-        for (int k = 0; k < 4; k++) sum += w[k];
-        for (int k = 0; k < 4; k++) w[k] /= sum;
-        mesh_put_floats(d + l->position_offset, p, 3);
-        if (l->normal_offset >= 0) mesh_put_floats(d + l->normal_offset, n, 3);
-        if (l->tangent_offset >= 0) mesh_put_floats(d + l->tangent_offset, t, 4);
-        memcpy(d + l->joints_offset, j, 4);
-        mesh_put_floats(d + l->weights_offset, w, 4);
-    }
-}
-
 /* Whether byte b of a vertex lies in a skinned slot (position, normal, tangent xyz). */
 static bool in_slot(const cna_skinning_layout *l, size_t b)
 {
@@ -396,14 +266,6 @@ static bool in_slot(const cna_skinning_layout *l, size_t b)
     return false;
 }
 
-/* Largest magnitude in the top three rows of m. */
-static double top_rows_max(const cna_mat4 *m)
-{
-    double r = 0;
-    for (int c = 0; c < 4; c++)
-        for (int row = 0; row < 3; row++) r = fmax(r, fabs((double)m->m[4 * c + row]));
-    return r;
-}
 
 /* The documented bound (include/cna/skinning.h, cna_skin_vertices_fast):
  * positions within 1e-5 · S, directions within 1e-5 · S / L + 1e-6; every
