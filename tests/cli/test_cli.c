@@ -27,9 +27,11 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+
 #include "cna/version.h"
 
 #define CNA_EXE CNA_BINARY_DIR "/cna"
+#include "cli/cli_run.h"
 #define VALID CNA_TEST_DATA_DIR "/corpus/valid"
 #define INVALID CNA_TEST_DATA_DIR "/corpus/invalid"
 #define ROBOT VALID "/RobotExpressive/robot.glb"
@@ -37,97 +39,6 @@
 #define RIGGED VALID "/RiggedSimple/rigged_simple.gltf"
 #define BAD_JSON INVALID "/validator/test/base/data/json/invalid_syntax.gltf"
 #define BAD_GLB INVALID "/validator/test/base/data/glb/invalid_magic.glb"
-
-extern char **environ;
-
-/* What one run of the tool produced. */
-typedef struct run_result {
-    int exit_code;  /* -1 when it did not exit normally */
-    char *out;      /* whole stdout, NUL-terminated */
-    char *err;      /* whole stderr, NUL-terminated */
-} run_result;
-
-static char *slurp_fd(int fd)
-{
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    if (!buf) return NULL;
-    if (lseek(fd, 0, SEEK_SET) < 0) {
-        free(buf);
-        return NULL;
-    }
-    for (;;) {
-        if (len + 1 >= cap) {
-            char *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                return NULL;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        ssize_t got = read(fd, buf + len, cap - 1 - len);
-        if (got < 0) {
-            free(buf);
-            return NULL;
-        }
-        if (got == 0) break;
-        len += (size_t)got;
-    }
-    buf[len] = '\0';
-    return buf;
-}
-
-/* A temporary file, already unlinked; its descriptor. */
-static int temp_fd(void)
-{
-    char name[] = "/tmp/cna-test-cli-XXXXXX";
-    int fd = mkstemp(name);
-    if (fd >= 0) unlink(name);
-    return fd;
-}
-
-/* Runs `cna` with the NULL-terminated argument list (after argv[0]); stdout
- * and stderr are captured through temporary files (no pipe can fill up). */
-static run_result run_cna(const char *first, ...)
-{
-    char *argv[16];
-    int argc = 0;
-    argv[argc++] = (char *)CNA_EXE;
-    va_list ap;
-    va_start(ap, first);
-    for (const char *a = first; a && argc < 15; a = va_arg(ap, const char *)) argv[argc++] = (char *)a;
-    va_end(ap);
-    argv[argc] = NULL;
-
-    run_result res = {-1, NULL, NULL};
-    int out_fd = temp_fd(), err_fd = temp_fd();
-    assert_true(out_fd >= 0 && err_fd >= 0);
-    posix_spawn_file_actions_t actions;
-    assert_int_equal(posix_spawn_file_actions_init(&actions), 0);
-    posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, err_fd, STDERR_FILENO);
-    pid_t pid;
-    int rc = posix_spawn(&pid, CNA_EXE, &actions, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) fail_msg("cannot run %s (build the cna_tool target): %s", CNA_EXE, strerror(rc));
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    if (WIFEXITED(status)) res.exit_code = WEXITSTATUS(status);
-    res.out = slurp_fd(out_fd);
-    res.err = slurp_fd(err_fd);
-    close(out_fd);
-    close(err_fd);
-    assert_non_null(res.out);
-    assert_non_null(res.err);
-    return res;
-}
-
-static void run_free(run_result *r)
-{
-    free(r->out);
-    free(r->err);
-}
 
 static void assert_contains(const char *haystack, const char *needle)
 {

@@ -33,86 +33,15 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+
 #include "cna/cna.h"
 
 #define CNA_EXE CNA_BINARY_DIR "/cna"
+#include "cli/cli_run.h"
 #define VALID CNA_TEST_DATA_DIR "/corpus/valid"
 #define ROBOT VALID "/RobotExpressive/robot.glb"
 #define INTERPOLATION VALID "/InterpolationTest/interpolation_test.gltf"
 #define MORPHS VALID "/MorphStressTest/MorphStressTest.gltf"
-
-extern char **environ;
-
-typedef struct run_result {
-    int exit_code;  /* -1 when it did not exit normally */
-    char *out;      /* whole stdout, NUL-terminated */
-    char *err;      /* whole stderr, NUL-terminated */
-} run_result;
-
-static char *slurp_fd(int fd)
-{
-    struct stat st;
-    if (fstat(fd, &st) != 0 || lseek(fd, 0, SEEK_SET) < 0) return NULL;
-    size_t n = (size_t)st.st_size;
-    char *buf = malloc(n + 1);
-    if (!buf) return NULL;
-    size_t got = 0;
-    while (got < n) {
-        ssize_t k = read(fd, buf + got, n - got);
-        if (k <= 0) break;
-        got += (size_t)k;
-    }
-    buf[got] = '\0';
-    return buf;
-}
-
-static int temp_fd(void)
-{
-    char name[] = "/tmp/cna-test-cli-blend-XXXXXX";
-    int fd = mkstemp(name);
-    if (fd >= 0) unlink(name);
-    return fd;
-}
-
-/* Runs `cna` with the NULL-terminated arguments; stdout and stderr captured. */
-static run_result run_cna(const char *first, ...)
-{
-    char *argv[24];
-    int argc = 0;
-    argv[argc++] = (char *)CNA_EXE;
-    va_list ap;
-    va_start(ap, first);
-    for (const char *a = first; a && argc < 23; a = va_arg(ap, const char *)) argv[argc++] = (char *)a;
-    va_end(ap);
-    argv[argc] = NULL;
-    run_result res = {-1, NULL, NULL};
-    int out_fd = temp_fd(), err_fd = temp_fd();
-    assert_true(out_fd >= 0 && err_fd >= 0);
-    posix_spawn_file_actions_t actions;
-    assert_int_equal(posix_spawn_file_actions_init(&actions), 0);
-    posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, err_fd, STDERR_FILENO);
-    pid_t pid;
-    int rc = posix_spawn(&pid, CNA_EXE, &actions, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) fail_msg("cannot run %s (build the cna_tool target): %s", CNA_EXE, strerror(rc));
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    if (WIFEXITED(status)) res.exit_code = WEXITSTATUS(status);
-    res.out = slurp_fd(out_fd);
-    res.err = slurp_fd(err_fd);
-    close(out_fd);
-    close(err_fd);
-    assert_non_null(res.out);
-    assert_non_null(res.err);
-    return res;
-}
-
-static void run_free(run_result *r)
-{
-    free(r->out);
-    free(r->err);
-}
 
 /* A successful `cna pose`: exit 0, nothing on stderr; its stdout (owned). */
 static char *pose_ok(run_result r)

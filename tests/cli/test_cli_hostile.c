@@ -28,91 +28,11 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+
 #define CNA_EXE CNA_BINARY_DIR "/cna"
 #define DEADLINE_MS 20000
-
-extern char **environ;
-
-typedef struct run_result {
-    int exit_code; /* -1 when it did not exit normally */
-    char *out, *err;
-} run_result;
-
-static char *slurp(int fd)
-{
-    assert_true(lseek(fd, 0, SEEK_SET) == 0);
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    assert_non_null(buf);
-    for (;;) {
-        if (len + 1 >= cap) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            assert_non_null(buf);
-        }
-        ssize_t got = read(fd, buf + len, cap - 1 - len);
-        assert_true(got >= 0);
-        if (got == 0) break;
-        len += (size_t)got;
-    }
-    buf[len] = '\0';
-    return buf;
-}
-
-static int temp_fd(void)
-{
-    char name[] = "/tmp/cna-test-cli-hostile-XXXXXX";
-    int fd = mkstemp(name);
-    assert_true(fd >= 0);
-    unlink(name);
-    return fd;
-}
-
-/* Runs `cna` with the NULL-terminated arguments; kills it and fails the test
- * when it has not exited after DEADLINE_MS. */
-static run_result run_cna(const char *first, ...)
-{
-    char *argv[16];
-    int argc = 0;
-    argv[argc++] = (char *)CNA_EXE;
-    va_list ap;
-    va_start(ap, first);
-    for (const char *a = first; a && argc < 15; a = va_arg(ap, const char *)) argv[argc++] = (char *)a;
-    va_end(ap);
-    argv[argc] = NULL;
-    int out_fd = temp_fd(), err_fd = temp_fd();
-    posix_spawn_file_actions_t actions;
-    assert_int_equal(posix_spawn_file_actions_init(&actions), 0);
-    posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, err_fd, STDERR_FILENO);
-    pid_t pid;
-    int rc = posix_spawn(&pid, CNA_EXE, &actions, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) fail_msg("cannot run %s: %s", CNA_EXE, strerror(rc));
-    int status = 0, waited_ms = 0;
-    pid_t done;
-    while ((done = waitpid(pid, &status, WNOHANG)) == 0 && waited_ms < DEADLINE_MS) {
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-        waited_ms++;
-    }
-    if (done == 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        fail_msg("cna %s %s did not finish within %d ms (blocked?)", argv[1], argc > 2 ? argv[2] : "", DEADLINE_MS);
-    }
-    assert_int_equal(done, pid);
-    run_result res = {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_fd), slurp(err_fd)};
-    close(out_fd);
-    close(err_fd);
-    return res;
-}
-
-static void run_free(run_result *r)
-{
-    free(r->out);
-    free(r->err);
-}
+#define CLI_RUN_DEADLINE_MS DEADLINE_MS
+#include "cli/cli_run.h"
 
 static void expect_failure(run_result r, const char *want_err)
 {
