@@ -250,15 +250,14 @@ static inline bool cna__arc_begin(const cna_quat *a, const cna_quat *b, cna__arc
 void cna__arc_trig8(const float d[8], cna__arc *const out[8], size_t count);
 
 /* cna__arc_trig8 for a player path (CNA__PLAYER_PATH_*, below): AVX runs
- * the eight lanes as two four-lane double chains, AVX-512F as one
- * eight-lane chain, with the same operations per lane, so the same bits; the
+ * the eight lanes as two four-lane double chains, with the same operations
+ * per lane, so the same bits; the
  * path must be supported (cna__player_path_supported), BASE always is. */
 void cna__arc_trig8_path(int path, const float d[8], cna__arc *const out[8], size_t count);
 #if defined(CNA__ANIM_SSE2) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CNA__ANIM_WIDE 1
 #include <immintrin.h>
 void cna__arc_trig8_avx(const float d[8], cna__arc *const out[8], size_t count);
-void cna__arc_trig8_avx512(const float d[8], cna__arc *const out[8], size_t count);
 #endif
 
 /* cna__arc_make for `count` (0..8) pairs at once (cna__arc_begin, then
@@ -379,17 +378,14 @@ void cna__player_hierarchy(struct cna_player *player);
 
 /* The player's kernels for the world and skin products (src/anim/player.c):
  * BASE is cglm's SSE product (scalar in a CNA_NO_SIMD build), AVX two
- * columns and AVX512 four columns per instruction, each element computed
+ * columns per instruction, each element computed
  * with the same operations in the same order, so every path gives the same
  * bits. cna_player_create picks cna__player_default_path(); tests force
  * each one. cna__player_set_path returns false (and changes nothing) for a
  * path this build or CPU lacks. */
-enum { CNA__PLAYER_PATH_BASE = 0, CNA__PLAYER_PATH_AVX = 1, CNA__PLAYER_PATH_AVX512 = 2,
-       CNA__PLAYER_PATH_COUNT = 3 };
+enum { CNA__PLAYER_PATH_BASE = 0, CNA__PLAYER_PATH_AVX = 1, CNA__PLAYER_PATH_COUNT = 2 };
 bool cna__player_path_supported(int path);
-/* The path cna_player_create picks: the widest supported, except on AMD
- * family 19h CPUs (Zen 4: 512-bit operations split in two 256-bit halves),
- * where the AVX path measured faster and is picked when supported. */
+/* The path cna_player_create picks: AVX when the CPU has it, else BASE. */
 int cna__player_default_path(void);
 bool cna__player_set_path(struct cna_player *player, int path);
 int cna__player_path(const struct cna_player *player);

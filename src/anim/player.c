@@ -21,7 +21,7 @@
 #if defined(CGLM_SSE_FP) && defined(CNA__ANIM_SSE2)
 #define PLAYER_SSE 1
 #endif
-/* Wider products (AVX, AVX-512F) for gcc and clang on x86-64, chosen at run
+/* Wider products (AVX) for gcc and clang on x86-64, chosen at run
  * time (cna_player_create) by what the CPU supports. */
 #if defined(PLAYER_SSE) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define PLAYER_WIDE 1
@@ -307,7 +307,7 @@ HOT_INLINE void sample_track(const cna_bone_track *track, int64_t t, track_state
  * update (for 60 Hz playback of 24 or 30 Hz keys, every track every two or
  * three frames), the trigonometric ones eight at a time (cna__arc_trig8:
  * four independent SSE2 chains instead of one per track, two AVX or one
- * AVX-512F chain on those paths: cna__arc_trig8_path; one alone as
+ * chain on that path: cna__arc_trig8_path; one alone as
  * cna__arc_make). The cursors move here as cna__track_locate moves them;
  * the sampling pass finds them already in place. */
 static void new_arcs_in(int path, const cna_clip *clip, track_state *tracks, size_t states, int64_t t, int32_t n,
@@ -427,7 +427,6 @@ HOT_INLINE void compose4(cna_mat4 *const out[4], const vsample in[4])
 }
 #if defined(PLAYER_WIDE)
 #define AVX_TARGET __attribute__((target("avx")))
-#define AVX512_TARGET __attribute__((target("avx512f")))
 
 /* _MM_TRANSPOSE4_PS within each 128-bit half of four 256-bit registers. */
 #define TRANSPOSE4_HALVES(r0, r1, r2, r3)                                   \
@@ -440,7 +439,7 @@ HOT_INLINE void compose4(cna_mat4 *const out[4], const vsample in[4])
         (r3) = _mm256_shuffle_ps(t2_, t3_, 0xEE);                           \
     } while (0)
 
-/* compose4 for eight samples (AVX and AVX-512F paths): samples k and k + 4
+/* compose4 for eight samples (the AVX path): samples k and k + 4
  * in the two halves of one 256-bit register, so each half runs compose4's
  * operations for its four samples, lane for lane the same (sqrt and
  * division correctly rounded per lane), hence the same bits. Stores in
@@ -541,7 +540,7 @@ static inline const cna_keyframe *sample_track(const cna_bone_track *track, int6
 
 #if defined(PLAYER_SSE)
 /* The first `wide ? 8 : 4` samples composed (compose8 on the AVX and
- * AVX-512F paths only). */
+ * path only). */
 HOT_INLINE void compose(cna_mat4 *const out[8], const vsample in[8], bool wide)
 {
 #if defined(PLAYER_WIDE)
@@ -560,7 +559,7 @@ HOT_INLINE void compose(cna_mat4 *const out[8], const vsample in[8], bool wide)
  *   local[bone] = T(t) · R(r) · S(s)   (spec: Scale * Rotation * Translation).
  * Tracks without keys, or with a bone outside 0..bone_count-1, are ignored.
  * With SSE, tracks are sampled in order into a buffer on the stack of four
- * entries (eight on the AVX and AVX-512F paths: compose8) and each full
+ * entries (eight on the AVX path: compose8) and each full
  * buffer is composed at once (a last partial one padded with copies of its
  * last entry, which rewrite that matrix with the same values), so the
  * matrices are still written in track order (a later track for the same
@@ -638,14 +637,12 @@ HOT_INLINE void sample_clip_body(cna_player *player, bool wide)
 }
 
 /* sample_clip_body compiled once per path: for the baseline, and with AVX
- * (VEX three-operand encodings: no register copies) or AVX-512F (also 32
- * vector registers: fewer spills) enabled. The same C, hence the same IEEE
+ * (VEX three-operand encodings: no register copies) enabled. The same C, hence the same IEEE
  * operations in the same order per element (-ffp-contract=off: no fused
  * multiply-add), so the same bits on every path. */
 static void sample_clip(cna_player *player) { sample_clip_body(player, false); }
 #if defined(PLAYER_WIDE)
 AVX_TARGET static void sample_clip_avx(cna_player *player) { sample_clip_body(player, true); }
-AVX512_TARGET static void sample_clip_avx512(cna_player *player) { sample_clip_body(player, true); }
 #endif
 
 /* ------------------------------------------------------------------ the kernels for the character's layers */
@@ -887,60 +884,6 @@ AVX_TARGET static void hierarchy_avx(cna_player *player, const cna_skinning_data
     }
 }
 
-/* AVX-512F: the whole of b in one 512-bit register, a's column i broadcast
- * to the four 128-bit lanes, b's component i splatted within each lane: each
- * lane runs cglm's SSE product for one column. */
-AVX512_TARGET static inline __m512 mul_512(__m512 a0, __m512 a1, __m512 a2, __m512 a3, __m512 b)
-{
-    __m512 v = _mm512_mul_ps(_mm512_permute_ps(b, 0x00), a0);
-    v = _mm512_add_ps(v, _mm512_mul_ps(_mm512_permute_ps(b, 0x55), a1));
-    v = _mm512_add_ps(v, _mm512_mul_ps(_mm512_permute_ps(b, 0xAA), a2));
-    v = _mm512_add_ps(v, _mm512_mul_ps(_mm512_permute_ps(b, 0xFF), a3));
-    return v;
-}
-
-AVX512_TARGET static inline __m512 mul_512_mem(const float *a, __m512 b)
-{
-    return mul_512(_mm512_broadcast_f32x4(_mm_loadu_ps(a + 0)),
-                   _mm512_broadcast_f32x4(_mm_loadu_ps(a + 4)),
-                   _mm512_broadcast_f32x4(_mm_loadu_ps(a + 8)),
-                   _mm512_broadcast_f32x4(_mm_loadu_ps(a + 12)), b);
-}
-
-AVX512_TARGET static inline __m512 mul_512_reg(__m512 a, __m512 b)
-{
-    return mul_512(_mm512_shuffle_f32x4(a, a, 0x00), _mm512_shuffle_f32x4(a, a, 0x55),
-                   _mm512_shuffle_f32x4(a, a, 0xAA), _mm512_shuffle_f32x4(a, a, 0xFF), b);
-}
-
-AVX512_TARGET static void hierarchy_avx512(cna_player *player, const cna_skinning_data *data)
-{
-    const int32_t n = player->bone_count;
-    const cna_mat4 *prefix = root_prefix(player, data);
-    const bool prefixed = prefix != NULL;
-    __m512 w = _mm512_setzero_ps(); /* world[p - 1] */
-    for (int32_t p = 0; p < n; ++p) {
-        __m512 local;
-        if (!player->posed[p]) {
-            local = _mm512_loadu_ps(data->bind_pose[p].m);
-            _mm512_storeu_ps(player->local[p].m, local);
-        } else {
-            local = _mm512_loadu_ps(player->local[p].m);
-        }
-        const int32_t parent = data->hierarchy[p];
-        if (parent >= 0 && parent == p - 1)
-            w = mul_512_reg(w, local);
-        else if (parent >= 0)
-            w = mul_512_mem(player->world[parent].m, local);
-        else if (prefixed)
-            w = mul_512_mem(prefix[p].m, local);
-        else
-            w = local;
-        _mm512_storeu_ps(player->world[p].m, w);
-        _mm512_storeu_ps(player->skin[p].m,
-                         mul_512_reg(w, _mm512_loadu_ps(data->inverse_bind_pose[p].m)));
-    }
-}
 #endif
 
 /* Whether this build and CPU can run `path`. */
@@ -953,40 +896,18 @@ bool cna__player_path_supported(int path)
     case CNA__PLAYER_PATH_AVX:
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx");
-    case CNA__PLAYER_PATH_AVX512:
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f");
 #endif
     default:
         return false;
     }
 }
 
-/* Whether the CPU is an AMD family 19h part (Zen 3 and Zen 4; of these only
- * Zen 4 has AVX-512F), which runs 512-bit operations as two 256-bit halves:
- * there the AVX path measured faster than the AVX-512F one (RobotExpressive's
- * walk 17.9 against 18.2 ns per joint, the 19-joint rig 27.9 against 29.1:
- * the parent chain's 512-bit lane shuffles are slower than the 256-bit ones,
- * and one eight-lane arc chain than two four-lane ones). */
-static bool split_512(void)
-{
-#if defined(PLAYER_WIDE)
-    __builtin_cpu_init();
-    return __builtin_cpu_is("amdfam19h");
-#else
-    return false;
-#endif
-}
-
-/* The widest supported path, but AVX where 512-bit operations are split
- * (split_512). */
+/* The widest supported path. (An AVX-512F path, four columns per
+ * instruction, measured no faster than AVX on this project's machines:
+ * bench/player_paths.c.) */
 int cna__player_default_path(void)
 {
-    const bool avx = cna__player_path_supported(CNA__PLAYER_PATH_AVX);
-    if (cna__player_path_supported(CNA__PLAYER_PATH_AVX512) && !(avx && split_512()))
-        return CNA__PLAYER_PATH_AVX512;
-    if (avx) return CNA__PLAYER_PATH_AVX;
-    return CNA__PLAYER_PATH_BASE;
+    return cna__player_path_supported(CNA__PLAYER_PATH_AVX) ? CNA__PLAYER_PATH_AVX : CNA__PLAYER_PATH_BASE;
 }
 
 /* Bind pose for untracked bones, the clip's tracks, then the hierarchy.
@@ -998,11 +919,6 @@ static void recompute(cna_player *player)
     if (n == 0) return;
     memset(player->posed, 0, (size_t)n);
 #if defined(PLAYER_WIDE)
-    if (player->path == CNA__PLAYER_PATH_AVX512) {
-        sample_clip_avx512(player);
-        hierarchy_avx512(player, data);
-        return;
-    }
     if (player->path == CNA__PLAYER_PATH_AVX) {
         sample_clip_avx(player);
         hierarchy_avx(player, data);
@@ -1023,10 +939,6 @@ void cna__player_hierarchy(cna_player *player)
     const cna_skinning_data *data = player->data;
     if (player->bone_count == 0) return;
 #if defined(PLAYER_WIDE)
-    if (player->path == CNA__PLAYER_PATH_AVX512) {
-        hierarchy_avx512(player, data);
-        return;
-    }
     if (player->path == CNA__PLAYER_PATH_AVX) {
         hierarchy_avx(player, data);
         return;

@@ -240,12 +240,10 @@ static void trig_store(const float th[8], const float inv[8], const bool trig[8]
     }
 }
 
-/* cna__sin_poly_pd and cna__asin_poly_pd four (AVX) and eight (AVX-512F)
- * lanes wide: per lane the same coefficients and the same IEEE operations in
+/* cna__sin_poly_pd and cna__asin_poly_pd four lanes wide (AVX): per lane the same coefficients and the same IEEE operations in
  * the same order, hence the same bits (no FMA: -ffp-contract=off, and the
  * intrinsics used are plain multiplications and additions). */
 #define AVX_TARGET __attribute__((target("avx")))
-#define AVX512_TARGET __attribute__((target("avx512f")))
 
 AVX_TARGET static inline __m256d sin_poly_pd4(__m256d r)
 {
@@ -306,65 +304,11 @@ AVX_TARGET void cna__arc_trig8_avx(const float d[8], cna__arc *const out[8], siz
     _mm256_storeu_ps(inv, _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_set_m128(s1, s0)));
     trig_store(th, inv, trig, out, count);
 }
-
-AVX512_TARGET static inline __m512d sin_poly_pd8(__m512d r)
-{
-    const __m512d r2 = _mm512_mul_pd(r, r);
-    __m512d p = _mm512_set1_pd(CNA__SIN_C0);
-    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(CNA__SIN_C1));
-    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(CNA__SIN_C2));
-    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(CNA__SIN_C3));
-    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(CNA__SIN_C4));
-    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(CNA__SIN_C5));
-    p = _mm512_add_pd(_mm512_mul_pd(p, r2), _mm512_set1_pd(CNA__SIN_C6));
-    return _mm512_add_pd(r, _mm512_mul_pd(r, _mm512_mul_pd(r2, p)));
-}
-
-AVX512_TARGET static inline __m512d asin_poly_pd8(__m512d z)
-{
-    const __m512d z2 = _mm512_mul_pd(z, z);
-    __m512d p = _mm512_set1_pd(CNA__ASIN_C0);
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C1));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C2));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C3));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C4));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C5));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C6));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C7));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C8));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C9));
-    p = _mm512_add_pd(_mm512_mul_pd(p, z2), _mm512_set1_pd(CNA__ASIN_C10));
-    return _mm512_add_pd(z, _mm512_mul_pd(z, _mm512_mul_pd(z2, p)));
-}
-
-AVX512_TARGET void cna__arc_trig8_avx512(const float d[8], cna__arc *const out[8], size_t count)
-{
-    double dd[8];
-    bool trig[8];
-    if (!trig_lanes(d, out, count, dd, trig)) return;
-    /* the eight lanes in one chain */
-    const __m512d x = _mm512_loadu_pd(dd), half = _mm512_set1_pd(0.5);
-    const __mmask8 small = _mm512_cmp_pd_mask(x, half, _CMP_LE_OS);
-    const __m512d big_z = _mm512_sqrt_pd(_mm512_mul_pd(_mm512_sub_pd(_mm512_set1_pd(1.0), x), half));
-    const __m512d p = asin_poly_pd8(_mm512_mask_blend_pd(small, big_z, x));
-    const __m512d small_r = _mm512_sub_pd(_mm512_set1_pd(CNA__PIO2), p);
-    const __m512d big_r = _mm512_mul_pd(_mm512_set1_pd(2.0), p);
-    const __m256 tf = _mm512_cvtpd_ps(_mm512_mask_blend_pd(small, big_r, small_r));
-    const __m256 sf = _mm512_cvtpd_ps(sin_poly_pd8(_mm512_cvtps_pd(tf)));
-    float th[8], inv[8];
-    _mm256_storeu_ps(th, tf);
-    _mm256_storeu_ps(inv, _mm256_div_ps(_mm256_set1_ps(1.0f), sf));
-    trig_store(th, inv, trig, out, count);
-}
 #endif
 
 void cna__arc_trig8_path(int path, const float d[8], cna__arc *const out[8], size_t count)
 {
 #if defined(CNA__ANIM_WIDE)
-    if (path == CNA__PLAYER_PATH_AVX512) {
-        cna__arc_trig8_avx512(d, out, count);
-        return;
-    }
     if (path == CNA__PLAYER_PATH_AVX) {
         cna__arc_trig8_avx(d, out, count);
         return;

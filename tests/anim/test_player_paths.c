@@ -1,6 +1,6 @@
 /*
  * Every kernel path of the player (src/anim/anim_internal.h:
- * CNA__PLAYER_PATH_BASE, _AVX, _AVX512) against a reference written here from
+ * CNA__PLAYER_PATH_BASE, _AVX) against a reference written here from
  * the public functions (cna_track_sample_linear, cna_mat4_compose,
  * cna_mat4_mul), bit for bit: every RobotExpressive clip at 60 Hz and with
  * random seeks, and random rigs (roots with and without prefixes, parents
@@ -172,17 +172,12 @@ static void test_base_path_robot(void **state)
     robot_on_path(CNA__PLAYER_PATH_BASE);
 }
 /* A CNA_NO_SIMD build has the base path only (test_default_path checks it): the
- * AVX and AVX-512F cases are not built there, rather than skipped. */
+ * AVX cases are not built there, rather than skipped. */
 #if !defined(CNA_NO_SIMD)
 static void test_avx_path_robot(void **state)
 {
     (void)state;
     robot_on_path(CNA__PLAYER_PATH_AVX);
-}
-static void test_avx512_path_robot(void **state)
-{
-    (void)state;
-    robot_on_path(CNA__PLAYER_PATH_AVX512);
 }
 #endif
 static void test_base_path_random_rigs(void **state)
@@ -195,11 +190,6 @@ static void test_avx_path_random_rigs(void **state)
 {
     (void)state;
     random_rigs_on_path(CNA__PLAYER_PATH_AVX);
-}
-static void test_avx512_path_random_rigs(void **state)
-{
-    (void)state;
-    random_rigs_on_path(CNA__PLAYER_PATH_AVX512);
 }
 #endif
 
@@ -243,19 +233,13 @@ static void test_steps_and_seeks_around_key_times_on_every_path(void **state)
     cna_model_free(m);
 }
 
-/* The path a fresh player runs: the widest supported, except AVX on an AMD
- * family 19h CPU (Zen 4) that has it; unknown paths are refused and change
- * nothing. */
+/* The path a fresh player runs: the widest supported (AVX where the CPU
+ * has it); unknown paths are refused and change nothing. */
 static int expected_default_path(void)
 {
     int widest = CNA__PLAYER_PATH_BASE;
     for (int p = 0; p < CNA__PLAYER_PATH_COUNT; ++p)
         if (cna__player_path_supported(p)) widest = p;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CNA_NO_SIMD)
-    __builtin_cpu_init();
-    if (widest == CNA__PLAYER_PATH_AVX512 && __builtin_cpu_is("amdfam19h"))
-        return CNA__PLAYER_PATH_AVX;
-#endif
     return widest;
 }
 
@@ -276,9 +260,7 @@ static void test_default_path(void **state)
 #if defined(CNA_NO_SIMD)
     assert_int_equal(expected, CNA__PLAYER_PATH_BASE);
     assert_false(cna__player_path_supported(CNA__PLAYER_PATH_AVX));
-    assert_false(cna__player_path_supported(CNA__PLAYER_PATH_AVX512));
     assert_false(cna__player_set_path(player, CNA__PLAYER_PATH_AVX));
-    assert_false(cna__player_set_path(player, CNA__PLAYER_PATH_AVX512));
     assert_int_equal(cna__player_path(player), CNA__PLAYER_PATH_BASE);
 #endif
     cna_player_free(player);
@@ -416,11 +398,6 @@ static void test_eight_arcs_are_bit_identical_to_one_at_a_time_avx(void **state)
     eight_arcs_on_path(CNA__PLAYER_PATH_AVX);
 }
 
-static void test_eight_arcs_are_bit_identical_to_one_at_a_time_avx512(void **state)
-{
-    (void)state;
-    eight_arcs_on_path(CNA__PLAYER_PATH_AVX512);
-}
 #endif
 
 int main(void)
@@ -429,12 +406,10 @@ int main(void)
         cmocka_unit_test(test_base_path_robot),
 #if !defined(CNA_NO_SIMD)
         cmocka_unit_test(test_avx_path_robot),
-        cmocka_unit_test(test_avx512_path_robot),
 #endif
         cmocka_unit_test(test_base_path_random_rigs),
 #if !defined(CNA_NO_SIMD)
         cmocka_unit_test(test_avx_path_random_rigs),
-        cmocka_unit_test(test_avx512_path_random_rigs),
 #endif
         cmocka_unit_test(test_steps_and_seeks_around_key_times_on_every_path),
         cmocka_unit_test(test_default_path),
@@ -442,7 +417,6 @@ int main(void)
         cmocka_unit_test(test_eight_arcs_are_bit_identical_to_one_at_a_time_base),
 #if !defined(CNA_NO_SIMD)
         cmocka_unit_test(test_eight_arcs_are_bit_identical_to_one_at_a_time_avx),
-        cmocka_unit_test(test_eight_arcs_are_bit_identical_to_one_at_a_time_avx512),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
