@@ -54,9 +54,14 @@
  * cna_ticks_from_seconds(s).
  *
  * Ownership: the character borrows the model, which must outlive it and must
- * not change while it lives. Creating allocates everything (the players'
- * sampling state for the longest clip of the model included); playing,
- * advancing, seeking and posing allocate nothing.
+ * not change while it lives. Creating allocates everything a character
+ * playing one clip needs (the players' sampling state for the longest clip
+ * of the model included). The first call that sets up a blend (a layer
+ * other than 0 playing, layer 0's weight other than 1, a fade of layer 0,
+ * a crossfade, a mask, an additive layer, root motion) allocates the
+ * blending state once, so a character that never blends never pays for it;
+ * such a call can fail with CNA_ERROR_OUT_OF_MEMORY and then changes
+ * nothing. Playing, advancing, seeking and posing allocate nothing.
  *
  * Errors: every function returning cna_result fills `err` (may be NULL);
  * for a bad argument nothing changes.
@@ -227,7 +232,8 @@ CNA_API size_t cna_character_layer_count(const cna_character *character);
  * keeping the layer's weight, loop mode, time scale, blend mode and mask.
  * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a layer out
  * of range ("layer 2 is outside 0..1"), or an animation as in
- * cna_character_play. */
+ * cna_character_play; CNA_ERROR_OUT_OF_MEMORY for a layer other than 0 when
+ * the blending state cannot be allocated (see "Ownership" above). */
 CNA_API cna_result cna_character_layer_play(cna_character *character, size_t layer, long animation,
                                             cna_error *err);
 
@@ -237,7 +243,8 @@ CNA_API long cna_character_layer_animation(const cna_character *character, size_
 /* Set the layer's weight (in [0, 1]; ends a fade of the layer).
  * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a layer out
  * of range or a weight outside [0, 1] or NaN ("layer 1: weight 1.5 is
- * outside 0..1"). */
+ * outside 0..1"); CNA_ERROR_OUT_OF_MEMORY (layer 0's weight other than 1
+ * sets up a blend). */
 CNA_API cna_result cna_character_layer_set_weight(cna_character *character, size_t layer, float weight,
                                                   cna_error *err);
 
@@ -328,7 +335,8 @@ CNA_API cna_result cna_model_mask_subtree(const cna_model *model, const char *bo
  * counts its ticks): weight = from + (target - from) · elapsed / duration,
  * exactly `target` at the end. seconds <= 0 sets the weight at once.
  * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a layer out
- * of range, a target outside [0, 1] or a time that is not finite. */
+ * of range, a target outside [0, 1] or a time that is not finite;
+ * CNA_ERROR_OUT_OF_MEMORY (a fade of layer 0 sets up a blend). */
 CNA_API cna_result cna_character_layer_fade(cna_character *character, size_t layer, float target,
                                             double seconds, cna_error *err);
 
@@ -343,7 +351,7 @@ CNA_API cna_result cna_character_layer_fade(cna_character *character, size_t lay
  * calls made by hand.
  * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, layers out
  * of range or equal, an animation as in cna_character_play, a time that is
- * not finite or unknown flags. */
+ * not finite or unknown flags; CNA_ERROR_OUT_OF_MEMORY. */
 CNA_API cna_result cna_character_crossfade(cna_character *character, size_t from, size_t to, long animation,
                                            double seconds, unsigned flags, cna_error *err);
 
@@ -453,7 +461,8 @@ typedef struct cna_root_motion {
 /* Extract root motion on layer `layer` in `mode` from bone `bone` (-1: the
  * default bone above). Takes effect for the next advance and pose.
  * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a layer,
- * mode or bone out of range, or -1 for a model without skins. */
+ * mode or bone out of range, or -1 for a model without skins;
+ * CNA_ERROR_OUT_OF_MEMORY. */
 CNA_API cna_result cna_character_layer_set_root_motion(cna_character *character, size_t layer,
                                                        cna_root_motion_mode mode, long bone, cna_error *err);
 
