@@ -885,9 +885,11 @@ static void test_layer_errors(void **state)
 }
 
 static size_t allocations;
+static size_t fail_after = SIZE_MAX; /* allocations that succeed before failing */
 static void *count_alloc(void *user, size_t size)
 {
     (void)user;
+    if (allocations >= fail_after) return NULL;
     allocations++;
     return malloc(size);
 }
@@ -929,6 +931,48 @@ static void test_no_allocation_while_blending(void **state)
     assert_int_equal(allocations, before);
     free(mask);
     cna_character_free(c);
+    cna_model_free(m);
+}
+
+/* The first blend set-up allocates the blending state: when that fails at
+ * any of its allocations, the call reports out of memory and nothing
+ * changes (no leak: the sanitizer build checks). */
+static void test_blend_setup_out_of_memory_changes_nothing(void **state)
+{
+    (void)state;
+    cna_error err;
+    cna_model *m = load(ROBOT);
+    cna_character_options o;
+    memset(&o, 0, sizeof o);
+    o.layer_count = 2;
+    o.allocator.alloc = count_alloc;
+    o.allocator.free = count_free;
+    const long wave = (long)find_anim(m, "Robot_Wave");
+    size_t failures = 0;
+    for (size_t extra = 0;; extra++) {
+        allocations = 0;
+        fail_after = SIZE_MAX;
+        cna_character *c = NULL;
+        ok(cna_character_create(m, &o, &c, &err), &err);
+        const size_t bytes = cna_character_size_bytes(c);
+        fail_after = allocations + extra;
+        cna_result r = cna_character_layer_play(c, 1, wave, &err);
+        fail_after = SIZE_MAX;
+        if (r == CNA_OK) {
+            assert_int_equal(cna_character_layer_animation(c, 1), wave);
+            cna_character_free(c);
+            break;
+        }
+        failures++;
+        assert_int_equal(r, CNA_ERROR_OUT_OF_MEMORY);
+        assert_int_equal(cna_character_layer_animation(c, 1), -1);
+        assert_int_equal(cna_character_size_bytes(c), bytes);
+        /* and the character still poses, and blends once memory is there */
+        ok(cna_character_pose(c, &err), &err);
+        ok(cna_character_layer_play(c, 1, wave, &err), &err);
+        cna_character_free(c);
+    }
+    assert_true(failures >= 3);
     cna_model_free(m);
 }
 
@@ -991,6 +1035,7 @@ int main(void)
         cmocka_unit_test(test_root_motion_pose_and_weight),
         cmocka_unit_test(test_layer_errors),
         cmocka_unit_test(test_no_allocation_while_blending),
+        cmocka_unit_test(test_blend_setup_out_of_memory_changes_nothing),
         cmocka_unit_test(test_two_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
