@@ -653,6 +653,40 @@ def instancing():
                                           scenes=[{"nodes": [0]}], scene=0))
 
 
+def instancing_skinned():
+    """A skinned box (two joints: the top half follows a bending "Tip") instanced three
+    times by its mesh node (EXT_mesh_gpu_instancing): every instance bends alike, the
+    instance transform applied after skinning, in the node's space."""
+    material = [{"name": "Orange", "pbrMetallicRoughness": {"baseColorFactor": [0.9, 0.45, 0.15, 1.0],
+                                                             "metallicFactor": 0.0, "roughnessFactor": 0.8}}]
+    b = Builder()
+    mesh = box_mesh(b)
+    prim = mesh["primitives"][0]
+    pos = b.accessors[prim["attributes"]["POSITION"]]
+    count = pos["count"]
+    # the box's 24 vertices: those above y = 0 follow the tip joint
+    raw = b.data[b.views[pos["bufferView"]]["byteOffset"]:][:count * 12]
+    ys = [struct.unpack_from("<3f", raw, 12 * k)[1] for k in range(count)]
+    prim["attributes"]["JOINTS_0"] = b.accessor(UBYTE, "VEC4", [(1 if y > 0 else 0, 0, 0, 0) for y in ys])
+    prim["attributes"]["WEIGHTS_0"] = b.accessor(FLOAT, "VEC4", [(1, 0, 0, 0)] * count)
+    root, tip = trs((0, -0.25, 0)), trs((0, 0.25, 0))
+    ibm = b.accessor(FLOAT, "MAT4", [inverse(root), inverse(mul(root, tip))])
+    bend = b.sampler([0, 1], [quat_z(0), quat_z(40)], "LINEAR", "VEC4")
+    t = b.accessor(FLOAT, "VEC3", [(-1.0, 0.0, 0.0), (0.0, 0.25, 0.0), (1.0, 0.0, 0.0)])
+    r = b.accessor(FLOAT, "VEC4", [quat_z(0), quat_y(30), quat_z(-20)])
+    sc = b.accessor(FLOAT, "VEC3", [(1, 1, 1), (0.8, 1.2, 0.8), (1.1, 1.1, 1.1)])
+    node = {"name": "Boxes", "mesh": 0, "skin": 0, "translation": [0.0, 0.5, 0.0],
+            "extensions": {"EXT_mesh_gpu_instancing": {"attributes": {"TRANSLATION": t, "ROTATION": r, "SCALE": sc}}}}
+    write("instancing-skinned.gltf", b.gltf(
+        extensionsUsed=["EXT_mesh_gpu_instancing"], materials=material, meshes=[mesh],
+        nodes=[node, {"name": "Root", "translation": [0, -0.25, 0], "children": [2]},
+               {"name": "Tip", "translation": [0, 0.25, 0]}],
+        skins=[{"joints": [1, 2], "inverseBindMatrices": ibm}],
+        animations=[{"name": "Bend", "samplers": [bend],
+                     "channels": [{"sampler": 0, "target": {"node": 2, "path": "rotation"}}]}],
+        scenes=[{"nodes": [0, 1]}], scene=0))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     skin_mesh_node_transform()
@@ -675,6 +709,7 @@ def main():
     split_two_skins()
     split_morph()
     instancing()
+    instancing_skinned()
 
 if __name__ == "__main__":
     main()
