@@ -61,13 +61,6 @@ static cna_quat delta_q(cna_quat r, cna_quat k)
 
 static cna_quat qconj(cna_quat q) { return q4(-q.x, -q.y, -q.z, q.w); }
 
-/* q / |q| (a division, so that (0, 0, 0, w) becomes the identity exactly) */
-static cna_quat normalize_q(cna_quat q)
-{
-    const float len = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
-    if (!(len > 0.0f) || !isfinite(len)) return cna_quat_identity();
-    return q4(q.x / len, q.y / len, q.z / len, q.w / len);
-}
 
 static bool is_identity_q(cna_quat q) { return q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && q.w == 1.0f; }
 static bool is_zero3(cna_vec3 v) { return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f; }
@@ -209,7 +202,18 @@ static void add(cna__blend *b, pending *p, int32_t slot, const cna_keyframe *k, 
     const cna_vec3 dt = v3(k->translation.x - ref->translation.x, k->translation.y - ref->translation.y,
                                       k->translation.z - ref->translation.z);
     const cna_vec3 ds = v3(k->scale.x - ref->scale.x, k->scale.y - ref->scale.y, k->scale.z - ref->scale.z);
-    const cna_quat dq = normalize_q(delta_q(ref->rotation, k->rotation));
+    cna_quat dq = delta_q(ref->rotation, k->rotation);
+    /* (0, 0, 0, w > 0), a clip at its reference, is the identity exactly;
+     * any other delta is normalised by one reciprocal */
+    if (dq.x == 0.0f && dq.y == 0.0f && dq.z == 0.0f && dq.w > 0.0f) {
+        dq = q4(0.0f, 0.0f, 0.0f, 1.0f);
+    } else {
+        const float len = sqrtf(dq.x * dq.x + dq.y * dq.y + dq.z * dq.z + dq.w * dq.w);
+        const float inv = 1.0f / len;
+        /* a degenerate sample adds no rotation */
+        dq = len > 0.0f && isfinite(len) ? q4(dq.x * inv, dq.y * inv, dq.z * inv, dq.w * inv)
+                                         : q4(0.0f, 0.0f, 0.0f, 1.0f);
+    }
     if (is_zero3(dt) && is_zero3(ds) && is_identity_q(dq)) return; /* no delta: nothing changes */
     if (b->cum[slot] == 0.0f) { /* no override layer animates it: from its rest value */
         cna_keyframe r;
@@ -333,6 +337,22 @@ static void sample_layer(cna_character *c, const cna__layer *L, size_t space, co
     const bool masked = L->mask != NULL, motion = L->motion_track != NULL;
     pending p;
     p.n = 0;
+    if (!masked && !motion && mode == CNA_BLEND_MODE_OVERRIDE) {
+        /* the common case: the layer's weight (> 0) for every value it animates */
+        const float w = L->weight;
+        if (first) {
+            for (int32_t slot = 0; slot < slot_count; slot++)
+                if (b->has[slot]) {
+                    b->cum[slot] = w;
+                    b->touched[b->touched_count++] = slot;
+                }
+            return;
+        }
+        for (int32_t slot = 0; slot < slot_count; slot++)
+            if (b->has[slot]) accumulate(b, &p, slot, &out[slot], w);
+        flush(b, &p);
+        return;
+    }
     for (int32_t slot = 0; slot < slot_count; slot++) {
         if (!b->has[slot]) continue;
         const int32_t bone = bone_of ? bone_of[slot] : slot;
@@ -347,11 +367,12 @@ static void sample_layer(cna_character *c, const cna__layer *L, size_t space, co
             accumulate(b, &p, slot, k, w);
         } else {
             cna_keyframe r;
+            const cna_keyframe *ref = &r;
             if (L->ref_has && L->ref_has[ref0 + (size_t)slot])
-                r = L->ref[ref0 + (size_t)slot];
+                ref = &L->ref[ref0 + (size_t)slot];
             else
                 rest(ctx, slot, &r);
-            add(b, &p, slot, k, &r, w, rest, ctx);
+            add(b, &p, slot, k, ref, w, rest, ctx);
         }
     }
     if (mode == CNA_BLEND_MODE_OVERRIDE)
