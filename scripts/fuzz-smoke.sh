@@ -14,6 +14,7 @@
 # each .gltf is first rewritten with its external buffers inlined as data: URIs (the
 # harness loads from memory, with no files behind it), by fuzz_seed_inline_buffers.
 # Seeds of fuzz_cnb_load: the valid corpus converted to .cnb by `cna convert DIR -o DIR`,
+# fixtures with every version 4 section (split palettes, instances, markers, full materials),
 # and the version 2 files of tests/data/cnb-v2.
 # Seeds of fuzz_model_path: the same inlined corpus, plus the self-contained models of
 # tests/data/fixtures and tests/data/fixtures-mesh (read in place).
@@ -74,6 +75,21 @@ while IFS= read -r -d '' f; do
   m=$((m + 1))
   cp "$f" "$TMP/cnb-seeds/$m.cnb"
 done < <(find "$TMP/cnb-converted" -type f -name '*.cnb' -print0 | sort -z)
+# files with every version 4 section: split palettes, instances, markers, full materials
+ASAN_OPTIONS=detect_leaks=0 "$CNA" convert tests/data/fixtures/split-two-skins.gltf -o "$TMP/cnb-converted/split.cnb" \
+  --split-palettes > /dev/null 2>&1 || true
+ASAN_OPTIONS=detect_leaks=0 "$CNA" convert tests/data/fixtures/instancing.gltf -o "$TMP/cnb-converted/instancing.cnb" \
+  > /dev/null 2>&1 || true
+ASAN_OPTIONS=detect_leaks=0 "$CNA" convert tests/data/fixtures/skin-root-motion.gltf -o "$TMP/cnb-converted/markers.cnb" \
+  --marker Walk:left:0 --marker Walk:right:0.5 > /dev/null 2>&1 || true
+ASAN_OPTIONS=detect_leaks=0 "$CNA" convert tests/data/fixtures-materials/pbr-five-maps.gltf \
+  -o "$TMP/cnb-converted/materials.cnb" > /dev/null 2>&1 || true
+for f in "$TMP"/cnb-converted/split.cnb "$TMP"/cnb-converted/instancing.cnb "$TMP"/cnb-converted/markers.cnb \
+         "$TMP"/cnb-converted/materials.cnb; do
+  [ -f "$f" ] || continue
+  m=$((m + 1))
+  cp "$f" "$TMP/cnb-seeds/$m.cnb"
+done
 # and the version 2 files the reader still reads
 while IFS= read -r -d '' f; do
   m=$((m + 1))
