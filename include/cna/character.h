@@ -488,7 +488,8 @@ CNA_API cna_result cna_character_update(cna_character *character, double seconds
  * or a joint's pose (for a joint whose bind pose folds non-joint nodes in,
  * transform = inverse(fold) · local, so that the folded nodes keep their own
  * rest transforms). A joint's is read where its skeleton's player keeps it,
- * so no copy is made per pose. Valid until the next pose or free. NULL for
+ * and a bone no clip animates reads its rest transform in the model, so no
+ * copy is made per pose. Valid until the next pose or free. NULL for
  * NULL or a bone out of range. */
 CNA_API const cna_mat4 *cna_character_bone_transform(const cna_character *character, size_t bone);
 
@@ -583,10 +584,12 @@ CNA_API cna_result cna_character_set_morph_weights(cna_character *character, siz
  * ApplyClipToBonesEXT): the time is clamped to [0, duration]; every track
  * with keys and a bone in range sets its bone's local transform to the
  * sample's T · R · S; then the absolute transforms are recomputed. Palettes
- * are not changed. The next pose starts from rest again.
+ * are not changed. The next pose starts from rest again. The first call
+ * allocates a transform for every bone (kept until the character is freed).
  * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a NaN time,
  * a clip whose target is not SCENE_NODE ("clip \"Walk\": target
- * joint-palette is not a scene-node clip; play it with a cna_player"). */
+ * joint-palette is not a scene-node clip; play it with a cna_player");
+ * CNA_ERROR_OUT_OF_MEMORY. */
 CNA_API cna_result cna_character_apply_clip_to_bones(cna_character *character, const cna_clip *clip,
                                              double seconds, cna_error *err);
 

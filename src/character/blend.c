@@ -405,7 +405,7 @@ void cna__blend_nodes(cna_character *c)
         const cna_keyframe *in[8];
         const size_t n = b->touched_count - i < 8 ? b->touched_count - i : 8;
         for (size_t k = 0; k < n; k++) {
-            out[k] = &c->local[b->touched[i + k]];
+            out[k] = cna__character_local(c, b->touched[i + k]);
             in[k] = &b->acc[b->touched[i + k]];
         }
         cna__compose_keys(b->path, out, in, n);

@@ -43,6 +43,8 @@ static void *take(cna_character *c, size_t count, size_t size)
 
 void *cna__character_take(cna_character *c, size_t count, size_t size) { return take(c, count, size); }
 
+cna_mat4 *cna__character_local(cna_character *c, int32_t bone) { return &c->local[c->local_slot[bone]]; }
+
 void cna_character_free(cna_character *c)
 {
     if (!c) return;
@@ -67,6 +69,8 @@ void cna_character_free(cna_character *c)
     cna__free(&a, c->variants);
     cna__free(&a, c->skin_variant);
     cna__free(&a, c->local);
+    cna__free(&a, c->local_slot);
+    cna__free(&a, c->apply_local);
     cna__free(&a, (void *)c->local_of);
     cna__free(&a, (void *)c->absolute_of);
     cna__free(&a, c->moving);
@@ -394,7 +398,7 @@ static void bind_pointers(cna_character *c)
 {
     const cna_model *m = c->model;
     for (size_t b = 0; b < m->bone_count; b++) {
-        c->local_of[b] = &c->local[b];
+        c->local_of[b] = c->local_slot[b] >= 0 ? &c->local[c->local_slot[b]] : &m->bones[b].rest_transform;
         c->absolute_of[b] = &c->absolute[b];
     }
     for (size_t e = 0; e < c->eval_count; e++) {
@@ -402,7 +406,7 @@ static void bind_pointers(cna_character *c)
         const cna_mat4 *locals = cna_player_bone_transforms(ev->player);
         for (size_t i = 0; i < ev->write_count; i++) {
             const joint_write *w = &ev->writes[i];
-            c->local_of[w->bone] = w->unfold < 0 ? &locals[w->palette] : &c->local[w->bone];
+            c->local_of[w->bone] = w->unfold < 0 ? &locals[w->palette] : cna__character_local(c, w->bone);
             c->absolute_of[w->bone] = &c->absolute[w->bone]; /* a later skeleton takes the joint back */
         }
         if (ev->own_moving) continue;
@@ -437,7 +441,28 @@ static cna_result build_bones(cna_character *c, uint8_t *animated)
 {
     const cna_model *m = c->model;
     const size_t n = m->bone_count;
-    c->local = (cna_mat4 *)take(c, n, sizeof(cna_mat4));
+    /* Own local storage only for the bones whose local the character writes:
+     * those a scene-node clip animates and the joints whose bind pose folds
+     * nodes in (inverse(fold) · local); every other bone reads its rest
+     * transform from the model, or its joint's from the player. */
+    c->local_slot = (int32_t *)take(c, n, sizeof(int32_t));
+    if (!c->local_slot) return CNA_ERROR_OUT_OF_MEMORY;
+    for (size_t b = 0; b < n; b++) c->local_slot[b] = -1;
+    for (size_t a = 0; m->node_clips && a < m->animation_count; a++)
+        for (size_t t = 0; m->node_clips[a].tracks && t < m->node_clips[a].track_count; t++) {
+            const cna_bone_track *tr = &m->node_clips[a].tracks[t];
+            if (tr->keys && tr->key_count > 0 && tr->bone >= 0 && (size_t)tr->bone < n) c->local_slot[tr->bone] = 0;
+        }
+    for (size_t s = 0; s < m->skin_count; s++)
+        for (size_t p = 0; m->skins[s].palette_to_node && m->skins[s].fold && p < m->skins[s].joint_count; p++) {
+            const int32_t b = m->skins[s].palette_to_node[p];
+            if (b >= 0 && (size_t)b < n && !cna_mat4_is_identity(&m->skins[s].fold[p])) c->local_slot[b] = 0;
+        }
+    size_t owned = 0;
+    for (size_t b = 0; b < n; b++)
+        if (c->local_slot[b] == 0) c->local_slot[b] = (int32_t)owned++;
+        else c->local_slot[b] = -1;
+    c->local = (cna_mat4 *)take(c, owned, sizeof(cna_mat4));
     c->absolute = (cna_mat4 *)take(c, n, sizeof(cna_mat4));
     c->local_of = (const cna_mat4 **)take(c, n, sizeof(cna_mat4 *));
     c->absolute_of = (const cna_mat4 **)take(c, n, sizeof(cna_mat4 *));
@@ -461,8 +486,8 @@ static cna_result build_bones(cna_character *c, uint8_t *animated)
     c->dynamic = (bone_link *)take(c, count, sizeof(bone_link));
     if (!c->moving || !c->dynamic) return CNA_ERROR_OUT_OF_MEMORY;
     for (size_t b = 0; b < n; b++) {
-        c->local[b] = m->bones[b].rest_transform;
-        c->local_of[b] = &c->local[b];
+        if (c->local_slot[b] >= 0) c->local[c->local_slot[b]] = m->bones[b].rest_transform;
+        c->local_of[b] = c->local_slot[b] >= 0 ? &c->local[c->local_slot[b]] : &m->bones[b].rest_transform;
         c->absolute_of[b] = &c->absolute[b];
         c->moving_bone[b] = animated[b];
         if (!animated[b]) continue;
@@ -480,15 +505,17 @@ static cna_result build_bones(cna_character *c, uint8_t *animated)
             if (s->palette_to_node[p] >= 0 && (size_t)s->palette_to_node[p] < n) written[s->palette_to_node[p]] = 1;
     }
     size_t resets = 0;
+    /* only bones with a local of their own can have left their rest */
     for (size_t i = 0; i < c->moving_count; i++)
-        if (!written[c->moving[i].bone]) resets++;
+        if (!written[c->moving[i].bone] && c->local_slot[c->moving[i].bone] >= 0) resets++;
     c->reset = (int32_t *)take(c, resets, sizeof(int32_t));
     if (!c->reset) {
         cna__free(&c->alloc, written);
         return CNA_ERROR_OUT_OF_MEMORY;
     }
     for (size_t i = 0; i < c->moving_count; i++)
-        if (!written[c->moving[i].bone]) c->reset[c->reset_count++] = c->moving[i].bone;
+        if (!written[c->moving[i].bone] && c->local_slot[c->moving[i].bone] >= 0)
+            c->reset[c->reset_count++] = c->moving[i].bone;
     cna__free(&c->alloc, written);
     absolutes_all(c);
     size_t tracks = 0;
@@ -758,7 +785,7 @@ static void write_joints(cna_character *c, const evaluation *ev)
     const cna_mat4 *locals = cna_player_bone_transforms(ev->player);
     for (size_t i = 0; i < ev->write_count; i++) {
         const joint_write *w = &ev->writes[i];
-        if (w->unfold >= 0) cna_mat4_mul(&c->local[w->bone], &ev->unfold[w->unfold], &locals[w->palette]);
+        if (w->unfold >= 0) cna_mat4_mul(cna__character_local(c, w->bone), &ev->unfold[w->unfold], &locals[w->palette]);
     }
 }
 
@@ -847,12 +874,13 @@ cna_result cna_character_pose(cna_character *c, cna_error *err)
     cna_result r;
     /* 1. rest (every bone, after cna_character_apply_clip_to_bones moved any) */
     if (c->locals_dirty) {
-        for (size_t b = 0; b < m->bone_count; b++) c->local[b] = bones[b].rest_transform;
+        for (size_t b = 0; b < m->bone_count; b++)
+            if (c->local_slot[b] >= 0) c->local[c->local_slot[b]] = bones[b].rest_transform;
         bind_pointers(c);
         absolutes_all(c);
         c->locals_dirty = false;
     } else {
-        for (size_t i = 0; i < c->reset_count; i++) c->local[c->reset[i]] = bones[c->reset[i]].rest_transform;
+        for (size_t i = 0; i < c->reset_count; i++) *cna__character_local(c, c->reset[i]) = bones[c->reset[i]].rest_transform;
     }
     const bool single = cna__layers_single(c) || !c->blend.acc; /* the blending state exists once a blend was set up */
     const int64_t position = c->layers[0].clock.position;
@@ -869,7 +897,7 @@ cna_result cna_character_pose(cna_character *c, cna_error *err)
             if (track->bone < 0 || (size_t)track->bone >= m->bone_count) continue;
             cna_keyframe k;
             cna_track_sample(track, position, &c->node_cursor[i], &k);
-            cna_mat4_compose(&c->local[track->bone], k.translation, k.rotation, k.scale);
+            cna_mat4_compose(cna__character_local(c, track->bone), k.translation, k.rotation, k.scale);
         }
     }
     /* 3. the skeletons; absolute transforms are brought up to date before a
@@ -1076,6 +1104,13 @@ cna_result cna_character_apply_clip_to_bones(cna_character *c, const cna_clip *c
     if (!clip->tracks && clip->track_count > 0)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "clip \"%s\": tracks NULL with track_count %zu", name,
                           clip->track_count);
+    if (!c->apply_local) { /* any bone may be written: a local of its own for each, once */
+        c->apply_local = (cna_mat4 *)cna__calloc(&c->alloc, m->bone_count ? m->bone_count : 1, sizeof(cna_mat4));
+        if (!c->apply_local)
+            return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory for %zu bones' transforms",
+                              name, m->bone_count);
+        c->bytes += (m->bone_count ? m->bone_count : 1) * sizeof(cna_mat4);
+    }
     int64_t t = cna_ticks_from_seconds(seconds);
     const int64_t duration = clip->duration > 0 ? clip->duration : 0;
     if (t < 0) t = 0;
@@ -1086,8 +1121,8 @@ cna_result cna_character_apply_clip_to_bones(cna_character *c, const cna_clip *c
         if (track->bone < 0 || (size_t)track->bone >= m->bone_count) continue;
         cna_keyframe k;
         cna_track_sample_linear(track, t, &k);
-        cna_mat4_compose(&c->local[track->bone], k.translation, k.rotation, k.scale);
-        c->local_of[track->bone] = &c->local[track->bone];
+        cna_mat4_compose(&c->apply_local[track->bone], k.translation, k.rotation, k.scale);
+        c->local_of[track->bone] = &c->apply_local[track->bone];
     }
     for (size_t b = 0; b < m->bone_count; b++) c->absolute_of[b] = &c->absolute[b];
     absolutes_all(c);

@@ -131,7 +131,11 @@ struct cna_character {
     size_t variant_count;
     size_t *skin_variant;       /* per model skin */
     /* bones */
-    cna_mat4 *local, *absolute; /* bone_count each; local holds the bones no player poses */
+    cna_mat4 *local;            /* the bones with a local of their own (local_slot) */
+    int32_t *local_slot;        /* bone_count: index into local, -1 for a bone that reads
+                                   its rest transform from the model or its player's */
+    cna_mat4 *apply_local;      /* bone_count, made by the first apply_clip_to_bones */
+    cna_mat4 *absolute;         /* bone_count */
     const cna_mat4 **local_of;  /* bone_count: where each bone's local transform is (its
                                    player's local for a joint, else local[b]) */
     const cna_mat4 **absolute_of; /* bone_count: where each bone's absolute transform is (its
@@ -164,6 +168,11 @@ bool cna__character_set_mark(cna_character *character, bool mark);
 
 /* The checks of cna_character_advance(seconds), without advancing. */
 cna_result cna__character_check_advance(const cna_character *character, double seconds, cna_error *err);
+
+/* The character's own local transform of `bone`: only for a bone with a
+ * local of its own (local_slot >= 0: animated by a scene-node clip, or a
+ * joint whose bind pose folds nodes in). */
+cna_mat4 *cna__character_local(cna_character *c, int32_t bone);
 
 /* Allocate zeroed memory owned by the character, counted in its size. */
 void *cna__character_take(cna_character *c, size_t count, size_t size);

@@ -974,6 +974,21 @@ static void test_blend_setup_out_of_memory_changes_nothing(void **state)
     }
     assert_true(failures >= 3);
     cna_model_free(m);
+    /* cna_character_apply_clip_to_bones takes storage for every bone once */
+    cna_model *rigid = load(INTERP);
+    allocations = 0;
+    fail_after = SIZE_MAX;
+    cna_character *c = NULL;
+    ok(cna_character_create(rigid, &o, &c, &err), &err);
+    const size_t bytes = cna_character_size_bytes(c);
+    fail_after = allocations;
+    assert_int_equal(cna_character_apply_clip_to_bones(c, &rigid->node_clips[0], 0.5, &err), CNA_ERROR_OUT_OF_MEMORY);
+    assert_int_equal(cna_character_size_bytes(c), bytes);
+    fail_after = SIZE_MAX;
+    ok(cna_character_apply_clip_to_bones(c, &rigid->node_clips[0], 0.5, &err), &err);
+    assert_int_equal(cna_character_size_bytes(c), bytes + rigid->bone_count * sizeof(cna_mat4));
+    cna_character_free(c);
+    cna_model_free(rigid);
 }
 
 typedef struct job {
