@@ -38,6 +38,7 @@
 
 #include "cna/cna.h"
 #include "cna/gl.h"
+#include "gl/pixels.h"
 
 enum { W = 320, H = 200 };
 static const float BG[4] = {0.0f, 0.0f, 0.0f, 1.0f};
@@ -127,40 +128,6 @@ static unsigned char *draw_own(cna_gl_context *gl, const cna_model *m)
     return px;
 }
 
-static void maybe_write(const char *name, const unsigned char *px)
-{
-    const char *dir = getenv("CNA_TEST_PNG_DIR");
-    if (!dir) return;
-    char path[1024];
-    cna_error err;
-    snprintf(path, sizeof path, "%s/instancing-%s.png", dir, name);
-    assert_int_equal(cna_gl_write_png(path, W, H, px, &err), CNA_OK);
-}
-
-static size_t drawn_pixels(const unsigned char *px)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < (size_t)W * H; i++) n += px[i * 4] || px[i * 4 + 1] || px[i * 4 + 2];
-    return n;
-}
-
-/* The largest per-channel difference, and how many pixels differ by more than `tolerance`. */
-static int compare(const unsigned char *a, const unsigned char *b, int tolerance, size_t *over)
-{
-    int worst = 0;
-    *over = 0;
-    for (size_t i = 0; i < (size_t)W * H; i++) {
-        bool bad = false;
-        for (size_t c = 0; c < 3; c++) {
-            int d = abs((int)a[i * 4 + c] - (int)b[i * 4 + c]);
-            if (d > worst) worst = d;
-            if (d > tolerance) bad = true;
-        }
-        *over += bad;
-    }
-    return worst;
-}
-
 static void the_instanced_file_looks_like_its_five_node_twin(void **state)
 {
     (void)state;
@@ -178,20 +145,20 @@ static void the_instanced_file_looks_like_its_five_node_twin(void **state)
     once->meshes[0].instances = NULL;
     once->meshes[0].instance_count = 0;
     unsigned char *a = draw(gl, inst), *b = draw(gl, twin), *c = draw(gl, once), *d = draw_own(gl, inst);
-    maybe_write("instanced", a);
-    maybe_write("twin", b);
-    maybe_write("once", c);
-    maybe_write("own-draw", d);
-    size_t covered = drawn_pixels(b);
+    pixels_maybe_write("instancing", "instanced", a, W, H);
+    pixels_maybe_write("instancing", "twin", b, W, H);
+    pixels_maybe_write("instancing", "once", c, W, H);
+    pixels_maybe_write("instancing", "own-draw", d, W, H);
+    size_t covered = pixels_drawn(b, (size_t)W * H);
     if (covered < 3000) fail_msg("the twin covers only %zu pixels", covered);
     size_t over = 0;
-    int worst = compare(a, b, 2, &over);
+    int worst = pixels_compare(a, b, (size_t)W * H, 2, &over);
     if (over) fail_msg("%zu pixels differ from the twin by more than 2/255 (at most %d/255)", over, worst);
-    worst = compare(d, b, 2, &over);
+    worst = pixels_compare(d, b, (size_t)W * H, 2, &over);
     if (over) fail_msg("own draw: %zu pixels differ from the twin by more than 2/255 (at most %d/255)", over, worst);
-    compare(c, b, 2, &over);
+    pixels_compare(c, b, (size_t)W * H, 2, &over);
     if (over < 2000) fail_msg("drawn once, only %zu pixels differ from the twin", over);
-    assert_true(drawn_pixels(c) < covered / 2);
+    assert_true(pixels_drawn(c, (size_t)W * H) < covered / 2);
     free(a);
     free(b);
     free(c);
@@ -252,15 +219,15 @@ static void a_skinned_instanced_mesh_applies_each_instance_after_skinning(void *
     cna_gl_begin_frame(gl, BG);
     if (cna_gl_draw_character(gl, gb, NULL, b, NULL, &v, &p, &err) != CNA_OK) fail_msg("draw: %s", err.message);
     unsigned char *px_once = read_back(gl);
-    maybe_write("skinned", px_inst);
-    maybe_write("skinned-each", px_each);
-    size_t covered = drawn_pixels(px_each);
+    pixels_maybe_write("instancing", "skinned", px_inst, W, H);
+    pixels_maybe_write("instancing", "skinned-each", px_each, W, H);
+    size_t covered = pixels_drawn(px_each, (size_t)W * H);
     if (covered < 1500) fail_msg("the three boxes cover only %zu pixels", covered);
     size_t over = 0;
-    int worst = compare(px_inst, px_each, 2, &over);
+    int worst = pixels_compare(px_inst, px_each, (size_t)W * H, 2, &over);
     if (over) fail_msg("%zu pixels differ from the boxes drawn one by one by more than 2/255 (at most %d/255)", over,
                        worst);
-    compare(px_once, px_each, 2, &over);
+    pixels_compare(px_once, px_each, (size_t)W * H, 2, &over);
     if (over < 800) fail_msg("drawn once, only %zu pixels differ", over);
     free(px_inst);
     free(px_each);

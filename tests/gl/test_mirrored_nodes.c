@@ -35,6 +35,7 @@
 
 #include "cna/cna.h"
 #include "cna/gl.h"
+#include "gl/pixels.h"
 
 enum { W = 256, H = 192, VERTS = 24, INDICES = 36 };
 static const float BG[4] = {0.0f, 0.0f, 0.0f, 1.0f};
@@ -172,41 +173,6 @@ static unsigned char *draw(cna_gl_context *gl, const cna_model *m)
     return px;
 }
 
-static void maybe_write(const char *name, const unsigned char *px)
-{
-    const char *dir = getenv("CNA_TEST_PNG_DIR");
-    if (!dir) return;
-    char path[1024];
-    cna_error err;
-    snprintf(path, sizeof path, "%s/mirrored-%s.png", dir, name);
-    assert_int_equal(cna_gl_write_png(path, W, H, px, &err), CNA_OK);
-}
-
-static size_t drawn_pixels(const unsigned char *px)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < (size_t)W * H; i++) n += px[i * 4] || px[i * 4 + 1] || px[i * 4 + 2];
-    return n;
-}
-
-/* The largest per-channel difference over every pixel, and how many pixels
- * differ by more than `tolerance`. */
-static int compare(const unsigned char *a, const unsigned char *b, int tolerance, size_t *over)
-{
-    int worst = 0;
-    *over = 0;
-    for (size_t i = 0; i < (size_t)W * H; i++) {
-        bool bad = false;
-        for (size_t c = 0; c < 3; c++) {
-            int d = abs((int)a[i * 4 + c] - (int)b[i * 4 + c]);
-            if (d > worst) worst = d;
-            if (d > tolerance) bad = true;
-        }
-        *over += bad;
-    }
-    return worst;
-}
-
 static void expect_mirrored_equals_twin(bool double_sided)
 {
     cna_error err;
@@ -218,13 +184,13 @@ static void expect_mirrored_equals_twin(bool double_sided)
     if (cna_gl_context_create(&o, &gl, &err) != CNA_OK) fail_msg("gl context: %s", err.message);
     cna_model *mirrored = box_model(true, double_sided), *twin = box_model(false, double_sided);
     unsigned char *a = draw(gl, mirrored), *b = draw(gl, twin);
-    maybe_write(double_sided ? "node-double-sided" : "node", a);
-    maybe_write(double_sided ? "twin-double-sided" : "twin", b);
+    pixels_maybe_write("mirrored", double_sided ? "node-double-sided" : "node", a, W, H);
+    pixels_maybe_write("mirrored", double_sided ? "twin-double-sided" : "twin", b, W, H);
     /* the box fills a good part of the picture (about a sixth) */
-    size_t covered = drawn_pixels(b);
+    size_t covered = pixels_drawn(b, (size_t)W * H);
     if (covered < (size_t)W * H / 10) fail_msg("the twin covers only %zu pixels", covered);
     size_t over = 0;
-    int worst = compare(a, b, 2, &over);
+    int worst = pixels_compare(a, b, (size_t)W * H, 2, &over);
     if (over) fail_msg("%s: %zu pixels differ from the twin by more than 2/255 (at most %d/255)",
                        double_sided ? "double-sided" : "single-sided", over, worst);
     free(a);
