@@ -81,7 +81,10 @@ typedef struct pending {
     size_t n;
 } pending;
 
-static void flush(cna__blend *b, pending *p)
+/* Make the queued arcs eight at a time and apply the slerps: an override
+ * mix sets the rotation to slerp(from, to, f); an additive one (from the
+ * identity) multiplies the rotation by it. */
+static void flush(cna__blend *b, pending *p, bool additive)
 {
     if (!p->n) return;
     const cna_quat *from[8], *to[8];
@@ -93,8 +96,16 @@ static void flush(cna__blend *b, pending *p)
         out[i] = &arcs[i];
     }
     cna__arc_make8_path(b->path, from, to, out, p->n);
-    for (size_t i = 0; i < p->n; i++)
-        cna__arc_slerp(&p->from[i], &p->to[i], &arcs[i], p->f[i], &b->acc[p->slot[i]].rotation);
+    for (size_t i = 0; i < p->n; i++) {
+        cna_quat *q = &b->acc[p->slot[i]].rotation;
+        if (!additive) {
+            cna__arc_slerp(&p->from[i], &p->to[i], &arcs[i], p->f[i], q);
+            continue;
+        }
+        cna_quat part;
+        cna__arc_slerp(&p->from[i], &p->to[i], &arcs[i], p->f[i], &part);
+        *q = qmul(*q, part);
+    }
     p->n = 0;
 }
 
@@ -107,7 +118,7 @@ static void slerp_later(cna__blend *b, pending *p, int32_t slot, cna_quat from, 
     p->from[p->n] = from;
     p->to[p->n] = to;
     p->f[p->n] = f;
-    if (++p->n == 8) flush(b, p);
+    if (++p->n == 8) flush(b, p, false);
 }
 
 /* The override rule's step for one sample of weight w > 0 (the rotation's
@@ -169,33 +180,10 @@ static void mix_rest(cna__blend *b, void (*rest)(const void *, int32_t, cna_keyf
         if (b->cum[slot] < 1.0f) rest_mix_one(b, &p, slot, rest, ctx);
         b->cum[slot] = 1.0f;
     }
-    flush(b, &p);
+    flush(b, &p, false);
 }
 
 /* An additive sample k with reference ref and weight w on a value. */
-/* Additive rotations waiting for their arcs (as `pending`, for
- * slerp(identity, dq, w)), then q = q · that. */
-static void flush_additive(cna__blend *b, pending *p)
-{
-    if (!p->n) return;
-    static const cna_quat identity = {0.0f, 0.0f, 0.0f, 1.0f};
-    const cna_quat *from[8], *to[8];
-    cna__arc arcs[8];
-    cna__arc *out[8];
-    for (size_t i = 0; i < p->n; i++) {
-        from[i] = &identity;
-        to[i] = &p->to[i];
-        out[i] = &arcs[i];
-    }
-    cna__arc_make8_path(b->path, from, to, out, p->n);
-    for (size_t i = 0; i < p->n; i++) {
-        cna_quat part;
-        cna__arc_slerp(&identity, &p->to[i], &arcs[i], p->f[i], &part);
-        b->acc[p->slot[i]].rotation = qmul(b->acc[p->slot[i]].rotation, part);
-    }
-    p->n = 0;
-}
-
 static void add(cna__blend *b, pending *p, int32_t slot, const cna_keyframe *k, const cna_keyframe *ref, float w,
                 void (*rest)(const void *, int32_t, cna_keyframe *), const void *ctx)
 {
@@ -230,9 +218,10 @@ static void add(cna__blend *b, pending *p, int32_t slot, const cna_keyframe *k, 
         b->acc[slot].scale = v3(b->acc[slot].scale.x + w * ds.x, b->acc[slot].scale.y + w * ds.y, b->acc[slot].scale.z + w * ds.z);
     if (!is_identity_q(dq)) {
         p->slot[p->n] = slot;
+        p->from[p->n] = q4(0.0f, 0.0f, 0.0f, 1.0f);
         p->to[p->n] = dq;
         p->f[p->n] = w;
-        if (++p->n == 8) flush_additive(b, p);
+        if (++p->n == 8) flush(b, p, true);
     }
 }
 
@@ -350,7 +339,7 @@ static void sample_layer(cna_character *c, const cna__layer *L, size_t space, co
         }
         for (int32_t slot = 0; slot < slot_count; slot++)
             if (b->has[slot]) accumulate(b, &p, slot, &out[slot], w);
-        flush(b, &p);
+        flush(b, &p, false);
         return;
     }
     for (int32_t slot = 0; slot < slot_count; slot++) {
@@ -375,10 +364,7 @@ static void sample_layer(cna_character *c, const cna__layer *L, size_t space, co
             add(b, &p, slot, k, ref, w, rest, ctx);
         }
     }
-    if (mode == CNA_BLEND_MODE_OVERRIDE)
-        flush(b, &p);
-    else
-        flush_additive(b, &p);
+    flush(b, &p, mode == CNA_BLEND_MODE_ADDITIVE);
 }
 
 void cna__blend_nodes(cna_character *c)
@@ -459,7 +445,7 @@ void cna__blend_evaluation(cna_character *c, size_t e)
             in[k] = &b->acc[slot];
             posed[slot] = 1;
         }
-        flush(b, &p);
+        flush(b, &p, false);
         cna__compose_keys(b->path, out, in, batch);
     }
     b->touched_count = 0;
@@ -564,7 +550,6 @@ void cna__blend_sample_reference(cna_character *c, size_t layer)
     const cna__blend *b = &c->blend;
     memset(L->ref_has, 0, b->ref_count ? b->ref_count : 1);
     const long a = L->ref_animation >= 0 ? L->ref_animation : L->animation;
-    L->ref_sampled = a;
     if (a < 0) return;
     const int64_t duration = m->node_clips ? m->node_clips[a].duration : 0;
     int64_t t = cna_ticks_from_seconds(L->ref_seconds);

@@ -832,7 +832,7 @@ static void compose_variant(cna_character *c, variant *va, const cna_mat4 *local
     }
 }
 
-static cna_result pose_weights(cna_character *c, size_t mesh, size_t part, cna_error *err)
+static cna_result pose_weights(cna_character *c, size_t mesh, size_t part, bool single, cna_error *err)
 {
     const cna_model *m = c->model;
     const cna_model_part *p = &m->meshes[mesh].parts[part];
@@ -841,7 +841,7 @@ static cna_result pose_weights(cna_character *c, size_t mesh, size_t part, cna_e
     const cna__layer *l0 = &c->layers[0];
     const long anim = l0->animation;
     size_t n = md->target_count;
-    if (!cna__layers_single(c)) {
+    if (!single) {
         cna_result r = cna__blend_weights(c, mesh, part, c->scratch, err);
         if (r != CNA_OK) return r;
     } else if (anim >= 0 && (size_t)anim < p->weight_track_count && p->weight_tracks && p->weight_tracks[anim] &&
@@ -953,7 +953,7 @@ cna_result cna_character_pose(cna_character *c, cna_error *err)
         for (size_t e = 0; e < p->palette_map_count; e++) sub[e] = skin[p->palette_map[e]];
     }
     for (size_t i = 0; i < c->morphed_count; i++)
-        if ((r = pose_weights(c, c->morphed[i].mesh, c->morphed[i].part, err)) != CNA_OK) return r;
+        if ((r = pose_weights(c, c->morphed[i].mesh, c->morphed[i].part, single, err)) != CNA_OK) return r;
     return CNA_OK;
 }
 

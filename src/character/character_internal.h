@@ -28,7 +28,6 @@ typedef struct cna__layer {
     double ref_seconds;
     cna_keyframe *ref;          /* per slot (cna__blend), NULL until additive */
     uint8_t *ref_has;           /* per slot: the reference animates it */
-    long ref_sampled;           /* the animation ref holds (-2: none yet) */
     /* root motion */
     cna_root_motion_mode motion_mode;
     int32_t motion_bone;        /* bone */

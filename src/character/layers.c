@@ -55,7 +55,6 @@ cna_result cna__layers_create(cna_character *c, size_t layer_count)
         L->weight = l == 0 ? 1.0f : 0.0f;
         L->mode = CNA_BLEND_MODE_OVERRIDE;
         L->ref_animation = -1;
-        L->ref_sampled = -2;
         L->motion_bone = -1;
     }
     cna__motion_identity(&c->motion);
