@@ -258,6 +258,55 @@ void cna__arc_trig8_path(int path, const float d[8], cna__arc *const out[8], siz
 #define CNA__ANIM_WIDE 1
 #include <immintrin.h>
 void cna__arc_trig8_avx(const float d[8], cna__arc *const out[8], size_t count);
+
+/* cna__sin_poly_pd and cna__asin_poly_pd four lanes wide (AVX): per lane the
+ * same coefficients and the same IEEE operations in the same order, hence
+ * the same bits (no FMA: -ffp-contract=off, and the intrinsics used are
+ * plain multiplications and additions). For functions compiled for AVX. */
+__attribute__((target("avx"))) static inline __m256d cna__sin_poly_pd4(__m256d r)
+{
+    const __m256d r2 = _mm256_mul_pd(r, r);
+    __m256d p = _mm256_set1_pd(CNA__SIN_C0);
+    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C1));
+    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C2));
+    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C3));
+    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C4));
+    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C5));
+    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C6));
+    return _mm256_add_pd(r, _mm256_mul_pd(r, _mm256_mul_pd(r2, p)));
+}
+
+__attribute__((target("avx"))) static inline __m256d cna__asin_poly_pd4(__m256d z)
+{
+    const __m256d z2 = _mm256_mul_pd(z, z);
+    __m256d p = _mm256_set1_pd(CNA__ASIN_C0);
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C1));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C2));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C3));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C4));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C5));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C6));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C7));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C8));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C9));
+    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C10));
+    return _mm256_add_pd(z, _mm256_mul_pd(z, _mm256_mul_pd(z2, p)));
+}
+
+/* cna_acosf(x) for x in [0, 1], four lanes (src/core/math.c's branches): x <=
+ * 0.5: PIO2 - asin_poly(x); else 2·asin_poly(sqrt((1 - x)·0.5)); then
+ * rounded to float. */
+__attribute__((target("avx"))) static inline __m128 cna__acos01_pd4(__m256d x)
+{
+    const __m256d half = _mm256_set1_pd(0.5);
+    const __m256d small = _mm256_cmp_pd(x, half, _CMP_LE_OS);
+    const __m256d big_z = _mm256_sqrt_pd(_mm256_mul_pd(_mm256_sub_pd(_mm256_set1_pd(1.0), x), half));
+    const __m256d z = _mm256_blendv_pd(big_z, x, small);
+    const __m256d p = cna__asin_poly_pd4(z);
+    const __m256d small_r = _mm256_sub_pd(_mm256_set1_pd(CNA__PIO2), p);
+    const __m256d big_r = _mm256_mul_pd(_mm256_set1_pd(2.0), p);
+    return _mm256_cvtpd_ps(_mm256_blendv_pd(big_r, small_r, small));
+}
 #endif
 
 /* cna__arc_make for `count` (0..8) pairs at once (cna__arc_begin, then

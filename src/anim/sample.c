@@ -240,54 +240,7 @@ static void trig_store(const float th[8], const float inv[8], const bool trig[8]
     }
 }
 
-/* cna__sin_poly_pd and cna__asin_poly_pd four lanes wide (AVX): per lane the same coefficients and the same IEEE operations in
- * the same order, hence the same bits (no FMA: -ffp-contract=off, and the
- * intrinsics used are plain multiplications and additions). */
 #define AVX_TARGET __attribute__((target("avx")))
-
-AVX_TARGET static inline __m256d sin_poly_pd4(__m256d r)
-{
-    const __m256d r2 = _mm256_mul_pd(r, r);
-    __m256d p = _mm256_set1_pd(CNA__SIN_C0);
-    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C1));
-    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C2));
-    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C3));
-    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C4));
-    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C5));
-    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C6));
-    return _mm256_add_pd(r, _mm256_mul_pd(r, _mm256_mul_pd(r2, p)));
-}
-
-AVX_TARGET static inline __m256d asin_poly_pd4(__m256d z)
-{
-    const __m256d z2 = _mm256_mul_pd(z, z);
-    __m256d p = _mm256_set1_pd(CNA__ASIN_C0);
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C1));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C2));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C3));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C4));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C5));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C6));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C7));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C8));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C9));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C10));
-    return _mm256_add_pd(z, _mm256_mul_pd(z, _mm256_mul_pd(z2, p)));
-}
-
-/* acos(x) for x in [0, 1], as the SSE2 code above: x <= 0.5: PIO2 -
- * asin_poly(x); else 2·asin_poly(sqrt((1 - x)·0.5)); then rounded to float. */
-AVX_TARGET static inline __m128 acos_pd4(__m256d x)
-{
-    const __m256d half = _mm256_set1_pd(0.5);
-    const __m256d small = _mm256_cmp_pd(x, half, _CMP_LE_OS);
-    const __m256d big_z = _mm256_sqrt_pd(_mm256_mul_pd(_mm256_sub_pd(_mm256_set1_pd(1.0), x), half));
-    const __m256d z = _mm256_blendv_pd(big_z, x, small);
-    const __m256d p = asin_poly_pd4(z);
-    const __m256d small_r = _mm256_sub_pd(_mm256_set1_pd(CNA__PIO2), p);
-    const __m256d big_r = _mm256_mul_pd(_mm256_set1_pd(2.0), p);
-    return _mm256_cvtpd_ps(_mm256_blendv_pd(big_r, small_r, small));
-}
 
 AVX_TARGET void cna__arc_trig8_avx(const float d[8], cna__arc *const out[8], size_t count)
 {
@@ -295,9 +248,9 @@ AVX_TARGET void cna__arc_trig8_avx(const float d[8], cna__arc *const out[8], siz
     bool trig[8];
     if (!trig_lanes(d, out, count, dd, trig)) return;
     /* two independent chains of four lanes */
-    const __m128 t0 = acos_pd4(_mm256_loadu_pd(dd)), t1 = acos_pd4(_mm256_loadu_pd(dd + 4));
-    const __m128 s0 = _mm256_cvtpd_ps(sin_poly_pd4(_mm256_cvtps_pd(t0)));
-    const __m128 s1 = _mm256_cvtpd_ps(sin_poly_pd4(_mm256_cvtps_pd(t1)));
+    const __m128 t0 = cna__acos01_pd4(_mm256_loadu_pd(dd)), t1 = cna__acos01_pd4(_mm256_loadu_pd(dd + 4));
+    const __m128 s0 = _mm256_cvtpd_ps(cna__sin_poly_pd4(_mm256_cvtps_pd(t0)));
+    const __m128 s1 = _mm256_cvtpd_ps(cna__sin_poly_pd4(_mm256_cvtps_pd(t1)));
     float th[8], inv[8];
     _mm_storeu_ps(th, t0);
     _mm_storeu_ps(th + 4, t1);

@@ -4,6 +4,12 @@
  * value mixed in for the remainder, the additive layers applied, the
  * result composed. A pose of layer 0 alone (weight 1, no mask) never comes
  * here: its players pose it (src/character/character.c).
+ *
+ * The slerps of a pose are made sixteen at a time (slerp_lanes: the bits of
+ * cna_quat_slerp, per lane), and its per-frame working set (accumulators,
+ * one layer's samples) lives in a scratch owned by the posing thread, so
+ * that a crowd of blending characters does not each carry it through the
+ * cache (see `scratch` below).
  */
 #include <math.h>
 #include <string.h>
@@ -34,14 +40,14 @@ static inline cna_quat q4(float x, float y, float z, float w)
     return q;
 }
 
-static cna_vec3 lerp3(cna_vec3 a, cna_vec3 b, float f)
+static inline cna_vec3 lerp3(cna_vec3 a, cna_vec3 b, float f)
 {
     const float g = 1.0f - f;
     return v3(a.x * g + b.x * f, a.y * g + b.y * f, a.z * g + b.z * f);
 }
 
 /* Hamilton product a · b (apply b, then a) */
-static cna_quat qmul(cna_quat a, cna_quat b)
+static inline cna_quat qmul(cna_quat a, cna_quat b)
 {
     return q4(a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
                          a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
@@ -49,6 +55,28 @@ static cna_quat qmul(cna_quat a, cna_quat b)
                          a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
 }
 
+#if defined(CNA__ANIM_SSE2)
+/* qmul(a, b) in four lanes, each lane the scalar operations in the same
+ * order: ((a.w·b + ±a.x·b1) + ±a.y·b2) + ±a.z·b3 with b1, b2, b3 the lanes
+ * of b each component takes (adding a negated product is subtracting it,
+ * and multiplying by ±1 is exact). */
+static inline __m128 qmul4(__m128 a, __m128 b)
+{
+    const __m128 t1 = _mm_mul_ps(_mm_shuffle_ps(a, a, _MM_SHUFFLE(3, 3, 3, 3)), b);
+    const __m128 t2 = _mm_mul_ps(_mm_mul_ps(_mm_shuffle_ps(a, a, _MM_SHUFFLE(0, 0, 0, 0)),
+                                            _mm_shuffle_ps(b, b, _MM_SHUFFLE(0, 1, 2, 3))),
+                                 _mm_setr_ps(1.0f, -1.0f, 1.0f, -1.0f));
+    const __m128 t3 = _mm_mul_ps(_mm_mul_ps(_mm_shuffle_ps(a, a, _MM_SHUFFLE(1, 1, 1, 1)),
+                                            _mm_shuffle_ps(b, b, _MM_SHUFFLE(1, 0, 3, 2))),
+                                 _mm_setr_ps(1.0f, 1.0f, -1.0f, -1.0f));
+    const __m128 t4 = _mm_mul_ps(_mm_mul_ps(_mm_shuffle_ps(a, a, _MM_SHUFFLE(2, 2, 2, 2)),
+                                            _mm_shuffle_ps(b, b, _MM_SHUFFLE(2, 3, 0, 1))),
+                                 _mm_setr_ps(-1.0f, 1.0f, 1.0f, -1.0f));
+    return _mm_add_ps(_mm_add_ps(_mm_add_ps(t1, t2), t3), t4);
+}
+#endif
+
+#if !defined(CNA__ANIM_SSE2)
 /* conjugate(r) · k, its terms paired so that k == r gives (0, 0, 0, |r|²)
  * exactly: each pair is the same two products with opposite signs. */
 static cna_quat delta_q(cna_quat r, cna_quat k)
@@ -58,170 +86,537 @@ static cna_quat delta_q(cna_quat r, cna_quat k)
                          (r.w * k.z - r.z * k.w) + (r.y * k.x - r.x * k.y),
                          r.w * k.w + r.x * k.x + r.y * k.y + r.z * k.z);
 }
+#endif
 
 static cna_quat qconj(cna_quat q) { return q4(-q.x, -q.y, -q.z, q.w); }
 
 
+#if !defined(CNA__ANIM_SSE2)
 static bool is_identity_q(cna_quat q) { return q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && q.w == 1.0f; }
 static bool is_zero3(cna_vec3 v) { return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f; }
+#endif
 
-static void reset(cna__blend *b)
+/* ------------------------------------------------------------------ slerps, sixteen at once */
+
+/* The values mixed at once (a multiple of 4), and composed at once. */
+#define BATCH 16
+#define COMPOSE_CHUNK 64
+
+#if defined(__GNUC__) || defined(__clang__)
+#define HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define HOT_INLINE static inline
+#endif
+
+/* The scalar slerp, bit for bit cna_quat_slerp (cna__arc_make, then
+ * cna__arc_slerp). */
+static void slerp1(const cna_quat *a, const cna_quat *b, float t, cna_quat *out)
 {
-    for (size_t i = 0; i < b->touched_count; i++) b->cum[b->touched[i]] = 0.0f;
-    b->touched_count = 0;
+    cna__arc arc;
+    cna__arc_make(a, b, &arc);
+    cna__arc_slerp(a, b, &arc, t, out);
 }
 
-/* Slerps waiting for their arcs: up to eight are made at once
- * (cna__arc_make8: the same bits as cna_quat_slerp), then applied. Each
- * slot appears at most once per batch. */
-typedef struct pending {
-    int32_t slot[8];
-    cna_quat from[8], to[8];
-    float f[8];
-    size_t n;
-} pending;
-
-/* Make the queued arcs eight at a time and apply the slerps: an override
- * mix sets the rotation to slerp(from, to, f); an additive one (from the
- * identity) multiplies the rotation by it. */
-static void flush(cna__blend *b, pending *p, bool additive)
+#if defined(CNA__ANIM_SSE2)
+static inline __m128 select4(__m128 mask, __m128 yes, __m128 no)
 {
-    if (!p->n) return;
-    const cna_quat *from[8], *to[8];
-    cna__arc arcs[8];
-    cna__arc *out[8];
-    for (size_t i = 0; i < p->n; i++) {
-        from[i] = &p->from[i];
-        to[i] = &p->to[i];
-        out[i] = &arcs[i];
+    return _mm_or_ps(_mm_and_ps(mask, yes), _mm_andnot_ps(mask, no));
+}
+
+static inline __m128d select2(__m128d mask, __m128d yes, __m128d no)
+{
+    return _mm_or_pd(_mm_and_pd(mask, yes), _mm_andnot_pd(mask, no));
+}
+
+/* cna_acosf(x) for 0 <= x <= 1, four lanes: x <= 0.5: PIO2 - asin_poly(x),
+ * else 2·asin_poly(sqrt((1 - x)·0.5)) (src/core/math.c's branches), in double
+ * precision two lanes per register (cna__asin_poly_pd), then rounded to
+ * float; four lanes per register on the AVX path (cna__acos01_pd4, the same
+ * operations per lane). */
+HOT_INLINE __m128d acos01_pd(__m128d x)
+{
+    const __m128d half = _mm_set1_pd(0.5);
+    const __m128d small = _mm_cmple_pd(x, half);
+    const __m128d big_z = _mm_sqrt_pd(_mm_mul_pd(_mm_sub_pd(_mm_set1_pd(1.0), x), half));
+    const __m128d p = cna__asin_poly_pd(select2(small, x, big_z));
+    return select2(small, _mm_sub_pd(_mm_set1_pd(CNA__PIO2), p), _mm_mul_pd(_mm_set1_pd(2.0), p));
+}
+
+/* (float)sin_poly((double)x) per lane: cna_sinf's direct branch. */
+HOT_INLINE __m128 sin_poly4_sse(__m128 x)
+{
+    return _mm_movelh_ps(_mm_cvtpd_ps(cna__sin_poly_pd(_mm_cvtps_pd(x))),
+                         _mm_cvtpd_ps(cna__sin_poly_pd(_mm_cvtps_pd(_mm_movehl_ps(x, x)))));
+}
+
+#if defined(CNA__ANIM_WIDE)
+__attribute__((target("avx"))) static inline __m128 acos4_avx(__m128 x)
+{
+    return cna__acos01_pd4(_mm256_cvtps_pd(x));
+}
+
+__attribute__((target("avx"))) static inline __m128 sin_poly4_avx(__m128 x)
+{
+    return _mm256_cvtpd_ps(cna__sin_poly_pd4(_mm256_cvtps_pd(x)));
+}
+#endif
+
+HOT_INLINE __m128 acos4(__m128 x, bool wide)
+{
+#if defined(CNA__ANIM_WIDE)
+    if (wide) return acos4_avx(x);
+#endif
+    (void)wide;
+    return _mm_movelh_ps(_mm_cvtpd_ps(acos01_pd(_mm_cvtps_pd(x))),
+                         _mm_cvtpd_ps(acos01_pd(_mm_cvtps_pd(_mm_movehl_ps(x, x)))));
+}
+
+HOT_INLINE __m128 sin_poly4(__m128 x, bool wide)
+{
+#if defined(CNA__ANIM_WIDE)
+    if (wide) return sin_poly4_avx(x);
+#endif
+    (void)wide;
+    return sin_poly4_sse(x);
+}
+
+/* cna_sinf of four floats, bit for bit, where each is 0 (returned as it is)
+ * or in its direct branch, 0 < |x| <= pi/2 (sin_poly4). *other gets the lanes
+ * that are neither. */
+HOT_INLINE __m128 sinf4(__m128 x, __m128 *other, bool wide)
+{
+    const __m128 ax = _mm_andnot_ps(_mm_set1_ps(-0.0f), x);
+    const __m128 zero = _mm_cmpeq_ps(x, _mm_setzero_ps());
+    *other = _mm_andnot_ps(_mm_or_ps(zero, _mm_cmple_ps(ax, _mm_set1_ps(CNA__PIO2F))), _mm_castsi128_ps(_mm_set1_epi32(-1)));
+    return select4(zero, x, sin_poly4(x, wide));
+}
+
+/* slerp_lanes with SSE, in stages over groups of four lanes, so that the
+ * long chains of the polynomials of different groups run side by side: the
+ * quaternions transposed to x, y, z, w vectors and their dot products; the
+ * arcs (cna_acosf); 1 / cna_sinf(theta) and the two weights' sines; the
+ * mixes. A lane that leaves the polynomials' range (not for normalised
+ * rotations: d <= 1 - 1e-6 gives theta in [0.0014, pi/2]) is made again by
+ * the scalar slerp. */
+HOT_INLINE void slerp_lanes_body(const cna_quat *const a[], const cna_quat *const b[], const float t[], cna_quat out[],
+                                 size_t n, bool wide)
+{
+    float ax[BATCH], ay[BATCH], az[BATCH], aw[BATCH], bx[BATCH], by[BATCH], bz[BATCH], bw[BATCH];
+    float d[BATCH], sign[BATCH], theta[BATCH], wa[BATCH], wb[BATCH];
+    const size_t lanes = (n + 3) & ~(size_t)3;
+    uint64_t linear = 0, other = 0;
+    for (size_t g = 0; g < lanes; g += 4) {
+        __m128 qx = _mm_loadu_ps(&a[g]->x), qy = _mm_loadu_ps(&a[g + 1]->x), qz = _mm_loadu_ps(&a[g + 2]->x),
+               qw = _mm_loadu_ps(&a[g + 3]->x);
+        _MM_TRANSPOSE4_PS(qx, qy, qz, qw);
+        __m128 rx = _mm_loadu_ps(&b[g]->x), ry = _mm_loadu_ps(&b[g + 1]->x), rz = _mm_loadu_ps(&b[g + 2]->x),
+               rw = _mm_loadu_ps(&b[g + 3]->x);
+        _MM_TRANSPOSE4_PS(rx, ry, rz, rw);
+        _mm_storeu_ps(ax + g, qx);
+        _mm_storeu_ps(ay + g, qy);
+        _mm_storeu_ps(az + g, qz);
+        _mm_storeu_ps(aw + g, qw);
+        _mm_storeu_ps(bx + g, rx);
+        _mm_storeu_ps(by + g, ry);
+        _mm_storeu_ps(bz + g, rz);
+        _mm_storeu_ps(bw + g, rw);
+        /* d = a·b left to right; sign = -1 and d = -d when d < 0 */
+        __m128 dg = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(qx, rx), _mm_mul_ps(qy, ry)), _mm_mul_ps(qz, rz)),
+                               _mm_mul_ps(qw, rw));
+        const __m128 neg = _mm_cmplt_ps(dg, _mm_setzero_ps());
+        _mm_storeu_ps(sign + g, select4(neg, _mm_set1_ps(-1.0f), _mm_set1_ps(1.0f)));
+        dg = select4(neg, _mm_xor_ps(dg, _mm_set1_ps(-0.0f)), dg);
+        const __m128 lin = _mm_cmpgt_ps(dg, _mm_set1_ps(1.0f - 1e-6f));
+        linear |= (uint64_t)_mm_movemask_ps(lin) << g;
+        /* a linear lane's arc is not used: 0.5 keeps it on the polynomials */
+        _mm_storeu_ps(d + g, select4(lin, _mm_set1_ps(0.5f), dg));
     }
-    cna__arc_make8_path(b->path, from, to, out, p->n);
-    for (size_t i = 0; i < p->n; i++) {
-        cna_quat *q = &b->acc[p->slot[i]].rotation;
-        if (!additive) {
-            cna__arc_slerp(&p->from[i], &p->to[i], &arcs[i], p->f[i], q);
-            continue;
+    const uint64_t all = lanes == 64 ? ~(uint64_t)0 : ((uint64_t)1 << lanes) - 1u;
+    if (linear != all) {
+        /* theta = cna_acosf(d): 0 <= d <= 1, or NaN (caught below) */
+        for (size_t g = 0; g < lanes; g += 4) {
+            const __m128 dg = _mm_loadu_ps(d + g);
+            _mm_storeu_ps(theta + g, acos4(dg, wide));
         }
-        cna_quat part;
-        cna__arc_slerp(&p->from[i], &p->to[i], &arcs[i], p->f[i], &part);
-        *q = qmul(*q, part);
     }
-    p->n = 0;
+    for (size_t g = 0; g < lanes; g += 4) {
+        const __m128 tg = _mm_loadu_ps(t + g), sg = _mm_loadu_ps(sign + g);
+        const __m128 one_t = _mm_sub_ps(_mm_set1_ps(1.0f), tg);
+        __m128 wag = one_t, wbg = _mm_mul_ps(tg, sg);
+        const unsigned lin_g = (unsigned)(linear >> g) & 0xFu;
+        if (lin_g != 0xFu) {
+            /* inv_sin = 1 / cna_sinf(theta), its direct branch when theta <= pi/2 as a
+             * double (theta <= CNA__PIO2F); the weights' sines (sinf4) */
+            const __m128 lin = _mm_castsi128_ps(_mm_setr_epi32(lin_g & 1u ? -1 : 0, lin_g & 2u ? -1 : 0,
+                                                               lin_g & 4u ? -1 : 0, lin_g & 8u ? -1 : 0));
+            const __m128 th = _mm_loadu_ps(theta + g);
+            const __m128 st = sin_poly4(th, wide);
+            __m128 oa, ob;
+            const __m128 sa = sinf4(_mm_mul_ps(one_t, th), &oa, wide);
+            const __m128 sb = sinf4(_mm_mul_ps(tg, th), &ob, wide);
+            const __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), st);
+            /* NaN d and theta outside (0, pi/2] fail this */
+            const __m128 direct =
+                _mm_and_ps(_mm_cmpgt_ps(th, _mm_setzero_ps()), _mm_cmple_ps(th, _mm_set1_ps(CNA__PIO2F)));
+            const __m128 off = _mm_or_ps(_mm_andnot_ps(direct, _mm_castsi128_ps(_mm_set1_epi32(-1))), _mm_or_ps(oa, ob));
+            /* t == 0 returns a whatever the arc */
+            const __m128 held = _mm_cmpeq_ps(tg, _mm_setzero_ps());
+            other |= (uint64_t)_mm_movemask_ps(_mm_andnot_ps(_mm_or_ps(lin, held), off)) << g;
+            wag = select4(lin, wag, _mm_mul_ps(sa, inv));
+            wbg = select4(lin, wbg, _mm_mul_ps(_mm_mul_ps(sb, inv), sg));
+        }
+        _mm_storeu_ps(wa + g, wag);
+        _mm_storeu_ps(wb + g, wbg);
+    }
+    for (size_t g = 0; g < lanes; g += 4) {
+        const __m128 w1 = _mm_loadu_ps(wa + g), w2 = _mm_loadu_ps(wb + g);
+        const __m128 hold = _mm_cmpeq_ps(_mm_loadu_ps(t + g), _mm_setzero_ps()); /* t == 0: a itself */
+        const __m128 qx = _mm_loadu_ps(ax + g), qy = _mm_loadu_ps(ay + g), qz = _mm_loadu_ps(az + g),
+                     qw = _mm_loadu_ps(aw + g);
+        __m128 ox = select4(hold, qx, _mm_add_ps(_mm_mul_ps(qx, w1), _mm_mul_ps(_mm_loadu_ps(bx + g), w2)));
+        __m128 oy = select4(hold, qy, _mm_add_ps(_mm_mul_ps(qy, w1), _mm_mul_ps(_mm_loadu_ps(by + g), w2)));
+        __m128 oz = select4(hold, qz, _mm_add_ps(_mm_mul_ps(qz, w1), _mm_mul_ps(_mm_loadu_ps(bz + g), w2)));
+        __m128 ow = select4(hold, qw, _mm_add_ps(_mm_mul_ps(qw, w1), _mm_mul_ps(_mm_loadu_ps(bw + g), w2)));
+        _MM_TRANSPOSE4_PS(ox, oy, oz, ow);
+        _mm_storeu_ps(&out[g].x, ox);
+        _mm_storeu_ps(&out[g + 1].x, oy);
+        _mm_storeu_ps(&out[g + 2].x, oz);
+        _mm_storeu_ps(&out[g + 3].x, ow);
+    }
+    if (n < 64) other &= ((uint64_t)1 << n) - 1u;
+    for (size_t k = 0; other; k++, other >>= 1)
+        if (other & 1u) slerp1(a[k], b[k], t[k], &out[k]);
 }
+#endif
 
-/* Queue acc[slot].rotation = slerp(acc[slot].rotation, to, f); the
- * rotation is copied now, so the slot's other lanes may be written before
- * the flush. */
-static void slerp_later(cna__blend *b, pending *p, int32_t slot, cna_quat from, cna_quat to, float f)
+/* out[k] = cna_quat_slerp(*a[k], *b[k], t[k]) for k < n (1..BATCH), bit for
+ * bit: each lane runs its operations in the same order,
+ *   d = a·b (left to right); sign = -1 and d = -d when d < 0;
+ *   d > 1 - 1e-6: wa = 1 - t, wb = t·sign; else theta = cna_acosf(d),
+ *   inv_sin = 1 / cna_sinf(theta), wa = cna_sinf((1 - t)·theta)·inv_sin,
+ *   wb = cna_sinf(t·theta)·inv_sin·sign;
+ *   out = a·wa + b·wb per component, or a itself when t == 0,
+ * with SSE four lanes per register (the trigonometry in double precision by
+ * the polynomials of cna_acosf and cna_sinf, two lanes per register),
+ * compiled once for the baseline and once with AVX's encodings (the same
+ * operations) for that path. The lanes from n up to the next multiple of 4
+ * must be filled too (with any valid values: their results are not used). */
+#if defined(CNA__ANIM_SSE2)
+static void slerp_lanes_base(const cna_quat *const a[], const cna_quat *const b[], const float t[], cna_quat out[],
+                             size_t n)
 {
-    p->slot[p->n] = slot;
-    p->from[p->n] = from;
-    p->to[p->n] = to;
-    p->f[p->n] = f;
-    if (++p->n == 8) flush(b, p, false);
+    slerp_lanes_body(a, b, t, out, n, false);
 }
-
-/* The override rule's step for one sample of weight w > 0 (the rotation's
- * slerp through `p`). Translation and scale: a·(1 - f) + b·f per
- * component (with SSE, four lanes of the keyframe at once: the same
- * operations per lane; the rotation lanes they also write are replaced by
- * the slerp). */
-static void accumulate(cna__blend *b, pending *p, int32_t slot, const cna_keyframe *k, float w)
+#if defined(CNA__ANIM_WIDE)
+__attribute__((target("avx"))) static void slerp_lanes_avx(const cna_quat *const a[], const cna_quat *const b[],
+                                                           const float t[], cna_quat out[], size_t n)
 {
-    float *cum = &b->cum[slot];
-    cna_keyframe *a = &b->acc[slot];
-    if (*cum == 0.0f) {
-        a->translation = k->translation;
-        a->rotation = k->rotation;
-        a->scale = k->scale;
-        *cum = w;
-        b->touched[b->touched_count++] = slot;
+    slerp_lanes_body(a, b, t, out, n, true);
+}
+#endif
+#endif
+
+static void slerp_lanes(int path, const cna_quat *const a[], const cna_quat *const b[], const float t[], cna_quat out[],
+                        size_t n)
+{
+#if defined(CNA__ANIM_WIDE)
+    if (path == CNA__PLAYER_PATH_AVX) {
+        slerp_lanes_avx(a, b, t, out, n);
         return;
     }
-    *cum += w;
-    const float f = w / *cum;
-    const cna_quat from = a->rotation;
-#if defined(CNA__ANIM_SSE2)
-    const __m128 f4 = _mm_set1_ps(f), g4 = _mm_set1_ps(1.0f - f);
-    const __m128 tr = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(&a->translation.x), g4),
-                                 _mm_mul_ps(_mm_loadu_ps(&k->translation.x), f4));
-    const __m128 ws = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(&a->rotation.w), g4),
-                                 _mm_mul_ps(_mm_loadu_ps(&k->rotation.w), f4));
-    _mm_storeu_ps(&a->translation.x, tr);
-    _mm_storeu_ps(&a->rotation.w, ws);
-#else
-    a->translation = lerp3(a->translation, k->translation, f);
-    a->scale = lerp3(a->scale, k->scale, f);
 #endif
-    slerp_later(b, p, slot, from, k->rotation, f);
+    (void)path;
+#if defined(CNA__ANIM_SSE2)
+    slerp_lanes_base(a, b, t, out, n);
+#else
+    for (size_t k = 0; k < n; k++) slerp1(a[k], b[k], t[k], &out[k]);
+#endif
+}
+
+/* ------------------------------------------------------------------ the frame's working set */
+
+/* A blended pose's per-frame values: the accumulated value and weight of
+ * every slot (scene-node values by bone, joints by palette index of the
+ * evaluation being posed), the slots touched so far, one layer's samples and
+ * which slots it sampled. Every pose writes a value before it reads it and
+ * ends with every weight back at 0 and no slot touched, the state in which
+ * a thread's scratch starts (zero), so nothing of one pose is seen by the
+ * next, whatever character it is. */
+typedef struct scratch {
+    cna_keyframe acc[CNA__BLEND_SCRATCH_SLOTS];
+    cna_keyframe sample[CNA__BLEND_SCRATCH_SLOTS];
+    float cum[CNA__BLEND_SCRATCH_SLOTS];
+    int32_t touched[CNA__BLEND_SCRATCH_SLOTS];
+    uint8_t has[CNA__BLEND_SCRATCH_SLOTS];
+} scratch;
+
+/* The posing thread's scratch: the characters posed on one thread share it,
+ * one pose at a time (a pose calls nothing that poses); a character with
+ * more slots than it holds uses its own (cna__blend_ensure). Each thread has
+ * its own, so characters on separate threads share nothing. */
+static _Thread_local scratch thread_scratch;
+
+typedef struct frame {
+    cna_keyframe *acc;          /* the accumulated values */
+    cna_keyframe *sample;       /* one layer's samples */
+    float *cum;                 /* accumulated weight, 0: untouched */
+    int32_t *touched;           /* slots with cum > 0, in the order first touched */
+    uint8_t *has;               /* the layer sampled the slot */
+    size_t touched_count;
+    int path;                   /* the player kernels' path */
+} frame;
+
+static void frame_begin(cna_character *c, frame *f)
+{
+    const cna__blend *b = &c->blend;
+    if (b->slot_count <= CNA__BLEND_SCRATCH_SLOTS) {
+        scratch *s = &thread_scratch;
+        f->acc = s->acc;
+        f->sample = s->sample;
+        f->cum = s->cum;
+        f->touched = s->touched;
+        f->has = s->has;
+    } else {
+        f->acc = b->acc;
+        f->sample = b->sample;
+        f->cum = b->cum;
+        f->touched = b->touched;
+        f->has = b->has;
+    }
+    f->touched_count = 0;
+    f->path = b->path;
+}
+
+static void reset(frame *f)
+{
+    for (size_t i = 0; i < f->touched_count; i++) f->cum[f->touched[i]] = 0.0f;
+    f->touched_count = 0;
+}
+
+static void touch(frame *f, int32_t slot, float w)
+{
+    f->cum[slot] = w;
+    f->touched[f->touched_count++] = slot;
+}
+
+/* ------------------------------------------------------------------ mixing, sixteen values at once */
+
+/* Values waiting for their slerps, made BATCH at a time (slerp_lanes); each
+ * slot appears at most once per batch. */
+typedef struct batch {
+    int32_t slot[BATCH];
+    float f[BATCH];
+    const cna_keyframe *src[BATCH]; /* a mix: the value mixed in */
+    cna_keyframe rest[BATCH];       /* the rest values mixed in (src points here) */
+    cna_quat delta[BATCH];          /* an additive layer's rotation deltas */
+    size_t n;
+} batch;
+
+/* The override rule's mix of each queued value src by f:
+ * acc = acc·(1 - f) + src·f per component of the translation and scale
+ * (with SSE, four lanes of the keyframe at once: the same operations per
+ * lane; the rotation lanes they also write are then replaced), and
+ * rotation = slerp(acc.rotation, src.rotation, f). */
+static void flush_mix(frame *fr, batch *bt)
+{
+    const size_t n = bt->n;
+    if (!n) return;
+    const cna_quat *from[BATCH], *to[BATCH];
+    cna_quat q[BATCH];
+    size_t i = 0;
+    for (; i < n; i++) {
+        from[i] = &fr->acc[bt->slot[i]].rotation;
+        to[i] = &bt->src[i]->rotation;
+    }
+    for (; i & 3; i++) { /* to a multiple of four lanes */
+        from[i] = from[0];
+        to[i] = to[0];
+        bt->f[i] = bt->f[0];
+    }
+    slerp_lanes(fr->path, from, to, bt->f, q, n);
+    for (size_t k = 0; k < n; k++) {
+        cna_keyframe *a = &fr->acc[bt->slot[k]];
+        const cna_keyframe *s = bt->src[k];
+        const float f = bt->f[k];
+#if defined(CNA__ANIM_SSE2)
+        const __m128 f4 = _mm_set1_ps(f), g4 = _mm_set1_ps(1.0f - f);
+        const __m128 tr = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(&a->translation.x), g4),
+                                     _mm_mul_ps(_mm_loadu_ps(&s->translation.x), f4));
+        const __m128 ws = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(&a->rotation.w), g4),
+                                     _mm_mul_ps(_mm_loadu_ps(&s->rotation.w), f4));
+        _mm_storeu_ps(&a->translation.x, tr);
+        _mm_storeu_ps(&a->rotation.w, ws);
+        _mm_storeu_ps(&a->rotation.x, _mm_loadu_ps(&q[k].x));
+#else
+        a->translation = lerp3(a->translation, s->translation, f);
+        a->scale = lerp3(a->scale, s->scale, f);
+        a->rotation = q[k];
+#endif
+    }
+    bt->n = 0;
+}
+
+/* Queue acc[slot] mixed with src by f. */
+static inline void mix_later(frame *fr, batch *bt, int32_t slot, const cna_keyframe *src, float f)
+{
+    bt->slot[bt->n] = slot;
+    bt->src[bt->n] = src;
+    bt->f[bt->n] = f;
+    if (++bt->n == BATCH) flush_mix(fr, bt);
+}
+
+/* An additive layer's rotations: acc.rotation = acc.rotation ·
+ * slerp(identity, delta, w) for each queued delta. */
+static void flush_add(frame *fr, batch *bt)
+{
+    const size_t n = bt->n;
+    if (!n) return;
+    const cna_quat id = q4(0.0f, 0.0f, 0.0f, 1.0f);
+    const cna_quat *from[BATCH], *to[BATCH];
+    cna_quat part[BATCH];
+    size_t i = 0;
+    for (; i < n; i++) {
+        from[i] = &id;
+        to[i] = &bt->delta[i];
+    }
+    for (; i & 3; i++) { /* to a multiple of four lanes */
+        from[i] = &id;
+        to[i] = to[0];
+        bt->f[i] = bt->f[0];
+    }
+    slerp_lanes(fr->path, from, to, bt->f, part, n);
+    for (size_t k = 0; k < n; k++) {
+        cna_quat *q = &fr->acc[bt->slot[k]].rotation;
+#if defined(CNA__ANIM_SSE2)
+        _mm_storeu_ps(&q->x, qmul4(_mm_loadu_ps(&q->x), _mm_loadu_ps(&part[k].x)));
+#else
+        *q = qmul(*q, part[k]);
+#endif
+    }
+    bt->n = 0;
+}
+
+typedef void (*rest_fn)(const void *ctx, int32_t slot, cna_keyframe *out);
+
+/* Queue the rest value mixed into one slot whose weight W is below 1, by
+ * 1 - W. */
+static inline void rest_later(frame *fr, batch *bt, int32_t slot, rest_fn rest, const void *ctx)
+{
+    cna_keyframe *r = &bt->rest[bt->n];
+    rest(ctx, slot, r);
+    mix_later(fr, bt, slot, r, 1.0f - fr->cum[slot]);
 }
 
 /* The rest value for the remainder 1 - W of every value the override
  * layers touched; afterwards each touched value counts as whole. */
-/* The rest value mixed into one slot whose weight W is below 1, by 1 - W
- * (its rotation through `p`). */
-static void rest_mix_one(cna__blend *b, pending *p, int32_t slot, void (*rest)(const void *, int32_t, cna_keyframe *),
-                         const void *ctx)
+static void mix_rest(frame *fr, rest_fn rest, const void *ctx)
 {
-    cna_keyframe r;
-    rest(ctx, slot, &r);
-    const float f = 1.0f - b->cum[slot];
-    b->acc[slot].translation = lerp3(b->acc[slot].translation, r.translation, f);
-    b->acc[slot].scale = lerp3(b->acc[slot].scale, r.scale, f);
-    slerp_later(b, p, slot, b->acc[slot].rotation, r.rotation, f);
-}
-
-static void mix_rest(cna__blend *b, void (*rest)(const void *, int32_t, cna_keyframe *), const void *ctx)
-{
-    pending p;
-    p.n = 0;
-    for (size_t i = 0; i < b->touched_count; i++) {
-        const int32_t slot = b->touched[i];
-        if (b->cum[slot] < 1.0f) rest_mix_one(b, &p, slot, rest, ctx);
-        b->cum[slot] = 1.0f;
+    batch bt;
+    bt.n = 0;
+    for (size_t i = 0; i < fr->touched_count; i++) {
+        const int32_t slot = fr->touched[i];
+        if (fr->cum[slot] < 1.0f) rest_later(fr, &bt, slot, rest, ctx);
+        fr->cum[slot] = 1.0f;
     }
-    flush(b, &p, false);
+    flush_mix(fr, &bt);
 }
 
-/* An additive sample k with reference ref and weight w on a value. */
-static void add(cna__blend *b, pending *p, int32_t slot, const cna_keyframe *k, const cna_keyframe *ref, float w,
-                void (*rest)(const void *, int32_t, cna_keyframe *), const void *ctx)
+/* An additive sample k with reference ref and weight w on a value:
+ *   dt = t - t_ref, ds = s - s_ref, dq = normalize(conjugate(q_ref) · q);
+ *   nothing changes when the delta is exactly zero; else t += w·dt and
+ *   s += w·ds (each only when not zero, so that a -0 stays as it is), and
+ *   q = q · slerp(identity, dq, w) through the batch (flush_add).
+ * With SSE, the keyframe's lanes four at a time (the same operations per
+ * lane as the scalar code). */
+static void add(frame *fr, batch *bt, int32_t slot, const cna_keyframe *k, const cna_keyframe *ref, float w,
+                rest_fn rest, const void *ctx)
 {
+#if defined(CNA__ANIM_SSE2)
+    /* (translation, q.x) and (q.w, scale) lanes: dt in 0..2, ds in 1..3 */
+    const __m128 dtr = _mm_sub_ps(_mm_loadu_ps(&k->translation.x), _mm_loadu_ps(&ref->translation.x));
+    const __m128 dws = _mm_sub_ps(_mm_loadu_ps(&k->rotation.w), _mm_loadu_ps(&ref->rotation.w));
+    const bool zero_t = (_mm_movemask_ps(_mm_cmpeq_ps(dtr, _mm_setzero_ps())) & 0x7) == 0x7;
+    const bool zero_s = (_mm_movemask_ps(_mm_cmpeq_ps(dws, _mm_setzero_ps())) & 0xE) == 0xE;
+    /* delta_q: x, y, z = (r.w·k - r·k.w) + (r.zxy·k.yzx - r.yzx·k.zxy), w as
+     * delta_q sums it */
+    const __m128 r = _mm_loadu_ps(&ref->rotation.x), q = _mm_loadu_ps(&k->rotation.x);
+    const __m128 p = _mm_sub_ps(_mm_mul_ps(_mm_shuffle_ps(r, r, _MM_SHUFFLE(3, 3, 3, 3)), q),
+                                _mm_mul_ps(r, _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 3, 3, 3))));
+    const __m128 c = _mm_sub_ps(
+        _mm_mul_ps(_mm_shuffle_ps(r, r, _MM_SHUFFLE(3, 1, 0, 2)), _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1))),
+        _mm_mul_ps(_mm_shuffle_ps(r, r, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 1, 0, 2))));
+    const cna_quat rq = ref->rotation, kq = k->rotation;
+    float d[4];
+    _mm_storeu_ps(d, _mm_add_ps(p, c));
+    d[3] = rq.w * kq.w + rq.x * kq.x + rq.y * kq.y + rq.z * kq.z;
+    /* (0, 0, 0, w > 0), a clip at its reference, is the identity exactly;
+     * any other delta is normalised by one reciprocal; a degenerate sample
+     * adds no rotation */
+    __m128 dq = _mm_loadu_ps(d);
+    bool turn = false;
+    if (!(d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f && d[3] > 0.0f)) {
+        const float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + d[3] * d[3]);
+        const float inv = 1.0f / len;
+        if (len > 0.0f && isfinite(len)) {
+            dq = _mm_mul_ps(dq, _mm_set1_ps(inv));
+            turn = _mm_movemask_ps(_mm_cmpeq_ps(dq, _mm_setr_ps(0.0f, 0.0f, 0.0f, 1.0f))) != 0xF;
+        }
+    }
+    if (zero_t && zero_s && !turn) return; /* no delta: nothing changes */
+    cna_keyframe *a = &fr->acc[slot];
+    if (fr->cum[slot] == 0.0f) { /* no override layer animates it: from its rest value */
+        cna_keyframe rv;
+        rest(ctx, slot, &rv);
+        a->translation = rv.translation;
+        a->rotation = rv.rotation;
+        a->scale = rv.scale;
+        touch(fr, slot, 1.0f);
+    }
+    const __m128 w4 = _mm_set1_ps(w);
+    if (!zero_t) { /* lane 3, the rotation's x, kept */
+        const __m128 at = _mm_loadu_ps(&a->translation.x);
+        _mm_storeu_ps(&a->translation.x, select4(_mm_castsi128_ps(_mm_setr_epi32(0, 0, 0, -1)), at,
+                                                 _mm_add_ps(at, _mm_mul_ps(w4, dtr))));
+    }
+    if (!zero_s) { /* lane 0, the rotation's w, kept */
+        const __m128 as = _mm_loadu_ps(&a->rotation.w);
+        _mm_storeu_ps(&a->rotation.w, select4(_mm_castsi128_ps(_mm_setr_epi32(-1, 0, 0, 0)), as,
+                                              _mm_add_ps(as, _mm_mul_ps(w4, dws))));
+    }
+    if (turn) {
+        _mm_storeu_ps(&bt->delta[bt->n].x, dq);
+#else
     const cna_vec3 dt = v3(k->translation.x - ref->translation.x, k->translation.y - ref->translation.y,
                                       k->translation.z - ref->translation.z);
     const cna_vec3 ds = v3(k->scale.x - ref->scale.x, k->scale.y - ref->scale.y, k->scale.z - ref->scale.z);
     cna_quat dq = delta_q(ref->rotation, k->rotation);
-    /* (0, 0, 0, w > 0), a clip at its reference, is the identity exactly;
-     * any other delta is normalised by one reciprocal */
     if (dq.x == 0.0f && dq.y == 0.0f && dq.z == 0.0f && dq.w > 0.0f) {
         dq = q4(0.0f, 0.0f, 0.0f, 1.0f);
     } else {
         const float len = sqrtf(dq.x * dq.x + dq.y * dq.y + dq.z * dq.z + dq.w * dq.w);
         const float inv = 1.0f / len;
-        /* a degenerate sample adds no rotation */
         dq = len > 0.0f && isfinite(len) ? q4(dq.x * inv, dq.y * inv, dq.z * inv, dq.w * inv)
                                          : q4(0.0f, 0.0f, 0.0f, 1.0f);
     }
     if (is_zero3(dt) && is_zero3(ds) && is_identity_q(dq)) return; /* no delta: nothing changes */
-    if (b->cum[slot] == 0.0f) { /* no override layer animates it: from its rest value */
+    cna_keyframe *a = &fr->acc[slot];
+    if (fr->cum[slot] == 0.0f) { /* no override layer animates it: from its rest value */
         cna_keyframe r;
         rest(ctx, slot, &r);
-        b->acc[slot].translation = r.translation;
-        b->acc[slot].rotation = r.rotation;
-        b->acc[slot].scale = r.scale;
-        b->cum[slot] = 1.0f;
-        b->touched[b->touched_count++] = slot;
+        a->translation = r.translation;
+        a->rotation = r.rotation;
+        a->scale = r.scale;
+        touch(fr, slot, 1.0f);
     }
     if (!is_zero3(dt))
-        b->acc[slot].translation = v3(b->acc[slot].translation.x + w * dt.x, b->acc[slot].translation.y + w * dt.y, b->acc[slot].translation.z + w * dt.z);
-    if (!is_zero3(ds))
-        b->acc[slot].scale = v3(b->acc[slot].scale.x + w * ds.x, b->acc[slot].scale.y + w * ds.y, b->acc[slot].scale.z + w * ds.z);
+        a->translation = v3(a->translation.x + w * dt.x, a->translation.y + w * dt.y, a->translation.z + w * dt.z);
+    if (!is_zero3(ds)) a->scale = v3(a->scale.x + w * ds.x, a->scale.y + w * ds.y, a->scale.z + w * ds.z);
     if (!is_identity_q(dq)) {
-        p->slot[p->n] = slot;
-        p->from[p->n] = q4(0.0f, 0.0f, 0.0f, 1.0f);
-        p->to[p->n] = dq;
-        p->f[p->n] = w;
-        if (++p->n == 8) flush(b, p, true);
+        bt->delta[bt->n] = dq;
+#endif
+        bt->slot[bt->n] = slot;
+        bt->f[bt->n] = w;
+        if (++bt->n == BATCH) flush_add(fr, bt);
     }
 }
 
@@ -250,8 +645,6 @@ static void extract(const cna__layer *L, cna_keyframe *k)
 }
 
 /* ------------------------------------------------------------------ sampling */
-
-
 
 static float layer_weight(const cna__layer *L, int32_t bone)
 {
@@ -294,66 +687,84 @@ static void joint_rest(const void *ctx, int32_t p, cna_keyframe *out)
     }
 }
 
-/* One layer's clip over a range of slots: `bone_of` maps a track's index
- * to the bone its mask weight and root motion use. */
+/* The first override sample of a value: copied. */
+static inline void copy_in(frame *fr, int32_t slot, const cna_keyframe *k, float w)
+{
+    cna_keyframe *a = &fr->acc[slot];
+    a->translation = k->translation;
+    a->rotation = k->rotation;
+    a->scale = k->scale;
+    touch(fr, slot, w);
+}
+
+/* The override rule's step for one sample k of weight w > 0: copied when
+ * it is the value's first, else mixed in by w / (the weights so far). */
+static inline void accumulate(frame *fr, batch *bt, int32_t slot, const cna_keyframe *k, float w)
+{
+    float *cum = &fr->cum[slot];
+    if (*cum == 0.0f) {
+        copy_in(fr, slot, k, w);
+        return;
+    }
+    *cum += w;
+    mix_later(fr, bt, slot, k, w / *cum);
+}
+
 /* One layer's clip over the slots of `space` (an evaluation, or
  * eval_count: the scene-node bones): sampled by the player's kernel into
  * the sample buffer, then each sampled slot mixed in. `bone_of` maps a slot
  * to the bone its mask weight and root motion use. */
-static void sample_layer(cna_character *c, const cna__layer *L, size_t space, const cna_clip *clip,
-                         int32_t slot_count, const int32_t *bone_of, cna_blend_mode mode,
-                         void (*rest)(const void *, int32_t, cna_keyframe *), const void *ctx)
+static void sample_layer(cna_character *c, frame *fr, const cna__layer *L, size_t space, const cna_clip *clip,
+                         int32_t slot_count, const int32_t *bone_of, cna_blend_mode mode, rest_fn rest,
+                         const void *ctx)
 {
-    cna__blend *b = &c->blend;
+    const cna__blend *b = &c->blend;
     const size_t states = b->cursor_first[space + 1] - b->cursor_first[space];
     const size_t ref0 = b->ref_first[space];
     if (slot_count <= 0 || !clip->tracks || clip->track_count == 0) return;
     /* the first override layer of the pose samples straight into the
      * accumulators (its values are copied by the rule) */
-    const bool first = mode == CNA_BLEND_MODE_OVERRIDE && b->touched_count == 0;
-    cna_keyframe *out = first ? b->acc : b->sample;
-    memset(b->has, 0, (size_t)slot_count);
+    const bool first = mode == CNA_BLEND_MODE_OVERRIDE && fr->touched_count == 0;
+    cna_keyframe *out = first ? fr->acc : fr->sample;
+    uint8_t *has = fr->has;
+    memset(has, 0, (size_t)slot_count);
     if (L == &c->layers[0] && space < c->eval_count) {
         /* layer 0 plays its players' clip: their sampling state */
         size_t count;
         cna__arcs_window *win;
         cna__track_state *st = cna__player_sampling(c->evals[space].player, &count, &win);
-        cna__sample_trs(b->path, c->fast, clip, L->clock.position, slot_count, st, count, win, out, b->has);
+        cna__sample_trs(fr->path, c->fast, clip, L->clock.position, slot_count, st, count, win, out, has);
     } else {
-        cna__sample_trs(b->path, c->fast, clip, L->clock.position, slot_count, cna__layer_states(c, (size_t)(L - c->layers), space),
-                        states, &L->windows[space], out, b->has);
+        cna__sample_trs(fr->path, c->fast, clip, L->clock.position, slot_count,
+                        cna__layer_states(c, (size_t)(L - c->layers), space), states, &L->windows[space], out, has);
     }
     const bool masked = L->mask != NULL, motion = L->motion_track != NULL;
-    pending p;
-    p.n = 0;
+    batch bt;
+    bt.n = 0;
     if (!masked && !motion && mode == CNA_BLEND_MODE_OVERRIDE) {
         /* the common case: the layer's weight (> 0) for every value it animates */
         const float w = L->weight;
         if (first) {
             for (int32_t slot = 0; slot < slot_count; slot++)
-                if (b->has[slot]) {
-                    b->cum[slot] = w;
-                    b->touched[b->touched_count++] = slot;
-                }
+                if (has[slot]) touch(fr, slot, w);
             return;
         }
         for (int32_t slot = 0; slot < slot_count; slot++)
-            if (b->has[slot]) accumulate(b, &p, slot, &out[slot], w);
-        flush(b, &p, false);
+            if (has[slot]) accumulate(fr, &bt, slot, &out[slot], w);
+        flush_mix(fr, &bt);
         return;
     }
     for (int32_t slot = 0; slot < slot_count; slot++) {
-        if (!b->has[slot]) continue;
+        if (!has[slot]) continue;
         const int32_t bone = bone_of ? bone_of[slot] : slot;
         const float w = masked && bone >= 0 ? L->weight * L->mask[bone] : L->weight;
         if (!(w > 0.0f)) continue;
         cna_keyframe *k = &out[slot];
         if (motion && bone == L->motion_bone) extract(L, k);
         if (first) {
-            b->cum[slot] = w;
-            b->touched[b->touched_count++] = slot;
+            touch(fr, slot, w);
         } else if (mode == CNA_BLEND_MODE_OVERRIDE) {
-            accumulate(b, &p, slot, k, w);
+            accumulate(fr, &bt, slot, k, w);
         } else {
             cna_keyframe r;
             const cna_keyframe *ref = &r;
@@ -361,94 +772,88 @@ static void sample_layer(cna_character *c, const cna__layer *L, size_t space, co
                 ref = &L->ref[ref0 + (size_t)slot];
             else
                 rest(ctx, slot, &r);
-            add(b, &p, slot, k, ref, w, rest, ctx);
+            add(fr, &bt, slot, k, ref, w, rest, ctx);
         }
     }
-    flush(b, &p, mode == CNA_BLEND_MODE_ADDITIVE);
+    if (mode == CNA_BLEND_MODE_ADDITIVE)
+        flush_add(fr, &bt);
+    else
+        flush_mix(fr, &bt);
 }
 
 void cna__blend_nodes(cna_character *c)
 {
     const cna_model *m = c->model;
-    cna__blend *b = &c->blend;
     if (!m->node_clips) return;
-    reset(b);
+    frame fr;
+    frame_begin(c, &fr);
     for (size_t l = 0; l < c->layer_count; l++) {
         const cna__layer *L = &c->layers[l];
         if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
-        sample_layer(c, L, c->eval_count, &m->node_clips[L->animation], (int32_t)m->bone_count, NULL,
+        sample_layer(c, &fr, L, c->eval_count, &m->node_clips[L->animation], (int32_t)m->bone_count, NULL,
                      CNA_BLEND_MODE_OVERRIDE, bone_rest, m);
     }
-    mix_rest(b, bone_rest, m);
+    mix_rest(&fr, bone_rest, m);
     for (size_t l = 0; l < c->layer_count; l++) {
         const cna__layer *L = &c->layers[l];
         if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
-        sample_layer(c, L, c->eval_count, &m->node_clips[L->animation], (int32_t)m->bone_count, NULL,
+        sample_layer(c, &fr, L, c->eval_count, &m->node_clips[L->animation], (int32_t)m->bone_count, NULL,
                      CNA_BLEND_MODE_ADDITIVE, bone_rest, m);
     }
-    for (size_t i = 0; i < b->touched_count; i += 8) {
-        cna_mat4 *out[8];
-        const cna_keyframe *in[8];
-        const size_t n = b->touched_count - i < 8 ? b->touched_count - i : 8;
+    for (size_t i = 0; i < fr.touched_count; i += COMPOSE_CHUNK) {
+        cna_mat4 *out[COMPOSE_CHUNK];
+        const cna_keyframe *in[COMPOSE_CHUNK];
+        const size_t n = fr.touched_count - i < COMPOSE_CHUNK ? fr.touched_count - i : COMPOSE_CHUNK;
         for (size_t k = 0; k < n; k++) {
-            out[k] = cna__character_local(c, b->touched[i + k]);
-            in[k] = &b->acc[b->touched[i + k]];
+            out[k] = cna__character_local(c, fr.touched[i + k]);
+            in[k] = &fr.acc[fr.touched[i + k]];
         }
-        cna__compose_keys(b->path, out, in, n);
+        cna__compose_keys(fr.path, out, in, n);
     }
-    reset(b);
+    reset(&fr);
 }
 
 void cna__blend_evaluation(cna_character *c, size_t e)
 {
     const cna_model *m = c->model;
-    cna__blend *b = &c->blend;
     const evaluation *ev = &c->evals[e];
     const cna_model_skin *s = &m->skins[ev->skin];
     const cna_skinning_data *d = &s->data;
     const int32_t n = d->bone_count;
     const joint_ctx ctx = {m, s};
-    reset(b);
+    frame fr;
+    frame_begin(c, &fr);
     for (size_t l = 0; l < c->layer_count; l++) {
         const cna__layer *L = &c->layers[l];
         if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
-        sample_layer(c, L, e, &d->clips[L->animation], n, s->palette_to_node, CNA_BLEND_MODE_OVERRIDE, joint_rest,
-                     &ctx);
+        sample_layer(c, &fr, L, e, &d->clips[L->animation], n, s->palette_to_node, CNA_BLEND_MODE_OVERRIDE,
+                     joint_rest, &ctx);
     }
-    bool additive = false;
-    for (size_t l = 0; l < c->layer_count && !additive; l++) additive = contributes(&c->layers[l], CNA_BLEND_MODE_ADDITIVE);
-    if (additive) {
-        mix_rest(b, joint_rest, &ctx);
-        for (size_t l = 0; l < c->layer_count; l++) {
-            const cna__layer *L = &c->layers[l];
-            if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
-            sample_layer(c, L, e, &d->clips[L->animation], n, s->palette_to_node, CNA_BLEND_MODE_ADDITIVE,
-                         joint_rest, &ctx);
-        }
+    mix_rest(&fr, joint_rest, &ctx);
+    for (size_t l = 0; l < c->layer_count; l++) {
+        const cna__layer *L = &c->layers[l];
+        if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
+        sample_layer(c, &fr, L, e, &d->clips[L->animation], n, s->palette_to_node, CNA_BLEND_MODE_ADDITIVE,
+                     joint_rest, &ctx);
     }
     cna_mat4 *locals = cna__player_locals(ev->player);
     uint8_t *posed = cna__player_posed(ev->player);
     if (n > 0) memset(posed, 0, (size_t)n);
-    /* eight at a time: the rest mixed in where the weight is short of 1
-     * (unless the additive pass above did it), then composed */
-    for (size_t i = 0; i < b->touched_count; i += 8) {
-        cna_mat4 *out[8];
-        const cna_keyframe *in[8];
-        const size_t batch = b->touched_count - i < 8 ? b->touched_count - i : 8;
-        pending p;
-        p.n = 0;
-        for (size_t k = 0; k < batch; k++) {
-            const int32_t slot = b->touched[i + k];
-            if (!additive && b->cum[slot] < 1.0f) rest_mix_one(b, &p, slot, joint_rest, &ctx);
-            b->cum[slot] = 0.0f;
+    /* composed COMPOSE_CHUNK at a time (the pointers all written before the
+     * kernel reads them, four or eight at once); every weight back to 0 */
+    for (size_t i = 0; i < fr.touched_count; i += COMPOSE_CHUNK) {
+        cna_mat4 *out[COMPOSE_CHUNK];
+        const cna_keyframe *in[COMPOSE_CHUNK];
+        const size_t count = fr.touched_count - i < COMPOSE_CHUNK ? fr.touched_count - i : COMPOSE_CHUNK;
+        for (size_t k = 0; k < count; k++) {
+            const int32_t slot = fr.touched[i + k];
+            fr.cum[slot] = 0.0f;
             out[k] = &locals[slot];
-            in[k] = &b->acc[slot];
+            in[k] = &fr.acc[slot];
             posed[slot] = 1;
         }
-        flush(b, &p, false);
-        cna__compose_keys(b->path, out, in, batch);
+        cna__compose_keys(fr.path, out, in, count);
     }
-    b->touched_count = 0;
     cna__player_hierarchy(ev->player);
 }
 

@@ -882,7 +882,7 @@ cna_result cna_character_pose(cna_character *c, cna_error *err)
     } else {
         for (size_t i = 0; i < c->reset_count; i++) *cna__character_local(c, c->reset[i]) = bones[c->reset[i]].rest_transform;
     }
-    const bool single = cna__layers_single(c) || !c->blend.acc; /* the blending state exists once a blend was set up */
+    const bool single = cna__layers_single(c) || !c->blend.ready; /* the blending state exists once a blend was set up */
     const int64_t position = c->layers[0].clock.position;
     for (size_t e = 0; e < c->eval_count; e++)
         if ((r = cna__player_check(c->evals[e].player, err)) != CNA_OK) return r;

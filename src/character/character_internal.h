@@ -41,10 +41,18 @@ typedef struct cna__layer {
     cna__arcs_window *windows;
 } cna__layer;
 
-/* The blending state: one accumulator per animated value of the bones
- * (scene-node values by bone, joints by palette index of the evaluation
- * being posed) and morph weights. */
+/* Slots (see cna__blend) a blended pose keeps in the posing thread's
+ * scratch (src/character/blend.c): a character with more has its own. */
+#define CNA__BLEND_SCRATCH_SLOTS 256
+
+/* The blending state: made by the first blend set-up (ready). A pose
+ * accumulates one value per slot: the scene-node values by bone, an
+ * evaluation's joints by palette index. Its per-frame buffers (accumulated
+ * values and weights, touched slots, one layer's samples) are the posing
+ * thread's scratch when slot_count <= CNA__BLEND_SCRATCH_SLOTS (acc, sample,
+ * cum, touched and has are NULL then), else the character's own. */
 typedef struct cna__blend {
+    bool ready;                 /* cna__blend_ensure succeeded */
     size_t slot_count;          /* max(bone_count, largest joint count) */
     cna_keyframe *acc;          /* slot_count: the accumulated values */
     float *cum;                 /* accumulated weight, 0: untouched */
@@ -52,7 +60,6 @@ typedef struct cna__blend {
     uint8_t *has;               /* slot_count: the layer sampled the slot */
     int path;                   /* the player kernels' path (cna__player_default_path) */
     int32_t *touched;           /* slots with cum > 0, in the order first touched */
-    size_t touched_count;
     size_t *cursor_first;       /* eval_count + 1: first cursor of each evaluation; the
                                    last entry is the scene-node clip's */
     size_t cursor_count;        /* per layer */

@@ -88,7 +88,7 @@ static void reset_states(cna_character *c, size_t l)
 cna_result cna__blend_ensure(cna_character *c, cna_error *err)
 {
     cna__blend *b = &c->blend;
-    if (b->acc) return CNA_OK;
+    if (b->ready) return CNA_OK;
     const cna_model *m = c->model;
     const cna_allocator *a = &c->alloc;
     const size_t slots = b->slot_count ? b->slot_count : 1;
@@ -97,16 +97,22 @@ cna_result cna__blend_ensure(cna_character *c, cna_error *err)
         for (size_t k = 0; k < m->meshes[i].part_count; k++)
             if (m->meshes[i].parts[k].morph && m->meshes[i].parts[k].morph->target_count > targets)
                 targets = m->meshes[i].parts[k].morph->target_count;
-    size_t bytes = slots * (2 * sizeof(cna_keyframe) + sizeof(float) + sizeof(int32_t) + 1) + 2 * targets * sizeof(float);
+    /* more slots than the posing thread's scratch holds: buffers of its own */
+    const bool own_buffers = slots > CNA__BLEND_SCRATCH_SLOTS;
+    size_t bytes = 2 * targets * sizeof(float);
+    if (own_buffers) bytes += slots * (2 * sizeof(cna_keyframe) + sizeof(float) + sizeof(int32_t) + 1);
     cna__blend n = *b;
-    n.acc = (cna_keyframe *)cna__calloc(a, slots, sizeof(cna_keyframe));
-    n.sample = (cna_keyframe *)cna__calloc(a, slots, sizeof(cna_keyframe));
-    n.cum = (float *)cna__calloc(a, slots, sizeof(float));
-    n.touched = (int32_t *)cna__calloc(a, slots, sizeof(int32_t));
-    n.has = (uint8_t *)cna__calloc(a, slots, 1);
     n.weights = (float *)cna__calloc(a, targets, sizeof(float));
     n.weights2 = (float *)cna__calloc(a, targets, sizeof(float));
-    bool ok = n.acc && n.sample && n.cum && n.touched && n.has && n.weights && n.weights2;
+    bool ok = n.weights && n.weights2;
+    if (ok && own_buffers) {
+        n.acc = (cna_keyframe *)cna__calloc(a, slots, sizeof(cna_keyframe));
+        n.sample = (cna_keyframe *)cna__calloc(a, slots, sizeof(cna_keyframe));
+        n.cum = (float *)cna__calloc(a, slots, sizeof(float));
+        n.touched = (int32_t *)cna__calloc(a, slots, sizeof(int32_t));
+        n.has = (uint8_t *)cna__calloc(a, slots, 1);
+        ok = n.acc && n.sample && n.cum && n.touched && n.has;
+    }
     cna__track_state *tracks[CNA_CHARACTER_MAX_LAYERS] = {0};
     cna__arcs_window *windows[CNA_CHARACTER_MAX_LAYERS] = {0};
     for (size_t l = 0; ok && l < c->layer_count; l++) {
@@ -130,6 +136,7 @@ cna_result cna__blend_ensure(cna_character *c, cna_error *err)
         }
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "character: out of memory for blending (%zu bytes)", bytes);
     }
+    n.ready = true;
     *b = n;
     for (size_t l = 0; l < c->layer_count; l++) {
         c->layers[l].tracks = tracks[l];
