@@ -37,7 +37,7 @@ typedef struct cna__layer {
     /* sampling state: tracks[cursor_first[e] + track] per evaluation, then
      * the scene-node clip's tracks; one arcs window per evaluation, then the
      * scene-node clip's */
-    cna__track_state *tracks;
+    cna__track_state *tracks;   /* in cna__blend.states_block */
     cna__arcs_window *windows;
 } cna__layer;
 
@@ -64,8 +64,10 @@ typedef struct cna__blend {
                                    last entry is the scene-node clip's */
     size_t cursor_count;        /* per layer */
     float *weights, *weights2;  /* the largest morph target count */
+    void *states_block;         /* the layers' arcs windows and track states */
     size_t *ref_first;          /* eval_count + 1: first reference slot of each
-                                   evaluation (joints), the last: the bones' */
+                                   evaluation (joints), the last: the bones'
+                                   (in cursor_first's block) */
     size_t ref_count;           /* reference slots per additive layer */
 } cna__blend;
 

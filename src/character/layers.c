@@ -25,9 +25,10 @@ cna_result cna__layers_create(cna_character *c, size_t layer_count)
     const cna_model *m = c->model;
     cna__blend *b = &c->blend;
     c->layers = (cna__layer *)cna__character_take(c, layer_count, sizeof(cna__layer));
-    b->cursor_first = (size_t *)cna__character_take(c, c->eval_count + 2, sizeof(size_t));
-    b->ref_first = (size_t *)cna__character_take(c, c->eval_count + 2, sizeof(size_t));
-    if (!c->layers || !b->cursor_first || !b->ref_first) return CNA_ERROR_OUT_OF_MEMORY;
+    /* cursor_first and ref_first in one block (read together by every blended pose) */
+    b->cursor_first = (size_t *)cna__character_take(c, 2 * (c->eval_count + 2), sizeof(size_t));
+    if (!c->layers || !b->cursor_first) return CNA_ERROR_OUT_OF_MEMORY;
+    b->ref_first = b->cursor_first + c->eval_count + 2;
     c->layer_count = layer_count;
     size_t cursors = 0, refs = 0, slots = m->bone_count;
     for (size_t e = 0; e < c->eval_count; e++) {
@@ -113,14 +114,19 @@ cna_result cna__blend_ensure(cna_character *c, cna_error *err)
         n.has = (uint8_t *)cna__calloc(a, slots, 1);
         ok = n.acc && n.sample && n.cum && n.touched && n.has;
     }
-    cna__track_state *tracks[CNA_CHARACTER_MAX_LAYERS] = {0};
-    cna__arcs_window *windows[CNA_CHARACTER_MAX_LAYERS] = {0};
-    for (size_t l = 0; ok && l < c->layer_count; l++) {
+    /* every layer's arcs windows, then its track states, in one block: a
+     * blended pose reads those of its playing layers together */
+    const size_t windows = c->layer_count * (c->eval_count + 1);
+    size_t states = 0;
+    for (size_t l = 0; l < c->layer_count; l++) {
         const size_t own = own_states(c, l);
-        tracks[l] = (cna__track_state *)cna__calloc(a, own ? own : 1, sizeof(cna__track_state));
-        windows[l] = (cna__arcs_window *)cna__calloc(a, c->eval_count + 1, sizeof(cna__arcs_window));
-        ok = tracks[l] && windows[l];
-        bytes += (own ? own : 1) * sizeof(cna__track_state) + (c->eval_count + 1) * sizeof(cna__arcs_window);
+        states += own ? own : 1;
+    }
+    const size_t block = windows * sizeof(cna__arcs_window) + states * sizeof(cna__track_state);
+    bytes += block;
+    if (ok) {
+        n.states_block = cna__calloc(a, 1, block);
+        ok = n.states_block != NULL;
     }
     if (!ok) {
         cna__free(a, n.acc);
@@ -130,17 +136,17 @@ cna_result cna__blend_ensure(cna_character *c, cna_error *err)
         cna__free(a, n.has);
         cna__free(a, n.weights);
         cna__free(a, n.weights2);
-        for (size_t l = 0; l < c->layer_count; l++) {
-            cna__free(a, tracks[l]);
-            cna__free(a, windows[l]);
-        }
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "character: out of memory for blending (%zu bytes)", bytes);
     }
     n.ready = true;
     *b = n;
+    cna__arcs_window *w = (cna__arcs_window *)n.states_block;
+    cna__track_state *t = (cna__track_state *)(void *)(w + windows);
     for (size_t l = 0; l < c->layer_count; l++) {
-        c->layers[l].tracks = tracks[l];
-        c->layers[l].windows = windows[l];
+        const size_t own = own_states(c, l);
+        c->layers[l].windows = w + l * (c->eval_count + 1);
+        c->layers[l].tracks = t;
+        t += own ? own : 1;
         reset_states(c, l);
     }
     c->bytes += bytes;
@@ -152,15 +158,13 @@ void cna__layers_free(cna_character *c)
     const cna_allocator *a = &c->alloc;
     cna__blend *b = &c->blend;
     for (size_t l = 0; c->layers && l < c->layer_count; l++) {
-        cna__free(a, c->layers[l].tracks);
-        cna__free(a, c->layers[l].windows);
         cna__free(a, c->layers[l].mask_store);
         cna__free(a, c->layers[l].ref);
         cna__free(a, c->layers[l].ref_has);
     }
     cna__free(a, c->layers);
-    cna__free(a, b->cursor_first);
-    cna__free(a, b->ref_first);
+    cna__free(a, b->cursor_first); /* ref_first too */
+    cna__free(a, b->states_block);
     cna__free(a, b->acc);
     cna__free(a, b->cum);
     cna__free(a, b->touched);
