@@ -333,6 +333,29 @@ static void slerp_lanes(int path, const cna_quat *const a[], const cna_quat *con
 #endif
 }
 
+void cna__blend_slerp(int path, const cna_quat *a, const cna_quat *b, const float *t, cna_quat *out, size_t n)
+{
+    for (size_t i = 0; i < n; i += BATCH) {
+        const size_t m = n - i < BATCH ? n - i : BATCH;
+        const cna_quat *pa[BATCH], *pb[BATCH];
+        float pt[BATCH];
+        cna_quat q[BATCH];
+        size_t k = 0;
+        for (; k < m; k++) {
+            pa[k] = &a[i + k];
+            pb[k] = &b[i + k];
+            pt[k] = t[i + k];
+        }
+        for (; k & 3; k++) { /* to a multiple of four lanes */
+            pa[k] = pa[0];
+            pb[k] = pb[0];
+            pt[k] = pt[0];
+        }
+        slerp_lanes(path, pa, pb, pt, q, m);
+        memcpy(out + i, q, m * sizeof(cna_quat));
+    }
+}
+
 /* ------------------------------------------------------------------ the frame's working set */
 
 /* A blended pose's per-frame values: the accumulated value and weight of

@@ -215,5 +215,9 @@ void cna__blend_evaluation(cna_character *c, size_t e);
 cna_result cna__blend_weights(cna_character *c, size_t mesh, size_t part, float *out, cna_error *err);
 /* Sample layer `layer`'s additive reference (when it needs one). */
 void cna__blend_sample_reference(cna_character *c, size_t layer);
+/* out[k] = cna_quat_slerp(a[k], b[k], t[k]) for k < n, bit for bit, made
+ * as a blended pose makes its slerps (sixteen lanes at a time) on player path
+ * `path`, which must be supported (cna__player_path_supported). For tests. */
+void cna__blend_slerp(int path, const cna_quat *a, const cna_quat *b, const float *t, cna_quat *out, size_t n);
 
 #endif
