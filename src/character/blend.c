@@ -198,7 +198,7 @@ HOT_INLINE __m128 sinf4(__m128 x, __m128 *other, bool wide)
  * mixes. A lane that leaves the polynomials' range (not for normalised
  * rotations: d <= 1 - 1e-6 gives theta in [0.0014, pi/2]) is made again by
  * the scalar slerp. */
-HOT_INLINE void slerp_lanes_body(const cna_quat *const a[], const cna_quat *const b[], const float t[], cna_quat out[],
+HOT_INLINE void slerp_lanes_body(const cna_quat a[], const cna_quat *const b[], const float t[], cna_quat *const out[],
                                  size_t n, bool wide)
 {
     float ax[BATCH], ay[BATCH], az[BATCH], aw[BATCH], bx[BATCH], by[BATCH], bz[BATCH], bw[BATCH];
@@ -206,8 +206,8 @@ HOT_INLINE void slerp_lanes_body(const cna_quat *const a[], const cna_quat *cons
     const size_t lanes = (n + 3) & ~(size_t)3;
     uint64_t linear = 0, other = 0;
     for (size_t g = 0; g < lanes; g += 4) {
-        __m128 qx = _mm_loadu_ps(&a[g]->x), qy = _mm_loadu_ps(&a[g + 1]->x), qz = _mm_loadu_ps(&a[g + 2]->x),
-               qw = _mm_loadu_ps(&a[g + 3]->x);
+        __m128 qx = _mm_loadu_ps(&a[g].x), qy = _mm_loadu_ps(&a[g + 1].x), qz = _mm_loadu_ps(&a[g + 2].x),
+               qw = _mm_loadu_ps(&a[g + 3].x);
         _MM_TRANSPOSE4_PS(qx, qy, qz, qw);
         __m128 rx = _mm_loadu_ps(&b[g]->x), ry = _mm_loadu_ps(&b[g + 1]->x), rz = _mm_loadu_ps(&b[g + 2]->x),
                rw = _mm_loadu_ps(&b[g + 3]->x);
@@ -278,18 +278,18 @@ HOT_INLINE void slerp_lanes_body(const cna_quat *const a[], const cna_quat *cons
         __m128 oz = select4(hold, qz, _mm_add_ps(_mm_mul_ps(qz, w1), _mm_mul_ps(_mm_loadu_ps(bz + g), w2)));
         __m128 ow = select4(hold, qw, _mm_add_ps(_mm_mul_ps(qw, w1), _mm_mul_ps(_mm_loadu_ps(bw + g), w2)));
         _MM_TRANSPOSE4_PS(ox, oy, oz, ow);
-        _mm_storeu_ps(&out[g].x, ox);
-        _mm_storeu_ps(&out[g + 1].x, oy);
-        _mm_storeu_ps(&out[g + 2].x, oz);
-        _mm_storeu_ps(&out[g + 3].x, ow);
+        _mm_storeu_ps(&out[g]->x, ox);
+        _mm_storeu_ps(&out[g + 1]->x, oy);
+        _mm_storeu_ps(&out[g + 2]->x, oz);
+        _mm_storeu_ps(&out[g + 3]->x, ow);
     }
     if (n < 64) other &= ((uint64_t)1 << n) - 1u;
     for (size_t k = 0; other; k++, other >>= 1)
-        if (other & 1u) slerp1(a[k], b[k], t[k], &out[k]);
+        if (other & 1u) slerp1(&a[k], b[k], t[k], out[k]);
 }
 #endif
 
-/* out[k] = cna_quat_slerp(*a[k], *b[k], t[k]) for k < n (1..BATCH), bit for
+/* *out[k] = cna_quat_slerp(a[k], *b[k], t[k]) for k < n (1..BATCH), bit for
  * bit: each lane runs its operations in the same order,
  *   d = a·b (left to right); sign = -1 and d = -d when d < 0;
  *   d > 1 - 1e-6: wa = 1 - t, wb = t·sign; else theta = cna_acosf(d),
@@ -300,23 +300,24 @@ HOT_INLINE void slerp_lanes_body(const cna_quat *const a[], const cna_quat *cons
  * the polynomials of cna_acosf and cna_sinf, two lanes per register),
  * compiled once for the baseline and once with AVX's encodings (the same
  * operations) for that path. The lanes from n up to the next multiple of 4
- * must be filled too (with any valid values: their results are not used). */
+ * must be filled too (any valid values, and somewhere to write: their
+ * results are not used). out[k] must not be a or b of any lane. */
 #if defined(CNA__ANIM_SSE2)
-static void slerp_lanes_base(const cna_quat *const a[], const cna_quat *const b[], const float t[], cna_quat out[],
+static void slerp_lanes_base(const cna_quat a[], const cna_quat *const b[], const float t[], cna_quat *const out[],
                              size_t n)
 {
     slerp_lanes_body(a, b, t, out, n, false);
 }
 #if defined(CNA__ANIM_WIDE)
-__attribute__((target("avx"))) static void slerp_lanes_avx(const cna_quat *const a[], const cna_quat *const b[],
-                                                           const float t[], cna_quat out[], size_t n)
+__attribute__((target("avx"))) static void slerp_lanes_avx(const cna_quat a[], const cna_quat *const b[],
+                                                           const float t[], cna_quat *const out[], size_t n)
 {
     slerp_lanes_body(a, b, t, out, n, true);
 }
 #endif
 #endif
 
-static void slerp_lanes(int path, const cna_quat *const a[], const cna_quat *const b[], const float t[], cna_quat out[],
+static void slerp_lanes(int path, const cna_quat a[], const cna_quat *const b[], const float t[], cna_quat *const out[],
                         size_t n)
 {
 #if defined(CNA__ANIM_WIDE)
@@ -329,7 +330,7 @@ static void slerp_lanes(int path, const cna_quat *const a[], const cna_quat *con
 #if defined(CNA__ANIM_SSE2)
     slerp_lanes_base(a, b, t, out, n);
 #else
-    for (size_t k = 0; k < n; k++) slerp1(a[k], b[k], t[k], &out[k]);
+    for (size_t k = 0; k < n; k++) slerp1(&a[k], b[k], t[k], out[k]);
 #endif
 }
 
@@ -337,22 +338,24 @@ void cna__blend_slerp(int path, const cna_quat *a, const cna_quat *b, const floa
 {
     for (size_t i = 0; i < n; i += BATCH) {
         const size_t m = n - i < BATCH ? n - i : BATCH;
-        const cna_quat *pa[BATCH], *pb[BATCH];
+        cna_quat pa[BATCH], q[BATCH];
+        const cna_quat *pb[BATCH];
+        cna_quat *po[BATCH];
         float pt[BATCH];
-        cna_quat q[BATCH];
         size_t k = 0;
         for (; k < m; k++) {
-            pa[k] = &a[i + k];
+            pa[k] = a[i + k];
             pb[k] = &b[i + k];
             pt[k] = t[i + k];
+            po[k] = &out[i + k];
         }
         for (; k & 3; k++) { /* to a multiple of four lanes */
             pa[k] = pa[0];
             pb[k] = pb[0];
             pt[k] = pt[0];
+            po[k] = &q[k];
         }
-        slerp_lanes(path, pa, pb, pt, q, m);
-        memcpy(out + i, q, m * sizeof(cna_quat));
+        slerp_lanes(path, pa, pb, pt, po, m);
     }
 }
 
@@ -429,62 +432,57 @@ static void touch(frame *f, int32_t slot, float w)
 typedef struct batch {
     int32_t slot[BATCH];
     float f[BATCH];
-    const cna_keyframe *src[BATCH]; /* a mix: the value mixed in */
-    cna_keyframe rest[BATCH];       /* the rest values mixed in (src points here) */
+    cna_quat from[BATCH];           /* the rotation before the mix (copied: see mix_later) */
+    const cna_quat *to[BATCH];      /* the rotation mixed in */
+    cna_quat *out[BATCH];           /* where the result goes */
+    cna_keyframe rest[BATCH];       /* the rest values mixed in (to points here) */
     cna_quat delta[BATCH];          /* an additive layer's rotation deltas */
     size_t n;
 } batch;
 
-/* The override rule's mix of each queued value src by f:
- * acc = acc·(1 - f) + src·f per component of the translation and scale
- * (with SSE, four lanes of the keyframe at once: the same operations per
- * lane; the rotation lanes they also write are then replaced), and
- * rotation = slerp(acc.rotation, src.rotation, f). */
+/* The queued rotations: *out = slerp(from, *to, f). */
 static void flush_mix(frame *fr, batch *bt)
 {
     const size_t n = bt->n;
     if (!n) return;
-    const cna_quat *from[BATCH], *to[BATCH];
-    cna_quat q[BATCH];
-    size_t i = 0;
-    for (; i < n; i++) {
-        from[i] = &fr->acc[bt->slot[i]].rotation;
-        to[i] = &bt->src[i]->rotation;
-    }
-    for (; i & 3; i++) { /* to a multiple of four lanes */
-        from[i] = from[0];
-        to[i] = to[0];
+    cna_quat spare[4];
+    for (size_t i = n; i & 3; i++) { /* to a multiple of four lanes */
+        bt->from[i] = bt->from[0];
+        bt->to[i] = bt->to[0];
         bt->f[i] = bt->f[0];
+        bt->out[i] = &spare[i & 3];
     }
-    slerp_lanes(fr->path, from, to, bt->f, q, n);
-    for (size_t k = 0; k < n; k++) {
-        cna_keyframe *a = &fr->acc[bt->slot[k]];
-        const cna_keyframe *s = bt->src[k];
-        const float f = bt->f[k];
-#if defined(CNA__ANIM_SSE2)
-        const __m128 f4 = _mm_set1_ps(f), g4 = _mm_set1_ps(1.0f - f);
-        const __m128 tr = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(&a->translation.x), g4),
-                                     _mm_mul_ps(_mm_loadu_ps(&s->translation.x), f4));
-        const __m128 ws = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(&a->rotation.w), g4),
-                                     _mm_mul_ps(_mm_loadu_ps(&s->rotation.w), f4));
-        _mm_storeu_ps(&a->translation.x, tr);
-        _mm_storeu_ps(&a->rotation.w, ws);
-        _mm_storeu_ps(&a->rotation.x, _mm_loadu_ps(&q[k].x));
-#else
-        a->translation = lerp3(a->translation, s->translation, f);
-        a->scale = lerp3(a->scale, s->scale, f);
-        a->rotation = q[k];
-#endif
-    }
+    slerp_lanes(fr->path, bt->from, bt->to, bt->f, bt->out, n);
     bt->n = 0;
 }
 
-/* Queue acc[slot] mixed with src by f. */
+/* The override rule's mix of src into acc[slot] by f: acc = acc·(1 - f) +
+ * src·f per component of the translation and scale, now (with SSE, four
+ * lanes of the keyframe at once: the same operations per lane; the
+ * rotation lanes they also write are replaced by the flush), and rotation =
+ * slerp(acc.rotation, src.rotation, f), queued (the rotation before the mix
+ * copied first). */
 static inline void mix_later(frame *fr, batch *bt, int32_t slot, const cna_keyframe *src, float f)
 {
-    bt->slot[bt->n] = slot;
-    bt->src[bt->n] = src;
-    bt->f[bt->n] = f;
+    cna_keyframe *a = &fr->acc[slot];
+    const size_t n = bt->n;
+    bt->slot[n] = slot;
+    bt->f[n] = f;
+    bt->from[n] = a->rotation;
+    bt->to[n] = &src->rotation;
+    bt->out[n] = &a->rotation;
+#if defined(CNA__ANIM_SSE2)
+    const __m128 f4 = _mm_set1_ps(f), g4 = _mm_set1_ps(1.0f - f);
+    const __m128 tr = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(&a->translation.x), g4),
+                                 _mm_mul_ps(_mm_loadu_ps(&src->translation.x), f4));
+    const __m128 ws = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(&a->rotation.w), g4),
+                                 _mm_mul_ps(_mm_loadu_ps(&src->rotation.w), f4));
+    _mm_storeu_ps(&a->translation.x, tr);
+    _mm_storeu_ps(&a->rotation.w, ws);
+#else
+    a->translation = lerp3(a->translation, src->translation, f);
+    a->scale = lerp3(a->scale, src->scale, f);
+#endif
     if (++bt->n == BATCH) flush_mix(fr, bt);
 }
 
@@ -494,20 +492,20 @@ static void flush_add(frame *fr, batch *bt)
 {
     const size_t n = bt->n;
     if (!n) return;
-    const cna_quat id = q4(0.0f, 0.0f, 0.0f, 1.0f);
-    const cna_quat *from[BATCH], *to[BATCH];
     cna_quat part[BATCH];
     size_t i = 0;
     for (; i < n; i++) {
-        from[i] = &id;
-        to[i] = &bt->delta[i];
+        bt->from[i] = q4(0.0f, 0.0f, 0.0f, 1.0f);
+        bt->to[i] = &bt->delta[i];
+        bt->out[i] = &part[i];
     }
     for (; i & 3; i++) { /* to a multiple of four lanes */
-        from[i] = &id;
-        to[i] = to[0];
+        bt->from[i] = bt->from[0];
+        bt->to[i] = bt->to[0];
         bt->f[i] = bt->f[0];
+        bt->out[i] = &part[i];
     }
-    slerp_lanes(fr->path, from, to, bt->f, part, n);
+    slerp_lanes(fr->path, bt->from, bt->to, bt->f, bt->out, n);
     for (size_t k = 0; k < n; k++) {
         cna_quat *q = &fr->acc[bt->slot[k]].rotation;
 #if defined(CNA__ANIM_SSE2)
