@@ -850,29 +850,39 @@ void cna__blend_evaluation(cna_character *c, size_t e)
         sample_layer(c, &fr, L, e, &d->clips[L->animation], n, s->palette_to_node, CNA_BLEND_MODE_OVERRIDE,
                      joint_rest, &ctx);
     }
-    mix_rest(&fr, joint_rest, &ctx);
-    for (size_t l = 0; l < c->layer_count; l++) {
-        const cna__layer *L = &c->layers[l];
-        if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
-        sample_layer(c, &fr, L, e, &d->clips[L->animation], n, s->palette_to_node, CNA_BLEND_MODE_ADDITIVE,
-                     joint_rest, &ctx);
+    bool additive = false;
+    for (size_t l = 0; l < c->layer_count && !additive; l++) additive = contributes(&c->layers[l], CNA_BLEND_MODE_ADDITIVE);
+    if (additive) {
+        mix_rest(&fr, joint_rest, &ctx);
+        for (size_t l = 0; l < c->layer_count; l++) {
+            const cna__layer *L = &c->layers[l];
+            if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
+            sample_layer(c, &fr, L, e, &d->clips[L->animation], n, s->palette_to_node, CNA_BLEND_MODE_ADDITIVE,
+                         joint_rest, &ctx);
+        }
     }
     cna_mat4 *locals = cna__player_locals(ev->player);
     uint8_t *posed = cna__player_posed(ev->player);
     if (n > 0) memset(posed, 0, (size_t)n);
-    /* composed COMPOSE_CHUNK at a time (the pointers all written before the
-     * kernel reads them, four or eight at once); every weight back to 0 */
+    /* COMPOSE_CHUNK at a time: the rest mixed in where the weight is short of
+     * 1 (unless the additive pass above did it), then composed (the pointers
+     * all written before the kernel reads them, four or eight at once);
+     * every weight back to 0 */
     for (size_t i = 0; i < fr.touched_count; i += COMPOSE_CHUNK) {
         cna_mat4 *out[COMPOSE_CHUNK];
         const cna_keyframe *in[COMPOSE_CHUNK];
         const size_t count = fr.touched_count - i < COMPOSE_CHUNK ? fr.touched_count - i : COMPOSE_CHUNK;
+        batch bt;
+        bt.n = 0;
         for (size_t k = 0; k < count; k++) {
             const int32_t slot = fr.touched[i + k];
+            if (!additive && fr.cum[slot] < 1.0f) rest_later(&fr, &bt, slot, joint_rest, &ctx);
             fr.cum[slot] = 0.0f;
             out[k] = &locals[slot];
             in[k] = &fr.acc[slot];
             posed[slot] = 1;
         }
+        flush_mix(&fr, &bt);
         cna__compose_keys(fr.path, out, in, count);
     }
     cna__player_hierarchy(ev->player);
