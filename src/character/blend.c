@@ -566,20 +566,27 @@ static void add(frame *fr, batch *bt, int32_t slot, const cna_keyframe *k, const
     const __m128 c = _mm_sub_ps(
         _mm_mul_ps(_mm_shuffle_ps(r, r, _MM_SHUFFLE(3, 1, 0, 2)), _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1))),
         _mm_mul_ps(_mm_shuffle_ps(r, r, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 1, 0, 2))));
-    const cna_quat rq = ref->rotation, kq = k->rotation;
-    float d[4];
-    _mm_storeu_ps(d, _mm_add_ps(p, c));
-    d[3] = rq.w * kq.w + rq.x * kq.x + rq.y * kq.y + rq.z * kq.z;
+    /* w = ((r.w·k.w + r.x·k.x) + r.y·k.y) + r.z·k.z, delta_q's sum */
+    const __m128 pr = _mm_mul_ps(r, q);
+    __m128 w1 = _mm_add_ss(_mm_shuffle_ps(pr, pr, _MM_SHUFFLE(3, 3, 3, 3)), pr);
+    w1 = _mm_add_ss(w1, _mm_shuffle_ps(pr, pr, _MM_SHUFFLE(1, 1, 1, 1)));
+    w1 = _mm_add_ss(w1, _mm_shuffle_ps(pr, pr, _MM_SHUFFLE(2, 2, 2, 2)));
+    const __m128 xyz = _mm_add_ps(p, c);
+    __m128 dq = _mm_shuffle_ps(xyz, _mm_shuffle_ps(xyz, w1, _MM_SHUFFLE(0, 0, 2, 2)), _MM_SHUFFLE(2, 0, 1, 0));
     /* (0, 0, 0, w > 0), a clip at its reference, is the identity exactly;
-     * any other delta is normalised by one reciprocal; a degenerate sample
-     * adds no rotation */
-    __m128 dq = _mm_loadu_ps(d);
+     * any other delta is normalised by one reciprocal of
+     * sqrt(((x² + y²) + z²) + w²); a degenerate sample adds no rotation */
     bool turn = false;
-    if (!(d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f && d[3] > 0.0f)) {
-        const float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + d[3] * d[3]);
-        const float inv = 1.0f / len;
+    if (!((_mm_movemask_ps(_mm_cmpeq_ps(dq, _mm_setzero_ps())) & 0x7) == 0x7 && _mm_cvtss_f32(w1) > 0.0f)) {
+        const __m128 sq = _mm_mul_ps(dq, dq);
+        __m128 l2 = _mm_add_ss(sq, _mm_shuffle_ps(sq, sq, _MM_SHUFFLE(1, 1, 1, 1)));
+        l2 = _mm_add_ss(l2, _mm_shuffle_ps(sq, sq, _MM_SHUFFLE(2, 2, 2, 2)));
+        l2 = _mm_add_ss(l2, _mm_shuffle_ps(sq, sq, _MM_SHUFFLE(3, 3, 3, 3)));
+        const __m128 len4 = _mm_sqrt_ss(l2);
+        const float len = _mm_cvtss_f32(len4);
         if (len > 0.0f && isfinite(len)) {
-            dq = _mm_mul_ps(dq, _mm_set1_ps(inv));
+            const __m128 inv = _mm_div_ss(_mm_set_ss(1.0f), len4);
+            dq = _mm_mul_ps(dq, _mm_shuffle_ps(inv, inv, _MM_SHUFFLE(0, 0, 0, 0)));
             turn = _mm_movemask_ps(_mm_cmpeq_ps(dq, _mm_setr_ps(0.0f, 0.0f, 0.0f, 1.0f))) != 0xF;
         }
     }
@@ -773,6 +780,22 @@ static void sample_layer(cna_character *c, frame *fr, const cna__layer *L, size_
         for (int32_t slot = 0; slot < slot_count; slot++)
             if (has[slot]) accumulate(fr, &bt, slot, &out[slot], w);
         flush_mix(fr, &bt);
+        return;
+    }
+    if (!masked && !motion) {
+        /* an additive layer's common case: its weight for every value it animates */
+        const float w = L->weight;
+        for (int32_t slot = 0; slot < slot_count; slot++) {
+            if (!has[slot]) continue;
+            cna_keyframe r;
+            const cna_keyframe *ref = &r;
+            if (L->ref_has && L->ref_has[ref0 + (size_t)slot])
+                ref = &L->ref[ref0 + (size_t)slot];
+            else
+                rest(ctx, slot, &r);
+            add(fr, &bt, slot, &out[slot], ref, w, rest, ctx);
+        }
+        flush_add(fr, &bt);
         return;
     }
     for (int32_t slot = 0; slot < slot_count; slot++) {
