@@ -738,15 +738,64 @@ static inline void accumulate(frame *fr, batch *bt, int32_t slot, const cna_keyf
     mix_later(fr, bt, slot, k, w / *cum);
 }
 
+/* Make layer L's masked clips for its animation: per space, the clip with
+ * the bone of each track whose bone has mask weight 0 set to -1 (the
+ * sampling skips such a track, and the rule would give it weight 0), or
+ * none (tracks NULL: the clip itself is sampled) when the clip has more
+ * tracks than the layer keeps state for. The arcs windows that sampled the
+ * clips before are closed. */
+static void make_masked(cna_character *c, cna__layer *L)
+{
+    const cna_model *m = c->model;
+    const cna__blend *b = &c->blend;
+    const size_t layer = (size_t)(L - c->layers);
+    for (size_t e = 0; e <= c->eval_count; e++) {
+        const cna_model_skin *s = e < c->eval_count ? &m->skins[c->evals[e].skin] : NULL;
+        const cna_clip *clip = s ? &s->data.clips[L->animation] : (m->node_clips ? &m->node_clips[L->animation] : NULL);
+        cna_clip *mc = &L->masked_clips[e];
+        memset(mc, 0, sizeof *mc);
+        if (!clip || !clip->tracks || clip->track_count > b->cursor_first[e + 1] - b->cursor_first[e]) continue;
+        *mc = *clip;
+        cna_bone_track *tracks = L->masked_tracks + b->cursor_first[e];
+        for (size_t i = 0; i < clip->track_count; i++) {
+            tracks[i] = clip->tracks[i];
+            const int32_t slot = tracks[i].bone;
+            int32_t bone = slot;
+            if (s) bone = s->palette_to_node && slot >= 0 && slot < s->data.bone_count ? s->palette_to_node[slot] : -1;
+            if (bone >= 0 && (size_t)bone < m->bone_count && L->mask[bone] == 0.0f) tracks[i].bone = -1;
+        }
+        mc->tracks = tracks;
+        if (layer == 0 && s) {
+            size_t count;
+            cna__arcs_window *win;
+            cna__player_sampling(c->evals[e].player, &count, &win);
+            win->clip = NULL;
+        } else {
+            L->windows[e].clip = NULL;
+        }
+    }
+    L->masked_for = L->animation;
+}
+
+/* The clip layer L samples in `space`: its masked clip when it has a mask
+ * (made again after the mask or the animation changed), else the clip. */
+static const cna_clip *layer_clip(cna_character *c, cna__layer *L, size_t space, const cna_clip *clip)
+{
+    if (!L->mask || !L->masked_clips) return clip;
+    if (L->masked_for != L->animation) make_masked(c, L);
+    return L->masked_clips[space].tracks ? &L->masked_clips[space] : clip;
+}
+
 /* One layer's clip over the slots of `space` (an evaluation, or
  * eval_count: the scene-node bones): sampled by the player's kernel into
  * the sample buffer, then each sampled slot mixed in. `bone_of` maps a slot
  * to the bone its mask weight and root motion use. */
-static void sample_layer(cna_character *c, frame *fr, const cna__layer *L, size_t space, const cna_clip *clip,
+static void sample_layer(cna_character *c, frame *fr, cna__layer *L, size_t space, const cna_clip *clip,
                          int32_t slot_count, const int32_t *bone_of, cna_blend_mode mode, rest_fn rest,
                          const void *ctx)
 {
     const cna__blend *b = &c->blend;
+    clip = layer_clip(c, L, space, clip);
     const size_t states = b->cursor_first[space + 1] - b->cursor_first[space];
     const size_t ref0 = b->ref_first[space];
     if (slot_count <= 0 || !clip->tracks || clip->track_count == 0) return;
@@ -832,14 +881,14 @@ void cna__blend_nodes(cna_character *c)
     frame fr;
     frame_begin(c, &fr);
     for (size_t l = 0; l < c->layer_count; l++) {
-        const cna__layer *L = &c->layers[l];
+        cna__layer *L = &c->layers[l];
         if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
         sample_layer(c, &fr, L, c->eval_count, &m->node_clips[L->animation], (int32_t)m->bone_count, NULL,
                      CNA_BLEND_MODE_OVERRIDE, bone_rest, m);
     }
     mix_rest(&fr, bone_rest, m);
     for (size_t l = 0; l < c->layer_count; l++) {
-        const cna__layer *L = &c->layers[l];
+        cna__layer *L = &c->layers[l];
         if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
         sample_layer(c, &fr, L, c->eval_count, &m->node_clips[L->animation], (int32_t)m->bone_count, NULL,
                      CNA_BLEND_MODE_ADDITIVE, bone_rest, m);
@@ -868,7 +917,7 @@ void cna__blend_evaluation(cna_character *c, size_t e)
     frame fr;
     frame_begin(c, &fr);
     for (size_t l = 0; l < c->layer_count; l++) {
-        const cna__layer *L = &c->layers[l];
+        cna__layer *L = &c->layers[l];
         if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
         sample_layer(c, &fr, L, e, &d->clips[L->animation], n, s->palette_to_node, CNA_BLEND_MODE_OVERRIDE,
                      joint_rest, &ctx);
@@ -878,7 +927,7 @@ void cna__blend_evaluation(cna_character *c, size_t e)
     if (additive) {
         mix_rest(&fr, joint_rest, &ctx);
         for (size_t l = 0; l < c->layer_count; l++) {
-            const cna__layer *L = &c->layers[l];
+            cna__layer *L = &c->layers[l];
             if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
             sample_layer(c, &fr, L, e, &d->clips[L->animation], n, s->palette_to_node, CNA_BLEND_MODE_ADDITIVE,
                          joint_rest, &ctx);

@@ -22,7 +22,16 @@ typedef struct cna__layer {
     int64_t fade_elapsed, fade_total;
     cna_blend_mode mode;        /* OVERRIDE or ADDITIVE */
     float *mask;                /* bone_count weights, or NULL */
-    float *mask_store;          /* the mask's storage (kept when the mask is removed) */
+    float *mask_store;          /* the mask's storage (kept when the mask is removed), in
+                                   the block of masked_clips */
+    /* what a masked layer samples: per space (an evaluation, then the
+     * scene-node clip) its clip with the bone of every track whose mask
+     * weight is 0 set to -1, so that the sampling skips it (tracks at
+     * cursor_first[space], cna__blend); made for masked_for (-2: to be made
+     * again); NULL until a mask is set */
+    cna_clip *masked_clips;     /* eval_count + 1, the block's start */
+    cna_bone_track *masked_tracks; /* cursor_count */
+    long masked_for;
     /* additive reference: animation (-1: the layer's own) at ref_seconds */
     long ref_animation;
     double ref_seconds;

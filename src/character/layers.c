@@ -57,6 +57,7 @@ cna_result cna__layers_create(cna_character *c, size_t layer_count)
         L->mode = CNA_BLEND_MODE_OVERRIDE;
         L->ref_animation = -1;
         L->motion_bone = -1;
+        L->masked_for = -2;
     }
     cna__motion_identity(&c->motion);
     return CNA_OK;
@@ -158,7 +159,7 @@ void cna__layers_free(cna_character *c)
     const cna_allocator *a = &c->alloc;
     cna__blend *b = &c->blend;
     for (size_t l = 0; c->layers && l < c->layer_count; l++) {
-        cna__free(a, c->layers[l].mask_store);
+        cna__free(a, c->layers[l].masked_clips); /* mask_store too */
         cna__free(a, c->layers[l].ref);
         cna__free(a, c->layers[l].ref_has);
     }
@@ -492,13 +493,19 @@ cna_result cna_character_layer_set_mask(cna_character *c, size_t layer, const fl
                               (double)weights[b]);
     if ((r = cna__blend_ensure(c, err)) != CNA_OK) return r;
     if (!L->mask_store) {
-        L->mask_store = (float *)cna__calloc(&c->alloc, n ? n : 1, sizeof(float));
-        if (!L->mask_store)
-            return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "layer %zu: out of memory for the mask", layer);
-        c->bytes += (n ? n : 1) * sizeof(float);
+        /* one block: the masked clips of every space, their tracks, the weights */
+        const size_t spaces = c->eval_count + 1, tracks = c->blend.cursor_count;
+        const size_t bytes = spaces * sizeof(cna_clip) + tracks * sizeof(cna_bone_track) + (n ? n : 1) * sizeof(float);
+        cna_clip *block = (cna_clip *)cna__calloc(&c->alloc, 1, bytes);
+        if (!block) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "layer %zu: out of memory for the mask", layer);
+        L->masked_clips = block;
+        L->masked_tracks = (cna_bone_track *)(void *)(block + spaces);
+        L->mask_store = (float *)(void *)(L->masked_tracks + tracks);
+        c->bytes += bytes;
     }
     if (n) memcpy(L->mask_store, weights, n * sizeof(float));
     L->mask = L->mask_store;
+    L->masked_for = -2; /* the masked clips made again at the next pose */
     return CNA_OK;
 }
 

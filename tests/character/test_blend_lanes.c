@@ -9,6 +9,10 @@
  *   - a rig larger than the posing thread's scratch (300 joints) blends in
  *     buffers of its own: two layers of one clip at weights 0.5 pose bit for
  *     bit as the clip alone, and nothing is allocated while posing;
+ *   - a masked layer samples only the tracks its mask does not zero: a mask
+ *     or an animation changed between poses (layer 0's too, which samples
+ *     with its players' state) poses byte for byte as a character set up
+ *     that way from the start;
  *   - characters of different models posed in turn on one thread, and on
  *     another thread, pose byte for byte as each posed alone on a thread of
  *     its own: the scratch they share carries nothing from one pose to the
@@ -243,6 +247,78 @@ static void test_large_rig_blends_in_its_own_buffers(void **state)
     cna_model_free(m);
 }
 
+/* ------------------------------------------------------------------ masks changed between poses */
+
+static void set_up(cna_character *c, const cna_model *m, const float *mask0, const float *mask1, long a0, long a1,
+                   double t)
+{
+    cna_error err;
+    ok(cna_character_play(c, a0, &err), &err);
+    ok(cna_character_layer_play(c, 1, a1, &err), &err);
+    ok(cna_character_layer_set_weight(c, 1, 0.6f, &err), &err);
+    ok(cna_character_layer_set_mask(c, 0, mask0, m->bone_count, &err), &err);
+    ok(cna_character_layer_set_mask(c, 1, mask1, m->bone_count, &err), &err);
+    ok(cna_character_seek(c, t, &err), &err);
+    ok(cna_character_layer_seek(c, 1, t * 0.7, &err), &err);
+}
+
+static void test_masks_changed_between_poses(void **state)
+{
+    (void)state;
+    cna_error err;
+    cna_model *m = load(ROBOT, false);
+    const size_t n = m->bone_count;
+    float *upper = (float *)calloc(n, sizeof(float)), *arm = (float *)calloc(n, sizeof(float));
+    float *half = (float *)calloc(n, sizeof(float));
+    ok(cna_model_mask_subtree(m, "Torso", 1.0f, upper, n, &err), &err);
+    ok(cna_model_mask_subtree(m, "Shoulder.R", 1.0f, arm, n, &err), &err);
+    for (size_t b = 0; b < n; b++) half[b] = b % 3 ? 0.5f : 0.0f;
+    long walk, run, wave;
+    {
+        size_t a;
+        ok(cna_model_find_animation(m, "Robot_Walking", &a, &err), &err);
+        walk = (long)a;
+        ok(cna_model_find_animation(m, "Robot_Running", &a, &err), &err);
+        run = (long)a;
+        ok(cna_model_find_animation(m, "Robot_Wave", &a, &err), &err);
+        wave = (long)a;
+    }
+    cna_character *c = make(m, 2, false);
+    set_up(c, m, upper, arm, walk, run, 0.25);
+    for (int f = 0; f < 20; f++) ok(cna_character_update(c, 1.0 / 60, &err), &err);
+    /* new masks alone, new animations alone, then both, posed in between */
+    const float *masks0[] = {half, half, arm};
+    const float *masks1[] = {upper, upper, half};
+    const long anims0[] = {walk, wave, run};
+    const long anims1[] = {run, walk, wave};
+    for (int step = 0; step < 3; step++) {
+        const double t = 0.1 + 0.3 * step;
+        if (step != 1) {
+            ok(cna_character_layer_set_mask(c, 0, masks0[step], n, &err), &err);
+            ok(cna_character_layer_set_mask(c, 1, masks1[step], n, &err), &err);
+        }
+        if (step != 0) {
+            ok(cna_character_play(c, anims0[step], &err), &err);
+            ok(cna_character_layer_play(c, 1, anims1[step], &err), &err);
+        }
+        ok(cna_character_seek(c, t, &err), &err);
+        ok(cna_character_layer_seek(c, 1, t * 0.7, &err), &err);
+        cna_character *fresh = make(m, 2, false);
+        set_up(fresh, m, masks0[step], masks1[step], anims0[step], anims1[step], t);
+        for (int f = 0; f < 15; f++) {
+            ok(cna_character_update(c, 1.0 / 60, &err), &err);
+            ok(cna_character_update(fresh, 1.0 / 60, &err), &err);
+            assert_same_pose(c, fresh);
+        }
+        cna_character_free(fresh);
+    }
+    cna_character_free(c);
+    free(upper);
+    free(arm);
+    free(half);
+    cna_model_free(m);
+}
+
 /* ------------------------------------------------------------------ the scratch, shared */
 
 enum { KINDS = 5, FRAMES = 120 };
@@ -359,6 +435,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slerp_lanes_are_cna_quat_slerp),
         cmocka_unit_test(test_large_rig_blends_in_its_own_buffers),
+        cmocka_unit_test(test_masks_changed_between_poses),
         cmocka_unit_test(test_characters_in_turn_pose_as_each_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
