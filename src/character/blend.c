@@ -549,8 +549,8 @@ static void mix_rest(frame *fr, rest_fn rest, const void *ctx)
  *   q = q · slerp(identity, dq, w) through the batch (flush_add).
  * With SSE, the keyframe's lanes four at a time (the same operations per
  * lane as the scalar code). */
-static void add(frame *fr, batch *bt, int32_t slot, const cna_keyframe *k, const cna_keyframe *ref, float w,
-                rest_fn rest, const void *ctx)
+HOT_INLINE void add(frame *fr, batch *bt, int32_t slot, const cna_keyframe *k, const cna_keyframe *ref, float w,
+                    rest_fn rest, const void *ctx)
 {
 #if defined(CNA__ANIM_SSE2)
     /* (translation, q.x) and (q.w, scale) lanes: dt in 0..2, ds in 1..3 */
