@@ -123,7 +123,10 @@ cna_result cna__blend_ensure(cna_character *c, cna_error *err)
         const size_t own = own_states(c, l);
         states += own ? own : 1;
     }
-    const size_t block = windows * sizeof(cna__arcs_window) + states * sizeof(cna__track_state);
+    size_t wbytes = 0, sbytes = 0, block = 0;
+    if (!cna__mul_size(windows, sizeof(cna__arcs_window), &wbytes) ||
+        !cna__mul_size(states, sizeof(cna__track_state), &sbytes) || !cna__add_size(wbytes, sbytes, &block))
+        ok = false; /* not for a model that loaded: its tracks are in memory */
     bytes += block;
     if (ok) {
         n.states_block = cna__calloc(a, 1, block);
@@ -495,8 +498,11 @@ cna_result cna_character_layer_set_mask(cna_character *c, size_t layer, const fl
     if (!L->mask_store) {
         /* one block: the masked clips of every space, their tracks, the weights */
         const size_t spaces = c->eval_count + 1, tracks = c->blend.cursor_count;
-        const size_t bytes = spaces * sizeof(cna_clip) + tracks * sizeof(cna_bone_track) + (n ? n : 1) * sizeof(float);
-        cna_clip *block = (cna_clip *)cna__calloc(&c->alloc, 1, bytes);
+        size_t cb = 0, tb = 0, bytes = 0;
+        const bool sized = cna__mul_size(spaces, sizeof(cna_clip), &cb) &&
+                           cna__mul_size(tracks, sizeof(cna_bone_track), &tb) && cna__add_size(cb, tb, &bytes) &&
+                           cna__add_size(bytes, (n ? n : 1) * sizeof(float), &bytes);
+        cna_clip *block = sized ? (cna_clip *)cna__calloc(&c->alloc, 1, bytes) : NULL;
         if (!block) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "layer %zu: out of memory for the mask", layer);
         L->masked_clips = block;
         L->masked_tracks = (cna_bone_track *)(void *)(block + spaces);
