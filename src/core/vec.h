@@ -71,6 +71,16 @@ CNA__VEC float cna__loadf(const void *p)
     return f;
 }
 
+/* A hint to fetch the cache line at p (no fault, any address). */
+CNA__VEC void cna__prefetch(const void *p)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch(p, 0, 3);
+#else
+    (void)p;
+#endif
+}
+
 /* Whether x is positive, normal and finite (FLT_MIN <= x <= FLT_MAX): one
  * unsigned compare of its bits (NaN, zero, subnormal, negative and inf fail). */
 CNA__VEC int cna__is_normal_positive(float x)
@@ -194,6 +204,111 @@ CNA__VEC void vf8_store_xyz8(float *v, vf8 x, vf8 y, vf8 z)
         v[3 * i + 2] = z.f[i];
     }
 }
+
+/* masks: a lane's bits all ones (true) or all zeros (false) */
+CNA__VEC float cna__mask_lane(int t)
+{
+    const uint32_t b = t ? 0xFFFFFFFFu : 0u;
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+CNA__VEC uint32_t cna__bits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+CNA__VEC float cna__from_bits(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+CNA__VEC vf4 vf4_setr(float a, float b, float c, float d)
+{
+    vf4 r = {{a, b, c, d}};
+    return r;
+}
+CNA__VEC vf4 vf4_div(vf4 a, vf4 b) { CNA__LANES4(a.f[i] / b.f[i]); }
+CNA__VEC vf4 vf4_sqrt(vf4 a) { CNA__LANES4(sqrtf(a.f[i])); }
+CNA__VEC vf4 vf4_cmpneq(vf4 a, vf4 b) { CNA__LANES4(cna__mask_lane(!(a.f[i] == b.f[i]))); }
+CNA__VEC vf4 vf4_cmpgt(vf4 a, vf4 b) { CNA__LANES4(cna__mask_lane(a.f[i] > b.f[i])); }
+CNA__VEC vf4 vf4_cmple(vf4 a, vf4 b) { CNA__LANES4(cna__mask_lane(a.f[i] <= b.f[i])); }
+CNA__VEC vf4 vf4_and(vf4 a, vf4 b) { CNA__LANES4(cna__from_bits(cna__bits(a.f[i]) & cna__bits(b.f[i]))); }
+CNA__VEC vf4 vf4_or(vf4 a, vf4 b) { CNA__LANES4(cna__from_bits(cna__bits(a.f[i]) | cna__bits(b.f[i]))); }
+CNA__VEC int vf4_movemask(vf4 a)
+{
+    int m = 0;
+    for (int i = 0; i < 4; i++) m |= (int)(cna__bits(a.f[i]) >> 31) << i;
+    return m;
+}
+CNA__VEC void vf4_load_xyz4(const float *v, vf4 *x, vf4 *y, vf4 *z)
+{
+    for (int i = 0; i < 4; i++) {
+        x->f[i] = v[3 * i];
+        y->f[i] = v[3 * i + 1];
+        z->f[i] = v[3 * i + 2];
+    }
+}
+CNA__VEC vf8 vf8_div(vf8 a, vf8 b) { CNA__LANES8(a.f[i] / b.f[i]); }
+CNA__VEC vf8 vf8_sqrt(vf8 a) { CNA__LANES8(sqrtf(a.f[i])); }
+CNA__VEC vf8 vf8_cmpneq(vf8 a, vf8 b) { CNA__LANES8(cna__mask_lane(!(a.f[i] == b.f[i]))); }
+CNA__VEC vf8 vf8_cmpgt(vf8 a, vf8 b) { CNA__LANES8(cna__mask_lane(a.f[i] > b.f[i])); }
+CNA__VEC vf8 vf8_cmple(vf8 a, vf8 b) { CNA__LANES8(cna__mask_lane(a.f[i] <= b.f[i])); }
+CNA__VEC vf8 vf8_and(vf8 a, vf8 b) { CNA__LANES8(cna__from_bits(cna__bits(a.f[i]) & cna__bits(b.f[i]))); }
+CNA__VEC vf8 vf8_or(vf8 a, vf8 b) { CNA__LANES8(cna__from_bits(cna__bits(a.f[i]) | cna__bits(b.f[i]))); }
+CNA__VEC vf8 vf8_select(vf8 m, vf8 a, vf8 b)
+{
+    CNA__LANES8(cna__from_bits((cna__bits(m.f[i]) & cna__bits(a.f[i])) |
+                               (~cna__bits(m.f[i]) & cna__bits(b.f[i]))));
+}
+CNA__VEC vf8 vf8_all_ones(void) { CNA__LANES8(cna__mask_lane(1)); }
+CNA__VEC int vf8_movemask(vf8 a)
+{
+    int m = 0;
+    for (int i = 0; i < 8; i++) m |= (int)(cna__bits(a.f[i]) >> 31) << i;
+    return m;
+}
+/* 24 floats x0 y0 z0 x1 ... z7 held in three vectors, as x, y, z lanes */
+CNA__VEC void vf8_xyz_lanes(vf8 a0, vf8 a1, vf8 a2, vf8 *x, vf8 *y, vf8 *z)
+{
+    float v[24];
+    memcpy(v, a0.f, 32);
+    memcpy(v + 8, a1.f, 32);
+    memcpy(v + 16, a2.f, 32);
+    vf8_load_xyz8(v, x, y, z);
+}
+/* rows of four floats at p + i * stride (i = 0..7) as x, y, z, e lanes, and back */
+CNA__VEC void vf8_rows4_to_lanes(const unsigned char *p, size_t stride, vf8 *x, vf8 *y, vf8 *z,
+                                 vf8 *e)
+{
+    for (int i = 0; i < 8; i++) {
+        float r[4];
+        memcpy(r, p + (size_t)i * stride, sizeof r);
+        x->f[i] = r[0];
+        y->f[i] = r[1];
+        z->f[i] = r[2];
+        e->f[i] = r[3];
+    }
+}
+CNA__VEC void vf8_lanes_to_rows4(unsigned char *p, size_t stride, vf8 x, vf8 y, vf8 z, vf8 e)
+{
+    for (int i = 0; i < 8; i++) {
+        const float r[4] = {x.f[i], y.f[i], z.f[i], e.f[i]};
+        memcpy(p + (size_t)i * stride, r, sizeof r);
+    }
+}
+/* cj = lane j of r0..r7: an 8x8 transpose, its own inverse */
+CNA__VEC void vf8_transpose8(vf8 r0, vf8 r1, vf8 r2, vf8 r3, vf8 r4, vf8 r5, vf8 r6, vf8 r7,
+                             vf8 *c0, vf8 *c1, vf8 *c2, vf8 *c3, vf8 *c4, vf8 *c5, vf8 *c6,
+                             vf8 *c7)
+{
+    const vf8 r[8] = {r0, r1, r2, r3, r4, r5, r6, r7};
+    vf8 *const c[8] = {c0, c1, c2, c3, c4, c5, c6, c7};
+    for (int j = 0; j < 8; j++)
+        for (int i = 0; i < 8; i++) c[j]->f[i] = r[i].f[j];
+}
 #undef CNA__LANES4
 #undef CNA__LANES8
 
@@ -236,6 +351,28 @@ CNA__VEC vf4 vf4_rsqrt_est(vf4 a) { return _mm_rsqrt_ps(a); }
 CNA__VEC vf4 vf4_with_w(vf4 a, vf4 b)
 {
     return _mm_shuffle_ps(a, _mm_unpackhi_ps(a, b), _MM_SHUFFLE(3, 0, 1, 0));
+}
+CNA__VEC vf4 vf4_setr(float a, float b, float c, float d) { return _mm_setr_ps(a, b, c, d); }
+CNA__VEC vf4 vf4_div(vf4 a, vf4 b) { return _mm_div_ps(a, b); }
+CNA__VEC vf4 vf4_sqrt(vf4 a) { return _mm_sqrt_ps(a); }
+CNA__VEC vf4 vf4_cmpneq(vf4 a, vf4 b) { return _mm_cmpneq_ps(a, b); }
+CNA__VEC vf4 vf4_cmpgt(vf4 a, vf4 b) { return _mm_cmpgt_ps(a, b); }
+CNA__VEC vf4 vf4_cmple(vf4 a, vf4 b) { return _mm_cmple_ps(a, b); }
+CNA__VEC vf4 vf4_and(vf4 a, vf4 b) { return _mm_and_ps(a, b); }
+CNA__VEC vf4 vf4_or(vf4 a, vf4 b) { return _mm_or_ps(a, b); }
+CNA__VEC int vf4_movemask(vf4 a) { return _mm_movemask_ps(a); }
+/* four triples x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3 in a, b, c as x, y, z lanes */
+CNA__VEC void cna__xyz4_lanes(__m128 a, __m128 b, __m128 c, __m128 *x, __m128 *y, __m128 *z)
+{
+    const __m128 x2y2x3y3 = _mm_shuffle_ps(b, c, _MM_SHUFFLE(2, 1, 3, 2));
+    const __m128 y0z0y1z1 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 0, 2, 1));
+    *x = _mm_shuffle_ps(a, x2y2x3y3, _MM_SHUFFLE(2, 0, 3, 0));
+    *y = _mm_shuffle_ps(y0z0y1z1, x2y2x3y3, _MM_SHUFFLE(3, 1, 2, 0));
+    *z = _mm_shuffle_ps(y0z0y1z1, c, _MM_SHUFFLE(3, 0, 3, 1));
+}
+CNA__VEC void vf4_load_xyz4(const float *v, vf4 *x, vf4 *y, vf4 *z)
+{
+    cna__xyz4_lanes(_mm_loadu_ps(v), _mm_loadu_ps(v + 4), _mm_loadu_ps(v + 8), x, y, z);
 }
 
 CNA__VEC vf8 vf8_join(vf4 lo, vf4 hi) { vf8 r = {lo, hi}; return r; }
@@ -307,15 +444,6 @@ CNA__VEC void cna__copy32(void *dst, const void *src)
     _mm_storeu_si128((__m128i *)dst + 1, b);
 }
 /* four packed triples (12 floats: x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3) as lanes */
-CNA__VEC void cna__load_xyz4(const float *v, __m128 *x, __m128 *y, __m128 *z)
-{
-    const __m128 a = _mm_loadu_ps(v), b = _mm_loadu_ps(v + 4), c = _mm_loadu_ps(v + 8);
-    const __m128 x2y2x3y3 = _mm_shuffle_ps(b, c, _MM_SHUFFLE(2, 1, 3, 2));
-    const __m128 y0z0y1z1 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 0, 2, 1));
-    *x = _mm_shuffle_ps(a, x2y2x3y3, _MM_SHUFFLE(2, 0, 3, 0));
-    *y = _mm_shuffle_ps(y0z0y1z1, x2y2x3y3, _MM_SHUFFLE(3, 1, 2, 0));
-    *z = _mm_shuffle_ps(y0z0y1z1, c, _MM_SHUFFLE(3, 0, 3, 1));
-}
 CNA__VEC void cna__store_xyz4(float *v, __m128 x, __m128 y, __m128 z)
 {
     const __m128 x0x2y0y2 = _mm_shuffle_ps(x, y, _MM_SHUFFLE(2, 0, 2, 0));
@@ -327,13 +455,87 @@ CNA__VEC void cna__store_xyz4(float *v, __m128 x, __m128 y, __m128 z)
 }
 CNA__VEC void vf8_load_xyz8(const float *v, vf8 *x, vf8 *y, vf8 *z)
 {
-    cna__load_xyz4(v, &x->lo, &y->lo, &z->lo);
-    cna__load_xyz4(v + 12, &x->hi, &y->hi, &z->hi);
+    vf4_load_xyz4(v, &x->lo, &y->lo, &z->lo);
+    vf4_load_xyz4(v + 12, &x->hi, &y->hi, &z->hi);
 }
 CNA__VEC void vf8_store_xyz8(float *v, vf8 x, vf8 y, vf8 z)
 {
     cna__store_xyz4(v, x.lo, y.lo, z.lo);
     cna__store_xyz4(v + 12, x.hi, y.hi, z.hi);
+}
+
+#define CNA__HALVES(expr_lo, expr_hi) return vf8_join(expr_lo, expr_hi)
+CNA__VEC vf8 vf8_div(vf8 a, vf8 b) { CNA__HALVES(_mm_div_ps(a.lo, b.lo), _mm_div_ps(a.hi, b.hi)); }
+CNA__VEC vf8 vf8_sqrt(vf8 a) { CNA__HALVES(_mm_sqrt_ps(a.lo), _mm_sqrt_ps(a.hi)); }
+CNA__VEC vf8 vf8_cmpneq(vf8 a, vf8 b) { CNA__HALVES(_mm_cmpneq_ps(a.lo, b.lo), _mm_cmpneq_ps(a.hi, b.hi)); }
+CNA__VEC vf8 vf8_cmpgt(vf8 a, vf8 b) { CNA__HALVES(_mm_cmpgt_ps(a.lo, b.lo), _mm_cmpgt_ps(a.hi, b.hi)); }
+CNA__VEC vf8 vf8_cmple(vf8 a, vf8 b) { CNA__HALVES(_mm_cmple_ps(a.lo, b.lo), _mm_cmple_ps(a.hi, b.hi)); }
+CNA__VEC vf8 vf8_and(vf8 a, vf8 b) { CNA__HALVES(_mm_and_ps(a.lo, b.lo), _mm_and_ps(a.hi, b.hi)); }
+CNA__VEC vf8 vf8_or(vf8 a, vf8 b) { CNA__HALVES(_mm_or_ps(a.lo, b.lo), _mm_or_ps(a.hi, b.hi)); }
+CNA__VEC vf8 vf8_select(vf8 m, vf8 a, vf8 b)
+{
+    CNA__HALVES(_mm_or_ps(_mm_and_ps(m.lo, a.lo), _mm_andnot_ps(m.lo, b.lo)),
+                _mm_or_ps(_mm_and_ps(m.hi, a.hi), _mm_andnot_ps(m.hi, b.hi)));
+}
+CNA__VEC vf8 vf8_all_ones(void)
+{
+    const __m128 t = _mm_castsi128_ps(_mm_set1_epi32(-1));
+    CNA__HALVES(t, t);
+}
+#undef CNA__HALVES
+CNA__VEC int vf8_movemask(vf8 a) { return _mm_movemask_ps(a.lo) | _mm_movemask_ps(a.hi) << 4; }
+CNA__VEC void vf8_xyz_lanes(vf8 a0, vf8 a1, vf8 a2, vf8 *x, vf8 *y, vf8 *z)
+{
+    cna__xyz4_lanes(a0.lo, a0.hi, a1.lo, &x->lo, &y->lo, &z->lo);
+    cna__xyz4_lanes(a1.hi, a2.lo, a2.hi, &x->hi, &y->hi, &z->hi);
+}
+/* rows of four floats at p + i * stride (i = 0..7) as x, y, z, e lanes, and back */
+CNA__VEC void vf8_rows4_to_lanes(const unsigned char *p, size_t stride, vf8 *x, vf8 *y, vf8 *z,
+                                 vf8 *e)
+{
+    for (int h = 0; h < 2; h++, p += 4 * stride) {
+        __m128 r0 = _mm_loadu_ps((const float *)p), r1 = _mm_loadu_ps((const float *)(p + stride));
+        __m128 r2 = _mm_loadu_ps((const float *)(p + 2 * stride));
+        __m128 r3 = _mm_loadu_ps((const float *)(p + 3 * stride));
+        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+        *(h ? &x->hi : &x->lo) = r0;
+        *(h ? &y->hi : &y->lo) = r1;
+        *(h ? &z->hi : &z->lo) = r2;
+        *(h ? &e->hi : &e->lo) = r3;
+    }
+}
+CNA__VEC void vf8_lanes_to_rows4(unsigned char *p, size_t stride, vf8 x, vf8 y, vf8 z, vf8 e)
+{
+    for (int h = 0; h < 2; h++, p += 4 * stride) {
+        __m128 r0 = h ? x.hi : x.lo, r1 = h ? y.hi : y.lo, r2 = h ? z.hi : z.lo, r3 = h ? e.hi : e.lo;
+        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+        _mm_storeu_ps((float *)p, r0);
+        _mm_storeu_ps((float *)(p + stride), r1);
+        _mm_storeu_ps((float *)(p + 2 * stride), r2);
+        _mm_storeu_ps((float *)(p + 3 * stride), r3);
+    }
+}
+/* cj = lane j of r0..r7: four 4x4 transposes */
+CNA__VEC void vf8_transpose8(vf8 r0, vf8 r1, vf8 r2, vf8 r3, vf8 r4, vf8 r5, vf8 r6, vf8 r7,
+                             vf8 *c0, vf8 *c1, vf8 *c2, vf8 *c3, vf8 *c4, vf8 *c5, vf8 *c6,
+                             vf8 *c7)
+{
+    __m128 a0 = r0.lo, a1 = r1.lo, a2 = r2.lo, a3 = r3.lo; /* rows 0-3, columns 0-3 */
+    __m128 b0 = r4.lo, b1 = r5.lo, b2 = r6.lo, b3 = r7.lo; /* rows 4-7, columns 0-3 */
+    __m128 e0 = r0.hi, e1 = r1.hi, e2 = r2.hi, e3 = r3.hi; /* rows 0-3, columns 4-7 */
+    __m128 d0 = r4.hi, d1 = r5.hi, d2 = r6.hi, d3 = r7.hi; /* rows 4-7, columns 4-7 */
+    _MM_TRANSPOSE4_PS(a0, a1, a2, a3);
+    _MM_TRANSPOSE4_PS(b0, b1, b2, b3);
+    _MM_TRANSPOSE4_PS(e0, e1, e2, e3);
+    _MM_TRANSPOSE4_PS(d0, d1, d2, d3);
+    *c0 = vf8_join(a0, b0);
+    *c1 = vf8_join(a1, b1);
+    *c2 = vf8_join(a2, b2);
+    *c3 = vf8_join(a3, b3);
+    *c4 = vf8_join(e0, d0);
+    *c5 = vf8_join(e1, d1);
+    *c6 = vf8_join(e2, d2);
+    *c7 = vf8_join(e3, d3);
 }
 
 /* ------------------------------------------------------------------ AVX2 + FMA */
@@ -447,6 +649,111 @@ CNA__VEC void vf8_store_xyz8(float *v, vf8 x, vf8 y, vf8 z)
     _mm_storeu_ps(v + 12, _mm256_extractf128_ps(o03, 1));
     _mm_storeu_ps(v + 16, _mm256_extractf128_ps(o14, 1));
     _mm_storeu_ps(v + 20, _mm256_extractf128_ps(o25, 1));
+}
+CNA__VEC vf4 vf4_setr(float a, float b, float c, float d) { return _mm_setr_ps(a, b, c, d); }
+CNA__VEC vf4 vf4_div(vf4 a, vf4 b) { return _mm_div_ps(a, b); }
+CNA__VEC vf4 vf4_sqrt(vf4 a) { return _mm_sqrt_ps(a); }
+CNA__VEC vf4 vf4_cmpneq(vf4 a, vf4 b) { return _mm_cmpneq_ps(a, b); }
+CNA__VEC vf4 vf4_cmpgt(vf4 a, vf4 b) { return _mm_cmpgt_ps(a, b); }
+CNA__VEC vf4 vf4_cmple(vf4 a, vf4 b) { return _mm_cmple_ps(a, b); }
+CNA__VEC vf4 vf4_and(vf4 a, vf4 b) { return _mm_and_ps(a, b); }
+CNA__VEC vf4 vf4_or(vf4 a, vf4 b) { return _mm_or_ps(a, b); }
+CNA__VEC int vf4_movemask(vf4 a) { return _mm_movemask_ps(a); }
+CNA__VEC void vf4_load_xyz4(const float *v, vf4 *x, vf4 *y, vf4 *z)
+{
+    const __m128 a = _mm_loadu_ps(v), b = _mm_loadu_ps(v + 4), c = _mm_loadu_ps(v + 8);
+    const __m128 x2y2x3y3 = _mm_shuffle_ps(b, c, _MM_SHUFFLE(2, 1, 3, 2));
+    const __m128 y0z0y1z1 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 0, 2, 1));
+    *x = _mm_shuffle_ps(a, x2y2x3y3, _MM_SHUFFLE(2, 0, 3, 0));
+    *y = _mm_shuffle_ps(y0z0y1z1, x2y2x3y3, _MM_SHUFFLE(3, 1, 2, 0));
+    *z = _mm_shuffle_ps(y0z0y1z1, c, _MM_SHUFFLE(3, 0, 3, 1));
+}
+CNA__VEC vf8 vf8_div(vf8 a, vf8 b) { return _mm256_div_ps(a, b); }
+CNA__VEC vf8 vf8_sqrt(vf8 a) { return _mm256_sqrt_ps(a); }
+CNA__VEC vf8 vf8_cmpneq(vf8 a, vf8 b) { return _mm256_cmp_ps(a, b, _CMP_NEQ_UQ); }
+CNA__VEC vf8 vf8_cmpgt(vf8 a, vf8 b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
+CNA__VEC vf8 vf8_cmple(vf8 a, vf8 b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
+CNA__VEC vf8 vf8_and(vf8 a, vf8 b) { return _mm256_and_ps(a, b); }
+CNA__VEC vf8 vf8_or(vf8 a, vf8 b) { return _mm256_or_ps(a, b); }
+CNA__VEC vf8 vf8_select(vf8 m, vf8 a, vf8 b)
+{
+    return _mm256_or_ps(_mm256_and_ps(m, a), _mm256_andnot_ps(m, b));
+}
+CNA__VEC vf8 vf8_all_ones(void) { return _mm256_castsi256_ps(_mm256_set1_epi32(-1)); }
+CNA__VEC int vf8_movemask(vf8 a) { return _mm256_movemask_ps(a); }
+CNA__VEC void vf8_xyz_lanes(vf8 a0, vf8 a1, vf8 a2, vf8 *x, vf8 *y, vf8 *z)
+{
+    const __m256 m03 = _mm256_permute2f128_ps(a0, a1, 0x30);
+    const __m256 m14 = _mm256_permute2f128_ps(a0, a2, 0x21);
+    const __m256 m25 = _mm256_permute2f128_ps(a1, a2, 0x30);
+    const __m256 xy = _mm256_shuffle_ps(m14, m25, _MM_SHUFFLE(2, 1, 3, 2));
+    const __m256 yz = _mm256_shuffle_ps(m03, m14, _MM_SHUFFLE(1, 0, 2, 1));
+    *x = _mm256_shuffle_ps(m03, xy, _MM_SHUFFLE(2, 0, 3, 0));
+    *y = _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));
+    *z = _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1));
+}
+/* rows of four floats at p + i * stride (i = 0..7) as x, y, z, e lanes, and back */
+CNA__VEC void vf8_rows4_to_lanes(const unsigned char *p, size_t stride, vf8 *x, vf8 *y, vf8 *z,
+                                 vf8 *e)
+{
+    /* addresses p + {0, 1, 2, 3} * stride and p4 = p + 4 * stride + the same */
+    const unsigned char *p4 = p + 4 * stride;
+    const size_t s3 = 3 * stride;
+#define CNA__ROWS(a, b) _mm256_insertf128_ps(_mm256_castps128_ps256(vf4_loadu(a)), vf4_loadu(b), 1)
+    const __m256 r0 = CNA__ROWS(p, p4), r1 = CNA__ROWS(p + stride, p4 + stride);
+    const __m256 r2 = CNA__ROWS(p + 2 * stride, p4 + 2 * stride), r3 = CNA__ROWS(p + s3, p4 + s3);
+#undef CNA__ROWS
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    *x = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    *y = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    *z = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    *e = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+CNA__VEC void vf8_lanes_to_rows4(unsigned char *p, size_t stride, vf8 x, vf8 y, vf8 z, vf8 e)
+{
+    unsigned char *p4 = p + 4 * stride;
+    const size_t s3 = 3 * stride;
+    const __m256 u0 = _mm256_unpacklo_ps(x, y), u1 = _mm256_unpackhi_ps(x, y);
+    const __m256 u2 = _mm256_unpacklo_ps(z, e), u3 = _mm256_unpackhi_ps(z, e);
+    const __m256 r0 = _mm256_shuffle_ps(u0, u2, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 r1 = _mm256_shuffle_ps(u0, u2, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 r2 = _mm256_shuffle_ps(u1, u3, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 r3 = _mm256_shuffle_ps(u1, u3, _MM_SHUFFLE(3, 2, 3, 2));
+    vf4_storeu(p, _mm256_castps256_ps128(r0));
+    vf4_storeu(p + stride, _mm256_castps256_ps128(r1));
+    vf4_storeu(p + 2 * stride, _mm256_castps256_ps128(r2));
+    vf4_storeu(p + s3, _mm256_castps256_ps128(r3));
+    vf4_storeu(p4, _mm256_extractf128_ps(r0, 1));
+    vf4_storeu(p4 + stride, _mm256_extractf128_ps(r1, 1));
+    vf4_storeu(p4 + 2 * stride, _mm256_extractf128_ps(r2, 1));
+    vf4_storeu(p4 + s3, _mm256_extractf128_ps(r3, 1));
+}
+/* cj = lane j of r0..r7: an 8x8 transpose, its own inverse */
+CNA__VEC void vf8_transpose8(vf8 r0, vf8 r1, vf8 r2, vf8 r3, vf8 r4, vf8 r5, vf8 r6, vf8 r7,
+                             vf8 *c0, vf8 *c1, vf8 *c2, vf8 *c3, vf8 *c4, vf8 *c5, vf8 *c6,
+                             vf8 *c7)
+{
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+    const __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    const __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+    *c0 = _mm256_permute2f128_ps(s0, s4, 0x20);
+    *c1 = _mm256_permute2f128_ps(s1, s5, 0x20);
+    *c2 = _mm256_permute2f128_ps(s2, s6, 0x20);
+    *c3 = _mm256_permute2f128_ps(s3, s7, 0x20);
+    *c4 = _mm256_permute2f128_ps(s0, s4, 0x31);
+    *c5 = _mm256_permute2f128_ps(s1, s5, 0x31);
+    *c6 = _mm256_permute2f128_ps(s2, s6, 0x31);
+    *c7 = _mm256_permute2f128_ps(s3, s7, 0x31);
 }
 #endif
 
