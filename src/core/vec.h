@@ -816,4 +816,44 @@ CNA__VEC uint8_t vu8_max_byte(vu8 a)
 }
 #endif
 
+/* ------------------------------------------------------------------ 32-bit integers
+ * vi4: four int32 lanes (two's complement). cmpeq / cmpgt (signed): all
+ * ones where true; vi4_any: whether any bit of any lane is set. */
+#if CNA__VEC_IMPL == CNA__VEC_SCALAR_IMPL
+typedef struct vi4 {
+    int32_t i[4];
+} vi4;
+#define CNA__ILANES(expr) \
+    vi4 r_;               \
+    for (int k = 0; k < 4; k++) r_.i[k] = (expr); \
+    return r_
+CNA__VEC vi4 vi4_loadu(const void *p) { vi4 r; memcpy(r.i, p, sizeof r.i); return r; }
+CNA__VEC vi4 vi4_zero(void) { CNA__ILANES(0); }
+CNA__VEC vi4 vi4_set1(int32_t x) { CNA__ILANES(x); }
+CNA__VEC vi4 vi4_setr(int32_t a, int32_t b, int32_t c, int32_t d)
+{
+    vi4 r = {{a, b, c, d}};
+    return r;
+}
+CNA__VEC vi4 vi4_add(vi4 a, vi4 b) { CNA__ILANES((int32_t)((uint32_t)a.i[k] + (uint32_t)b.i[k])); }
+CNA__VEC vi4 vi4_and(vi4 a, vi4 b) { CNA__ILANES(a.i[k] & b.i[k]); }
+CNA__VEC vi4 vi4_or(vi4 a, vi4 b) { CNA__ILANES(a.i[k] | b.i[k]); }
+CNA__VEC vi4 vi4_cmpeq(vi4 a, vi4 b) { CNA__ILANES(a.i[k] == b.i[k] ? -1 : 0); }
+CNA__VEC vi4 vi4_cmpgt(vi4 a, vi4 b) { CNA__ILANES(a.i[k] > b.i[k] ? -1 : 0); }
+CNA__VEC int vi4_any(vi4 a) { return (a.i[0] | a.i[1] | a.i[2] | a.i[3]) != 0; }
+#undef CNA__ILANES
+#else
+typedef __m128i vi4;
+CNA__VEC vi4 vi4_loadu(const void *p) { return _mm_loadu_si128((const __m128i *)p); }
+CNA__VEC vi4 vi4_zero(void) { return _mm_setzero_si128(); }
+CNA__VEC vi4 vi4_set1(int32_t x) { return _mm_set1_epi32(x); }
+CNA__VEC vi4 vi4_setr(int32_t a, int32_t b, int32_t c, int32_t d) { return _mm_setr_epi32(a, b, c, d); }
+CNA__VEC vi4 vi4_add(vi4 a, vi4 b) { return _mm_add_epi32(a, b); }
+CNA__VEC vi4 vi4_and(vi4 a, vi4 b) { return _mm_and_si128(a, b); }
+CNA__VEC vi4 vi4_or(vi4 a, vi4 b) { return _mm_or_si128(a, b); }
+CNA__VEC vi4 vi4_cmpeq(vi4 a, vi4 b) { return _mm_cmpeq_epi32(a, b); }
+CNA__VEC vi4 vi4_cmpgt(vi4 a, vi4 b) { return _mm_cmpgt_epi32(a, b); }
+CNA__VEC int vi4_any(vi4 a) { return _mm_movemask_epi8(_mm_cmpeq_epi32(a, _mm_setzero_si128())) != 0xFFFF; }
+#endif
+
 #endif /* CNA_CORE_VEC_H */
