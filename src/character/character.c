@@ -43,6 +43,19 @@ static void *take(cna_character *c, size_t count, size_t size)
 
 void *cna__character_take(cna_character *c, size_t count, size_t size) { return take(c, count, size); }
 
+/* The first `used` of the `had` entries of `p` (from take) in an allocation
+ * of their own size, `p` freed; NULL (p kept) when out of memory. */
+static void *fit(cna_character *c, void *p, size_t used, size_t had, size_t size)
+{
+    if (used == had) return p;
+    void *q = take(c, used, size);
+    if (!q) return NULL;
+    memcpy(q, p, used * size);
+    cna__free(&c->alloc, p);
+    c->bytes -= (had ? had : 1) * size;
+    return q;
+}
+
 cna_mat4 *cna__character_local(cna_character *c, int32_t bone) { return &c->local[c->local_slot[bone]]; }
 
 void cna_character_free(cna_character *c)
@@ -243,6 +256,12 @@ static cna_result build_groups(cna_character *c, const uint8_t *animated)
         }
         c->skin_variant[s] = v;
     }
+    /* one entry per skin was the most there could be */
+    evaluation *fitted_evals = (evaluation *)fit(c, c->evals, evals, n, sizeof(evaluation));
+    if (fitted_evals) c->evals = fitted_evals;
+    variant *fitted_variants = (variant *)fit(c, c->variants, variants, n, sizeof(variant));
+    if (fitted_variants) c->variants = fitted_variants;
+    if (!fitted_evals || !fitted_variants) return CNA_ERROR_OUT_OF_MEMORY;
     c->eval_count = evals;
     c->variant_count = variants;
     /* The player of an evaluation composes the variant of its representative skin. */
@@ -610,9 +629,15 @@ static cna_result build_morph(cna_character *c, cna_error *err)
             if (md->target_count > largest) largest = md->target_count;
         }
     }
+    size_t morphed = 0, split = 0;
+    for (size_t i = 0; i < m->mesh_count; i++)
+        for (size_t k = 0; k < m->meshes[i].part_count; k++) {
+            if (c->parts[c->part_first[i] + k].instance) morphed++;
+            if (m->meshes[i].parts[k].palette_map && m->meshes[i].skin >= 0) split++;
+        }
     c->scratch = (float *)take(c, largest, sizeof(float));
-    c->morphed = (part_ref *)take(c, flat, sizeof(part_ref));
-    c->split = (part_ref *)take(c, flat, sizeof(part_ref));
+    c->morphed = (part_ref *)take(c, morphed, sizeof(part_ref));
+    c->split = (part_ref *)take(c, split, sizeof(part_ref));
     if (!c->scratch || !c->morphed || !c->split) return CNA_ERROR_OUT_OF_MEMORY;
     for (size_t i = 0; i < m->mesh_count; i++)
         for (size_t k = 0; k < m->meshes[i].part_count; k++) {
