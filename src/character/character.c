@@ -548,14 +548,14 @@ static cna_result build_bones(cna_character *c, uint8_t *animated)
     for (size_t b = 0; b < n; b++)
         if (c->local_slot[b] == 0) c->local_slot[b] = (int32_t)owned++;
         else c->local_slot[b] = -1;
-    c->local = (cna_mat4 *)take(c, owned, sizeof(cna_mat4));
+    c->local = owned ? (cna_mat4 *)take(c, owned, sizeof(cna_mat4)) : NULL;
     /* an absolute slot for every bone until compact_absolutes keeps only
      * those of the bones that are not aliased */
     c->absolute = (cna_mat4 *)take(c, n, sizeof(cna_mat4));
     c->absolute_slot = (int32_t *)take(c, n, sizeof(int32_t));
     c->local_of = (const cna_mat4 **)take(c, n, sizeof(cna_mat4 *));
     c->absolute_of = (const cna_mat4 **)take(c, n, sizeof(cna_mat4 *));
-    if (!c->local || !c->absolute || !c->absolute_slot || !c->local_of || !c->absolute_of)
+    if ((owned && !c->local) || !c->absolute || !c->absolute_slot || !c->local_of || !c->absolute_of)
         return CNA_ERROR_OUT_OF_MEMORY;
     /* Joints are posed by their players at every pose (the bind pose at
      * rest): they and the animated bones move, and so does every bone below. */
@@ -665,8 +665,8 @@ static cna_result build_writes(cna_character *c, evaluation *ev)
     for (size_t p = 0; p < s->joint_count; p++)
         if (s->palette_to_node[p] >= 0 && !cna_mat4_is_identity(&s->fold[p])) folds++;
     ev->writes = (joint_write *)take(c, s->joint_count, sizeof(joint_write));
-    ev->unfold = (cna_mat4 *)take(c, folds, sizeof(cna_mat4));
-    if (!ev->writes || !ev->unfold) return CNA_ERROR_OUT_OF_MEMORY;
+    ev->unfold = folds ? (cna_mat4 *)take(c, folds, sizeof(cna_mat4)) : NULL;
+    if (!ev->writes || (folds && !ev->unfold)) return CNA_ERROR_OUT_OF_MEMORY;
     size_t unfolds = 0;
     for (size_t p = 0; p < s->joint_count; p++) {
         const int32_t b = s->palette_to_node[p];
