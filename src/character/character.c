@@ -392,7 +392,7 @@ static inline void absolute_into(cna_character *c, cna_mat4 *out, int32_t b, int
 static void absolutes_of(cna_character *c, const bone_link *list, size_t count)
 {
     for (size_t i = 0; i < count; i++)
-        absolute_into(c, &c->absolute[c->absolute_slot[list[i].bone]], list[i].bone, list[i].parent);
+        absolute_into(c, &c->absolute[list[i].slot], list[i].bone, list[i].parent);
 }
 
 /* ... for every bone with an absolute of its own (index order) */
@@ -513,7 +513,8 @@ static cna_result compact_absolutes(cna_character *c, const uint8_t *moving)
         c->absolute_slot[b] = (int32_t)own++;
         if (!moving[b]) continue;
         list[c->dynamic_count].bone = (int32_t)b;
-        list[c->dynamic_count++].parent = m->bones[b].parent;
+        list[c->dynamic_count].parent = m->bones[b].parent;
+        list[c->dynamic_count++].slot = c->absolute_slot[b];
     }
     cna__free(&c->alloc, c->absolute);
     c->bytes -= (n ? n : 1) * sizeof(cna_mat4);

@@ -96,6 +96,7 @@ typedef struct evaluation {
 /* A bone whose absolute transform is computed at every pose. */
 typedef struct bone_link {
     int32_t bone, parent;
+    int32_t slot;           /* its absolute_slot */
 } bone_link;
 
 /* A part of the model: mesh and part index. */

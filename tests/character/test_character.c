@@ -246,6 +246,34 @@ static void robot_skins_share_one_evaluation_and_a_character_is_small(void **sta
     cna_model_free(m);
 }
 
+/* RobotExpressive's character (43 joints, 58 bones; four layers, as
+ * bench/blend.c makes it, and the default two) costs at most 16 kB (16384
+ * bytes) beside the shared model, before and after playing and posing. */
+static void a_robot_character_costs_at_most_16_kb(void **state)
+{
+    (void)state;
+    cna_model *m = load(ROBOT, CNA_CLIP_MODE_FAITHFUL);
+    size_t walk = 0;
+    cna_error err;
+    assert_int_equal(cna_model_find_animation(m, "Robot_Walking", &walk, &err), CNA_OK);
+    const size_t layers[2] = {4, 0};
+    for (int i = 0; i < 2; i++) {
+        cna_character_options o;
+        memset(&o, 0, sizeof o);
+        o.layer_count = layers[i];
+        cna_character *c = NULL;
+        assert_int_equal(cna_character_create(m, &o, &c, &err), CNA_OK);
+        const size_t bytes = cna_character_size_bytes(c);
+        print_message("robot, %zu layers: %zu bytes per character\n", cna_character_layer_count(c), bytes);
+        assert_true(bytes <= 16384);
+        assert_int_equal(cna_character_play(c, (long)walk, &err), CNA_OK);
+        for (int f = 0; f < 30; f++) assert_int_equal(cna_character_update(c, 1.0 / 60, &err), CNA_OK);
+        assert_int_equal(cna_character_size_bytes(c), bytes);
+        cna_character_free(c);
+    }
+    cna_model_free(m);
+}
+
 /* Two instances with different transforms: one evaluation, two palettes,
  * each the bits a player of its own gives. */
 static void two_instances_share_the_evaluation_but_not_the_palette(void **state)
@@ -1005,6 +1033,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(poses_bit_for_bit_like_the_steps_by_hand_on_every_model),
         cmocka_unit_test(robot_skins_share_one_evaluation_and_a_character_is_small),
+        cmocka_unit_test(a_robot_character_costs_at_most_16_kb),
         cmocka_unit_test(two_instances_share_the_evaluation_but_not_the_palette),
         cmocka_unit_test(two_characters_pose_independently_in_any_order),
         cmocka_unit_test(characters_on_two_threads_equal_one_thread),
