@@ -58,13 +58,13 @@ struct cna_player {
     /* read by every update */
     cna_allocator allocator;
     void *block;                   /* this struct's allocation (unaligned) */
-    void *matrix_block;            /* the matrices' allocation (unaligned) */
     const cna_skinning_data *data; /* borrowed */
     const cna_clip *clip;          /* borrowed; NULL when none */
     const cna_mat4 *prefix;        /* borrowed root prefixes (bone_count), or NULL: the data's */
     int32_t bone_count;            /* fixed at creation: sizes the three arrays */
     int path;                      /* the kernels recompute runs: a cna__player_path */
     bool fast;                     /* CNA_SAMPLING_FAST: rotations by normalised lerp */
+    uint8_t matrix_shift;          /* local - its allocation's start, in bytes (0..63) */
     cna_mat4 *local;               /* bone_count each, one allocation, 64-byte aligned */
     cna_mat4 *world;
     cna_mat4 *skin;
@@ -994,7 +994,7 @@ cna_result cna_player_create(const cna_skinning_data *data, const cna_allocator 
     cna_mat4 *matrices = (cna_mat4 *)align64(matrix_block);
     player->allocator = a;
     player->block = block;
-    player->matrix_block = matrix_block;
+    player->matrix_shift = (uint8_t)((uintptr_t)matrices - (uintptr_t)matrix_block);
     player->data = data;
     player->bone_count = data->bone_count;
     player->local = matrices;
@@ -1013,7 +1013,7 @@ void cna_player_free(cna_player *player)
     const cna_allocator a = player->allocator;
     void *block = player->block;
     cna__free(&a, player->tracks);
-    cna__free(&a, player->matrix_block);
+    cna__free(&a, (char *)player->local - player->matrix_shift);
     cna__free(&a, block);
 }
 
