@@ -81,6 +81,20 @@ CNA__VEC void cna__prefetch(const void *p)
 #endif
 }
 
+/* A float's bits, and the float of given bits. */
+CNA__VEC uint32_t cna__bits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+CNA__VEC float cna__from_bits(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
 /* Whether x is positive, normal and finite (FLT_MIN <= x <= FLT_MAX): one
  * unsigned compare of its bits (NaN, zero, subnormal, negative and inf fail). */
 CNA__VEC int cna__is_normal_positive(float x)
@@ -213,18 +227,6 @@ CNA__VEC float cna__mask_lane(int t)
     memcpy(&f, &b, sizeof f);
     return f;
 }
-CNA__VEC uint32_t cna__bits(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
-}
-CNA__VEC float cna__from_bits(uint32_t b)
-{
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-}
 CNA__VEC vf4 vf4_setr(float a, float b, float c, float d)
 {
     vf4 r = {{a, b, c, d}};
@@ -309,6 +311,23 @@ CNA__VEC void vf8_transpose8(vf8 r0, vf8 r1, vf8 r2, vf8 r3, vf8 r4, vf8 r5, vf8
     for (int j = 0; j < 8; j++)
         for (int i = 0; i < 8; i++) c[j]->f[i] = r[i].f[j];
 }
+CNA__VEC vf4 vf4_xor(vf4 a, vf4 b) { CNA__LANES4(cna__from_bits(cna__bits(a.f[i]) ^ cna__bits(b.f[i]))); }
+/* (a1 a0 a3 a2) and (a2 a3 a0 a1) */
+CNA__VEC vf4 vf4_swap_pairs(vf4 a) { CNA__LANES4(a.f[i ^ 1]); }
+CNA__VEC vf4 vf4_swap_halves(vf4 a) { CNA__LANES4(a.f[i ^ 2]); }
+/* a 4x4 transpose within each half of r0..r3 (lane j of half h of rk goes
+ * to lane k of half h of rj) */
+CNA__VEC void vf8_transpose4_halves(vf8 *r0, vf8 *r1, vf8 *r2, vf8 *r3)
+{
+    vf8 *const r[4] = {r0, r1, r2, r3};
+    vf8 c[4];
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 4; k++) {
+            c[j].f[k] = r[k]->f[j];
+            c[j].f[4 + k] = r[k]->f[4 + j];
+        }
+    for (int j = 0; j < 4; j++) *r[j] = c[j];
+}
 #undef CNA__LANES4
 #undef CNA__LANES8
 
@@ -361,6 +380,9 @@ CNA__VEC vf4 vf4_cmple(vf4 a, vf4 b) { return _mm_cmple_ps(a, b); }
 CNA__VEC vf4 vf4_and(vf4 a, vf4 b) { return _mm_and_ps(a, b); }
 CNA__VEC vf4 vf4_or(vf4 a, vf4 b) { return _mm_or_ps(a, b); }
 CNA__VEC int vf4_movemask(vf4 a) { return _mm_movemask_ps(a); }
+CNA__VEC vf4 vf4_xor(vf4 a, vf4 b) { return _mm_xor_ps(a, b); }
+CNA__VEC vf4 vf4_swap_pairs(vf4 a) { return _mm_shuffle_ps(a, a, _MM_SHUFFLE(2, 3, 0, 1)); }
+CNA__VEC vf4 vf4_swap_halves(vf4 a) { return _mm_shuffle_ps(a, a, _MM_SHUFFLE(1, 0, 3, 2)); }
 /* four triples x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3 in a, b, c as x, y, z lanes */
 CNA__VEC void cna__xyz4_lanes(__m128 a, __m128 b, __m128 c, __m128 *x, __m128 *y, __m128 *z)
 {
@@ -484,6 +506,11 @@ CNA__VEC vf8 vf8_all_ones(void)
 }
 #undef CNA__HALVES
 CNA__VEC int vf8_movemask(vf8 a) { return _mm_movemask_ps(a.lo) | _mm_movemask_ps(a.hi) << 4; }
+CNA__VEC void vf8_transpose4_halves(vf8 *r0, vf8 *r1, vf8 *r2, vf8 *r3)
+{
+    _MM_TRANSPOSE4_PS(r0->lo, r1->lo, r2->lo, r3->lo);
+    _MM_TRANSPOSE4_PS(r0->hi, r1->hi, r2->hi, r3->hi);
+}
 CNA__VEC void vf8_xyz_lanes(vf8 a0, vf8 a1, vf8 a2, vf8 *x, vf8 *y, vf8 *z)
 {
     cna__xyz4_lanes(a0.lo, a0.hi, a1.lo, &x->lo, &y->lo, &z->lo);
@@ -659,6 +686,9 @@ CNA__VEC vf4 vf4_cmple(vf4 a, vf4 b) { return _mm_cmple_ps(a, b); }
 CNA__VEC vf4 vf4_and(vf4 a, vf4 b) { return _mm_and_ps(a, b); }
 CNA__VEC vf4 vf4_or(vf4 a, vf4 b) { return _mm_or_ps(a, b); }
 CNA__VEC int vf4_movemask(vf4 a) { return _mm_movemask_ps(a); }
+CNA__VEC vf4 vf4_xor(vf4 a, vf4 b) { return _mm_xor_ps(a, b); }
+CNA__VEC vf4 vf4_swap_pairs(vf4 a) { return _mm_shuffle_ps(a, a, _MM_SHUFFLE(2, 3, 0, 1)); }
+CNA__VEC vf4 vf4_swap_halves(vf4 a) { return _mm_shuffle_ps(a, a, _MM_SHUFFLE(1, 0, 3, 2)); }
 CNA__VEC void vf4_load_xyz4(const float *v, vf4 *x, vf4 *y, vf4 *z)
 {
     const __m128 a = _mm_loadu_ps(v), b = _mm_loadu_ps(v + 4), c = _mm_loadu_ps(v + 8);
@@ -681,6 +711,15 @@ CNA__VEC vf8 vf8_select(vf8 m, vf8 a, vf8 b)
 }
 CNA__VEC vf8 vf8_all_ones(void) { return _mm256_castsi256_ps(_mm256_set1_epi32(-1)); }
 CNA__VEC int vf8_movemask(vf8 a) { return _mm256_movemask_ps(a); }
+CNA__VEC void vf8_transpose4_halves(vf8 *r0, vf8 *r1, vf8 *r2, vf8 *r3)
+{
+    const __m256 t0 = _mm256_unpacklo_ps(*r0, *r1), t1 = _mm256_unpacklo_ps(*r2, *r3);
+    const __m256 t2 = _mm256_unpackhi_ps(*r0, *r1), t3 = _mm256_unpackhi_ps(*r2, *r3);
+    *r0 = _mm256_shuffle_ps(t0, t1, 0x44);
+    *r1 = _mm256_shuffle_ps(t0, t1, 0xEE);
+    *r2 = _mm256_shuffle_ps(t2, t3, 0x44);
+    *r3 = _mm256_shuffle_ps(t2, t3, 0xEE);
+}
 CNA__VEC void vf8_xyz_lanes(vf8 a0, vf8 a1, vf8 a2, vf8 *x, vf8 *y, vf8 *z)
 {
     const __m256 m03 = _mm256_permute2f128_ps(a0, a1, 0x30);
@@ -854,6 +893,107 @@ CNA__VEC vi4 vi4_or(vi4 a, vi4 b) { return _mm_or_si128(a, b); }
 CNA__VEC vi4 vi4_cmpeq(vi4 a, vi4 b) { return _mm_cmpeq_epi32(a, b); }
 CNA__VEC vi4 vi4_cmpgt(vi4 a, vi4 b) { return _mm_cmpgt_epi32(a, b); }
 CNA__VEC int vi4_any(vi4 a) { return _mm_movemask_epi8(_mm_cmpeq_epi32(a, _mm_setzero_si128())) != 0xFFFF; }
+#endif
+
+/* ------------------------------------------------------------------ doubles
+ * vd4: four doubles. vd4_cmple: all ones where a <= b; vd4_select(m, a, b):
+ * a where m, else b; vd4_from_vf4 / vf4_from_vd4: each lane converted
+ * (float to double exactly, double to float rounded to nearest). */
+#if CNA__VEC_IMPL == CNA__VEC_SCALAR_IMPL
+typedef struct vd4 {
+    double d[4];
+} vd4;
+#define CNA__DLANES(expr) \
+    vd4 r_;               \
+    for (int k = 0; k < 4; k++) r_.d[k] = (expr); \
+    return r_
+CNA__VEC uint64_t cna__dbits(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+CNA__VEC double cna__dfrom(uint64_t b)
+{
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+CNA__VEC vd4 vd4_loadu(const double *p) { vd4 r; memcpy(r.d, p, sizeof r.d); return r; }
+CNA__VEC vd4 vd4_set1(double x) { CNA__DLANES(x); }
+CNA__VEC vd4 vd4_add(vd4 a, vd4 b) { CNA__DLANES(a.d[k] + b.d[k]); }
+CNA__VEC vd4 vd4_sub(vd4 a, vd4 b) { CNA__DLANES(a.d[k] - b.d[k]); }
+CNA__VEC vd4 vd4_mul(vd4 a, vd4 b) { CNA__DLANES(a.d[k] * b.d[k]); }
+CNA__VEC vd4 vd4_sqrt(vd4 a) { CNA__DLANES(sqrt(a.d[k])); }
+CNA__VEC vd4 vd4_cmple(vd4 a, vd4 b) { CNA__DLANES(cna__dfrom(a.d[k] <= b.d[k] ? ~(uint64_t)0 : 0)); }
+CNA__VEC vd4 vd4_select(vd4 m, vd4 a, vd4 b)
+{
+    CNA__DLANES(cna__dfrom((cna__dbits(m.d[k]) & cna__dbits(a.d[k])) |
+                           (~cna__dbits(m.d[k]) & cna__dbits(b.d[k]))));
+}
+CNA__VEC vd4 vd4_from_vf4(vf4 a) { CNA__DLANES((double)a.f[k]); }
+CNA__VEC vf4 vf4_from_vd4(vd4 a)
+{
+    vf4 r;
+    for (int k = 0; k < 4; k++) r.f[k] = (float)a.d[k];
+    return r;
+}
+#undef CNA__DLANES
+#elif CNA__VEC_IMPL == CNA__VEC_SSE2_IMPL
+typedef struct vd4 {
+    __m128d lo, hi;
+} vd4;
+#define CNA__DHALVES(lo_, hi_) \
+    vd4 r_ = {lo_, hi_};        \
+    return r_
+CNA__VEC vd4 vd4_loadu(const double *p) { CNA__DHALVES(_mm_loadu_pd(p), _mm_loadu_pd(p + 2)); }
+CNA__VEC vd4 vd4_set1(double x) { CNA__DHALVES(_mm_set1_pd(x), _mm_set1_pd(x)); }
+CNA__VEC vd4 vd4_add(vd4 a, vd4 b) { CNA__DHALVES(_mm_add_pd(a.lo, b.lo), _mm_add_pd(a.hi, b.hi)); }
+CNA__VEC vd4 vd4_sub(vd4 a, vd4 b) { CNA__DHALVES(_mm_sub_pd(a.lo, b.lo), _mm_sub_pd(a.hi, b.hi)); }
+CNA__VEC vd4 vd4_mul(vd4 a, vd4 b) { CNA__DHALVES(_mm_mul_pd(a.lo, b.lo), _mm_mul_pd(a.hi, b.hi)); }
+CNA__VEC vd4 vd4_sqrt(vd4 a) { CNA__DHALVES(_mm_sqrt_pd(a.lo), _mm_sqrt_pd(a.hi)); }
+CNA__VEC vd4 vd4_cmple(vd4 a, vd4 b) { CNA__DHALVES(_mm_cmple_pd(a.lo, b.lo), _mm_cmple_pd(a.hi, b.hi)); }
+CNA__VEC vd4 vd4_select(vd4 m, vd4 a, vd4 b)
+{
+    CNA__DHALVES(_mm_or_pd(_mm_and_pd(m.lo, a.lo), _mm_andnot_pd(m.lo, b.lo)),
+                 _mm_or_pd(_mm_and_pd(m.hi, a.hi), _mm_andnot_pd(m.hi, b.hi)));
+}
+CNA__VEC vd4 vd4_from_vf4(vf4 a) { CNA__DHALVES(_mm_cvtps_pd(a), _mm_cvtps_pd(_mm_movehl_ps(a, a))); }
+CNA__VEC vf4 vf4_from_vd4(vd4 a) { return _mm_movelh_ps(_mm_cvtpd_ps(a.lo), _mm_cvtpd_ps(a.hi)); }
+#undef CNA__DHALVES
+#else
+typedef __m256d vd4;
+CNA__VEC vd4 vd4_loadu(const double *p) { return _mm256_loadu_pd(p); }
+CNA__VEC vd4 vd4_set1(double x) { return _mm256_set1_pd(x); }
+CNA__VEC vd4 vd4_add(vd4 a, vd4 b) { return _mm256_add_pd(a, b); }
+CNA__VEC vd4 vd4_sub(vd4 a, vd4 b) { return _mm256_sub_pd(a, b); }
+CNA__VEC vd4 vd4_mul(vd4 a, vd4 b) { return _mm256_mul_pd(a, b); }
+CNA__VEC vd4 vd4_sqrt(vd4 a) { return _mm256_sqrt_pd(a); }
+CNA__VEC vd4 vd4_cmple(vd4 a, vd4 b) { return _mm256_cmp_pd(a, b, _CMP_LE_OS); }
+CNA__VEC vd4 vd4_select(vd4 m, vd4 a, vd4 b) { return _mm256_blendv_pd(b, a, m); }
+CNA__VEC vd4 vd4_from_vf4(vf4 a) { return _mm256_cvtps_pd(a); }
+CNA__VEC vf4 vf4_from_vd4(vd4 a) { return _mm256_cvtpd_ps(a); }
+#endif
+
+/* vd2: two doubles (the paired sine of the slerp). vd2_from_vf4: lanes 0
+ * and 1 converted; vf4_from_vd2: both rounded to float into lanes 0 and 1
+ * (lanes 2 and 3 zero). */
+#if CNA__VEC_IMPL == CNA__VEC_SCALAR_IMPL
+typedef struct vd2 {
+    double d[2];
+} vd2;
+CNA__VEC vd2 vd2_set1(double x) { vd2 r = {{x, x}}; return r; }
+CNA__VEC vd2 vd2_add(vd2 a, vd2 b) { vd2 r = {{a.d[0] + b.d[0], a.d[1] + b.d[1]}}; return r; }
+CNA__VEC vd2 vd2_mul(vd2 a, vd2 b) { vd2 r = {{a.d[0] * b.d[0], a.d[1] * b.d[1]}}; return r; }
+CNA__VEC vd2 vd2_from_vf4(vf4 a) { vd2 r = {{(double)a.f[0], (double)a.f[1]}}; return r; }
+CNA__VEC vf4 vf4_from_vd2(vd2 a) { return vf4_setr((float)a.d[0], (float)a.d[1], 0.0f, 0.0f); }
+#else
+typedef __m128d vd2;
+CNA__VEC vd2 vd2_set1(double x) { return _mm_set1_pd(x); }
+CNA__VEC vd2 vd2_add(vd2 a, vd2 b) { return _mm_add_pd(a, b); }
+CNA__VEC vd2 vd2_mul(vd2 a, vd2 b) { return _mm_mul_pd(a, b); }
+CNA__VEC vd2 vd2_from_vf4(vf4 a) { return _mm_cvtps_pd(a); }
+CNA__VEC vf4 vf4_from_vd2(vd2 a) { return _mm_cvtpd_ps(a); }
 #endif
 
 #endif /* CNA_CORE_VEC_H */
