@@ -30,6 +30,7 @@
 #define CNA__SIMD_AVX2 1
 static inline int cna__cpu_has_avx2_fma(void)
 {
+    __builtin_cpu_init(); /* a no-op once done; needed before main (constructors) */
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 #else
