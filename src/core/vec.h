@@ -202,21 +202,26 @@ CNA__VEC int vf8_bits_zero(vf8 a)
 /* 32 bytes from src to dst, unchanged (no alignment needed) */
 CNA__VEC void cna__copy32(void *dst, const void *src) { memcpy(dst, src, 32); }
 /* eight packed x, y, z triples (24 floats at v) as x, y, z lanes, and back */
+/* (v may be only byte-aligned: copied, never dereferenced as float) */
 CNA__VEC void vf8_load_xyz8(const float *v, vf8 *x, vf8 *y, vf8 *z)
 {
+    float t[24];
+    memcpy(t, v, sizeof t);
     for (int i = 0; i < 8; i++) {
-        x->f[i] = v[3 * i];
-        y->f[i] = v[3 * i + 1];
-        z->f[i] = v[3 * i + 2];
+        x->f[i] = t[3 * i];
+        y->f[i] = t[3 * i + 1];
+        z->f[i] = t[3 * i + 2];
     }
 }
 CNA__VEC void vf8_store_xyz8(float *v, vf8 x, vf8 y, vf8 z)
 {
+    float t[24];
     for (int i = 0; i < 8; i++) {
-        v[3 * i] = x.f[i];
-        v[3 * i + 1] = y.f[i];
-        v[3 * i + 2] = z.f[i];
+        t[3 * i] = x.f[i];
+        t[3 * i + 1] = y.f[i];
+        t[3 * i + 2] = z.f[i];
     }
+    memcpy(v, t, sizeof t);
 }
 
 /* masks: a lane's bits all ones (true) or all zeros (false) */
@@ -247,10 +252,12 @@ CNA__VEC int vf4_movemask(vf4 a)
 }
 CNA__VEC void vf4_load_xyz4(const float *v, vf4 *x, vf4 *y, vf4 *z)
 {
+    float t[12];
+    memcpy(t, v, sizeof t);
     for (int i = 0; i < 4; i++) {
-        x->f[i] = v[3 * i];
-        y->f[i] = v[3 * i + 1];
-        z->f[i] = v[3 * i + 2];
+        x->f[i] = t[3 * i];
+        y->f[i] = t[3 * i + 1];
+        z->f[i] = t[3 * i + 2];
     }
 }
 CNA__VEC vf8 vf8_div(vf8 a, vf8 b) { CNA__LANES8(a.f[i] / b.f[i]); }
