@@ -1,6 +1,7 @@
 /*
- * The player's kernel paths side by side (src/anim/player.c: BASE, the
- * SSE/cglm products; AVX, two columns per instruction):
+ * The player's kernel paths side by side (src/anim/player_kernel.h: BASE,
+ * the kernels compiled for the baseline; AVX, the same kernels compiled for
+ * AVX2 + FMA):
  * RobotExpressive's Robot_Walking on 1 and 1000 players, each advanced
  * 1/60 s per frame, the paths in interleaved runs of one process, so that
  * a wider path is kept only where it pays on the machine at hand (an

@@ -57,7 +57,7 @@
  * copied from the base unchanged. With no active target at all the output is
  * the base bytes, byte for byte. Arithmetic is single-precision without
  * fused multiply-add, so results are reproducible bit for bit, whichever
- * code path the CPU gets (scalar, SSE2, AVX); the one exception is an
+ * code path the CPU gets (scalar, SSE2, AVX2); the one exception is an
  * operation whose two operands are both NaN (NaN or infinite deltas), where
  * the result is NaN but which operand's sign and payload it carries is not
  * specified. Cost: every call writes every vertex; on top of that a target

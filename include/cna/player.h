@@ -84,9 +84,9 @@ CNA_API cna_result cna_player_start_clip(cna_player *player, const cna_clip *cli
  * where the prefix is used only when root_prefix_count == bone_count.
  * Sampling equals cna_track_sample_linear bit for bit, at O(1) per track for
  * forward playback. No allocation. The results are the same bits on every
- * x86-64 CPU: the wider SIMD kernels (AVX, AVX-512F) the player picks at
- * creation from what the CPU supports run the same IEEE operations in the
- * same order as the SSE2 ones. The player keeps each track's slerp constants
+ * x86-64 CPU: the AVX2 kernels the player picks at creation where the CPU
+ * has AVX2 and FMA run the same IEEE operations in the same order as the
+ * SSE2 ones (no multiply-add). The player keeps each track's slerp constants
  * for the key interval it is in, so the keys of a playing clip must not be
  * edited (start the clip again after editing them).
  * Errors (checked first; nothing changes — position, clip and outputs):

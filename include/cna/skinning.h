@@ -136,9 +136,10 @@ CNA_API cna_result cna_skin_vertices(const cna_skinning_layout *layout, const vo
  * scalar one (CNA_NO_SIMD defined at compile time keeps only that one).
  * Every kernel computes the same formula; they round differently, within
  * the bound below. The canonical layouts (cna_skinning_layout_canonical)
- * take the fastest loops; any other valid layout is accepted. The SIMD
- * kernels normalise with a reciprocal square root estimate refined by one
- * Newton-Raphson step, the scalar one with 1 / sqrtf; a squared length that
+ * take the fastest loops; any other valid layout is accepted. The kernels
+ * are one kernel compiled three ways; they normalise with a reciprocal
+ * square root estimate (1 / sqrtf in the scalar one) refined by one
+ * Newton-Raphson step; a squared length that
  * is 0, subnormal or not finite is handled as the reference does (written
  * unnormalised). Nothing outside the vertex_count * stride bytes of out is
  * written.
@@ -233,7 +234,7 @@ typedef struct cna_skinning_streams {
  * without sharing bytes are fine); unknown bits in out->flags. The message
  * names the field ("out.normals: NULL; layout.normal_offset is 12 (set it to
  * -1 to skip the normals)").
- * How: the fast path's loops without its copy. With AVX2 + FMA, for the
+ * How: the fast path's loops without its copy. For the
  * canonical layouts, the directions are normalised in blocks of 64
  * vertices, eight at a time, after each block's blends (so the
  * normalisation stays out of the blends' dependency chains), and packed
@@ -241,8 +242,8 @@ typedef struct cna_skinning_streams {
  * overwrites (the call's last vertex gets exact ones).
  * Cost (docs/benchmarks.md, "CPU skinning"): four influences, positions +
  * normals into packed arrays, checks included: about 60 instructions per
- * vertex with AVX2 + FMA (51 with CNA_SKIN_NO_RENORMALIZE), 147 with SSE2
- * (123), against cna_skin_vertices_fast's 60 and 127 and the reference's
+ * vertex with AVX2 + FMA (51 with CNA_SKIN_NO_RENORMALIZE), 112 with SSE2
+ * (98), against cna_skin_vertices_fast's 60 and 127 and the reference's
  * 673; in time about a fifth below cna_skin_vertices_fast (which also
  * copies every other byte of each vertex), and about 0.8 of ozz-animation's
  * SkinningJob doing the same work (no renormalisation), 0.95 renormalising. */

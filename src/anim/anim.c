@@ -9,6 +9,7 @@
 
 #include "anim/anim_internal.h"
 #include "core/internal.h"
+#include "core/vec.h"
 
 /* ------------------------------------------------------------------ ticks */
 
@@ -139,29 +140,23 @@ static cna_result check_array(const char *name, const void *array, size_t count,
 }
 
 /* Whether every parent is below its own index (any negative parent is a
- * root), without an exit per bone: eight at a time with SSE2 (the player
+ * root), without an exit per bone: eight at a time on the SIMD vocabulary (the player
  * runs this check on every update). */
 static bool parents_ordered(const int32_t *hierarchy, int32_t n)
 {
-    bool bad = false;
     int32_t p0 = 0;
-#if defined(CNA__ANIM_SSE2)
-    __m128i any = _mm_setzero_si128(), below = _mm_setr_epi32(-1, 0, 1, 2); /* p - 1 */
-    const __m128i four = _mm_set1_epi32(4), eight = _mm_set1_epi32(8);
+    vi4 any = vi4_zero(), below = vi4_setr(-1, 0, 1, 2); /* p - 1 */
+    const vi4 four = vi4_set1(4), eight = vi4_set1(8);
     for (; p0 + 8 <= n; p0 += 8) {
-        const __m128i h0 = _mm_loadu_si128((const __m128i *)(const void *)(hierarchy + p0));
-        const __m128i h1 = _mm_loadu_si128((const __m128i *)(const void *)(hierarchy + p0 + 4));
-        any = _mm_or_si128(any, _mm_or_si128(_mm_cmpgt_epi32(h0, below),
-                                             _mm_cmpgt_epi32(h1, _mm_add_epi32(below, four))));
-        below = _mm_add_epi32(below, eight);
+        const vi4 h0 = vi4_loadu(hierarchy + p0), h1 = vi4_loadu(hierarchy + p0 + 4);
+        any = vi4_or(any, vi4_or(vi4_cmpgt(h0, below), vi4_cmpgt(h1, vi4_add(below, four))));
+        below = vi4_add(below, eight);
     }
     for (; p0 + 4 <= n; p0 += 4) {
-        const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)(hierarchy + p0));
-        any = _mm_or_si128(any, _mm_cmpgt_epi32(h, below)); /* parent >= p */
-        below = _mm_add_epi32(below, four);
+        any = vi4_or(any, vi4_cmpgt(vi4_loadu(hierarchy + p0), below)); /* parent >= p */
+        below = vi4_add(below, four);
     }
-    bad = _mm_movemask_epi8(any) != 0;
-#endif
+    bool bad = vi4_any(any) != 0;
     for (int32_t p = p0; p < n; ++p) bad |= hierarchy[p] >= p;
     return !bad;
 }

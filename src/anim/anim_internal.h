@@ -107,48 +107,62 @@ typedef struct cna__arc {
     bool linear;
 } cna__arc;
 void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc);
-/* The anim layer's SSE2 code (the player's kernels, the paired sines below):
- * x86-64's baseline, removed by CNA_NO_SIMD. */
+/* The anim layer's vector code is written on the SIMD vocabulary
+ * (core/vec.h). CNA__ANIM_SSE2 (x86-64's baseline SSE2, removed by
+ * CNA_NO_SIMD) is for the character's blend code, which uses SSE2 itself. */
+#include "core/simd.h"
+#include "core/vec.h"
 #if CNA__SIMD_SSE2
 #define CNA__ANIM_SSE2 1
 #include <emmintrin.h>
 #endif
 
-#if defined(CNA__ANIM_SSE2)
-/* src/core/math.c's sin_poly(r) and asin_poly(z), one per SSE2 double lane:
- * the same coefficients (src/core/trig_poly.h) and the same IEEE operations
- * in the same order per lane (Horner, then r + r·(r²·p)), hence the same
- * bits as the scalar polynomials. */
-static inline __m128d cna__sin_poly_pd(__m128d r)
+/* src/core/math.c's sin_poly(r) and asin_poly(z), one per double lane: the
+ * same coefficients (src/core/trig_poly.h) and the same IEEE operations in
+ * the same order per lane (Horner, then r + r·(r²·p)), hence the same bits
+ * as the scalar polynomials. */
+static inline vd4 cna__sin_poly4(vd4 r)
 {
-    const __m128d r2 = _mm_mul_pd(r, r);
-    __m128d p = _mm_set1_pd(CNA__SIN_C0);
-    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(CNA__SIN_C1));
-    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(CNA__SIN_C2));
-    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(CNA__SIN_C3));
-    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(CNA__SIN_C4));
-    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(CNA__SIN_C5));
-    p = _mm_add_pd(_mm_mul_pd(p, r2), _mm_set1_pd(CNA__SIN_C6));
-    return _mm_add_pd(r, _mm_mul_pd(r, _mm_mul_pd(r2, p)));
+    const vd4 r2 = vd4_mul(r, r);
+    vd4 p = vd4_set1(CNA__SIN_C0);
+    p = vd4_add(vd4_mul(p, r2), vd4_set1(CNA__SIN_C1));
+    p = vd4_add(vd4_mul(p, r2), vd4_set1(CNA__SIN_C2));
+    p = vd4_add(vd4_mul(p, r2), vd4_set1(CNA__SIN_C3));
+    p = vd4_add(vd4_mul(p, r2), vd4_set1(CNA__SIN_C4));
+    p = vd4_add(vd4_mul(p, r2), vd4_set1(CNA__SIN_C5));
+    p = vd4_add(vd4_mul(p, r2), vd4_set1(CNA__SIN_C6));
+    return vd4_add(r, vd4_mul(r, vd4_mul(r2, p)));
 }
 
-static inline __m128d cna__asin_poly_pd(__m128d z)
+static inline vd2 cna__sin_poly2(vd2 r)
 {
-    const __m128d z2 = _mm_mul_pd(z, z);
-    __m128d p = _mm_set1_pd(CNA__ASIN_C0);
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C1));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C2));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C3));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C4));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C5));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C6));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C7));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C8));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C9));
-    p = _mm_add_pd(_mm_mul_pd(p, z2), _mm_set1_pd(CNA__ASIN_C10));
-    return _mm_add_pd(z, _mm_mul_pd(z, _mm_mul_pd(z2, p)));
+    const vd2 r2 = vd2_mul(r, r);
+    vd2 p = vd2_set1(CNA__SIN_C0);
+    p = vd2_add(vd2_mul(p, r2), vd2_set1(CNA__SIN_C1));
+    p = vd2_add(vd2_mul(p, r2), vd2_set1(CNA__SIN_C2));
+    p = vd2_add(vd2_mul(p, r2), vd2_set1(CNA__SIN_C3));
+    p = vd2_add(vd2_mul(p, r2), vd2_set1(CNA__SIN_C4));
+    p = vd2_add(vd2_mul(p, r2), vd2_set1(CNA__SIN_C5));
+    p = vd2_add(vd2_mul(p, r2), vd2_set1(CNA__SIN_C6));
+    return vd2_add(r, vd2_mul(r, vd2_mul(r2, p)));
 }
-#endif
+
+static inline vd4 cna__asin_poly4(vd4 z)
+{
+    const vd4 z2 = vd4_mul(z, z);
+    vd4 p = vd4_set1(CNA__ASIN_C0);
+    p = vd4_add(vd4_mul(p, z2), vd4_set1(CNA__ASIN_C1));
+    p = vd4_add(vd4_mul(p, z2), vd4_set1(CNA__ASIN_C2));
+    p = vd4_add(vd4_mul(p, z2), vd4_set1(CNA__ASIN_C3));
+    p = vd4_add(vd4_mul(p, z2), vd4_set1(CNA__ASIN_C4));
+    p = vd4_add(vd4_mul(p, z2), vd4_set1(CNA__ASIN_C5));
+    p = vd4_add(vd4_mul(p, z2), vd4_set1(CNA__ASIN_C6));
+    p = vd4_add(vd4_mul(p, z2), vd4_set1(CNA__ASIN_C7));
+    p = vd4_add(vd4_mul(p, z2), vd4_set1(CNA__ASIN_C8));
+    p = vd4_add(vd4_mul(p, z2), vd4_set1(CNA__ASIN_C9));
+    p = vd4_add(vd4_mul(p, z2), vd4_set1(CNA__ASIN_C10));
+    return vd4_add(z, vd4_mul(z, vd4_mul(z2, p)));
+}
 
 /* out = T(t) · R(r) · S(s): cna_mat4_compose's arithmetic (glm_quat_mat4,
  * then column c times s[c]), operation for operation:
@@ -156,36 +170,23 @@ static inline __m128d cna__asin_poly_pd(__m128d z)
  *   xx = k·x·x, xy = k·x·y, ... (left to right), column 0 = (1 - yy - zz,
  *   xy + wz, xz - wy) · s.x, column 1 = (xy - wz, 1 - xx - zz, yz + wx) · s.y,
  *   column 2 = (xz + wy, yz - wx, 1 - xx - yy) · s.z, column 3 = (t, 1).
- * With cglm's SSE path the quaternion is built in a register and each column
- * stored whole, so that the multiplications reading it next are not stalled
- * by a load that spans four separate scalar stores. Used by the player and
- * the character's blended pose. */
+ * Each column is stored whole (four floats), so that the multiplications
+ * reading it next are not stalled by a load that spans four separate scalar
+ * stores. Used by the character's blended pose. */
 static inline void cna__compose_trs(cna_mat4 *out, const cna_vec3 *t, const cna_quat *r, const cna_vec3 *sc)
 {
     const float x = r->x, y = r->y, z = r->z, w = r->w;
-#if defined(CGLM_SSE_FP) && defined(CNA__ANIM_SSE2)
-    const float norm = glmm_norm(_mm_setr_ps(x, y, z, w));
-#else
     versor q = {x, y, z, w};
     const float norm = glm_quat_norm(q);
-#endif
     const float s = norm > 0.0f ? 2.0f / norm : 0.0f;
     const float xx = s * x * x, xy = s * x * y, wx = s * w * x;
     const float yy = s * y * y, yz = s * y * z, wy = s * w * y;
     const float zz = s * z * z, xz = s * x * z, wz = s * w * z;
     const float sx = sc->x, sy = sc->y, sz = sc->z;
-#if defined(CGLM_SSE_FP) && defined(CNA__ANIM_SSE2)
-    _mm_storeu_ps(out->m + 0, _mm_setr_ps((1.0f - yy - zz) * sx, (xy + wz) * sx, (xz - wy) * sx, 0.0f));
-    _mm_storeu_ps(out->m + 4, _mm_setr_ps((xy - wz) * sy, (1.0f - xx - zz) * sy, (yz + wx) * sy, 0.0f));
-    _mm_storeu_ps(out->m + 8, _mm_setr_ps((xz + wy) * sz, (yz - wx) * sz, (1.0f - xx - yy) * sz, 0.0f));
-    _mm_storeu_ps(out->m + 12, _mm_setr_ps(t->x, t->y, t->z, 1.0f));
-#else
-    const float m[16] = {(1.0f - yy - zz) * sx, (xy + wz) * sx, (xz - wy) * sx, 0.0f,
-                         (xy - wz) * sy, (1.0f - xx - zz) * sy, (yz + wx) * sy, 0.0f,
-                         (xz + wy) * sz, (yz - wx) * sz, (1.0f - xx - yy) * sz, 0.0f,
-                         t->x, t->y, t->z, 1.0f};
-    memcpy(out->m, m, sizeof m);
-#endif
+    vf4_storeu(out->m + 0, vf4_setr((1.0f - yy - zz) * sx, (xy + wz) * sx, (xz - wy) * sx, 0.0f));
+    vf4_storeu(out->m + 4, vf4_setr((xy - wz) * sy, (1.0f - xx - zz) * sy, (yz + wx) * sy, 0.0f));
+    vf4_storeu(out->m + 8, vf4_setr((xz + wy) * sz, (yz - wx) * sz, (1.0f - xx - yy) * sz, 0.0f));
+    vf4_storeu(out->m + 12, vf4_setr(t->x, t->y, t->z, 1.0f));
 }
 
 /* src/core/math.c's PIO2: cna_sinf's direct branch is |x| <= PIO2. */
@@ -199,25 +200,22 @@ static inline void cna__compose_trs(cna_mat4 *out, const cna_vec3 *t, const cna_
  * are nonzero with |x| <= pi/2 (the slerp's usual case: 0 < t·theta <=
  * theta <= pi/2), both take cna_sinf's direct branch, sin_poly in double
  * precision then one rounding to float; here that branch runs for the two
- * arguments at once, one per SSE2 double lane (cna__sin_poly_pd). Anything
+ * arguments at once, one per double lane (cna__sin_poly2). Anything
  * else (zero, larger, NaN) goes through cna_sinf itself. Tests:
  * tests/anim/test_player_paths.c compares it with cna_sinf. */
 static inline void cna__sinf2(float x1, float x2, float *s1, float *s2)
 {
-#if defined(CNA__ANIM_SSE2)
     /* |x| <= PIO2 in double <=> |x| <= CNA__PIO2F (x is a float), and NaN
      * fails both comparisons: one packed test for the two arguments */
-    const __m128 x = _mm_unpacklo_ps(_mm_set_ss(x1), _mm_set_ss(x2));
-    const __m128 ax = _mm_andnot_ps(_mm_set1_ps(-0.0f), x);
-    const __m128 in = _mm_and_ps(_mm_cmpgt_ps(ax, _mm_setzero_ps()),
-                                 _mm_cmple_ps(ax, _mm_set1_ps(CNA__PIO2F)));
-    if ((_mm_movemask_ps(in) & 3) == 3) {
-        const __m128 f = _mm_cvtpd_ps(cna__sin_poly_pd(_mm_cvtps_pd(x)));
-        *s1 = _mm_cvtss_f32(f);
-        *s2 = _mm_cvtss_f32(_mm_shuffle_ps(f, f, 1));
+    const vf4 x = vf4_setr(x1, x2, 0.0f, 0.0f);
+    const vf4 ax = vf4_and(x, vf4_set1(cna__from_bits(0x7FFFFFFFu)));
+    const vf4 in = vf4_and(vf4_cmpgt(ax, vf4_zero()), vf4_cmple(ax, vf4_set1(CNA__PIO2F)));
+    if ((vf4_movemask(in) & 3) == 3) {
+        const vf4 f = vf4_from_vd2(cna__sin_poly2(vd2_from_vf4(x)));
+        *s1 = vf4_first(f);
+        *s2 = vf4_first(vf4_splat(f, 1));
         return;
     }
-#endif
     *s1 = cna_sinf(x1);
     *s2 = cna_sinf(x2);
 }
@@ -243,71 +241,16 @@ static inline bool cna__arc_begin(const cna_quat *a, const cna_quat *b, cna__arc
 
 /* The trigonometry of `count` (0..8) arcs begun by cna__arc_begin (d[k] its
  * d): out[k]->theta = cna_acosf(d[k]), out[k]->inv_sin = 1 /
- * cna_sinf(theta), bit for bit, two arcs per SSE2 double-lane pair, four
- * independent pairs (cna__asin_poly_pd, cna__sin_poly_pd, cna_acosf's
- * branches per lane), a lane outside the polynomials' range through the
- * scalar functions. */
+ * cna_sinf(theta), bit for bit, two independent chains of four double
+ * lanes (cna__asin_poly4, cna__sin_poly4, cna_acosf's branches per lane), a
+ * lane outside the polynomials' range through the scalar functions: the
+ * BASE path's kernel (player_kernel.h). */
 void cna__arc_trig8(const float d[8], cna__arc *const out[8], size_t count);
 
-/* cna__arc_trig8 for a player path (CNA__PLAYER_PATH_*, below): AVX runs
- * the eight lanes as two four-lane double chains, with the same operations
- * per lane, so the same bits; the
+/* cna__arc_trig8 for a player path (CNA__PLAYER_PATH_*, below): the same
+ * operations per lane on every path, so the same bits; the
  * path must be supported (cna__player_path_supported), BASE always is. */
 void cna__arc_trig8_path(int path, const float d[8], cna__arc *const out[8], size_t count);
-#if defined(CNA__ANIM_SSE2) && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define CNA__ANIM_WIDE 1
-#include <immintrin.h>
-void cna__arc_trig8_avx(const float d[8], cna__arc *const out[8], size_t count);
-
-/* cna__sin_poly_pd and cna__asin_poly_pd four lanes wide (AVX): per lane the
- * same coefficients and the same IEEE operations in the same order, hence
- * the same bits (no FMA: -ffp-contract=off, and the intrinsics used are
- * plain multiplications and additions). For functions compiled for AVX. */
-__attribute__((target("avx"))) static inline __m256d cna__sin_poly_pd4(__m256d r)
-{
-    const __m256d r2 = _mm256_mul_pd(r, r);
-    __m256d p = _mm256_set1_pd(CNA__SIN_C0);
-    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C1));
-    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C2));
-    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C3));
-    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C4));
-    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C5));
-    p = _mm256_add_pd(_mm256_mul_pd(p, r2), _mm256_set1_pd(CNA__SIN_C6));
-    return _mm256_add_pd(r, _mm256_mul_pd(r, _mm256_mul_pd(r2, p)));
-}
-
-__attribute__((target("avx"))) static inline __m256d cna__asin_poly_pd4(__m256d z)
-{
-    const __m256d z2 = _mm256_mul_pd(z, z);
-    __m256d p = _mm256_set1_pd(CNA__ASIN_C0);
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C1));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C2));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C3));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C4));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C5));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C6));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C7));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C8));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C9));
-    p = _mm256_add_pd(_mm256_mul_pd(p, z2), _mm256_set1_pd(CNA__ASIN_C10));
-    return _mm256_add_pd(z, _mm256_mul_pd(z, _mm256_mul_pd(z2, p)));
-}
-
-/* cna_acosf(x) for x in [0, 1], four lanes (src/core/math.c's branches): x <=
- * 0.5: PIO2 - asin_poly(x); else 2·asin_poly(sqrt((1 - x)·0.5)); then
- * rounded to float. */
-__attribute__((target("avx"))) static inline __m128 cna__acos01_pd4(__m256d x)
-{
-    const __m256d half = _mm256_set1_pd(0.5);
-    const __m256d small = _mm256_cmp_pd(x, half, _CMP_LE_OS);
-    const __m256d big_z = _mm256_sqrt_pd(_mm256_mul_pd(_mm256_sub_pd(_mm256_set1_pd(1.0), x), half));
-    const __m256d z = _mm256_blendv_pd(big_z, x, small);
-    const __m256d p = cna__asin_poly_pd4(z);
-    const __m256d small_r = _mm256_sub_pd(_mm256_set1_pd(CNA__PIO2), p);
-    const __m256d big_r = _mm256_mul_pd(_mm256_set1_pd(2.0), p);
-    return _mm256_cvtpd_ps(_mm256_blendv_pd(big_r, small_r, small));
-}
-#endif
 
 /* cna__arc_make for `count` (0..8) pairs at once (cna__arc_begin, then
  * cna__arc_trig8, or cna__arc_trig8_path for `path`): the same bits. Tests:
@@ -396,8 +339,7 @@ void cna__sample_trs(int path, bool fast, const cna_clip *clip, int64_t t, int32
                      uint8_t *posed);
 
 /* out[i] = T · R · S of in[i], for i < count, with the player's composition
- * (four or eight at once on SSE and the wide paths): the bits of
- * cna_mat4_compose. */
+ * (eight at once, player_kernel.h): the bits of cna_mat4_compose. */
 void cna__compose_keys(int path, cna_mat4 *const *out, const cna_keyframe *const *in, size_t count);
 
 /* The player's sampling state for its current clip (*count track states
@@ -425,16 +367,17 @@ cna_mat4 *cna__player_locals(struct cna_player *player);
 uint8_t *cna__player_posed(struct cna_player *player);
 void cna__player_hierarchy(struct cna_player *player);
 
-/* The player's kernels for the world and skin products (src/anim/player.c):
- * BASE is cglm's SSE product (scalar in a CNA_NO_SIMD build), AVX two
- * columns per instruction, each element computed
- * with the same operations in the same order, so every path gives the same
- * bits. cna_player_create picks cna__player_default_path(); tests force
+/* The player's kernel paths (src/anim/player_kernel.h): BASE is the kernels
+ * compiled for the library's baseline (SSE2 on x86-64, the scalar
+ * vocabulary with CNA_NO_SIMD), AVX the same kernels compiled for AVX2 +
+ * FMA (run when the CPU has both; no multiply-add is used), each element
+ * computed with the same operations in the same order, so every path gives
+ * the same bits. cna_player_create picks cna__player_default_path(); tests force
  * each one. cna__player_set_path returns false (and changes nothing) for a
  * path this build or CPU lacks. */
 enum { CNA__PLAYER_PATH_BASE = 0, CNA__PLAYER_PATH_AVX = 1, CNA__PLAYER_PATH_COUNT = 2 };
 bool cna__player_path_supported(int path);
-/* The path cna_player_create picks: AVX when the CPU has it, else BASE. */
+/* The path cna_player_create picks: AVX when the CPU has AVX2 and FMA, else BASE. */
 int cna__player_default_path(void);
 bool cna__player_set_path(struct cna_player *player, int path);
 int cna__player_path(const struct cna_player *player);

@@ -162,16 +162,13 @@ static inline int cna__cnb_host_little_endian(void)
 }
 
 /* The reader's key checks (times >= 0 and non-decreasing, the 10 floats of
- * each key finite) have an SSE2 path (CNA__CNB_SIMD: SSE2 and no
- * CNA_NO_SIMD) and a scalar one; both give the same answer. For the tests:
+ * each key finite) have a SIMD path (on core/vec.h; used where
+ * CNA__CNB_SIMD: SSE2 and no CNA_NO_SIMD) and a scalar one; both give the
+ * same answer. For the tests:
  * cna__cnb_keys_ok_path runs the SSE2 path when simd is true and the build
  * has it (cna__cnb_keys_simd), the scalar path otherwise. */
 #include "core/simd.h"
-#if CNA__SIMD_SSE2
-#define CNA__CNB_SIMD 1
-#else
-#define CNA__CNB_SIMD 0
-#endif
+#define CNA__CNB_SIMD CNA__SIMD_SSE2
 bool cna__cnb_keys_ok_path(const cna_keyframe *keys, size_t n, bool simd);
 bool cna__cnb_keys_simd(void);
 

@@ -23,9 +23,7 @@
 #include <string.h>
 
 #include "baked/cnb_internal.h"
-#if CNA__CNB_SIMD
-#include <emmintrin.h>
-#endif
+#include "core/vec.h"
 #include "cna/baked.h"
 #include "cna/skinning.h"
 #include "model/model_internal.h"
@@ -658,49 +656,39 @@ static bool keys_ok_scalar(const cna_keyframe *keys, size_t n)
     return decreasing == 0 && (bad & 0x8000000080000000ULL) == 0;
 }
 
-#if CNA__CNB_SIMD
-/* keys_ok_scalar with SSE2: per key, three 16-byte loads whose 32-bit lanes
- * are compared with an exponent of all ones (the ticks' lanes masked out);
- * the same answer for every input. */
-static bool keys_ok_sse2(const cna_keyframe *keys, size_t n)
+/* keys_ok_scalar on the SIMD vocabulary (the SSE2 path): per key, three
+ * 16-byte loads whose 32-bit lanes are compared with an exponent of all
+ * ones (the ticks' lanes masked out); the same answer for every input. */
+static bool keys_ok_vec(const cna_keyframe *keys, size_t n)
 {
-    const __m128i exponent = _mm_set1_epi32(0x7f800000);
-    const __m128i first = _mm_set_epi32(0x7f800000, 0x7f800000, 0, 0); /* bytes 8..15 only */
+    const vi4 exponent = vi4_set1(0x7f800000);
+    const vi4 first = vi4_setr(0, 0, 0x7f800000, 0x7f800000); /* bytes 8..15 only */
     const unsigned char *p = (const unsigned char *)keys;
     int64_t last = 0;
     uint64_t decreasing = 0;
-    __m128i bad = _mm_setzero_si128();
+    vi4 bad = vi4_zero();
     for (size_t k = 0; k < n; k++, p += sizeof(cna_keyframe)) {
         int64_t ticks;
         memcpy(&ticks, p, 8);
         decreasing |= (uint64_t)(ticks < last);
         last = ticks;
-        const __m128i a = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)p), first);
-        const __m128i b = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)), exponent);
-        const __m128i c = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + 32)), exponent);
-        bad = _mm_or_si128(bad, _mm_or_si128(_mm_cmpeq_epi32(a, exponent),
-                                             _mm_or_si128(_mm_cmpeq_epi32(b, exponent), _mm_cmpeq_epi32(c, exponent))));
+        const vi4 a = vi4_and(vi4_loadu(p), first);
+        const vi4 b = vi4_and(vi4_loadu(p + 16), exponent);
+        const vi4 c = vi4_and(vi4_loadu(p + 32), exponent);
+        bad = vi4_or(bad, vi4_or(vi4_cmpeq(a, exponent),
+                                 vi4_or(vi4_cmpeq(b, exponent), vi4_cmpeq(c, exponent))));
     }
-    return decreasing == 0 && _mm_movemask_epi8(bad) == 0;
+    return decreasing == 0 && !vi4_any(bad);
 }
-#endif
 
 static bool keys_ok(const cna_keyframe *keys, size_t n)
 {
-#if CNA__CNB_SIMD
-    return keys_ok_sse2(keys, n);
-#else
-    return keys_ok_scalar(keys, n);
-#endif
+    return CNA__CNB_SIMD ? keys_ok_vec(keys, n) : keys_ok_scalar(keys, n);
 }
 
 bool cna__cnb_keys_ok_path(const cna_keyframe *keys, size_t n, bool simd)
 {
-#if CNA__CNB_SIMD
-    if (simd) return keys_ok_sse2(keys, n);
-#endif
-    (void)simd;
-    return keys_ok_scalar(keys, n);
+    return simd && CNA__CNB_SIMD ? keys_ok_vec(keys, n) : keys_ok_scalar(keys, n);
 }
 
 bool cna__cnb_keys_simd(void) { return CNA__CNB_SIMD != 0; }

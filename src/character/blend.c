@@ -123,61 +123,24 @@ static inline __m128 select4(__m128 mask, __m128 yes, __m128 no)
     return _mm_or_ps(_mm_and_ps(mask, yes), _mm_andnot_ps(mask, no));
 }
 
-static inline __m128d select2(__m128d mask, __m128d yes, __m128d no)
-{
-    return _mm_or_pd(_mm_and_pd(mask, yes), _mm_andnot_pd(mask, no));
-}
-
 /* cna_acosf(x) for 0 <= x <= 1, four lanes: x <= 0.5: PIO2 - asin_poly(x),
  * else 2·asin_poly(sqrt((1 - x)·0.5)) (src/core/math.c's branches), in double
- * precision two lanes per register (cna__asin_poly_pd), then rounded to
- * float; four lanes per register on the AVX path (cna__acos01_pd4, the same
- * operations per lane). */
-HOT_INLINE __m128d acos01_pd(__m128d x)
+ * precision (vd4, cna__asin_poly4), then rounded to float. */
+HOT_INLINE __m128 acos4(__m128 x, bool wide)
 {
-    const __m128d half = _mm_set1_pd(0.5);
-    const __m128d small = _mm_cmple_pd(x, half);
-    const __m128d big_z = _mm_sqrt_pd(_mm_mul_pd(_mm_sub_pd(_mm_set1_pd(1.0), x), half));
-    const __m128d p = cna__asin_poly_pd(select2(small, x, big_z));
-    return select2(small, _mm_sub_pd(_mm_set1_pd(CNA__PIO2), p), _mm_mul_pd(_mm_set1_pd(2.0), p));
+    (void)wide;
+    const vd4 xd = vd4_from_vf4(x), half = vd4_set1(0.5);
+    const vd4 small = vd4_cmple(xd, half);
+    const vd4 big_z = vd4_sqrt(vd4_mul(vd4_sub(vd4_set1(1.0), xd), half));
+    const vd4 p = cna__asin_poly4(vd4_select(small, xd, big_z));
+    return vf4_from_vd4(vd4_select(small, vd4_sub(vd4_set1(CNA__PIO2), p), vd4_mul(vd4_set1(2.0), p)));
 }
 
 /* (float)sin_poly((double)x) per lane: cna_sinf's direct branch. */
-HOT_INLINE __m128 sin_poly4_sse(__m128 x)
-{
-    return _mm_movelh_ps(_mm_cvtpd_ps(cna__sin_poly_pd(_mm_cvtps_pd(x))),
-                         _mm_cvtpd_ps(cna__sin_poly_pd(_mm_cvtps_pd(_mm_movehl_ps(x, x)))));
-}
-
-#if defined(CNA__ANIM_WIDE)
-__attribute__((target("avx"))) static inline __m128 acos4_avx(__m128 x)
-{
-    return cna__acos01_pd4(_mm256_cvtps_pd(x));
-}
-
-__attribute__((target("avx"))) static inline __m128 sin_poly4_avx(__m128 x)
-{
-    return _mm256_cvtpd_ps(cna__sin_poly_pd4(_mm256_cvtps_pd(x)));
-}
-#endif
-
-HOT_INLINE __m128 acos4(__m128 x, bool wide)
-{
-#if defined(CNA__ANIM_WIDE)
-    if (wide) return acos4_avx(x);
-#endif
-    (void)wide;
-    return _mm_movelh_ps(_mm_cvtpd_ps(acos01_pd(_mm_cvtps_pd(x))),
-                         _mm_cvtpd_ps(acos01_pd(_mm_cvtps_pd(_mm_movehl_ps(x, x)))));
-}
-
 HOT_INLINE __m128 sin_poly4(__m128 x, bool wide)
 {
-#if defined(CNA__ANIM_WIDE)
-    if (wide) return sin_poly4_avx(x);
-#endif
     (void)wide;
-    return sin_poly4_sse(x);
+    return vf4_from_vd4(cna__sin_poly4(vd4_from_vf4(x)));
 }
 
 /* cna_sinf of four floats, bit for bit, where each is 0 (returned as it is)
@@ -308,24 +271,11 @@ static void slerp_lanes_base(const cna_quat a[], const cna_quat *const b[], cons
 {
     slerp_lanes_body(a, b, t, out, n, false);
 }
-#if defined(CNA__ANIM_WIDE)
-__attribute__((target("avx"))) static void slerp_lanes_avx(const cna_quat a[], const cna_quat *const b[],
-                                                           const float t[], cna_quat *const out[], size_t n)
-{
-    slerp_lanes_body(a, b, t, out, n, true);
-}
-#endif
 #endif
 
 static void slerp_lanes(int path, const cna_quat a[], const cna_quat *const b[], const float t[], cna_quat *const out[],
                         size_t n)
 {
-#if defined(CNA__ANIM_WIDE)
-    if (path == CNA__PLAYER_PATH_AVX) {
-        slerp_lanes_avx(a, b, t, out, n);
-        return;
-    }
-#endif
     (void)path;
 #if defined(CNA__ANIM_SSE2)
     slerp_lanes_base(a, b, t, out, n);

@@ -43,6 +43,19 @@ static void *take(cna_character *c, size_t count, size_t size)
 
 void *cna__character_take(cna_character *c, size_t count, size_t size) { return take(c, count, size); }
 
+/* The first `used` of the `had` entries of `p` (from take) in an allocation
+ * of their own size, `p` freed; NULL (p kept) when out of memory. */
+static void *fit(cna_character *c, void *p, size_t used, size_t had, size_t size)
+{
+    if (used == had) return p;
+    void *q = take(c, used, size);
+    if (!q) return NULL;
+    memcpy(q, p, used * size);
+    cna__free(&c->alloc, p);
+    c->bytes -= (had ? had : 1) * size;
+    return q;
+}
+
 cna_mat4 *cna__character_local(cna_character *c, int32_t bone) { return &c->local[c->local_slot[bone]]; }
 
 void cna_character_free(cna_character *c)
@@ -70,14 +83,13 @@ void cna_character_free(cna_character *c)
     cna__free(&a, c->skin_variant);
     cna__free(&a, c->local);
     cna__free(&a, c->local_slot);
-    cna__free(&a, c->apply_local);
+    cna__free(&a, c->applied);
     cna__free(&a, (void *)c->local_of);
     cna__free(&a, (void *)c->absolute_of);
-    cna__free(&a, c->moving);
     cna__free(&a, c->absolute);
+    cna__free(&a, c->absolute_slot);
     cna__free(&a, c->dynamic);
     cna__free(&a, c->reset);
-    cna__free(&a, c->moving_bone);
     cna__free(&a, c->morphed);
     cna__free(&a, c->node_cursor);
     cna__free(&a, c->part_first);
@@ -244,6 +256,12 @@ static cna_result build_groups(cna_character *c, const uint8_t *animated)
         }
         c->skin_variant[s] = v;
     }
+    /* one entry per skin was the most there could be */
+    evaluation *fitted_evals = (evaluation *)fit(c, c->evals, evals, n, sizeof(evaluation));
+    if (fitted_evals) c->evals = fitted_evals;
+    variant *fitted_variants = (variant *)fit(c, c->variants, variants, n, sizeof(variant));
+    if (fitted_variants) c->variants = fitted_variants;
+    if (!fitted_evals || !fitted_variants) return CNA_ERROR_OUT_OF_MEMORY;
     c->eval_count = evals;
     c->variant_count = variants;
     /* The player of an evaluation composes the variant of its representative skin. */
@@ -361,54 +379,70 @@ static inline void mul(cna_mat4 *out, const cna_mat4 *a, const cna_mat4 *b)
     glm_mat4_mul((vec4 *)(uintptr_t)a->m, (vec4 *)(uintptr_t)b->m, (vec4 *)(void *)out->m);
 }
 
-/* absolute[b] = absolute[parent] · local[b] for one bone. */
-static inline void absolute_of_bone(cna_character *c, int32_t b, int32_t parent)
+/* absolute[b] = absolute[parent] · local[b] for one bone, into `out`. */
+static inline void absolute_into(cna_character *c, cna_mat4 *out, int32_t b, int32_t parent)
 {
     if (parent >= 0)
-        mul(&c->absolute[b], c->absolute_of[parent], c->local_of[b]);
+        mul(out, c->absolute_of[parent], c->local_of[b]);
     else
-        c->absolute[b] = *c->local_of[b];
+        *out = *c->local_of[b];
 }
 
-/* ... for the moving bones this pass computes (index order) */
+/* ... for the moving bones this pass computes (index order), each into its slot */
 static void absolutes_of(cna_character *c, const bone_link *list, size_t count)
 {
-    for (size_t i = 0; i < count; i++) absolute_of_bone(c, list[i].bone, list[i].parent);
+    for (size_t i = 0; i < count; i++)
+        absolute_into(c, &c->absolute[list[i].slot], list[i].bone, list[i].parent);
 }
 
-/* ... for every bone */
-static void absolutes_all(cna_character *c)
+/* ... for every bone with an absolute of its own (index order) */
+static void absolutes_own(cna_character *c)
 {
-    for (size_t b = 0; b < c->model->bone_count; b++) absolute_of_bone(c, (int32_t)b, c->model->bones[b].parent);
+    const cna_model *m = c->model;
+    for (size_t b = 0; b < m->bone_count; b++)
+        if (c->absolute_slot[b] >= 0)
+            absolute_into(c, &c->absolute[c->absolute_slot[b]], (int32_t)b, m->bones[b].parent);
 }
 
 /* Each joint's local transform is read where its player keeps it (or, for a
  * joint whose bind pose folds nodes in, from local[b] where the pose writes
  * inverse(fold) · local); a joint of several skeletons follows the last.
- * A joint's absolute transform is its player's world when the
- * two are the same products of the same values, bit for bit:
- *   world[root] = prefix[root] · local[root]  and  absolute[root] =
- *   absolute[parent bone] · local[root], with prefix[root] equal (as bytes) to
- *   the parent bone's absolute, which never moves;
- *   world[p] = world[parent] · local[p]  and  absolute[b] = absolute[parent
- *   bone] · local[b], where the parent bone is the parent joint's, aliased too.
- * Then the pose computes no absolute for it. The other moving bones are
- * listed in c->dynamic for the absolute pass. */
-static void bind_pointers(cna_character *c)
+ * Every other bone reads its own local, or its rest transform in the model. */
+static void bind_locals(cna_character *c)
 {
     const cna_model *m = c->model;
-    for (size_t b = 0; b < m->bone_count; b++) {
+    for (size_t b = 0; b < m->bone_count; b++)
         c->local_of[b] = c->local_slot[b] >= 0 ? &c->local[c->local_slot[b]] : &m->bones[b].rest_transform;
-        c->absolute_of[b] = &c->absolute[b];
-    }
     for (size_t e = 0; e < c->eval_count; e++) {
         const evaluation *ev = &c->evals[e];
         const cna_mat4 *locals = cna_player_bone_transforms(ev->player);
         for (size_t i = 0; i < ev->write_count; i++) {
             const joint_write *w = &ev->writes[i];
             c->local_of[w->bone] = w->unfold < 0 ? &locals[w->palette] : cna__character_local(c, w->bone);
-            c->absolute_of[w->bone] = &c->absolute[w->bone]; /* a later skeleton takes the joint back */
         }
+    }
+}
+
+/* At creation, with an absolute slot for every bone (absolute_slot[b] = b):
+ * which joints read their absolute transform from their player's world. It
+ * is the player's world when the two are the same products of the same
+ * values, bit for bit:
+ *   world[root] = prefix[root] · local[root]  and  absolute[root] =
+ *   absolute[parent bone] · local[root], with prefix[root] equal (as bytes) to
+ *   the parent bone's absolute, which never moves;
+ *   world[p] = world[parent] · local[p]  and  absolute[b] = absolute[parent
+ *   bone] · local[b], where the parent bone is the parent joint's, aliased too.
+ * A joint of several skeletons follows the last. Then the pose computes no
+ * absolute for it, and it needs no slot (compact_absolutes). `moving` marks
+ * the bones whose absolute can change. */
+static void alias_absolutes(cna_character *c, const uint8_t *moving)
+{
+    const cna_model *m = c->model;
+    for (size_t b = 0; b < m->bone_count; b++) c->absolute_of[b] = &c->absolute[b];
+    for (size_t e = 0; e < c->eval_count; e++) {
+        const evaluation *ev = &c->evals[e];
+        for (size_t i = 0; i < ev->write_count; i++) /* a later skeleton takes the joint back */
+            c->absolute_of[ev->writes[i].bone] = &c->absolute[ev->writes[i].bone];
         if (ev->own_moving) continue;
         const cna_model_skin *s = &m->skins[ev->skin];
         const cna_skinning_data *d = &s->data;
@@ -425,16 +459,69 @@ static void bind_pointers(cna_character *c)
                 same = pb >= 0 && pb == parent_bone && c->absolute_of[pb] == &worlds[parent_joint];
             } else {
                 same = prefixed && parent_bone >= 0 && c->absolute_of[parent_bone] == &c->absolute[parent_bone] &&
-                       !c->moving_bone[parent_bone] &&
+                       !moving[parent_bone] &&
                        memcmp(&d->root_prefix[w->palette], &c->absolute[parent_bone], sizeof(cna_mat4)) == 0;
             }
             if (same) c->absolute_of[w->bone] = &worlds[w->palette];
         }
     }
-    c->dynamic_count = 0;
-    for (size_t i = 0; i < c->moving_count; i++)
-        if (c->absolute_of[c->moving[i].bone] == &c->absolute[c->moving[i].bone])
-            c->dynamic[c->dynamic_count++] = c->moving[i];
+}
+
+/* Where each bone's absolute transform is, as alias_absolutes decided at
+ * creation: its slot, or the world of the last skeleton that poses it. */
+static void bind_absolutes(cna_character *c)
+{
+    const cna_model *m = c->model;
+    for (size_t b = 0; b < m->bone_count; b++)
+        c->absolute_of[b] = c->absolute_slot[b] >= 0 ? &c->absolute[c->absolute_slot[b]] : NULL;
+    for (size_t e = 0; e < c->eval_count; e++) {
+        const evaluation *ev = &c->evals[e];
+        const cna_mat4 *worlds = cna_player_world_transforms(ev->player);
+        for (size_t i = 0; i < ev->write_count; i++) {
+            const joint_write *w = &ev->writes[i];
+            if (w->unfold < 0 && c->absolute_slot[w->bone] < 0) c->absolute_of[w->bone] = &worlds[w->palette];
+        }
+    }
+}
+
+/* After alias_absolutes: a slot only for each bone that is not aliased (the
+ * values copied), and the list of the moving ones, which the pose computes. */
+static cna_result compact_absolutes(cna_character *c, const uint8_t *moving)
+{
+    const cna_model *m = c->model;
+    const size_t n = m->bone_count;
+    size_t own = 0, dynamic = 0;
+    for (size_t b = 0; b < n; b++)
+        if (c->absolute_of[b] == &c->absolute[b]) {
+            own++;
+            if (moving[b]) dynamic++;
+        }
+    cna_mat4 *compact = (cna_mat4 *)take(c, own, sizeof(cna_mat4));
+    bone_link *list = (bone_link *)take(c, dynamic, sizeof(bone_link));
+    if (!compact || !list) {
+        cna__free(&c->alloc, compact);
+        cna__free(&c->alloc, list);
+        return CNA_ERROR_OUT_OF_MEMORY;
+    }
+    own = 0;
+    for (size_t b = 0; b < n; b++) {
+        if (c->absolute_of[b] != &c->absolute[b]) {
+            c->absolute_slot[b] = -1;
+            continue;
+        }
+        compact[own] = c->absolute[b];
+        c->absolute_slot[b] = (int32_t)own++;
+        if (!moving[b]) continue;
+        list[c->dynamic_count].bone = (int32_t)b;
+        list[c->dynamic_count].parent = m->bones[b].parent;
+        list[c->dynamic_count++].slot = c->absolute_slot[b];
+    }
+    cna__free(&c->alloc, c->absolute);
+    c->bytes -= (n ? n : 1) * sizeof(cna_mat4);
+    c->absolute = compact;
+    c->dynamic = list;
+    bind_absolutes(c);
+    return CNA_OK;
 }
 
 static cna_result build_bones(cna_character *c, uint8_t *animated)
@@ -462,12 +549,14 @@ static cna_result build_bones(cna_character *c, uint8_t *animated)
     for (size_t b = 0; b < n; b++)
         if (c->local_slot[b] == 0) c->local_slot[b] = (int32_t)owned++;
         else c->local_slot[b] = -1;
-    c->local = (cna_mat4 *)take(c, owned, sizeof(cna_mat4));
+    c->local = owned ? (cna_mat4 *)take(c, owned, sizeof(cna_mat4)) : NULL;
+    /* an absolute slot for every bone until compact_absolutes keeps only
+     * those of the bones that are not aliased */
     c->absolute = (cna_mat4 *)take(c, n, sizeof(cna_mat4));
+    c->absolute_slot = (int32_t *)take(c, n, sizeof(int32_t));
     c->local_of = (const cna_mat4 **)take(c, n, sizeof(cna_mat4 *));
     c->absolute_of = (const cna_mat4 **)take(c, n, sizeof(cna_mat4 *));
-    c->moving_bone = (uint8_t *)take(c, n, 1);
-    if (!c->local || !c->absolute || !c->local_of || !c->absolute_of || !c->moving_bone)
+    if ((owned && !c->local) || !c->absolute || !c->absolute_slot || !c->local_of || !c->absolute_of)
         return CNA_ERROR_OUT_OF_MEMORY;
     /* Joints are posed by their players at every pose (the bind pose at
      * rest): they and the animated bones move, and so does every bone below. */
@@ -476,24 +565,13 @@ static cna_result build_bones(cna_character *c, uint8_t *animated)
             const int32_t b = m->skins[s].palette_to_node[p];
             if (b >= 0 && (size_t)b < n) animated[b] = 1;
         }
-    size_t count = 0;
     for (size_t b = 0; b < n; b++) {
         const int32_t parent = m->bones[b].parent;
         if (parent >= 0 && animated[parent]) animated[b] = 1;
-        if (animated[b]) count++;
-    }
-    c->moving = (bone_link *)take(c, count, sizeof(bone_link));
-    c->dynamic = (bone_link *)take(c, count, sizeof(bone_link));
-    if (!c->moving || !c->dynamic) return CNA_ERROR_OUT_OF_MEMORY;
-    for (size_t b = 0; b < n; b++) {
         if (c->local_slot[b] >= 0) c->local[c->local_slot[b]] = m->bones[b].rest_transform;
         c->local_of[b] = c->local_slot[b] >= 0 ? &c->local[c->local_slot[b]] : &m->bones[b].rest_transform;
         c->absolute_of[b] = &c->absolute[b];
-        c->moving_bone[b] = animated[b];
-        if (!animated[b]) continue;
-        c->moving[c->moving_count].bone = (int32_t)b;
-        c->moving[c->moving_count++].parent = m->bones[b].parent;
-        c->dynamic[c->dynamic_count++] = c->moving[c->moving_count - 1];
+        c->absolute_slot[b] = (int32_t)b;
     }
     /* Joints of an evaluation are written at every pose; the other moving
      * bones go back to rest first. */
@@ -506,18 +584,17 @@ static cna_result build_bones(cna_character *c, uint8_t *animated)
     }
     size_t resets = 0;
     /* only bones with a local of their own can have left their rest */
-    for (size_t i = 0; i < c->moving_count; i++)
-        if (!written[c->moving[i].bone] && c->local_slot[c->moving[i].bone] >= 0) resets++;
+    for (size_t b = 0; b < n; b++)
+        if (animated[b] && !written[b] && c->local_slot[b] >= 0) resets++;
     c->reset = (int32_t *)take(c, resets, sizeof(int32_t));
     if (!c->reset) {
         cna__free(&c->alloc, written);
         return CNA_ERROR_OUT_OF_MEMORY;
     }
-    for (size_t i = 0; i < c->moving_count; i++)
-        if (!written[c->moving[i].bone] && c->local_slot[c->moving[i].bone] >= 0)
-            c->reset[c->reset_count++] = c->moving[i].bone;
+    for (size_t b = 0; b < n; b++)
+        if (animated[b] && !written[b] && c->local_slot[b] >= 0) c->reset[c->reset_count++] = (int32_t)b;
     cna__free(&c->alloc, written);
-    absolutes_all(c);
+    absolutes_own(c);
     size_t tracks = 0;
     for (size_t a = 0; m->node_clips && a < m->animation_count; a++)
         if (m->node_clips[a].track_count > tracks) tracks = m->node_clips[a].track_count;
@@ -553,9 +630,15 @@ static cna_result build_morph(cna_character *c, cna_error *err)
             if (md->target_count > largest) largest = md->target_count;
         }
     }
+    size_t morphed = 0, split = 0;
+    for (size_t i = 0; i < m->mesh_count; i++)
+        for (size_t k = 0; k < m->meshes[i].part_count; k++) {
+            if (c->parts[c->part_first[i] + k].instance) morphed++;
+            if (m->meshes[i].parts[k].palette_map && m->meshes[i].skin >= 0) split++;
+        }
     c->scratch = (float *)take(c, largest, sizeof(float));
-    c->morphed = (part_ref *)take(c, flat, sizeof(part_ref));
-    c->split = (part_ref *)take(c, flat, sizeof(part_ref));
+    c->morphed = (part_ref *)take(c, morphed, sizeof(part_ref));
+    c->split = (part_ref *)take(c, split, sizeof(part_ref));
     if (!c->scratch || !c->morphed || !c->split) return CNA_ERROR_OUT_OF_MEMORY;
     for (size_t i = 0; i < m->mesh_count; i++)
         for (size_t k = 0; k < m->meshes[i].part_count; k++) {
@@ -583,8 +666,8 @@ static cna_result build_writes(cna_character *c, evaluation *ev)
     for (size_t p = 0; p < s->joint_count; p++)
         if (s->palette_to_node[p] >= 0 && !cna_mat4_is_identity(&s->fold[p])) folds++;
     ev->writes = (joint_write *)take(c, s->joint_count, sizeof(joint_write));
-    ev->unfold = (cna_mat4 *)take(c, folds, sizeof(cna_mat4));
-    if (!ev->writes || !ev->unfold) return CNA_ERROR_OUT_OF_MEMORY;
+    ev->unfold = folds ? (cna_mat4 *)take(c, folds, sizeof(cna_mat4)) : NULL;
+    if (!ev->writes || (folds && !ev->unfold)) return CNA_ERROR_OUT_OF_MEMORY;
     size_t unfolds = 0;
     for (size_t p = 0; p < s->joint_count; p++) {
         const int32_t b = s->palette_to_node[p];
@@ -633,7 +716,7 @@ static cna_result build_players(cna_character *c, cna_error *err)
         const variant *own = &c->variants[ev->own_variant];
         if (own->moving) cna_player_set_root_prefix(ev->player, own->prefix, m->skins[ev->skin].joint_count, NULL);
     }
-    bind_pointers(c);
+    bind_locals(c);
     return CNA_OK;
 }
 
@@ -665,9 +748,13 @@ cna_result cna_character_create(const cna_model *model, const cna_character_opti
     cna_result r = build_groups(c, animated);
     if (r == CNA_OK) r = order_evaluations(c);
     if (r == CNA_OK) r = build_bones(c, animated);
-    cna__free(&al, animated);
     if (r == CNA_OK) r = build_morph(c, err);
     if (r == CNA_OK) r = build_players(c, err);
+    if (r == CNA_OK) {
+        alias_absolutes(c, animated);
+        r = compact_absolutes(c, animated);
+    }
+    cna__free(&al, animated);
     if (r == CNA_OK) r = cna__layers_create(c, opts && opts->layer_count ? opts->layer_count : 2);
     if (r == CNA_ERROR_OUT_OF_MEMORY) return oom(c, err);
     if (r != CNA_OK) {
@@ -876,8 +963,9 @@ cna_result cna_character_pose(cna_character *c, cna_error *err)
     if (c->locals_dirty) {
         for (size_t b = 0; b < m->bone_count; b++)
             if (c->local_slot[b] >= 0) c->local[c->local_slot[b]] = bones[b].rest_transform;
-        bind_pointers(c);
-        absolutes_all(c);
+        bind_locals(c);
+        bind_absolutes(c);
+        absolutes_own(c); /* apply_clip_to_bones wrote them too */
         c->locals_dirty = false;
     } else {
         for (size_t i = 0; i < c->reset_count; i++) *cna__character_local(c, c->reset[i]) = bones[c->reset[i]].rest_transform;
@@ -1104,9 +1192,9 @@ cna_result cna_character_apply_clip_to_bones(cna_character *c, const cna_clip *c
     if (!clip->tracks && clip->track_count > 0)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "clip \"%s\": tracks NULL with track_count %zu", name,
                           clip->track_count);
-    if (!c->apply_local) { /* any bone may be written: a local of its own for each, once */
-        c->apply_local = (cna_mat4 *)cna__calloc(&c->alloc, m->bone_count ? m->bone_count : 1, sizeof(cna_mat4));
-        if (!c->apply_local)
+    if (!c->applied) { /* any bone may be written: a transform of its own for each, once */
+        c->applied = (cna_mat4 *)cna__calloc(&c->alloc, m->bone_count ? m->bone_count : 1, sizeof(cna_mat4));
+        if (!c->applied)
             return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory for %zu bones' transforms",
                               name, m->bone_count);
         c->bytes += (m->bone_count ? m->bone_count : 1) * sizeof(cna_mat4);
@@ -1121,11 +1209,29 @@ cna_result cna_character_apply_clip_to_bones(cna_character *c, const cna_clip *c
         if (track->bone < 0 || (size_t)track->bone >= m->bone_count) continue;
         cna_keyframe k;
         cna_track_sample_linear(track, t, &k);
-        cna_mat4_compose(&c->apply_local[track->bone], k.translation, k.rotation, k.scale);
-        c->local_of[track->bone] = &c->apply_local[track->bone];
+        cna_mat4_compose(&c->applied[track->bone], k.translation, k.rotation, k.scale);
+        c->local_of[track->bone] = &c->applied[track->bone];
     }
-    for (size_t b = 0; b < m->bone_count; b++) c->absolute_of[b] = &c->absolute[b];
-    absolutes_all(c);
+    /* A joint without an absolute slot keeps the local the clip set where it
+     * reads its local, in its player's local transforms (the last skeleton
+     * that poses it; the next pose computes them again), so that applied[b]
+     * holds its absolute transform. */
+    for (size_t e = c->eval_count; e-- > 0;) {
+        cna_mat4 *locals = cna__player_locals(c->evals[e].player);
+        for (size_t i = 0; i < c->evals[e].write_count; i++) {
+            const joint_write *w = &c->evals[e].writes[i];
+            if (w->unfold >= 0 || c->absolute_slot[w->bone] >= 0 || c->local_of[w->bone] != &c->applied[w->bone])
+                continue;
+            locals[w->palette] = c->applied[w->bone];
+            c->local_of[w->bone] = &locals[w->palette];
+        }
+    }
+    /* every bone's absolute: absolute[b] = absolute[parent] · local[b] */
+    for (size_t b = 0; b < m->bone_count; b++) {
+        cna_mat4 *out = c->absolute_slot[b] >= 0 ? &c->absolute[c->absolute_slot[b]] : &c->applied[b];
+        absolute_into(c, out, (int32_t)b, m->bones[b].parent);
+        c->absolute_of[b] = out;
+    }
     c->locals_dirty = true;
     return CNA_OK;
 }

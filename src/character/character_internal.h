@@ -114,6 +114,7 @@ typedef struct evaluation {
 /* A bone whose absolute transform is computed at every pose. */
 typedef struct bone_link {
     int32_t bone, parent;
+    int32_t slot;           /* its absolute_slot */
 } bone_link;
 
 /* A part of the model: mesh and part index. */
@@ -151,16 +152,19 @@ struct cna_character {
     cna_mat4 *local;            /* the bones with a local of their own (local_slot) */
     int32_t *local_slot;        /* bone_count: index into local, -1 for a bone that reads
                                    its rest transform from the model or its player's */
-    cna_mat4 *apply_local;      /* bone_count, made by the first apply_clip_to_bones */
-    cna_mat4 *absolute;         /* bone_count */
+    cna_mat4 *applied;          /* bone_count, made by the first apply_clip_to_bones: a bone's
+                                   absolute when it has no absolute_slot, else its local when
+                                   the clip set it */
+    cna_mat4 *absolute;         /* the bones with an absolute of their own (absolute_slot) */
+    int32_t *absolute_slot;     /* bone_count: index into absolute, -1 for a joint whose
+                                   absolute is its player's world (decided at creation) */
     const cna_mat4 **local_of;  /* bone_count: where each bone's local transform is (its
                                    player's local for a joint, else local[b]) */
     const cna_mat4 **absolute_of; /* bone_count: where each bone's absolute transform is (its
                                    player's world for a joint whose world is its absolute,
-                                   else absolute[b]) */
-    bone_link *moving;          /* bones whose absolute can change, in index order */
-    size_t moving_count;
-    bone_link *dynamic;         /* of those, the ones this pass computes (not a player) */
+                                   else its absolute slot) */
+    bone_link *dynamic;         /* the bones whose absolute can change and this pass computes
+                                   (not a player), in index order */
     size_t dynamic_count;
     int32_t *reset;             /* moving bones no skeleton poses: back to rest at every pose */
     size_t reset_count;
@@ -175,7 +179,6 @@ struct cna_character {
     morph_part *parts;          /* per flat part (instance NULL without morph) */
     float *scratch;             /* the largest target count */
     bool crowd_mark;            /* written only by a crowd's checking thread */
-    uint8_t *moving_bone;       /* bone_count: 1 for the bones in `moving` */
 };
 
 

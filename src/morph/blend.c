@@ -20,17 +20,18 @@
  *      correctly rounded sqrt and division, in the scalar order, so the bits
  *      equal the scalar path's), the rest vertex by vertex.
  *
- * AVX path (x86-64, chosen at run time when the CPU has AVX; the code is
- * compiled for AVX with a target attribute, the rest of the library stays
- * baseline): eight vertices at a time with nothing in memory between the
- * deltas and the output; see "AVX path" below. It takes the canonical
- * layouts and up to MAX_OPS active targets per kind; the block path does
- * the rest and the last count % 8 vertices.
+ * Group path (the AVX path of cna__morph_path; x86-64 with gcc or clang,
+ * chosen at run time when the CPU has AVX2 and FMA): eight vertices at a
+ * time with nothing in memory between the deltas and the output
+ * (morph_group.inc, written on the SIMD vocabulary of core/vec.h and
+ * compiled for AVX2 + FMA, without any multiply-add). It takes the
+ * canonical layouts and up to CNA__MORPH_MAX_OPS active targets per kind;
+ * the block path does the rest and the last count % 8 vertices.
  *
  * Zero-weight targets are skipped everywhere; a sparse target costs its
  * entries (plus one comparison per group of eight), not the vertex count.
- * CNA_NO_SIMD (defined at compile time) removes the SSE2 and AVX paths; the
- * scalar path is always compiled.
+ * CNA_NO_SIMD (defined at compile time) removes the SSE2 and group paths;
+ * the scalar path is always compiled.
  */
 #include <float.h>
 #include <math.h>
@@ -39,19 +40,8 @@
 #include "morph_internal.h"
 
 #include "core/simd.h"
-#if CNA__SIMD_SSE2
-#define CNA__MORPH_SSE2 1
-#include <emmintrin.h>
-#else
-#define CNA__MORPH_SSE2 0
-#endif
-/* The AVX path: x86-64 with gcc or clang (target attributes, runtime check). */
-#if CNA__MORPH_SSE2 && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define CNA__MORPH_AVX 1
-#include <immintrin.h>
-#else
-#define CNA__MORPH_AVX 0
-#endif
+#include "core/vec.h"
+#include "morph/morph_group.h"
 
 enum { BLOCK = 256, KIND_POSITION = 0, KIND_NORMAL = 1, KIND_TANGENT = 2 };
 
@@ -231,43 +221,35 @@ static void finish_direction_scalar(unsigned char *p, const float *s)
     store_f(p + 8, z / len);
 }
 
-#if CNA__MORPH_SSE2
-/* The same for four vertices at once: sqrt and division are correctly
- * rounded in SSE2 as in scalar code and the operations run in the same
- * order, so the bits are the scalar path's. */
-static void finish_directions4_sse2(unsigned char *p, size_t stride, const float *sum)
+/* The same for four vertices at once (the SSE2 path): sqrt and division
+ * round correctly in every implementation of the vocabulary and the
+ * operations run in the scalar order, so the bits are the scalar path's. */
+static void finish_directions4(unsigned char *p, size_t stride, const float *sum)
 {
     unsigned char *const p0 = p, *const p1 = p + stride, *const p2 = p1 + stride,
                          *const p3 = p2 + stride;
-    /* sums: 12 floats x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3 -> x, y, z lanes */
-    const __m128 a = _mm_loadu_ps(sum), b = _mm_loadu_ps(sum + 4), c = _mm_loadu_ps(sum + 8);
-    const __m128 x2y2x3y3 = _mm_shuffle_ps(b, c, _MM_SHUFFLE(2, 1, 3, 2));
-    const __m128 y0z0y1z1 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 0, 2, 1));
-    const __m128 sx = _mm_shuffle_ps(a, x2y2x3y3, _MM_SHUFFLE(2, 0, 3, 0));
-    const __m128 sy = _mm_shuffle_ps(y0z0y1z1, x2y2x3y3, _MM_SHUFFLE(3, 1, 2, 0));
-    const __m128 sz = _mm_shuffle_ps(y0z0y1z1, c, _MM_SHUFFLE(3, 0, 3, 1));
-    const __m128 zero = _mm_setzero_ps();
-    const __m128 moved = _mm_or_ps(_mm_or_ps(_mm_cmpneq_ps(sx, zero), _mm_cmpneq_ps(sy, zero)),
-                                   _mm_cmpneq_ps(sz, zero));
-    if (_mm_movemask_ps(moved) == 0) return;
-    const __m128 x = _mm_add_ps(_mm_setr_ps(load_f(p0), load_f(p1), load_f(p2), load_f(p3)), sx);
-    const __m128 y = _mm_add_ps(
-        _mm_setr_ps(load_f(p0 + 4), load_f(p1 + 4), load_f(p2 + 4), load_f(p3 + 4)), sy);
-    const __m128 z = _mm_add_ps(
-        _mm_setr_ps(load_f(p0 + 8), load_f(p1 + 8), load_f(p2 + 8), load_f(p3 + 8)), sz);
+    vf4 sx, sy, sz;
+    vf4_load_xyz4(sum, &sx, &sy, &sz);
+    const vf4 zero = vf4_zero();
+    const vf4 moved =
+        vf4_or(vf4_or(vf4_cmpneq(sx, zero), vf4_cmpneq(sy, zero)), vf4_cmpneq(sz, zero));
+    if (vf4_movemask(moved) == 0) return;
+    const vf4 x = vf4_add(vf4_setr(load_f(p0), load_f(p1), load_f(p2), load_f(p3)), sx);
+    const vf4 y =
+        vf4_add(vf4_setr(load_f(p0 + 4), load_f(p1 + 4), load_f(p2 + 4), load_f(p3 + 4)), sy);
+    const vf4 z =
+        vf4_add(vf4_setr(load_f(p0 + 8), load_f(p1 + 8), load_f(p2 + 8), load_f(p3 + 8)), sz);
     /* (x*x + y*y) + z*z, the scalar order */
-    const __m128 len2 =
-        _mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)), _mm_mul_ps(z, z));
-    const __m128 valid =
-        _mm_and_ps(_mm_cmpgt_ps(len2, zero), _mm_cmple_ps(len2, _mm_set1_ps(FLT_MAX)));
-    const int mask = _mm_movemask_ps(_mm_and_ps(moved, valid));
+    const vf4 len2 = vf4_add(vf4_add(vf4_mul(x, x), vf4_mul(y, y)), vf4_mul(z, z));
+    const vf4 valid = vf4_and(vf4_cmpgt(len2, zero), vf4_cmple(len2, vf4_set1(FLT_MAX)));
+    const int mask = vf4_movemask(vf4_and(moved, valid));
     /* Lanes outside the mask divide by 0 or inf harmlessly (exceptions are
      * masked) and are not stored. */
-    const __m128 len = _mm_sqrt_ps(len2);
+    const vf4 len = vf4_sqrt(len2);
     float rx[4], ry[4], rz[4];
-    _mm_storeu_ps(rx, _mm_div_ps(x, len));
-    _mm_storeu_ps(ry, _mm_div_ps(y, len));
-    _mm_storeu_ps(rz, _mm_div_ps(z, len));
+    vf4_storeu(rx, vf4_div(x, len));
+    vf4_storeu(ry, vf4_div(y, len));
+    vf4_storeu(rz, vf4_div(z, len));
     unsigned char *const lanes[4] = {p0, p1, p2, p3};
     for (int k = 0; k < 4; k++) {
         if (!(mask & (1 << k))) continue;
@@ -276,18 +258,13 @@ static void finish_directions4_sse2(unsigned char *p, size_t stride, const float
         store_f(lanes[k] + 8, rz[k]);
     }
 }
-#endif
 
 static void write_directions(unsigned char *slot, size_t n, size_t stride, const float *sum,
                              bool simd)
 {
     size_t v = 0;
-#if CNA__MORPH_SSE2
     if (simd)
-        for (; v + 4 <= n; v += 4) finish_directions4_sse2(slot + v * stride, stride, sum + 3 * v);
-#else
-    (void)simd;
-#endif
+        for (; v + 4 <= n; v += 4) finish_directions4(slot + v * stride, stride, sum + 3 * v);
     for (; v < n; v++) finish_direction_scalar(slot + v * stride, sum + 3 * v);
 }
 
@@ -386,399 +363,25 @@ static void blend_blocks(const cna_morph_target_data *d, const float *w, unsigne
     }
 }
 
-#if CNA__MORPH_AVX
-/* ------------------------------------------------------------------ AVX path
- * Eight vertices (a group) at a time, nothing in memory between the deltas
- * and the output. Per kind, the active targets' deltas are summed in target
- * order in three registers holding the 24 floats x0 y0 z0 x1 ... z7 of the
- * group, exactly as the scalar path sums them (0 + w0*d0, then + w1*d1, ...:
- * the same operations per float, so the same bits). A sparse target adds in
- * its place in that order: a group it lists whole is eight consecutive
- * triples (added like a dense target's), a group it lists in part goes
- * through memory one vertex at a time, and a group no sparse target lists
- * (next_sparse) runs the dense targets only. The sums are then transposed to
- * x, y, z lanes and the result computed lane-wise in the scalar order
- * (base + sum; directions normalised with correctly rounded sqrt and
- * division, base lanes kept where the scalar path keeps them). Two forms:
- *   rows     position at 0 and/or a direction at 12 (every canonical layout):
- *            the first 32 bytes of the eight vertices are eight registers, an
- *            8x8 transpose gives position and normal lanes, a second one the
- *            rows back, stored whole; at stride 32 that is the whole vertex
- *            (nothing else is copied), else the group is copied first;
- *   windows  any other slot (the PBR tangent at 32, custom layouts): the
- *            group is copied first, then per slot four floats per vertex (xyz
- *            and the next float) are loaded, transposed, computed, transposed
- *            back and stored, the fourth float being the base bytes it was
- *            loaded from; slots are stored in increasing offset order, so a
- *            fourth float that overlaps the next slot is overwritten by that
- *            slot's own store. Needs offset + 16 <= stride.
- * Dense deltas too many to stay in L2 are prefetched PREFETCH_GROUPS groups
- * ahead. More than MAX_OPS active targets of a kind, a stride that is not a
- * multiple of 4 or a slot too close to the end of the vertex send the whole
- * blend to the block path, which also does the last count % 8 vertices.
- * AVX without FMA (the multiply and the add stay two roundings). */
-enum { MAX_OPS = 32, PREFETCH_GROUPS = 8 };
+/* The group path's instance (NULL: not in this build). */
+static void (*const group_path)(const cna_morph_target_data *, cna__morph_plan *, int,
+                                unsigned char *, size_t) =
+#if CNA__SIMD_AVX2
+    cna__morph_groups_avx2;
+#else
+    NULL;
+#endif
 
-/* Compiled for AVX whatever the build's baseline; only called after the
- * run-time check (cna__morph_path_available). */
-#define AVX_FN __attribute__((target("avx")))
-#define AVX_INLINE __attribute__((target("avx"), always_inline)) static inline
-
-typedef struct blend_op {
-    const float *values;
-    const uint32_t *indices; /* NULL: dense */
-    size_t count;
-    size_t next;        /* sparse: first entry not yet added */
-    size_t next_vertex; /* sparse: its vertex (SIZE_MAX: none left) */
-    float w;
-} blend_op;
-
-typedef struct kind_plan {
-    size_t offset;
-    bool direction;
-    size_t op_count;
-    bool prefetch; /* the dense deltas are too many to stay in L2: prefetch them */
-    /* The first vertex any sparse op still has to add (SIZE_MAX: none); a
-     * group below it needs only the dense ops, in their order. */
-    size_t next_sparse;
-    size_t dense_count;
-    const float *dense_values[MAX_OPS];
-    float dense_weights[MAX_OPS];
-    blend_op ops[MAX_OPS];
-} kind_plan;
-
-AVX_INLINE __m256 load8(const float *p) { return _mm256_loadu_ps(p); }
-
-/* Four floats at any byte address. */
-AVX_INLINE __m128 loadu4(const unsigned char *p)
-{
-    return _mm_loadu_ps((const float *)(const void *)p);
-}
-AVX_INLINE void storeu4(unsigned char *p, __m128 v) { _mm_storeu_ps((float *)(void *)p, v); }
-
-/* Rows of four floats at p, p + stride, ... (vertices 0..7) as x, y, z, e lanes. */
-AVX_INLINE void gather8(const unsigned char *p, size_t stride, __m256 *x, __m256 *y, __m256 *z,
-                        __m256 *e)
-{
-    /* addresses p + {0, 1, 2, 3} * stride and p4 = p + 4 * stride + the same:
-     * one addressing mode each */
-    const unsigned char *p4 = p + 4 * stride;
-    const size_t s3 = 3 * stride;
-    const __m256 r0 = _mm256_insertf128_ps(_mm256_castps128_ps256(loadu4(p)), loadu4(p4), 1);
-    const __m256 r1 =
-        _mm256_insertf128_ps(_mm256_castps128_ps256(loadu4(p + stride)), loadu4(p4 + stride), 1);
-    const __m256 r2 = _mm256_insertf128_ps(_mm256_castps128_ps256(loadu4(p + 2 * stride)),
-                                           loadu4(p4 + 2 * stride), 1);
-    const __m256 r3 =
-        _mm256_insertf128_ps(_mm256_castps128_ps256(loadu4(p + s3)), loadu4(p4 + s3), 1);
-    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
-    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
-    *x = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-    *y = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-    *z = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
-    *e = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
-}
-
-/* The inverse of gather8: x, y, z, e lanes stored as rows of four floats. */
-AVX_INLINE void scatter8(unsigned char *p, size_t stride, __m256 x, __m256 y, __m256 z, __m256 e)
-{
-    unsigned char *p4 = p + 4 * stride;
-    const size_t s3 = 3 * stride;
-    const __m256 u0 = _mm256_unpacklo_ps(x, y), u1 = _mm256_unpackhi_ps(x, y);
-    const __m256 u2 = _mm256_unpacklo_ps(z, e), u3 = _mm256_unpackhi_ps(z, e);
-    const __m256 r0 = _mm256_shuffle_ps(u0, u2, _MM_SHUFFLE(1, 0, 1, 0));
-    const __m256 r1 = _mm256_shuffle_ps(u0, u2, _MM_SHUFFLE(3, 2, 3, 2));
-    const __m256 r2 = _mm256_shuffle_ps(u1, u3, _MM_SHUFFLE(1, 0, 1, 0));
-    const __m256 r3 = _mm256_shuffle_ps(u1, u3, _MM_SHUFFLE(3, 2, 3, 2));
-    storeu4(p, _mm256_castps256_ps128(r0));
-    storeu4(p + stride, _mm256_castps256_ps128(r1));
-    storeu4(p + 2 * stride, _mm256_castps256_ps128(r2));
-    storeu4(p + s3, _mm256_castps256_ps128(r3));
-    storeu4(p4, _mm256_extractf128_ps(r0, 1));
-    storeu4(p4 + stride, _mm256_extractf128_ps(r1, 1));
-    storeu4(p4 + 2 * stride, _mm256_extractf128_ps(r2, 1));
-    storeu4(p4 + s3, _mm256_extractf128_ps(r3, 1));
-}
-
-/* mask ? a : b, lane-wise, by bits (so no value is touched). */
-AVX_INLINE __m256 select8(__m256 mask, __m256 a, __m256 b)
-{
-    return _mm256_or_ps(_mm256_and_ps(mask, a), _mm256_andnot_ps(mask, b));
-}
-
-/* The lanes of one kind of one group (windows form). `moved` is all-zero
- * when nothing is to be stored (a direction whose sums are all zero); for
- * positions it is all-ones. */
-typedef struct group_lanes {
-    __m256 x, y, z;    /* base + sum */
-    __m256 bx, by, bz; /* the base */
-    __m256 e;          /* the fourth float after the slot (base bytes) */
-    __m256 moved;
-} group_lanes;
-
-/* sum += w * (24 consecutive floats at src): eight vertices' triples. */
-#define CNA__ADD_TRIPLES(w, src)                                                                   \
-    do {                                                                                           \
-        a0 = _mm256_add_ps(a0, _mm256_mul_ps(w, load8(src)));                                      \
-        a1 = _mm256_add_ps(a1, _mm256_mul_ps(w, load8((src) + 8)));                                \
-        a2 = _mm256_add_ps(a2, _mm256_mul_ps(w, load8((src) + 16)));                               \
-    } while (0)
-
-/* The sums of one kind for eight vertices [v0, v0 + 8), in target order,
- * as x, y, z lanes. */
-AVX_INLINE void sums8(kind_plan *plan, size_t v0, __m256 *sx, __m256 *sy, __m256 *sz)
-{
-    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0;
-    if (v0 + 8 <= plan->next_sparse) {
-        for (size_t i = 0; i < plan->dense_count; i++) {
-            const __m256 w = _mm256_set1_ps(plan->dense_weights[i]);
-            const float *src = plan->dense_values[i] + 3 * v0;
-            if (plan->prefetch) {
-                /* 96 bytes a group: two lines, PREFETCH_GROUPS groups ahead (a
-                 * prefetch past the end of the array never faults) */
-                const char *ahead = (const char *)(src + 24 * PREFETCH_GROUPS);
-                _mm_prefetch(ahead, _MM_HINT_T0);
-                _mm_prefetch(ahead + 64, _MM_HINT_T0);
-            }
-            CNA__ADD_TRIPLES(w, src);
-        }
-    } else {
-        size_t next_sparse = SIZE_MAX;
-        for (size_t i = 0; i < plan->op_count; i++) {
-            blend_op *op = &plan->ops[i];
-            if (!op->indices) {
-                const __m256 w = _mm256_set1_ps(op->w);
-                CNA__ADD_TRIPLES(w, op->values + 3 * v0);
-                continue;
-            }
-            if (op->next_vertex >= v0 + 8) { /* nothing here (SIZE_MAX: done) */
-                if (op->next_vertex < next_sparse) next_sparse = op->next_vertex;
-                continue;
-            }
-            size_t j = op->next;
-            if (j + 8 <= op->count && op->indices[j + 7] == v0 + 7 && op->next_vertex == v0) {
-                /* the whole group is listed (the indices strictly increase):
-                 * eight consecutive triples, added as dense ones */
-                const __m256 w = _mm256_set1_ps(op->w);
-                CNA__ADD_TRIPLES(w, op->values + 3 * j);
-                j += 8;
-            } else {
-                /* some of the eight: through memory, one vertex at a time */
-                float s[24];
-                _mm256_storeu_ps(s, a0);
-                _mm256_storeu_ps(s + 8, a1);
-                _mm256_storeu_ps(s + 16, a2);
-                do {
-                    float *f = s + 3 * (op->indices[j] - v0);
-                    const float *src = op->values + 3 * j;
-                    f[0] = f[0] + op->w * src[0];
-                    f[1] = f[1] + op->w * src[1];
-                    f[2] = f[2] + op->w * src[2];
-                    j++;
-                } while (j < op->count && op->indices[j] < v0 + 8);
-                a0 = _mm256_loadu_ps(s);
-                a1 = _mm256_loadu_ps(s + 8);
-                a2 = _mm256_loadu_ps(s + 16);
-            }
-            op->next = j;
-            op->next_vertex = j < op->count ? op->indices[j] : SIZE_MAX;
-            if (op->next_vertex < next_sparse) next_sparse = op->next_vertex;
-        }
-        plan->next_sparse = next_sparse;
-    }
-    /* x0 y0 z0 x1 ... z7 -> x, y, z lanes (as finish_directions4_sse2, per half) */
-    const __m256 m03 = _mm256_permute2f128_ps(a0, a1, 0x30);
-    const __m256 m14 = _mm256_permute2f128_ps(a0, a2, 0x21);
-    const __m256 m25 = _mm256_permute2f128_ps(a1, a2, 0x30);
-    const __m256 xy = _mm256_shuffle_ps(m14, m25, _MM_SHUFFLE(2, 1, 3, 2));
-    const __m256 yz = _mm256_shuffle_ps(m03, m14, _MM_SHUFFLE(1, 0, 2, 1));
-    *sx = _mm256_shuffle_ps(m03, xy, _MM_SHUFFLE(2, 0, 3, 0));
-    *sy = _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));
-    *sz = _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1));
-}
-
-/* One kind of eight vertices [v0, v0 + 8) through 16-byte windows: the
- * sums, the base slots, base + sum. */
-AVX_INLINE void kind8_sum(kind_plan *plan, size_t v0, const unsigned char *base_slot, size_t stride,
-                          group_lanes *g)
-{
-    __m256 sx, sy, sz;
-    sums8(plan, v0, &sx, &sy, &sz);
-    if (plan->direction) {
-        const __m256 zero = _mm256_setzero_ps();
-        g->moved = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(sx, zero, _CMP_NEQ_UQ),
-                                             _mm256_cmp_ps(sy, zero, _CMP_NEQ_UQ)),
-                                _mm256_cmp_ps(sz, zero, _CMP_NEQ_UQ));
-        if (_mm256_movemask_ps(g->moved) == 0) return; /* the copied base bytes stay */
-    } else {
-        g->moved = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
-    }
-    gather8(base_slot, stride, &g->bx, &g->by, &g->bz, &g->e);
-    g->x = _mm256_add_ps(g->bx, sx);
-    g->y = _mm256_add_ps(g->by, sy);
-    g->z = _mm256_add_ps(g->bz, sz);
-}
-
-/* Then normalise (directions) and store. */
-AVX_INLINE void kind8_store(const group_lanes *g, bool direction, unsigned char *out_slot,
-                            size_t stride)
-{
-    if (!direction) {
-        scatter8(out_slot, stride, g->x, g->y, g->z, g->e);
-        return;
-    }
-    if (_mm256_movemask_ps(g->moved) == 0) return;
-    const __m256 x = g->x, y = g->y, z = g->z, zero = _mm256_setzero_ps();
-    /* (x*x + y*y) + z*z, the scalar order */
-    const __m256 len2 =
-        _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(x, x), _mm256_mul_ps(y, y)), _mm256_mul_ps(z, z));
-    const __m256 valid = _mm256_and_ps(_mm256_cmp_ps(len2, zero, _CMP_GT_OQ),
-                                       _mm256_cmp_ps(len2, _mm256_set1_ps(FLT_MAX), _CMP_LE_OQ));
-    const __m256 keep = _mm256_and_ps(g->moved, valid);
-    if (_mm256_movemask_ps(keep) == 0) return;
-    /* Lanes outside `keep` divide by 0 or inf harmlessly (exceptions are
-     * masked) and take the base lanes. */
-    const __m256 len = _mm256_sqrt_ps(len2);
-    scatter8(out_slot, stride, select8(keep, _mm256_div_ps(x, len), g->bx),
-             select8(keep, _mm256_div_ps(y, len), g->by),
-             select8(keep, _mm256_div_ps(z, len), g->bz), g->e);
-}
-
-/* Copy n bytes, n a multiple of 32 (8 * stride, stride a multiple of 4). */
-AVX_INLINE void copy_group(unsigned char *dst, const unsigned char *src, size_t n)
-{
-    size_t i = 0;
-    for (; i + 64 <= n; i += 64) {
-        const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(src + i));
-        const __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(src + i + 32));
-        _mm256_storeu_si256((__m256i *)(void *)(dst + i), a);
-        _mm256_storeu_si256((__m256i *)(void *)(dst + i + 32), b);
-    }
-    if (i < n)
-        _mm256_storeu_si256((__m256i *)(void *)(dst + i),
-                            _mm256_loadu_si256((const __m256i *)(const void *)(src + i)));
-}
-
-/* 8x8 transpose of the named variables r0..r7 into c0..c7 (c_j = lane j of
- * r0..r7, in order); its own inverse. A macro, so that every value stays in
- * a register. */
-#define CNA__TRANSPOSE8(r0, r1, r2, r3, r4, r5, r6, r7, c0, c1, c2, c3, c4, c5, c6, c7)            \
-    do {                                                                                           \
-        const __m256 t0_ = _mm256_unpacklo_ps(r0, r1), t1_ = _mm256_unpackhi_ps(r0, r1);           \
-        const __m256 t2_ = _mm256_unpacklo_ps(r2, r3), t3_ = _mm256_unpackhi_ps(r2, r3);           \
-        const __m256 t4_ = _mm256_unpacklo_ps(r4, r5), t5_ = _mm256_unpackhi_ps(r4, r5);           \
-        const __m256 t6_ = _mm256_unpacklo_ps(r6, r7), t7_ = _mm256_unpackhi_ps(r6, r7);           \
-        const __m256 s0_ = _mm256_shuffle_ps(t0_, t2_, _MM_SHUFFLE(1, 0, 1, 0));                   \
-        const __m256 s1_ = _mm256_shuffle_ps(t0_, t2_, _MM_SHUFFLE(3, 2, 3, 2));                   \
-        const __m256 s2_ = _mm256_shuffle_ps(t1_, t3_, _MM_SHUFFLE(1, 0, 1, 0));                   \
-        const __m256 s3_ = _mm256_shuffle_ps(t1_, t3_, _MM_SHUFFLE(3, 2, 3, 2));                   \
-        const __m256 s4_ = _mm256_shuffle_ps(t4_, t6_, _MM_SHUFFLE(1, 0, 1, 0));                   \
-        const __m256 s5_ = _mm256_shuffle_ps(t4_, t6_, _MM_SHUFFLE(3, 2, 3, 2));                   \
-        const __m256 s6_ = _mm256_shuffle_ps(t5_, t7_, _MM_SHUFFLE(1, 0, 1, 0));                   \
-        const __m256 s7_ = _mm256_shuffle_ps(t5_, t7_, _MM_SHUFFLE(3, 2, 3, 2));                   \
-        c0 = _mm256_permute2f128_ps(s0_, s4_, 0x20);                                               \
-        c1 = _mm256_permute2f128_ps(s1_, s5_, 0x20);                                               \
-        c2 = _mm256_permute2f128_ps(s2_, s6_, 0x20);                                               \
-        c3 = _mm256_permute2f128_ps(s3_, s7_, 0x20);                                               \
-        c4 = _mm256_permute2f128_ps(s0_, s4_, 0x31);                                               \
-        c5 = _mm256_permute2f128_ps(s1_, s5_, 0x31);                                               \
-        c6 = _mm256_permute2f128_ps(s2_, s6_, 0x31);                                               \
-        c7 = _mm256_permute2f128_ps(s3_, s7_, 0x31);                                               \
-    } while (0)
-
-/* The first 32 bytes of each vertex (position at 0, normal at 12, then the
- * first texcoord) as one row each: eight rows, one 8x8 transpose, the
- * position and normal lanes computed, transposed back, eight 32-byte
- * stores. For stride 32 that is the whole vertex (no copy); otherwise the
- * group is copied first and the rows overwrite their 32 bytes. */
-AVX_FN static void rows8_avx(kind_plan *position, kind_plan *normal, size_t v0,
-                             const unsigned char *b, unsigned char *o, size_t stride)
-{
-#define CNA__ROW(i) _mm256_loadu_ps((const float *)(const void *)(b + (i)*stride))
-    __m256 c0, c1, c2, c3, c4, c5, c6, c7;
-    CNA__TRANSPOSE8(CNA__ROW(0), CNA__ROW(1), CNA__ROW(2), CNA__ROW(3), CNA__ROW(4), CNA__ROW(5),
-                    CNA__ROW(6), CNA__ROW(7), c0, c1, c2, c3, c4, c5, c6, c7);
-#undef CNA__ROW
-    if (position) {
-        __m256 sx, sy, sz;
-        sums8(position, v0, &sx, &sy, &sz);
-        c0 = _mm256_add_ps(c0, sx);
-        c1 = _mm256_add_ps(c1, sy);
-        c2 = _mm256_add_ps(c2, sz);
-    }
-    if (normal) {
-        __m256 sx, sy, sz;
-        sums8(normal, v0, &sx, &sy, &sz);
-        const __m256 zero = _mm256_setzero_ps();
-        const __m256 moved = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(sx, zero, _CMP_NEQ_UQ),
-                                                       _mm256_cmp_ps(sy, zero, _CMP_NEQ_UQ)),
-                                          _mm256_cmp_ps(sz, zero, _CMP_NEQ_UQ));
-        if (_mm256_movemask_ps(moved) != 0) {
-            const __m256 x = _mm256_add_ps(c3, sx), y = _mm256_add_ps(c4, sy),
-                         z = _mm256_add_ps(c5, sz);
-            const __m256 len2 = _mm256_add_ps(
-                _mm256_add_ps(_mm256_mul_ps(x, x), _mm256_mul_ps(y, y)), _mm256_mul_ps(z, z));
-            const __m256 keep = _mm256_and_ps(
-                moved, _mm256_and_ps(_mm256_cmp_ps(len2, zero, _CMP_GT_OQ),
-                                     _mm256_cmp_ps(len2, _mm256_set1_ps(FLT_MAX), _CMP_LE_OQ)));
-            if (_mm256_movemask_ps(keep) != 0) {
-                const __m256 len = _mm256_sqrt_ps(len2);
-                c3 = select8(keep, _mm256_div_ps(x, len), c3);
-                c4 = select8(keep, _mm256_div_ps(y, len), c4);
-                c5 = select8(keep, _mm256_div_ps(z, len), c5);
-            }
-        }
-    }
-    __m256 r0, r1, r2, r3, r4, r5, r6, r7;
-    CNA__TRANSPOSE8(c0, c1, c2, c3, c4, c5, c6, c7, r0, r1, r2, r3, r4, r5, r6, r7);
-    float *f = (float *)(void *)o;
-    const size_t s = stride / sizeof(float);
-    _mm256_storeu_ps(f, r0);
-    _mm256_storeu_ps(f + s, r1);
-    _mm256_storeu_ps(f + 2 * s, r2);
-    _mm256_storeu_ps(f + 3 * s, r3);
-    _mm256_storeu_ps(f + 4 * s, r4);
-    _mm256_storeu_ps(f + 5 * s, r5);
-    _mm256_storeu_ps(f + 6 * s, r6);
-    _mm256_storeu_ps(f + 7 * s, r7);
-}
-
-AVX_FN static void blend_groups_avx(const cna_morph_target_data *d, kind_plan *plans,
-                                    int plan_count, unsigned char *out, size_t end)
-{
-    const unsigned char *base = d->base_vertices;
-    const size_t stride = d->layout.stride;
-    /* the rows form: position and normal (those active) at 0 and 12 */
-    kind_plan *position = NULL, *normal = NULL;
-    int first = 0;
-    for (; first < plan_count; first++) {
-        kind_plan *p = &plans[first];
-        if (p->offset == 0 && !p->direction)
-            position = p;
-        else if (p->offset == 12 && p->direction)
-            normal = p;
-        else
-            break;
-    }
-    const bool rows = stride >= 32 && first > 0;
-    if (!rows) first = 0;
-    for (size_t v0 = 0; v0 < end; v0 += 8) {
-        const unsigned char *b = base + v0 * stride;
-        unsigned char *o = out + v0 * stride;
-        if (!rows || stride > 32) copy_group(o, b, 8 * stride);
-        if (rows) rows8_avx(position, normal, v0, b, o, stride);
-        for (int k = first; k < plan_count; k++) {
-            group_lanes g;
-            kind8_sum(&plans[k], v0, b + plans[k].offset, stride, &g);
-            kind8_store(&g, plans[k].direction, o + plans[k].offset, stride);
-        }
-    }
-}
-
+/* ------------------------------------------------------------------ group path
+ * Eight vertices at a time in registers (morph_group.inc, compiled for
+ * AVX2 + FMA; see there). More than CNA__MORPH_MAX_OPS active targets of a
+ * kind, a stride that is not a multiple of 4 or a slot too close to the end
+ * of the vertex send the whole blend to the block path, which also does the
+ * last count % 8 vertices. */
 /* Plan the active kinds in increasing slot offset order; false when the
- * layout or the number of active targets does not suit the AVX path. */
-static bool plan_avx(const cna_morph_target_data *d, const float *w, const bool active[3],
-                     kind_plan plans[3], int *plan_count)
+ * layout or the number of active targets does not suit the group path. */
+static bool plan_groups(const cna_morph_target_data *d, const float *w, const bool active[3],
+                     cna__morph_plan plans[3], int *plan_count)
 {
     const size_t stride = d->layout.stride;
     if (stride % 4 != 0) return false;
@@ -787,7 +390,7 @@ static bool plan_avx(const cna_morph_target_data *d, const float *w, const bool 
         if (!active[k]) continue;
         const size_t offset = (size_t)slot_offset(&d->layout, k);
         if (offset % 4 != 0 || offset + 16 > stride) return false;
-        kind_plan *p = &plans[n];
+        cna__morph_plan *p = &plans[n];
         p->offset = offset;
         p->direction = k != KIND_POSITION;
         p->op_count = 0;
@@ -796,8 +399,8 @@ static bool plan_avx(const cna_morph_target_data *d, const float *w, const bool 
         for (size_t t = 0; t < d->target_count; t++) {
             const cna_morph_deltas *dl = deltas_of(&d->targets[t], k);
             if (w[t] == 0.0f || dl->count == 0) continue;
-            if (p->op_count == MAX_OPS) return false;
-            blend_op *op = &p->ops[p->op_count++];
+            if (p->op_count == CNA__MORPH_MAX_OPS) return false;
+            cna__morph_op *op = &p->ops[p->op_count++];
             op->values = dl->values;
             op->indices = dl->indices;
             op->count = dl->count;
@@ -815,7 +418,7 @@ static bool plan_avx(const cna_morph_target_data *d, const float *w, const bool 
         p->prefetch = p->dense_count * d->vertex_count * 12 > (size_t)512 * 1024;
         /* insertion by offset (at most three) */
         for (int i = n; i > 0 && plans[i - 1].offset > plans[i].offset; i--) {
-            kind_plan tmp = plans[i];
+            cna__morph_plan tmp = plans[i];
             plans[i] = plans[i - 1];
             plans[i - 1] = tmp;
         }
@@ -825,25 +428,18 @@ static bool plan_avx(const cna_morph_target_data *d, const float *w, const bool 
     return true;
 }
 
-static bool cpu_has_avx(void) { return __builtin_cpu_supports("avx") != 0; }
-#endif /* CNA__MORPH_AVX */
 
 bool cna__morph_path_available(cna__morph_path path)
 {
     switch (path) {
     case CNA__MORPH_PATH_SCALAR: return true;
-    case CNA__MORPH_PATH_SSE2: return CNA__MORPH_SSE2 != 0;
-    case CNA__MORPH_PATH_AVX:
-#if CNA__MORPH_AVX
-        return cpu_has_avx();
-#else
-        return false;
-#endif
+    case CNA__MORPH_PATH_SSE2: return CNA__SIMD_SSE2 != 0;
+    case CNA__MORPH_PATH_AVX: return group_path != NULL && cna__cpu_has_avx2_fma();
     default: return false;
     }
 }
 
-bool cna__morph_has_simd(void) { return CNA__MORPH_SSE2 != 0; }
+bool cna__morph_has_simd(void) { return CNA__SIMD_SSE2 != 0; }
 
 cna__morph_path cna__morph_best_path(void)
 {
@@ -884,16 +480,14 @@ void cna__morph_blend_with(const cna_morph_target_data *d, const float *w, unsig
     }
 
     size_t first = 0;
-#if CNA__MORPH_AVX
     if (path == CNA__MORPH_PATH_AVX && count >= 8) {
-        kind_plan plans[3];
+        cna__morph_plan plans[3];
         int plan_count = 0;
-        if (plan_avx(d, w, active, plans, &plan_count)) {
+        if (plan_groups(d, w, active, plans, &plan_count)) {
             first = count - count % 8;
-            blend_groups_avx(d, plans, plan_count, out, first);
+            group_path(d, plans, plan_count, out, first);
         }
     }
-#endif
     blend_blocks(d, w, out, active, first, path != CNA__MORPH_PATH_SCALAR);
     if (flat) recompute_flat_normals(d, out);
 }

@@ -22,10 +22,11 @@ void cna__morph_blend_unchecked(const cna_morph_target_data *data, const float *
  *   SCALAR  the reference (block of 256 vertices, scalar finish);
  *   SSE2    the block path with four-vertex SSE2 renormalisation (x86-64
  *           baseline; absent with CNA_NO_SIMD);
- *   AVX     eight vertices at a time in registers (x86-64 with gcc/clang,
- *           chosen at run time when the CPU has AVX; absent with
- *           CNA_NO_SIMD); falls back to SSE2 for the layouts and target
- *           counts it does not take and for the last count % 8 vertices. */
+ *   AVX     the group path: eight vertices at a time in registers
+ *           (morph_group.h; x86-64 with gcc/clang, chosen at run time when
+ *           the CPU has AVX2 and FMA; absent with CNA_NO_SIMD); falls back
+ *           to SSE2 for the layouts and target counts it does not take and
+ *           for the last count % 8 vertices. */
 typedef enum cna__morph_path {
     CNA__MORPH_PATH_SCALAR = 0,
     CNA__MORPH_PATH_SSE2,

@@ -246,6 +246,34 @@ static void robot_skins_share_one_evaluation_and_a_character_is_small(void **sta
     cna_model_free(m);
 }
 
+/* RobotExpressive's character (43 joints, 58 bones; four layers, as
+ * bench/blend.c makes it, and the default two) costs at most 16 kB (16384
+ * bytes) beside the shared model, before and after playing and posing. */
+static void a_robot_character_costs_at_most_16_kb(void **state)
+{
+    (void)state;
+    cna_model *m = load(ROBOT, CNA_CLIP_MODE_FAITHFUL);
+    size_t walk = 0;
+    cna_error err;
+    assert_int_equal(cna_model_find_animation(m, "Robot_Walking", &walk, &err), CNA_OK);
+    const size_t layers[2] = {4, 0};
+    for (int i = 0; i < 2; i++) {
+        cna_character_options o;
+        memset(&o, 0, sizeof o);
+        o.layer_count = layers[i];
+        cna_character *c = NULL;
+        assert_int_equal(cna_character_create(m, &o, &c, &err), CNA_OK);
+        const size_t bytes = cna_character_size_bytes(c);
+        print_message("robot, %zu layers: %zu bytes per character\n", cna_character_layer_count(c), bytes);
+        assert_true(bytes <= 16384);
+        assert_int_equal(cna_character_play(c, (long)walk, &err), CNA_OK);
+        for (int f = 0; f < 30; f++) assert_int_equal(cna_character_update(c, 1.0 / 60, &err), CNA_OK);
+        assert_int_equal(cna_character_size_bytes(c), bytes);
+        cna_character_free(c);
+    }
+    cna_model_free(m);
+}
+
 /* Two instances with different transforms: one evaluation, two palettes,
  * each the bits a player of its own gives. */
 static void two_instances_share_the_evaluation_but_not_the_palette(void **state)
@@ -853,6 +881,97 @@ static void apply_clip_to_bones_and_set_morph_weights_on_a_character(void **stat
     cna_model_free(m);
 }
 
+/* absolute[b] = absolute[parent] · local[b] over every bone, from `local`. */
+static void absolutes_by_hand(const cna_model *m, const cna_mat4 *local, cna_mat4 *absolute)
+{
+    for (size_t b = 0; b < m->bone_count; b++) {
+        const int32_t parent = m->bones[b].parent;
+        if (parent >= 0) cna_mat4_mul(&absolute[b], &absolute[parent], &local[b]);
+        else absolute[b] = local[b];
+    }
+}
+
+/* A scene-node clip applied to the joints of a skeleton whose absolute
+ * transforms the pose reads from its player (RobotExpressive), to the bone
+ * above its root joint and to a mesh node: each bone takes the clip's local
+ * (the others keep the last pose's), every absolute transform follows from
+ * them, the palettes and joint worlds stay; a second clip leaves the first's
+ * bones as it set them; the next pose is the animation's again. */
+static void apply_clip_to_bones_moves_the_joints_of_a_posed_skeleton(void **state)
+{
+    (void)state;
+    cna_model *m = load(ROBOT, CNA_CLIP_MODE_FAITHFUL);
+    cna_character *c = make(m);
+    cna_error err;
+    size_t walk = 0;
+    assert_int_equal(cna_model_find_animation(m, "Robot_Walking", &walk, &err), CNA_OK);
+    assert_int_equal(cna_character_play(c, (long)walk, &err), CNA_OK);
+    assert_int_equal(cna_character_seek(c, 0.4, &err), CNA_OK);
+    assert_int_equal(cna_character_pose(c, &err), CNA_OK);
+    const cna_model_skin *skin = &m->skins[0];
+    const size_t n = m->bone_count, jn = skin->joint_count * sizeof(cna_mat4);
+    cna_mat4 *local = calloc(n, sizeof(cna_mat4)), *absolute = calloc(n, sizeof(cna_mat4));
+    cna_mat4 *palette = malloc(jn), *world = malloc(jn);
+    assert_non_null(local);
+    assert_non_null(absolute);
+    assert_non_null(palette);
+    assert_non_null(world);
+    memcpy(palette, cna_character_skin_transforms(c, 0), jn);
+    memcpy(world, cna_character_world_transforms(c, 0), jn);
+    for (size_t b = 0; b < n; b++) local[b] = *cna_character_bone_transform(c, b);
+    int32_t foot_palette = -1, foot = -1;
+    assert_int_equal(cna_model_find_joint(m, 0, "Foot.L", &foot_palette, &foot, &err), CNA_OK);
+    const int32_t root = skin->palette_to_node[skin->roots[0]];
+    const int32_t above = m->bones[root].parent;
+    assert_true(above >= 0);
+    const int32_t bones[4] = {foot, root, above, skin->mesh_node};
+    cna_keyframe keys[4][2];
+    cna_bone_track tracks[4];
+    for (int i = 0; i < 4; i++) {
+        const float f = (float)(i + 1);
+        keys[i][0] = cna_keyframe_make_trs(0, cna_vec3_make(0.1f * f, 0.0f, 0.0f), cna_quat_make(0.0f, 0.0f, 0.0f, 1.0f),
+                                           cna_vec3_make(1.0f, 1.0f, 1.0f));
+        keys[i][1] = cna_keyframe_make_trs(cna_ticks_from_seconds(1.0), cna_vec3_make(0.0f, 0.2f * f, 0.0f),
+                                           cna_quat_make(0.0f, 0.6f, 0.0f, 0.8f), cna_vec3_make(1.0f, 1.5f, 1.0f));
+        tracks[i] = cna_bone_track_make(bones[i], keys[i], 2);
+    }
+    cna_clip clip = cna_clip_make("moves", cna_ticks_from_seconds(1.0), tracks, 4);
+    clip.target = CNA_CLIP_TARGET_SCENE_NODE;
+    for (int pass = 0; pass < 2; pass++) {
+        /* the first application sets all four bones, the second only the foot */
+        clip.track_count = pass == 0 ? 4 : 1;
+        const double at = pass == 0 ? 0.25 : 0.75;
+        assert_int_equal(cna_character_apply_clip_to_bones(c, &clip, at, &err), CNA_OK);
+        for (size_t i = 0; i < clip.track_count; i++) {
+            cna_keyframe k;
+            cna_track_sample_linear(&tracks[i], cna_ticks_from_seconds(at), &k);
+            cna_mat4_compose(&local[tracks[i].bone], k.translation, k.rotation, k.scale);
+        }
+        absolutes_by_hand(m, local, absolute);
+        for (size_t b = 0; b < n; b++) {
+            if (memcmp(cna_character_bone_transform(c, b), &local[b], sizeof(cna_mat4)) != 0)
+                fail_msg("application %d: bone %zu's local transform differs", pass, b);
+            if (memcmp(cna_character_absolute_transform(c, b), &absolute[b], sizeof(cna_mat4)) != 0)
+                fail_msg("application %d: bone %zu's absolute transform differs", pass, b);
+        }
+        cna_mat4 *copy = calloc(n, sizeof(cna_mat4));
+        assert_non_null(copy);
+        assert_int_equal(cna_character_copy_absolute_transforms(c, copy, n, &err), CNA_OK);
+        assert_memory_equal(copy, absolute, n * sizeof(cna_mat4));
+        free(copy);
+        assert_memory_equal(cna_character_skin_transforms(c, 0), palette, jn);
+        assert_memory_equal(cna_character_world_transforms(c, 0), world, jn);
+    }
+    assert_int_equal(cna_character_pose(c, &err), CNA_OK);
+    check_against_reference(m, c, (long)walk, cna_character_position(c), "robot after a pose");
+    free(local);
+    free(absolute);
+    free(palette);
+    free(world);
+    cna_character_free(c);
+    cna_model_free(m);
+}
+
 static void null_arguments_are_refused_or_answered_empty(void **state)
 {
     (void)state;
@@ -914,6 +1033,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(poses_bit_for_bit_like_the_steps_by_hand_on_every_model),
         cmocka_unit_test(robot_skins_share_one_evaluation_and_a_character_is_small),
+        cmocka_unit_test(a_robot_character_costs_at_most_16_kb),
         cmocka_unit_test(two_instances_share_the_evaluation_but_not_the_palette),
         cmocka_unit_test(two_characters_pose_independently_in_any_order),
         cmocka_unit_test(characters_on_two_threads_equal_one_thread),
@@ -926,6 +1046,7 @@ int main(void)
         cmocka_unit_test(an_animated_skinned_mesh_node_does_not_move_its_vertices),
         cmocka_unit_test(names_find_joints_bones_and_animations),
         cmocka_unit_test(apply_clip_to_bones_and_set_morph_weights_on_a_character),
+        cmocka_unit_test(apply_clip_to_bones_moves_the_joints_of_a_posed_skeleton),
         cmocka_unit_test(null_arguments_are_refused_or_answered_empty),
         cmocka_unit_test(a_player_composes_with_the_prefix_it_is_handed),
     };
