@@ -17,6 +17,7 @@
 #include "anim/anim_internal.h"
 #include "character/character_internal.h"
 #include "core/internal.h"
+#include "core/vec.h"
 
 /* ------------------------------------------------------------------ values */
 
@@ -40,12 +41,6 @@ static inline cna_quat q4(float x, float y, float z, float w)
     return q;
 }
 
-static inline cna_vec3 lerp3(cna_vec3 a, cna_vec3 b, float f)
-{
-    const float g = 1.0f - f;
-    return v3(a.x * g + b.x * f, a.y * g + b.y * f, a.z * g + b.z * f);
-}
-
 /* Hamilton product a · b (apply b, then a) */
 static inline cna_quat qmul(cna_quat a, cna_quat b)
 {
@@ -55,46 +50,32 @@ static inline cna_quat qmul(cna_quat a, cna_quat b)
                          a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
 }
 
-#if defined(CNA__ANIM_SSE2)
-/* qmul(a, b) in four lanes, each lane the scalar operations in the same
- * order: ((a.w·b + ±a.x·b1) + ±a.y·b2) + ±a.z·b3 with b1, b2, b3 the lanes
- * of b each component takes (adding a negated product is subtracting it,
- * and multiplying by ±1 is exact). */
-static inline __m128 qmul4(__m128 a, __m128 b)
+/* qmul(a, b) in four lanes (x, y, z, w), each lane the scalar operations in
+ * the same order: ((a.w·b + ±a.x·b1) + ±a.y·b2) + ±a.z·b3 with b1, b2, b3
+ * the lanes of b each component takes (adding a negated product is
+ * subtracting it, and multiplying by ±1 is exact). */
+static inline vf4 qmul4(vf4 a, vf4 b)
 {
-    const __m128 t1 = _mm_mul_ps(_mm_shuffle_ps(a, a, _MM_SHUFFLE(3, 3, 3, 3)), b);
-    const __m128 t2 = _mm_mul_ps(_mm_mul_ps(_mm_shuffle_ps(a, a, _MM_SHUFFLE(0, 0, 0, 0)),
-                                            _mm_shuffle_ps(b, b, _MM_SHUFFLE(0, 1, 2, 3))),
-                                 _mm_setr_ps(1.0f, -1.0f, 1.0f, -1.0f));
-    const __m128 t3 = _mm_mul_ps(_mm_mul_ps(_mm_shuffle_ps(a, a, _MM_SHUFFLE(1, 1, 1, 1)),
-                                            _mm_shuffle_ps(b, b, _MM_SHUFFLE(1, 0, 3, 2))),
-                                 _mm_setr_ps(1.0f, 1.0f, -1.0f, -1.0f));
-    const __m128 t4 = _mm_mul_ps(_mm_mul_ps(_mm_shuffle_ps(a, a, _MM_SHUFFLE(2, 2, 2, 2)),
-                                            _mm_shuffle_ps(b, b, _MM_SHUFFLE(2, 3, 0, 1))),
-                                 _mm_setr_ps(-1.0f, 1.0f, 1.0f, -1.0f));
-    return _mm_add_ps(_mm_add_ps(_mm_add_ps(t1, t2), t3), t4);
+    const vf4 t1 = vf4_mul(vf4_splat(a, 3), b);
+    const vf4 t2 = vf4_mul(vf4_mul(vf4_splat(a, 0), vf4_reverse(b)), vf4_setr(1.0f, -1.0f, 1.0f, -1.0f));
+    const vf4 t3 = vf4_mul(vf4_mul(vf4_splat(a, 1), vf4_swap_halves(b)), vf4_setr(1.0f, 1.0f, -1.0f, -1.0f));
+    const vf4 t4 = vf4_mul(vf4_mul(vf4_splat(a, 2), vf4_swap_pairs(b)), vf4_setr(-1.0f, 1.0f, 1.0f, -1.0f));
+    return vf4_add(vf4_add(vf4_add(t1, t2), t3), t4);
 }
-#endif
-
-#if !defined(CNA__ANIM_SSE2)
-/* conjugate(r) · k, its terms paired so that k == r gives (0, 0, 0, |r|²)
- * exactly: each pair is the same two products with opposite signs. */
-static cna_quat delta_q(cna_quat r, cna_quat k)
-{
-    return q4((r.w * k.x - r.x * k.w) + (r.z * k.y - r.y * k.z),
-                         (r.w * k.y - r.y * k.w) + (r.x * k.z - r.z * k.x),
-                         (r.w * k.z - r.z * k.w) + (r.y * k.x - r.x * k.y),
-                         r.w * k.w + r.x * k.x + r.y * k.y + r.z * k.z);
-}
-#endif
 
 static cna_quat qconj(cna_quat q) { return q4(-q.x, -q.y, -q.z, q.w); }
 
+/* ((a0 + a1) + a2) + a3 and ((a3 + a0) + a1) + a2: the scalar code's sums
+ * of four products, left to right. */
+static inline float sum_xyzw(vf4 a)
+{
+    return ((vf4_first(a) + vf4_first(vf4_splat(a, 1))) + vf4_first(vf4_splat(a, 2))) + vf4_first(vf4_splat(a, 3));
+}
+static inline float sum_wxyz(vf4 a)
+{
+    return ((vf4_first(vf4_splat(a, 3)) + vf4_first(a)) + vf4_first(vf4_splat(a, 1))) + vf4_first(vf4_splat(a, 2));
+}
 
-#if !defined(CNA__ANIM_SSE2)
-static bool is_identity_q(cna_quat q) { return q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && q.w == 1.0f; }
-static bool is_zero3(cna_vec3 v) { return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f; }
-#endif
 
 /* ------------------------------------------------------------------ slerps, sixteen at once */
 
@@ -108,6 +89,7 @@ static bool is_zero3(cna_vec3 v) { return v.x == 0.0f && v.y == 0.0f && v.z == 0
 #define HOT_INLINE static inline
 #endif
 
+
 /* The scalar slerp, bit for bit cna_quat_slerp (cna__arc_make, then
  * cna__arc_slerp). */
 static void slerp1(const cna_quat *a, const cna_quat *b, float t, cna_quat *out)
@@ -117,18 +99,11 @@ static void slerp1(const cna_quat *a, const cna_quat *b, float t, cna_quat *out)
     cna__arc_slerp(a, b, &arc, t, out);
 }
 
-#if defined(CNA__ANIM_SSE2)
-static inline __m128 select4(__m128 mask, __m128 yes, __m128 no)
-{
-    return _mm_or_ps(_mm_and_ps(mask, yes), _mm_andnot_ps(mask, no));
-}
-
 /* cna_acosf(x) for 0 <= x <= 1, four lanes: x <= 0.5: PIO2 - asin_poly(x),
  * else 2·asin_poly(sqrt((1 - x)·0.5)) (src/core/math.c's branches), in double
  * precision (vd4, cna__asin_poly4), then rounded to float. */
-HOT_INLINE __m128 acos4(__m128 x, bool wide)
+HOT_INLINE vf4 acos4(vf4 x)
 {
-    (void)wide;
     const vd4 xd = vd4_from_vf4(x), half = vd4_set1(0.5);
     const vd4 small = vd4_cmple(xd, half);
     const vd4 big_z = vd4_sqrt(vd4_mul(vd4_sub(vd4_set1(1.0), xd), half));
@@ -137,120 +112,18 @@ HOT_INLINE __m128 acos4(__m128 x, bool wide)
 }
 
 /* (float)sin_poly((double)x) per lane: cna_sinf's direct branch. */
-HOT_INLINE __m128 sin_poly4(__m128 x, bool wide)
-{
-    (void)wide;
-    return vf4_from_vd4(cna__sin_poly4(vd4_from_vf4(x)));
-}
+HOT_INLINE vf4 sin_poly4(vf4 x) { return vf4_from_vd4(cna__sin_poly4(vd4_from_vf4(x))); }
 
 /* cna_sinf of four floats, bit for bit, where each is 0 (returned as it is)
- * or in its direct branch, 0 < |x| <= pi/2 (sin_poly4). *other gets the lanes
- * that are neither. */
-HOT_INLINE __m128 sinf4(__m128 x, __m128 *other, bool wide)
+ * or in its direct branch, 0 < |x| <= pi/2 (sin_poly4). *other gets the
+ * lanes (bit k: lane k) that are neither. */
+HOT_INLINE vf4 sinf4(vf4 x, unsigned *other)
 {
-    const __m128 ax = _mm_andnot_ps(_mm_set1_ps(-0.0f), x);
-    const __m128 zero = _mm_cmpeq_ps(x, _mm_setzero_ps());
-    *other = _mm_andnot_ps(_mm_or_ps(zero, _mm_cmple_ps(ax, _mm_set1_ps(CNA__PIO2F))), _mm_castsi128_ps(_mm_set1_epi32(-1)));
-    return select4(zero, x, sin_poly4(x, wide));
+    const vf4 ax = vf4_and(x, vf4_set1(cna__from_bits(0x7FFFFFFFu)));
+    const vf4 zero = vf4_cmpeq(x, vf4_zero());
+    *other = ~(unsigned)vf4_movemask(vf4_or(zero, vf4_cmple(ax, vf4_set1(CNA__PIO2F)))) & 0xFu;
+    return vf4_select(zero, x, sin_poly4(x));
 }
-
-/* slerp_lanes with SSE, in stages over groups of four lanes, so that the
- * long chains of the polynomials of different groups run side by side: the
- * quaternions transposed to x, y, z, w vectors and their dot products; the
- * arcs (cna_acosf); 1 / cna_sinf(theta) and the two weights' sines; the
- * mixes. A lane that leaves the polynomials' range (not for normalised
- * rotations: d <= 1 - 1e-6 gives theta in [0.0014, pi/2]) is made again by
- * the scalar slerp. */
-HOT_INLINE void slerp_lanes_body(const cna_quat a[], const cna_quat *const b[], const float t[], cna_quat *const out[],
-                                 size_t n, bool wide)
-{
-    float ax[BATCH], ay[BATCH], az[BATCH], aw[BATCH], bx[BATCH], by[BATCH], bz[BATCH], bw[BATCH];
-    float d[BATCH], sign[BATCH], theta[BATCH], wa[BATCH], wb[BATCH];
-    const size_t lanes = (n + 3) & ~(size_t)3;
-    uint64_t linear = 0, other = 0;
-    for (size_t g = 0; g < lanes; g += 4) {
-        __m128 qx = _mm_loadu_ps(&a[g].x), qy = _mm_loadu_ps(&a[g + 1].x), qz = _mm_loadu_ps(&a[g + 2].x),
-               qw = _mm_loadu_ps(&a[g + 3].x);
-        _MM_TRANSPOSE4_PS(qx, qy, qz, qw);
-        __m128 rx = _mm_loadu_ps(&b[g]->x), ry = _mm_loadu_ps(&b[g + 1]->x), rz = _mm_loadu_ps(&b[g + 2]->x),
-               rw = _mm_loadu_ps(&b[g + 3]->x);
-        _MM_TRANSPOSE4_PS(rx, ry, rz, rw);
-        _mm_storeu_ps(ax + g, qx);
-        _mm_storeu_ps(ay + g, qy);
-        _mm_storeu_ps(az + g, qz);
-        _mm_storeu_ps(aw + g, qw);
-        _mm_storeu_ps(bx + g, rx);
-        _mm_storeu_ps(by + g, ry);
-        _mm_storeu_ps(bz + g, rz);
-        _mm_storeu_ps(bw + g, rw);
-        /* d = a·b left to right; sign = -1 and d = -d when d < 0 */
-        __m128 dg = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(qx, rx), _mm_mul_ps(qy, ry)), _mm_mul_ps(qz, rz)),
-                               _mm_mul_ps(qw, rw));
-        const __m128 neg = _mm_cmplt_ps(dg, _mm_setzero_ps());
-        _mm_storeu_ps(sign + g, select4(neg, _mm_set1_ps(-1.0f), _mm_set1_ps(1.0f)));
-        dg = select4(neg, _mm_xor_ps(dg, _mm_set1_ps(-0.0f)), dg);
-        const __m128 lin = _mm_cmpgt_ps(dg, _mm_set1_ps(1.0f - 1e-6f));
-        linear |= (uint64_t)_mm_movemask_ps(lin) << g;
-        /* a linear lane's arc is not used: 0.5 keeps it on the polynomials */
-        _mm_storeu_ps(d + g, select4(lin, _mm_set1_ps(0.5f), dg));
-    }
-    const uint64_t all = lanes == 64 ? ~(uint64_t)0 : ((uint64_t)1 << lanes) - 1u;
-    if (linear != all) {
-        /* theta = cna_acosf(d): 0 <= d <= 1, or NaN (caught below) */
-        for (size_t g = 0; g < lanes; g += 4) {
-            const __m128 dg = _mm_loadu_ps(d + g);
-            _mm_storeu_ps(theta + g, acos4(dg, wide));
-        }
-    }
-    for (size_t g = 0; g < lanes; g += 4) {
-        const __m128 tg = _mm_loadu_ps(t + g), sg = _mm_loadu_ps(sign + g);
-        const __m128 one_t = _mm_sub_ps(_mm_set1_ps(1.0f), tg);
-        __m128 wag = one_t, wbg = _mm_mul_ps(tg, sg);
-        const unsigned lin_g = (unsigned)(linear >> g) & 0xFu;
-        if (lin_g != 0xFu) {
-            /* inv_sin = 1 / cna_sinf(theta), its direct branch when theta <= pi/2 as a
-             * double (theta <= CNA__PIO2F); the weights' sines (sinf4) */
-            const __m128 lin = _mm_castsi128_ps(_mm_setr_epi32(lin_g & 1u ? -1 : 0, lin_g & 2u ? -1 : 0,
-                                                               lin_g & 4u ? -1 : 0, lin_g & 8u ? -1 : 0));
-            const __m128 th = _mm_loadu_ps(theta + g);
-            const __m128 st = sin_poly4(th, wide);
-            __m128 oa, ob;
-            const __m128 sa = sinf4(_mm_mul_ps(one_t, th), &oa, wide);
-            const __m128 sb = sinf4(_mm_mul_ps(tg, th), &ob, wide);
-            const __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), st);
-            /* NaN d and theta outside (0, pi/2] fail this */
-            const __m128 direct =
-                _mm_and_ps(_mm_cmpgt_ps(th, _mm_setzero_ps()), _mm_cmple_ps(th, _mm_set1_ps(CNA__PIO2F)));
-            const __m128 off = _mm_or_ps(_mm_andnot_ps(direct, _mm_castsi128_ps(_mm_set1_epi32(-1))), _mm_or_ps(oa, ob));
-            /* t == 0 returns a whatever the arc */
-            const __m128 held = _mm_cmpeq_ps(tg, _mm_setzero_ps());
-            other |= (uint64_t)_mm_movemask_ps(_mm_andnot_ps(_mm_or_ps(lin, held), off)) << g;
-            wag = select4(lin, wag, _mm_mul_ps(sa, inv));
-            wbg = select4(lin, wbg, _mm_mul_ps(_mm_mul_ps(sb, inv), sg));
-        }
-        _mm_storeu_ps(wa + g, wag);
-        _mm_storeu_ps(wb + g, wbg);
-    }
-    for (size_t g = 0; g < lanes; g += 4) {
-        const __m128 w1 = _mm_loadu_ps(wa + g), w2 = _mm_loadu_ps(wb + g);
-        const __m128 hold = _mm_cmpeq_ps(_mm_loadu_ps(t + g), _mm_setzero_ps()); /* t == 0: a itself */
-        const __m128 qx = _mm_loadu_ps(ax + g), qy = _mm_loadu_ps(ay + g), qz = _mm_loadu_ps(az + g),
-                     qw = _mm_loadu_ps(aw + g);
-        __m128 ox = select4(hold, qx, _mm_add_ps(_mm_mul_ps(qx, w1), _mm_mul_ps(_mm_loadu_ps(bx + g), w2)));
-        __m128 oy = select4(hold, qy, _mm_add_ps(_mm_mul_ps(qy, w1), _mm_mul_ps(_mm_loadu_ps(by + g), w2)));
-        __m128 oz = select4(hold, qz, _mm_add_ps(_mm_mul_ps(qz, w1), _mm_mul_ps(_mm_loadu_ps(bz + g), w2)));
-        __m128 ow = select4(hold, qw, _mm_add_ps(_mm_mul_ps(qw, w1), _mm_mul_ps(_mm_loadu_ps(bw + g), w2)));
-        _MM_TRANSPOSE4_PS(ox, oy, oz, ow);
-        _mm_storeu_ps(&out[g]->x, ox);
-        _mm_storeu_ps(&out[g + 1]->x, oy);
-        _mm_storeu_ps(&out[g + 2]->x, oz);
-        _mm_storeu_ps(&out[g + 3]->x, ow);
-    }
-    if (n < 64) other &= ((uint64_t)1 << n) - 1u;
-    for (size_t k = 0; other; k++, other >>= 1)
-        if (other & 1u) slerp1(&a[k], b[k], t[k], out[k]);
-}
-#endif
 
 /* *out[k] = cna_quat_slerp(a[k], *b[k], t[k]) for k < n (1..BATCH), bit for
  * bit: each lane runs its operations in the same order,
@@ -259,30 +132,102 @@ HOT_INLINE void slerp_lanes_body(const cna_quat a[], const cna_quat *const b[], 
  *   inv_sin = 1 / cna_sinf(theta), wa = cna_sinf((1 - t)·theta)·inv_sin,
  *   wb = cna_sinf(t·theta)·inv_sin·sign;
  *   out = a·wa + b·wb per component, or a itself when t == 0,
- * with SSE four lanes per register (the trigonometry in double precision by
- * the polynomials of cna_acosf and cna_sinf, two lanes per register),
- * compiled once for the baseline and once with AVX's encodings (the same
- * operations) for that path. The lanes from n up to the next multiple of 4
- * must be filled too (any valid values, and somewhere to write: their
- * results are not used). out[k] must not be a or b of any lane. */
-#if defined(CNA__ANIM_SSE2)
-static void slerp_lanes_base(const cna_quat a[], const cna_quat *const b[], const float t[], cna_quat *const out[],
-                             size_t n)
-{
-    slerp_lanes_body(a, b, t, out, n, false);
-}
-#endif
-
+ * four lanes per vector (the trigonometry in double precision by the
+ * polynomials of cna_acosf and cna_sinf), in stages over groups of four
+ * lanes so that the long chains of the polynomials of different groups run
+ * side by side: the quaternions transposed to x, y, z, w vectors and their
+ * dot products; the arcs (cna_acosf); 1 / cna_sinf(theta) and the two
+ * weights' sines; the mixes. A lane that leaves the polynomials' range
+ * (not for normalised rotations: d <= 1 - 1e-6 gives theta in
+ * [0.0014, pi/2]) is made again by the scalar slerp. The lanes from n up
+ * to the next multiple of 4 must be filled too (any valid values, and
+ * somewhere to write: their results are not used). out[k] must not be a or
+ * b of any lane. */
 static void slerp_lanes(int path, const cna_quat a[], const cna_quat *const b[], const float t[], cna_quat *const out[],
                         size_t n)
 {
     (void)path;
-#if defined(CNA__ANIM_SSE2)
-    slerp_lanes_base(a, b, t, out, n);
-#else
-    for (size_t k = 0; k < n; k++) slerp1(&a[k], b[k], t[k], out[k]);
-#endif
+    float ax[BATCH], ay[BATCH], az[BATCH], aw[BATCH], bx[BATCH], by[BATCH], bz[BATCH], bw[BATCH];
+    float d[BATCH], sign[BATCH], theta[BATCH], wa[BATCH], wb[BATCH], lin_mask[BATCH];
+    const size_t lanes = (n + 3) & ~(size_t)3;
+    uint64_t linear = 0, other = 0;
+    for (size_t g = 0; g < lanes; g += 4) {
+        vf4 qx = vf4_loadu(&a[g].x), qy = vf4_loadu(&a[g + 1].x), qz = vf4_loadu(&a[g + 2].x),
+            qw = vf4_loadu(&a[g + 3].x);
+        vf4_transpose4(&qx, &qy, &qz, &qw);
+        vf4 rx = vf4_loadu(&b[g]->x), ry = vf4_loadu(&b[g + 1]->x), rz = vf4_loadu(&b[g + 2]->x),
+            rw = vf4_loadu(&b[g + 3]->x);
+        vf4_transpose4(&rx, &ry, &rz, &rw);
+        vf4_storeu(ax + g, qx);
+        vf4_storeu(ay + g, qy);
+        vf4_storeu(az + g, qz);
+        vf4_storeu(aw + g, qw);
+        vf4_storeu(bx + g, rx);
+        vf4_storeu(by + g, ry);
+        vf4_storeu(bz + g, rz);
+        vf4_storeu(bw + g, rw);
+        /* d = a·b left to right; sign = -1 and d = -d when d < 0 */
+        vf4 dg = vf4_add(vf4_add(vf4_add(vf4_mul(qx, rx), vf4_mul(qy, ry)), vf4_mul(qz, rz)), vf4_mul(qw, rw));
+        const vf4 neg = vf4_cmplt(dg, vf4_zero());
+        vf4_storeu(sign + g, vf4_select(neg, vf4_set1(-1.0f), vf4_set1(1.0f)));
+        dg = vf4_select(neg, vf4_xor(dg, vf4_set1(-0.0f)), dg);
+        const vf4 lin = vf4_cmpgt(dg, vf4_set1(1.0f - 1e-6f));
+        linear |= (uint64_t)vf4_movemask(lin) << g;
+        vf4_storeu(lin_mask + g, lin); /* the lanes' masks, moved unchanged */
+        /* a linear lane's arc is not used: 0.5 keeps it on the polynomials */
+        vf4_storeu(d + g, vf4_select(lin, vf4_set1(0.5f), dg));
+    }
+    const uint64_t all = ((uint64_t)1 << lanes) - 1u; /* lanes <= BATCH < 64 */
+    if (linear != all) {
+        /* theta = cna_acosf(d): 0 <= d <= 1, or NaN (caught below) */
+        for (size_t g = 0; g < lanes; g += 4) vf4_storeu(theta + g, acos4(vf4_loadu(d + g)));
+    }
+    for (size_t g = 0; g < lanes; g += 4) {
+        const vf4 tg = vf4_loadu(t + g), sg = vf4_loadu(sign + g);
+        const vf4 one_t = vf4_sub(vf4_set1(1.0f), tg);
+        vf4 wag = one_t, wbg = vf4_mul(tg, sg);
+        const unsigned lin_g = (unsigned)(linear >> g) & 0xFu;
+        if (lin_g != 0xFu) {
+            /* inv_sin = 1 / cna_sinf(theta), its direct branch when theta <= pi/2 as a
+             * double (theta <= CNA__PIO2F); the weights' sines (sinf4) */
+            const vf4 lin = vf4_loadu(lin_mask + g);
+            const vf4 th = vf4_loadu(theta + g);
+            const vf4 st = sin_poly4(th);
+            unsigned oa, ob;
+            const vf4 sa = sinf4(vf4_mul(one_t, th), &oa);
+            const vf4 sb = sinf4(vf4_mul(tg, th), &ob);
+            const vf4 inv = vf4_div(vf4_set1(1.0f), st);
+            /* NaN d and theta outside (0, pi/2] fail this */
+            const vf4 direct = vf4_and(vf4_cmpgt(th, vf4_zero()), vf4_cmple(th, vf4_set1(CNA__PIO2F)));
+            const unsigned off = (~(unsigned)vf4_movemask(direct) & 0xFu) | oa | ob;
+            /* t == 0 returns a whatever the arc */
+            const unsigned held = (unsigned)vf4_movemask(vf4_cmpeq(tg, vf4_zero()));
+            other |= (uint64_t)(off & ~(lin_g | held)) << g;
+            wag = vf4_select(lin, wag, vf4_mul(sa, inv));
+            wbg = vf4_select(lin, wbg, vf4_mul(vf4_mul(sb, inv), sg));
+        }
+        vf4_storeu(wa + g, wag);
+        vf4_storeu(wb + g, wbg);
+    }
+    for (size_t g = 0; g < lanes; g += 4) {
+        const vf4 w1 = vf4_loadu(wa + g), w2 = vf4_loadu(wb + g);
+        const vf4 hold = vf4_cmpeq(vf4_loadu(t + g), vf4_zero()); /* t == 0: a itself */
+        const vf4 qx = vf4_loadu(ax + g), qy = vf4_loadu(ay + g), qz = vf4_loadu(az + g), qw = vf4_loadu(aw + g);
+        vf4 ox = vf4_select(hold, qx, vf4_add(vf4_mul(qx, w1), vf4_mul(vf4_loadu(bx + g), w2)));
+        vf4 oy = vf4_select(hold, qy, vf4_add(vf4_mul(qy, w1), vf4_mul(vf4_loadu(by + g), w2)));
+        vf4 oz = vf4_select(hold, qz, vf4_add(vf4_mul(qz, w1), vf4_mul(vf4_loadu(bz + g), w2)));
+        vf4 ow = vf4_select(hold, qw, vf4_add(vf4_mul(qw, w1), vf4_mul(vf4_loadu(bw + g), w2)));
+        vf4_transpose4(&ox, &oy, &oz, &ow);
+        vf4_storeu(&out[g]->x, ox);
+        vf4_storeu(&out[g + 1]->x, oy);
+        vf4_storeu(&out[g + 2]->x, oz);
+        vf4_storeu(&out[g + 3]->x, ow);
+    }
+    other &= ((uint64_t)1 << n) - 1u;
+    for (size_t k = 0; other; k++, other >>= 1)
+        if (other & 1u) slerp1(&a[k], b[k], t[k], out[k]);
 }
+
 
 void cna__blend_slerp(int path, const cna_quat *a, const cna_quat *b, const float *t, cna_quat *out, size_t n)
 {
@@ -407,9 +352,9 @@ static void flush_mix(frame *fr, batch *bt)
 }
 
 /* The override rule's mix of src into acc[slot] by f: acc = acc·(1 - f) +
- * src·f per component of the translation and scale, now (with SSE, four
- * lanes of the keyframe at once: the same operations per lane; the
- * rotation lanes they also write are replaced by the flush), and rotation =
+ * src·f per component of the translation and scale, now (four lanes of
+ * the keyframe at once: the same operations per lane; the rotation lanes
+ * they also write are replaced by the flush), and rotation =
  * slerp(acc.rotation, src.rotation, f), queued (the rotation before the mix
  * copied first). */
 static inline void mix_later(frame *fr, batch *bt, int32_t slot, const cna_keyframe *src, float f)
@@ -421,18 +366,11 @@ static inline void mix_later(frame *fr, batch *bt, int32_t slot, const cna_keyfr
     bt->from[n] = a->rotation;
     bt->to[n] = &src->rotation;
     bt->out[n] = &a->rotation;
-#if defined(CNA__ANIM_SSE2)
-    const __m128 f4 = _mm_set1_ps(f), g4 = _mm_set1_ps(1.0f - f);
-    const __m128 tr = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(&a->translation.x), g4),
-                                 _mm_mul_ps(_mm_loadu_ps(&src->translation.x), f4));
-    const __m128 ws = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(&a->rotation.w), g4),
-                                 _mm_mul_ps(_mm_loadu_ps(&src->rotation.w), f4));
-    _mm_storeu_ps(&a->translation.x, tr);
-    _mm_storeu_ps(&a->rotation.w, ws);
-#else
-    a->translation = lerp3(a->translation, src->translation, f);
-    a->scale = lerp3(a->scale, src->scale, f);
-#endif
+    const vf4 f4 = vf4_set1(f), g4 = vf4_set1(1.0f - f);
+    const vf4 tr = vf4_add(vf4_mul(vf4_loadu(&a->translation.x), g4), vf4_mul(vf4_loadu(&src->translation.x), f4));
+    const vf4 ws = vf4_add(vf4_mul(vf4_loadu(&a->rotation.w), g4), vf4_mul(vf4_loadu(&src->rotation.w), f4));
+    vf4_storeu(&a->translation.x, tr);
+    vf4_storeu(&a->rotation.w, ws);
     if (++bt->n == BATCH) flush_mix(fr, bt);
 }
 
@@ -458,11 +396,7 @@ static void flush_add(frame *fr, batch *bt)
     slerp_lanes(fr->path, bt->from, bt->to, bt->f, bt->out, n);
     for (size_t k = 0; k < n; k++) {
         cna_quat *q = &fr->acc[bt->slot[k]].rotation;
-#if defined(CNA__ANIM_SSE2)
-        _mm_storeu_ps(&q->x, qmul4(_mm_loadu_ps(&q->x), _mm_loadu_ps(&part[k].x)));
-#else
-        *q = qmul(*q, part[k]);
-#endif
+        vf4_storeu(&q->x, qmul4(vf4_loadu(&q->x), vf4_loadu(&part[k].x)));
     }
     bt->n = 0;
 }
@@ -497,47 +431,33 @@ static void mix_rest(frame *fr, rest_fn rest, const void *ctx)
  *   nothing changes when the delta is exactly zero; else t += w·dt and
  *   s += w·ds (each only when not zero, so that a -0 stays as it is), and
  *   q = q · slerp(identity, dq, w) through the batch (flush_add).
- * With SSE, the keyframe's lanes four at a time (the same operations per
- * lane as the scalar code). */
+ * The keyframe's lanes four at a time, the scalar operations per lane. */
 HOT_INLINE void add(frame *fr, batch *bt, int32_t slot, const cna_keyframe *k, const cna_keyframe *ref, float w,
                     rest_fn rest, const void *ctx)
 {
-#if defined(CNA__ANIM_SSE2)
     /* (translation, q.x) and (q.w, scale) lanes: dt in 0..2, ds in 1..3 */
-    const __m128 dtr = _mm_sub_ps(_mm_loadu_ps(&k->translation.x), _mm_loadu_ps(&ref->translation.x));
-    const __m128 dws = _mm_sub_ps(_mm_loadu_ps(&k->rotation.w), _mm_loadu_ps(&ref->rotation.w));
-    const bool zero_t = (_mm_movemask_ps(_mm_cmpeq_ps(dtr, _mm_setzero_ps())) & 0x7) == 0x7;
-    const bool zero_s = (_mm_movemask_ps(_mm_cmpeq_ps(dws, _mm_setzero_ps())) & 0xE) == 0xE;
-    /* delta_q: x, y, z = (r.w·k - r·k.w) + (r.zxy·k.yzx - r.yzx·k.zxy), w as
-     * delta_q sums it */
-    const __m128 r = _mm_loadu_ps(&ref->rotation.x), q = _mm_loadu_ps(&k->rotation.x);
-    const __m128 p = _mm_sub_ps(_mm_mul_ps(_mm_shuffle_ps(r, r, _MM_SHUFFLE(3, 3, 3, 3)), q),
-                                _mm_mul_ps(r, _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 3, 3, 3))));
-    const __m128 c = _mm_sub_ps(
-        _mm_mul_ps(_mm_shuffle_ps(r, r, _MM_SHUFFLE(3, 1, 0, 2)), _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1))),
-        _mm_mul_ps(_mm_shuffle_ps(r, r, _MM_SHUFFLE(3, 0, 2, 1)), _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 1, 0, 2))));
-    /* w = ((r.w·k.w + r.x·k.x) + r.y·k.y) + r.z·k.z, delta_q's sum */
-    const __m128 pr = _mm_mul_ps(r, q);
-    __m128 w1 = _mm_add_ss(_mm_shuffle_ps(pr, pr, _MM_SHUFFLE(3, 3, 3, 3)), pr);
-    w1 = _mm_add_ss(w1, _mm_shuffle_ps(pr, pr, _MM_SHUFFLE(1, 1, 1, 1)));
-    w1 = _mm_add_ss(w1, _mm_shuffle_ps(pr, pr, _MM_SHUFFLE(2, 2, 2, 2)));
-    const __m128 xyz = _mm_add_ps(p, c);
-    __m128 dq = _mm_shuffle_ps(xyz, _mm_shuffle_ps(xyz, w1, _MM_SHUFFLE(0, 0, 2, 2)), _MM_SHUFFLE(2, 0, 1, 0));
+    const vf4 dtr = vf4_sub(vf4_loadu(&k->translation.x), vf4_loadu(&ref->translation.x));
+    const vf4 dws = vf4_sub(vf4_loadu(&k->rotation.w), vf4_loadu(&ref->rotation.w));
+    const bool zero_t = (vf4_movemask(vf4_cmpeq(dtr, vf4_zero())) & 0x7) == 0x7;
+    const bool zero_s = (vf4_movemask(vf4_cmpeq(dws, vf4_zero())) & 0xE) == 0xE;
+    /* dq = conjugate(r) · k, its terms paired so that k == r gives
+     * (0, 0, 0, |r|²) exactly (each pair the same two products with opposite
+     * signs): x, y, z = (r.w·k - r·k.w) + (r.zxy·k.yzx - r.yzx·k.zxy),
+     * w = ((r.w·k.w + r.x·k.x) + r.y·k.y) + r.z·k.z */
+    const vf4 r = vf4_loadu(&ref->rotation.x), q = vf4_loadu(&k->rotation.x);
+    const vf4 p = vf4_sub(vf4_mul(vf4_splat(r, 3), q), vf4_mul(r, vf4_splat(q, 3)));
+    const vf4 c = vf4_sub(vf4_mul(vf4_zxyw(r), vf4_yzxw(q)), vf4_mul(vf4_yzxw(r), vf4_zxyw(q)));
+    const float w1 = sum_wxyz(vf4_mul(r, q));
+    vf4 dq = vf4_with_w(vf4_add(p, c), vf4_set1(w1));
     /* (0, 0, 0, w > 0), a clip at its reference, is the identity exactly;
      * any other delta is normalised by one reciprocal of
      * sqrt(((x² + y²) + z²) + w²); a degenerate sample adds no rotation */
     bool turn = false;
-    if (!((_mm_movemask_ps(_mm_cmpeq_ps(dq, _mm_setzero_ps())) & 0x7) == 0x7 && _mm_cvtss_f32(w1) > 0.0f)) {
-        const __m128 sq = _mm_mul_ps(dq, dq);
-        __m128 l2 = _mm_add_ss(sq, _mm_shuffle_ps(sq, sq, _MM_SHUFFLE(1, 1, 1, 1)));
-        l2 = _mm_add_ss(l2, _mm_shuffle_ps(sq, sq, _MM_SHUFFLE(2, 2, 2, 2)));
-        l2 = _mm_add_ss(l2, _mm_shuffle_ps(sq, sq, _MM_SHUFFLE(3, 3, 3, 3)));
-        const __m128 len4 = _mm_sqrt_ss(l2);
-        const float len = _mm_cvtss_f32(len4);
+    if (!((vf4_movemask(vf4_cmpeq(dq, vf4_zero())) & 0x7) == 0x7 && w1 > 0.0f)) {
+        const float len = sqrtf(sum_xyzw(vf4_mul(dq, dq)));
         if (len > 0.0f && isfinite(len)) {
-            const __m128 inv = _mm_div_ss(_mm_set_ss(1.0f), len4);
-            dq = _mm_mul_ps(dq, _mm_shuffle_ps(inv, inv, _MM_SHUFFLE(0, 0, 0, 0)));
-            turn = _mm_movemask_ps(_mm_cmpeq_ps(dq, _mm_setr_ps(0.0f, 0.0f, 0.0f, 1.0f))) != 0xF;
+            dq = vf4_mul(dq, vf4_set1(1.0f / len));
+            turn = vf4_movemask(vf4_cmpneq(dq, vf4_setr(0.0f, 0.0f, 0.0f, 1.0f))) != 0;
         }
     }
     if (zero_t && zero_s && !turn) return; /* no delta: nothing changes */
@@ -550,48 +470,17 @@ HOT_INLINE void add(frame *fr, batch *bt, int32_t slot, const cna_keyframe *k, c
         a->scale = rv.scale;
         touch(fr, slot, 1.0f);
     }
-    const __m128 w4 = _mm_set1_ps(w);
+    const vf4 w4 = vf4_set1(w);
     if (!zero_t) { /* lane 3, the rotation's x, kept */
-        const __m128 at = _mm_loadu_ps(&a->translation.x);
-        _mm_storeu_ps(&a->translation.x, select4(_mm_castsi128_ps(_mm_setr_epi32(0, 0, 0, -1)), at,
-                                                 _mm_add_ps(at, _mm_mul_ps(w4, dtr))));
+        const vf4 at = vf4_loadu(&a->translation.x);
+        vf4_storeu(&a->translation.x, vf4_with_w(vf4_add(at, vf4_mul(w4, dtr)), at));
     }
     if (!zero_s) { /* lane 0, the rotation's w, kept */
-        const __m128 as = _mm_loadu_ps(&a->rotation.w);
-        _mm_storeu_ps(&a->rotation.w, select4(_mm_castsi128_ps(_mm_setr_epi32(-1, 0, 0, 0)), as,
-                                              _mm_add_ps(as, _mm_mul_ps(w4, dws))));
+        const vf4 as = vf4_loadu(&a->rotation.w);
+        vf4_storeu(&a->rotation.w, vf4_with_x(vf4_add(as, vf4_mul(w4, dws)), as));
     }
     if (turn) {
-        _mm_storeu_ps(&bt->delta[bt->n].x, dq);
-#else
-    const cna_vec3 dt = v3(k->translation.x - ref->translation.x, k->translation.y - ref->translation.y,
-                                      k->translation.z - ref->translation.z);
-    const cna_vec3 ds = v3(k->scale.x - ref->scale.x, k->scale.y - ref->scale.y, k->scale.z - ref->scale.z);
-    cna_quat dq = delta_q(ref->rotation, k->rotation);
-    if (dq.x == 0.0f && dq.y == 0.0f && dq.z == 0.0f && dq.w > 0.0f) {
-        dq = q4(0.0f, 0.0f, 0.0f, 1.0f);
-    } else {
-        const float len = sqrtf(dq.x * dq.x + dq.y * dq.y + dq.z * dq.z + dq.w * dq.w);
-        const float inv = 1.0f / len;
-        dq = len > 0.0f && isfinite(len) ? q4(dq.x * inv, dq.y * inv, dq.z * inv, dq.w * inv)
-                                         : q4(0.0f, 0.0f, 0.0f, 1.0f);
-    }
-    if (is_zero3(dt) && is_zero3(ds) && is_identity_q(dq)) return; /* no delta: nothing changes */
-    cna_keyframe *a = &fr->acc[slot];
-    if (fr->cum[slot] == 0.0f) { /* no override layer animates it: from its rest value */
-        cna_keyframe r;
-        rest(ctx, slot, &r);
-        a->translation = r.translation;
-        a->rotation = r.rotation;
-        a->scale = r.scale;
-        touch(fr, slot, 1.0f);
-    }
-    if (!is_zero3(dt))
-        a->translation = v3(a->translation.x + w * dt.x, a->translation.y + w * dt.y, a->translation.z + w * dt.z);
-    if (!is_zero3(ds)) a->scale = v3(a->scale.x + w * ds.x, a->scale.y + w * ds.y, a->scale.z + w * ds.z);
-    if (!is_identity_q(dq)) {
-        bt->delta[bt->n] = dq;
-#endif
+        vf4_storeu(&bt->delta[bt->n].x, dq);
         bt->slot[bt->n] = slot;
         bt->f[bt->n] = w;
         if (++bt->n == BATCH) flush_add(fr, bt);

@@ -803,6 +803,64 @@ CNA__VEC void vf8_transpose8(vf8 r0, vf8 r1, vf8 r2, vf8 r3, vf8 r4, vf8 r5, vf8
 }
 #endif
 
+/* ------------------------------------------------------------------ more vf4
+ * vf4_cmpeq: all ones where a == b (ordered: NaN is never equal);
+ * vf4_cmplt: all ones where a < b; vf4_select(m, a, b): a where m, else b
+ * (bit for bit); vf4_with_x(a, b): a with lane 0 of b (vf4_with_w's
+ * counterpart); vf4_reverse: (a3 a2 a1 a0); vf4_yzxw / vf4_zxyw: lanes
+ * (1 2 0 3) and (2 0 1 3), the shuffles of a cross product;
+ * vf4_transpose4: lane j of rk goes to lane k of rj, in place. SSE2 and
+ * AVX2 hold a vf4 in one 128-bit register alike (AVX2 only encodes the same
+ * operations with VEX), so they share one implementation. */
+#if CNA__VEC_IMPL == CNA__VEC_SCALAR_IMPL
+CNA__VEC vf4 cna__vf4_lanes(vf4 a, int i0, int i1, int i2, int i3)
+{
+    vf4 r = {{a.f[i0], a.f[i1], a.f[i2], a.f[i3]}};
+    return r;
+}
+CNA__VEC vf4 vf4_cmpeq(vf4 a, vf4 b)
+{
+    vf4 r;
+    for (int i = 0; i < 4; i++) r.f[i] = cna__mask_lane(a.f[i] == b.f[i]);
+    return r;
+}
+CNA__VEC vf4 vf4_cmplt(vf4 a, vf4 b)
+{
+    vf4 r;
+    for (int i = 0; i < 4; i++) r.f[i] = cna__mask_lane(a.f[i] < b.f[i]);
+    return r;
+}
+CNA__VEC vf4 vf4_select(vf4 m, vf4 a, vf4 b)
+{
+    vf4 r;
+    for (int i = 0; i < 4; i++)
+        r.f[i] = cna__from_bits((cna__bits(m.f[i]) & cna__bits(a.f[i])) |
+                                (~cna__bits(m.f[i]) & cna__bits(b.f[i])));
+    return r;
+}
+CNA__VEC vf4 vf4_with_x(vf4 a, vf4 b) { a.f[0] = b.f[0]; return a; }
+CNA__VEC vf4 vf4_reverse(vf4 a) { return cna__vf4_lanes(a, 3, 2, 1, 0); }
+CNA__VEC vf4 vf4_yzxw(vf4 a) { return cna__vf4_lanes(a, 1, 2, 0, 3); }
+CNA__VEC vf4 vf4_zxyw(vf4 a) { return cna__vf4_lanes(a, 2, 0, 1, 3); }
+CNA__VEC void vf4_transpose4(vf4 *r0, vf4 *r1, vf4 *r2, vf4 *r3)
+{
+    vf4 *const r[4] = {r0, r1, r2, r3};
+    vf4 c[4];
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 4; k++) c[j].f[k] = r[k]->f[j];
+    for (int j = 0; j < 4; j++) *r[j] = c[j];
+}
+#else
+CNA__VEC vf4 vf4_cmpeq(vf4 a, vf4 b) { return _mm_cmpeq_ps(a, b); }
+CNA__VEC vf4 vf4_cmplt(vf4 a, vf4 b) { return _mm_cmplt_ps(a, b); }
+CNA__VEC vf4 vf4_select(vf4 m, vf4 a, vf4 b) { return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b)); }
+CNA__VEC vf4 vf4_with_x(vf4 a, vf4 b) { return _mm_move_ss(a, b); }
+CNA__VEC vf4 vf4_reverse(vf4 a) { return _mm_shuffle_ps(a, a, _MM_SHUFFLE(0, 1, 2, 3)); }
+CNA__VEC vf4 vf4_yzxw(vf4 a) { return _mm_shuffle_ps(a, a, _MM_SHUFFLE(3, 0, 2, 1)); }
+CNA__VEC vf4 vf4_zxyw(vf4 a) { return _mm_shuffle_ps(a, a, _MM_SHUFFLE(3, 1, 0, 2)); }
+CNA__VEC void vf4_transpose4(vf4 *r0, vf4 *r1, vf4 *r2, vf4 *r3) { _MM_TRANSPOSE4_PS(*r0, *r1, *r2, *r3); }
+#endif
+
 /* ------------------------------------------------------------------ bytes
  * vu8: sixteen unsigned bytes. vu8_words4: the four bytes at each of a, b,
  * c, d (any alignment) as words 0..3; vu8_max: bytewise maximum;
