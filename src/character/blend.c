@@ -80,7 +80,8 @@ static inline float sum_wxyz(vf4 a)
 /* ------------------------------------------------------------------ slerps, sixteen at once */
 
 /* The values mixed at once (a multiple of 4), and composed at once. */
-#define BATCH 16
+#define CNA__BLEND_BATCH 16
+#define BATCH CNA__BLEND_BATCH
 #define COMPOSE_CHUNK 64
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -90,144 +91,28 @@ static inline float sum_wxyz(vf4 a)
 #endif
 
 
-/* The scalar slerp, bit for bit cna_quat_slerp (cna__arc_make, then
- * cna__arc_slerp). */
-static void slerp1(const cna_quat *a, const cna_quat *b, float t, cna_quat *out)
-{
-    cna__arc arc;
-    cna__arc_make(a, b, &arc);
-    cna__arc_slerp(a, b, &arc, t, out);
-}
+#define CNA__BLEND_LANES slerp_lanes_base
+#define CNA__BLEND_LANES_LINKAGE static
+#include "character/blend_kernel.inc"
 
-/* cna_acosf(x) for 0 <= x <= 1, four lanes: x <= 0.5: PIO2 - asin_poly(x),
- * else 2·asin_poly(sqrt((1 - x)·0.5)) (src/core/math.c's branches), in double
- * precision (vd4, cna__asin_poly4), then rounded to float. */
-HOT_INLINE vf4 acos4(vf4 x)
-{
-    const vd4 xd = vd4_from_vf4(x), half = vd4_set1(0.5);
-    const vd4 small = vd4_cmple(xd, half);
-    const vd4 big_z = vd4_sqrt(vd4_mul(vd4_sub(vd4_set1(1.0), xd), half));
-    const vd4 p = cna__asin_poly4(vd4_select(small, xd, big_z));
-    return vf4_from_vd4(vd4_select(small, vd4_sub(vd4_set1(CNA__PIO2), p), vd4_mul(vd4_set1(2.0), p)));
-}
+/* blend_avx2.c's instance (built where CNA__SIMD_AVX2 is 1) */
+void cna__blend_slerp_lanes_avx2(const cna_quat a[], const cna_quat *const b[], const float t[], cna_quat *const out[],
+                                 size_t n);
 
-/* (float)sin_poly((double)x) per lane: cna_sinf's direct branch. */
-HOT_INLINE vf4 sin_poly4(vf4 x) { return vf4_from_vd4(cna__sin_poly4(vd4_from_vf4(x))); }
-
-/* cna_sinf of four floats, bit for bit, where each is 0 (returned as it is)
- * or in its direct branch, 0 < |x| <= pi/2 (sin_poly4). *other gets the
- * lanes (bit k: lane k) that are neither. */
-HOT_INLINE vf4 sinf4(vf4 x, unsigned *other)
-{
-    const vf4 ax = vf4_and(x, vf4_set1(cna__from_bits(0x7FFFFFFFu)));
-    const vf4 zero = vf4_cmpeq(x, vf4_zero());
-    *other = ~(unsigned)vf4_movemask(vf4_or(zero, vf4_cmple(ax, vf4_set1(CNA__PIO2F)))) & 0xFu;
-    return vf4_select(zero, x, sin_poly4(x));
-}
-
-/* *out[k] = cna_quat_slerp(a[k], *b[k], t[k]) for k < n (1..BATCH), bit for
- * bit: each lane runs its operations in the same order,
- *   d = a·b (left to right); sign = -1 and d = -d when d < 0;
- *   d > 1 - 1e-6: wa = 1 - t, wb = t·sign; else theta = cna_acosf(d),
- *   inv_sin = 1 / cna_sinf(theta), wa = cna_sinf((1 - t)·theta)·inv_sin,
- *   wb = cna_sinf(t·theta)·inv_sin·sign;
- *   out = a·wa + b·wb per component, or a itself when t == 0,
- * four lanes per vector (the trigonometry in double precision by the
- * polynomials of cna_acosf and cna_sinf), in stages over groups of four
- * lanes so that the long chains of the polynomials of different groups run
- * side by side: the quaternions transposed to x, y, z, w vectors and their
- * dot products; the arcs (cna_acosf); 1 / cna_sinf(theta) and the two
- * weights' sines; the mixes. A lane that leaves the polynomials' range
- * (not for normalised rotations: d <= 1 - 1e-6 gives theta in
- * [0.0014, pi/2]) is made again by the scalar slerp. The lanes from n up
- * to the next multiple of 4 must be filled too (any valid values, and
- * somewhere to write: their results are not used). out[k] must not be a or
- * b of any lane. */
+/* The slerp lanes of the player path `path` (blend_kernel.inc): the same
+ * bits on each. */
 static void slerp_lanes(int path, const cna_quat a[], const cna_quat *const b[], const float t[], cna_quat *const out[],
                         size_t n)
 {
+#if CNA__SIMD_AVX2
+    if (path == CNA__PLAYER_PATH_AVX) {
+        cna__blend_slerp_lanes_avx2(a, b, t, out, n);
+        return;
+    }
+#endif
     (void)path;
-    float ax[BATCH], ay[BATCH], az[BATCH], aw[BATCH], bx[BATCH], by[BATCH], bz[BATCH], bw[BATCH];
-    float d[BATCH], sign[BATCH], theta[BATCH], wa[BATCH], wb[BATCH], lin_mask[BATCH];
-    const size_t lanes = (n + 3) & ~(size_t)3;
-    uint64_t linear = 0, other = 0;
-    for (size_t g = 0; g < lanes; g += 4) {
-        vf4 qx = vf4_loadu(&a[g].x), qy = vf4_loadu(&a[g + 1].x), qz = vf4_loadu(&a[g + 2].x),
-            qw = vf4_loadu(&a[g + 3].x);
-        vf4_transpose4(&qx, &qy, &qz, &qw);
-        vf4 rx = vf4_loadu(&b[g]->x), ry = vf4_loadu(&b[g + 1]->x), rz = vf4_loadu(&b[g + 2]->x),
-            rw = vf4_loadu(&b[g + 3]->x);
-        vf4_transpose4(&rx, &ry, &rz, &rw);
-        vf4_storeu(ax + g, qx);
-        vf4_storeu(ay + g, qy);
-        vf4_storeu(az + g, qz);
-        vf4_storeu(aw + g, qw);
-        vf4_storeu(bx + g, rx);
-        vf4_storeu(by + g, ry);
-        vf4_storeu(bz + g, rz);
-        vf4_storeu(bw + g, rw);
-        /* d = a·b left to right; sign = -1 and d = -d when d < 0 */
-        vf4 dg = vf4_add(vf4_add(vf4_add(vf4_mul(qx, rx), vf4_mul(qy, ry)), vf4_mul(qz, rz)), vf4_mul(qw, rw));
-        const vf4 neg = vf4_cmplt(dg, vf4_zero());
-        vf4_storeu(sign + g, vf4_select(neg, vf4_set1(-1.0f), vf4_set1(1.0f)));
-        dg = vf4_select(neg, vf4_xor(dg, vf4_set1(-0.0f)), dg);
-        const vf4 lin = vf4_cmpgt(dg, vf4_set1(1.0f - 1e-6f));
-        linear |= (uint64_t)vf4_movemask(lin) << g;
-        vf4_storeu(lin_mask + g, lin); /* the lanes' masks, moved unchanged */
-        /* a linear lane's arc is not used: 0.5 keeps it on the polynomials */
-        vf4_storeu(d + g, vf4_select(lin, vf4_set1(0.5f), dg));
-    }
-    const uint64_t all = ((uint64_t)1 << lanes) - 1u; /* lanes <= BATCH < 64 */
-    if (linear != all) {
-        /* theta = cna_acosf(d): 0 <= d <= 1, or NaN (caught below) */
-        for (size_t g = 0; g < lanes; g += 4) vf4_storeu(theta + g, acos4(vf4_loadu(d + g)));
-    }
-    for (size_t g = 0; g < lanes; g += 4) {
-        const vf4 tg = vf4_loadu(t + g), sg = vf4_loadu(sign + g);
-        const vf4 one_t = vf4_sub(vf4_set1(1.0f), tg);
-        vf4 wag = one_t, wbg = vf4_mul(tg, sg);
-        const unsigned lin_g = (unsigned)(linear >> g) & 0xFu;
-        if (lin_g != 0xFu) {
-            /* inv_sin = 1 / cna_sinf(theta), its direct branch when theta <= pi/2 as a
-             * double (theta <= CNA__PIO2F); the weights' sines (sinf4) */
-            const vf4 lin = vf4_loadu(lin_mask + g);
-            const vf4 th = vf4_loadu(theta + g);
-            const vf4 st = sin_poly4(th);
-            unsigned oa, ob;
-            const vf4 sa = sinf4(vf4_mul(one_t, th), &oa);
-            const vf4 sb = sinf4(vf4_mul(tg, th), &ob);
-            const vf4 inv = vf4_div(vf4_set1(1.0f), st);
-            /* NaN d and theta outside (0, pi/2] fail this */
-            const vf4 direct = vf4_and(vf4_cmpgt(th, vf4_zero()), vf4_cmple(th, vf4_set1(CNA__PIO2F)));
-            const unsigned off = (~(unsigned)vf4_movemask(direct) & 0xFu) | oa | ob;
-            /* t == 0 returns a whatever the arc */
-            const unsigned held = (unsigned)vf4_movemask(vf4_cmpeq(tg, vf4_zero()));
-            other |= (uint64_t)(off & ~(lin_g | held)) << g;
-            wag = vf4_select(lin, wag, vf4_mul(sa, inv));
-            wbg = vf4_select(lin, wbg, vf4_mul(vf4_mul(sb, inv), sg));
-        }
-        vf4_storeu(wa + g, wag);
-        vf4_storeu(wb + g, wbg);
-    }
-    for (size_t g = 0; g < lanes; g += 4) {
-        const vf4 w1 = vf4_loadu(wa + g), w2 = vf4_loadu(wb + g);
-        const vf4 hold = vf4_cmpeq(vf4_loadu(t + g), vf4_zero()); /* t == 0: a itself */
-        const vf4 qx = vf4_loadu(ax + g), qy = vf4_loadu(ay + g), qz = vf4_loadu(az + g), qw = vf4_loadu(aw + g);
-        vf4 ox = vf4_select(hold, qx, vf4_add(vf4_mul(qx, w1), vf4_mul(vf4_loadu(bx + g), w2)));
-        vf4 oy = vf4_select(hold, qy, vf4_add(vf4_mul(qy, w1), vf4_mul(vf4_loadu(by + g), w2)));
-        vf4 oz = vf4_select(hold, qz, vf4_add(vf4_mul(qz, w1), vf4_mul(vf4_loadu(bz + g), w2)));
-        vf4 ow = vf4_select(hold, qw, vf4_add(vf4_mul(qw, w1), vf4_mul(vf4_loadu(bw + g), w2)));
-        vf4_transpose4(&ox, &oy, &oz, &ow);
-        vf4_storeu(&out[g]->x, ox);
-        vf4_storeu(&out[g + 1]->x, oy);
-        vf4_storeu(&out[g + 2]->x, oz);
-        vf4_storeu(&out[g + 3]->x, ow);
-    }
-    other &= ((uint64_t)1 << n) - 1u;
-    for (size_t k = 0; other; k++, other >>= 1)
-        if (other & 1u) slerp1(&a[k], b[k], t[k], out[k]);
+    slerp_lanes_base(a, b, t, out, n);
 }
-
 
 void cna__blend_slerp(int path, const cna_quat *a, const cna_quat *b, const float *t, cna_quat *out, size_t n)
 {
