@@ -90,12 +90,14 @@ static inline float sum_wxyz(vf4 a)
 #define HOT_INLINE static inline
 #endif
 
-
+/* The slerps, BATCH lanes a call: slerp_lanes_base here, compiled for the
+ * baseline, and cna__blend_slerp_lanes_avx2 in blend_avx2.c, compiled for
+ * AVX2 (blend_kernel.inc says what they compute). */
 #define CNA__BLEND_LANES slerp_lanes_base
 #define CNA__BLEND_LANES_LINKAGE static
 #include "character/blend_kernel.inc"
 
-/* blend_avx2.c's instance (built where CNA__SIMD_AVX2 is 1) */
+/* blend_avx2.c's instance (in the build where CNA__SIMD_AVX2 is 1) */
 void cna__blend_slerp_lanes_avx2(const cna_quat a[], const cna_quat *const b[], const float t[], cna_quat *const out[],
                                  size_t n);
 
