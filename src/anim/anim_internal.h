@@ -107,15 +107,10 @@ typedef struct cna__arc {
     bool linear;
 } cna__arc;
 void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc);
-/* The anim layer's vector code is written on the SIMD vocabulary
- * (core/vec.h). CNA__ANIM_SSE2 (x86-64's baseline SSE2, removed by
- * CNA_NO_SIMD) is for the character's blend code, which uses SSE2 itself. */
+/* The anim layer's vector code (and the character's blend code) is written
+ * on the SIMD vocabulary (core/vec.h). */
 #include "core/simd.h"
 #include "core/vec.h"
-#if CNA__SIMD_SSE2
-#define CNA__ANIM_SSE2 1
-#include <emmintrin.h>
-#endif
 
 /* src/core/math.c's sin_poly(r) and asin_poly(z), one per double lane: the
  * same coefficients (src/core/trig_poly.h) and the same IEEE operations in
