@@ -7,7 +7,12 @@
  * of the animation it plays, every bone's local and absolute transform, each
  * skin's palette and each morphed part's weights and blended vertices. Any
  * number of characters share one model; each is posed on its own, in any
- * order, on any thread (one thread per character at a time).
+ * order, on any thread (one thread per character at a time). A pose that
+ * blends layers keeps its per-pose values in a 27 kB buffer of the posing
+ * thread (thread-local storage, shared by every character that thread
+ * poses, never allocated; a rig of more than 256 bones or joints uses
+ * buffers of its character instead): the result never depends on the
+ * thread or on what it posed before (docs/blending.md).
  *
  *        cna_model (immutable, shared)           cna_character (one per copy)
  *   bones at rest, meshes, skins, clips  <----  clock, bone locals/absolutes,
