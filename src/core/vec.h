@@ -338,14 +338,23 @@ CNA__VEC void vf8_transpose4_halves(vf8 *r0, vf8 *r1, vf8 *r2, vf8 *r3)
 #undef CNA__LANES4
 #undef CNA__LANES8
 
-/* ------------------------------------------------------------------ SSE2 */
-#elif CNA__VEC_IMPL == CNA__VEC_SSE2_IMPL
+/* ------------------------------------------------------------------ SSE2 and AVX2 + FMA: vf4
+ * (one 128-bit register in both; the few operations that differ are marked) */
+#else
 typedef __m128 vf4;
-typedef struct vf8 {
-    __m128 lo, hi;
-} vf8;
 
 /* Lane k of a in every lane (k a constant once inlined). */
+#if CNA__VEC_IMPL == CNA__VEC_AVX2_IMPL
+CNA__VEC vf4 vf4_splat(vf4 a, int k)
+{
+    switch (k) {
+    case 0: return _mm_permute_ps(a, 0x00);
+    case 1: return _mm_permute_ps(a, 0x55);
+    case 2: return _mm_permute_ps(a, 0xAA);
+    default: return _mm_permute_ps(a, 0xFF);
+    }
+}
+#else
 CNA__VEC vf4 vf4_splat(vf4 a, int k)
 {
     const __m128i i = _mm_castps_si128(a);
@@ -356,6 +365,7 @@ CNA__VEC vf4 vf4_splat(vf4 a, int k)
     default: return _mm_castsi128_ps(_mm_shuffle_epi32(i, 0xFF));
     }
 }
+#endif
 CNA__VEC vf4 vf4_loadu(const void *p) { return _mm_loadu_ps((const float *)p); }
 CNA__VEC vf4 vf4_load1(const void *p) { return _mm_set1_ps(cna__loadf(p)); }
 CNA__VEC void vf4_storeu(void *p, vf4 v) { _mm_storeu_ps((float *)p, v); }
@@ -371,13 +381,19 @@ CNA__VEC float vf4_first(vf4 a) { return _mm_cvtss_f32(a); }
 CNA__VEC vf4 vf4_add(vf4 a, vf4 b) { return _mm_add_ps(a, b); }
 CNA__VEC vf4 vf4_sub(vf4 a, vf4 b) { return _mm_sub_ps(a, b); }
 CNA__VEC vf4 vf4_mul(vf4 a, vf4 b) { return _mm_mul_ps(a, b); }
+#if CNA__VEC_IMPL == CNA__VEC_AVX2_IMPL
+CNA__VEC vf4 vf4_fmadd(vf4 a, vf4 b, vf4 c) { return _mm_fmadd_ps(a, b, c); }
+CNA__VEC vf4 vf4_fnmadd(vf4 a, vf4 b, vf4 c) { return _mm_fnmadd_ps(a, b, c); }
+CNA__VEC vf4 vf4_with_w(vf4 a, vf4 b) { return _mm_blend_ps(a, b, 0x8); }
+#else
 CNA__VEC vf4 vf4_fmadd(vf4 a, vf4 b, vf4 c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
 CNA__VEC vf4 vf4_fnmadd(vf4 a, vf4 b, vf4 c) { return _mm_sub_ps(c, _mm_mul_ps(a, b)); }
-CNA__VEC vf4 vf4_rsqrt_est(vf4 a) { return _mm_rsqrt_ps(a); }
 CNA__VEC vf4 vf4_with_w(vf4 a, vf4 b)
 {
     return _mm_shuffle_ps(a, _mm_unpackhi_ps(a, b), _MM_SHUFFLE(3, 0, 1, 0));
 }
+#endif
+CNA__VEC vf4 vf4_rsqrt_est(vf4 a) { return _mm_rsqrt_ps(a); }
 CNA__VEC vf4 vf4_setr(float a, float b, float c, float d) { return _mm_setr_ps(a, b, c, d); }
 CNA__VEC vf4 vf4_div(vf4 a, vf4 b) { return _mm_div_ps(a, b); }
 CNA__VEC vf4 vf4_sqrt(vf4 a) { return _mm_sqrt_ps(a); }
@@ -403,6 +419,12 @@ CNA__VEC void vf4_load_xyz4(const float *v, vf4 *x, vf4 *y, vf4 *z)
 {
     cna__xyz4_lanes(_mm_loadu_ps(v), _mm_loadu_ps(v + 4), _mm_loadu_ps(v + 8), x, y, z);
 }
+
+/* ------------------------------------------------------------------ SSE2: vf8 as two halves */
+#if CNA__VEC_IMPL == CNA__VEC_SSE2_IMPL
+typedef struct vf8 {
+    __m128 lo, hi;
+} vf8;
 
 CNA__VEC vf8 vf8_join(vf4 lo, vf4 hi) { vf8 r = {lo, hi}; return r; }
 CNA__VEC vf4 vf8_lo(vf8 a) { return a.lo; }
@@ -572,39 +594,9 @@ CNA__VEC void vf8_transpose8(vf8 r0, vf8 r1, vf8 r2, vf8 r3, vf8 r4, vf8 r5, vf8
     *c7 = vf8_join(e3, d3);
 }
 
-/* ------------------------------------------------------------------ AVX2 + FMA */
+/* ------------------------------------------------------------------ AVX2 + FMA: vf8 */
 #else
-typedef __m128 vf4;
 typedef __m256 vf8;
-
-CNA__VEC vf4 vf4_splat(vf4 a, int k)
-{
-    switch (k) {
-    case 0: return _mm_permute_ps(a, 0x00);
-    case 1: return _mm_permute_ps(a, 0x55);
-    case 2: return _mm_permute_ps(a, 0xAA);
-    default: return _mm_permute_ps(a, 0xFF);
-    }
-}
-CNA__VEC vf4 vf4_loadu(const void *p) { return _mm_loadu_ps((const float *)p); }
-CNA__VEC vf4 vf4_load1(const void *p) { return _mm_set1_ps(cna__loadf(p)); }
-CNA__VEC void vf4_storeu(void *p, vf4 v) { _mm_storeu_ps((float *)p, v); }
-CNA__VEC void vf4_store3(void *p, vf4 v)
-{
-    _mm_storel_epi64((__m128i *)p, _mm_castps_si128(v));
-    const float z = _mm_cvtss_f32(_mm_movehl_ps(v, v));
-    memcpy((unsigned char *)p + 8, &z, sizeof z);
-}
-CNA__VEC vf4 vf4_zero(void) { return _mm_setzero_ps(); }
-CNA__VEC vf4 vf4_set1(float x) { return _mm_set1_ps(x); }
-CNA__VEC float vf4_first(vf4 a) { return _mm_cvtss_f32(a); }
-CNA__VEC vf4 vf4_add(vf4 a, vf4 b) { return _mm_add_ps(a, b); }
-CNA__VEC vf4 vf4_sub(vf4 a, vf4 b) { return _mm_sub_ps(a, b); }
-CNA__VEC vf4 vf4_mul(vf4 a, vf4 b) { return _mm_mul_ps(a, b); }
-CNA__VEC vf4 vf4_fmadd(vf4 a, vf4 b, vf4 c) { return _mm_fmadd_ps(a, b, c); }
-CNA__VEC vf4 vf4_fnmadd(vf4 a, vf4 b, vf4 c) { return _mm_fnmadd_ps(a, b, c); }
-CNA__VEC vf4 vf4_rsqrt_est(vf4 a) { return _mm_rsqrt_ps(a); }
-CNA__VEC vf4 vf4_with_w(vf4 a, vf4 b) { return _mm_blend_ps(a, b, 0x8); }
 
 CNA__VEC vf8 vf8_loadu(const void *p) { return _mm256_loadu_ps((const float *)p); }
 CNA__VEC vf8 vf8_broadcast4(const void *p) { return _mm256_broadcast_ps((const __m128 *)p); }
@@ -683,27 +675,6 @@ CNA__VEC void vf8_store_xyz8(float *v, vf8 x, vf8 y, vf8 z)
     _mm_storeu_ps(v + 12, _mm256_extractf128_ps(o03, 1));
     _mm_storeu_ps(v + 16, _mm256_extractf128_ps(o14, 1));
     _mm_storeu_ps(v + 20, _mm256_extractf128_ps(o25, 1));
-}
-CNA__VEC vf4 vf4_setr(float a, float b, float c, float d) { return _mm_setr_ps(a, b, c, d); }
-CNA__VEC vf4 vf4_div(vf4 a, vf4 b) { return _mm_div_ps(a, b); }
-CNA__VEC vf4 vf4_sqrt(vf4 a) { return _mm_sqrt_ps(a); }
-CNA__VEC vf4 vf4_cmpneq(vf4 a, vf4 b) { return _mm_cmpneq_ps(a, b); }
-CNA__VEC vf4 vf4_cmpgt(vf4 a, vf4 b) { return _mm_cmpgt_ps(a, b); }
-CNA__VEC vf4 vf4_cmple(vf4 a, vf4 b) { return _mm_cmple_ps(a, b); }
-CNA__VEC vf4 vf4_and(vf4 a, vf4 b) { return _mm_and_ps(a, b); }
-CNA__VEC vf4 vf4_or(vf4 a, vf4 b) { return _mm_or_ps(a, b); }
-CNA__VEC int vf4_movemask(vf4 a) { return _mm_movemask_ps(a); }
-CNA__VEC vf4 vf4_xor(vf4 a, vf4 b) { return _mm_xor_ps(a, b); }
-CNA__VEC vf4 vf4_swap_pairs(vf4 a) { return _mm_shuffle_ps(a, a, _MM_SHUFFLE(2, 3, 0, 1)); }
-CNA__VEC vf4 vf4_swap_halves(vf4 a) { return _mm_shuffle_ps(a, a, _MM_SHUFFLE(1, 0, 3, 2)); }
-CNA__VEC void vf4_load_xyz4(const float *v, vf4 *x, vf4 *y, vf4 *z)
-{
-    const __m128 a = _mm_loadu_ps(v), b = _mm_loadu_ps(v + 4), c = _mm_loadu_ps(v + 8);
-    const __m128 x2y2x3y3 = _mm_shuffle_ps(b, c, _MM_SHUFFLE(2, 1, 3, 2));
-    const __m128 y0z0y1z1 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(1, 0, 2, 1));
-    *x = _mm_shuffle_ps(a, x2y2x3y3, _MM_SHUFFLE(2, 0, 3, 0));
-    *y = _mm_shuffle_ps(y0z0y1z1, x2y2x3y3, _MM_SHUFFLE(3, 1, 2, 0));
-    *z = _mm_shuffle_ps(y0z0y1z1, c, _MM_SHUFFLE(3, 0, 3, 1));
 }
 CNA__VEC vf8 vf8_div(vf8 a, vf8 b) { return _mm256_div_ps(a, b); }
 CNA__VEC vf8 vf8_sqrt(vf8 a) { return _mm256_sqrt_ps(a); }
@@ -801,6 +772,7 @@ CNA__VEC void vf8_transpose8(vf8 r0, vf8 r1, vf8 r2, vf8 r3, vf8 r4, vf8 r5, vf8
     *c6 = _mm256_permute2f128_ps(s2, s6, 0x31);
     *c7 = _mm256_permute2f128_ps(s3, s7, 0x31);
 }
+#endif
 #endif
 
 /* ------------------------------------------------------------------ more vf4
