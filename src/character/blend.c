@@ -632,6 +632,39 @@ void cna__blend_nodes(cna_character *c)
     reset(&fr);
 }
 
+/* Ask for `bytes` at p to be brought into the cache, a line at a time. */
+static inline void prefetch_bytes(const void *p, size_t bytes)
+{
+    const char *q = (const char *)p;
+    for (size_t i = 0; i < bytes; i += 64) cna__prefetch(q + i);
+}
+
+/* The track states every contributing layer samples evaluation e with
+ * (layer 0's are its player's), asked for before the first layer is
+ * sampled. Among many characters they are the bytes of a blended pose
+ * that come from furthest away (the clips' keys and the posing thread's
+ * scratch are shared, so mostly near; each character's own states were
+ * last read a frame ago), and the sampling reads them one track at a
+ * time, each key search waiting on its state: asked for together, their
+ * misses overlap instead of queueing. */
+static void prefetch_states(cna_character *c, size_t e)
+{
+    const cna__blend *b = &c->blend;
+    const size_t states = b->cursor_first[e + 1] - b->cursor_first[e];
+    for (size_t l = 0; l < c->layer_count; l++) {
+        const cna__layer *L = &c->layers[l];
+        if (L->animation < 0 || !(L->weight > 0.0f)) continue;
+        if (l == 0) {
+            size_t count;
+            cna__arcs_window *win;
+            const cna__track_state *st = cna__player_sampling(c->evals[e].player, &count, &win);
+            prefetch_bytes(st, count * sizeof *st);
+        } else {
+            prefetch_bytes(cna__layer_states(c, l, e), states * sizeof(cna__track_state));
+        }
+    }
+}
+
 void cna__blend_evaluation(cna_character *c, size_t e)
 {
     const cna_model *m = c->model;
@@ -640,6 +673,7 @@ void cna__blend_evaluation(cna_character *c, size_t e)
     const cna_skinning_data *d = &s->data;
     const int32_t n = d->bone_count;
     const joint_ctx ctx = {m, s};
+    prefetch_states(c, e);
     frame fr;
     frame_begin(c, &fr);
     for (size_t l = 0; l < c->layer_count; l++) {
