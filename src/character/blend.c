@@ -639,14 +639,14 @@ static inline void prefetch_bytes(const void *p, size_t bytes)
     for (size_t i = 0; i < bytes; i += 64) cna__prefetch(q + i);
 }
 
-/* The track states every contributing layer samples evaluation e with
- * (layer 0's are its player's), asked for before the first layer is
- * sampled. Among many characters they are the bytes of a blended pose
- * that come from furthest away (the clips' keys and the posing thread's
- * scratch are shared, so mostly near; each character's own states were
- * last read a frame ago), and the sampling reads them one track at a
- * time, each key search waiting on its state: asked for together, their
- * misses overlap instead of queueing. */
+/* The track states and arcs windows with which every contributing layer
+ * samples evaluation e (layer 0's are its player's), asked for before the
+ * first layer is sampled. Posed among many characters, a character's own
+ * states come from beyond the second-level cache (the clips' keys and the
+ * thread's scratch are shared by the characters, so they stay near), and
+ * the sampling reads them one track at a time, each key search waiting on
+ * its track's state: asked for at once, their misses overlap rather than
+ * queue. */
 static void prefetch_states(cna_character *c, size_t e)
 {
     const cna__blend *b = &c->blend;
@@ -661,6 +661,7 @@ static void prefetch_states(cna_character *c, size_t e)
             prefetch_bytes(st, count * sizeof *st);
         } else {
             prefetch_bytes(cna__layer_states(c, l, e), states * sizeof(cna__track_state));
+            cna__prefetch(&L->windows[e]);
         }
     }
 }
