@@ -632,6 +632,40 @@ void cna__blend_nodes(cna_character *c)
     reset(&fr);
 }
 
+/* Ask for `bytes` at p to be brought into the cache, a line at a time. */
+static inline void prefetch_bytes(const void *p, size_t bytes)
+{
+    const char *q = (const char *)p;
+    for (size_t i = 0; i < bytes; i += 64) cna__prefetch(q + i);
+}
+
+/* The track states and arcs windows with which every contributing layer
+ * samples evaluation e (layer 0's are its player's), asked for before the
+ * first layer is sampled. Posed among many characters, a character's own
+ * states come from beyond the second-level cache (the clips' keys and the
+ * thread's scratch are shared by the characters, so they stay near), and
+ * the sampling reads them one track at a time, each key search waiting on
+ * its track's state: asked for at once, their misses overlap rather than
+ * queue. */
+static void prefetch_states(cna_character *c, size_t e)
+{
+    const cna__blend *b = &c->blend;
+    const size_t states = b->cursor_first[e + 1] - b->cursor_first[e];
+    for (size_t l = 0; l < c->layer_count; l++) {
+        const cna__layer *L = &c->layers[l];
+        if (L->animation < 0 || !(L->weight > 0.0f)) continue;
+        if (l == 0) {
+            size_t count;
+            cna__arcs_window *win;
+            const cna__track_state *st = cna__player_sampling(c->evals[e].player, &count, &win);
+            prefetch_bytes(st, count * sizeof *st);
+        } else {
+            prefetch_bytes(cna__layer_states(c, l, e), states * sizeof(cna__track_state));
+            cna__prefetch(&L->windows[e]);
+        }
+    }
+}
+
 void cna__blend_evaluation(cna_character *c, size_t e)
 {
     const cna_model *m = c->model;
@@ -640,6 +674,7 @@ void cna__blend_evaluation(cna_character *c, size_t e)
     const cna_skinning_data *d = &s->data;
     const int32_t n = d->bone_count;
     const joint_ctx ctx = {m, s};
+    prefetch_states(c, e);
     frame fr;
     frame_begin(c, &fr);
     for (size_t l = 0; l < c->layer_count; l++) {
