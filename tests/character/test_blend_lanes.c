@@ -33,6 +33,7 @@
 #include "anim/anim_internal.h"
 #include "character/character_internal.h"
 #include "cna/cna.h"
+#include "same_pose.h"
 
 #define ROBOT "corpus/valid/RobotExpressive/robot.glb"
 #define INTERP "corpus/valid/InterpolationTest/interpolation_test.gltf"
@@ -86,29 +87,6 @@ static cna_character *make(const cna_model *m, size_t layers, bool counted)
     cna_error err;
     ok(cna_character_create(m, &o, &c, &err), &err);
     return c;
-}
-
-/* Every output of the last pose equal, byte for byte. */
-static void assert_same_pose(const cna_character *a, const cna_character *b)
-{
-    const cna_model *m = cna_character_model(a);
-    for (size_t i = 0; i < m->bone_count; i++) {
-        assert_memory_equal(cna_character_bone_transform(a, i), cna_character_bone_transform(b, i), sizeof(cna_mat4));
-        assert_memory_equal(cna_character_absolute_transform(a, i), cna_character_absolute_transform(b, i),
-                            sizeof(cna_mat4));
-    }
-    for (size_t s = 0; s < m->skin_count; s++) {
-        const size_t n = m->skins[s].joint_count * sizeof(cna_mat4);
-        if (n) assert_memory_equal(cna_character_skin_transforms(a, s), cna_character_skin_transforms(b, s), n);
-    }
-    for (size_t i = 0; i < m->mesh_count; i++)
-        for (size_t k = 0; k < m->meshes[i].part_count; k++) {
-            size_t na = 0, nb = 0;
-            const float *wa = cna_character_morph_weights(a, i, k, &na);
-            const float *wb = cna_character_morph_weights(b, i, k, &nb);
-            assert_int_equal(na, nb);
-            if (na) assert_memory_equal(wa, wb, na * sizeof(float));
-        }
 }
 
 /* ------------------------------------------------------------------ the slerp lanes */

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "cna/cna.h"
+#include "same_pose.h"
 
 #define ROBOT "corpus/valid/RobotExpressive/robot.glb"
 #define INTERP "corpus/valid/InterpolationTest/interpolation_test.gltf"
@@ -84,36 +85,6 @@ static size_t find_anim(const cna_model *m, const char *name)
     cna_error err;
     ok(cna_model_find_animation(m, name, &a, &err), &err);
     return a;
-}
-
-/* Every output of the last pose equal, byte for byte. */
-static void assert_same_pose(const cna_character *a, const cna_character *b)
-{
-    const cna_model *m = cna_character_model(a);
-    for (size_t i = 0; i < m->bone_count; i++) {
-        assert_memory_equal(cna_character_bone_transform(a, i), cna_character_bone_transform(b, i), sizeof(cna_mat4));
-        assert_memory_equal(cna_character_absolute_transform(a, i), cna_character_absolute_transform(b, i),
-                            sizeof(cna_mat4));
-    }
-    for (size_t s = 0; s < m->skin_count; s++) {
-        const size_t n = m->skins[s].joint_count * sizeof(cna_mat4);
-        if (!n) continue;
-        assert_memory_equal(cna_character_skin_transforms(a, s), cna_character_skin_transforms(b, s), n);
-        assert_memory_equal(cna_character_world_transforms(a, s), cna_character_world_transforms(b, s), n);
-    }
-    for (size_t i = 0; i < m->mesh_count; i++)
-        for (size_t k = 0; k < m->meshes[i].part_count; k++) {
-            size_t na = 0, nb = 0;
-            const float *wa = cna_character_morph_weights(a, i, k, &na);
-            const float *wb = cna_character_morph_weights(b, i, k, &nb);
-            assert_int_equal(na, nb);
-            if (na) assert_memory_equal(wa, wb, na * sizeof(float));
-            size_t sa = 0, sb = 0;
-            const void *va = cna_character_part_vertices(a, i, k, &sa);
-            const void *vb = cna_character_part_vertices(b, i, k, &sb);
-            assert_int_equal(sa, sb);
-            if (sa) assert_memory_equal(va, vb, sa);
-        }
 }
 
 static const double TIMES[] = {0.0, 0.1, 1.0 / 3.0, 0.5, 0.77, 1.25, 2.0};
