@@ -7,7 +7,10 @@
 #ifndef CNA_TESTS_MESH_SKINNING_TEST_H
 #define CNA_TESTS_MESH_SKINNING_TEST_H
 
+#include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "cna/math.h"
 #include "cna/skinning.h"
@@ -153,6 +156,37 @@ static inline double top_rows_max(const cna_mat4 *m)
     for (int c = 0; c < 4; c++)
         for (int row = 0; row < 3; row++) r = fmax(r, fabs((double)m->m[4 * c + row]));
     return r;
+}
+
+/* The documented bound of the fast paths (include/cna/skinning.h,
+ * cna_skin_vertices_fast) for slot s of one vertex (0 position, 1 normal,
+ * 2 tangent): sum = sum_i w[i] · M_i · (x, s == 0 ? 1 : 0) in double, zero
+ * weights skipped; returns the tolerance 1e-5 · S, or 1e-5 · S / |sum| +
+ * 1e-6 for a normalised direction, S = sum_i |w[i]| · top_rows_max(M_i) ·
+ * (|x| + |y| + |z| [+ 1 for a position]). */
+static inline double slot_tolerance(const cna_skinning_layout *l, const unsigned char *vertex,
+                                    const cna_mat4 *palette, int s, bool normalised, double sum[3])
+{
+    const int32_t offs[3] = {l->position_offset, l->normal_offset, l->tangent_offset};
+    uint8_t j[4];
+    float w[4], x[3];
+    memcpy(j, vertex + l->joints_offset, 4);
+    memcpy(w, vertex + l->weights_offset, 16);
+    memcpy(x, vertex + offs[s], 12);
+    double bound = 0;
+    sum[0] = sum[1] = sum[2] = 0;
+    for (int i = 0; i < 4; i++) {
+        if (w[i] == 0.0f) continue;
+        const cna_mat4 *m = &palette[j[i]];
+        bound += fabs((double)w[i]) * top_rows_max(m) *
+                 (fabs((double)x[0]) + fabs((double)x[1]) + fabs((double)x[2]) + (s == 0 ? 1.0 : 0.0));
+        for (int c = 0; c < 3; c++)
+            sum[c] += (double)w[i] * ((double)m->m[c] * x[0] + (double)m->m[4 + c] * x[1] +
+                                      (double)m->m[8 + c] * x[2] + (s == 0 ? (double)m->m[12 + c] : 0.0));
+    }
+    if (s == 0 || !normalised) return 1e-5 * bound;
+    const double len = sqrt(sum[0] * sum[0] + sum[1] * sum[1] + sum[2] * sum[2]);
+    return 1e-5 * bound / len + 1e-6;
 }
 
 #endif

@@ -108,31 +108,10 @@ static double check_streams_against_reference(const cna_skinning_layout *l,
     const int32_t offs[3] = {l->position_offset, l->normal_offset, l->tangent_offset};
     for (size_t v = 0; v < count; v++) {
         const unsigned char *src = in + v * l->stride;
-        uint8_t j[4];
-        float w[4];
-        memcpy(j, src + l->joints_offset, 4);
-        memcpy(w, src + l->weights_offset, 16);
         for (int s = 0; s < 3; s++) {
             if (offs[s] < 0) continue;
-            float x[3];
-            memcpy(x, src + offs[s], 12);
-            double bound = 0, sum[3] = {0, 0, 0};
-            for (int i = 0; i < 4; i++) {
-                if (w[i] == 0.0f) continue;
-                const cna_mat4 *m = &palette[j[i]];
-                bound += fabs((double)w[i]) * top_rows_max(m) *
-                         (fabs((double)x[0]) + fabs((double)x[1]) + fabs((double)x[2]) +
-                          (s == 0 ? 1.0 : 0.0));
-                for (int c = 0; c < 3; c++)
-                    sum[c] += (double)w[i] * ((double)m->m[c] * x[0] + (double)m->m[4 + c] * x[1] +
-                                              (double)m->m[8 + c] * x[2] +
-                                              (s == 0 ? (double)m->m[12 + c] : 0.0));
-            }
-            double tol = 1e-5 * bound;
-            if (s > 0 && !raw) {
-                const double len = sqrt(sum[0] * sum[0] + sum[1] * sum[1] + sum[2] * sum[2]);
-                tol = 1e-5 * bound / len + 1e-6;
-            }
+            double sum[3];
+            const double tol = slot_tolerance(l, src, palette, s, !raw, sum);
             const unsigned char *got = slot_of(b, s, v);
             for (int c = 0; c < 3; c++) {
                 const double expect = s > 0 && raw
