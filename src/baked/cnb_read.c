@@ -1173,11 +1173,34 @@ static bool gl_enum_ok(int32_t v, const int32_t *allowed, size_t n)
     return false;
 }
 
+/* Whether a sampler's four values are glTF's (or 0: absent); else fails
+ * naming `where`.FIELD and the value. */
+static bool sampler_ok(reader *rd, const char *where, int32_t mag_filter, int32_t min_filter, int32_t wrap_s,
+                       int32_t wrap_t)
+{
+    static const int32_t mag[] = {9728, 9729};                         /* NEAREST, LINEAR */
+    static const int32_t min[] = {9728, 9729, 9984, 9985, 9986, 9987}; /* + the four MIPMAP modes */
+    static const int32_t wrap[] = {33071, 33648, 10497};               /* CLAMP, MIRRORED, REPEAT */
+    const struct {
+        const char *field;
+        int32_t value;
+        const int32_t *allowed;
+        size_t n;
+    } enums[4] = {{"mag_filter", mag_filter, mag, 2},
+                  {"min_filter", min_filter, min, 6},
+                  {"wrap_s", wrap_s, wrap, 3},
+                  {"wrap_t", wrap_t, wrap, 3}};
+    for (size_t k = 0; k < 4; k++)
+        if (!gl_enum_ok(enums[k].value, enums[k].allowed, enums[k].n)) {
+            fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: %d is not a glTF sampler value", where, enums[k].field,
+                 (int)enums[k].value);
+            return false;
+        }
+    return true;
+}
+
 static void read_images(reader *rd)
 {
-    static const int32_t mag[] = {9728, 9729};                               /* NEAREST, LINEAR */
-    static const int32_t min[] = {9728, 9729, 9984, 9985, 9986, 9987};       /* + the four MIPMAP modes */
-    static const int32_t wrap[] = {33071, 33648, 10497};                     /* CLAMP, MIRRORED, REPEAT */
     cna_model *m = &rd->model->pub;
     size_t n = rd->s[CNA__CNB_IMAGES].count;
     if (n == 0) return;
@@ -1205,19 +1228,7 @@ static void read_images(reader *rd)
         im->wrap_t = g_i32(&c);
         if (rd->version >= 4) im->problem = g_str(rd, &c, where, "problem", true);
         if (rd->r) return;
-        const struct {
-            const char *field;
-            int32_t value;
-            const int32_t *allowed;
-            size_t n;
-        } enums[4] = {{"mag_filter", im->mag_filter, mag, 2},
-                      {"min_filter", im->min_filter, min, 6},
-                      {"wrap_s", im->wrap_s, wrap, 3},
-                      {"wrap_t", im->wrap_t, wrap, 3}};
-        for (size_t k = 0; k < 4 && !rd->r; k++)
-            if (!gl_enum_ok(enums[k].value, enums[k].allowed, enums[k].n))
-                fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s: %d is not a glTF sampler value", where, enums[k].field,
-                     (int)enums[k].value);
+        if (!sampler_ok(rd, where, im->mag_filter, im->min_filter, im->wrap_s, im->wrap_t)) return;
     }
     if (rd->r) return;
     /* Fresh process-unique ids (never 0), assigned only once the file is accepted. */
@@ -1241,9 +1252,6 @@ static void g_texture(cursor *c, cna_effect_texture *t)
  * floats finite, the strength not negative). */
 static void read_effect_v4(reader *rd, cursor *c, const char *where, cna_effect_material *p)
 {
-    static const int32_t mag[] = {9728, 9729};
-    static const int32_t min[] = {9728, 9729, 9984, 9985, 9986, 9987};
-    static const int32_t wrap[] = {33071, 33648, 10497};
     p->emissive_strength = g_f32(c);
     g_u32(c);
     p->name = g_str(rd, c, where, "name", false);
@@ -1272,21 +1280,9 @@ static void read_effect_v4(reader *rd, cursor *c, const char *where, cna_effect_
         if (!finite_ok(rd, where, field, &t->uv_rotation, 1)) return;
         snprintf(field, sizeof field, "%s.uv_scale", slot[s]);
         if (!finite_ok(rd, where, field, t->uv_scale, 2)) return;
-        const struct {
-            const char *field;
-            int32_t value;
-            const int32_t *allowed;
-            size_t n;
-        } enums[4] = {{"mag_filter", t->mag_filter, mag, 2},
-                      {"min_filter", t->min_filter, min, 6},
-                      {"wrap_s", t->wrap_s, wrap, 3},
-                      {"wrap_t", t->wrap_t, wrap, 3}};
-        for (size_t k = 0; k < 4; k++)
-            if (!gl_enum_ok(enums[k].value, enums[k].allowed, enums[k].n)) {
-                fail(rd, CNA_ERROR_INVALID_DATA, "%s.%s.%s: %d is not a glTF sampler value", where, slot[s],
-                     enums[k].field, (int)enums[k].value);
-                return;
-            }
+        char sampler[96];
+        snprintf(sampler, sizeof sampler, "%s.%s", where, slot[s]);
+        if (!sampler_ok(rd, sampler, t->mag_filter, t->min_filter, t->wrap_s, t->wrap_t)) return;
     }
 }
 
