@@ -91,6 +91,30 @@ static cna_result fill_track(const cna_allocator *alloc, const cna_gltf_document
     return r;
 }
 
+/* The weight track of channel i of animations[animation] (a weights
+ * channel; `what` names its target for messages, e.g. "nodes[3]"). */
+static cna_result channel_track(const cna_allocator *alloc, const cna_gltf_document *doc, int32_t animation,
+                                size_t i, size_t targets, const char *what, cna__owned_track **out, cna_error *err)
+{
+    const cna_gltf_animation *a = &doc->animations[animation];
+    const cna_gltf_animation_channel *ch = &a->channels[i];
+    if (ch->sampler < 0 || (size_t)ch->sampler >= a->sampler_count)
+        return cna__error(err, CNA_ERROR_INVALID_DATA, "animations[%d].channels[%zu]: sampler %d is out of range",
+                          (int)animation, i, (int)ch->sampler);
+    char where[96];
+    snprintf(where, sizeof where, "animations[%d].samplers[%d] (weights of %s)", (int)animation, (int)ch->sampler,
+             what);
+    cna__owned_track *t = cna__calloc(alloc, 1, sizeof *t);
+    if (!t) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", where);
+    cna_result r = fill_track(alloc, doc, &a->samplers[ch->sampler], targets, where, t, err);
+    if (r) {
+        cna__owned_track_free(alloc, t);
+        return r;
+    }
+    *out = t;
+    return CNA_OK;
+}
+
 cna_result cna__weight_track_build(const cna_allocator *alloc, const cna_gltf_document *doc,
                                    int32_t animation, int32_t mesh, cna__owned_track **out,
                                    cna_error *err)
@@ -103,46 +127,20 @@ cna_result cna__weight_track_build(const cna_allocator *alloc, const cna_gltf_do
     const int32_t node = first_instancing_node(doc, mesh);
     if (targets == 0 || node < 0) return CNA_OK;
     const cna_gltf_animation *a = &doc->animations[animation];
+    char what[32];
     for (size_t i = 0; i < a->channel_count; i++) {
         const cna_gltf_animation_channel *ch = &a->channels[i];
         if (ch->path != CNA_GLTF_PATH_WEIGHTS || ch->target_node != node) continue;
-        if (ch->sampler < 0 || (size_t)ch->sampler >= a->sampler_count)
-            return cna__error(err, CNA_ERROR_INVALID_DATA,
-                              "animations[%d].channels[%zu]: sampler %d is out of range",
-                              (int)animation, i, (int)ch->sampler);
-        char where[96];
-        snprintf(where, sizeof where, "animations[%d].samplers[%d] (weights of nodes[%d])",
-                 (int)animation, (int)ch->sampler, (int)node);
-        cna__owned_track *t = cna__calloc(alloc, 1, sizeof *t);
-        if (!t) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", where);
-        cna_result r = fill_track(alloc, doc, &a->samplers[ch->sampler], targets, where, t, err);
-        if (r) {
-            cna__owned_track_free(alloc, t);
-            return r;
-        }
-        *out = t;
-        return CNA_OK;
+        snprintf(what, sizeof what, "nodes[%d]", (int)node);
+        return channel_track(alloc, doc, animation, i, targets, what, out, err);
     }
     /* KHR_animation_pointer "/meshes/M/weights": the mesh's own weights,
      * for every node instancing it (a node's channel above wins) */
     for (size_t i = 0; i < a->channel_count; i++) {
         const cna_gltf_animation_channel *ch = &a->channels[i];
         if (ch->path != CNA_GLTF_PATH_WEIGHTS || ch->target_node >= 0 || ch->target_mesh != mesh) continue;
-        if (ch->sampler < 0 || (size_t)ch->sampler >= a->sampler_count)
-            return cna__error(err, CNA_ERROR_INVALID_DATA, "animations[%d].channels[%zu]: sampler %d is out of range",
-                              (int)animation, i, (int)ch->sampler);
-        char where[96];
-        snprintf(where, sizeof where, "animations[%d].samplers[%d] (weights of meshes[%d])", (int)animation,
-                 (int)ch->sampler, (int)mesh);
-        cna__owned_track *t = cna__calloc(alloc, 1, sizeof *t);
-        if (!t) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", where);
-        cna_result r = fill_track(alloc, doc, &a->samplers[ch->sampler], targets, where, t, err);
-        if (r) {
-            cna__owned_track_free(alloc, t);
-            return r;
-        }
-        *out = t;
-        return CNA_OK;
+        snprintf(what, sizeof what, "meshes[%d]", (int)mesh);
+        return channel_track(alloc, doc, animation, i, targets, what, out, err);
     }
     return CNA_OK;
 }
