@@ -350,6 +350,13 @@ cna__track_state *cna__player_sampling(struct cna_player *player, size_t *count,
 struct cna_player;
 cna_result cna__player_check(const struct cna_player *player, cna_error *err);
 void cna__player_advance(struct cna_player *player, int64_t ticks, bool relative, bool loop);
+/* cna__player_advance on each of players[0..count-1] (distinct players, each
+ * checked), runs of consecutive players of one skeleton, clip, sampling
+ * mode and root prefixes posed up to eight at a time in vector lanes: the
+ * same results, bit for bit. Returns how many were posed in lanes (the
+ * rest one at a time). */
+size_t cna__players_advance(struct cna_player *const *players, size_t count, int64_t ticks,
+                            bool relative, bool loop);
 /* Bytes the player allocated (struct, matrices, flags, sampling state). */
 size_t cna__player_size_bytes(const struct cna_player *player);
 bool cna__player_set_mark(struct cna_player *player, bool mark);

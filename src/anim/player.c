@@ -363,6 +363,69 @@ void cna__player_advance(cna_player *player, int64_t ticks, bool relative, bool 
     recompute(player);
 }
 
+/* The track states an update samples with (recompute's `states`). */
+static size_t update_states(const cna_player *player)
+{
+    const cna_clip *clip = player->clip;
+    return clip && clip->track_count < player->cursor_count ? clip->track_count : player->cursor_count;
+}
+
+/* Whether b can share a's lanes: the same skeleton, clip, kernels,
+ * sampling mode, root prefixes and track states. */
+static bool same_lanes(const cna_player *a, const cna_player *b)
+{
+    return a->data == b->data && a->clip == b->clip && a->bone_count == b->bone_count &&
+           a->path == b->path && a->fast == b->fast &&
+           root_prefix(a, a->data) == root_prefix(b, b->data) && update_states(a) == update_states(b);
+}
+
+/* cna__player_advance for players[0..count-1] (each listed once, each
+ * having passed cna__player_check), runs of consecutive players that
+ * same_lanes() allows posed together, up to eight at a time, in the lanes
+ * of the vector kernels (pose_lanes): the same results as one at a time.
+ * Returns how many of the players were posed in lanes. */
+size_t cna__players_advance(cna_player *const *players, size_t count, int64_t ticks, bool relative,
+                            bool loop)
+{
+    size_t i = 0, in_lanes = 0;
+    while (i < count) {
+        cna_player *first = players[i];
+        size_t lanes = 1;
+        if (first->bone_count > 0)
+            while (lanes < 8 && i + lanes < count && same_lanes(first, players[i + lanes])) ++lanes;
+        if (lanes == 1) {
+            cna__player_advance(first, ticks, relative, loop);
+            ++i;
+            continue;
+        }
+        const cna_skinning_data *data = first->data;
+        const cna_mat4 *prefix = root_prefix(first, data);
+        const size_t states = update_states(first);
+        cna__pose_job pose[8];
+        cna__hierarchy_job tree[8];
+        cna__lanes_job job;
+        job.lanes = lanes;
+        for (size_t k = 0; k < lanes; ++k) {
+            cna_player *p = players[i + k];
+            p->position = next_position(p, ticks, relative, loop);
+            memset(p->posed, 0, (size_t)p->bone_count);
+            const cna__pose_job pj = {p->clip, p->position, p->bone_count, states, p->fast,
+                                      p->tracks, &p->arcs, p->posed, p->local};
+            const cna__hierarchy_job hj = {p->bone_count, data->hierarchy, data->bind_pose,
+                                           data->inverse_bind_pose, prefix,
+                                           p->posed, p->local, p->world, p->skin};
+            pose[k] = pj;
+            tree[k] = hj;
+            job.pose[k] = &pose[k];
+            job.tree[k] = &tree[k];
+        }
+        path_kernels(first->path)->pose_lanes(&job);
+        i += lanes;
+        in_lanes += lanes;
+    }
+    return in_lanes;
+}
+
 bool cna__player_set_mark(cna_player *player, bool mark)
 {
     const bool before = player->crowd_mark;

@@ -48,6 +48,18 @@ typedef struct cna__hierarchy_job {
     cna_mat4 *local, *world, *skin;
 } cna__hierarchy_job;
 
+/* Characters in SIMD lanes (player_lanes.inc): `lanes` (2..8) players of
+ * one skeleton and one clip posed at once, lane k by pose[k] and tree[k].
+ * Every job has the same clip, bone_count (at least 1), states and fast,
+ * and the same hierarchy, bind_pose, inverse_bind and prefix; each has its
+ * own t, track states, window, flags and matrices. The results are those
+ * of sample_clip(pose[k]) then hierarchy(tree[k]) for each k, bit for bit. */
+typedef struct cna__lanes_job {
+    size_t lanes;
+    const cna__pose_job *pose[8];
+    const cna__hierarchy_job *tree[8];
+} cna__lanes_job;
+
 /* One path's kernels (the arguments of cna__sample_trs, cna__compose_keys
  * and cna__arc_trig8, less the path). */
 typedef struct cna__player_kernels {
@@ -58,6 +70,7 @@ typedef struct cna__player_kernels {
     void (*compose_keys)(cna_mat4 *const *out, const cna_keyframe *const *in, size_t count);
     void (*hierarchy)(const cna__hierarchy_job *job);
     void (*arc_trig8)(const float d[8], cna__arc *const out[8], size_t count);
+    void (*pose_lanes)(const cna__lanes_job *job);
 } cna__player_kernels;
 
 extern const cna__player_kernels cna__player_kernels_base;

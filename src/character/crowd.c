@@ -70,8 +70,8 @@ static void run_chunks(cna_crowd *c, const crowd_job *job)
         if (begin >= job->count) return;
         const size_t end = job->count - begin < CHUNK ? job->count : begin + CHUNK;
         if (job->players) {
-            for (size_t i = begin; i < end; ++i)
-                cna__player_advance(job->players[i], job->ticks, job->relative, job->loop);
+            (void)cna__players_advance(job->players + begin, end - begin, job->ticks, job->relative,
+                                       job->loop);
             continue;
         }
         for (size_t i = begin; i < end; ++i) {
@@ -253,7 +253,7 @@ cna_result cna_crowd_update(cna_crowd *crowd, cna_player *const *players, size_t
     job.loop = loop;
     const uint32_t workers = crowd->thread_count - 1;
     if (workers == 0 || count <= CHUNK) {
-        for (size_t i = 0; i < count; ++i) cna__player_advance(players[i], ticks, relative, loop);
+        (void)cna__players_advance(players, count, ticks, relative, loop);
         return CNA_OK;
     }
     return run_job(crowd, &job, err);
