@@ -1,6 +1,8 @@
 /* The plain baseline player and the same-run comparison (bench/common/baseline.h). */
 #include "common/baseline.h"
 
+#include "cna/crowd.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,12 +246,20 @@ typedef struct crowd_ctx {
     int64_t step;
     cna_player **ours;
     baseline_player **base;
+    cna_crowd *crowd; /* one thread */
 } crowd_ctx;
 
 static void step_ours(void *c)
 {
     crowd_ctx *x = c;
     for (size_t i = 0; i < x->count; i++) cna_player_update(x->ours[i], x->step, true, true, NULL);
+    bench_keep(x->ours);
+}
+
+static void step_lanes(void *c)
+{
+    crowd_ctx *x = c;
+    cna_crowd_update(x->crowd, x->ours, x->count, x->step, true, true, NULL);
     bench_keep(x->ours);
 }
 
@@ -264,8 +274,8 @@ int baseline_measure(const cna_skinning_data *data, const cna_clip *clip, size_t
                      int64_t step, int runs, double seconds, baseline_figure *out)
 {
     crowd_ctx x = {characters, step, calloc(characters, sizeof(cna_player *)),
-                   calloc(characters, sizeof(baseline_player *))};
-    int rc = (x.ours && x.base && characters > 0) ? 0 : -1;
+                   calloc(characters, sizeof(baseline_player *)), NULL};
+    int rc = (x.ours && x.base && characters > 0 && !cna_crowd_create(NULL, &x.crowd, NULL)) ? 0 : -1;
     /* Each side's players are created one after the other (as a program
      * creates its characters), ours first, then the baseline's, so neither
      * side's players are interleaved in memory with the other's. */
@@ -294,10 +304,12 @@ int baseline_measure(const cna_skinning_data *data, const cna_clip *clip, size_t
         out->joints = data->bone_count;
         out->characters = characters;
         out->ours = bench_measure(step_ours, &x, runs, seconds);
+        out->lanes = bench_measure(step_lanes, &x, runs, seconds);
         out->baseline = bench_measure(step_baseline, &x, runs, seconds);
         const double joints = data->bone_count > 0 ? (double)data->bone_count : 1.0;
         out->ours_ns_per_character_frame = out->ours.median * 1e9 / (double)characters;
         out->ours_ns_per_joint = out->ours_ns_per_character_frame / joints;
+        out->lanes_ns_per_character_frame = out->lanes.median * 1e9 / (double)characters;
         out->baseline_ns_per_character_frame = out->baseline.median * 1e9 / (double)characters;
         out->baseline_ratio = out->ours.median > 0.0 ? out->baseline.median / out->ours.median : 0.0;
     }
@@ -307,6 +319,7 @@ int baseline_measure(const cna_skinning_data *data, const cna_clip *clip, size_t
     }
     free(x.ours);
     free(x.base);
+    cna_crowd_free(x.crowd);
     return rc;
 }
 
@@ -333,28 +346,33 @@ static void print_json_figure(FILE *out, const baseline_figure *f)
     fprintf(out,
             "\"characters\":%zu,\"ns_per_character_frame\":%.2f,\"ns_per_character_frame_min\":%.2f,"
             "\"ns_per_character_frame_max\":%.2f,\"ns_per_joint\":%.3f,\"ns_per_joint_min\":%.3f,"
-            "\"ns_per_joint_max\":%.3f,\"baseline_ratio\":%.3f,"
+            "\"ns_per_joint_max\":%.3f,\"lanes_ns_per_character_frame\":%.2f,"
+            "\"lanes_ns_per_character_frame_min\":%.2f,\"lanes_ns_per_character_frame_max\":%.2f,"
+            "\"baseline_ratio\":%.3f,"
             "\"baseline_ns_per_character_frame\":%.2f,\"baseline_ns_per_character_frame_min\":%.2f,"
             "\"baseline_ns_per_character_frame_max\":%.2f,\"runs\":%d",
             f->characters, f->ours_ns_per_character_frame, f->ours.min * 1e9 / c,
             f->ours.max * 1e9 / c, f->ours_ns_per_joint, f->ours.min * 1e9 / c / j,
-            f->ours.max * 1e9 / c / j, f->baseline_ratio, f->baseline_ns_per_character_frame,
+            f->ours.max * 1e9 / c / j, f->lanes_ns_per_character_frame, f->lanes.min * 1e9 / c,
+            f->lanes.max * 1e9 / c, f->baseline_ratio, f->baseline_ns_per_character_frame,
             f->baseline.min * 1e9 / c, f->baseline.max * 1e9 / c, f->ours.runs);
 }
 
 void baseline_print_header(FILE *out)
 {
-    fprintf(out, "%-14s %-16s %6s %6s | %26s | %11s | %26s | %6s\n", "model", "clip", "joints",
-            "chars", "ns/char-frame [min-max]", "ns/joint", "baseline ns/char-frame", "ratio");
+    fprintf(out, "%-14s %-16s %6s %6s | %26s | %11s | %11s | %26s | %6s\n", "model", "clip", "joints",
+            "chars", "ns/char-frame [min-max]", "ns/joint", "lanes ns/cf", "baseline ns/char-frame",
+            "ratio");
 }
 
 static void print_text_figure(FILE *out, const char *model, const char *clip,
                               const baseline_figure *f)
 {
     const double c = (double)f->characters, j = f->joints > 0 ? (double)f->joints : 1.0;
-    fprintf(out, "%-14.14s %-16.16s %6d %6zu | %8.1f [%7.1f-%7.1f] | %11.2f | %8.1f [%7.1f-%7.1f] | %6.2f\n",
+    fprintf(out, "%-14.14s %-16.16s %6d %6zu | %8.1f [%7.1f-%7.1f] | %11.2f | %11.1f | %8.1f [%7.1f-%7.1f] | %6.2f\n",
             model, clip, (int)f->joints, f->characters, f->ours_ns_per_character_frame,
             f->ours.min * 1e9 / c, f->ours.max * 1e9 / c, f->ours_ns_per_character_frame / j,
+            f->lanes_ns_per_character_frame,
             f->baseline_ns_per_character_frame, f->baseline.min * 1e9 / c,
             f->baseline.max * 1e9 / c, f->baseline_ratio);
 }

@@ -62,8 +62,11 @@ typedef struct baseline_figure {
     int32_t joints;
     size_t characters;
     bench_stats ours;      /* seconds per frame of all characters: cna_player_update each */
+    bench_stats lanes;     /* the same players by one cna_crowd_update on a one-thread crowd,
+                              which samples runs of players of one clip in vector lanes */
     bench_stats baseline;  /* the same with baseline_player_update */
     double ours_ns_per_character_frame;     /* ours.median / characters, in ns */
+    double lanes_ns_per_character_frame;    /* lanes.median / characters */
     double ours_ns_per_joint;               /* ... / joints */
     double baseline_ns_per_character_frame;
     double baseline_ratio;                  /* baseline.median / ours.median */
@@ -76,7 +79,8 @@ int baseline_measure(const cna_skinning_data *data, const cna_clip *clip, size_t
 
 /* Print the figures of one clip: a text table row per figure, or with json
  * one JSON object on one line: model, clip, joints, characters (of `many`),
- * ns_per_character_frame (+ _min, _max), ns_per_joint, baseline_ratio,
+ * ns_per_character_frame (+ _min, _max), ns_per_joint, lanes_ns_per_character_frame
+ * (+ _min, _max), baseline_ratio,
  * baseline_ns_per_character_frame, runs, seconds_per_run, and the same for
  * one character under "one_character". `one` may equal `many`. */
 void baseline_print(FILE *out, const char *model, const char *clip, const baseline_figure *one,

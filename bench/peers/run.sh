@@ -32,7 +32,9 @@
 #      the median of 5 runs of SECONDS seconds, default 0.2) and the ratio cna / ozz
 #      (below 1: cna is faster).
 # Workloads: the player (sampling, local-to-model / world, skin palette) for 1 and 1000
-# characters of Robot_Walking and of the 19-joint rig (`cna bench --player-only`); a crowd
+# characters of Robot_Walking and of the 19-joint rig (`cna bench --player-only`: the 1000 one
+# at a time with cna_player_update, and "1000-lanes" by one cna_crowd_update on a one-thread
+# crowd, which samples runs of players of one clip in vector lanes; ozz: one at a time); a crowd
 # of 1000 Robot_Walking characters on 2 threads (`bench_player --crowd-only`, cna_crowd; ozz:
 # the driver's 2 threads, chunks of 16 from a shared counter, as cna_crowd); CPU skinning
 # of RobotExpressive's 19 parts, 4 influences, positions + normals, in ns per vertex
@@ -108,6 +110,7 @@ player_cna() { # LABEL FILE CLIP
     out=$(pin "$B/cna" bench "$2" --clip "$3" --characters 1000 --player-only --json $S | head -n 1)
     record "$1/1" cna "$(echo "$out" | one)"
     record "$1/1000" cna "$(echo "$out" | field ns_per_character_frame)"
+    record "$1/1000-lanes" cna "$(echo "$out" | field lanes_ns_per_character_frame)"
 }
 player_ozz() { # LABEL SKELETON ANIMATION
     out=$(pin "$W/ozz_driver" --skeleton "$2" --animation "$3" --characters 1000 $S)
@@ -149,7 +152,8 @@ echo "== CPU skinning in one process, fastest of 3000 alternating sweeps (bench/
 pin "$W/skinning_pair" 3000
 echo "== load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== medians of $REPS repetitions (ns per character-frame; skinning: ns per vertex); ratio = cna / ozz"
-echo "   (robot-reduced, rig19-reduced: cna with keys reduced at 1 mm, beside ozz's default-optimised clip)"
+echo "   (robot-reduced, rig19-reduced: cna with keys reduced at 1 mm, beside ozz's default-optimised clip;"
+echo "    1000-lanes: cna's 1000 players by one cna_crowd_update on one thread, beside ozz's 1000)"
 awk '
 function median(list,   n, a, i, j, t) {
     n = split(list, a, " ")
@@ -161,7 +165,7 @@ END {
     printf "%-28s %12s %12s %8s\n", "workload", "cna", "ozz", "cna/ozz"
     for (k = 1; k <= count; k++) {
         w = order[k]; c = median(v[w " cna"])
-        o = w; sub(/-reduced/, "", o); z = median(v[o " ozz"])
+        o = w; sub(/-reduced/, "", o); sub(/-lanes/, "", o); z = median(v[o " ozz"])
         printf "%-28s %12.2f %12.2f %8.3f\n", w, c, z, (z > 0 ? c / z : 0)
     }
 }' "$R"

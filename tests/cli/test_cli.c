@@ -663,8 +663,9 @@ static void test_bench_json_prints_one_object_per_clip_with_the_required_fields(
         }
         assert_int_equal(int_member(o, "joints"), 2);
         assert_int_equal(int_member(o, "characters"), 10);
-        const char *numbers[] = {"ns_per_character_frame", "ns_per_joint", "baseline_ratio"};
-        for (size_t i = 0; i < 3; i++) {
+        const char *numbers[] = {"ns_per_character_frame", "ns_per_joint", "lanes_ns_per_character_frame",
+                                 "baseline_ratio"};
+        for (size_t i = 0; i < 4; i++) {
             const cJSON *n = member(o, numbers[i]);
             assert_true(cJSON_IsNumber(n));
             assert_true(n->valuedouble > 0.0);
