@@ -379,51 +379,77 @@ static bool same_lanes(const cna_player *a, const cna_player *b)
            root_prefix(a, a->data) == root_prefix(b, b->data) && update_states(a) == update_states(b);
 }
 
+/* Players looked at together when forming lanes: a window of the list. */
+enum { LANES_WINDOW = 16 };
+
+/* players[g[0..lanes-1]] (same_lanes) advanced and posed in lanes. */
+static void pose_group(cna_player *const *players, const size_t *g, size_t lanes, const int64_t *each,
+                       int64_t ticks, bool relative, bool loop)
+{
+    cna_player *first = players[g[0]];
+    const cna_skinning_data *data = first->data;
+    const cna_mat4 *prefix = root_prefix(first, data);
+    const size_t states = update_states(first);
+    cna__pose_job pose[8];
+    cna__hierarchy_job tree[8];
+    cna__lanes_job job;
+    job.lanes = lanes;
+    for (size_t k = 0; k < lanes; ++k) {
+        cna_player *p = players[g[k]];
+        p->position = next_position(p, each ? each[g[k]] : ticks, relative, loop);
+        memset(p->posed, 0, (size_t)p->bone_count);
+        const cna__pose_job pj = {p->clip, p->position, p->bone_count, states, p->fast,
+                                  p->tracks, &p->arcs, p->posed, p->local};
+        const cna__hierarchy_job hj = {p->bone_count, data->hierarchy, data->bind_pose,
+                                       data->inverse_bind_pose, prefix,
+                                       p->posed, p->local, p->world, p->skin};
+        pose[k] = pj;
+        tree[k] = hj;
+        job.pose[k] = &pose[k];
+        job.tree[k] = &tree[k];
+    }
+    path_kernels(first->path)->pose_lanes(&job);
+}
+
 /* cna__player_advance for players[0..count-1] (each listed once, each
- * having passed cna__player_check), runs of consecutive players that
- * same_lanes() allows posed together, up to eight at a time, in the lanes
- * of the vector kernels (pose_lanes): the same results as one at a time.
- * Returns how many of the players were posed in lanes. */
+ * having passed cna__player_check), each by each[i] (each NULL: ticks).
+ * Within each window of LANES_WINDOW consecutive players, the first player
+ * not yet posed takes up to seven later ones that same_lanes() allows,
+ * and they are posed together in the lanes of the vector kernels
+ * (pose_lanes); a player with none goes alone. The same results as one at
+ * a time, in any order (players are independent). Returns how many
+ * players were posed in lanes. */
+size_t cna__players_advance_each(cna_player *const *players, size_t count, const int64_t *each,
+                                 int64_t ticks, bool relative, bool loop)
+{
+    size_t in_lanes = 0;
+    for (size_t w = 0; w < count; w += LANES_WINDOW) {
+        const size_t end = count - w < LANES_WINDOW ? count : w + LANES_WINDOW;
+        bool done[LANES_WINDOW] = {false};
+        for (size_t i = w; i < end; ++i) {
+            if (done[i - w]) continue;
+            cna_player *first = players[i];
+            size_t g[8] = {i}, lanes = 1;
+            for (size_t j = i + 1; first->bone_count > 0 && lanes < 8 && j < end; ++j)
+                if (!done[j - w] && same_lanes(first, players[j])) {
+                    done[j - w] = true;
+                    g[lanes++] = j;
+                }
+            if (lanes == 1) {
+                cna__player_advance(first, each ? each[i] : ticks, relative, loop);
+                continue;
+            }
+            pose_group(players, g, lanes, each, ticks, relative, loop);
+            in_lanes += lanes;
+        }
+    }
+    return in_lanes;
+}
+
 size_t cna__players_advance(cna_player *const *players, size_t count, int64_t ticks, bool relative,
                             bool loop)
 {
-    size_t i = 0, in_lanes = 0;
-    while (i < count) {
-        cna_player *first = players[i];
-        size_t lanes = 1;
-        if (first->bone_count > 0)
-            while (lanes < 8 && i + lanes < count && same_lanes(first, players[i + lanes])) ++lanes;
-        if (lanes == 1) {
-            cna__player_advance(first, ticks, relative, loop);
-            ++i;
-            continue;
-        }
-        const cna_skinning_data *data = first->data;
-        const cna_mat4 *prefix = root_prefix(first, data);
-        const size_t states = update_states(first);
-        cna__pose_job pose[8];
-        cna__hierarchy_job tree[8];
-        cna__lanes_job job;
-        job.lanes = lanes;
-        for (size_t k = 0; k < lanes; ++k) {
-            cna_player *p = players[i + k];
-            p->position = next_position(p, ticks, relative, loop);
-            memset(p->posed, 0, (size_t)p->bone_count);
-            const cna__pose_job pj = {p->clip, p->position, p->bone_count, states, p->fast,
-                                      p->tracks, &p->arcs, p->posed, p->local};
-            const cna__hierarchy_job hj = {p->bone_count, data->hierarchy, data->bind_pose,
-                                           data->inverse_bind_pose, prefix,
-                                           p->posed, p->local, p->world, p->skin};
-            pose[k] = pj;
-            tree[k] = hj;
-            job.pose[k] = &pose[k];
-            job.tree[k] = &tree[k];
-        }
-        path_kernels(first->path)->pose_lanes(&job);
-        i += lanes;
-        in_lanes += lanes;
-    }
-    return in_lanes;
+    return cna__players_advance_each(players, count, NULL, ticks, relative, loop);
 }
 
 bool cna__player_set_mark(cna_player *player, bool mark)

@@ -953,9 +953,25 @@ static cna_result pose_weights(cna_character *c, size_t mesh, size_t part, bool 
     return r;
 }
 
-cna_result cna_character_pose(cna_character *c, cna_error *err)
+/* The player whose update is c's whole skeletal pose, when there is one:
+ * a single layer (cna__layers_single, or no blend set up), one evaluation,
+ * its prefix not moving, and the player passing its checks; NULL otherwise.
+ * *position: the position that update takes it to (absolute, clamped). */
+cna_player *cna__character_lane_player(cna_character *c, int64_t *position)
 {
-    if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    if (c->eval_count != 1 || c->evals[0].own_moving) return NULL;
+    if (!(cna__layers_single(c) || !c->blend.ready)) return NULL;
+    if (cna__player_check(c->evals[0].player, NULL) != CNA_OK) return NULL;
+    *position = c->layers[0].clock.position;
+    return c->evals[0].player;
+}
+
+/* cna_character_pose; with player_done, the lane player (above) has
+ * already been advanced to its position (the crowd's lanes do it), which
+ * is the same: without a moving prefix that update reads nothing the
+ * steps before it write. */
+static cna_result pose(cna_character *c, bool player_done, cna_error *err)
+{
     const cna_model *m = c->model;
     const cna_model_bone *bones = m->bones;
     cna_result r;
@@ -1001,10 +1017,10 @@ cna_result cna_character_pose(cna_character *c, cna_error *err)
             }
             moving_prefix(c, own);
         }
-        if (single)
-            cna__player_advance(ev->player, position, false, false);
-        else
+        if (!single)
             cna__blend_evaluation(c, e);
+        else if (!player_done)
+            cna__player_advance(ev->player, position, false, false);
         write_joints(c, ev);
         stale = true;
         if (ev->own_moving && ev->self_dependent) {
@@ -1044,6 +1060,14 @@ cna_result cna_character_pose(cna_character *c, cna_error *err)
         if ((r = pose_weights(c, c->morphed[i].mesh, c->morphed[i].part, single, err)) != CNA_OK) return r;
     return CNA_OK;
 }
+
+cna_result cna_character_pose(cna_character *c, cna_error *err)
+{
+    if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    return pose(c, false, err);
+}
+
+cna_result cna__character_pose_after_lanes(cna_character *c, cna_error *err) { return pose(c, true, err); }
 
 cna_result cna_character_update(cna_character *c, double seconds, cna_error *err)
 {

@@ -189,6 +189,15 @@ bool cna__character_set_mark(cna_character *character, bool mark);
 /* The checks of cna_character_advance(seconds), without advancing. */
 cna_result cna__character_check_advance(const cna_character *character, double seconds, cna_error *err);
 
+/* For the crowd's lanes: the player whose update is the character's whole
+ * skeletal pose (one layer, one evaluation, no moving prefix; its checks
+ * passed), with the position cna_character_pose advances it to; NULL when
+ * the character is not posed that way. After the crowd has advanced that
+ * player to *position (absolute, not looping), cna__character_pose_after_lanes
+ * finishes the pose: the same results as cna_character_pose. */
+struct cna_player *cna__character_lane_player(cna_character *character, int64_t *position);
+cna_result cna__character_pose_after_lanes(cna_character *character, cna_error *err);
+
 /* The character's own local transform of `bone`: only for a bone with a
  * local of its own (local_slot >= 0: animated by a scene-node clip, or a
  * joint whose bind pose folds nodes in). */

@@ -60,6 +60,57 @@ struct cna_crowd {
     char pad_after[64];
 };
 
+/* Advance and pose characters[begin..end) (at most CHUNK): the characters
+ * whose skeletal pose is one player's update (cna__character_lane_player)
+ * have their players advanced together, in the player's vector lanes where
+ * they share a skeleton and clip, then every pose is finished; the results
+ * are those of cna_character_update on each. Returns the failure of the
+ * lowest index (*err set, prefixed with it), CNA_OK when none failed. */
+static cna_result update_characters(cna_character *const *characters, size_t begin, size_t end,
+                                    double seconds, cna_error *err)
+{
+    cna_player *players[CHUNK] = {NULL};
+    int64_t at[CHUNK] = {0};
+    cna_result step[CHUNK];
+    bool lane[CHUNK];
+    size_t lanes = 0;
+    cna_result first = CNA_OK;
+    size_t first_index = end;
+    cna_error e;
+    for (size_t i = begin; i < end; ++i) {
+        const size_t k = i - begin;
+        lane[k] = false;
+        step[k] = cna_character_advance(characters[i], seconds, &e);
+        if (step[k] != CNA_OK) {
+            if (i < first_index) {
+                first = step[k];
+                first_index = i;
+                if (err) *err = e;
+            }
+            continue;
+        }
+        players[lanes] = cna__character_lane_player(characters[i], &at[lanes]);
+        if (players[lanes]) {
+            lane[k] = true;
+            lanes++;
+        }
+    }
+    (void)cna__players_advance_each(players, lanes, at, 0, false, false);
+    for (size_t i = begin; i < end; ++i) {
+        const size_t k = i - begin;
+        if (step[k] != CNA_OK) continue;
+        const cna_result r = lane[k] ? cna__character_pose_after_lanes(characters[i], &e)
+                                     : cna_character_pose(characters[i], &e);
+        if (r != CNA_OK && i < first_index) {
+            first = r;
+            first_index = i;
+            if (err) *err = e;
+        }
+    }
+    if (first != CNA_OK && err) cna__error_prefix(err, "characters[%zu]", first_index);
+    return first;
+}
+
 /* Take chunks of the job until none is left. The counter only grows, by
  * CHUNK per take, from 0 up to at most count + threads * CHUNK: it cannot
  * wrap for any count an array can hold. */
@@ -74,17 +125,14 @@ static void run_chunks(cna_crowd *c, const crowd_job *job)
                                        job->loop);
             continue;
         }
-        for (size_t i = begin; i < end; ++i) {
-            cna_error e;
-            if (cna_character_update(job->characters[i], job->seconds, &e) == CNA_OK) continue;
-            pthread_mutex_lock(&c->lock);
-            if (!c->failed) {
-                c->failed = true;
-                c->error = e;
-                cna__error_prefix(&c->error, "characters[%zu]", i);
-            }
-            pthread_mutex_unlock(&c->lock);
+        cna_error e;
+        if (update_characters(job->characters, begin, end, job->seconds, &e) == CNA_OK) continue;
+        pthread_mutex_lock(&c->lock);
+        if (!c->failed) {
+            c->failed = true;
+            c->error = e;
         }
+        pthread_mutex_unlock(&c->lock);
     }
 }
 
@@ -322,12 +370,12 @@ cna_result cna_crowd_update_characters(cna_crowd *crowd, cna_character *const *c
     if (crowd->thread_count == 1 || count <= CHUNK) {
         /* as on several threads: every character posed, the first failure returned */
         cna_result first = CNA_OK;
-        for (size_t i = 0; i < count; ++i) {
+        for (size_t begin = 0; begin < count; begin += CHUNK) {
             cna_error e;
-            const cna_result q = cna_character_update(characters[i], seconds, &e);
+            const size_t end = count - begin < CHUNK ? count : begin + CHUNK;
+            const cna_result q = update_characters(characters, begin, end, seconds, &e);
             if (q == CNA_OK || first != CNA_OK) continue;
             first = q;
-            cna__error_prefix(&e, "characters[%zu]", i);
             if (err) *err = e;
         }
         return first;

@@ -1,7 +1,7 @@
 /*
- * Players in SIMD lanes: a crowd poses runs of consecutive players of one
- * skeleton and one clip several at a time in the lanes of its vector
- * kernels (up to eight per run). Every player must end every update with
+ * Players in SIMD lanes: a crowd poses players of one skeleton and one
+ * clip that are within 16 places of each other in its list several at a
+ * time in the lanes of its vector kernels (up to eight together). Every player must end every update with
  * the bytes of its twin updated alone by cna_player_update (local, world
  * and skin transforms, position): every RobotExpressive clip, exact and
  * fast sampling, random rigs with and without root prefixes, steps, seeks
@@ -201,8 +201,8 @@ static void test_avx_path_random_rigs_in_lanes(void **state)
 #endif
 
 /* A list whose neighbours differ (clip, no clip, sampling mode, root
- * prefix, path) is split into runs of players that can share lanes, each
- * run posed correctly: counted, and through crowds of one and two threads. */
+ * prefix, path) is grouped into players that can share lanes, each group
+ * posed correctly: counted, and through crowds of one and two threads. */
 static void test_mixed_list_is_split_into_runs(void **state)
 {
     (void)state;
@@ -222,7 +222,7 @@ static void test_mixed_list_is_split_into_runs(void **state)
     const int wide = cna__player_default_path();
     pairs s = {0};
     size_t in_lanes = 0;
-    /* run: count players of one kind (one alone is not in lanes) */
+    /* count players of one kind after another */
     struct {
         const cna_clip *clip;
         int path;
@@ -241,10 +241,12 @@ static void test_mixed_list_is_split_into_runs(void **state)
             const int64_t phase = runs[r].clip ? runs[r].clip->duration * (int64_t)i / 7 : 0;
             add_pair(&s, d, runs[r].clip, runs[r].path, runs[r].sampling, runs[r].prefix, phase);
         }
-        /* the last two runs differ only by path: one run of two when they agree */
-        in_lanes += runs[r].count > 1 ? runs[r].count : 0;
     }
-    if (base == wide) in_lanes += 2;
+    /* lanes form within windows of 16 players: players 0-15 give 3 (a), 5
+     * (b), 2 (no clip), 4 (fast) and 2 (prefix1) in lanes; 16-31 give 2
+     * (prefix1), 2 (prefix2), 8 and 2 (b), and player 20 (a) joins 31 when
+     * the paths agree; player 32 is alone */
+    in_lanes = 16 + 14 + (base == wide ? 2 : 0);
     run_pairs(&s, NULL, in_lanes, CNA_TICKS_PER_SECOND / 60, true, 100, NULL, 0);
     for (uint32_t threads = 1; threads <= 2; ++threads) {
         cna_crowd_options opts = {0};

@@ -2,7 +2,10 @@
  * cna_crowd_update_characters: characters advanced and posed on 1, 2 and 3
  * threads give exactly what updating each in turn gives (counts around the
  * 16-character chunks, characters of different models, animations, loop
- * modes and time scales); refusals change nothing.
+ * modes and time scales); characters of one model and animation, whose
+ * players the crowd poses together in vector lanes, among others that
+ * cannot share them (blended, a moving root prefix, another model); refusals
+ * change nothing.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "character/character_internal.h"
 #include "cna/cna.h"
 
 enum { MAX = 40 };
@@ -110,6 +114,78 @@ static void crowd_of_characters_equals_one_by_one(void **state)
     }
 }
 
+#define ANCESTOR CNA_TEST_DATA_DIR "/fixtures/skin-animated-ancestor.gltf"
+
+/* `count` characters: kind 0 RobotExpressive playing Robot_Walking (its
+ * player posed in lanes with its neighbours), kind 1 the robot blending two
+ * layers, kind 2 the robot playing another animation, kind 3 a skin whose
+ * root prefix moves (neither in lanes with the walkers). */
+static cna_character *make(cna_model *const models[2], int kind, size_t i)
+{
+    cna_character *c = NULL;
+    const cna_model *m = models[kind == 3];
+    assert_int_equal(cna_character_create(m, NULL, &c, NULL), CNA_OK);
+    size_t found = 0;
+    assert_int_equal(cna_model_find_animation(models[0], "Robot_Walking", &found, NULL), CNA_OK);
+    const long walk = (long)found;
+    assert_int_equal(cna_character_play(c, kind == 3 ? 0 : (kind == 2 ? walk + 1 : walk), NULL), CNA_OK);
+    if (kind == 1) {
+        assert_int_equal(cna_character_layer_play(c, 1, walk + 2, NULL), CNA_OK);
+        assert_int_equal(cna_character_layer_set_weight(c, 1, 0.5f, NULL), CNA_OK);
+    }
+    assert_int_equal(cna_character_set_loop_mode(c, (cna_loop_mode)(1 + i % 3), NULL), CNA_OK);
+    assert_int_equal(cna_character_set_time_scale(c, i % 5 == 4 ? -0.75 : 1.0 + 0.05 * (double)i, NULL), CNA_OK);
+    assert_int_equal(cna_character_seek_ticks(c, (int64_t)i * 7654321, NULL), CNA_OK);
+    return c;
+}
+
+static void characters_of_one_animation_share_lanes(void **state)
+{
+    (void)state;
+    cna_model *models[2] = {NULL, NULL};
+    const char *files[2] = {FILES[0], ANCESTOR};
+    for (int i = 0; i < 2; i++) {
+        cna_error err;
+        const cna_result r = cna_model_load_file(files[i], NULL, &models[i], &err);
+        if (r) print_error("%s: %s\n", files[i], err.message);
+        assert_int_equal(r, CNA_OK);
+    }
+    /* walkers with others between them, in and across 16-character chunks */
+    const int kinds[] = {0, 0, 1, 0, 3, 0, 0, 2, 0, 0, 0, 1, 0, 3, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 3, 0, 0, 1, 0, 0};
+    enum { N = sizeof kinds / sizeof kinds[0] };
+    cna_character *crowd_list[N], *single[N];
+    size_t walkers = 0;
+    for (size_t i = 0; i < N; i++) {
+        crowd_list[i] = make(models, kinds[i], i);
+        single[i] = make(models, kinds[i], i);
+        int64_t position = 0;
+        const bool lane = cna__character_lane_player(crowd_list[i], &position) != NULL;
+        assert_int_equal(lane, kinds[i] == 0 || kinds[i] == 2);
+        walkers += kinds[i] == 0;
+    }
+    assert_int_equal(walkers, 22);
+    for (uint32_t threads = 1; threads <= 2; threads++) {
+        cna_crowd_options o;
+        memset(&o, 0, sizeof o);
+        o.thread_count = threads;
+        cna_crowd *crowd = NULL;
+        assert_int_equal(cna_crowd_create(&o, &crowd, NULL), CNA_OK);
+        for (int frame = 0; frame < 90; frame++) {
+            const double dt = frame % 17 == 16 ? 2.9 : 1.0 / 60.0;
+            cna_error err;
+            assert_int_equal(cna_crowd_update_characters(crowd, crowd_list, N, dt, &err), CNA_OK);
+            for (size_t i = 0; i < N; i++) assert_int_equal(cna_character_update(single[i], dt, NULL), CNA_OK);
+            for (size_t i = 0; i < N; i++) assert_same(crowd_list[i], single[i]);
+        }
+        cna_crowd_free(crowd);
+    }
+    for (size_t i = 0; i < N; i++) {
+        cna_character_free(crowd_list[i]);
+        cna_character_free(single[i]);
+    }
+    for (int i = 0; i < 2; i++) cna_model_free(models[i]);
+}
+
 static void refusals_change_nothing(void **state)
 {
     (void)state;
@@ -150,6 +226,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(crowd_of_characters_equals_one_by_one),
+        cmocka_unit_test(characters_of_one_animation_share_lanes),
         cmocka_unit_test(refusals_change_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
