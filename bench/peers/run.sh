@@ -23,16 +23,18 @@
 #   3. converts the models with ozz's gltf2ozz (its defaults: keyframe optimisation at
 #      1 mm tolerance, 10 cm distance) and with `cna convert --reduce-keys 0.001` for the
 #      "keys reduced" rows: RobotExpressive (tests/data/corpus, 43 joints; ozz makes every
-#      one of its 58 nodes a joint) and a 19-joint rig, CesiumMan (RIG19, default
-#      OZZ_SRC/media/gltf/khronos/cesium_man.gltf, a Khronos sample ozz ships). The corpus
-#      has no rig of 60 joints or more, so there is no such row;
+#      one of its 58 nodes a joint), a 19-joint rig, CesiumMan (RIG19, default
+#      OZZ_SRC/media/gltf/khronos/cesium_man.gltf, a Khronos sample ozz ships), and a rig of
+#      150 joints, the project's assets/Tentacle (its Wave clip; for cna converted with
+#      `cna convert --split-palettes`, every key kept, since a skin of more than 72 joints
+#      imports only with split palettes);
 #   4. runs each workload REPS times (default 7), cna then ozz, alternating, pinned to one
 #      core (taskset -c CORE, default 1; the 2-thread crowd on CROWD_CORES, default 0,1),
 #      and prints per workload the median over the repetitions of each side's figure (itself
 #      the median of 5 runs of SECONDS seconds, default 0.2) and the ratio cna / ozz
 #      (below 1: cna is faster).
 # Workloads: the player (sampling, local-to-model / world, skin palette) for 1 and 1000
-# characters of Robot_Walking and of the 19-joint rig (`cna bench --player-only`: the 1000 one
+# characters of Robot_Walking, the 19-joint rig and the 150-joint rig (`cna bench --player-only`: the 1000 one
 # at a time with cna_player_update, and "1000-lanes" by one cna_crowd_update on a one-thread
 # crowd, which samples runs of players of one clip in vector lanes; ozz: one at a time); a crowd
 # of 1000 Robot_Walking characters on 2 threads (`bench_player --crowd-only`, cna_crowd; ozz:
@@ -63,6 +65,7 @@ CORE=${CORE:-1}
 CROWD_CORES=${CROWD_CORES:-0,1}
 RIG19_CLIP=${RIG19_CLIP:-animation_0}  # CesiumMan's one animation has no name: cna and gltf2ozz both say animation_0
 ROBOT=$ROOT/tests/data/corpus/valid/RobotExpressive/robot.glb
+RIG150=$ROOT/assets/Tentacle/tentacle.gltf
 FLAGS="-O3 -DNDEBUG -mavx2 -mfma"
 [ -f "$RIG19" ] || { echo "error: $RIG19: no such file (the 19-joint rig)" >&2; exit 1; }
 
@@ -93,6 +96,8 @@ convert_ozz() { # NAME FILE
 }
 convert_ozz robot "$ROBOT"
 convert_ozz rig19 "$RIG19"
+convert_ozz rig150 "$RIG150"
+"$B/cna" convert "$RIG150" -o "$W/data/rig150.cnb" --split-palettes
 "$B/cna" convert "$ROBOT" -o "$W/data/robot_reduced.cnb" --reduce-keys 0.001
 "$B/cna" convert "$RIG19" -o "$W/data/rig19_reduced.cnb" --reduce-keys 0.001
 [ -f "$W/data/rig19_$RIG19_CLIP.ozz" ] || { echo "error: gltf2ozz wrote no rig19_$RIG19_CLIP.ozz" >&2; exit 1; }
@@ -128,6 +133,8 @@ while [ "$i" -le "$REPS" ]; do
     player_ozz robot "$W/data/robot_skeleton.ozz" "$W/data/robot_Robot_Walking.ozz"
     player_cna rig19 "$RIG19" "$RIG19_CLIP"
     player_ozz rig19 "$W/data/rig19_skeleton.ozz" "$W/data/rig19_$RIG19_CLIP.ozz"
+    player_cna rig150 "$W/data/rig150.cnb" Wave
+    player_ozz rig150 "$W/data/rig150_skeleton.ozz" "$W/data/rig150_Wave.ozz"
     player_cna robot-reduced "$W/data/robot_reduced.cnb" Robot_Walking
     player_cna rig19-reduced "$W/data/rig19_reduced.cnb" "$RIG19_CLIP"
     out=$(taskset -c "$CROWD_CORES" "$B/bench/bench_player" --crowd-only --json --characters 1000 $S)
