@@ -5,8 +5,9 @@
  * cna_mat4_mul), bit for bit: every RobotExpressive clip at 60 Hz and with
  * random seeks, and random rigs (roots with and without prefixes, parents
  * that are not the previous bone, untracked bones, two tracks for one bone,
- * nearly parallel and opposite key rotations, non-uniform scales). A path
- * this build or CPU lacks is reported as skipped, never as passed.
+ * nearly parallel and opposite key rotations, non-uniform scales), and a
+ * clip whose tracks are edited while it plays. A path this build or CPU
+ * lacks is reported as skipped, never as passed.
  * Also: the paired sine of the slerp (cna__sinf2) against cna_sinf, the
  * eight-pair arc constants (cna__arc_make8, and cna__arc_make8_path on each
  * path) against cna__arc_make, and the eight-lane slerp weights
@@ -233,6 +234,47 @@ static void test_steps_and_seeks_around_key_times_on_every_path(void **state)
     }
     assert_true(ran >= 1);
     cna_model_free(m);
+}
+
+/* A clip's tracks edited while it plays (the keys themselves stay as they
+ * are: cna_player_update's rule): a track without keys given its keys, and
+ * tracks appended after start_clip (they have no cursor), each while every
+ * track is strictly inside its key interval (the player then skips its
+ * search for new arcs), then forward playback and seeks; every update
+ * against the reference, on every path. */
+static void test_clip_edited_while_playing_samples_as_the_reference(void **state)
+{
+    (void)state;
+    static random_rig g;
+    int ran = 0;
+    for (int path = 0; path < CNA__PLAYER_PATH_COUNT; ++path) {
+        if (!cna__player_path_supported(path)) continue;
+        ++ran;
+        rng r = {path == 0 ? 0xED17ED17ULL : 0xED17ED18ULL};
+        random_rig_init(&g, &r, path == 1);
+        g.tracks[3].key_count = 0;
+        g.clip.track_count = RIG_TRACKS - 2;
+        cna_player *player = NULL;
+        assert_int_equal(cna_player_create(&g.data, NULL, &player, NULL), CNA_OK);
+        assert_true(cna__player_set_path(player, path));
+        assert_int_equal(cna_player_start_clip(player, &g.clip, NULL), CNA_OK);
+        const int64_t step = CNA_TICKS_PER_SECOND / 240; /* 30 updates per key interval */
+        for (int f = 0; f < 40; ++f) {
+            if (f == 10) g.tracks[3].key_count = RIG_KEYS; /* cursor 0, no arc yet */
+            if (f == 14) g.clip.track_count = RIG_TRACKS;  /* two tracks without state */
+            assert_int_equal(cna_player_update(player, step, true, true, NULL), CNA_OK);
+            assert_player_equals_reference(player, &g.data, &g.clip);
+        }
+        for (int f = 0; f < 200; ++f) {
+            const bool seek = rng_range(&r, 0, 5) == 0;
+            const int64_t ticks = seek ? rng_range(&r, -g.clip.duration, 2 * g.clip.duration)
+                                       : CNA_TICKS_PER_SECOND / 60 + 3;
+            assert_int_equal(cna_player_update(player, ticks, !seek, true, NULL), CNA_OK);
+            assert_player_equals_reference(player, &g.data, &g.clip);
+        }
+        cna_player_free(player);
+    }
+    assert_true(ran >= 1);
 }
 
 /* The path a fresh player runs: the widest supported (AVX where the CPU
@@ -530,6 +572,7 @@ int main(void)
         cmocka_unit_test(test_avx_path_random_rigs),
 #endif
         cmocka_unit_test(test_steps_and_seeks_around_key_times_on_every_path),
+        cmocka_unit_test(test_clip_edited_while_playing_samples_as_the_reference),
         cmocka_unit_test(test_default_path),
         cmocka_unit_test(test_paired_sine_is_bit_identical_to_cna_sinf),
         cmocka_unit_test(test_eight_arcs_are_bit_identical_to_one_at_a_time_base),
