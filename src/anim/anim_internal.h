@@ -274,6 +274,15 @@ static inline bool cna__arc_weights(const cna__arc *arc, float t, float *wa, flo
     return true;
 }
 
+/* cna__arc_weights for `count` (0..8) arcs at once on a player path
+ * (CNA__PLAYER_PATH_*, supported): lane k gets cna__arc_weights(arc[k],
+ * t[k], &wa[k], &wb[k]) bit for bit, its return value in weighed[k] (wa[k]
+ * and wb[k] unwritten when false); the non-linear arcs' sines computed
+ * eight at a time as the player's exact sampling computes them. Tests:
+ * tests/anim/test_player_paths.c. */
+void cna__arc_weights8_path(int path, const cna__arc *const arc[8], const float t[8], float wa[8],
+                            float wb[8], bool weighed[8], size_t count);
+
 /* cna_quat_slerp(a, b, t), bit for bit, given arc = cna__arc_make(a, b):
  * the same operations in the same order. */
 static inline void cna__arc_slerp(const cna_quat *a, const cna_quat *b, const cna__arc *arc,

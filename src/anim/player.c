@@ -169,6 +169,12 @@ void cna__arc_trig8_path(int path, const float d[8], cna__arc *const out[8], siz
     path_kernels(path)->arc_trig8(d, out, count);
 }
 
+void cna__arc_weights8_path(int path, const cna__arc *const arc[8], const float t[8], float wa[8],
+                            float wb[8], bool weighed[8], size_t count)
+{
+    path_kernels(path)->arc_weights8(arc, t, wa, wb, weighed, count);
+}
+
 /* The root prefixes an update composes with: the ones handed to
  * cna_player_set_root_prefix, else the data's when root_prefix_count ==
  * bone_count, else none. */

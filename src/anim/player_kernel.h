@@ -60,8 +60,8 @@ typedef struct cna__lanes_job {
     const cna__hierarchy_job *tree[8];
 } cna__lanes_job;
 
-/* One path's kernels (the arguments of cna__sample_trs, cna__compose_keys
- * and cna__arc_trig8, less the path). */
+/* One path's kernels (the arguments of cna__sample_trs, cna__compose_keys,
+ * cna__arc_trig8 and cna__arc_weights8_path, less the path). */
 typedef struct cna__player_kernels {
     void (*sample_clip)(const cna__pose_job *job);
     void (*sample_trs)(bool fast, const cna_clip *clip, int64_t t, int32_t bone_count,
@@ -70,6 +70,8 @@ typedef struct cna__player_kernels {
     void (*compose_keys)(cna_mat4 *const *out, const cna_keyframe *const *in, size_t count);
     void (*hierarchy)(const cna__hierarchy_job *job);
     void (*arc_trig8)(const float d[8], cna__arc *const out[8], size_t count);
+    void (*arc_weights8)(const cna__arc *const arc[8], const float t[8], float wa[8], float wb[8],
+                         bool weighed[8], size_t count);
     void (*pose_lanes)(const cna__lanes_job *job);
 } cna__player_kernels;
 

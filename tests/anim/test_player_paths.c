@@ -5,11 +5,14 @@
  * cna_mat4_mul), bit for bit: every RobotExpressive clip at 60 Hz and with
  * random seeks, and random rigs (roots with and without prefixes, parents
  * that are not the previous bone, untracked bones, two tracks for one bone,
- * nearly parallel and opposite key rotations, non-uniform scales). A path
- * this build or CPU lacks is reported as skipped, never as passed.
- * Also: the paired sine of the slerp (cna__sinf2) against cna_sinf, and the
+ * nearly parallel and opposite key rotations, non-uniform scales), and a
+ * clip whose tracks are edited while it plays. A path this build or CPU
+ * lacks is reported as skipped, never as passed.
+ * Also: the paired sine of the slerp (cna__sinf2) against cna_sinf, the
  * eight-pair arc constants (cna__arc_make8, and cna__arc_make8_path on each
- * path) against cna__arc_make, bit for bit.
+ * path) against cna__arc_make, and the eight-lane slerp weights
+ * (cna__arc_weights8_path on each path) against cna__arc_weights, bit for
+ * bit.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -165,6 +168,47 @@ static void test_steps_and_seeks_around_key_times_on_every_path(void **state)
     }
     assert_true(ran >= 1);
     cna_model_free(m);
+}
+
+/* A clip's tracks edited while it plays (the keys themselves stay as they
+ * are: cna_player_update's rule): a track without keys given its keys, and
+ * tracks appended after start_clip (they have no cursor), each while every
+ * track is strictly inside its key interval (the player then skips its
+ * search for new arcs), then forward playback and seeks; every update
+ * against the reference, on every path. */
+static void test_clip_edited_while_playing_samples_as_the_reference(void **state)
+{
+    (void)state;
+    static random_rig g;
+    int ran = 0;
+    for (int path = 0; path < CNA__PLAYER_PATH_COUNT; ++path) {
+        if (!cna__player_path_supported(path)) continue;
+        ++ran;
+        rng r = {path == 0 ? 0xED17ED17ULL : 0xED17ED18ULL};
+        random_rig_init(&g, &r, path == 1);
+        g.tracks[3].key_count = 0;
+        g.clip.track_count = RIG_TRACKS - 2;
+        cna_player *player = NULL;
+        assert_int_equal(cna_player_create(&g.data, NULL, &player, NULL), CNA_OK);
+        assert_true(cna__player_set_path(player, path));
+        assert_int_equal(cna_player_start_clip(player, &g.clip, NULL), CNA_OK);
+        const int64_t step = CNA_TICKS_PER_SECOND / 240; /* 30 updates per key interval */
+        for (int f = 0; f < 40; ++f) {
+            if (f == 10) g.tracks[3].key_count = RIG_KEYS; /* cursor 0, no arc yet */
+            if (f == 14) g.clip.track_count = RIG_TRACKS;  /* two tracks without state */
+            assert_int_equal(cna_player_update(player, step, true, true, NULL), CNA_OK);
+            assert_player_equals_reference(player, &g.data, &g.clip);
+        }
+        for (int f = 0; f < 200; ++f) {
+            const bool seek = rng_range(&r, 0, 5) == 0;
+            const int64_t ticks = seek ? rng_range(&r, -g.clip.duration, 2 * g.clip.duration)
+                                       : CNA_TICKS_PER_SECOND / 60 + 3;
+            assert_int_equal(cna_player_update(player, ticks, !seek, true, NULL), CNA_OK);
+            assert_player_equals_reference(player, &g.data, &g.clip);
+        }
+        cna_player_free(player);
+    }
+    assert_true(ran >= 1);
 }
 
 /* The path a fresh player runs: the widest supported (AVX where the CPU
@@ -334,6 +378,122 @@ static void test_eight_arcs_are_bit_identical_to_one_at_a_time_avx(void **state)
 
 #endif
 
+static void assert_weights_equal(const cna__arc *arc, float t, bool weighed, float wa, float wb)
+{
+    float ra = 0.0f, rb = 0.0f;
+    const bool want = cna__arc_weights(arc, t, &ra, &rb);
+    if (weighed != want || (want && (memcmp(&wa, &ra, sizeof wa) || memcmp(&wb, &rb, sizeof wb)))) {
+        print_error("arc (%a, %a, %a, %d) at t = %a: weights (%d, %a, %a), cna__arc_weights gives "
+                    "(%d, %a, %a)\n",
+                    (double)arc->theta, (double)arc->inv_sin, (double)arc->sign, (int)arc->linear,
+                    (double)t, (int)weighed, (double)wa, (double)wb, (int)want, (double)ra, (double)rb);
+        fail();
+    }
+}
+
+/* One call of cna__arc_weights8_path for lanes 0..count-1, each against
+ * cna__arc_weights. */
+static void weights8_matches(int path, const cna__arc arcs[8], const float t[8], size_t count)
+{
+    const cna__arc *pa[8];
+    float wa[8], wb[8];
+    bool weighed[8];
+    for (size_t k = 0; k < 8; ++k) pa[k] = &arcs[k];
+    cna__arc_weights8_path(path, pa, t, wa, wb, weighed, count);
+    for (size_t k = 0; k < count; ++k) assert_weights_equal(&arcs[k], t[k], weighed[k], wa[k], wb[k]);
+}
+
+/* cna__arc_weights8_path against cna__arc_weights for 1 to 8 lanes: arcs of
+ * random, nearly parallel (linear), nearly opposite and orthogonal unit
+ * quaternions (theta = pi/2 rounded above PIO2: t·theta out of the sines'
+ * direct branch near t = 1), a NaN arc, arcs made by hand whose sines leave
+ * the direct branch (theta -0, negative, beyond pi/2, infinite), and
+ * amounts in (0, 1), exactly 0 (no weights), 1 and just below it (1 - t = 0
+ * or tiny), and the smallest floats (t·theta = 0 or subnormal), mixed in
+ * one call. */
+static void eight_weights_on_path(int path)
+{
+    require_path(path);
+    rng r = {0x3E1647E5ULL};
+    const cna_quat special[][2] = {
+        {{1, 0, 0, 0}, {0, 1, 0, 0}},
+        {{0, 0, 0, 1}, {0, 0, 0.70710677f, 0.70710677f}},
+        {{1, 0, 0, 0}, {1, 0, 0, 0}},
+        {{1, 0, 0, 0}, {-1, 0, 0, 0}},
+        {{0.6f, 0.8f, 0, 0}, {-0.8f, 0.6f, 0, 0}},
+        {{(float)NAN, 0, 0, 1}, {0, 0, 0, 1}},
+    };
+    const size_t n_special = sizeof special / sizeof special[0];
+    const cna__arc by_hand[] = {
+        {-0.0f, 1.0f, 1.0f, false},  {-1.0f, 0.5f, -1.0f, false},    {3.0f, 7.0f, 1.0f, false},
+        {2.5f, 1.0f, -1.0f, false},  {(float)INFINITY, 1.0f, 1.0f, false}, {1e30f, 1.0f, 1.0f, false},
+        {1.5707965f, 1.0f, 1.0f, false},
+    };
+    const size_t n_by_hand = sizeof by_hand / sizeof by_hand[0];
+    const float special_t[] = {0.0f, 1.0f, 0.99999994f, 0.9999999f, 1e-45f, 1e-38f, 0.5f, 1e-7f};
+    const size_t n_t = sizeof special_t / sizeof special_t[0];
+    for (int i = 0; i < 50000; ++i) {
+        cna__arc arcs[8];
+        float t[8];
+        const size_t count = (size_t)rng_range(&r, 1, 8);
+        for (size_t k = 0; k < 8; ++k) {
+            const int64_t kind = rng_range(&r, 0, 7);
+            cna_quat qa, qb;
+            if (kind == 0) {
+                const size_t s = (size_t)rng_range(&r, 0, (int64_t)n_special - 1);
+                qa = special[s][0];
+                qb = special[s][1];
+            } else {
+                qa = rng_quat(&r);
+                const float e = kind == 1 ? 1e-4f : (kind == 2 ? 1e-2f : 2.0f);
+                qb = cna_quat_normalize(cna_quat_make(qa.x + rng_float(&r, -e, e), qa.y + rng_float(&r, -e, e),
+                                                      qa.z + rng_float(&r, -e, e), qa.w + rng_float(&r, -e, e)));
+                if (rng_range(&r, 0, 1)) qb = cna_quat_make(-qb.x, -qb.y, -qb.z, -qb.w);
+            }
+            cna__arc_make(&qa, &qb, &arcs[k]);
+            if (kind == 0 && rng_range(&r, 0, 1)) arcs[k] = by_hand[rng_range(&r, 0, (int64_t)n_by_hand - 1)];
+            t[k] = rng_range(&r, 0, 5) == 0 ? special_t[rng_range(&r, 0, (int64_t)n_t - 1)]
+                                             : rng_float(&r, 0.0f, 1.0f);
+        }
+        weights8_matches(path, arcs, t, count);
+    }
+    /* every special arc in all eight lanes at every special amount */
+    for (size_t s = 0; s < n_special; ++s)
+        for (size_t j = 0; j < n_t; ++j) {
+            cna__arc arcs[8];
+            float t[8];
+            for (size_t k = 0; k < 8; ++k) {
+                cna__arc_make(&special[s][0], &special[s][1], &arcs[k]);
+                t[k] = special_t[(j + k) % n_t];
+            }
+            weights8_matches(path, arcs, t, 8);
+        }
+    for (size_t s = 0; s < n_by_hand; ++s)
+        for (size_t j = 0; j < n_t; ++j) {
+            cna__arc arcs[8];
+            float t[8];
+            for (size_t k = 0; k < 8; ++k) {
+                arcs[k] = by_hand[s];
+                t[k] = special_t[(j + k) % n_t];
+            }
+            weights8_matches(path, arcs, t, 8);
+        }
+}
+
+static void test_eight_weights_are_bit_identical_to_one_at_a_time_base(void **state)
+{
+    (void)state;
+    eight_weights_on_path(CNA__PLAYER_PATH_BASE);
+}
+
+#if !defined(CNA_NO_SIMD)
+static void test_eight_weights_are_bit_identical_to_one_at_a_time_avx(void **state)
+{
+    (void)state;
+    eight_weights_on_path(CNA__PLAYER_PATH_AVX);
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -346,11 +506,16 @@ int main(void)
         cmocka_unit_test(test_avx_path_random_rigs),
 #endif
         cmocka_unit_test(test_steps_and_seeks_around_key_times_on_every_path),
+        cmocka_unit_test(test_clip_edited_while_playing_samples_as_the_reference),
         cmocka_unit_test(test_default_path),
         cmocka_unit_test(test_paired_sine_is_bit_identical_to_cna_sinf),
         cmocka_unit_test(test_eight_arcs_are_bit_identical_to_one_at_a_time_base),
 #if !defined(CNA_NO_SIMD)
         cmocka_unit_test(test_eight_arcs_are_bit_identical_to_one_at_a_time_avx),
+#endif
+        cmocka_unit_test(test_eight_weights_are_bit_identical_to_one_at_a_time_base),
+#if !defined(CNA_NO_SIMD)
+        cmocka_unit_test(test_eight_weights_are_bit_identical_to_one_at_a_time_avx),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
