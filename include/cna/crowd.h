@@ -11,16 +11,17 @@
  * skeletons, clips and positions are fine). Results are exactly those of
  * calling cna_player_update on each player in turn.
  *
- * Speed: players that share one SkinningData, clip, sampling mode and root
- * prefixes and stand within 16 places of each other in the list are
- * sampled together, up to eight at a time, one track for all of them,
- * their samples composed in the lanes of one vector operation; each
- * player's results keep the bits of updating it alone. So list the players
- * of one model and clip near each other; a crowd of one thread is also the
- * fastest way to update many players on the calling thread
- * (docs/benchmarks.md gives the figures). cna_crowd_update_characters does
- * the same with the players of characters that play one animation on one
- * layer (no blend, no moving root prefix).
+ * Speed: players that share one SkinningData (of at most 64 joints), clip,
+ * sampling mode and root prefixes and stand within 16 places of each other
+ * in the list are sampled together, up to eight at a time, one track for
+ * all of them, their new key intervals, slerp weights and compositions
+ * made in the lanes of one vector operation, and their hierarchies two at
+ * a time; each player's results keep the bits of updating it alone. That
+ * saves 7-8 % of the instructions of updating them one by one (a few
+ * percent of the time; docs/benchmarks.md gives the figures), so list the
+ * players of one model and clip near each other. cna_crowd_update_characters
+ * does the same with the players of characters that play one animation on
+ * one layer (no blend, no moving root prefix).
  *
  * Usage (one frame of 1000 characters on 2 threads):
  *   cna_crowd_options opts = {0};

@@ -360,10 +360,10 @@ struct cna_player;
 cna_result cna__player_check(const struct cna_player *player, cna_error *err);
 void cna__player_advance(struct cna_player *player, int64_t ticks, bool relative, bool loop);
 /* cna__player_advance on each of players[0..count-1] (distinct players, each
- * checked), by each[i] (each NULL: ticks for all): players of one skeleton,
- * clip, sampling mode and root prefixes within 16 places of each other are
- * posed up to eight at a time in vector lanes; the same results, bit for
- * bit. Returns how many were posed in lanes (the rest one at a time). */
+ * checked), by each[i] (each NULL: ticks for all): players of one skeleton
+ * (of at most CNA__LANES_MAX_BONES joints), clip, sampling mode and root
+ * prefixes within 16 places of each other are posed up to eight at a time in
+ * vector lanes; the same results, bit for bit. Returns how many were posed in lanes (the rest one at a time). */
 size_t cna__players_advance_each(struct cna_player *const *players, size_t count, const int64_t *each,
                                  int64_t ticks, bool relative, bool loop);
 size_t cna__players_advance(struct cna_player *const *players, size_t count, int64_t ticks,

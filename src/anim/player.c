@@ -377,7 +377,8 @@ static size_t update_states(const cna_player *player)
 }
 
 /* Whether b can share a's lanes: the same skeleton, clip, kernels,
- * sampling mode, root prefixes and track states. */
+ * sampling mode, root prefixes and track states (the skeleton's size is
+ * checked apart: at most CNA__LANES_MAX_BONES joints). */
 static bool same_lanes(const cna_player *a, const cna_player *b)
 {
     return a->data == b->data && a->clip == b->clip && a->bone_count == b->bone_count &&
@@ -436,7 +437,8 @@ size_t cna__players_advance_each(cna_player *const *players, size_t count, const
             if (done[i - w]) continue;
             cna_player *first = players[i];
             size_t g[8] = {i}, lanes = 1;
-            for (size_t j = i + 1; first->bone_count > 0 && lanes < 8 && j < end; ++j)
+            const bool fits = first->bone_count > 0 && first->bone_count <= CNA__LANES_MAX_BONES;
+            for (size_t j = i + 1; fits && lanes < 8 && j < end; ++j)
                 if (!done[j - w] && same_lanes(first, players[j])) {
                     done[j - w] = true;
                     g[lanes++] = j;

@@ -7,7 +7,7 @@
  * fast sampling, random rigs with and without root prefixes, steps, seeks
  * and clamped (non-looping) play, lists mixing clips, paths, sampling modes
  * and prefixes, tracks out of time order, a clip edited after it was
- * started, a skeleton of one joint and a chain of 90. The
+ * started, skeletons at and above the lanes' joint limit (and of one joint). The
  * number of players posed in lanes is asserted too, so the lanes are known
  * to have run. A path this build or CPU lacks is reported as skipped.
  */
@@ -211,7 +211,7 @@ static void test_mixed_list_is_split_into_runs(void **state)
     assert_true(d->clip_count >= 2);
     const cna_clip *a = &d->clips[0], *b = &d->clips[1];
     static cna_mat4 prefix1[64], prefix2[64];
-    assert_true(d->bone_count <= 64);
+    assert_true(d->bone_count <= 64 && d->bone_count <= CNA__LANES_MAX_BONES);
     for (int32_t p = 0; p < d->bone_count; ++p) {
         cna_mat4_compose(&prefix1[p], cna_vec3_make(0.5f, -1.0f, 2.0f), cna_quat_make(0.0f, 0.6f, 0.0f, 0.8f),
                          cna_vec3_make(1.0f, 1.0f, 1.0f));
@@ -316,21 +316,22 @@ static void chain_rig_init(chain_rig *g, int32_t bones, rng *r)
     g->data.clip_count = 1;
 }
 
-/* A skeleton of one joint and a chain of 90 (more than a skinning palette
- * holds) in lanes. */
-static void test_one_joint_and_long_chains_in_lanes(void **state)
+/* Skeletons of one joint and of CNA__LANES_MAX_BONES go in lanes; one of
+ * more joints (a chain of 90, more than a skinning palette holds) one
+ * player at a time; all exact. */
+static void test_skeleton_sizes_in_and_out_of_lanes(void **state)
 {
     (void)state;
     static chain_rig g;
     rng r = {0x1A4E0004ULL};
-    const int32_t sizes[2] = {1, CHAIN_MAX};
-    for (int k = 0; k < 2; ++k) {
+    const int32_t sizes[4] = {1, CNA__LANES_MAX_BONES, CNA__LANES_MAX_BONES + 1, CHAIN_MAX};
+    for (int k = 0; k < 4; ++k) {
         chain_rig_init(&g, sizes[k], &r);
         pairs s = {0};
         for (size_t i = 0; i < 5; ++i)
             add_pair(&s, &g.data, &g.clip, cna__player_default_path(), CNA_SAMPLING_EXACT, NULL,
                      g.clip.duration * (int64_t)i / 5);
-        run_pairs(&s, NULL, 5, CNA_TICKS_PER_SECOND / 60, true, 60, NULL, 0);
+        run_pairs(&s, NULL, k < 2 ? 5 : 0, CNA_TICKS_PER_SECOND / 60, true, 60, NULL, 0);
         free_pairs(&s);
     }
 }
@@ -348,7 +349,7 @@ int main(void)
 #endif
         cmocka_unit_test(test_mixed_list_is_split_into_runs),
         cmocka_unit_test(test_unsorted_and_added_tracks_in_lanes),
-        cmocka_unit_test(test_one_joint_and_long_chains_in_lanes),
+        cmocka_unit_test(test_skeleton_sizes_in_and_out_of_lanes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
