@@ -88,16 +88,22 @@ static void assert_same(const cna_character *a, const cna_character *b)
         }
 }
 
+static cna_crowd *make_crowd(uint32_t threads)
+{
+    cna_crowd_options o;
+    memset(&o, 0, sizeof o);
+    o.thread_count = threads;
+    cna_crowd *crowd = NULL;
+    assert_int_equal(cna_crowd_create(&o, &crowd, NULL), CNA_OK);
+    return crowd;
+}
+
 static void crowd_of_characters_equals_one_by_one(void **state)
 {
     (void)state;
     const size_t counts[] = {1, 2, 16, 17, 33, MAX};
     for (uint32_t threads = 1; threads <= 3; threads++) {
-        cna_crowd_options o;
-        memset(&o, 0, sizeof o);
-        o.thread_count = threads;
-        cna_crowd *crowd = NULL;
-        assert_int_equal(cna_crowd_create(&o, &crowd, NULL), CNA_OK);
+        cna_crowd *crowd = make_crowd(threads);
         for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
             troupe t;
             troupe_init(&t, counts[c]);
@@ -165,11 +171,7 @@ static void characters_of_one_animation_share_lanes(void **state)
     }
     assert_int_equal(walkers, 22);
     for (uint32_t threads = 1; threads <= 2; threads++) {
-        cna_crowd_options o;
-        memset(&o, 0, sizeof o);
-        o.thread_count = threads;
-        cna_crowd *crowd = NULL;
-        assert_int_equal(cna_crowd_create(&o, &crowd, NULL), CNA_OK);
+        cna_crowd *crowd = make_crowd(threads);
         for (int frame = 0; frame < 90; frame++) {
             const double dt = frame % 17 == 16 ? 2.9 : 1.0 / 60.0;
             cna_error err;
@@ -189,11 +191,7 @@ static void characters_of_one_animation_share_lanes(void **state)
 static void refusals_change_nothing(void **state)
 {
     (void)state;
-    cna_crowd_options o;
-    memset(&o, 0, sizeof o);
-    o.thread_count = 2;
-    cna_crowd *crowd = NULL;
-    assert_int_equal(cna_crowd_create(&o, &crowd, NULL), CNA_OK);
+    cna_crowd *crowd = make_crowd(2);
     troupe t;
     troupe_init(&t, 20);
     int64_t before[MAX];
