@@ -363,7 +363,8 @@ void cna__player_advance(struct cna_player *player, int64_t ticks, bool relative
  * checked), by each[i] (each NULL: ticks for all): players of one skeleton
  * (of at most CNA__LANES_MAX_BONES joints), clip, sampling mode and root
  * prefixes within 16 places of each other are posed up to eight at a time in
- * vector lanes; the same results, bit for bit. Returns how many were posed in lanes (the rest one at a time). */
+ * vector lanes; the same results, bit for bit. Returns how many were posed
+ * in lanes (the rest one at a time). */
 size_t cna__players_advance_each(struct cna_player *const *players, size_t count, const int64_t *each,
                                  int64_t ticks, bool relative, bool loop);
 size_t cna__players_advance(struct cna_player *const *players, size_t count, int64_t ticks,
