@@ -191,6 +191,18 @@ static inline void cna__compose_trs(cna_mat4 *out, const cna_vec3 *t, const cna_
  * tests/anim/test_player_paths.c. */
 #define CNA__PIO2F 0x1.921fb4p+0f
 
+/* cna_acosf(x) for 0 <= x <= 1, one per double lane: x <= 0.5: PIO2 -
+ * asin_poly(x), else 2·asin_poly(sqrt((1 - x)·0.5)) (src/core/math.c's
+ * branches; x >= 0: no reflection), then rounded to float. */
+static inline vf4 cna__acos4(vd4 x)
+{
+    const vd4 half = vd4_set1(0.5);
+    const vd4 small = vd4_cmple(x, half);
+    const vd4 big_z = vd4_sqrt(vd4_mul(vd4_sub(vd4_set1(1.0), x), half));
+    const vd4 p = cna__asin_poly4(vd4_select(small, x, big_z));
+    return vf4_from_vd4(vd4_select(small, vd4_sub(vd4_set1(CNA__PIO2), p), vd4_mul(vd4_set1(2.0), p)));
+}
+
 /* *s1 = cna_sinf(x1), *s2 = cna_sinf(x2), bit for bit. When both arguments
  * are nonzero with |x| <= pi/2 (the slerp's usual case: 0 < t·theta <=
  * theta <= pi/2), both take cna_sinf's direct branch, sin_poly in double

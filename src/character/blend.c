@@ -512,6 +512,17 @@ static const cna_clip *layer_clip(cna_character *c, cna__layer *L, size_t space,
     return L->masked_clips[space].tracks ? &L->masked_clips[space] : clip;
 }
 
+/* An additive layer's reference value for `slot` (ref0: its space's first
+ * reference slot): the sample of its reference pose where it has one, else
+ * the slot's rest value, written into *value. */
+static inline const cna_keyframe *additive_reference(const cna__layer *L, size_t ref0, int32_t slot, rest_fn rest,
+                                                     const void *ctx, cna_keyframe *value)
+{
+    if (L->ref_has && L->ref_has[ref0 + (size_t)slot]) return &L->ref[ref0 + (size_t)slot];
+    rest(ctx, slot, value);
+    return value;
+}
+
 /* One layer's clip over the slots of `space` (an evaluation, or
  * eval_count: the scene-node bones): sampled by the player's kernel into
  * the sample buffer, then each sampled slot mixed in. `bone_of` maps a slot
@@ -563,12 +574,7 @@ static void sample_layer(cna_character *c, frame *fr, cna__layer *L, size_t spac
         for (int32_t slot = 0; slot < slot_count; slot++) {
             if (!has[slot]) continue;
             cna_keyframe r;
-            const cna_keyframe *ref = &r;
-            if (L->ref_has && L->ref_has[ref0 + (size_t)slot])
-                ref = &L->ref[ref0 + (size_t)slot];
-            else
-                rest(ctx, slot, &r);
-            add(fr, &bt, slot, &out[slot], ref, w, rest, ctx);
+            add(fr, &bt, slot, &out[slot], additive_reference(L, ref0, slot, rest, ctx, &r), w, rest, ctx);
         }
         flush_add(fr, &bt);
         return;
@@ -586,12 +592,7 @@ static void sample_layer(cna_character *c, frame *fr, cna__layer *L, size_t spac
             accumulate(fr, &bt, slot, k, w);
         } else {
             cna_keyframe r;
-            const cna_keyframe *ref = &r;
-            if (L->ref_has && L->ref_has[ref0 + (size_t)slot])
-                ref = &L->ref[ref0 + (size_t)slot];
-            else
-                rest(ctx, slot, &r);
-            add(fr, &bt, slot, k, ref, w, rest, ctx);
+            add(fr, &bt, slot, k, additive_reference(L, ref0, slot, rest, ctx, &r), w, rest, ctx);
         }
     }
     if (mode == CNA_BLEND_MODE_ADDITIVE)
