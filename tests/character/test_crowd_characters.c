@@ -18,6 +18,7 @@
 
 #include "character/character_internal.h"
 #include "cna/cna.h"
+#include "same_pose.h"
 
 enum { MAX = 40 };
 
@@ -68,24 +69,11 @@ static void troupe_free(troupe *t)
     for (int i = 0; i < 3; i++) cna_model_free(t->models[i]);
 }
 
+/* the same position and the same pose, byte for byte (same_pose.h) */
 static void assert_same(const cna_character *a, const cna_character *b)
 {
-    const cna_model *m = cna_character_model(a);
     assert_true(cna_character_position(a) == cna_character_position(b));
-    for (size_t b2 = 0; b2 < m->bone_count; b2++)
-        assert_memory_equal(cna_character_absolute_transform(a, b2), cna_character_absolute_transform(b, b2),
-                            sizeof(cna_mat4));
-    for (size_t s = 0; s < m->skin_count; s++)
-        assert_memory_equal(cna_character_skin_transforms(a, s), cna_character_skin_transforms(b, s),
-                            m->skins[s].joint_count * sizeof(cna_mat4));
-    for (size_t i = 0; i < m->mesh_count; i++)
-        for (size_t k = 0; k < m->meshes[i].part_count; k++) {
-            size_t na = 0, nb = 0;
-            const void *va = cna_character_part_vertices(a, i, k, &na);
-            const void *vb = cna_character_part_vertices(b, i, k, &nb);
-            assert_int_equal(na, nb);
-            if (m->meshes[i].parts[k].morph) assert_memory_equal(va, vb, na);
-        }
+    assert_same_pose(a, b);
 }
 
 static cna_crowd *make_crowd(uint32_t threads)
