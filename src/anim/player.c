@@ -184,12 +184,34 @@ static const cna_mat4 *root_prefix(const cna_player *player, const cna_skinning_
     return data->root_prefix_count == (size_t)player->bone_count ? data->root_prefix : NULL;
 }
 
-/* The hierarchy pass of the player's path (player_kernel.inc). */
-static void hierarchy(cna_player *player, const cna_skinning_data *data)
+/* The track states an update samples with. */
+static size_t update_states(const cna_player *player)
+{
+    const cna_clip *clip = player->clip;
+    return clip && clip->track_count < player->cursor_count ? clip->track_count : player->cursor_count;
+}
+
+/* An update's sampling job (at the player's position) and hierarchy job. */
+static cna__pose_job pose_job(cna_player *player)
+{
+    const cna__pose_job job = {player->clip,  player->position, player->bone_count,
+                               update_states(player), player->fast, player->tracks,
+                               &player->arcs, player->posed,    player->local};
+    return job;
+}
+
+static cna__hierarchy_job hierarchy_job(cna_player *player, const cna_skinning_data *data)
 {
     const cna__hierarchy_job job = {player->bone_count, data->hierarchy, data->bind_pose,
                                     data->inverse_bind_pose, root_prefix(player, data),
                                     player->posed, player->local, player->world, player->skin};
+    return job;
+}
+
+/* The hierarchy pass of the player's path (player_kernel.inc). */
+static void hierarchy(cna_player *player, const cna_skinning_data *data)
+{
+    const cna__hierarchy_job job = hierarchy_job(player, data);
     path_kernels(player->path)->hierarchy(&job);
 }
 
@@ -216,11 +238,7 @@ static void recompute(cna_player *player)
     const int32_t n = player->bone_count;
     if (n == 0) return;
     memset(player->posed, 0, (size_t)n);
-    const cna_clip *clip = player->clip;
-    const size_t states = clip && clip->track_count < player->cursor_count ? clip->track_count
-                                                                          : player->cursor_count;
-    const cna__pose_job job = {clip, player->position, n, states, player->fast,
-                               player->tracks, &player->arcs, player->posed, player->local};
+    const cna__pose_job job = pose_job(player);
     path_kernels(player->path)->sample_clip(&job);
     hierarchy(player, data);
 }
@@ -369,13 +387,6 @@ void cna__player_advance(cna_player *player, int64_t ticks, bool relative, bool 
     recompute(player);
 }
 
-/* The track states an update samples with (recompute's `states`). */
-static size_t update_states(const cna_player *player)
-{
-    const cna_clip *clip = player->clip;
-    return clip && clip->track_count < player->cursor_count ? clip->track_count : player->cursor_count;
-}
-
 /* Whether b can share a's lanes: the same skeleton, clip, kernels,
  * sampling mode, root prefixes and track states (the skeleton's size is
  * checked apart: at most CNA__LANES_MAX_BONES joints). */
@@ -393,10 +404,6 @@ enum { LANES_WINDOW = 16 };
 static void pose_group(cna_player *const *players, const size_t *g, size_t lanes, const int64_t *each,
                        int64_t ticks, bool relative, bool loop)
 {
-    cna_player *first = players[g[0]];
-    const cna_skinning_data *data = first->data;
-    const cna_mat4 *prefix = root_prefix(first, data);
-    const size_t states = update_states(first);
     cna__pose_job pose[8];
     cna__hierarchy_job tree[8];
     cna__lanes_job job;
@@ -405,17 +412,12 @@ static void pose_group(cna_player *const *players, const size_t *g, size_t lanes
         cna_player *p = players[g[k]];
         p->position = next_position(p, each ? each[g[k]] : ticks, relative, loop);
         memset(p->posed, 0, (size_t)p->bone_count);
-        const cna__pose_job pj = {p->clip, p->position, p->bone_count, states, p->fast,
-                                  p->tracks, &p->arcs, p->posed, p->local};
-        const cna__hierarchy_job hj = {p->bone_count, data->hierarchy, data->bind_pose,
-                                       data->inverse_bind_pose, prefix,
-                                       p->posed, p->local, p->world, p->skin};
-        pose[k] = pj;
-        tree[k] = hj;
+        pose[k] = pose_job(p);
+        tree[k] = hierarchy_job(p, p->data);
         job.pose[k] = &pose[k];
         job.tree[k] = &tree[k];
     }
-    path_kernels(first->path)->pose_lanes(&job);
+    path_kernels(players[g[0]]->path)->pose_lanes(&job);
 }
 
 /* cna__player_advance for players[0..count-1] (each listed once, each

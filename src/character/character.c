@@ -988,7 +988,8 @@ static cna_result pose(cna_character *c, bool player_done, cna_error *err)
     }
     const bool single = cna__layers_single(c) || !c->blend.ready; /* the blending state exists once a blend was set up */
     const int64_t position = c->layers[0].clock.position;
-    for (size_t e = 0; e < c->eval_count; e++)
+    /* with player_done, cna__character_lane_player has just checked the one player */
+    for (size_t e = 0; !player_done && e < c->eval_count; e++)
         if ((r = cna__player_check(c->evals[e].player, err)) != CNA_OK) return r;
     /* 2. the scene-node clip (spec: ApplyClipToBonesEXT at the position) */
     if (!single) {
