@@ -95,8 +95,8 @@ static int bench_data(const char *model, const cna_skinning_data *data, const op
         const cna_clip *clip = &data->clips[c];
         if (o->clip && (!clip->name || strcmp(o->clip, clip->name))) continue;
         baseline_figure one, many;
-        if (baseline_measure(data, clip, 1, STEP, o->runs, o->seconds, &one) ||
-            baseline_measure(data, clip, o->characters, STEP, o->runs, o->seconds, &many)) {
+        if (baseline_measure(data, clip, 1, STEP, CNA_SAMPLING_EXACT, o->runs, o->seconds, &one) ||
+            baseline_measure(data, clip, o->characters, STEP, CNA_SAMPLING_EXACT, o->runs, o->seconds, &many)) {
             fprintf(stderr, "%s: could not create the players\n", model);
             return -1;
         }

@@ -1,6 +1,6 @@
 /*
  * tools/bench.c — `cna bench FILE [--characters N] [--seconds S] [--runs N]
- * [--clip NAME] [--json]`: time the player on a model's clips.
+ * [--clip NAME] [--sampling exact|fast] [--json]`: time the player on a model's clips.
  *
  * Per clip of the model's first skin: cna_player_update (position, sampling,
  * composition, world and skin transforms) in ns per character-frame and ns
@@ -29,7 +29,7 @@ void cna_cli_bench_help(FILE *out)
 {
     fprintf(out,
             "usage: cna bench FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json]\n"
-            "                      [--player-only] [--asset-root DIR]\n"
+            "                      [--sampling exact|fast] [--player-only] [--asset-root DIR]\n"
             "\n"
             "Loads FILE (.gltf, .glb, or a .cnb from cna convert) and times, for every clip of its first skin, the\n"
             "player's update (position, key sampling, T*R*S composition, world and skin\n"
@@ -49,14 +49,17 @@ void cna_cli_bench_help(FILE *out)
             "  --runs N         runs per figure (default and minimum 5)\n"
             "  --clip NAME      only this clip (an animation's name; exit status 1 when the\n"
             "                   file has none of that name)\n"
+            "  --sampling M     how the players and characters interpolate key rotations:\n"
+            "                   exact (the default) or fast (CNA_SAMPLING_FAST; the baseline\n"
+            "                   always slerps)\n"
             "  --json           one JSON object per clip per line: model, clip, joints,\n"
-            "                   characters, ns_per_character_frame (+ _min, _max),\n"
+            "                   sampling, characters, ns_per_character_frame (+ _min, _max),\n"
             "                   ns_per_joint (+ _min, _max), lanes_ns_per_character_frame\n"
             "                   (+ _min, _max), baseline_ratio,\n"
             "                   baseline_ns_per_character_frame (+ _min, _max), runs, and\n"
             "                   the same for 1 character under \"one_character\"; then the\n"
             "                   character lines, \"scope\":\"character\": model, clip,\n"
-            "                   characters, ns_per_character_frame (+ _min, _max),\n"
+            "                   sampling, characters, ns_per_character_frame (+ _min, _max),\n"
             "                   player_ns_per_character_frame (+ _min, _max), ratio\n"
             "                   (character / player), bytes_per_character, model_bytes,\n"
             "                   runs; the import time then goes to stderr\n"
@@ -76,6 +79,7 @@ typedef struct bench_args {
     const char *asset_root;  /* --asset-root; NULL when not given */
     bool json;
     bool player_only;        /* --player-only: no character figures, no import time */
+    cna_sampling sampling;   /* --sampling; default exact */
 } bench_args;
 
 static int parse_number(const cna_cli_command *cmd, const char *option, const char *text,
@@ -95,6 +99,7 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, bench_a
     a->characters = 1000;
     a->seconds = BENCH_DEFAULT_SECONDS;
     a->runs = BENCH_MIN_RUNS;
+    a->sampling = CNA_SAMPLING_EXACT;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         double v = 0.0;
@@ -104,7 +109,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, bench_a
         } else if (!strcmp(arg, "--player-only")) {
             a->player_only = true;
         } else if (!strcmp(arg, "--characters") || !strcmp(arg, "--seconds") ||
-                   !strcmp(arg, "--runs") || !strcmp(arg, "--clip") || !strcmp(arg, "--asset-root")) {
+                   !strcmp(arg, "--runs") || !strcmp(arg, "--clip") || !strcmp(arg, "--asset-root") ||
+                   !strcmp(arg, "--sampling")) {
             if (i + 1 >= argc) return cna_cli_usage_error(cmd, "%s needs a value", arg);
             const char *value = argv[++i];
             if (!strcmp(arg, "--clip")) {
@@ -113,6 +119,15 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, bench_a
             }
             if (!strcmp(arg, "--asset-root")) {
                 a->asset_root = value;
+                continue;
+            }
+            if (!strcmp(arg, "--sampling")) {
+                if (!strcmp(value, "exact"))
+                    a->sampling = CNA_SAMPLING_EXACT;
+                else if (!strcmp(value, "fast"))
+                    a->sampling = CNA_SAMPLING_FAST;
+                else
+                    return cna_cli_usage_error(cmd, "--sampling: '%s' is not exact or fast", value);
                 continue;
             }
             const double min = !strcmp(arg, "--seconds") ? 0.001 : 1.0;
@@ -197,8 +212,8 @@ static int run_bench(const bench_args *a)
         const cna_clip *clip = &data->clips[c];
         if (a->clip && (!clip->name || strcmp(a->clip, clip->name))) continue;
         baseline_figure one, many;
-        if (baseline_measure(data, clip, 1, step, a->runs, a->seconds, &one) ||
-            baseline_measure(data, clip, a->characters, step, a->runs, a->seconds, &many)) {
+        if (baseline_measure(data, clip, 1, step, a->sampling, a->runs, a->seconds, &one) ||
+            baseline_measure(data, clip, a->characters, step, a->sampling, a->runs, a->seconds, &many)) {
             fprintf(stderr, "error: %s: could not create %zu players\n", a->file, a->characters);
             rc = CNA_CLI_EXIT_FAILURE;
             break;
@@ -210,7 +225,7 @@ static int run_bench(const bench_args *a)
             character_figure cf;
             const size_t counts[2] = {1, a->characters};
             for (int k = 0; k < (a->characters == 1 ? 1 : 2); k++) {
-                if (character_bench_measure(m, c, counts[k], step, a->runs, a->seconds, &cf)) {
+                if (character_bench_measure(m, c, counts[k], step, a->sampling, a->runs, a->seconds, &cf)) {
                     fprintf(stderr, "error: %s: could not pose %zu characters\n", a->file, counts[k]);
                     rc = CNA_CLI_EXIT_FAILURE;
                     break;

@@ -51,8 +51,8 @@ static const cna_cli_command cna__commands[] = {
      " [--asset-root DIR] [--split-palettes] [--marker ANIM:NAME:SECONDS]...",
      "bake a glTF file (or every one in a directory tree) as a .cnb binary model",
      cna_cli_convert_run, cna_cli_convert_help},
-    {"bench", true, "FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json] [--player-only]"
-     " [--asset-root DIR]",
+    {"bench", true, "FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json]"
+     " [--sampling exact|fast] [--player-only] [--asset-root DIR]",
      "time the player on every clip of a model against a plain baseline player",
      cna_cli_bench_run, cna_cli_bench_help},
     {"version", true, "",

@@ -271,7 +271,8 @@ static void step_baseline(void *c)
 }
 
 int baseline_measure(const cna_skinning_data *data, const cna_clip *clip, size_t characters,
-                     int64_t step, int runs, double seconds, baseline_figure *out)
+                     int64_t step, cna_sampling sampling, int runs, double seconds,
+                     baseline_figure *out)
 {
     crowd_ctx x = {characters, step, calloc(characters, sizeof(cna_player *)),
                    calloc(characters, sizeof(baseline_player *)), NULL};
@@ -285,7 +286,8 @@ int baseline_measure(const cna_skinning_data *data, const cna_clip *clip, size_t
                                       ? (int64_t)((double)clip->duration * (double)i / (double)characters)
                                       : 0;
             if (side == 0) {
-                if (cna_player_create(data, NULL, &x.ours[i], NULL) || cna_player_start_clip(x.ours[i], clip, NULL) ||
+                if (cna_player_create(data, NULL, &x.ours[i], NULL) ||
+                    cna_player_set_sampling(x.ours[i], sampling, NULL) || cna_player_start_clip(x.ours[i], clip, NULL) ||
                     cna_player_update(x.ours[i], phase, false, true, NULL))
                     rc = -1;
             } else {
@@ -302,6 +304,7 @@ int baseline_measure(const cna_skinning_data *data, const cna_clip *clip, size_t
     if (rc == 0) {
         memset(out, 0, sizeof *out);
         out->joints = data->bone_count;
+        out->sampling = sampling == CNA_SAMPLING_FAST ? CNA_SAMPLING_FAST : CNA_SAMPLING_EXACT;
         out->characters = characters;
         out->ours = bench_measure(step_ours, &x, runs, seconds);
         out->lanes = bench_measure(step_lanes, &x, runs, seconds);
@@ -390,7 +393,8 @@ void baseline_print(FILE *out, const char *model, const char *clip, const baseli
     print_json_string(out, model);
     fputs(",\"clip\":", out);
     print_json_string(out, clip);
-    fprintf(out, ",\"joints\":%d,", (int)many->joints);
+    fprintf(out, ",\"joints\":%d,\"sampling\":\"%s\",", (int)many->joints,
+            many->sampling == CNA_SAMPLING_FAST ? "fast" : "exact");
     print_json_figure(out, many);
     fputs(",\"one_character\":{", out);
     print_json_figure(out, one);

@@ -60,6 +60,7 @@ double baseline_check(const cna_skinning_data *data, const cna_clip *clip, int f
  * `step` ticks (looping) per frame. */
 typedef struct baseline_figure {
     int32_t joints;
+    cna_sampling sampling; /* of our players (cna_player_set_sampling) */
     size_t characters;
     bench_stats ours;      /* seconds per frame of all characters: cna_player_update each */
     bench_stats lanes;     /* the same players by one cna_crowd_update on a one-thread crowd,
@@ -73,12 +74,15 @@ typedef struct baseline_figure {
 } baseline_figure;
 
 /* Measure one figure (bench_measure with runs, seconds; both players in the
- * same call). Returns 0, or -1 when out of memory or a player refused. */
+ * same call), our players sampling as `sampling` (the baseline always
+ * slerps). Returns 0, or -1 when out of memory or a player refused. */
 int baseline_measure(const cna_skinning_data *data, const cna_clip *clip, size_t characters,
-                     int64_t step, int runs, double seconds, baseline_figure *out);
+                     int64_t step, cna_sampling sampling, int runs, double seconds,
+                     baseline_figure *out);
 
 /* Print the figures of one clip: a text table row per figure, or with json
- * one JSON object on one line: model, clip, joints, characters (of `many`),
+ * one JSON object on one line: model, clip, joints, sampling ("exact" or
+ * "fast"), characters (of `many`),
  * ns_per_character_frame (+ _min, _max), ns_per_joint, lanes_ns_per_character_frame
  * (+ _min, _max), baseline_ratio,
  * baseline_ns_per_character_frame, runs, seconds_per_run, and the same for

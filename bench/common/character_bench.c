@@ -58,7 +58,8 @@ static bench_stats stats_of(double *v, int n)
 }
 
 int character_bench_measure(const cna_model *model, size_t animation, size_t characters,
-                            int64_t step, int runs, double seconds, character_figure *out)
+                            int64_t step, cna_sampling sampling, int runs, double seconds,
+                            character_figure *out)
 {
     if (!model || characters == 0 || model->skin_count == 0 || animation >= model->animation_count)
         return -1;
@@ -78,8 +79,11 @@ int character_bench_measure(const cna_model *model, size_t animation, size_t cha
     /* all the characters first, then all the players, so neither set is
      * interleaved with the other in memory */
     const int64_t d = model->node_clips[animation].duration;
+    cna_character_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.sampling = sampling;
     for (size_t i = 0; i < characters; i++, c.count = i) {
-        if (cna_character_create(model, NULL, &c.characters[i], NULL) ||
+        if (cna_character_create(model, &opts, &c.characters[i], NULL) ||
             cna_character_play(c.characters[i], (long)animation, NULL) ||
             cna_character_seek_ticks(c.characters[i], d > 0 ? (int64_t)((double)d * (double)i / (double)characters) : 0,
                                      NULL)) {
@@ -91,7 +95,7 @@ int character_bench_measure(const cna_model *model, size_t animation, size_t cha
     c.count = characters;
     for (size_t i = 0; i < characters; i++) {
         if (cna_player_create(data, NULL, &c.players[i], NULL) ||
-            cna_player_start_clip(c.players[i], &data->clips[animation], NULL) ||
+            cna_player_set_sampling(c.players[i], sampling, NULL) || cna_player_start_clip(c.players[i], &data->clips[animation], NULL) ||
             cna_player_update(c.players[i], d > 0 ? (int64_t)((double)d * (double)i / (double)characters) : 0,
                               false, true, NULL)) {
             free_ctx(&c);
@@ -114,6 +118,7 @@ int character_bench_measure(const cna_model *model, size_t animation, size_t cha
     }
     memset(out, 0, sizeof *out);
     out->characters = characters;
+    out->sampling = sampling == CNA_SAMPLING_FAST ? CNA_SAMPLING_FAST : CNA_SAMPLING_EXACT;
     out->character = stats_of(tc, runs);
     out->player = stats_of(tp, runs);
     out->ns_per_character_frame = out->character.median * 1e9 / (double)characters;
@@ -158,6 +163,7 @@ void character_bench_print(FILE *out, const char *model, const char *clip, const
     json_string(out, model);
     fputs(",\"clip\":", out);
     json_string(out, clip);
+    fprintf(out, ",\"sampling\":\"%s\"", f->sampling == CNA_SAMPLING_FAST ? "fast" : "exact");
     fprintf(out,
             ",\"characters\":%zu,\"ns_per_character_frame\":%.3f,\"ns_per_character_frame_min\":%.3f,"
             "\"ns_per_character_frame_max\":%.3f,\"player_ns_per_character_frame\":%.3f,"

@@ -21,6 +21,7 @@
 
 typedef struct character_figure {
     size_t characters;
+    cna_sampling sampling;  /* of the characters and the players */
     bench_stats character;  /* seconds per frame of all characters */
     bench_stats player;     /* seconds per frame of all players */
     double ns_per_character_frame;
@@ -32,10 +33,11 @@ typedef struct character_figure {
 /* Measure one figure. Returns 0, or -1 when a character or player cannot be
  * created or posed (out of memory, a model without that animation). */
 int character_bench_measure(const cna_model *model, size_t animation, size_t characters,
-                            int64_t step, int runs, double seconds, character_figure *out);
+                            int64_t step, cna_sampling sampling, int runs, double seconds,
+                            character_figure *out);
 
 /* One text line, or with json one JSON object on one line: "scope":
- * "character", model, clip, characters, ns_per_character_frame (+ _min,
+ * "character", model, clip, sampling, characters, ns_per_character_frame (+ _min,
  * _max), player_ns_per_character_frame (+ _min, _max), ratio (character /
  * player), bytes_per_character, model_bytes, runs. */
 void character_bench_print(FILE *out, const char *model, const char *clip,

@@ -105,6 +105,10 @@ static inline size_t cna__track_locate(const cna_bone_track *track, int64_t t, s
 typedef struct cna__arc {
     float theta, inv_sin, sign;
     bool linear;
+    /* CNA_SAMPLING_FAST only: a narrow arc (d >= CNA__FAST_MIN_DOT, not
+     * linear above), lerped like a linear one and normalised by the
+     * composition; theta and inv_sin stay 0. cna__arc_begin clears it. */
+    bool narrow;
 } cna__arc;
 void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc);
 /* The anim layer's vector code (and the character's blend code) is written
@@ -241,6 +245,7 @@ static inline bool cna__arc_begin(const cna_quat *a, const cna_quat *b, cna__arc
         arc->sign = -1.0f;
     }
     arc->linear = d > 1.0f - 1e-6f;
+    arc->narrow = false;
     arc->theta = arc->inv_sin = 0.0f;
     *d_out = d;
     return !arc->linear;

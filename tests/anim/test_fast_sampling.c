@@ -147,6 +147,70 @@ static void test_translations_are_untouched(void **state)
     cna_model_free(m);
 }
 
+/* Eight rotation keys about z, `degrees` apart (with a moving translation),
+ * a tenth of a second apart. */
+static void turning_keys(cna_keyframe *keys, size_t n, double degrees)
+{
+    for (size_t i = 0; i < n; ++i) {
+        const double half = 0.5 * (double)i * degrees * 3.14159265358979323846 / 180.0;
+        keys[i] = cna_keyframe_make_trs((int64_t)i * (CNA_TICKS_PER_SECOND / 10),
+                                        (cna_vec3){0.1f * (float)i, 0.0f, 0.0f},
+                                        cna_quat_make(0.0f, 0.0f, (float)sin(half), (float)cos(half)),
+                                        (cna_vec3){1.0f, 1.0f, 1.0f});
+    }
+}
+
+/* FAST lerps only where the keys' rotations are close: a bone turning 40
+ * degrees per key (wider than the narrow arc) gets the exact mode's bits
+ * in every frame; one turning 10 degrees per key differs between keys (by
+ * little) and is the same on a key. */
+static void test_fast_lerps_only_narrow_arcs(void **state)
+{
+    (void)state;
+    enum { KEYS = 8 };
+    cna_keyframe wide[KEYS], narrow[KEYS];
+    turning_keys(wide, KEYS, 40.0);
+    turning_keys(narrow, KEYS, 10.0);
+    const int32_t hierarchy[2] = {-1, 0};
+    cna_mat4 bind[2];
+    cna_mat4_identity(&bind[0]);
+    cna_mat4_identity(&bind[1]);
+    const cna_skinning_data data = cna_skinning_data_make(2, hierarchy, bind, bind);
+    const cna_bone_track tracks[2] = {cna_bone_track_make(0, wide, KEYS), cna_bone_track_make(1, narrow, KEYS)};
+    const cna_clip clip = cna_clip_make("turn", wide[KEYS - 1].ticks, tracks, 2);
+    cna_player *exact = NULL, *fast = NULL;
+    cna_error err;
+    assert_int_equal(cna_player_create(&data, NULL, &exact, &err), CNA_OK);
+    assert_int_equal(cna_player_create(&data, NULL, &fast, &err), CNA_OK);
+    assert_int_equal(cna_player_set_sampling(fast, CNA_SAMPLING_FAST, &err), CNA_OK);
+    assert_int_equal(cna_player_start_clip(exact, &clip, &err), CNA_OK);
+    assert_int_equal(cna_player_start_clip(fast, &clip, &err), CNA_OK);
+    int between = 0, on_key = 0;
+    for (int f = 0; f < 120; ++f) {
+        /* 1/60 s, and every fifth frame a seek onto a key */
+        const bool seek = f % 5 == 4;
+        const int64_t ticks = seek ? (int64_t)(f % KEYS) * (CNA_TICKS_PER_SECOND / 10) : CNA_TICKS_PER_SECOND / 60;
+        assert_int_equal(cna_player_update(exact, ticks, !seek, true, &err), CNA_OK);
+        assert_int_equal(cna_player_update(fast, ticks, !seek, true, &err), CNA_OK);
+        const cna_mat4 *x = cna_player_bone_transforms(exact), *y = cna_player_bone_transforms(fast);
+        assert_memory_equal(&x[0], &y[0], sizeof(cna_mat4)); /* the wide arc: exact */
+        assert_memory_equal(&x[1].m[12], &y[1].m[12], 3 * sizeof(float)); /* translations exact */
+        if (cna_player_position(exact) % (CNA_TICKS_PER_SECOND / 10) == 0) {
+            assert_memory_equal(&x[1], &y[1], sizeof(cna_mat4));
+            ++on_key;
+            continue;
+        }
+        double diff = 0.0;
+        for (int k = 0; k < 12; ++k) diff = fmax(diff, fabs((double)x[1].m[k] - (double)y[1].m[k]));
+        between += diff > 0.0;
+        assert_true(diff < 1e-4); /* a 10-degree arc: the lerp stays close to the slerp */
+    }
+    assert_true(on_key >= 24);
+    assert_true(between >= 60);
+    cna_player_free(exact);
+    cna_player_free(fast);
+}
+
 /* The player's switch: exact by default; back to exact gives the exact
  * bits again; bad values are refused. */
 static void test_player_switch(void **state)
@@ -195,6 +259,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fast_stays_within_its_bound),
         cmocka_unit_test(test_translations_are_untouched),
+        cmocka_unit_test(test_fast_lerps_only_narrow_arcs),
         cmocka_unit_test(test_player_switch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -425,9 +425,9 @@ static void eight_weights_on_path(int path)
     };
     const size_t n_special = sizeof special / sizeof special[0];
     const cna__arc by_hand[] = {
-        {-0.0f, 1.0f, 1.0f, false},  {-1.0f, 0.5f, -1.0f, false},    {3.0f, 7.0f, 1.0f, false},
-        {2.5f, 1.0f, -1.0f, false},  {(float)INFINITY, 1.0f, 1.0f, false}, {1e30f, 1.0f, 1.0f, false},
-        {1.5707965f, 1.0f, 1.0f, false},
+        {-0.0f, 1.0f, 1.0f, false, false},  {-1.0f, 0.5f, -1.0f, false, false},    {3.0f, 7.0f, 1.0f, false, false},
+        {2.5f, 1.0f, -1.0f, false, false},  {(float)INFINITY, 1.0f, 1.0f, false, false}, {1e30f, 1.0f, 1.0f, false, false},
+        {1.5707965f, 1.0f, 1.0f, false, false},
     };
     const size_t n_by_hand = sizeof by_hand / sizeof by_hand[0];
     const float special_t[] = {0.0f, 1.0f, 0.99999994f, 0.9999999f, 1e-45f, 1e-38f, 0.5f, 1e-7f};

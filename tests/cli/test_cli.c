@@ -648,6 +648,7 @@ static void test_bench_json_prints_one_object_per_clip_with_the_required_fields(
         if (!o) fail_msg("not one JSON object per line: %s", line);
         assert_string_equal(member(o, "clip")->valuestring, "animation_0");
         assert_true(strstr(member(o, "model")->valuestring, "simple_skin") != NULL);
+        assert_string_equal(member(o, "sampling")->valuestring, "exact"); /* the default */
         const cJSON *scope = cJSON_GetObjectItemCaseSensitive(o, "scope");
         if (scope) {
             /* the whole character beside one player, for 1 and for N characters */
@@ -714,6 +715,31 @@ static long long file_size(const char *path)
     struct stat st;
     if (stat(path, &st) != 0) fail_msg("%s was not written", path);
     return (long long)st.st_size;
+}
+
+/* --sampling fast times every player and character in CNA_SAMPLING_FAST and
+ * says so on every line; any other value is a usage error. */
+static void test_bench_sampling_fast_is_said_on_every_line(void **state)
+{
+    (void)state;
+    run_result r = run_cna("bench", SIMPLE_SKIN, "--characters", "2", "--seconds", "0.001", "--json",
+                           "--sampling", "fast", NULL);
+    assert_int_equal(r.exit_code, 0);
+    size_t lines = 0;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+        cJSON *o = cJSON_Parse(line);
+        if (!o) fail_msg("not one JSON object per line: %s", line);
+        assert_string_equal(member(o, "sampling")->valuestring, "fast");
+        cJSON_Delete(o);
+        lines++;
+    }
+    assert_int_equal(lines, 3); /* the clip's player figures, then 1 and 2 characters */
+    run_free(&r);
+    r = run_cna("bench", SIMPLE_SKIN, "--sampling", "slerp", NULL);
+    assert_int_equal(r.exit_code, 2);
+    assert_contains(r.err, "cna bench: --sampling: 'slerp' is not exact or fast");
+    assert_string_equal(r.out, "");
+    run_free(&r);
 }
 
 static void test_bench_unknown_clip_exits_1_with_the_message_of_pose(void **state)
@@ -1410,6 +1436,7 @@ int main(void)
         cmocka_unit_test(test_pose_flat_split_primitive_lists_every_file_vertex_once_in_file_order),
         cmocka_unit_test(test_inspect_shows_the_model_section_with_index_spaces),
         cmocka_unit_test(test_bench_json_prints_one_object_per_clip_with_the_required_fields),
+        cmocka_unit_test(test_bench_sampling_fast_is_said_on_every_line),
         cmocka_unit_test(test_bench_unknown_clip_exits_1_with_the_message_of_pose),
         cmocka_unit_test(test_render_look_at_with_the_eye_on_the_target_exits_2),
         cmocka_unit_test(test_render_refuses_outputs_other_than_png_and_gif_with_exit_2),
