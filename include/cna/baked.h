@@ -289,8 +289,8 @@ CNA_API bool cna_cnb_is_cnb(const void *bytes, size_t size);
  * version: "cnb: version 5; this reader reads versions 2 to 4", non-zero
  * flags, a big-endian host); CNA_ERROR_INVALID_DATA (sizes,
  * checksum, references, counts, indices: "cnb: checksum 0x... does not match
- * the contents (0x...)", "cnb: parts[3].indices: 12 bytes; 6 indices need
- * 24"); CNA_ERROR_OUT_OF_MEMORY. */
+ * the contents (0x...)", "cnb: parts[3].indices: 12 bytes; 6 elements of
+ * 4 bytes are needed"); CNA_ERROR_OUT_OF_MEMORY. */
 CNA_API cna_result cna_cnb_load_memory(const void *bytes, size_t size, const cna_cnb_load_options *opts,
                                cna_model **out, cna_error *err);
 
