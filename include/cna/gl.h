@@ -331,9 +331,9 @@ CNA_API void cna_gl_instance_free(cna_gl_instance *inst);
  * (cna_character_absolute_transform; placement NULL = identity, so world
  * is the absolute transform itself: one program places many characters),
  * view and projection (NULL = identity), and for a skinned part its
- * palette, cna_character_part_palette(c, mesh, part): its mesh's own skin's
- * palette (that skin's joint_count matrices), or, for a split part, its
- * sub-palette of palette_map_count matrices. A morphed part draws from `inst`'s buffer, into
+ * palette, cna_character_part_palette(c, mesh, part, &count): its mesh's
+ * own skin's palette (that skin's joint_count matrices), or, for a split
+ * part, its sub-palette of palette_map_count matrices. A morphed part draws from `inst`'s buffer, into
  * which cna_character_part_vertices is uploaded first when
  * cna_character_part_revision differs from the last upload's; other parts
  * draw from glm's buffers. Parts with a BLEND material are drawn after all
