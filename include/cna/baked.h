@@ -87,15 +87,15 @@ CNA_API cna_result cna_cnj_write_file(const char *path, const cna_skinning_data 
  *     (CNA_ERROR_PARSE, "cnj: trailing data after the JSON value at byte 240");
  *   the root is an object; "format" (when present) is "cna-skeleton/1";
  *   "bone_count" is an integer in 0 .. CNA_MAX_BONE_COUNT (100000), checked
- *     before any skeleton array is allocated ("bone_count: 100001 is outside
- *     0..100000", CNA_ERROR_LIMIT above the bound; a negative or non-integer
+ *     before any skeleton array is allocated ("cnj: bone_count: 100001 is
+ *     outside 0..100000", CNA_ERROR_LIMIT above the bound; a negative or non-integer
  *     value is CNA_ERROR_INVALID_DATA);
  *   "hierarchy", "bind_pose", "inverse_bind_pose" are arrays of exactly
- *     bone_count entries ("bind_pose: 3 entries; bone_count is 2");
+ *     bone_count entries ("cnj: bind_pose: 3 entries; bone_count is 2");
  *   "root_prefix" is absent (an old two-block sidecar: root_prefix_count 0,
  *     read as identity) or has exactly bone_count entries;
- *   every matrix is an array of 16 finite numbers ("bind_pose[1][12]: not a
- *     finite number"); every parent an integer below its own index
+ *   every matrix is an array of 16 finite numbers ("cnj: bind_pose[1][12]:
+ *     not a finite number"); every parent an integer below its own index
  *     (negative = root, stored as -1).
  * Other keys are ignored. The result's cna_skinning_data has no clips and
  * skeleton_root_node -1. *out is unchanged on error and nothing leaks.
@@ -289,8 +289,8 @@ CNA_API bool cna_cnb_is_cnb(const void *bytes, size_t size);
  * version: "cnb: version 5; this reader reads versions 2 to 4", non-zero
  * flags, a big-endian host); CNA_ERROR_INVALID_DATA (sizes,
  * checksum, references, counts, indices: "cnb: checksum 0x... does not match
- * the contents (0x...)", "cnb: parts[3].indices: 12 bytes; 6 indices need
- * 24"); CNA_ERROR_OUT_OF_MEMORY. */
+ * the contents (0x...)", "cnb: parts[3].indices: 12 bytes; 6 elements of
+ * 4 bytes are needed"); CNA_ERROR_OUT_OF_MEMORY. */
 CNA_API cna_result cna_cnb_load_memory(const void *bytes, size_t size, const cna_cnb_load_options *opts,
                                cna_model **out, cna_error *err);
 

@@ -180,7 +180,8 @@ CNA_API double cna_character_time_scale(const cna_character *character);
  * that is not finite. */
 CNA_API cna_result cna_character_advance(cna_character *character, double seconds, cna_error *err);
 
-/* Advance by a whole number of ticks (not scaled) and fold by the loop mode. */
+/* Advance by a whole number of ticks (not scaled) and fold by the loop mode.
+ * Errors: CNA_ERROR_INVALID_ARGUMENT for NULL. */
 CNA_API cna_result cna_character_advance_ticks(cna_character *character, int64_t ticks, cna_error *err);
 
 /* Set the clock to `seconds` (not scaled; cna_ticks_from_seconds) folded by
@@ -189,7 +190,8 @@ CNA_API cna_result cna_character_advance_ticks(cna_character *character, int64_t
  * otherwise, as saturated tick counts do). */
 CNA_API cna_result cna_character_seek(cna_character *character, double seconds, cna_error *err);
 
-/* Set the clock to `ticks`, folded by the loop mode. */
+/* Set the clock to `ticks`, folded by the loop mode.
+ * Errors: CNA_ERROR_INVALID_ARGUMENT for NULL. */
 CNA_API cna_result cna_character_seek_ticks(cna_character *character, int64_t ticks, cna_error *err);
 
 /* The position in ticks (in [0, duration]; 0 with no animation), and in

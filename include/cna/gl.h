@@ -198,10 +198,12 @@ CNA_API void cna_gl_begin_frame(cna_gl_context *gl, const float rgba[4]);
  * declaration without a FLOAT3 position, an effect kind out of range, a
  * skinned effect with a declaration lacking UBYTE4 joints or FLOAT4 weights,
  * a skinned effect without a palette ("gl draw: effect kind skinned needs a
- * palette; none given"), index_count not a multiple of the primitive's
- * vertex count, buffer 0 with index_count > 0; CNA_ERROR_LIMIT for a
- * palette_count above CNA_EFFECT_MAX_BONES ("gl draw: a palette of 73
- * matrices; at most 72 are supported"). */
+ * palette; none given"), a primitive type out of range, index_count not a
+ * multiple of the primitive's vertex count, buffer 0 with index_count > 0;
+ * CNA_ERROR_LIMIT for a palette_count above CNA_EFFECT_MAX_BONES ("gl draw:
+ * a palette of 73 matrices; at most 72 are supported") or an instance_count
+ * above INT32_MAX / sizeof(cna_mat4); CNA_ERROR_OUT_OF_MEMORY when the
+ * instance matrices cannot be uploaded. */
 typedef struct cna_gl_draw_desc {
     const cna_vertex_declaration *declaration;
     cna_buffer_id vertex_buffer;
@@ -329,9 +331,9 @@ CNA_API void cna_gl_instance_free(cna_gl_instance *inst);
  * (cna_character_absolute_transform; placement NULL = identity, so world
  * is the absolute transform itself: one program places many characters),
  * view and projection (NULL = identity), and for a skinned part its
- * palette, cna_character_part_palette(c, mesh, part): its mesh's own skin's
- * palette (that skin's joint_count matrices), or, for a split part, its
- * sub-palette of palette_map_count matrices. A morphed part draws from `inst`'s buffer, into
+ * palette, cna_character_part_palette(c, mesh, part, &count): its mesh's
+ * own skin's palette (that skin's joint_count matrices), or, for a split
+ * part, its sub-palette of palette_map_count matrices. A morphed part draws from `inst`'s buffer, into
  * which cna_character_part_vertices is uploaded first when
  * cna_character_part_revision differs from the last upload's; other parts
  * draw from glm's buffers. Parts with a BLEND material are drawn after all
@@ -341,7 +343,7 @@ CNA_API void cna_gl_instance_free(cna_gl_instance *inst);
  * Errors (stops at the failing part; the parts before it are drawn):
  * CNA_ERROR_INVALID_ARGUMENT for NULL gl, glm or c, a character of another
  * model than glm's ("gl draw character: the character's model (52 bones, 14
- * meshes) is not the gl model's (5 bones, 1 mesh)"), an instance made for
+ * meshes) is not the gl model's (5 bones, 1 meshes)"), an instance made for
  * another gl model, a NULL instance while the model has a morphed part
  * ("meshes[0] \"Cube\".parts[0]: a morphed part needs a cna_gl_instance");
  * cna_gl_draw's. */

@@ -559,15 +559,19 @@ typedef struct cna_gltf_document {
  * opts->resolve is set (see cna_gltf_options). opts may be NULL (defaults).
  * On success *out receives a new document (free with cna_gltf_document_free).
  * Errors (on any, *out is left unchanged and nothing leaks):
- *   CNA_ERROR_INVALID_ARGUMENT  path or out NULL; external buffer with no way to resolve it
- *   CNA_ERROR_IO                the file or an external buffer cannot be opened or read
+ *   CNA_ERROR_INVALID_ARGUMENT  path or out NULL; external buffer with no way to resolve it;
+ *                               an asset_root that is empty or not a folder
+ *   CNA_ERROR_IO                the file or an external buffer cannot be opened or read;
+ *                               an asset_root that does not exist
  *   CNA_ERROR_LIMIT             an input exceeds opts->max_file_size (also the bytes
  *                               decoded from compressed views and primitives, in all)
  *   CNA_ERROR_PARSE             JSON syntax (also a byte order mark), GLB container, base64,
  *                               percent-encoding, data URI parameters
  *   CNA_ERROR_INVALID_DATA      the content breaks a glTF rule (message names the JSON path)
- *   CNA_ERROR_UNSUPPORTED       asset version not 2.x, minVersion above 2.0, an
- *                               extensionsRequired entry not implemented (named), or
+ *   CNA_ERROR_UNSUPPORTED       asset version not 2.x, minVersion above 2.0, a GLB
+ *                               container version other than 2, an extensionsRequired
+ *                               entry not implemented (named), a Draco-compressed
+ *                               primitive whose mode is not TRIANGLES, or
  *                               KHR_draco_mesh_compression in a cna built without Draco
  *   CNA_ERROR_OUT_OF_MEMORY     an allocation failed */
 CNA_API cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts,

@@ -40,7 +40,8 @@ typedef enum cna_result {
 } cna_result;
 
 /* Maximum length of an error message, including the terminating NUL. Longer
- * messages are cut at a character boundary and end with "...". */
+ * messages are cut and end with "..."; the bytes of a character cut in two
+ * become '?', so the message stays valid UTF-8. */
 #define CNA_ERROR_MESSAGE_MAX 512
 
 typedef struct cna_error {
