@@ -205,6 +205,25 @@ static void test_invalid_corpus_walk_finds_every_model_file(void **state)
     assert_int_equal(run->loaded + run->refused, run->files.count);
 }
 
+/* The outcome counts docs/gltf-reader.md states: a change of the reader
+ * that makes a file load or be refused differently shows here, and the
+ * docs are updated with it. */
+static void test_invalid_corpus_outcomes_are_the_documented_counts(void **state)
+{
+    const corpus_run *run = *state;
+    size_t by_code[CNA_ERROR_LIMIT + 1] = {0};
+    for (size_t i = 0; i < run->files.count; i++)
+        if (run->outcomes[i].result != CNA_OK && run->outcomes[i].error_code <= CNA_ERROR_LIMIT)
+            by_code[run->outcomes[i].error_code]++;
+    assert_int_equal(run->files.count, 389);
+    assert_int_equal(run->loaded, 193);
+    assert_int_equal(run->refused, 196);
+    assert_int_equal(by_code[CNA_ERROR_INVALID_DATA], 158);
+    assert_int_equal(by_code[CNA_ERROR_PARSE], 28);
+    assert_int_equal(by_code[CNA_ERROR_UNSUPPORTED], 6);
+    assert_int_equal(by_code[CNA_ERROR_IO], 4);
+}
+
 static void test_invalid_corpus_file_loads_or_is_refused_with_code_and_message(void **state)
 {
     const corpus_run *run = *state;
@@ -348,6 +367,7 @@ int main(void)
 {
     const struct CMUnitTest invalid_tests[] = {
         cmocka_unit_test(test_invalid_corpus_walk_finds_every_model_file),
+        cmocka_unit_test(test_invalid_corpus_outcomes_are_the_documented_counts),
         cmocka_unit_test(test_invalid_corpus_file_loads_or_is_refused_with_code_and_message),
         cmocka_unit_test(test_invalid_corpus_file_loads_or_is_refused_within_one_second),
     };
