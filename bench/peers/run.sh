@@ -36,7 +36,10 @@
 # Workloads: the player (sampling, local-to-model / world, skin palette) for 1 and 1000
 # characters of Robot_Walking, the 19-joint rig and the 150-joint rig (`cna bench --player-only`: the 1000 one
 # at a time with cna_player_update, and "1000-lanes" by one cna_crowd_update on a one-thread
-# crowd, which samples runs of players of one clip in vector lanes; ozz: one at a time); a crowd
+# crowd, which samples runs of players of one clip in vector lanes; ozz: one at a time), in the
+# exact sampling and, in the "-fast" rows of RobotExpressive and the 19-joint rig, in
+# CNA_SAMPLING_FAST (`--sampling fast`: normalised lerps between close keys, as ozz always
+# interpolates; every key kept); a crowd
 # of 1000 Robot_Walking characters on 2 threads (`bench_player --crowd-only`, cna_crowd; ozz:
 # the driver's 2 threads, chunks of 16 from a shared counter, as cna_crowd); CPU skinning
 # of RobotExpressive's 19 parts, 4 influences, positions + normals, in ns per vertex
@@ -111,8 +114,9 @@ record() { echo "$1 $2 $3" >>"$R"; }     # WORKLOAD SIDE VALUE
 pin() { taskset -c "$CORE" "$@"; }
 S="--seconds $SECONDS_PER_RUN"
 
-player_cna() { # LABEL FILE CLIP
-    out=$(pin "$B/cna" bench "$2" --clip "$3" --characters 1000 --player-only --json $S | head -n 1)
+player_cna() { # LABEL FILE CLIP [SAMPLING: exact (default) or fast]
+    out=$(pin "$B/cna" bench "$2" --clip "$3" --characters 1000 --player-only --json --sampling "${4:-exact}" $S |
+        head -n 1)
     record "$1/1" cna "$(echo "$out" | one)"
     record "$1/1000" cna "$(echo "$out" | field ns_per_character_frame)"
     record "$1/1000-lanes" cna "$(echo "$out" | field lanes_ns_per_character_frame)"
@@ -137,6 +141,8 @@ while [ "$i" -le "$REPS" ]; do
     player_ozz rig150 "$W/data/rig150_skeleton.ozz" "$W/data/rig150_Wave.ozz"
     player_cna robot-reduced "$W/data/robot_reduced.cnb" Robot_Walking
     player_cna rig19-reduced "$W/data/rig19_reduced.cnb" "$RIG19_CLIP"
+    player_cna robot-fast "$ROBOT" Robot_Walking fast
+    player_cna rig19-fast "$RIG19" "$RIG19_CLIP" fast
     out=$(taskset -c "$CROWD_CORES" "$B/bench/bench_player" --crowd-only --json --characters 1000 $S)
     record crowd/2-threads cna "$(echo "$out" | field threads_2_ns_per_character_frame)"
     out=$(taskset -c "$CROWD_CORES" "$W/ozz_driver" --skeleton "$W/data/robot_skeleton.ozz" \
@@ -160,6 +166,7 @@ pin "$W/skinning_pair" 3000
 echo "== load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== medians of $REPS repetitions (ns per character-frame; skinning: ns per vertex); ratio = cna / ozz"
 echo "   (robot-reduced, rig19-reduced: cna with keys reduced at 1 mm, beside ozz's default-optimised clip;"
+echo "    robot-fast, rig19-fast: cna in CNA_SAMPLING_FAST, every key kept;"
 echo "    1000-lanes: cna's 1000 players by one cna_crowd_update on one thread, beside ozz's 1000)"
 awk '
 function median(list,   n, a, i, j, t) {
@@ -172,7 +179,7 @@ END {
     printf "%-28s %12s %12s %8s\n", "workload", "cna", "ozz", "cna/ozz"
     for (k = 1; k <= count; k++) {
         w = order[k]; c = median(v[w " cna"])
-        o = w; sub(/-reduced/, "", o); sub(/-lanes/, "", o); z = median(v[o " ozz"])
+        o = w; sub(/-reduced/, "", o); sub(/-fast/, "", o); sub(/-lanes/, "", o); z = median(v[o " ozz"])
         printf "%-28s %12.2f %12.2f %8.3f\n", w, c, z, (z > 0 ? c / z : 0)
     }
 }' "$R"
