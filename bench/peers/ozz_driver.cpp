@@ -255,6 +255,9 @@ class Pool {
   char pad_after_[64];
 };
 
+// bench/peers/player_pair.cpp includes this file for its characters (above), without the
+// modes and main.
+#ifndef OZZ_DRIVER_NO_MAIN
 // ------------------------------------------------------------------ modes
 
 Stats MeasurePlayers(Scene& s, size_t count, unsigned threads, int runs, double seconds) {
@@ -422,3 +425,6 @@ int main(int argc, char** argv) {
   std::printf("}\n");
   return 0;
 }
+#else
+}  // namespace
+#endif  // OZZ_DRIVER_NO_MAIN

@@ -19,7 +19,8 @@
 #      SamplingJob with its Context and a LocalToModelJob per character, then the skin
 #      palette; SkinningJob for 4 influences, positions + normals) and
 #      bench/peers/skinning_pair.cpp (cna's and ozz's CPU skinning in one process, sweeps
-#      alternating, each side's fastest kept) with the same flags;
+#      alternating, each side's fastest kept) and bench/peers/player_pair.cpp (the same for the
+#      players: cna exact and fast, one by one and in lanes, beside ozz) with the same flags;
 #   3. converts the models with ozz's gltf2ozz (its defaults: keyframe optimisation at
 #      1 mm tolerance, 10 cm distance) and with `cna convert --reduce-keys 0.001` for the
 #      "keys reduced" rows: RobotExpressive (tests/data/corpus, 43 joints; ozz makes every
@@ -90,6 +91,10 @@ ${CXX:-c++} -std=c++17 $FLAGS -I"$OZZ_SRC/include" bench/peers/ozz_driver.cpp \
 ${CXX:-c++} -std=c++17 $FLAGS -I"$OZZ_SRC/include" -I"$ROOT/include" bench/peers/skinning_pair.cpp \
     "$(lib ozz_geometry)" "$(lib ozz_base)" "$B/libcna.a" -lcglm -lcjson -lm -lpthread \
     -o "$W/skinning_pair"
+${CXX:-c++} -std=c++17 $FLAGS -I"$OZZ_SRC/include" -I"$ROOT/include" bench/peers/player_pair.cpp \
+    "$(lib ozz_geometry)" "$(lib ozz_animation)" "$(lib ozz_base)" "$B/libcna.a" -lcglm -lcjson \
+    -lmeshoptimizer $(grep -q -- -ldraco "$B/cna.pc" && echo "-ldraco -lstdc++") -lm -lpthread \
+    -o "$W/player_pair"
 GLTF2OZZ=$(find "$W/ozz-build/src" -name gltf2ozz -type f | head -n 1)
 
 echo "== converting the models"
@@ -163,6 +168,14 @@ while [ "$i" -le "$REPS" ]; do
 done
 echo "== CPU skinning in one process, fastest of 3000 alternating sweeps (bench/peers/skinning_pair.cpp)"
 pin "$W/skinning_pair" 3000
+echo "== the players in one process, fastest of alternating sweeps (bench/peers/player_pair.cpp)"
+D=$W/data
+for n in 1 1000; do
+    sweeps=$([ "$n" = 1 ] && echo 300 || echo 100)
+    echo "robot/$n $(pin "$W/player_pair" "$ROBOT" Robot_Walking "$D/robot_skeleton.ozz" "$D/robot_Robot_Walking.ozz" "$n" "$sweeps")"
+    echo "rig19/$n $(pin "$W/player_pair" "$RIG19" "$RIG19_CLIP" "$D/rig19_skeleton.ozz" "$D/rig19_$RIG19_CLIP.ozz" "$n" "$sweeps")"
+    echo "rig150/$n $(pin "$W/player_pair" "$D/rig150.cnb" Wave "$D/rig150_skeleton.ozz" "$D/rig150_Wave.ozz" "$n" "$sweeps")"
+done
 echo "== load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== medians of $REPS repetitions (ns per character-frame; skinning: ns per vertex); ratio = cna / ozz"
 echo "   (robot-reduced, rig19-reduced: cna with keys reduced at 1 mm, beside ozz's default-optimised clip;"
