@@ -109,11 +109,12 @@ typedef enum cna_sampling {
     /* Normalised linear interpolation between the two keys (shortest arc)
      * where their rotations differ by a small arc (|qa·qb| >= 0.98, about
      * 23 degrees or less), the exact slerp otherwise: no trigonometry for
-     * most intervals. The update then takes about a third less time
-     * (CesiumMan, 19 joints: 4.7k instructions against 5.5k, and about
-     * 0.65x the time; docs/benchmarks.md). Translation and scale are the
-     * same as EXACT, and so is every rotation on a key or between keys
-     * further apart; only rotations between close keys differ, by little:
+     * most intervals, so an update takes 0.66-0.82x the time of EXACT
+     * (CesiumMan, 19 joints: 0.66-0.68x, 4.8k instructions against 6.0k;
+     * RobotExpressive's walk: 0.81-0.82x; docs/benchmarks.md). Translation and
+     * scale are the same as EXACT, and so is every rotation on a key or
+     * between keys further apart; only rotations between close keys
+     * differ, by little:
      * over every clip of the bundled corpus and test fixtures, sampled at
      * 60 Hz, every bone's model-space position stays within 2e-4 of the
      * model size of the exact mode's (measured: 1.5e-4, on
