@@ -138,12 +138,30 @@ CNA_API cna_result cna_skin_vertices(const cna_skinning_layout *layout, const vo
  * the bound below. The canonical layouts (cna_skinning_layout_canonical)
  * take the fastest loops; any other valid layout is accepted. The kernels
  * are one kernel compiled three ways; they normalise with a reciprocal
- * square root estimate (1 / sqrtf in the scalar one) refined by one
- * Newton-Raphson step; a squared length that
- * is 0, subnormal or not finite is handled as the reference does (written
- * unnormalised). Nothing outside the vertex_count * stride bytes of out is
- * written.
- * It does not give the reference's bits. Accuracy, for finite inputs (the
+ * square root estimate (the CPU's rsqrtps; 1 / sqrtf in the scalar one)
+ * refined by one Newton-Raphson step, except that a squared length of
+ * exactly 1 takes 1 exactly; a squared length that is 0, subnormal or not
+ * finite is handled as the reference does (written unnormalised). Nothing
+ * outside the vertex_count * stride bytes of out is written.
+ * It does not give the reference's bits, and its bits are not the same on
+ * every CPU: rsqrtps is an estimate whose bits differ between processors
+ * (Intel and AMD return different values, each within 1.5 · 2^-12 of
+ * 1 / sqrt), so two x86-64 machines may write directions a unit in the last
+ * place or so apart. What holds on every CPU, for any estimate within that
+ * architectural bound (the tests run the kernels with the estimate
+ * replaced by emulations at both ends of the bound, the nearest float and
+ * values scattered across it):
+ *   - the accuracy below;
+ *   - a blended direction of squared length exactly 1 is written unchanged,
+ *     as the reference writes it: one influence of weight 1 on an identity
+ *     or pure translation palette entry returns a unit axis normal or
+ *     tangent such as (0, 1, 0) bit for bit;
+ *   - a direction of squared length 0, subnormal or not finite is written
+ *     as the reference writes it, bit for bit;
+ *   - positions, and the tangent's w, do not involve the estimate: they are
+ *     the same bits on every CPU that runs the same kernel (AVX2 + FMA,
+ *     SSE2 or scalar), Intel or AMD.
+ * Accuracy, for finite inputs (the
  * tests check every kernel the machine runs against cna_skin_vertices on
  * random data with 1 to 4 influences, every canonical layout and two
  * others, 1 to 9 vertices and odd addresses, and on RobotExpressive's parts
@@ -213,8 +231,9 @@ typedef struct cna_skinning_streams {
  * (positions only, say), pass a copy of the layout with that offset set
  * to -1.
  * The results are, bit for bit, the slots cna_skin_vertices_fast writes
- * for the same inputs (the same kernel, chosen the same way, so within
- * its documented bound of the reference cna_skin_vertices), except with
+ * for the same inputs on the same machine (the same kernel, chosen the
+ * same way, so within its documented bound of the reference
+ * cna_skin_vertices, with its exact cases, on every CPU), except with
  * CNA_SKIN_NO_RENORMALIZE: the directions are then B · (n, 0) and
  * B · (t.xyz, 0) before normalisation, each component within
  * 1e-5 · S of sum_i w[i] · (M_i · (n, 0)), S as in that bound without

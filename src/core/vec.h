@@ -30,8 +30,12 @@
  *     with a stated tolerance (skinning's fast path) may;
  *   - rsqrt_est is an estimate: relative error <= 1.5 · 2^-12 with SSE2 and
  *     AVX2 (their rsqrtps), 1 / sqrtf (correctly rounded twice) in the
- *     scalar implementation. Only kernels with a stated tolerance use it,
- *     refined by a Newton-Raphson step;
+ *     scalar implementation. Its bits are implementation-defined: Intel
+ *     and AMD processors return different values within that bound, so no
+ *     result whose bits are promised may depend on it. Only kernels with a
+ *     stated tolerance use it, refined by a Newton-Raphson step, and their
+ *     tests replace it by emulations across the whole bound (the skinning
+ *     kernel's CNA__SKIN_RSQRT_EST4 / 8);
  *   - loads, stores, shuffles, and/or and copies move bits unchanged.
  * Everything is always inline; no state, no allocation.
  */

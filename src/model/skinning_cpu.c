@@ -236,10 +236,7 @@ cna_result cna_skin_positions(const cna_skinning_layout *layout, const void *ver
 enum { KERNEL_SCALAR = 0, KERNEL_SSE2 = 1, KERNEL_AVX2 = 2, KERNEL_COUNT = 3 };
 
 /* The instances, by kernel number (NULL: not in this build). */
-static const struct skin_kernel {
-    cna__skin_fast_fn fast;
-    cna__skin_streams_fn streams;
-} kernels[KERNEL_COUNT] = {
+static const cna__skin_kernel kernels[KERNEL_COUNT] = {
     {cna__skin_fast_scalar, cna__skin_streams_scalar},
 #if CNA__SIMD_SSE2
     {cna__skin_fast_sse2, cna__skin_streams_sse2},
@@ -290,10 +287,10 @@ const char *cna__skin_fast_kernel_name(int kernel)
     return kernel >= 0 && kernel < KERNEL_COUNT ? names[kernel] : NULL;
 }
 
-/* The fast path with a supported kernel. */
-static cna_result skin_fast(const cna_skinning_layout *layout, const void *vertices,
-                            size_t vertex_count, const cna_mat4 *palette, size_t palette_count,
-                            void *out, size_t out_size, int kernel, cna_error *err)
+cna_result cna__skin_vertices_fast_with(const cna_skinning_layout *layout, const void *vertices,
+                                        size_t vertex_count, const cna_mat4 *palette,
+                                        size_t palette_count, void *out, size_t out_size,
+                                        const cna__skin_kernel *kernel, cna_error *err)
 {
     size_t bytes = 0, reach = 0;
     cna_result r =
@@ -302,7 +299,7 @@ static cna_result skin_fast(const cna_skinning_layout *layout, const void *verti
     if ((r = check_out(layout, vertices, vertex_count, out, out_size, bytes, err)) != CNA_OK)
         return r;
     if (bytes == 0) return CNA_OK;
-    kernels[kernel].fast(layout, vertices, out, vertex_count, palette, reach, bytes);
+    kernel->fast(layout, vertices, out, vertex_count, palette, reach, bytes);
     return CNA_OK;
 }
 
@@ -314,8 +311,8 @@ cna_result cna__skin_vertices_fast_path(const cna_skinning_layout *layout, const
     if (!cna__skin_fast_kernel_supported(kernel))
         return cna__error(err, CNA_ERROR_UNSUPPORTED,
                           "kernel: %d is not supported by this build or CPU", kernel);
-    return skin_fast(layout, vertices, vertex_count, palette, palette_count, out, out_size, kernel,
-                     err);
+    return cna__skin_vertices_fast_with(layout, vertices, vertex_count, palette, palette_count, out,
+                                        out_size, &kernels[kernel], err);
 }
 
 cna_result cna_skin_vertices_fast(const cna_skinning_layout *layout, const void *vertices,
@@ -323,8 +320,8 @@ cna_result cna_skin_vertices_fast(const cna_skinning_layout *layout, const void 
                                   size_t palette_count, void *out, size_t out_size, cna_error *err)
 {
     /* no cached choice (no state): the CPU feature test is a few loads */
-    return skin_fast(layout, vertices, vertex_count, palette, palette_count, out, out_size,
-                     cna__skin_fast_kernel(), err);
+    return cna__skin_vertices_fast_with(layout, vertices, vertex_count, palette, palette_count, out,
+                                        out_size, &kernels[cna__skin_fast_kernel()], err);
 }
 
 /* ------------------------------------------------------------ streams
@@ -457,17 +454,17 @@ static cna_result check_streams(const cna_skinning_layout *layout, const void *v
     return CNA_OK;
 }
 
-static cna_result skin_streams(const cna_skinning_layout *layout, const void *vertices,
-                               size_t vertex_count, const cna_mat4 *palette,
-                               size_t palette_count, const cna_skinning_streams *out, int kernel,
-                               cna_error *err)
+cna_result cna__skin_streams_with(const cna_skinning_layout *layout, const void *vertices,
+                                  size_t vertex_count, const cna_mat4 *palette,
+                                  size_t palette_count, const cna_skinning_streams *out,
+                                  const cna__skin_kernel *kernel, cna_error *err)
 {
     cna__skin_stream_out o;
     size_t reach = 0;
     cna_result r = check_streams(layout, vertices, vertex_count, palette, palette_count, out, &o,
                                  &reach, err);
     if (r != CNA_OK || vertex_count == 0) return r;
-    kernels[kernel].streams(layout, vertices, vertex_count, palette, reach, &o);
+    kernel->streams(layout, vertices, vertex_count, palette, reach, &o);
     return CNA_OK;
 }
 
@@ -479,13 +476,14 @@ cna_result cna__skin_streams_path(const cna_skinning_layout *layout, const void 
     if (!cna__skin_fast_kernel_supported(kernel))
         return cna__error(err, CNA_ERROR_UNSUPPORTED,
                           "kernel: %d is not supported by this build or CPU", kernel);
-    return skin_streams(layout, vertices, vertex_count, palette, palette_count, out, kernel, err);
+    return cna__skin_streams_with(layout, vertices, vertex_count, palette, palette_count, out,
+                                  &kernels[kernel], err);
 }
 
 cna_result cna_skin_streams(const cna_skinning_layout *layout, const void *vertices,
                             size_t vertex_count, const cna_mat4 *palette, size_t palette_count,
                             const cna_skinning_streams *out, cna_error *err)
 {
-    return skin_streams(layout, vertices, vertex_count, palette, palette_count, out,
-                        cna__skin_fast_kernel(), err);
+    return cna__skin_streams_with(layout, vertices, vertex_count, palette, palette_count, out,
+                                  &kernels[cna__skin_fast_kernel()], err);
 }

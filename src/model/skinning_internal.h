@@ -13,6 +13,10 @@
  * before anything else.
  * cna__skin_streams_path: cna_skin_streams with that kernel, refused the
  * same way.
+ * cna__skin_vertices_fast_with, cna__skin_streams_with: the same with an
+ * instance of the caller's (every check, then its functions; the caller
+ * makes sure the CPU runs it). The tests pass the kernel compiled with
+ * emulated reciprocal square root estimates (tests/mesh/).
  */
 #ifndef CNA_MODEL_SKINNING_INTERNAL_H
 #define CNA_MODEL_SKINNING_INTERNAL_H
@@ -21,6 +25,13 @@
 #include <stddef.h>
 
 #include "cna/skinning.h"
+#include "model/skin_kernel.h"
+
+/* One instance of the fast kernel: its two entry points (skin_kernel.h). */
+typedef struct cna__skin_kernel {
+    cna__skin_fast_fn fast;
+    cna__skin_streams_fn streams;
+} cna__skin_kernel;
 
 bool cna__skin_fast_kernel_supported(int kernel);
 int cna__skin_fast_kernel(void);
@@ -33,5 +44,13 @@ cna_result cna__skin_streams_path(const cna_skinning_layout *layout, const void 
                                   size_t vertex_count, const cna_mat4 *palette,
                                   size_t palette_count, const cna_skinning_streams *out,
                                   int kernel, cna_error *err);
+cna_result cna__skin_vertices_fast_with(const cna_skinning_layout *layout, const void *vertices,
+                                        size_t vertex_count, const cna_mat4 *palette,
+                                        size_t palette_count, void *out, size_t out_size,
+                                        const cna__skin_kernel *kernel, cna_error *err);
+cna_result cna__skin_streams_with(const cna_skinning_layout *layout, const void *vertices,
+                                  size_t vertex_count, const cna_mat4 *palette,
+                                  size_t palette_count, const cna_skinning_streams *out,
+                                  const cna__skin_kernel *kernel, cna_error *err);
 
 #endif /* CNA_MODEL_SKINNING_INTERNAL_H */

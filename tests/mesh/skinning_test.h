@@ -16,29 +16,114 @@
 #include "cna/skinning.h"
 #include "model/skinning_internal.h"
 
-/* Each fast-path test runs once per kernel (cmocka prestate: a pointer to
- * the kernel number); a kernel this CPU lacks is skipped. A CNA_NO_SIMD build
- * has the scalar kernel only (fast_path_dispatches_to_the_best_supported_kernel
- * checks it) and runs each test on it alone. */
-static const int kernel_ids[3] = {0, 1, 2};
+/* Each fast-path test runs once per kernel variant (cmocka prestate: a
+ * pointer to a skin_variant): the library's own instances (scalar, SSE2,
+ * AVX2 + FMA), then the same kernel compiled by the tests with an emulated
+ * reciprocal square root estimate (skin_estimate_kernel.c) at each end of
+ * rsqrtps' architectural bound (low, high), the nearest float, and
+ * estimates scattered across the bound. The emulated variants are how the
+ * tests show, on whichever CPU runs them, that each stated result holds for
+ * every estimate an Intel or an AMD processor may return. A variant this
+ * CPU cannot run (AVX2 + FMA) is skipped. A CNA_NO_SIMD build has the scalar
+ * kernel only (fast_path_dispatches_to_the_best_supported_kernel checks
+ * it), with and without emulated estimates. */
+typedef struct skin_variant {
+    const char *name;                  /* "sse2", "sse2 low estimate", ... */
+    int kernel;                        /* the library's kernel number it is built as */
+    const cna__skin_kernel *emulated;  /* NULL: the library's own instance */
+} skin_variant;
 
-#define KERNEL_TEST(f, k, suffix) {#f suffix, f, NULL, NULL, (void *)&kernel_ids[k]}
-#if defined(CNA_NO_SIMD)
-#define KERNEL_TESTS(f) KERNEL_TEST(f, 0, "/scalar")
-#else
-#define KERNEL_TESTS(f) \
-    KERNEL_TEST(f, 0, "/scalar"), KERNEL_TEST(f, 1, "/sse2"), KERNEL_TEST(f, 2, "/avx2_fma")
+#define SKIN_EST_DECLARE(impl, kind)                                                            \
+    void cna_test_skin_fast_##impl##_##kind(const cna_skinning_layout *l,                       \
+                                            const unsigned char *in, unsigned char *dst,        \
+                                            size_t count, const cna_mat4 *palette,              \
+                                            size_t reach, size_t bytes);                        \
+    void cna_test_skin_streams_##impl##_##kind(const cna_skinning_layout *l,                    \
+                                               const unsigned char *in, size_t count,           \
+                                               const cna_mat4 *palette, size_t reach,           \
+                                               const cna__skin_stream_out *o);                  \
+    static const cna__skin_kernel skin_est_##impl##_##kind = {cna_test_skin_fast_##impl##_##kind, \
+                                                              cna_test_skin_streams_##impl##_##kind};
+#define SKIN_EST_DECLARE_KINDS(impl)                                                            \
+    SKIN_EST_DECLARE(impl, low)                                                                 \
+    SKIN_EST_DECLARE(impl, high)                                                                \
+    SKIN_EST_DECLARE(impl, nearest)                                                             \
+    SKIN_EST_DECLARE(impl, scattered)
+SKIN_EST_DECLARE_KINDS(scalar)
+#if defined(CNA_TEST_SIMD_ESTIMATES) /* tests/CMakeLists.txt: where SSE2 and AVX2 are built */
+SKIN_EST_DECLARE_KINDS(sse2)
+SKIN_EST_DECLARE_KINDS(avx2)
 #endif
 
-static inline int kernel_of(void **state)
+#define SKIN_EST_VARIANTS(impl, k)                                                              \
+    {#impl " low estimate", k, &skin_est_##impl##_low},                                         \
+        {#impl " high estimate", k, &skin_est_##impl##_high},                                   \
+        {#impl " nearest estimate", k, &skin_est_##impl##_nearest},                             \
+        {#impl " scattered estimates", k, &skin_est_##impl##_scattered}
+static const skin_variant skin_variants[] = {
+    {"scalar", 0, NULL},
+    SKIN_EST_VARIANTS(scalar, 0),
+#if !defined(CNA_NO_SIMD)
+    {"sse2", 1, NULL},
+    {"avx2_fma", 2, NULL},
+#endif
+#if defined(CNA_TEST_SIMD_ESTIMATES)
+    SKIN_EST_VARIANTS(sse2, 1),
+    SKIN_EST_VARIANTS(avx2, 2),
+#endif
+};
+
+#define KERNEL_TEST(f, i, suffix) {#f "/" suffix, f, NULL, NULL, (void *)&skin_variants[i]}
+#define KERNEL_TESTS_EST(f, i, impl)                                                            \
+    KERNEL_TEST(f, i, impl "_est_low"), KERNEL_TEST(f, i + 1, impl "_est_high"),                \
+        KERNEL_TEST(f, i + 2, impl "_est_nearest"), KERNEL_TEST(f, i + 3, impl "_est_scattered")
+#define KERNEL_TESTS_SCALAR(f) KERNEL_TEST(f, 0, "scalar"), KERNEL_TESTS_EST(f, 1, "scalar")
+#if defined(CNA_NO_SIMD)
+#define KERNEL_TESTS(f) KERNEL_TESTS_SCALAR(f)
+#elif !defined(CNA_TEST_SIMD_ESTIMATES)
+#define KERNEL_TESTS(f) \
+    KERNEL_TESTS_SCALAR(f), KERNEL_TEST(f, 5, "sse2"), KERNEL_TEST(f, 6, "avx2_fma")
+#else
+#define KERNEL_TESTS(f)                                                                         \
+    KERNEL_TESTS_SCALAR(f), KERNEL_TEST(f, 5, "sse2"), KERNEL_TEST(f, 6, "avx2_fma"),           \
+        KERNEL_TESTS_EST(f, 7, "sse2"), KERNEL_TESTS_EST(f, 11, "avx2_fma")
+#endif
+
+/* The variant a test runs (skipped where this CPU cannot run it). */
+static inline const skin_variant *kernel_of(void **state)
 {
-    const int kernel = *(const int *)*state;
-    if (!cna__skin_fast_kernel_supported(kernel)) {
-        print_message("kernel %s: not supported here, skipped\n",
-                      cna__skin_fast_kernel_name(kernel));
+    const skin_variant *k = (const skin_variant *)*state;
+    if (!cna__skin_fast_kernel_supported(k->kernel)) {
+        print_message("kernel %s: not supported here, skipped\n", k->name);
         skip();
     }
-    return kernel;
+    return k;
+}
+
+/* cna_skin_vertices_fast and cna_skin_streams through variant k. */
+static inline cna_result variant_fast_path(const cna_skinning_layout *layout, const void *vertices,
+                                           size_t vertex_count, const cna_mat4 *palette,
+                                           size_t palette_count, void *out, size_t out_size,
+                                           const skin_variant *k, cna_error *err)
+{
+    if (k->emulated)
+        return cna__skin_vertices_fast_with(layout, vertices, vertex_count, palette,
+                                            palette_count, out, out_size, k->emulated, err);
+    return cna__skin_vertices_fast_path(layout, vertices, vertex_count, palette, palette_count,
+                                        out, out_size, k->kernel, err);
+}
+
+static inline cna_result variant_streams_path(const cna_skinning_layout *layout,
+                                              const void *vertices, size_t vertex_count,
+                                              const cna_mat4 *palette, size_t palette_count,
+                                              const cna_skinning_streams *out,
+                                              const skin_variant *k, cna_error *err)
+{
+    if (k->emulated)
+        return cna__skin_streams_with(layout, vertices, vertex_count, palette, palette_count,
+                                      out, k->emulated, err);
+    return cna__skin_streams_path(layout, vertices, vertex_count, palette, palette_count, out,
+                                  k->kernel, err);
 }
 
 typedef struct vtx {

@@ -65,10 +65,10 @@ static cna_skinning_streams packed_streams(const cna_skinning_layout *l, const s
 
 static void streams_ok(const cna_skinning_layout *l, const void *in, size_t count,
                        const cna_mat4 *palette, size_t pc, const cna_skinning_streams *s,
-                       int kernel)
+                       const skin_variant *kernel)
 {
     cna_error err;
-    if (cna__skin_streams_path(l, in, count, palette, pc, s, kernel, &err) != CNA_OK)
+    if (variant_streams_path(l, in, count, palette, pc, s, kernel, &err) != CNA_OK)
         fail_msg("streams failed: %s", err.message);
 }
 
@@ -133,7 +133,7 @@ static double check_streams_against_reference(const cna_skinning_layout *l,
 /* Reference, fast path and streams (renormalised and raw) on one input;
  * returns the largest error against the reference relative to the bound. */
 static double compare_all(const cna_skinning_layout *l, const unsigned char *in, size_t count,
-                          const cna_mat4 *palette, size_t pc, int kernel)
+                          const cna_mat4 *palette, size_t pc, const skin_variant *kernel)
 {
     const size_t bytes = count * l->stride;
     unsigned char *ref = malloc(bytes ? bytes : 1), *fast = malloc(bytes ? bytes : 1);
@@ -142,7 +142,7 @@ static double compare_all(const cna_skinning_layout *l, const unsigned char *in,
     cna_error err;
     if (cna_skin_vertices(l, in, count, palette, pc, ref, bytes, &err) != CNA_OK)
         fail_msg("reference failed: %s", err.message);
-    if (cna__skin_vertices_fast_path(l, in, count, palette, pc, fast, bytes, kernel, &err) !=
+    if (variant_fast_path(l, in, count, palette, pc, fast, bytes, kernel, &err) !=
         CNA_OK)
         fail_msg("fast path failed: %s", err.message);
     streams_buf b = streams_alloc(count);
@@ -170,7 +170,7 @@ static void init_layouts(cna_skinning_layout layouts[7])
 
 static void streams_equal_fast_path_on_random_data(void **state)
 {
-    const int kernel = kernel_of(state);
+    const skin_variant *kernel = kernel_of(state);
     enum { N = 997, PALETTE = 40 };
     cna_skinning_layout layouts[7];
     init_layouts(layouts);
@@ -185,14 +185,14 @@ static void streams_equal_fast_path_on_random_data(void **state)
         }
     assert_true(largest <= 1.0);
     print_message("kernel %s: largest error %.3f of the bound\n",
-                  cna__skin_fast_kernel_name(kernel), largest);
+                  kernel->name, largest);
 }
 
 /* The corpus's skinned models, part by part, with the palettes of their
  * first clip at three times and with random palettes. */
 static void streams_on_corpus_models(void **state)
 {
-    const int kernel = kernel_of(state);
+    const skin_variant *kernel = kernel_of(state);
     static const char *const files[3] = {"corpus/valid/RobotExpressive/robot.glb",
                                          "corpus/valid/SimpleSkin/simple_skin.gltf",
                                          "corpus/valid/RiggedSimple/rigged_simple.gltf"};
@@ -240,7 +240,7 @@ static void streams_on_corpus_models(void **state)
     }
     assert_true(largest <= 1.0);
     print_message("kernel %s: corpus, largest error %.3f of the bound\n",
-                  cna__skin_fast_kernel_name(kernel), largest);
+                  kernel->name, largest);
 }
 
 /* Positions and normals interleaved in one buffer (stride 24), tangents in
@@ -249,7 +249,7 @@ static void streams_on_corpus_models(void **state)
  * between or around the slots written. */
 static void strided_and_interleaved_streams_write_only_their_slots(void **state)
 {
-    const int kernel = kernel_of(state);
+    const skin_variant *kernel = kernel_of(state);
     enum { N = 131, PALETTE = 17, GUARD = 32 };
     cna_skinning_layout l;
     cna_skinning_layout_canonical(68, &l, NULL);
@@ -319,7 +319,7 @@ static void strided_and_interleaved_streams_write_only_their_slots(void **state)
  * (vertex_count - 1) * stride + slot bytes. */
 static void streams_tails_influence_counts_and_alignment(void **state)
 {
-    const int kernel = kernel_of(state);
+    const skin_variant *kernel = kernel_of(state);
     enum { MAXN = 129, PALETTE = 12, GUARD = 64 };
     static const size_t counts[13] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 63, 64, 65, 129};
     cna_skinning_layout layouts[7];
@@ -367,7 +367,7 @@ static void streams_tails_influence_counts_and_alignment(void **state)
                             if (i < starts[b] || i >= end) assert_int_equal(bufs[b][i], 0x5A);
                     }
                     if (raw) continue;
-                    assert_int_equal(cna__skin_vertices_fast_path(l, in, n, palette, PALETTE,
+                    assert_int_equal(variant_fast_path(l, in, n, palette, PALETTE,
                                                                   fast, n * l->stride, kernel,
                                                                   NULL),
                                      CNA_OK);
@@ -387,7 +387,7 @@ static void streams_tails_influence_counts_and_alignment(void **state)
  * influence of weight 0 never reads its palette entry (NaN here). */
 static void zero_and_unnormalised_weights_are_taken_as_given(void **state)
 {
-    const int kernel = kernel_of(state);
+    const skin_variant *kernel = kernel_of(state);
     const vtx v[3] = {
         {{1, 2, 3}, {0, 0, 1}, {0, 0}, {1, 0, 0, 1}, {0, 1, 1, 1}, {0, 0, 0, 0}},
         {{4, -6, 8}, {0, 3, 0}, {0, 0}, {0, 0, 2, -1}, {0, 1, 1, 1}, {0.5f, 0, 0, 0}},
@@ -430,7 +430,7 @@ static void zero_and_unnormalised_weights_are_taken_as_given(void **state)
  * degenerate ones), renormalised or not. */
 static void degenerate_directions_as_the_fast_path(void **state)
 {
-    const int kernel = kernel_of(state);
+    const skin_variant *kernel = kernel_of(state);
     enum { N = 19 };
     const float normals[11][3] = {
         {0, 0, 1},       {0, 0, 0},       {1e30f, 0, 0}, {1e-20f, 0, 0}, {1e19f, 1e19f, 0},
@@ -453,7 +453,7 @@ static void degenerate_directions_as_the_fast_path(void **state)
     unsigned char in[N * 68], fast[N * 68];
     pack(in, v, N, 68);
     for (size_t count = 1; count <= N; count++) {
-        assert_int_equal(cna__skin_vertices_fast_path(&l, in, count, palette, 1, fast,
+        assert_int_equal(variant_fast_path(&l, in, count, palette, 1, fast,
                                                       count * 68, kernel, NULL),
                          CNA_OK);
         streams_buf b = streams_alloc(count);
@@ -470,11 +470,48 @@ static void degenerate_directions_as_the_fast_path(void **state)
     }
 }
 
+/* Unit axis directions under identity and pure translation palette
+ * entries (one influence of weight 1, so B · (n, 0) = n exactly, squared
+ * length exactly 1) come back unchanged, bit for bit, renormalised, with
+ * every estimate: through the eight-at-a-time normalisation of full blocks
+ * and the one-by-one normalisation of a block's last vertices. */
+static void unit_directions_come_back_unchanged(void **state)
+{
+    const skin_variant *kernel = kernel_of(state);
+    enum { N = 150 };
+    const float axes[6][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {-1, 0, 0}, {0, -1, 0}, {0, 0, -1}};
+    static vtx v[N];
+    memset(v, 0, sizeof v);
+    for (int i = 0; i < N; i++) {
+        v[i].p[0] = (float)i;
+        memcpy(v[i].n, axes[i % 6], sizeof v[i].n);
+        memcpy(v[i].t, axes[(i / 6 + 1) % 6], sizeof v[i].n);
+        v[i].t[3] = i % 2 ? -1.0f : 1.0f;
+        v[i].j[0] = (uint8_t)(i % 2);
+        v[i].w[0] = 1.0f;
+    }
+    cna_mat4 palette[2];
+    cna_mat4_identity(&palette[0]);
+    cna_mat4_translation(&palette[1], cna_vec3_make(10.0f, -20.0f, 30.0f));
+    cna_skinning_layout l;
+    cna_skinning_layout_canonical(68, &l, NULL);
+    static unsigned char in[N * 68];
+    pack(in, v, N, 68);
+    streams_buf b = streams_alloc(N);
+    cna_skinning_streams s = packed_streams(&l, &b, 0);
+    streams_ok(&l, in, N, palette, 2, &s, kernel);
+    for (size_t i = 0; i < N; i++) {
+        assert_memory_equal(b.n + 3 * i, v[i].n, 12);
+        assert_memory_equal(b.t + 4 * i, v[i].t, 16);
+    }
+    streams_free(&b);
+}
+
 /* Skipping an attribute: a layout copy with normal_offset -1 writes the
  * positions alone, the same bits. */
 static void positions_alone_through_a_layout_without_normals(void **state)
 {
-    const int kernel = kernel_of(state);
+    const skin_variant *kernel = kernel_of(state);
     enum { N = 77, PALETTE = 9 };
     cna_skinning_layout l;
     cna_skinning_layout_canonical(52, &l, NULL);
@@ -498,7 +535,7 @@ static void positions_alone_through_a_layout_without_normals(void **state)
 /* Every refusal: the message names the argument; no stream is touched. */
 static void bad_streams_are_refused_naming_the_argument(void **state)
 {
-    const int kernel = kernel_of(state);
+    const skin_variant *kernel = kernel_of(state);
     const vtx v[2] = {{{1, 2, 3}, {0, 0, 1}, {0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}},
                       {{1, 2, 3}, {0, 0, 1}, {0, 0}, {0, 0, 0, 0}, {0, 0, 2, 0}, {0, 0, 0, 1}}};
     unsigned char in[104];
@@ -574,7 +611,7 @@ static void bad_streams_are_refused_naming_the_argument(void **state)
         cna_error err;
         for (int i = 0; i < 8; i++) p[i] = n[i] = t[i] = -7.0f;
         const cna_mat4 *pal = cases[c].pc > 3 ? (const cna_mat4 *)palette : palette;
-        const cna_result r = cna__skin_streams_path(cases[c].l, in, cases[c].count, pal,
+        const cna_result r = variant_streams_path(cases[c].l, in, cases[c].count, pal,
                                                     cases[c].pc,
                                                     cases[c].null_out ? NULL : &cases[c].s,
                                                     kernel, &err);
@@ -590,7 +627,7 @@ static void bad_streams_are_refused_naming_the_argument(void **state)
     /* nothing to skin: nothing is needed but a valid layout and streams struct */
     cna_skinning_streams empty;
     memset(&empty, 0, sizeof empty);
-    assert_int_equal(cna__skin_streams_path(&no_n, NULL, 0, NULL, 0, &empty, kernel, NULL), CNA_OK);
+    assert_int_equal(variant_streams_path(&no_n, NULL, 0, NULL, 0, &empty, kernel, NULL), CNA_OK);
     /* interleaved streams sharing a buffer without sharing bytes are fine */
     float pn[12];
     cna_skinning_streams inter;
@@ -601,10 +638,10 @@ static void bad_streams_are_refused_naming_the_argument(void **state)
     inter.normals = pn + 3;
     inter.normals_size = 36;
     inter.normal_stride = 24;
-    assert_int_equal(cna__skin_streams_path(&l, in, 2, palette, 3, &inter, kernel, NULL), CNA_OK);
+    assert_int_equal(variant_streams_path(&l, in, 2, palette, 3, &inter, kernel, NULL), CNA_OK);
     inter.normals = pn + 2; /* one float shared with each position */
     cna_error err;
-    assert_int_equal(cna__skin_streams_path(&l, in, 2, palette, 3, &inter, kernel, &err),
+    assert_int_equal(variant_streams_path(&l, in, 2, palette, 3, &inter, kernel, &err),
                      CNA_ERROR_INVALID_ARGUMENT);
     assert_string_equal(err.message, "out.normals: overlaps out.positions");
 }
@@ -647,6 +684,7 @@ int main(void)
         KERNEL_TESTS(streams_tails_influence_counts_and_alignment),
         KERNEL_TESTS(zero_and_unnormalised_weights_are_taken_as_given),
         KERNEL_TESTS(degenerate_directions_as_the_fast_path),
+        KERNEL_TESTS(unit_directions_come_back_unchanged),
         KERNEL_TESTS(positions_alone_through_a_layout_without_normals),
         KERNEL_TESTS(bad_streams_are_refused_naming_the_argument),
         cmocka_unit_test(streams_dispatch_to_the_best_supported_kernel),

@@ -1,0 +1,118 @@
+/*
+ * The fast skinning kernel (src/model/skin_kernel.inc) compiled again with an
+ * emulated reciprocal square root estimate in place of the CPU's rsqrtps.
+ *
+ * rsqrtps is implementation-defined: Intel and AMD return different values,
+ * each within |e - 1/sqrt(x)| <= 1.5 · 2^-12 · 1/sqrt(x) (the architectural
+ * bound). A result the kernel states (exactness for unit directions, the
+ * error bound against the reference) must hold for every estimate within
+ * that bound, so the tests run the kernel with estimates at both ends of the
+ * bound, with the nearest float, and with estimates scattered across the
+ * bound, on whatever CPU runs them.
+ *
+ * CMake compiles this file once per implementation and estimate, with
+ *   CNA_TEST_EST_IMPL  scalar, sse2 or avx2 (avx2: with -mavx2 -mfma)
+ *   CNA_TEST_EST_KIND  low, high, nearest or scattered
+ * (and CNA_TEST_EST_SCALAR for scalar), and it defines
+ * cna_test_skin_fast_<impl>_<kind> and cna_test_skin_streams_<impl>_<kind>
+ * (declared in skinning_test.h).
+ */
+#if defined(CNA_TEST_EST_SCALAR)
+#define CNA__VEC_SCALAR 1
+#endif
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/vec.h"
+
+#define CNA_TEST_CAT(base, impl, kind) base##impl##_##kind
+#define CNA_TEST_NAME(base, impl, kind) CNA_TEST_CAT(base, impl, kind)
+#define CNA__SKIN_FAST CNA_TEST_NAME(cna_test_skin_fast_, CNA_TEST_EST_IMPL, CNA_TEST_EST_KIND)
+#define CNA__SKIN_STREAMS \
+    CNA_TEST_NAME(cna_test_skin_streams_, CNA_TEST_EST_IMPL, CNA_TEST_EST_KIND)
+
+/* The kinds: where in the bound the estimate lies. */
+#define low 0
+#define high 1
+#define nearest 2
+#define scattered 3
+#if CNA_TEST_EST_KIND == low
+#define EST_KIND 0
+#elif CNA_TEST_EST_KIND == high
+#define EST_KIND 1
+#elif CNA_TEST_EST_KIND == nearest
+#define EST_KIND 2
+#else
+#define EST_KIND 3
+#endif
+#undef low
+#undef high
+#undef nearest
+#undef scattered
+
+/* The architectural bound of rsqrtps: relative error at most 1.5 · 2^-12. */
+#define EST_BOUND (1.5 / 4096.0)
+
+/* An estimate of 1/sqrt(x) for one lane, as rsqrtps may return it. For a
+ * normal positive x (the only lanes whose result the kernel uses): the
+ * float nearest to y · (1 + d), d = -bound (low), +bound (high), 0
+ * (nearest) or a pseudo-random d in [-bound, bound] drawn from x's bits
+ * (scattered), moved one step toward y when rounding took it past the
+ * bound. Other inputs give what rsqrtps gives: +-0 and subnormals (treated
+ * as zero) +-infinity, +infinity +0, negatives and NaN a NaN. */
+static float estimate(float x)
+{
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    if (x != x || x < 0.0f) return NAN;
+    if (x < FLT_MIN) return signbit(x) ? -INFINITY : INFINITY;
+    if (x == INFINITY) return 0.0f;
+    const double y = 1.0 / sqrt((double)x);
+    double d;
+    switch (EST_KIND) {
+    case 0: d = -EST_BOUND; break;
+    case 1: d = EST_BOUND; break;
+    case 2: d = 0.0; break;
+    default: { /* a 32-bit integer hash of the input's bits to [-1, 1] */
+        uint32_t h = bits * 0x9E3779B1u;
+        h ^= h >> 15;
+        h *= 0x85EBCA77u;
+        h ^= h >> 13;
+        d = EST_BOUND * ((double)h / 2147483647.5 - 1.0);
+        break;
+    }
+    }
+    float e = (float)(y * (1.0 + d));
+    if (fabs((double)e - y) > EST_BOUND * y) e = nextafterf(e, (float)y);
+    return e;
+}
+
+static inline vf4 emulated_rsqrt4(vf4 a)
+{
+    float v[4];
+    vf4_storeu(v, a);
+    for (int i = 0; i < 4; i++) v[i] = estimate(v[i]);
+    return vf4_loadu(v);
+}
+
+static inline vf8 emulated_rsqrt8(vf8 a)
+{
+    float v[8];
+    vf8_storeu(v, a);
+    for (int i = 0; i < 8; i++) v[i] = estimate(v[i]);
+    return vf8_loadu(v);
+}
+
+#define CNA__SKIN_RSQRT_EST4 emulated_rsqrt4
+#define CNA__SKIN_RSQRT_EST8 emulated_rsqrt8
+
+/* skin_kernel.h's prototypes name the library's instances; these are ours. */
+#include "model/skin_kernel.h"
+void CNA__SKIN_FAST(const cna_skinning_layout *l, const unsigned char *in, unsigned char *dst,
+                    size_t count, const cna_mat4 *palette, size_t reach, size_t bytes);
+void CNA__SKIN_STREAMS(const cna_skinning_layout *l, const unsigned char *in, size_t count,
+                       const cna_mat4 *palette, size_t reach, const cna__skin_stream_out *o);
+
+#include "model/skin_kernel.inc"
