@@ -119,7 +119,8 @@ run() {
   local rc=$?
   set -e
   grep -E '^(#[0-9]+[[:space:]]+(INITED|DONE)|Done [0-9]+ runs|stat::number_of_executed_units|stat::peak_rss_mb)' "$TMP/$name.log" || true
-  if [ "$rc" -ne 0 ] || [ -n "$(ls -A "$TMP/artifacts")" ]; then
+  # this harness's findings only (an earlier harness's artifacts are not this one's)
+  if [ "$rc" -ne 0 ] || [ -n "$(find "$TMP/artifacts" -maxdepth 1 -name "$name-*" -print -quit)" ]; then
     failed=1
     tail -n 60 "$TMP/$name.log" >&2
     echo "fuzz-smoke: $name FAILED (libFuzzer exit $rc)" >&2
