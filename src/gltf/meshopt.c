@@ -132,8 +132,9 @@ static int32_t round_to_int(float v)
  * or 32767); each of x·s, y·s, z·s rounded to the nearest integer, its low
  * byte(s) stored. Debian's meshoptimizer 0.18 decodes 8-bit elements with
  * an estimate of the inverse square root (rsqrtps) instead, whose result
- * differs between Intel and AMD CPUs: one element in a few hundred could
- * then decode one unit apart. Here every operation is correctly rounded, so
+ * differs between Intel and AMD CPUs: about one element in a hundred then
+ * decodes one unit away from the exact result, which ones depending on the
+ * CPU. Here every operation is correctly rounded, so
  * the decoded bytes are the same on every CPU (and, for 16 bits, the ones
  * meshoptimizer gives). */
 void cna__meshopt_octahedral_filter(uint8_t *p, size_t count, size_t stride)
