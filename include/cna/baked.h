@@ -60,7 +60,9 @@ typedef struct cna_cnj_skeleton cna_cnj_skeleton;
  *    "bind_pose": [N arrays of 16 numbers], "inverse_bind_pose": [N x 16],
  *    "root_prefix": [N x 16]}
  * Matrices column-major; every float printed with %.9g, so reading gives the
- * same bits back. The root_prefix block is written only when
+ * same bits back (in the default floating-point environment: where the host
+ * set flush-to-zero or denormals-are-zero, a subnormal number is written or
+ * read back as 0). The root_prefix block is written only when
  * root_prefix_count == bone_count (otherwise the prefix is identity anyway).
  * Clips and skeleton_root_* are not written.
  * The text (NUL-terminated, *out_size bytes without the NUL) is allocated

@@ -449,7 +449,10 @@ CNA_API cna_result cna_character_set_event_listener(cna_character *character, cn
  * moving from p to p' passes M(p)^-1 · M(p'); a wrap adds the whole loops
  * (M(0)^-1 · M(D) each) and a ping-pong turn the way back. The reported
  * delta blends the layers' deltas with their weights by the override rule
- * (the rest is no motion). Computed in double precision. */
+ * (the rest is no motion). Computed in double precision; a blend of several
+ * layers' motions, or of one whose weight is below 1, uses the C library's
+ * acos and sin, so its last bits can differ between machines (between
+ * C libraries, and in glibc between CPUs with and without FMA). */
 
 typedef enum cna_root_motion_mode {
     CNA_ROOT_MOTION_NONE = 0,

@@ -9,7 +9,11 @@
  * chunk is done. The players stay the caller's: the crowd neither owns nor
  * remembers them, so each call may pass a different list (different
  * skeletons, clips and positions are fine). Results are exactly those of
- * calling cna_player_update on each player in turn.
+ * calling cna_player_update on each player in turn on the calling thread:
+ * the workers take on the calling thread's floating-point environment
+ * (fenv.h; on x86 also flush-to-zero and denormals-are-zero) for each
+ * update, so that a host changing it after the crowd was created changes
+ * every thread's arithmetic alike.
  *
  * Speed: players that share one SkinningData (of at most 64 joints), clip,
  * sampling mode and root prefixes and stand within 16 places of each other

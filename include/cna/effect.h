@@ -133,7 +133,10 @@ CNA_API const char *cna_effect_slot_name(cna_effect_slot slot);
 /* The texture transform of `texture` as a column-major 3x3 matrix
  * (out[column * 3 + row]): T · R · S as described at cna_effect_texture,
  * so uv' = (out[0] u + out[3] v + out[6], out[1] u + out[4] v + out[7]).
- * A NULL texture gives the identity; a NULL out does nothing. */
+ * A NULL texture gives the identity; a NULL out does nothing. The rotation
+ * uses the C library's sinf and cosf: its last bits can differ between
+ * machines (between C libraries, and in glibc between CPUs with and without
+ * FMA). */
 CNA_API void cna_effect_texture_matrix(const cna_effect_texture *texture, float out[9]);
 
 /* Initialise an effect of `kind` (DEFAULT = BASIC) with glTF's default

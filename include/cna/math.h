@@ -52,7 +52,9 @@ CNA_API cna_quat cna_quat_normalize(cna_quat q);
  * In float, operation for operation: θ = cna_acosf(d),
  * inv = 1 / cna_sinf(θ), wa = cna_sinf((1 - t)·θ)·inv,
  * wb = cna_sinf(t·θ)·inv·sign, r = a·wa + b·wb per component — so the result
- * is the same on every IEEE machine (no C library trigonometry). For unit a,
+ * is the same bits on every x86-64 CPU in the default floating-point
+ * environment (round to nearest, no flush-to-zero or denormals-are-zero;
+ * docs/exactness.md), with no C library trigonometry. For unit a,
  * b and t in [0, 1] each component is within 2e-7 of the slerp computed in
  * double precision. t = 0 returns a exactly. The result is not renormalised
  * (as XNA). */
@@ -60,8 +62,8 @@ CNA_API cna_quat cna_quat_slerp(cna_quat a, cna_quat b, float t);
 
 /* sin(x), cna's own: evaluated in double precision (a Taylor polynomial to
  * x^15 after reducing x by the nearest multiple of pi), rounded once to
- * float, so the same bits everywhere (no dependence on the C library's
- * sinf). Accuracy: within 1 ulp of sin(x) for |x| <= 2^20 (correctly rounded
+ * float, so the same bits on every x86-64 CPU in the default floating-point
+ * environment, whatever C library is linked (docs/exactness.md). Accuracy: within 1 ulp of sin(x) for |x| <= 2^20 (correctly rounded
  * but for rare ties). NaN and ±infinity give NaN; for |x| >= 2^50, where a
  * float's pi-reduction is meaningless, it returns 0. Used by cna_quat_slerp. */
 CNA_API float cna_sinf(float x);

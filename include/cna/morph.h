@@ -56,9 +56,13 @@
  * every other byte of the vertex (texcoords, colours, joints, weights) is
  * copied from the base unchanged. With no active target at all the output is
  * the base bytes, byte for byte. Arithmetic is single-precision without
- * fused multiply-add, so results are reproducible bit for bit, whichever
- * code path the CPU gets (scalar, SSE2, AVX2); the one exception is an
- * operation whose two operands are both NaN (NaN or infinite deltas), where
+ * fused multiply-add or estimates, so results are reproducible bit for bit:
+ * whichever code path the CPU gets (scalar, SSE2, AVX2), the same bits,
+ * also where the host set flush-to-zero or denormals-are-zero; and on every
+ * x86-64 CPU, Intel and AMD alike, the same bits in the default
+ * floating-point environment (round to nearest, neither of those;
+ * docs/exactness.md). The one exception is an operation whose two operands
+ * are both NaN (NaN or infinite deltas), where
  * the result is NaN but which operand's sign and payload it carries is not
  * specified. Cost: every call writes every vertex; on top of that a target
  * whose weight is zero costs nothing and a sparse target costs its listed

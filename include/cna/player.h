@@ -83,10 +83,14 @@ CNA_API cna_result cna_player_start_clip(cna_player *player, const cna_clip *cli
  *   skin[p]  = world[p] · inverse_bind_pose[p]
  * where the prefix is used only when root_prefix_count == bone_count.
  * Sampling equals cna_track_sample_linear bit for bit, at O(1) per track for
- * forward playback. No allocation. The results are the same bits on every
- * x86-64 CPU: the AVX2 kernels the player picks at creation where the CPU
- * has AVX2 and FMA run the same IEEE operations in the same order as the
- * SSE2 ones (no multiply-add). The player keeps each track's slerp constants
+ * forward playback, also where the host set flush-to-zero or
+ * denormals-are-zero. No allocation. The results are the same bits on every
+ * x86-64 CPU, Intel and AMD alike, in the default floating-point
+ * environment (round to nearest, no flush-to-zero or denormals-are-zero):
+ * the AVX2 kernels the player picks at creation where the CPU has AVX2 and
+ * FMA run the same IEEE operations in the same order as the SSE2 ones (no
+ * multiply-add, no estimate instructions), and the trigonometry is cna's
+ * own (docs/exactness.md). The player keeps each track's slerp constants
  * for the key interval it is in, so the keys of a playing clip must not be
  * edited (start the clip again after editing them).
  * Errors (checked first; nothing changes — position, clip and outputs):
@@ -119,7 +123,7 @@ typedef enum cna_sampling {
      * 60 Hz, every bone's model-space position stays within 2e-4 of the
      * model size of the exact mode's (measured: 1.5e-4, on
      * RobotExpressive; tests/anim/test_fast_sampling.c). The same bits on
-     * every x86-64 CPU, as EXACT. */
+     * every x86-64 CPU, where EXACT's are (cna_player_update). */
     CNA_SAMPLING_FAST,
     CNA_SAMPLING_COUNT
 } cna_sampling;

@@ -8,8 +8,15 @@
  * then a wait until every worker has reported; no allocation. A worker that
  * wakes late (its core busy, a slow wake-up) simply takes fewer chunks,
  * instead of holding back a fixed range.
+ * Each job carries the calling thread's floating-point environment (fenv.h:
+ * on x86-64 the SSE control register too, flush-to-zero and
+ * denormals-are-zero included), and a worker takes it on before its first
+ * chunk: whichever thread runs a chunk, its arithmetic is the caller's, so
+ * the results are those of updating each player on the calling thread even
+ * where the host changed that thread's environment after the crowd started.
  */
 #include <errno.h>
+#include <fenv.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -26,6 +33,7 @@ typedef struct crowd_job {
     int64_t ticks;
     bool relative, loop;
     double seconds;                    /* characters: advanced by this, then posed */
+    fenv_t env;                        /* the calling thread's floating-point environment */
 } crowd_job;
 
 typedef struct crowd_worker {
@@ -148,6 +156,7 @@ static void *worker_main(void *arg)
         seen = c->generation;
         const crowd_job job = c->job;
         pthread_mutex_unlock(&c->lock);
+        (void)fesetenv(&job.env); /* the caller's rounding, flush-to-zero, ... */
         run_chunks(c, &job);
         pthread_mutex_lock(&c->lock);
         if (++c->done == c->thread_count - 1) pthread_cond_signal(&c->finished);
@@ -310,7 +319,8 @@ cna_result cna_crowd_update(cna_crowd *crowd, cna_player *const *players, size_t
 /* Hand `job` to every thread of the crowd (the caller included) and wait. */
 static cna_result run_job(cna_crowd *crowd, const crowd_job *job_in, cna_error *err)
 {
-    const crowd_job job = *job_in;
+    crowd_job job = *job_in;
+    (void)fegetenv(&job.env);
     const uint32_t workers = crowd->thread_count - 1;
     pthread_mutex_lock(&crowd->lock);
     crowd->failed = false;

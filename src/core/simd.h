@@ -15,7 +15,11 @@
  * CNA_NO_SIMD is defined by the CMake option of the same name
  * (-DCNA_NO_SIMD=ON), for every target of the build, tests included.
  * cglm's inline functions, which cna calls for some vector and matrix
- * operations, follow the compiler's own target (cglm 0.8 has no switch).
+ * operations, follow the compiler's own target (cglm 0.8 has no switch):
+ * CMakeLists.txt compiles everything but the *_avx2.c files with -mno-avx,
+ * so that they stay SSE2 without multiply-add whatever CMAKE_C_FLAGS asks
+ * (with AVX or FMA their matrix products would add in another order or
+ * fuse, and the player's kernels would no longer give their bits).
  */
 #ifndef CNA_CORE_SIMD_H
 #define CNA_CORE_SIMD_H

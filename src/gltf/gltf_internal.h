@@ -400,6 +400,10 @@ cna_result cna__gltf_meshopt_buffer(cna__gltf_ctx *c, const cna__json *buffer, c
  * rule of the extension, decodes into the document and sets v->data. */
 cna_result cna__gltf_meshopt_view(cna__gltf_ctx *c, const cna__json *ext, const char *view_path,
                                   cna_gltf_buffer_view *v);
+/* The OCTAHEDRAL filter of `count` elements of `stride` bytes (4: 8-bit, 8:
+ * 16-bit components), in place, with correctly rounded operations only (the
+ * same bytes on every CPU); meshopt.c says how. */
+void cna__meshopt_octahedral_filter(uint8_t *p, size_t count, size_t stride);
 /* Views the KHR_draco_mesh_compression primitives of the JSON may need (one
  * per attribute of each extension object, plus its indices). */
 size_t cna__gltf_draco_view_count(const cna__json *root);

@@ -1,8 +1,10 @@
 /* EXT_meshopt_compression: buffer views whose bytes are decoded, at load, by
  * meshoptimizer's codecs (vertex attributes, triangle lists, index sequences)
- * and filters (octahedral, quaternion, exponential), from a range of another
- * buffer. Everything the decoder relies on is checked first: meshoptimizer's
+ * and filters (quaternion, exponential), from a range of another buffer; the
+ * octahedral filter is decoded here (cna__meshopt_octahedral_filter).
+ * Everything the decoder relies on is checked first: meshoptimizer's
  * decoders are safe on any bytes, but assert on their size arguments. */
+#include <math.h>
 #include <meshoptimizer.h>
 #include <stdio.h>
 #include <string.h>
@@ -114,6 +116,64 @@ static cna_result parse_ext(cna__gltf_ctx *c, const cna__json *ext, const char *
     return CNA_OK;
 }
 
+/* x86's float-to-integer conversion (cvtps2dq): to nearest, ties to even, and
+ * INT32_MIN for NaN or out of range. */
+static int32_t round_to_int(float v)
+{
+    return fabsf(v) < 2147483648.0f ? (int32_t)lrintf(v) : INT32_MIN;
+}
+
+/* The OCTAHEDRAL filter, in place: `count` elements of 4 bytes (8-bit x, y,
+ * z; the fourth byte kept) or 8 (16-bit; the last two bytes kept). The
+ * arithmetic of meshoptimizer's SSE decoder of 16-bit elements, for both
+ * sizes: with x, y the signed components and z the third (signed for 8
+ * bits, its low 15 bits for 16), z -= |x| + |y|; t = min(z, 0); x += t and
+ * y += t towards their signs; s = max / sqrt(x·x + (y·y + z·z)) (max: 127
+ * or 32767); each of x·s, y·s, z·s rounded to the nearest integer, its low
+ * byte(s) stored. Debian's meshoptimizer 0.18 decodes 8-bit elements with
+ * an estimate of the inverse square root (rsqrtps) instead, whose result
+ * differs between Intel and AMD CPUs: about one element in a hundred then
+ * decodes one unit away from the exact result, which ones depending on the
+ * CPU. Here every operation is correctly rounded, so
+ * the decoded bytes are the same on every CPU (and, for 16 bits, the ones
+ * meshoptimizer gives). */
+void cna__meshopt_octahedral_filter(uint8_t *p, size_t count, size_t stride)
+{
+    const bool wide = stride == 8;
+    const float max = wide ? 32767.0f : 127.0f;
+    for (size_t i = 0; i < count; ++i, p += stride) {
+        float x, y, z;
+        if (wide) {
+            int16_t a, b;
+            uint16_t c;
+            memcpy(&a, p, 2);
+            memcpy(&b, p + 2, 2);
+            memcpy(&c, p + 4, 2);
+            x = (float)a;
+            y = (float)b;
+            z = (float)(c & 0x7fff);
+        } else {
+            x = (float)(int8_t)p[0];
+            y = (float)(int8_t)p[1];
+            z = (float)(int8_t)p[2];
+        }
+        z = z - (fabsf(x) + fabsf(y));
+        const float t = z < 0.0f ? z : 0.0f;
+        x = x + (signbit(x) ? -t : t);
+        y = y + (signbit(y) ? -t : t);
+        const float s = max / sqrtf(x * x + (y * y + z * z));
+        const int32_t r[3] = {round_to_int(x * s), round_to_int(y * s), round_to_int(z * s)};
+        for (int k = 0; k < 3; ++k) {
+            if (wide) {
+                const uint16_t u = (uint16_t)((uint32_t)r[k] & 0xffffu);
+                memcpy(p + 2 * k, &u, 2);
+            } else {
+                p[k] = (uint8_t)((uint32_t)r[k] & 0xffu);
+            }
+        }
+    }
+}
+
 static int decode(const meshopt_view *m, uint8_t *out, const uint8_t *in)
 {
     int rc;
@@ -124,7 +184,7 @@ static int decode(const meshopt_view *m, uint8_t *out, const uint8_t *in)
     }
     if (rc != 0) return rc;
     switch (m->filter) {
-    case FILTER_OCTAHEDRAL: meshopt_decodeFilterOct(out, m->count, m->byte_stride); break;
+    case FILTER_OCTAHEDRAL: cna__meshopt_octahedral_filter(out, m->count, m->byte_stride); break;
     case FILTER_QUATERNION: meshopt_decodeFilterQuat(out, m->count, m->byte_stride); break;
     case FILTER_EXPONENTIAL: meshopt_decodeFilterExp(out, m->count, m->byte_stride); break;
     default: break;

@@ -30,6 +30,8 @@
 #define CNA__FAITHFUL_POSITION 1e-5 /* of the model size */
 #define CNA__FAITHFUL_SCALE 1e-5
 #define CNA__FAITHFUL_ANGLE 1e-4    /* radians */
+/* tan²(CNA__FAITHFUL_ANGLE / 4), for rotation_deviates */
+#define CNA__FAITHFUL_TAN2 0x1.5798ee256fa7dp-31
 /* Bounds on FAITHFUL subdivision, so a hostile curve cannot demand billions of
  * keys: each key interval is halved at most 16 times (65536 pieces), and a
  * track stops growing at 1,000,000 keys (reported: clip-subdivision-limited). */
@@ -417,10 +419,15 @@ static float max_abs_diff(const float *a, const float *b, size_t n)
     return m;
 }
 
-/* Rotation angle between two rotations: 2·φ, φ the 4D angle between the unit
- * quaternions (sign-aligned), as 4·atan2(|a - b|, |a + b|), which stays
- * accurate for tiny angles where 2·acos(a·b) does not. */
-static double quat_angle(const float *a, const float *b)
+/* Whether the rotation between two rotations is more than
+ * CNA__FAITHFUL_ANGLE. That angle is 2·φ, φ the 4D angle between the unit
+ * quaternions (sign-aligned), which is 4·atan2(|a - b|, |a + b|) (accurate
+ * for tiny angles, where 2·acos(a·b) is not); it is above the limit A
+ * exactly when |a - b|² > |a + b|² · tan²(A/4). That comparison needs no
+ * trigonometry from the C library, whose last bits differ between
+ * implementations (and, in glibc, between CPUs with and without FMA): the
+ * keys the importer adds do not depend on it. */
+static bool rotation_deviates(const float *a, const float *b)
 {
     double dot = 0, na = 0, nb = 0;
     for (int i = 0; i < 4; i++) {
@@ -428,7 +435,7 @@ static double quat_angle(const float *a, const float *b)
         na += (double)a[i] * a[i];
         nb += (double)b[i] * b[i];
     }
-    if (na <= 0 || nb <= 0) return 0;
+    if (na <= 0 || nb <= 0) return false;
     na = sqrt(na);
     nb = sqrt(nb);
     double sign = dot < 0 ? -1.0 : 1.0;
@@ -438,7 +445,7 @@ static double quat_angle(const float *a, const float *b)
         diff += (x - y) * (x - y);
         sum += (x + y) * (x + y);
     }
-    return 4.0 * atan2(sqrt(diff), sqrt(sum));
+    return diff > sum * CNA__FAITHFUL_TAN2;
 }
 
 /* true when the player's interpolation between a and b strays from some
@@ -461,7 +468,7 @@ static bool cubic_deviates(const extract_env *env, const target *tg, sample a, s
                 cna_quat r = cna_quat_slerp(cna_quat_make(va[0], va[1], va[2], va[3]),
                                             cna_quat_make(vb[0], vb[1], vb[2], vb[3]), amount);
                 approx[0] = r.x; approx[1] = r.y; approx[2] = r.z; approx[3] = r.w;
-                if (quat_angle(exact, approx) > CNA__FAITHFUL_ANGLE) return true;
+                if (rotation_deviates(exact, approx)) return true;
             } else {
                 cna_vec3 l = cna_vec3_lerp(cna_vec3_make(va[0], va[1], va[2]),
                                            cna_vec3_make(vb[0], vb[1], vb[2]), amount);

@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "fp_env.h"
+
 #include "anim/fixtures.h"
 
 #define ROBOT CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb"
@@ -316,6 +318,7 @@ static void test_crowd_allocates_through_its_hooks_and_fails_cleanly(void **stat
 
 int main(void)
 {
+    fp_env_from_test_environment(); /* CNA_TEST_FTZ_DAZ: tests/fp_env.h */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crowd_on_one_thread_equals_updating_one_by_one),
         cmocka_unit_test(test_crowd_on_two_threads_equals_updating_one_by_one),

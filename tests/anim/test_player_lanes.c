@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "fp_env.h"
+
 #include "anim/anim_internal.h"
 #include "anim/fixtures.h"
 #include "anim/player_kernel.h"
@@ -338,6 +340,7 @@ static void test_skeleton_sizes_in_and_out_of_lanes(void **state)
 
 int main(void)
 {
+    fp_env_from_test_environment(); /* CNA_TEST_FTZ_DAZ: tests/fp_env.h */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_base_path_robot_in_lanes),
 #if !defined(CNA_NO_SIMD)

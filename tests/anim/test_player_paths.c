@@ -22,6 +22,8 @@
 
 #include <cmocka.h>
 
+#include "fp_env.h"
+
 #include "anim/anim_internal.h"
 #include "anim/fixtures.h"
 #include "anim/random_rig.h"
@@ -496,6 +498,7 @@ static void test_eight_weights_are_bit_identical_to_one_at_a_time_avx(void **sta
 
 int main(void)
 {
+    fp_env_from_test_environment(); /* CNA_TEST_FTZ_DAZ: tests/fp_env.h */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_base_path_robot),
 #if !defined(CNA_NO_SIMD)

@@ -30,6 +30,8 @@
 
 #include <cmocka.h>
 
+#include "fp_env.h"
+
 #include "anim/anim_internal.h"
 #include "character/character_internal.h"
 #include "cna/cna.h"
@@ -410,6 +412,7 @@ static void test_characters_in_turn_pose_as_each_alone(void **state)
 
 int main(void)
 {
+    fp_env_from_test_environment(); /* CNA_TEST_FTZ_DAZ: tests/fp_env.h */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slerp_lanes_are_cna_quat_slerp),
         cmocka_unit_test(test_large_rig_blends_in_its_own_buffers),

@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "fp_env.h"
+
 #include "character/character_internal.h"
 #include "cna/cna.h"
 #include "same_pose.h"
@@ -210,6 +212,7 @@ static void refusals_change_nothing(void **state)
 
 int main(void)
 {
+    fp_env_from_test_environment(); /* CNA_TEST_FTZ_DAZ: tests/fp_env.h */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(crowd_of_characters_equals_one_by_one),
         cmocka_unit_test(characters_of_one_animation_share_lanes),

@@ -27,6 +27,17 @@
 
 #include "core/vec.h"
 
+/* The implementation vec.h chose is the one asked for (a -mno-avx after
+ * -mavx2 would silently make the AVX2 instance an SSE2 one). */
+#define CNA_TEST_IMPL_ID(impl) CNA_TEST_IMPL_ID_(impl)
+#define CNA_TEST_IMPL_ID_(impl) CNA_TEST_IMPL_##impl
+#define CNA_TEST_IMPL_scalar CNA__VEC_SCALAR_IMPL
+#define CNA_TEST_IMPL_sse2 CNA__VEC_SSE2_IMPL
+#define CNA_TEST_IMPL_avx2 CNA__VEC_AVX2_IMPL
+#if CNA_TEST_IMPL_ID(CNA_TEST_EST_IMPL) != CNA__VEC_IMPL
+#error "skin_estimate_kernel.c: the compiler flags do not give the implementation asked for"
+#endif
+
 #define CNA_TEST_CAT(base, impl, kind) base##impl##_##kind
 #define CNA_TEST_NAME(base, impl, kind) CNA_TEST_CAT(base, impl, kind)
 #define CNA__SKIN_FAST CNA_TEST_NAME(cna_test_skin_fast_, CNA_TEST_EST_IMPL, CNA_TEST_EST_KIND)

@@ -15,6 +15,8 @@
  */
 #include "morph/morph_fixture.h"
 
+#include "fp_env.h"
+
 #include <float.h>
 #include <stdlib.h>
 
@@ -411,6 +413,7 @@ static void the_default_path_is_the_fastest_available(void **state)
 
 int main(void)
 {
+    fp_env_from_test_environment(); /* CNA_TEST_FTZ_DAZ: tests/fp_env.h */
     const struct CMUnitTest tests[] = {
 #if defined(CNA_NO_SIMD)
         PATH_ENTRIES(scalar),

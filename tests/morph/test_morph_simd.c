@@ -6,6 +6,8 @@
  */
 #include "morph/morph_fixture.h"
 
+#include "fp_env.h"
+
 #include <float.h>
 #include <stdlib.h>
 
@@ -121,6 +123,7 @@ static void x86_64_builds_have_the_simd_path(void **state)
 
 int main(void)
 {
+    fp_env_from_test_environment(); /* CNA_TEST_FTZ_DAZ: tests/fp_env.h */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_simd_path_equals_the_scalar_path_on_random_meshes),
         cmocka_unit_test(the_simd_path_equals_the_scalar_path_on_edge_values),
