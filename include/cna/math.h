@@ -63,7 +63,8 @@ CNA_API cna_quat cna_quat_slerp(cna_quat a, cna_quat b, float t);
 /* sin(x), cna's own: evaluated in double precision (a Taylor polynomial to
  * x^15 after reducing x by the nearest multiple of pi), rounded once to
  * float, so the same bits on every x86-64 CPU in the default floating-point
- * environment, whatever C library is linked (docs/exactness.md). Accuracy: within 1 ulp of sin(x) for |x| <= 2^20 (correctly rounded
+ * environment, whatever C library is linked (docs/exactness.md).
+ * Accuracy: within 1 ulp of sin(x) for |x| <= 2^20 (correctly rounded
  * but for rare ties). NaN and ±infinity give NaN; for |x| >= 2^50, where a
  * float's pi-reduction is meaningless, it returns 0. Used by cna_quat_slerp. */
 CNA_API float cna_sinf(float x);
