@@ -10,12 +10,14 @@
  * bound, with the nearest float, and with estimates scattered across the
  * bound, on whatever CPU runs them.
  *
- * CMake compiles this file once per implementation and estimate, with
- *   CNA_TEST_EST_IMPL  scalar, sse2 or avx2 (avx2: with -mavx2 -mfma)
- *   CNA_TEST_EST_KIND  low, high, nearest or scattered
- * (and CNA_TEST_EST_SCALAR for scalar), and it defines
- * cna_test_skin_fast_<impl>_<kind> and cna_test_skin_streams_<impl>_<kind>
- * (declared in skinning_test.h).
+ * CMake compiles this file once per implementation, with CNA_TEST_EST_IMPL
+ * scalar (and CNA_TEST_EST_SCALAR), sse2 or avx2 (through
+ * skin_estimate_kernel_avx2.c, with -mavx2 -mfma), and it defines
+ * cna_test_skin_fast_<impl> and cna_test_skin_streams_<impl> (declared in
+ * skinning_test.h). Which estimate they emulate is chosen at run time, by
+ * cna_test_skin_estimate_kind (skinning_test.h sets it before each call):
+ * one object per implementation keeps the sanitizer build's compile time
+ * down.
  */
 #if defined(CNA_TEST_EST_SCALAR)
 #define CNA__VEC_SCALAR 1
@@ -38,30 +40,14 @@
 #error "skin_estimate_kernel.c: the compiler flags do not give the implementation asked for"
 #endif
 
-#define CNA_TEST_CAT(base, impl, kind) base##impl##_##kind
-#define CNA_TEST_NAME(base, impl, kind) CNA_TEST_CAT(base, impl, kind)
-#define CNA__SKIN_FAST CNA_TEST_NAME(cna_test_skin_fast_, CNA_TEST_EST_IMPL, CNA_TEST_EST_KIND)
-#define CNA__SKIN_STREAMS \
-    CNA_TEST_NAME(cna_test_skin_streams_, CNA_TEST_EST_IMPL, CNA_TEST_EST_KIND)
+#define CNA_TEST_CAT(base, impl) base##impl
+#define CNA_TEST_NAME(base, impl) CNA_TEST_CAT(base, impl)
+#define CNA__SKIN_FAST CNA_TEST_NAME(cna_test_skin_fast_, CNA_TEST_EST_IMPL)
+#define CNA__SKIN_STREAMS CNA_TEST_NAME(cna_test_skin_streams_, CNA_TEST_EST_IMPL)
 
-/* The kinds: where in the bound the estimate lies. */
-#define low 0
-#define high 1
-#define nearest 2
-#define scattered 3
-#if CNA_TEST_EST_KIND == low
-#define EST_KIND 0
-#elif CNA_TEST_EST_KIND == high
-#define EST_KIND 1
-#elif CNA_TEST_EST_KIND == nearest
-#define EST_KIND 2
-#else
-#define EST_KIND 3
-#endif
-#undef low
-#undef high
-#undef nearest
-#undef scattered
+/* The estimate to emulate: 0 low, 1 high, 2 nearest, 3 scattered (defined
+ * by the test program, skinning_test.h). */
+extern int cna_test_skin_estimate_kind;
 
 /* The architectural bound of rsqrtps: relative error at most 1.5 · 2^-12. */
 #define EST_BOUND (1.5 / 4096.0)
@@ -82,7 +68,7 @@ static float estimate(float x)
     if (x == INFINITY) return 0.0f;
     const double y = 1.0 / sqrt((double)x);
     double d;
-    switch (EST_KIND) {
+    switch (cna_test_skin_estimate_kind) {
     case 0: d = -EST_BOUND; break;
     case 1: d = EST_BOUND; break;
     case 2: d = 0.0; break;

@@ -31,41 +31,41 @@ typedef struct skin_variant {
     const char *name;                  /* "sse2", "sse2 low estimate", ... */
     int kernel;                        /* the library's kernel number it is built as */
     const cna__skin_kernel *emulated;  /* NULL: the library's own instance */
+    int estimate;                      /* emulated: cna_test_skin_estimate_kind */
 } skin_variant;
 
-#define SKIN_EST_DECLARE(impl, kind)                                                            \
-    void cna_test_skin_fast_##impl##_##kind(const cna_skinning_layout *l,                       \
-                                            const unsigned char *in, unsigned char *dst,        \
-                                            size_t count, const cna_mat4 *palette,              \
-                                            size_t reach, size_t bytes);                        \
-    void cna_test_skin_streams_##impl##_##kind(const cna_skinning_layout *l,                    \
-                                               const unsigned char *in, size_t count,           \
-                                               const cna_mat4 *palette, size_t reach,           \
-                                               const cna__skin_stream_out *o);                  \
-    static const cna__skin_kernel skin_est_##impl##_##kind = {cna_test_skin_fast_##impl##_##kind, \
-                                                              cna_test_skin_streams_##impl##_##kind};
-#define SKIN_EST_DECLARE_KINDS(impl)                                                            \
-    SKIN_EST_DECLARE(impl, low)                                                                 \
-    SKIN_EST_DECLARE(impl, high)                                                                \
-    SKIN_EST_DECLARE(impl, nearest)                                                             \
-    SKIN_EST_DECLARE(impl, scattered)
-SKIN_EST_DECLARE_KINDS(scalar)
+/* The estimate the emulated instances give (skin_estimate_kernel.c): 0 at
+ * the low end of the bound, 1 the high end, 2 the nearest float, 3
+ * scattered. One definition per test program (each includes this header
+ * once). */
+int cna_test_skin_estimate_kind;
+
+#define SKIN_EST_DECLARE(impl)                                                                  \
+    void cna_test_skin_fast_##impl(const cna_skinning_layout *l, const unsigned char *in,       \
+                                   unsigned char *dst, size_t count, const cna_mat4 *palette,   \
+                                   size_t reach, size_t bytes);                                 \
+    void cna_test_skin_streams_##impl(const cna_skinning_layout *l, const unsigned char *in,    \
+                                      size_t count, const cna_mat4 *palette, size_t reach,      \
+                                      const cna__skin_stream_out *o);                           \
+    static const cna__skin_kernel skin_est_##impl = {cna_test_skin_fast_##impl,                 \
+                                                     cna_test_skin_streams_##impl};
+SKIN_EST_DECLARE(scalar)
 #if defined(CNA_TEST_SIMD_ESTIMATES) /* tests/CMakeLists.txt: where SSE2 and AVX2 are built */
-SKIN_EST_DECLARE_KINDS(sse2)
-SKIN_EST_DECLARE_KINDS(avx2)
+SKIN_EST_DECLARE(sse2)
+SKIN_EST_DECLARE(avx2)
 #endif
 
 #define SKIN_EST_VARIANTS(impl, k)                                                              \
-    {#impl " low estimate", k, &skin_est_##impl##_low},                                         \
-        {#impl " high estimate", k, &skin_est_##impl##_high},                                   \
-        {#impl " nearest estimate", k, &skin_est_##impl##_nearest},                             \
-        {#impl " scattered estimates", k, &skin_est_##impl##_scattered}
+    {#impl " low estimate", k, &skin_est_##impl, 0},                                            \
+        {#impl " high estimate", k, &skin_est_##impl, 1},                                       \
+        {#impl " nearest estimate", k, &skin_est_##impl, 2},                                    \
+        {#impl " scattered estimates", k, &skin_est_##impl, 3}
 static const skin_variant skin_variants[] = {
-    {"scalar", 0, NULL},
+    {"scalar", 0, NULL, 0},
     SKIN_EST_VARIANTS(scalar, 0),
 #if !defined(CNA_NO_SIMD)
-    {"sse2", 1, NULL},
-    {"avx2_fma", 2, NULL},
+    {"sse2", 1, NULL, 0},
+    {"avx2_fma", 2, NULL, 0},
 #endif
 #if defined(CNA_TEST_SIMD_ESTIMATES)
     SKIN_EST_VARIANTS(sse2, 1),
@@ -106,6 +106,7 @@ static inline cna_result variant_fast_path(const cna_skinning_layout *layout, co
                                            size_t palette_count, void *out, size_t out_size,
                                            const skin_variant *k, cna_error *err)
 {
+    cna_test_skin_estimate_kind = k->estimate;
     if (k->emulated)
         return cna__skin_vertices_fast_with(layout, vertices, vertex_count, palette,
                                             palette_count, out, out_size, k->emulated, err);
@@ -119,6 +120,7 @@ static inline cna_result variant_streams_path(const cna_skinning_layout *layout,
                                               const cna_skinning_streams *out,
                                               const skin_variant *k, cna_error *err)
 {
+    cna_test_skin_estimate_kind = k->estimate;
     if (k->emulated)
         return cna__skin_streams_with(layout, vertices, vertex_count, palette, palette_count,
                                       out, k->emulated, err);
