@@ -64,6 +64,16 @@ REASONS = {
                                                        "the importer computes (the bounds come from the "
                                                        "data); reported as the diagnostic "
                                                        "position-bounds-missing",
+    "EMPTY_ENTITY": "an empty top-level array means what an absent one does; read as absent and "
+                    "reported as the diagnostic empty-array (empty node.children, scene.nodes, "
+                    "skin.joints, ... are still refused)",
+    "ANIMATION_SAMPLER_INPUT_ACCESSOR_WITHOUT_BOUNDS": "the key times are checked whatever min/max say "
+                                                       "(finite, non-negative, increasing); the missing "
+                                                       "bounds are computed from them and reported as the "
+                                                       "diagnostic accessor-min-max-computed",
+    "SKIN_SKELETON_INVALID": "skin.skeleton is a hint nothing is computed from; one that is not a "
+                             "common root of the joints is ignored (read as absent) and reported as "
+                             "the diagnostic skin-skeleton-hint-ignored",
     "MESH_PRIMITIVE_NO_TANGENT_SPACE": "tangents are required only by an optional extension the reader "
                                        "ignores (extension-ignored)",
 }

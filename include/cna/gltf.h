@@ -522,6 +522,13 @@ typedef struct cna_gltf_diagnostic {
 #define CNA_GLTF_DIAG_INSTANCE_ATTRIBUTE_IGNORED "instance-attribute-ignored" /* an EXT_mesh_gpu_instancing attribute
                                                                                   other than TRANSLATION, ROTATION and
                                                                                   SCALE (e.g. _ID; names it) */
+#define CNA_GLTF_DIAG_SKIN_SKELETON_HINT_IGNORED "skin-skeleton-hint-ignored" /* skin.skeleton is not a common root
+                                                                                 of the joints: read as absent (-1) */
+#define CNA_GLTF_DIAG_EMPTY_ARRAY "empty-array" /* a top-level array with no entries (glTF: minItems 1): read as
+                                                   absent; names the property */
+#define CNA_GLTF_DIAG_ACCESSOR_MIN_MAX_COMPUTED "accessor-min-max-computed" /* an animation input accessor lacks min
+                                                                               or max: computed from the key times
+                                                                               (has_min/has_max set); one per accessor */
 
 /* The whole document. Every array has its count; arrays with count 0 are NULL. */
 typedef struct cna_gltf_document {

@@ -83,7 +83,8 @@ static const char *const diag_codes[CNA__DIAG_COUNT] = {
     CNA_GLTF_DIAG_QUATERNION_NOT_UNIT, CNA_GLTF_DIAG_WEIGHTS_NOT_NORMALIZED, CNA_GLTF_DIAG_UNUSED_OBJECT,
     CNA_GLTF_DIAG_TEXCOORD_MISSING, CNA_GLTF_DIAG_CHANNEL_IGNORED,       CNA_GLTF_DIAG_BUFFER_LONGER,
     CNA_GLTF_DIAG_NO_POSITION,         CNA_GLTF_DIAG_VALUE_NOT_FINITE,     CNA_GLTF_DIAG_TARGET_NAMES_INVALID,
-    CNA_GLTF_DIAG_POSITION_BOUNDS_MISSING, CNA_GLTF_DIAG_POINTER_UNSUPPORTED, CNA_GLTF_DIAG_INSTANCE_ATTRIBUTE_IGNORED};
+    CNA_GLTF_DIAG_POSITION_BOUNDS_MISSING, CNA_GLTF_DIAG_POINTER_UNSUPPORTED, CNA_GLTF_DIAG_INSTANCE_ATTRIBUTE_IGNORED,
+    CNA_GLTF_DIAG_SKIN_SKELETON_HINT_IGNORED, CNA_GLTF_DIAG_EMPTY_ARRAY, CNA_GLTF_DIAG_ACCESSOR_MIN_MAX_COMPUTED};
 
 void cna__gltf_diag(cna__gltf_ctx *c, cna__diag_code code, const char *fmt, ...)
 {
@@ -239,9 +240,9 @@ static cna_result count_arrays(cna__gltf_ctx *c)
                               cna__gltf_json_type_name(v));
         int n = cna__json_count(v);
         *count = n > 0 ? (size_t)n : 0;
-        if (*count == 0) /* glTF's schema: every top-level array has minItems 1 */
-            return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: 0 entries; at least 1 required",
-                              top_arrays[i].key);
+        if (*count == 0) /* glTF's schema says minItems 1; nothing is lost reading it as absent */
+            cna__gltf_diag(c, CNA__DIAG_EMPTY_ARRAY, "%s: empty array (glTF requires at least 1 entry); read as absent",
+                           top_arrays[i].key);
     }
     return CNA_OK;
 }

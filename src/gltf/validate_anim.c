@@ -1,5 +1,6 @@
 /* Animation rules: sampler inputs are SCALAR FLOAT times, non-negative and
- * strictly increasing; outputs have the type their channel's path needs and
+ * strictly increasing (a missing min or max is computed from them, a
+ * diagnostic); outputs have the type their channel's path needs and
  * input count x (3 for CUBICSPLINE) x (morph targets for weights) elements;
  * one channel per (node, path) in an animation. Non-unit rotation keys are a
  * diagnostic. */
@@ -55,6 +56,27 @@ static cna_result check_times(cna__gltf_ctx *c, const char *path, const cna_gltf
     return CNA_OK;
 }
 
+/* glTF says animation input accessors MUST define min and max. The times are
+ * checked whatever the bounds say (finite, first non-negative, increasing), so
+ * a missing bound is computed from them (the first and the last key) and is
+ * the diagnostic "accessor-min-max-computed", once per accessor. */
+static void compute_time_bounds(cna__gltf_ctx *c, const char *path, int32_t accessor)
+{
+    cna_gltf_accessor *a = &c->accessors[accessor];
+    float first, last;
+    cna__gltf_accessor_element_floats(&c->doc->pub, a, 0, &first);
+    cna__gltf_accessor_element_floats(&c->doc->pub, a, a->count - 1, &last);
+    char lo[32], hi[32];
+    cna__gltf_fmt_float(lo, sizeof lo, first);
+    cna__gltf_fmt_float(hi, sizeof hi, last);
+    cna__gltf_diag(c, CNA__DIAG_ACCESSOR_MIN_MAX_COMPUTED,
+                   "%s: accessors[%d] has no %s (glTF requires min and max for animation inputs); computed from the "
+                   "key times: min %s, max %s",
+                   path, (int)accessor, !a->has_min && !a->has_max ? "min/max" : a->has_min ? "max" : "min", lo, hi);
+    if (!a->has_min) a->min[0] = (double)first, a->has_min = true;
+    if (!a->has_max) a->max[0] = (double)last, a->has_max = true;
+}
+
 static cna_result check_sampler(cna__gltf_ctx *c, size_t a, size_t s, anim_state *st)
 {
     const cna_gltf_animation_sampler *smp = &c->animations[a].samplers[s];
@@ -65,17 +87,15 @@ static cna_result check_sampler(cna__gltf_ctx *c, size_t a, size_t s, anim_state
     cna_result r = cna__gltf_check_rule(c, path, smp->input, &input_rule);
     if (r) return r;
     const cna_gltf_accessor *in = &c->accessors[smp->input];
-    if (!in->has_min || !in->has_max)
-        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
-                          "%s: accessors[%d] has no %s; animation input accessors require min and max", path,
-                          (int)smp->input, !in->has_min && !in->has_max ? "min/max" : in->has_min ? "max" : "min");
     if (smp->interpolation == CNA_GLTF_INTERPOLATION_CUBICSPLINE && in->count < 2)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: CUBICSPLINE needs at least 2 keys, found %zu", path,
                           in->count);
     if (st->input_ok[smp->input]) return CNA_OK;
     r = check_times(c, path, in);
-    if (!r) st->input_ok[smp->input] = 1;
-    return r;
+    if (r) return r;
+    st->input_ok[smp->input] = 1;
+    if (!in->has_min || !in->has_max) compute_time_bounds(c, path, smp->input);
+    return CNA_OK;
 }
 
 static void check_rotation_keys(cna__gltf_ctx *c, const char *path, const cna_gltf_animation_sampler *smp,

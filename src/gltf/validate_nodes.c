@@ -136,6 +136,7 @@ static cna_result check_ibm_values(cna__gltf_ctx *c, size_t s, const cna_gltf_sk
 static cna_result check_skin(cna__gltf_ctx *c, size_t s, uint32_t *stamp, uint32_t mark, const forest *f)
 {
     const cna_gltf_skin *skin = &c->skins[s];
+    size_t hint_fails = SIZE_MAX; /* the first joint skin.skeleton is not an ancestor of (or itself) */
     for (size_t k = 0; k < skin->joint_count; k++) {
         int32_t n = skin->joints[k];
         if (stamp[n] == mark)
@@ -147,10 +148,17 @@ static cna_result check_skin(cna__gltf_ctx *c, size_t s, uint32_t *stamp, uint32
                               "skins[%zu].joints[%zu]: nodes[%d] is in the tree of nodes[%d], joints[0] in the tree of "
                               "nodes[%d]; the joints have no common root",
                               s, k, (int)n, (int)f->root[n], (int)f->root[skin->joints[0]]);
-        if (skin->skeleton >= 0 && !is_ancestor_or_self(f, skin->skeleton, n))
-            return cna__error(c->err, CNA_ERROR_INVALID_DATA,
-                              "skins[%zu].skeleton: nodes[%d] is not joints[%zu] (nodes[%d]) nor one of its ancestors",
-                              s, (int)skin->skeleton, k, (int)n);
+        if (hint_fails == SIZE_MAX && skin->skeleton >= 0 && !is_ancestor_or_self(f, skin->skeleton, n))
+            hint_fails = k;
+    }
+    /* skin.skeleton is a hint nothing computes from (the importer only records
+     * it): one that is not a common root of the joints is read as absent. */
+    if (hint_fails != SIZE_MAX) {
+        cna__gltf_diag(c, CNA__DIAG_SKIN_SKELETON_HINT_IGNORED,
+                       "skins[%zu].skeleton: nodes[%d] is not a common root of the skin's joints (not joints[%zu] "
+                       "(nodes[%d]) nor one of its ancestors); ignored",
+                       s, (int)skin->skeleton, hint_fails, (int)skin->joints[hint_fails]);
+        c->skins[s].skeleton = -1;
     }
     if (skin->inverse_bind_matrices < 0) return CNA_OK;
     const cna_gltf_accessor *a = &c->accessors[skin->inverse_bind_matrices];

@@ -905,13 +905,33 @@ static void test_indexed_semantics_parse_their_set(void **state)
 
 /* ------------------------------------------------------------ stricter rules (glTF MUSTs) */
 
-static void test_empty_top_level_array_is_refused(void **state)
+/* glTF's schema gives every top-level array minItems 1; an empty one means
+ * what an absent one does: read as absent, the diagnostic empty-array (counted
+ * per array, the first named). */
+static void test_empty_top_level_array_is_a_diagnostic(void **state)
 {
     (void)state;
+    uint8_t bytes[FIX_SIZE];
+    fixture_bytes(bytes);
+    char *a = tu_edit(FIXTURE_JSON, "\"samplers\":[{}]", "\"samplers\":[]");
+    char *b = tu_edit(a, "\"source\":0,\"sampler\":0}", "\"source\":0}");
+    cna_gltf_document *doc = tu_expect_ok(b, bytes, FIX_SIZE);
+    assert_int_equal(doc->sampler_count, 0);
+    assert_null(doc->samplers);
+    assert_int_equal(doc->diagnostic_count, 1);
+    tu_expect_diag(doc, CNA_GLTF_DIAG_EMPTY_ARRAY, 1,
+                   "samplers: empty array (glTF requires at least 1 entry); read as absent");
+    cna_gltf_document_free(doc);
+    free(a);
+    free(b);
+    /* still an index into it is out of range */
     expect_edit("\"samplers\":[{}]", "\"samplers\":[]", CNA_ERROR_INVALID_DATA,
-                "samplers: 0 entries; at least 1 required");
-    tu_expect_error("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[]}", "", 0, CNA_ERROR_INVALID_DATA,
-                    "nodes: 0 entries; at least 1 required");
+                "textures[0].sampler: 0 is out of range (0 samplers)");
+    doc = tu_expect_ok("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[],\"meshes\":[]}", "", 0);
+    assert_int_equal(doc->node_count, 0);
+    assert_int_equal(doc->mesh_count, 0);
+    tu_expect_diag(doc, CNA_GLTF_DIAG_EMPTY_ARRAY, 2, "meshes: empty array (glTF requires at least 1 entry); read as absent");
+    cna_gltf_document_free(doc);
 }
 
 static void test_empty_children_and_scene_nodes_are_refused(void **state)
@@ -1017,16 +1037,32 @@ static void test_animated_node_must_not_have_a_matrix(void **state)
     cna_gltf_document_free(doc);
 }
 
-static void test_animation_input_needs_min_and_max(void **state)
+/* glTF requires min and max on animation inputs; the times are checked
+ * whatever the bounds say, so a missing bound is computed from them (the
+ * first and the last key) and is the diagnostic accessor-min-max-computed,
+ * once per accessor (accessors[2] serves three samplers). */
+static void test_animation_input_without_min_or_max_is_computed(void **state)
 {
     (void)state;
-    expect_edit("\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]}", "\"type\":\"SCALAR\"}", CNA_ERROR_INVALID_DATA,
-                "animations[0].samplers[0].input: accessors[2] has no min/max; animation input accessors require "
-                "min and max");
-    expect_edit("\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]}", "\"type\":\"SCALAR\",\"min\":[0]}",
-                CNA_ERROR_INVALID_DATA,
-                "animations[0].samplers[0].input: accessors[2] has no max; animation input accessors require min "
-                "and max");
+    uint8_t bytes[FIX_SIZE];
+    fixture_bytes(bytes);
+    cna_gltf_document *base = tu_expect_ok(FIXTURE_JSON, bytes, FIX_SIZE);
+    cna_gltf_document *doc = load_edit("\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]}", "\"type\":\"SCALAR\"}");
+    tu_expect_diag(doc, CNA_GLTF_DIAG_ACCESSOR_MIN_MAX_COMPUTED, 1,
+                   "animations[0].samplers[0].input: accessors[2] has no min/max (glTF requires min and max for "
+                   "animation inputs); computed from the key times: min 0, max 1");
+    assert_int_equal(doc->diagnostic_count, 1);
+    assert_true(doc->accessors[2].has_min && doc->accessors[2].has_max);
+    assert_true(doc->accessors[2].min[0] == base->accessors[2].min[0]);
+    assert_true(doc->accessors[2].max[0] == base->accessors[2].max[0]);
+    cna_gltf_document_free(doc);
+    doc = load_edit("\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]}", "\"type\":\"SCALAR\",\"min\":[0]}");
+    tu_expect_diag(doc, CNA_GLTF_DIAG_ACCESSOR_MIN_MAX_COMPUTED, 1,
+                   "animations[0].samplers[0].input: accessors[2] has no max (glTF requires min and max for "
+                   "animation inputs); computed from the key times: min 0, max 1");
+    assert_true(doc->accessors[2].min[0] == 0.0 && doc->accessors[2].max[0] == 1.0);
+    cna_gltf_document_free(doc);
+    cna_gltf_document_free(base);
 }
 
 /* The model imported from doc: its size (bounding-box diagonal of the bind pose). */
@@ -1172,13 +1208,21 @@ static void test_skin_joints_need_a_common_root(void **state)
                 "joints have no common root");
 }
 
-static void test_skin_skeleton_must_be_an_ancestor_of_every_joint(void **state)
+/* skin.skeleton is a hint: one that is not every joint or one of its
+ * ancestors is read as absent, the diagnostic skin-skeleton-hint-ignored. */
+static void test_skin_skeleton_not_a_common_root_is_ignored(void **state)
 {
     (void)state;
-    expect_edit("\"skeleton\":2", "\"skeleton\":3", CNA_ERROR_INVALID_DATA,
-                "skins[0].skeleton: nodes[3] is not joints[0] (nodes[2]) nor one of its ancestors");
-    cna_gltf_document *doc = load_edit("\"skeleton\":2", "\"skeleton\":0");
+    cna_gltf_document *doc = load_edit("\"skeleton\":2", "\"skeleton\":3");
+    assert_int_equal(doc->skins[0].skeleton, -1);
+    assert_int_equal(doc->diagnostic_count, 1);
+    tu_expect_diag(doc, CNA_GLTF_DIAG_SKIN_SKELETON_HINT_IGNORED, 1,
+                   "skins[0].skeleton: nodes[3] is not a common root of the skin's joints (not joints[0] (nodes[2]) "
+                   "nor one of its ancestors); ignored");
+    cna_gltf_document_free(doc);
+    doc = load_edit("\"skeleton\":2", "\"skeleton\":0");
     assert_int_equal(doc->skins[0].skeleton, 0);
+    assert_int_equal(doc->diagnostic_count, 0);
     cna_gltf_document_free(doc);
 }
 
@@ -1327,7 +1371,7 @@ int main(void)
         cmocka_unit_test(test_weights_not_summing_to_one_are_a_diagnostic),
         cmocka_unit_test(test_unknown_attribute_is_refused_and_custom_is_kept),
         cmocka_unit_test(test_indexed_semantics_parse_their_set),
-        cmocka_unit_test(test_empty_top_level_array_is_refused),
+        cmocka_unit_test(test_empty_top_level_array_is_a_diagnostic),
         cmocka_unit_test(test_empty_children_and_scene_nodes_are_refused),
         cmocka_unit_test(test_json_byte_order_mark_is_refused),
         cmocka_unit_test(test_byte_offset_without_buffer_view_is_refused),
@@ -1337,7 +1381,7 @@ int main(void)
         cmocka_unit_test(test_byte_stride_above_byte_length_is_refused),
         cmocka_unit_test(test_index_data_must_not_have_a_stride),
         cmocka_unit_test(test_animated_node_must_not_have_a_matrix),
-        cmocka_unit_test(test_animation_input_needs_min_and_max),
+        cmocka_unit_test(test_animation_input_without_min_or_max_is_computed),
         cmocka_unit_test(test_position_without_min_or_max_is_a_diagnostic_and_bounds_come_from_the_data),
         cmocka_unit_test(test_attribute_sets_must_start_at_zero_and_be_consecutive),
         cmocka_unit_test(test_custom_attribute_must_not_be_unsigned_int),
@@ -1346,7 +1390,7 @@ int main(void)
         cmocka_unit_test(test_tangent_w_must_be_plus_or_minus_one),
         cmocka_unit_test(test_node_matrix_must_be_trs),
         cmocka_unit_test(test_skin_joints_need_a_common_root),
-        cmocka_unit_test(test_skin_skeleton_must_be_an_ancestor_of_every_joint),
+        cmocka_unit_test(test_skin_skeleton_not_a_common_root_is_ignored),
         cmocka_unit_test(test_skinned_node_scene_must_contain_the_joints),
         cmocka_unit_test(test_inverse_bind_matrices_must_be_finite_and_affine),
         cmocka_unit_test(test_animation_output_values_must_be_finite),

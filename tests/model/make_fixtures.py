@@ -273,26 +273,46 @@ def skin_folded_node():
                                   {"sampler": 1, "target": {"node": 3, "path": "rotation"}}]}]))
 
 
-def skin_animated_ancestor():
+def skin_animated_ancestor(name="skin-animated-ancestor.gltf", skeleton=None, time_bounds=True):
     """The root joint hangs under an animated non-joint node ("Armature": rotation and
-    translation keys); the mesh node is elsewhere (T(0,0,5)); the tip joint is animated too."""
+    translation keys); the mesh node is elsewhere (T(0,0,5)); the tip joint is animated too.
+    Variants for the lenient reader: a `skin.skeleton` hint, key-time accessors without
+    min/max."""
     b, _, ibm = armature()
     mesh = b.skinned_triangle([(0, 1, 0, 0)] * 3, [(0.5, 0.5, 0, 0), (1, 0, 0, 0), (0.25, 0.75, 0, 0)])
     s_arm_r = b.sampler([0, 1, 2], [quat_z(90), quat_z(120), quat_z(60)], "LINEAR", "VEC4")
     s_arm_t = b.sampler([0, 2], [(1, 2, 3), (3, 2, 3)], "LINEAR")
     s_tip = b.sampler([0, 1, 2], [quat_z(0), quat_z(45), quat_z(0)], "LINEAR", "VEC4")
-    write("skin-animated-ancestor.gltf", b.gltf(
+    skin = {"joints": [1, 2], "inverseBindMatrices": ibm}
+    if skeleton is not None:
+        skin["skeleton"] = skeleton
+    if not time_bounds:
+        for smp in (s_arm_r, s_arm_t, s_tip):
+            del b.accessors[smp["input"]]["min"], b.accessors[smp["input"]]["max"]
+    write(name, b.gltf(
         scene=0, scenes=[{"nodes": [0, 3]}],
         nodes=[{"name": "Armature", "translation": [1, 2, 3], "rotation": list(quat_z(90)),
                 "scale": [2, 2, 2], "children": [1]},
                {"name": "Root", "translation": [0, 1, 0], "children": [2]},
                {"name": "Tip", "translation": [0, 1, 0]},
                {"name": "MeshNode", "mesh": 0, "skin": 0, "translation": [0, 0, 5]}],
-        meshes=[mesh], skins=[{"joints": [1, 2], "inverseBindMatrices": ibm}],
+        meshes=[mesh], skins=[skin],
         animations=[{"name": "Sway", "samplers": [s_arm_r, s_arm_t, s_tip],
                      "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}},
                                   {"sampler": 1, "target": {"node": 0, "path": "translation"}},
                                   {"sampler": 2, "target": {"node": 2, "path": "rotation"}}]}]))
+
+
+def empty_arrays():
+    """An animation-only file (a node whose x translation STEPs 0, 10, 20 at t = 0, 1, 2)
+    with empty top-level arrays where glTF requires at least one entry."""
+    b = Builder()
+    s = b.sampler([0, 1, 2], [(0, 0, 0), (10, 0, 0), (20, 0, 0)], "STEP")
+    write("lenient-empty-arrays.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0]}], nodes=[{"name": "Mover"}], images=[], samplers=[], textures=[],
+        materials=[], meshes=[], skins=[], cameras=[],
+        animations=[{"name": "Step", "samplers": [s],
+                     "channels": [{"sampler": 0, "target": {"node": 0, "path": "translation"}}]}]))
 
 
 def skin_nested():
@@ -699,6 +719,9 @@ def main():
     skin_two_instances()
     skin_folded_node()
     skin_animated_ancestor()
+    skin_animated_ancestor("lenient-skeleton-hint.gltf", skeleton=2)
+    skin_animated_ancestor("lenient-time-bounds.gltf", time_bounds=False)
+    empty_arrays()
     skin_nested()
     skin_animated_mesh_node()
     skin_root_motion()
