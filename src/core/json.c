@@ -137,6 +137,7 @@ bool cna__json_find_nul(const char *text, size_t end, const struct cJSON *root, 
     nul_walk w = {0, ordinal, path, cap, false, 0};
     path[0] = '\0';
     if (!nul_find(root, &w, 0) || !path[0]) snprintf(path, cap, "(the root)");
+    cna__utf8_repair(path); /* member names on the path may be cut inside a character */
     if (is_key) *is_key = w.is_key;
     if (key_index) *key_index = w.key_index;
     return true;
