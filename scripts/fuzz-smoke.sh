@@ -9,10 +9,11 @@
 #              27/80 to fuzz_gltf_load, 18/80 to fuzz_cnb_load, 10/80 to fuzz_cnj_read,
 #              the rest (25/80) to fuzz_model_path
 #
-# Seeds of fuzz_gltf_load: every .gltf/.glb under tests/data/corpus/{valid,invalid} and
-# tests/data/compressed (meshopt and Draco);
+# Seeds of fuzz_gltf_load: every .gltf/.glb under tests/data/corpus/{valid,invalid},
+# tests/data/compressed (meshopt and Draco) and fuzz/corpus/gltf (cna's own hostile seeds);
 # each .gltf is first rewritten with its external buffers inlined as data: URIs (the
-# harness loads from memory, with no files behind it), by fuzz_seed_inline_buffers.
+# harness loads from memory, with no files behind it), by fuzz_seed_inline_buffers
+# (fuzz/corpus/gltf's self-contained seeds are copied as they are).
 # Seeds of fuzz_cnb_load: the valid corpus converted to .cnb by `cna convert DIR -o DIR`,
 # fixtures with every version 4 section (split palettes, instances, markers, full materials),
 # and the version 2 files of tests/data/cnb-v2.
@@ -61,13 +62,15 @@ n=0
 while IFS= read -r -d '' f; do
   n=$((n + 1))
   case "$f" in
+    fuzz/corpus/gltf/*.gltf)
+      cp "$f" "$TMP/seeds/$n.gltf" ;;   # self-contained; cJSON's rewrite would drop their NULs
     *.gltf)
       if ! ASAN_OPTIONS=detect_leaks=0 "$SEEDER" "$f" "$TMP/seeds/$n.gltf" 2>/dev/null; then
         cp "$f" "$TMP/seeds/$n.gltf"   # not JSON: the raw bytes are a seed too
       fi ;;
     *) cp "$f" "$TMP/seeds/$n.glb" ;;
   esac
-done < <(find tests/data/corpus/valid tests/data/corpus/invalid tests/data/compressed -type f \( -name '*.gltf' -o -name '*.glb' \) -print0 | sort -z)
+done < <(find tests/data/corpus/valid tests/data/corpus/invalid tests/data/compressed fuzz/corpus/gltf -type f \( -name '*.gltf' -o -name '*.glb' \) -print0 | sort -z)
 # .cnb seeds: a model the converter refuses is simply not a seed.
 ASAN_OPTIONS=detect_leaks=0 "$CNA" convert tests/data/corpus/valid -o "$TMP/cnb-converted" > /dev/null 2>&1 || true
 m=0

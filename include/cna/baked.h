@@ -102,7 +102,9 @@ CNA_API cna_result cna_cnj_write_file(const char *path, const cna_skinning_data 
  * Other keys are ignored. The result's cna_skinning_data has no clips and
  * skeleton_root_node -1. *out is unchanged on error and nothing leaks.
  * Errors: CNA_ERROR_INVALID_ARGUMENT (NULL text with size > 0, NULL out);
- * CNA_ERROR_PARSE; CNA_ERROR_INVALID_DATA; CNA_ERROR_LIMIT; out of memory. */
+ * CNA_ERROR_PARSE (also a NUL character, \u0000, in any string or member
+ * name: "cnj: format: string contains a NUL character (\u0000)");
+ * CNA_ERROR_INVALID_DATA; CNA_ERROR_LIMIT; out of memory. */
 CNA_API cna_result cna_cnj_read_memory(const char *text, size_t size, const cna_allocator *allocator,
                                cna_cnj_skeleton **out, cna_error *err);
 

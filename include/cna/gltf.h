@@ -572,7 +572,9 @@ typedef struct cna_gltf_document {
  *                               an asset_root that does not exist
  *   CNA_ERROR_LIMIT             an input exceeds opts->max_file_size (also the bytes
  *                               decoded from compressed views and primitives, in all)
- *   CNA_ERROR_PARSE             JSON syntax (also a byte order mark), GLB container, base64,
+ *   CNA_ERROR_PARSE             JSON syntax (also a byte order mark, and a NUL character,
+ *                               \u0000, in any string or member name: "images[0].uri: string
+ *                               contains a NUL character (\u0000)"), GLB container, base64,
  *                               percent-encoding, data URI parameters
  *   CNA_ERROR_INVALID_DATA      the content breaks a glTF rule (message names the JSON path)
  *   CNA_ERROR_UNSUPPORTED       asset version not 2.x, minVersion above 2.0, a GLB

@@ -412,7 +412,9 @@ typedef struct cna_model {
  * value not below the joint count, a negative skin weight, ...); and, for
  * finite values whose products could overflow, CNA_ERROR_LIMIT naming the
  * node, skin joint or primitive whose world, skin transform or positions
- * could pass 1e18 at some time of some clip (docs/model.md, "Magnitude
+ * could pass 1e18 at some time of some clip, or the node, attribute,
+ * instance and value of an EXT_mesh_gpu_instancing TRANSLATION, ROTATION or
+ * SCALE component above 1e18 in magnitude (docs/model.md, "Magnitude
  * limits": "nodes[1] \"Arm\": world transform may reach 1e+20 (scale up to
  * 1e+10 under a parent scale up to 1e+10); at most 1e+18 is supported");
  * CNA_ERROR_OUT_OF_MEMORY. */

@@ -303,6 +303,18 @@ cna_result cna_cnj_read_memory(const char *text, size_t size, const cna_allocato
             return cna__error(err, CNA_ERROR_PARSE, "cnj: trailing data after the JSON value at byte %zu", at);
         }
     }
+    /* A NUL (\u0000) would cut a string short ("format"): refused (src/core/json.c). */
+    char nul_path[128];
+    bool nul_key = false;
+    size_t nul_member = 0;
+    if (cna__json_find_nul(text, end ? (size_t)(end - text) : size, root, nul_path, sizeof nul_path, &nul_key,
+                           &nul_member)) {
+        cJSON_Delete(root);
+        if (nul_key)
+            return cna__error(err, CNA_ERROR_PARSE, "cnj: %s: the name of member %zu contains a NUL character (\\u0000)",
+                              nul_path, nul_member);
+        return cna__error(err, CNA_ERROR_PARSE, "cnj: %s: string contains a NUL character (\\u0000)", nul_path);
+    }
     cna_result r = read_root(root, &alloc, out, err);
     cJSON_Delete(root);
     return r;

@@ -43,6 +43,16 @@ int cna__file_open_regular(const char *path, FILE **out, uint64_t *size);
  * array or object opened there would be nested deeper than
  * CNA__JSON_MAX_DEPTH (the bytes before it parsed). */
 bool cna__json_too_deep(const char *text, size_t size, size_t at);
+/* true when a string of root (a member name or a string value), parsed by
+ * cna__json_parse from text[0, end) (end: the parse's end), contains a NUL
+ * character (the escape \u0000 or a raw 0x00 byte), which cJSON's
+ * NUL-terminated strings would silently cut short. path receives the first
+ * such string's JSON path ("images[0].uri"; for a member name, its object's
+ * path, "(the root)" when empty), *is_key (may be NULL) whether it is a member
+ * name and *key_index (may be NULL) that member's index in its object.
+ * Callers refuse the input with CNA_ERROR_PARSE. */
+bool cna__json_find_nul(const char *text, size_t end, const struct cJSON *root, char *path, size_t cap,
+                        bool *is_key, size_t *key_index);
 
 /* UTF-8 (src/core/utf8.c, RFC 3629: shortest forms, no surrogates, at most
  * U+10FFFF). cna__utf8_invalid_at: the offset of the first byte of s[0..n)

@@ -382,6 +382,19 @@ static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size,
             return json_error(json, size, (const char *)json + pos, c->err);
         }
     }
+    /* The fast path takes no \u escape and no control byte, so only cJSON's
+     * trees can hold a NUL (src/core/json.c). */
+    char nul_path[256];
+    bool nul_key = false;
+    size_t nul_member = 0;
+    if (cna__json_find_nul((const char *)json, end ? (size_t)((const uint8_t *)end - json) : size, root, nul_path,
+                           sizeof nul_path, &nul_key, &nul_member)) {
+        cJSON_Delete(root);
+        if (nul_key)
+            return cna__error(c->err, CNA_ERROR_PARSE, "%s: the name of member %zu contains a NUL character (\\u0000)",
+                              nul_path, nul_member);
+        return cna__error(c->err, CNA_ERROR_PARSE, "%s: string contains a NUL character (\\u0000)", nul_path);
+    }
     const cna__json *tree = cna__gltf_json_from_cjson(root, fast);
     cJSON_Delete(root);
     if (!tree) {

@@ -190,6 +190,21 @@ static cna_result import_instances(cna__import_ctx *ctx, int32_t node, cna_model
         if (!r && gn->instance_scale >= 0)
             r = cna_gltf_accessor_read_element_floats(doc, gn->instance_scale, i, sc, 3, err);
         if (r) return r;
+        /* the magnitude rule (src/model/magnitude.c) on the values themselves:
+         * none above CNA__MAGNITUDE_MAX (a rotation's too: normalising
+         * (3e38, 0, 0, 1) in float squares it past the float range) */
+        const struct {
+            const char *name;
+            const float *v;
+            int n;
+        } attrs[] = {{"TRANSLATION", t, 3}, {"ROTATION", q, 4}, {"SCALE", sc, 3}};
+        for (int a = 0; a < 3; a++)
+            for (int k = 0; k < attrs[a].n; k++)
+                if (!(fabs((double)attrs[a].v[k]) <= CNA__MAGNITUDE_MAX))
+                    return cna__error(err, CNA_ERROR_LIMIT,
+                                      "nodes[%d] \"%.200s\": EXT_mesh_gpu_instancing %s of instance %zu is %g; "
+                                      "at most %g is supported", (int)node, gn->name ? gn->name : "",
+                                      attrs[a].name, i, (double)attrs[a].v[k], CNA__MAGNITUDE_MAX);
         cna_mat4_compose(&inst[i], cna_vec3_make(t[0], t[1], t[2]), cna__quat_unit((cna_quat){q[0], q[1], q[2], q[3]}),
                          cna_vec3_make(sc[0], sc[1], sc[2]));
         cna_mat4 world;

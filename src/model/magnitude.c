@@ -13,7 +13,7 @@
  * with |L_local|, |t_local| the largest over the node's rest transform and
  * every key of every animation that moves it (between keys the player
  * interpolates, which stays inside those bounds). Every bound must stay at
- * or below CNA__MAGNITUDE_MAX = 1e18, far below FLT_MAX (3.4e38) so that a
+ * or below CNA__MAGNITUDE_MAX = 1e18 (model_internal.h), far below FLT_MAX (3.4e38) so that a
  * squared length of a result is finite too:
  *   - node worlds (the bones' absolute transforms, over the whole graph);
  *   - each skin's player: world[p] = world[parent] · local[p] (root:
@@ -21,7 +21,11 @@
  *   - each part's vertices: the morphed positions |base| + W · Σ |delta|
  *     (W the largest weight the part can take), then skinned with weights
  *     summing to one (negative weights are refused) and drawn with the parent
- *     bone's world.
+ *     bone's world;
+ *   - each EXT_mesh_gpu_instancing instance's world, world[node] · T · R · S
+ *     (the instance values themselves, each at most CNA__MAGNITUDE_MAX, are
+ *     checked as they are read, src/model/import.c), and the positions of
+ *     every copy as drawn.
  * A rest value that is already not finite is CNA_ERROR_INVALID_DATA; a bound
  * beyond the limit is CNA_ERROR_LIMIT. Both name the object.
  */
@@ -30,8 +34,6 @@
 #include <string.h>
 
 #include "model/model_internal.h"
-
-#define CNA__MAGNITUDE_MAX 1e18
 
 /* |L|: sqrt of the largest absolute row sum of LᵀL (Gershgorin), L the upper 3x3. */
 static double linear_norm(const cna_mat4 *m)
@@ -126,6 +128,44 @@ static cna_result check_nodes(const cna__import_ctx *ctx, const double *key_l, c
             const cna_gltf_node *gn = &doc->nodes[node];
             for (size_t c = 0; c < gn->child_count; c++)
                 if (top < n) stack[top++] = gn->children[c];
+        }
+    }
+    return CNA_OK;
+}
+
+/* ------------------------------------------------------------------ instances */
+
+/* The largest |L| and |t| over a mesh's instance matrices (1 and 0 when not
+ * instanced): a copy's positions p reach at most inst_l · |p| + inst_t. */
+static void instance_bounds(const cna_model_mesh *mesh, double *inst_l, double *inst_t)
+{
+    *inst_l = mesh->instance_count ? 0.0 : 1.0;
+    *inst_t = 0.0;
+    for (size_t i = 0; i < mesh->instance_count; i++) {
+        double l = linear_norm(&mesh->instances[i]), t = translation_norm(&mesh->instances[i]);
+        if (!(l <= *inst_l)) *inst_l = l;
+        if (!(t <= *inst_t)) *inst_t = t;
+    }
+}
+
+/* EXT_mesh_gpu_instancing: each instance's world, world[node] · T · R · S,
+ * bounded like a child node's (the values themselves were bounded at import). */
+static cna_result check_instances(const cna__import_ctx *ctx, const double *world_l, const double *world_t,
+                                  cna_error *err)
+{
+    const cna_model *m = &ctx->model->pub;
+    for (size_t i = 0; i < m->mesh_count; i++) {
+        const cna_model_mesh *mesh = &m->meshes[i];
+        const int32_t node = mesh->gltf_node;
+        for (size_t q = 0; q < mesh->instance_count; q++) {
+            double l = linear_norm(&mesh->instances[q]), t = translation_norm(&mesh->instances[q]);
+            double wl = world_l[node] * l, wt = world_l[node] * t + world_t[node];
+            if (within(wl) && within(wt)) continue;
+            return cna__error(err, CNA_ERROR_LIMIT,
+                              "nodes[%d] \"%.200s\": EXT_mesh_gpu_instancing instance %zu's world transform may "
+                              "reach %g (instance scale up to %g, translation %g, under the node's world scale up "
+                              "to %g); at most %g is supported", (int)node, node_name(ctx->doc, node), q,
+                              wl > wt ? wl : wt, l, t, world_l[node], CNA__MAGNITUDE_MAX);
         }
     }
     return CNA_OK;
@@ -301,12 +341,16 @@ static cna_result check_meshes(const cna__import_ctx *ctx, const double *world_l
             /* skinned: Σ w_i · skin[p_i] · v with Σ w_i <= 1.001 (renormalised otherwise) */
             if (mesh->skin >= 0) p = 1.001 * (skin_l[mesh->skin] * p + skin_t[mesh->skin]);
             int32_t node = mesh->gltf_node;
-            double drawn = world_l[node] * p + world_t[node];
+            /* instanced: each copy moved by its instance matrix first */
+            double inst_l, inst_t;
+            instance_bounds(mesh, &inst_l, &inst_t);
+            double drawn = world_l[node] * (inst_l * p + inst_t) + world_t[node];
             if (!within(p) || !within(drawn))
                 r = cna__error(err, CNA_ERROR_LIMIT, "meshes[%d].primitives[%d]: %s as drawn (%s, then "
-                               "nodes[%d]'s world) may reach %g; at most %g is supported",
+                               "%snodes[%d]'s world) may reach %g; at most %g is supported",
                                (int)part->gltf_mesh, (int)part->gltf_primitive, what,
-                               mesh->skin >= 0 ? "skinned" : "unskinned", (int)node,
+                               mesh->skin >= 0 ? "skinned" : "unskinned",
+                               mesh->instance_count ? "each instance's transform and " : "", (int)node,
                                within(p) ? drawn : p, CNA__MAGNITUDE_MAX);
         }
     }
@@ -338,6 +382,7 @@ cna_result cna__import_check_magnitudes(cna__import_ctx *ctx, const double *key_
     if (!world_l || !world_t || !stack || !pl || !pt || !jl || !jt || !skin_l || !skin_t)
         r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
     if (r == CNA_OK) r = check_nodes(ctx, key_l, key_t, world_l, world_t, stack, err);
+    if (r == CNA_OK) r = check_instances(ctx, world_l, world_t, err);
     for (size_t s = 0; s < m->skin_count && r == CNA_OK; s++)
         r = check_skin(ctx, s, pl, pt, jl, jt, &skin_l[s], &skin_t[s], err);
     if (r == CNA_OK) r = check_meshes(ctx, world_l, world_t, skin_l, skin_t, err);

@@ -119,8 +119,12 @@ cna_result cna__import_mesh_list(cna__import_ctx *ctx, cna_error *err);
 cna_result cna__import_model_size(cna__import_ctx *ctx, cna_error *err);
 cna_result cna__import_clips(cna__import_ctx *ctx, cna_error *err);
 cna_result cna__import_effects(cna__import_ctx *ctx, cna_error *err);
+/* The largest magnitude a node world, skin transform, position or instance
+ * transform value may reach (src/model/magnitude.c, docs/model.md). */
+#define CNA__MAGNITUDE_MAX 1e18
 /* After the clips: refuse a file whose node worlds, palettes or vertices
- * could overflow at some time of some clip (src/model/magnitude.c). key_l /
+ * could overflow at some time of some clip, or an instanced node whose
+ * instance worlds could (src/model/magnitude.c). key_l /
  * key_t: per glTF node, the largest key scale and translation (may be NULL). */
 cna_result cna__import_check_magnitudes(cna__import_ctx *ctx, const double *key_l, const double *key_t,
                                         cna_error *err);

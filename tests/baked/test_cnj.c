@@ -200,6 +200,32 @@ static void garbled_json_is_refused(void **state)
     assert_string_equal(err.message, "cnj: format is not \"cna-skeleton/1\"");
 }
 
+static void a_nul_character_in_a_string_is_refused_naming_it(void **state)
+{
+    (void)state;
+    cna_error err;
+    /* "cna-skeleton/1\u0000x" would read as the format itself */
+    read_text("{\"format\":\"cna-skeleton/1\\u0000x\",\"bone_count\":0,\"hierarchy\":[],"
+              "\"bind_pose\":[],\"inverse_bind_pose\":[]}",
+              CNA_ERROR_PARSE, &err);
+    assert_string_equal(err.message, "cnj: format: string contains a NUL character (\\u0000)");
+    /* a member name: "bone_count\u0000" would read as "bone_count" */
+    read_text("{\"format\":\"cna-skeleton/1\",\"bone_count\\u0000\":0,\"hierarchy\":[],"
+              "\"bind_pose\":[],\"inverse_bind_pose\":[]}",
+              CNA_ERROR_PARSE, &err);
+    assert_string_equal(err.message, "cnj: (the root): the name of member 1 contains a NUL character (\\u0000)");
+    /* inside an array */
+    read_text("{\"bone_count\":0,\"hierarchy\":[],\"bind_pose\":[],\"inverse_bind_pose\":[],"
+              "\"extra\":[1,\"a\",{\"b\":\"\\u0000\"}]}",
+              CNA_ERROR_PARSE, &err);
+    assert_string_equal(err.message, "cnj: extra[2].b: string contains a NUL character (\\u0000)");
+    /* an escaped backslash before "u0000" is no NUL */
+    cna_cnj_skeleton *s = read_text("{\"note\":\"a\\\\u0000\",\"bone_count\":0,\"hierarchy\":[],"
+                                    "\"bind_pose\":[],\"inverse_bind_pose\":[]}",
+                                    CNA_OK, &err);
+    cna_cnj_skeleton_free(s);
+}
+
 static void wrong_array_lengths_are_refused_with_the_counts(void **state)
 {
     (void)state;
@@ -337,6 +363,7 @@ int main(void)
         cmocka_unit_test(old_two_block_sidecar_reads_prefix_as_identity),
         cmocka_unit_test(truncated_sidecars_are_refused),
         cmocka_unit_test(garbled_json_is_refused),
+        cmocka_unit_test(a_nul_character_in_a_string_is_refused_naming_it),
         cmocka_unit_test(wrong_array_lengths_are_refused_with_the_counts),
         cmocka_unit_test(non_finite_numbers_and_bad_parents_are_refused),
         cmocka_unit_test(writer_refuses_invalid_data),

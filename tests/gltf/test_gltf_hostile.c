@@ -2,7 +2,9 @@
  * Hostile glTF input: a FIFO or directory named as the document or as an
  * external buffer is refused without waiting on it; JSON nested past the
  * parser's limit says so; strings that are not valid UTF-8 are refused naming
- * their JSON path, valid multi-byte strings load byte for byte, and messages
+ * their JSON path, as are strings holding a NUL character (the escape \u0000
+ * or a raw 0x00 byte: cJSON would cut them short), valid multi-byte strings
+ * load byte for byte, and messages
  * that quote a string cut short stay valid UTF-8.
  *
  * The file tests arm alarm(): a read that blocks ends the program (a
@@ -255,6 +257,73 @@ static void invalid_utf8_in_any_string_is_refused_naming_the_json_path(void **st
                    CNA_ERROR_INVALID_DATA, "nodes[0].name: invalid UTF-8 at byte 9");
 }
 
+/* ------------------------------------------------------------------ NUL */
+
+static void expect_nul_refusal(const char *text, size_t size, const char *want)
+{
+    cna_gltf_document *doc;
+    cna_error err;
+    cna_result r = load_text(text, size, &doc, &err);
+    if (r != CNA_ERROR_PARSE || strcmp(err.message, want) != 0)
+        print_error("want %s, got %s: %s\n", want, cna_result_name(r), r ? err.message : "ok");
+    assert_int_equal(r, CNA_ERROR_PARSE);
+    assert_string_equal(err.message, want);
+}
+
+static void a_nul_character_in_any_string_is_refused_naming_the_json_path(void **state)
+{
+    (void)state;
+    /* the escape \u0000 in every kind of name */
+    for (size_t p = 0; p < sizeof string_places / sizeof string_places[0]; p++) {
+        char text[1024], want[128];
+        document_with(text, sizeof text, string_places[p].kind, "ab\\u0000cd");
+        snprintf(want, sizeof want, "%s: string contains a NUL character (\\u0000)", string_places[p].path);
+        expect_nul_refusal(text, strlen(text), want);
+    }
+    /* a URI that would otherwise be cut to "a.png" */
+    const char *uri = ASSET ",\"images\":[{\"uri\":\"a.png\\u0000.exe\"}]}";
+    expect_nul_refusal(uri, strlen(uri), "images[0].uri: string contains a NUL character (\\u0000)");
+    /* extension names, in lists and as member names */
+    const char *used = ASSET ",\"extensionsUsed\":[\"KHR_ok\",\"KHR_materials_unlit\\u0000x\"]}";
+    expect_nul_refusal(used, strlen(used), "extensionsUsed[1]: string contains a NUL character (\\u0000)");
+    const char *key = ASSET ",\"nodes\":[{},{\"extensions\":{\"EXT_a\":{},\"EXT_b\\u0000\":{}}}]}";
+    expect_nul_refusal(key, strlen(key),
+                       "nodes[1].extensions: the name of member 1 contains a NUL character (\\u0000)");
+    const char *top = ASSET ",\"\\u0000\":1}";
+    expect_nul_refusal(top, strlen(top), "(the root): the name of member 1 contains a NUL character (\\u0000)");
+    /* an animation pointer */
+    const char *pointer =
+        ASSET ",\"animations\":[{\"channels\":[{\"sampler\":0,\"target\":{\"path\":\"pointer\",\"extensions\":"
+              "{\"KHR_animation_pointer\":{\"pointer\":\"/nodes/0/translation\\u0000/x\"}}}}],\"samplers\":[]}]}";
+    expect_nul_refusal(pointer, strlen(pointer),
+                       "animations[0].channels[0].target.extensions.KHR_animation_pointer.pointer: string "
+                       "contains a NUL character (\\u0000)");
+    /* the first NUL is named, after strings with other escapes */
+    const char *second = ASSET ",\"nodes\":[{\"name\":\"a\\\"b\\\\\"},{\"name\":\"\\u00001\"},{\"name\":\"\\u0000\"}]}";
+    expect_nul_refusal(second, strlen(second), "nodes[1].name: string contains a NUL character (\\u0000)");
+    /* a raw 0x00 byte inside a string (cJSON would copy it) */
+    static const char raw[] = ASSET ",\"nodes\":[{\"name\":\"ab\0cd\"}]}";
+    expect_nul_refusal(raw, sizeof raw - 1, "nodes[0].name: string contains a NUL character (\\u0000)");
+    /* an escaped backslash followed by "u0000" is not a NUL: it loads as written */
+    const char *escaped = ASSET ",\"nodes\":[{\"name\":\"a\\\\u0000\"},{\"name\":\"\\\\\\\\u0000\"}]}";
+    cna_gltf_document *doc;
+    cna_error err;
+    cna_result r = load_text(escaped, strlen(escaped), &doc, &err);
+    if (r) print_error("%s\n", err.message);
+    assert_int_equal(r, CNA_OK);
+    assert_string_equal(doc->nodes[0].name, "a\\u0000");
+    assert_string_equal(doc->nodes[1].name, "\\\\u0000");
+    cna_gltf_document_free(doc);
+    /* but three backslashes are an escaped one and then a NUL */
+    const char *odd = ASSET ",\"nodes\":[{\"name\":\"\\\\\\u0000\"}]}";
+    expect_nul_refusal(odd, strlen(odd), "nodes[0].name: string contains a NUL character (\\u0000)");
+    /* other \u escapes still load */
+    const char *other = ASSET ",\"nodes\":[{\"name\":\"\\u0041\\u00e9\"}]}";
+    assert_int_equal(load_text(other, strlen(other), &doc, &err), CNA_OK);
+    assert_string_equal(doc->nodes[0].name, "A\xc3\xa9");
+    cna_gltf_document_free(doc);
+}
+
 static void valid_multibyte_strings_load_byte_for_byte(void **state)
 {
     (void)state;
@@ -311,6 +380,7 @@ int main(void)
         cmocka_unit_test(a_fifo_or_directory_as_the_document_is_refused_without_waiting),
         cmocka_unit_test(nesting_past_the_parser_limit_says_so),
         cmocka_unit_test(invalid_utf8_in_any_string_is_refused_naming_the_json_path),
+        cmocka_unit_test(a_nul_character_in_any_string_is_refused_naming_the_json_path),
         cmocka_unit_test(valid_multibyte_strings_load_byte_for_byte),
         cmocka_unit_test(a_message_quoting_a_string_cut_inside_a_character_stays_valid_utf8),
     };

@@ -13,6 +13,10 @@
  * every instance; the model size is the twin's. .cnb: a round trip gives the
  * same matrices and the same bytes again; a unit scale scales their
  * translations; damaged INSTANCES records are refused naming the field.
+ * Magnitude rule: an instance TRANSLATION, ROTATION or SCALE value above 1e18
+ * in magnitude, an instance world (node world · instance) or positions as
+ * drawn that could pass 1e18 are refused with CNA_ERROR_LIMIT, naming the
+ * node, the attribute or instance and the value.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -377,6 +381,104 @@ static void damaged_instances_are_refused_naming_the_field(void **state)
     cna_model_free(a);
 }
 
+/* ------------------------------------------------------------ magnitude rule */
+
+/* A triangle (positions up to 1) on node "rocks" of uniform scale node_scale,
+ * instanced twice with FLOAT TRANSLATION, ROTATION and SCALE: instance 0 is
+ * the identity, instance 1 T(0, 0, 5) · R(q) · S(s, s, s) with its
+ * attribute `bad` (0 T, 1 R, 2 S) set to (v, 0, 0[, 1]). */
+static cna_result import_instanced(float node_scale, float s, int bad, float v, cna_model **m, cna_error *err)
+{
+    static const char json[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_mesh_gpu_instancing\"],"
+        "\"buffers\":[{\"byteLength\":116,\"uri\":\"@BUF@\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36},"
+        "{\"buffer\":0,\"byteOffset\":36,\"byteLength\":24},{\"buffer\":0,\"byteOffset\":60,\"byteLength\":32},"
+        "{\"buffer\":0,\"byteOffset\":92,\"byteLength\":24}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+        "\"min\":[0,0,0],\"max\":[1,1,0]},"
+        "{\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"},"
+        "{\"bufferView\":2,\"componentType\":5126,\"count\":2,\"type\":\"VEC4\"},"
+        "{\"bufferView\":3,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}],"
+        "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+        "\"nodes\":[{\"name\":\"rocks\",\"mesh\":0,\"scale\":[@S@,@S@,@S@],\"extensions\":{\"EXT_mesh_gpu_instancing\":"
+        "{\"attributes\":{\"TRANSLATION\":1,\"ROTATION\":2,\"SCALE\":3}}}}],"
+        "\"scenes\":[{\"nodes\":[0]}]}";
+    uint8_t b[116];
+    memset(b, 0, sizeof b);
+    const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    for (int i = 0; i < 9; i++) tu_put_f32(b + 4 * i, pos[i]);
+    float t[6] = {0, 0, 0, 0, 0, 5}, q[8] = {0, 0, 0, 1, 0, 0, 0, 1}, sc[6] = {1, 1, 1, s, s, s};
+    if (bad == 0) t[3] = v, t[4] = 0, t[5] = 0;
+    if (bad == 1) q[4] = v;
+    if (bad == 2) sc[3] = v;
+    for (int i = 0; i < 6; i++) tu_put_f32(b + 36 + 4 * i, t[i]);
+    for (int i = 0; i < 8; i++) tu_put_f32(b + 60 + 4 * i, q[i]);
+    for (int i = 0; i < 6; i++) tu_put_f32(b + 92 + 4 * i, sc[i]);
+    char scale[32];
+    snprintf(scale, sizeof scale, "%.9g", (double)node_scale);
+    char *text = tu_replace_all(json, "@S@", scale, NULL);
+    cna_gltf_document *doc = NULL;
+    cna_result r = tu_load(text, b, sizeof b, NULL, &doc, err);
+    if (r) print_error("reader: %s\n", err->message);
+    assert_int_equal(r, CNA_OK);
+    *m = NULL;
+    r = cna_model_import_gltf(doc, NULL, m, err);
+    if (r) assert_null(*m);
+    cna_gltf_document_free(doc);
+    free(text);
+    return r;
+}
+
+static void expect_instance_limit(float node_scale, float s, int bad, float v, const char *want)
+{
+    cna_model *m;
+    cna_error err;
+    cna_result r = import_instanced(node_scale, s, bad, v, &m, &err);
+    if (r != CNA_ERROR_LIMIT || strcmp(err.message, want) != 0)
+        print_error("want %s\n got %s: %s\n", want, cna_result_name(r), r ? err.message : "ok");
+    assert_int_equal(r, CNA_ERROR_LIMIT);
+    assert_string_equal(err.message, want);
+}
+
+static void instance_values_past_the_magnitude_limit_are_refused_naming_them(void **state)
+{
+    (void)state;
+    /* the values themselves: none above 1e18 in magnitude */
+    expect_instance_limit(1, 1, 0, 3e38f,
+                          "nodes[0] \"rocks\": EXT_mesh_gpu_instancing TRANSLATION of instance 1 is 3e+38; at "
+                          "most 1e+18 is supported");
+    expect_instance_limit(1, 1, 1, -3e38f,
+                          "nodes[0] \"rocks\": EXT_mesh_gpu_instancing ROTATION of instance 1 is -3e+38; at most "
+                          "1e+18 is supported");
+    expect_instance_limit(1, 1, 2, 2e18f,
+                          "nodes[0] \"rocks\": EXT_mesh_gpu_instancing SCALE of instance 1 is 2e+18; at most "
+                          "1e+18 is supported");
+    /* the product with the node's world: 1e10 · 1e10 */
+    expect_instance_limit(1e10f, 1e10f, -1, 0,
+                          "nodes[0] \"rocks\": EXT_mesh_gpu_instancing instance 1's world transform may reach "
+                          "1e+20 (instance scale up to 1e+10, translation 5, under the node's world scale up to "
+                          "1e+10); at most 1e+18 is supported");
+    /* the positions as drawn: 1e9 · (1e9 · 1 + 5) */
+    expect_instance_limit(1e9f, 1e9f, -1, 0,
+                          "meshes[0].primitives[0]: positions as drawn (unskinned, then each instance's transform "
+                          "and nodes[0]'s world) may reach 1e+18; at most 1e+18 is supported");
+    /* large values within the limit load */
+    static const struct {
+        float node_scale, s, v;
+        int bad;
+    } ok[] = {{1, 1, 1e17f, 0}, {1, 1, 1e17f, 1}, {1, 1e17f, -1e17f, 2}, {1e4f, 1e4f, 0, -1}};
+    for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) {
+        cna_model *m;
+        cna_error err;
+        cna_result r = import_instanced(ok[k].node_scale, ok[k].s, ok[k].bad, ok[k].v, &m, &err);
+        if (r) print_error("%zu: %s\n", k, err.message);
+        assert_int_equal(r, CNA_OK);
+        assert_int_equal(m->meshes[0].instance_count, 2);
+        cna_model_free(m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -386,6 +488,7 @@ int main(void)
         cmocka_unit_test(instance_matrices_are_the_twins_node_transforms),
         cmocka_unit_test(a_cnb_round_trip_keeps_the_instances_bit_for_bit),
         cmocka_unit_test(damaged_instances_are_refused_naming_the_field),
+        cmocka_unit_test(instance_values_past_the_magnitude_limit_are_refused_naming_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

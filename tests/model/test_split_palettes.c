@@ -20,7 +20,10 @@
  *     the glTF import;
  *   - posing a character of a split model allocates nothing;
  *   - without the option each file is refused with the exact message; a
- *     skin of 72 joints or fewer is never split.
+ *     skin of 72 joints or fewer is never split;
+ *   - the palette order of skins of thousands of joints (random trees, joints
+ *     listed shuffled, some under non-joint nodes) is the breadth-first order
+ *     computed here the plain quadratic way.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -672,6 +675,137 @@ static void test_a_skin_of_73_joints_is_split_and_one_of_72_or_fewer_never(void 
     }
 }
 
+/* ------------------------------------------------------------------ palette order */
+
+static uint32_t rng_next(uint32_t *state)
+{
+    *state = *state * 1664525u + 1013904223u;
+    return *state >> 8;
+}
+
+/* A document of `nodes` nodes after the mesh node (nodes[0]): one tree, in
+ * which node i >= 2 hangs under a random earlier node, and `joints` of them,
+ * chosen at random and listed in a shuffled order, form the skin of one
+ * triangle (so joints sit under non-joint nodes too, and the palette has
+ * several roots when the tree's root is not a joint). malloc'd. */
+static char *random_skin_text(uint32_t seed, int nodes, int joints, int32_t *parent)
+{
+    uint32_t st = seed;
+    int32_t *order = malloc((size_t)nodes * sizeof *order);
+    assert_non_null(order);
+    for (int i = 0; i < nodes; i++) {
+        parent[i] = i == 0 ? -1 : (int32_t)(rng_next(&st) % (uint32_t)i);
+        order[i] = i;
+    }
+    for (int i = nodes - 1; i > 0; i--) { /* Fisher-Yates: the first `joints` are the skin */
+        int j = (int)(rng_next(&st) % (uint32_t)(i + 1));
+        int32_t t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    size_t cap = 4096 + (size_t)nodes * 48, at = 0;
+    char *t = malloc(cap);
+    assert_non_null(t);
+#define PUT(...) (at += (size_t)snprintf(t + at, cap - at, __VA_ARGS__), assert_true(at < cap))
+    PUT("{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0");
+    for (int i = 0; i < nodes; i++)
+        if (parent[i] < 0) PUT(",%d", i + 1);
+    PUT("]}],\"nodes\":[{\"mesh\":0,\"skin\":0}");
+    for (int i = 0; i < nodes; i++) {
+        PUT(",{");
+        const char *sep = "\"children\":[";
+        for (int c = i + 1; c < nodes; c++)
+            if (parent[c] == i) {
+                PUT("%s%d", sep, c + 1);
+                sep = ",";
+            }
+        if (sep[0] == ',') PUT("]");
+        PUT("}");
+    }
+    PUT("],\"skins\":[{\"joints\":[");
+    for (int k = 0; k < joints; k++) PUT("%s%d", k ? "," : "", order[k] + 1);
+    PUT("]}],\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],"
+        "\"buffers\":[{\"byteLength\":96,\"uri\":\"data:application/octet-stream;base64,"
+        "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAA"
+        "AAAAAIA/AAAAAAAAAAAAAAAA\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":12},"
+        "{\"buffer\":0,\"byteOffset\":48,\"byteLength\":48}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+        "\"min\":[0,0,0],\"max\":[1,1,0]},{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
+        "{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"}]}");
+#undef PUT
+    free(order);
+    return t;
+}
+
+static void test_the_palette_order_of_thousands_of_joints_is_the_breadth_first_reference(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t seed;
+        int nodes, joints;
+    } cases[] = {{1, 5000, 4000}, {7, 3000, 3000}, {42, 6000, 2500}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int nodes = cases[c].nodes, J = cases[c].joints;
+        int32_t *parent = malloc((size_t)nodes * sizeof *parent);
+        assert_non_null(parent);
+        char *text = random_skin_text(cases[c].seed, nodes, J, parent);
+        cna_gltf_document *doc = NULL;
+        cna_error err;
+        cna_result r = cna_gltf_load_memory(text, strlen(text), NULL, &doc, &err);
+        if (r) print_error("case %zu: %s\n", c, err.message);
+        assert_int_equal(r, CNA_OK);
+        cna_model *m = import_split(doc);
+        assert_int_equal(m->skin_count, 1);
+        const cna_model_skin *skin = &m->skins[0];
+        assert_int_equal(skin->joint_count, (size_t)J);
+        /* The reference, written the obvious quadratic way: each joint's
+         * nearest joint ancestor; the roots in ordinal order; then, for each
+         * joint in palette order, every joint whose parent it is, in ordinal
+         * order. */
+        const cna_gltf_skin *gs = &doc->skins[0];
+        int32_t *ordinal_of_node = malloc(doc->node_count * sizeof(int32_t));
+        int32_t *pk = malloc((size_t)J * sizeof(int32_t));
+        int32_t *want = malloc((size_t)J * sizeof(int32_t));
+        assert_non_null(ordinal_of_node);
+        assert_non_null(pk);
+        assert_non_null(want);
+        for (size_t i = 0; i < doc->node_count; i++) ordinal_of_node[i] = -1;
+        for (int k = 0; k < J; k++) ordinal_of_node[gs->joints[k]] = k;
+        for (int k = 0; k < J; k++) {
+            pk[k] = -1;
+            for (int32_t n = doc->nodes[gs->joints[k]].parent; n >= 0 && pk[k] < 0; n = doc->nodes[n].parent)
+                pk[k] = ordinal_of_node[n];
+        }
+        int count = 0;
+        for (int k = 0; k < J; k++)
+            if (pk[k] < 0) want[count++] = k;
+        for (int head = 0; head < count; head++)
+            for (int k = 0; k < J; k++)
+                if (pk[k] == want[head]) want[count++] = k;
+        assert_int_equal(count, J);
+        /* all joints: one palette root; the last case's tree root is not a joint: several */
+        if (J == nodes) assert_int_equal(skin->root_count, 1);
+        if (c == 2) assert_true(skin->root_count > 1);
+        for (int p = 0; p < J; p++) {
+            assert_int_equal(skin->palette_to_ordinal[p], want[p]);
+            assert_int_equal(skin->ordinal_to_palette[want[p]], p);
+            assert_int_equal(skin->data.hierarchy[p], pk[want[p]] >= 0 ? skin->ordinal_to_palette[pk[want[p]]] : -1);
+            assert_int_equal(skin->palette_to_gltf_node[p], gs->joints[want[p]]);
+        }
+        /* the document's parents are the ones generated (node i + 1 is generated node i) */
+        for (int i = 0; i < nodes; i++)
+            assert_int_equal(doc->nodes[i + 1].parent, parent[i] < 0 ? -1 : parent[i] + 1);
+        free(ordinal_of_node);
+        free(pk);
+        free(want);
+        cna_model_free(m);
+        cna_gltf_document_free(doc);
+        free(text);
+        free(parent);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -684,6 +818,7 @@ int main(void)
         cmocka_unit_test(test_an_unsplit_part_gets_the_skin_palette_itself),
         cmocka_unit_test(test_without_the_option_each_rig_is_refused_with_the_exact_message),
         cmocka_unit_test(test_a_skin_of_73_joints_is_split_and_one_of_72_or_fewer_never),
+        cmocka_unit_test(test_the_palette_order_of_thousands_of_joints_is_the_breadth_first_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
