@@ -82,7 +82,9 @@ typedef struct sample { int64_t tick; double sec; } sample;
 typedef struct sample_vec { sample *items; size_t count, capacity; } sample_vec;
 
 typedef struct extract_env {
-    cna__import_ctx *ctx;
+    cna__import_ctx *ctx;   /* the destination: its doc's nodes, its model, its arena */
+    const cna_gltf_document *src; /* the document whose animations are read */
+    const int32_t *node_map; /* src node -> ctx->doc node (-1: unbound); NULL: the same document */
     cna_allocator alloc;
     cna_clip_mode mode;
     double position_tol;  /* in the target's local units */
@@ -298,7 +300,7 @@ static cna_result load_chan(extract_env *env, size_t anim, size_t sampler_index,
                             cna_gltf_animation_path path, chan_data *c, cna_error *err)
 {
     if (c->loaded) return c->failed ? CNA_ERROR_INVALID_DATA : CNA_OK;
-    const cna_gltf_document *doc = env->ctx->doc;
+    const cna_gltf_document *doc = env->src;
     const cna_gltf_animation_sampler *s = &doc->animations[anim].samplers[sampler_index];
     c->loaded = true;
     c->comps = path == CNA_GLTF_PATH_ROTATION ? 4 : 3;
@@ -688,12 +690,14 @@ typedef struct anim_counts {
     int first_outside_channel, first_unsupported_channel, first_rigid_channel;
 } anim_counts;
 
-static cna_result extract_animation(extract_env *env, size_t ai, skin_clips *groups,
-                                    size_t group_count, int32_t *target_of_node, anim_counts *counts,
-                                    cna_error *err)
+/* Animation ai of env->src into clip `out` of every skin group and of node_clips. */
+static cna_result extract_animation(extract_env *env, size_t ai, size_t out, skin_clips *groups,
+                                    size_t group_count, cna_clip *node_clips, int32_t *target_of_node,
+                                    anim_counts *counts, cna_error *err)
 {
     cna__import_ctx *ctx = env->ctx;
-    const cna_gltf_document *doc = ctx->doc;
+    const cna_gltf_document *doc = env->src;       /* the animation's accessors */
+    const cna_gltf_document *dest = ctx->doc;      /* the nodes its tracks move */
     cna_model *m = &ctx->model->pub;
     const cna_gltf_animation *anim = &doc->animations[ai];
     cna_result r = CNA_OK;
@@ -747,14 +751,17 @@ static cna_result extract_animation(extract_env *env, size_t ai, skin_clips *gro
             if (counts->unsupported++ == 0) counts->first_unsupported_channel = (int)c;
             continue;
         }
+        /* bound from another document: the node of the same name, if any */
+        const int32_t node = env->node_map ? env->node_map[ch->target_node] : ch->target_node;
+        if (node < 0) continue;
         r = load_chan(env, ai, (size_t)ch->sampler, ch->path, &chans[ch->sampler], err);
         if (r != CNA_OK) break;
-        int32_t ti = target_of_node[ch->target_node];
+        int32_t ti = target_of_node[node];
         if (ti < 0) {
             ti = (int32_t)target_count++;
-            target_of_node[ch->target_node] = ti;
+            target_of_node[node] = ti;
             memset(&targets[ti], 0, sizeof targets[ti]);
-            targets[ti].node = ch->target_node;
+            targets[ti].node = node;
         }
         targets[ti].ch[slot] = &chans[ch->sampler];   /* a repeated path: the last channel wins */
         targets[ti].sampler_index[slot] = ch->sampler;
@@ -774,7 +781,7 @@ static cna_result extract_animation(extract_env *env, size_t ai, skin_clips *gro
         for (size_t t = 0; t < target_count && r == CNA_OK; t++) {
             int32_t p = palette_of_node(s, targets[t].node);
             if (p < 0) continue;
-            rest_trs rest = node_rest_trs(&doc->nodes[targets[t].node]);
+            rest_trs rest = node_rest_trs(&dest->nodes[targets[t].node]);
             env->position_tol = position_tolerance(ctx, targets[t].node);
             cna_keyframe *keys = NULL;
             size_t key_count = 0;
@@ -784,7 +791,7 @@ static cna_result extract_animation(extract_env *env, size_t ai, skin_clips *gro
         }
         if (r != CNA_OK) break;
         qsort(tracks, i, sizeof *tracks, cmp_track);
-        cna_clip *clip = &groups[g].clips[ai];
+        cna_clip *clip = &groups[g].clips[out];
         *clip = cna_clip_make(name, duration_ticks, tracks, i);
         clip->target = CNA_CLIP_TARGET_JOINT_PALETTE;
     }
@@ -826,7 +833,7 @@ static cna_result extract_animation(extract_env *env, size_t ai, skin_clips *gro
         }
         if (r == CNA_OK) {
             qsort(tracks, i, sizeof *tracks, cmp_track);
-            cna_clip *clip = (cna_clip *)&m->node_clips[ai];
+            cna_clip *clip = &node_clips[out];
             *clip = cna_clip_make(name, duration_ticks, tracks, i);
             clip->target = CNA_CLIP_TARGET_SCENE_NODE;
         }
@@ -865,20 +872,42 @@ cna_result cna__import_clips(cna__import_ctx *ctx, cna_error *err)
     m->animation_count = na;
     if (na == 0) return CNA_OK;
     cna_clip *node_clips = (cna_clip *)cna__arena_calloc(ctx->arena, na, sizeof *node_clips);
-    skin_clips *groups = (skin_clips *)cna__arena_calloc(ctx->arena, m->skin_count ? m->skin_count : 1,
-                                                         sizeof *groups);
-    int32_t *target_of_node = (int32_t *)cna__arena_calloc(ctx->arena, doc->node_count ? doc->node_count : 1,
-                                                           sizeof(int32_t));
     ctx->node_key_scale = (double *)cna__arena_calloc(ctx->arena, doc->node_count ? doc->node_count : 1,
                                                       sizeof(double));
     ctx->node_key_translation = (double *)cna__arena_calloc(ctx->arena, doc->node_count ? doc->node_count : 1,
                                                             sizeof(double));
-    if (!node_clips || !groups || !target_of_node || !ctx->node_key_scale || !ctx->node_key_translation)
+    if (!node_clips || !ctx->node_key_scale || !ctx->node_key_translation)
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
     m->node_clips = node_clips;
-    for (size_t i = 0; i < doc->node_count; i++) target_of_node[i] = -1;
-
     /* One clip set per glTF skin; every instance of that skin shares it. */
+    for (size_t s = 0; s < m->skin_count; s++) {
+        size_t first = 0;
+        while (first < s && m->skins[first].gltf_skin != m->skins[s].gltf_skin) first++;
+        const cna_clip *clips = m->skins[first].data.clips;
+        if (first == s && !(clips = (cna_clip *)cna__arena_calloc(ctx->arena, na, sizeof(cna_clip))))
+            return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
+        m->skins[s].data.clips = clips;
+        m->skins[s].data.clip_count = na;
+    }
+    return cna__extract_clips(ctx, doc, NULL, 0, node_clips, err);
+}
+
+cna_result cna__extract_clips(cna__import_ctx *ctx, const cna_gltf_document *src, const int32_t *node_map,
+                              size_t out_first, cna_clip *node_clips, cna_error *err)
+{
+    const cna_gltf_document *doc = src;
+    cna_model *m = &ctx->model->pub;
+    size_t na = doc->animation_count;
+    if (na == 0) return CNA_OK;
+    const size_t dest_nodes = ctx->doc->node_count;
+    skin_clips *groups = (skin_clips *)cna__arena_calloc(ctx->arena, m->skin_count ? m->skin_count : 1,
+                                                         sizeof *groups);
+    int32_t *target_of_node = (int32_t *)cna__arena_calloc(ctx->arena, dest_nodes ? dest_nodes : 1,
+                                                           sizeof(int32_t));
+    if (!groups || !target_of_node) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
+    for (size_t i = 0; i < dest_nodes; i++) target_of_node[i] = -1;
+
+    /* One clip set per glTF skin (the caller made room); every instance of that skin shares it. */
     size_t group_count = 0;
     for (size_t s = 0; s < m->skin_count; s++) {
         size_t g = 0;
@@ -886,17 +915,16 @@ cna_result cna__import_clips(cna__import_ctx *ctx, cna_error *err)
         if (g == group_count) {
             groups[g].gltf_skin = m->skins[s].gltf_skin;
             groups[g].model_skin = s;
-            groups[g].clips = (cna_clip *)cna__arena_calloc(ctx->arena, na, sizeof(cna_clip));
-            if (!groups[g].clips) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
+            groups[g].clips = (cna_clip *)m->skins[s].data.clips;
             group_count++;
         }
-        m->skins[s].data.clips = groups[g].clips;
-        m->skins[s].data.clip_count = na;
     }
 
     extract_env env;
     memset(&env, 0, sizeof env);
     env.ctx = ctx;
+    env.src = src;
+    env.node_map = node_map;
     env.alloc = ctx->allocator;
     env.mode = ctx->clip_mode;
     /* M = the input counts of every channel extraction reads (T, R, S) */
@@ -924,7 +952,8 @@ cna_result cna__import_clips(cna__import_ctx *ctx, cna_error *err)
     anim_counts counts;
     memset(&counts, 0, sizeof counts);
     for (size_t a = 0; a < na; a++) {
-        cna_result r = extract_animation(&env, a, groups, group_count, target_of_node, &counts, err);
+        cna_result r = extract_animation(&env, a, out_first + a, groups, group_count, node_clips, target_of_node,
+                                         &counts, err);
         if (r != CNA_OK) {
             cna__free(&env.alloc, env.scratch.items);
             cna__free(&env.alloc, env.source_of_accessor);

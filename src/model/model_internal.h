@@ -119,6 +119,16 @@ cna_result cna__import_mesh_list(cna__import_ctx *ctx, cna_error *err);
 cna_result cna__import_model_size(cna__import_ctx *ctx, cna_error *err);
 cna_result cna__import_clips(cna__import_ctx *ctx, cna_error *err);
 cna_result cna__import_effects(cna__import_ctx *ctx, cna_error *err);
+/* Clip extraction of every animation of `src` (cna__import_clips: src ==
+ * ctx->doc, node_map NULL). Animation a becomes clip out_first + a of every
+ * model skin (the caller sized and shared the skins' data.clips arrays, one
+ * per glTF skin, and they are writable) and node_clips[out_first + a]. With a
+ * node_map (src node -> ctx->doc node, -1 = unbound) the channels move the
+ * mapped nodes of ctx->doc, whose rest values fill what a channel lacks; a
+ * channel on an unbound node is skipped. ctx->node_key_scale/translation
+ * (ctx->doc node count) receive the key magnitudes. Keys go to ctx->arena. */
+cna_result cna__extract_clips(cna__import_ctx *ctx, const cna_gltf_document *src, const int32_t *node_map,
+                              size_t out_first, cna_clip *node_clips, cna_error *err);
 /* The largest magnitude a node world, skin transform, position or instance
  * transform value may reach (src/model/magnitude.c, docs/model.md). */
 #define CNA__MAGNITUDE_MAX 1e18
