@@ -12,6 +12,7 @@
 #include "cna/anim.h"
 #include "cna/baked.h"
 #include "cna/character.h"
+#include "cna/clips.h"
 #include "cna/crowd.h"
 #include "cna/device.h"
 #include "cna/effect.h"

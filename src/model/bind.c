@@ -1,0 +1,740 @@
+/*
+ * Clip libraries bound by node name (include/cna/clips.h, docs/clips.md).
+ *
+ * A bound model is a shallow copy of the model: bones, vertices, skeletons,
+ * materials and images stay the model's; its own arena holds what grows with
+ * the animations (each skin's clip array, the scene-node clips, each morphed
+ * part's weight-track array) and the library's keys. The library's channels
+ * are extracted by the importer's own clip extraction (src/model/clips.c),
+ * with the model's nodes as the destination: a stand-in document is made of
+ * the model's bones (name, parent, rest transform), so the keys, the
+ * faithful-mode tolerances and the magnitude checks are those of an import of
+ * the model's file with the channels written into it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cna/clips.h"
+#include "model/mesh_internal.h"
+#include "model/model_internal.h"
+
+struct cna_clip_library {
+    cna_allocator allocator;
+    cna_gltf_document *doc;
+    char *path;
+    char **names;            /* per animation: its name (the importer's rule) */
+    const char ***targets;   /* per animation: distinct target node names */
+    size_t *target_counts;
+};
+
+/* ------------------------------------------------------------------ the library */
+
+static char *dup_str(const cna_allocator *a, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *c = (char *)cna__alloc(a, n);
+    if (c) memcpy(c, s, n);
+    return c;
+}
+
+void cna_clip_library_free(cna_clip_library *lib)
+{
+    if (!lib) return;
+    cna_allocator a = lib->allocator;
+    size_t na = lib->doc ? lib->doc->animation_count : 0;
+    for (size_t i = 0; i < na; i++) {
+        if (lib->names) cna__free(&a, lib->names[i]);
+        if (lib->targets) cna__free(&a, (void *)lib->targets[i]);
+    }
+    cna__free(&a, lib->names);
+    cna__free(&a, (void *)lib->targets);
+    cna__free(&a, lib->target_counts);
+    cna__free(&a, lib->path);
+    cna_gltf_document_free(lib->doc);
+    cna__free(&a, lib);
+}
+
+static const char *node_name_or_empty(const cna_gltf_document *doc, int32_t node)
+{
+    return doc->nodes[node].name ? doc->nodes[node].name : "";
+}
+
+/* Animation i's distinct target nodes (T/R/S and weights channels), in order of first channel. */
+static cna_result list_targets(cna_clip_library *lib, size_t ai, cna_error *err)
+{
+    const cna_gltf_document *doc = lib->doc;
+    const cna_gltf_animation *anim = &doc->animations[ai];
+    const char **names = (const char **)cna__calloc(&lib->allocator, anim->channel_count ? anim->channel_count : 1,
+                                                    sizeof *names);
+    int32_t *nodes = (int32_t *)cna__calloc(&lib->allocator, anim->channel_count ? anim->channel_count : 1,
+                                            sizeof *nodes);
+    if (!names || !nodes) {
+        cna__free(&lib->allocator, (void *)names);
+        cna__free(&lib->allocator, nodes);
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", lib->path);
+    }
+    size_t n = 0;
+    for (size_t c = 0; c < anim->channel_count; c++) {
+        int32_t node = anim->channels[c].target_node;
+        if (node < 0 || (size_t)node >= doc->node_count) continue;
+        size_t k = 0;
+        while (k < n && nodes[k] != node) k++;   /* channels per animation: a few hundred */
+        if (k < n) continue;
+        nodes[n] = node;
+        names[n++] = node_name_or_empty(doc, node);
+    }
+    cna__free(&lib->allocator, nodes);
+    lib->targets[ai] = names;
+    lib->target_counts[ai] = n;
+    return CNA_OK;
+}
+
+cna_result cna_clip_library_load_file(const char *path, const cna_clip_library_options *opts,
+                                      cna_clip_library **out, cna_error *err)
+{
+    if (!path || !out)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "clip library: NULL %s", path ? "out" : "path");
+    cna_clip_library_options defaults;
+    memset(&defaults, 0, sizeof defaults);
+    const cna_clip_library_options *o = opts ? opts : &defaults;
+    cna_allocator a = cna__allocator_resolve(&o->allocator);
+    cna_gltf_options gopts = o->gltf;
+    if (!gopts.allocator.alloc && !gopts.allocator.free) gopts.allocator = a;
+    cna_gltf_document *doc = NULL;
+    cna_result r = cna_gltf_load_file(path, &gopts, &doc, err);
+    if (r != CNA_OK) return r;
+    if (doc->animation_count == 0) {
+        cna_gltf_document_free(doc);
+        return cna__error(err, CNA_ERROR_INVALID_DATA, "%s: no animations", path);
+    }
+    cna_clip_library *lib = (cna_clip_library *)cna__calloc(&a, 1, sizeof *lib);
+    if (!lib) {
+        cna_gltf_document_free(doc);
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+    }
+    lib->allocator = a;
+    lib->doc = doc;
+    const size_t na = doc->animation_count;
+    lib->path = dup_str(&a, path);
+    lib->names = (char **)cna__calloc(&a, na, sizeof *lib->names);
+    lib->targets = (const char ***)cna__calloc(&a, na, sizeof *lib->targets);
+    lib->target_counts = (size_t *)cna__calloc(&a, na, sizeof *lib->target_counts);
+    if (!lib->path || !lib->names || !lib->targets || !lib->target_counts) {
+        cna_clip_library_free(lib);
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+    }
+    for (size_t i = 0; i < na; i++) {
+        char fallback[32];
+        snprintf(fallback, sizeof fallback, "animation_%zu", i);
+        lib->names[i] = dup_str(&a, doc->animations[i].name ? doc->animations[i].name : fallback);
+        if (!lib->names[i]) r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+        if (r == CNA_OK) r = list_targets(lib, i, err);
+        if (r != CNA_OK) {
+            cna_clip_library_free(lib);
+            return r;
+        }
+    }
+    *out = lib;
+    return CNA_OK;
+}
+
+const char *cna_clip_library_path(const cna_clip_library *lib) { return lib && lib->path ? lib->path : ""; }
+
+size_t cna_clip_library_animation_count(const cna_clip_library *lib)
+{
+    return lib ? lib->doc->animation_count : 0;
+}
+
+const char *cna_clip_library_animation_name(const cna_clip_library *lib, size_t i)
+{
+    return lib && i < lib->doc->animation_count ? lib->names[i] : NULL;
+}
+
+size_t cna_clip_library_target_count(const cna_clip_library *lib, size_t i)
+{
+    return lib && i < lib->doc->animation_count ? lib->target_counts[i] : 0;
+}
+
+const char *cna_clip_library_target_name(const cna_clip_library *lib, size_t i, size_t k)
+{
+    if (!lib || i >= lib->doc->animation_count || k >= lib->target_counts[i]) return NULL;
+    return lib->targets[i][k];
+}
+
+/* ------------------------------------------------------------------ names */
+
+/* The model's bones sorted by (name, joint first, bone index): the first of a
+ * name is the bone cna_model_find_bone finds. */
+typedef struct name_index {
+    const cna_model *model;
+    const uint8_t *is_joint;
+    int32_t *order;
+    size_t count;
+} name_index;
+
+static const name_index *g_sort_index; /* qsort has no context argument in C11 */
+
+static int cmp_bone(const void *pa, const void *pb)
+{
+    const name_index *ix = g_sort_index;
+    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+    int c = strcmp(ix->model->bones[a].name, ix->model->bones[b].name);
+    if (c) return c;
+    if (ix->is_joint[a] != ix->is_joint[b]) return ix->is_joint[a] ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
+/* The bone named `name` as cna_model_find_bone finds it, -1 when none;
+ * *shared = true when other bones have the name too. */
+static int32_t find_name(const name_index *ix, const char *name, bool *shared)
+{
+    size_t lo = 0, hi = ix->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(ix->model->bones[ix->order[mid]].name, name) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == ix->count || strcmp(ix->model->bones[ix->order[lo]].name, name) != 0) return -1;
+    *shared = lo + 1 < ix->count && strcmp(ix->model->bones[ix->order[lo + 1]].name, name) == 0;
+    return ix->order[lo];
+}
+
+/* A list of names for a message: "\"a\", \"b\", ... and N more". */
+typedef struct name_list {
+    char text[400];
+    size_t count, shown;
+} name_list;
+
+static void name_list_add(name_list *l, const char *name)
+{
+    size_t len = strlen(l->text);
+    if (l->shown < 12 && len + strlen(name) + 8 < sizeof l->text) {
+        snprintf(l->text + len, sizeof l->text - len, "%s\"%s\"", l->shown ? ", " : "", name);
+        l->shown++;
+    }
+    l->count++;
+}
+
+static const char *name_list_tail(const name_list *l, char *buf, size_t size)
+{
+    if (l->count > l->shown) snprintf(buf, size, " and %zu more", l->count - l->shown);
+    else buf[0] = '\0';
+    return buf;
+}
+
+/* ------------------------------------------------------------------ binding */
+
+static void *arena_hook_alloc(void *user, size_t size) { return cna__arena_alloc((cna__arena *)user, size); }
+static void arena_hook_free(void *user, void *ptr)
+{
+    (void)user;
+    (void)ptr; /* freed with the arena */
+}
+
+typedef struct bind_state {
+    const cna_model *base;
+    cna__model *model;          /* the bound model being filled */
+    cna__import_ctx ctx;        /* destination: the stand-in document of the model's nodes */
+    cna_gltf_document dest;
+    name_index names;
+    uint8_t *reached;           /* per bone: moved by some library channel */
+    cna_clip *node_clips;
+} bind_state;
+
+static cna_result oom(cna_error *err) { return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "bind clips: out of memory"); }
+
+/* The stand-in document: one node per glTF node of the model's file; the
+ * scene's nodes carry their bone's name, parent and rest values, the others
+ * are unnamed roots at the identity (nothing binds to them). */
+static cna_result build_destination(bind_state *st, cna_error *err)
+{
+    const cna_model *m = st->base;
+    cna__arena *arena = &st->model->arena;
+    size_t n = m->gltf_node_count;
+    cna_gltf_node *nodes = (cna_gltf_node *)cna__arena_calloc(arena, n ? n : 1, sizeof *nodes);
+    size_t *child_fill = (size_t *)cna__arena_calloc(arena, n ? n : 1, sizeof *child_fill);
+    int32_t *children = (int32_t *)cna__arena_calloc(arena, m->bone_count ? m->bone_count : 1, sizeof *children);
+    st->ctx.node_local = (cna_mat4 *)cna__arena_calloc(arena, n ? n : 1, sizeof(cna_mat4));
+    st->ctx.node_world = (cna_mat4 *)cna__arena_calloc(arena, n ? n : 1, sizeof(cna_mat4));
+    st->ctx.node_key_scale = (double *)cna__arena_calloc(arena, n ? n : 1, sizeof(double));
+    st->ctx.node_key_translation = (double *)cna__arena_calloc(arena, n ? n : 1, sizeof(double));
+    if (!nodes || !child_fill || !children || !st->ctx.node_local || !st->ctx.node_world ||
+        !st->ctx.node_key_scale || !st->ctx.node_key_translation)
+        return oom(err);
+    for (size_t i = 0; i < n; i++) {
+        nodes[i].name = "";
+        nodes[i].parent = -1;
+        nodes[i].mesh = nodes[i].skin = nodes[i].camera = -1;
+        nodes[i].instance_translation = nodes[i].instance_rotation = nodes[i].instance_scale = -1;
+        cna_mat4_identity(&nodes[i].matrix);
+        nodes[i].rotation = cna_quat_identity();
+        nodes[i].scale = cna_vec3_make(1, 1, 1);
+        cna_mat4_identity(&st->ctx.node_local[i]);
+    }
+    for (size_t b = 0; b < m->bone_count; b++) {
+        const cna_model_bone *bone = &m->bones[b];
+        cna_gltf_node *gn = &nodes[bone->gltf_node];
+        gn->name = bone->name;
+        gn->parent = bone->parent >= 0 ? m->bones[bone->parent].gltf_node : -1;
+        gn->has_matrix = bone->has_matrix;
+        if (bone->has_matrix) {
+            gn->matrix = bone->rest_transform;
+        } else {
+            gn->translation = bone->rest_translation;
+            gn->rotation = bone->rest_rotation;
+            gn->scale = bone->rest_scale;
+        }
+        st->ctx.node_local[bone->gltf_node] = bone->rest_transform;
+        if (bone->parent >= 0) nodes[gn->parent].child_count++;
+    }
+    /* children: bones in bone order, which is the file's child order */
+    size_t at = 0;
+    for (size_t b = 0; b < m->bone_count; b++) {
+        cna_gltf_node *gn = &nodes[m->bones[b].gltf_node];
+        gn->children = children + at;
+        at += gn->child_count;
+    }
+    for (size_t b = 0; b < m->bone_count; b++) {
+        int32_t parent = m->bones[b].parent;
+        if (parent < 0) continue;
+        int32_t pn = m->bones[parent].gltf_node;
+        ((int32_t *)nodes[pn].children)[child_fill[pn]++] = m->bones[b].gltf_node;
+    }
+    /* worlds, parents first (bone order puts a parent before its children) */
+    for (size_t b = 0; b < m->bone_count; b++) {
+        int32_t g = m->bones[b].gltf_node, parent = m->bones[b].parent;
+        if (parent < 0) st->ctx.node_world[g] = st->ctx.node_local[g];
+        else cna_mat4_mul(&st->ctx.node_world[g], &st->ctx.node_world[m->bones[parent].gltf_node],
+                          &st->ctx.node_local[g]);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (m->gltf_node_to_bone && m->gltf_node_to_bone[i] < 0) st->ctx.node_world[i] = st->ctx.node_local[i];
+    memset(&st->dest, 0, sizeof st->dest);
+    st->dest.nodes = nodes;
+    st->dest.node_count = n;
+    st->ctx.doc = &st->dest;
+    st->ctx.model = st->model;
+    st->ctx.arena = &st->model->arena;
+    st->ctx.allocator = st->model->allocator;
+    st->ctx.clip_mode = m->clip_mode == CNA_CLIP_MODE_UNION ? CNA_CLIP_MODE_UNION : CNA_CLIP_MODE_FAITHFUL;
+    st->ctx.unit_scale = 1.0f;
+    return CNA_OK;
+}
+
+static cna_result build_names(bind_state *st, cna_error *err)
+{
+    const cna_model *m = st->base;
+    cna__arena *arena = &st->model->arena;
+    uint8_t *is_joint = (uint8_t *)cna__arena_calloc(arena, m->bone_count ? m->bone_count : 1, 1);
+    int32_t *order = (int32_t *)cna__arena_calloc(arena, m->bone_count ? m->bone_count : 1, sizeof *order);
+    st->reached = (uint8_t *)cna__arena_calloc(arena, m->bone_count ? m->bone_count : 1, 1);
+    if (!is_joint || !order || !st->reached) return oom(err);
+    for (size_t s = 0; s < m->skin_count; s++)
+        for (size_t p = 0; p < m->skins[s].joint_count; p++) {
+            int32_t b = m->skins[s].palette_to_node ? m->skins[s].palette_to_node[p] : -1;
+            if (b >= 0) is_joint[b] = 1;
+        }
+    size_t count = 0;
+    for (size_t b = 0; b < m->bone_count; b++)
+        if (m->bones[b].name[0]) order[count++] = (int32_t)b;
+    st->names.model = m;
+    st->names.is_joint = is_joint;
+    st->names.order = order;
+    st->names.count = count;
+    g_sort_index = &st->names;
+    qsort(order, count, sizeof *order, cmp_bone);
+    g_sort_index = NULL;
+    return CNA_OK;
+}
+
+/* The weight track of library animation `a` for the model's morphed part:
+ * the channel on the library node named like the part's mesh node, its
+ * weights reordered to the part's targets by name, or taken by index when
+ * the counts agree; NULL when none binds. *bound: a weights channel bound. */
+static cna_result bind_weights(bind_state *st, const cna_clip_library *lib, size_t a, const cna_model_mesh *mesh,
+                               const cna_model_part *part, const cna_morph_weight_track **out, cna_error *err)
+{
+    *out = NULL;
+    const cna_gltf_document *doc = lib->doc;
+    const char *node_name = st->base->bones[mesh->parent_bone].name;
+    if (!node_name[0] || !part->morph) return CNA_OK;
+    const cna_gltf_animation *anim = &doc->animations[a];
+    for (size_t c = 0; c < anim->channel_count; c++) {
+        const cna_gltf_animation_channel *ch = &anim->channels[c];
+        if (ch->path != CNA_GLTF_PATH_WEIGHTS || ch->target_node < 0 || (size_t)ch->target_node >= doc->node_count)
+            continue;
+        const cna_gltf_node *gn = &doc->nodes[ch->target_node];
+        if (!gn->name || strcmp(gn->name, node_name) != 0 || gn->mesh < 0) continue;
+        const cna_gltf_mesh *sm = &doc->meshes[gn->mesh];
+        const size_t want = part->morph->target_count;
+        /* the part's targets -> the library's, by name where both name them */
+        const bool by_name = mesh->target_names && sm->target_names && mesh->target_name_count == want;
+        int32_t *from = (int32_t *)cna__arena_calloc(&st->model->arena, want ? want : 1, sizeof *from);
+        if (!from) return oom(err);
+        bool identity = !by_name || sm->target_count == want;
+        for (size_t t = 0; t < want; t++) {
+            from[t] = -1;
+            if (by_name) {
+                for (size_t k = 0; k < sm->target_count; k++)
+                    if (sm->target_names[k] && strcmp(sm->target_names[k], mesh->target_names[t]) == 0) {
+                        from[t] = (int32_t)k;
+                        break;
+                    }
+            } else if (sm->target_count == want) {
+                from[t] = (int32_t)t;
+            }
+            if (from[t] != (int32_t)t) identity = false;
+        }
+        bool any = false;
+        for (size_t t = 0; t < want; t++) any = any || from[t] >= 0;
+        if (!any) return CNA_OK;
+        const cna_allocator arena_alloc = {arena_hook_alloc, arena_hook_free, &st->model->arena};
+        cna__owned_track *track = NULL;
+        cna_result r = cna__weight_track_build(&arena_alloc, doc, (int32_t)a, gn->mesh, &track, err);
+        if (r != CNA_OK) return r;
+        if (!track) return CNA_OK;
+        if (identity) {
+            *out = &track->track;
+            return CNA_OK;
+        }
+        /* reorder: target t takes the library's target from[t] (0 where the library has none) */
+        const cna_morph_weight_track *src = &track->track;
+        cna_morph_weight_track *t2 = (cna_morph_weight_track *)cna__arena_calloc(&st->model->arena, 1, sizeof *t2);
+        size_t n;
+        if (!t2 || !cna__mul_size(src->key_count, want, &n)) return oom(err);
+        float *v = (float *)cna__arena_calloc(&st->model->arena, n ? n : 1, sizeof(float));
+        float *ti = src->in_tangents ? (float *)cna__arena_calloc(&st->model->arena, n ? n : 1, sizeof(float)) : NULL;
+        float *to = src->out_tangents ? (float *)cna__arena_calloc(&st->model->arena, n ? n : 1, sizeof(float)) : NULL;
+        if (!v || (src->in_tangents && !ti) || (src->out_tangents && !to)) return oom(err);
+        for (size_t k = 0; k < src->key_count; k++)
+            for (size_t t = 0; t < want; t++) {
+                if (from[t] < 0) continue;
+                size_t s = k * src->target_count + (size_t)from[t];
+                v[k * want + t] = src->values[s];
+                if (ti) ti[k * want + t] = src->in_tangents[s];
+                if (to) to[k * want + t] = src->out_tangents[s];
+            }
+        *t2 = *src;
+        t2->target_count = want;
+        t2->values = v;
+        t2->in_tangents = ti;
+        t2->out_tangents = to;
+        *out = t2;
+        return CNA_OK;
+    }
+    return CNA_OK;
+}
+
+/* One library: its node map, its clips at animation `first`, its weight tracks, its diagnostics. */
+static cna_result bind_library(bind_state *st, const cna_clip_library *lib, size_t first, cna_error *err)
+{
+    const cna_gltf_document *doc = lib->doc;
+    const cna_model *m = st->base;
+    int32_t *map = (int32_t *)cna__calloc(&st->model->allocator, doc->node_count ? doc->node_count : 1,
+                                          sizeof *map);
+    if (!map) return oom(err);
+    name_list unbound, shared;
+    memset(&unbound, 0, sizeof unbound);
+    memset(&shared, 0, sizeof shared);
+    size_t bound_channels = 0, weight_channels = 0;
+    uint8_t *seen = (uint8_t *)cna__calloc(&st->model->allocator, doc->node_count ? doc->node_count : 1, 1);
+    if (!seen) {
+        cna__free(&st->model->allocator, map);
+        return oom(err);
+    }
+    for (size_t i = 0; i < doc->node_count; i++) {
+        bool dup = false;
+        int32_t b = doc->nodes[i].name && doc->nodes[i].name[0] ? find_name(&st->names, doc->nodes[i].name, &dup)
+                                                                 : -1;
+        map[i] = b >= 0 ? m->bones[b].gltf_node : -1;
+        if (b >= 0 && dup) seen[i] |= 2;
+    }
+    for (size_t a = 0; a < doc->animation_count; a++) {
+        const cna_gltf_animation *anim = &doc->animations[a];
+        for (size_t c = 0; c < anim->channel_count; c++) {
+            const cna_gltf_animation_channel *ch = &anim->channels[c];
+            int32_t node = ch->target_node;
+            if (node < 0 || (size_t)node >= doc->node_count) continue;
+            bool trs = ch->path == CNA_GLTF_PATH_TRANSLATION || ch->path == CNA_GLTF_PATH_ROTATION ||
+                       ch->path == CNA_GLTF_PATH_SCALE;
+            if (ch->path == CNA_GLTF_PATH_WEIGHTS) {
+                weight_channels++;
+                continue; /* counted as bound below, when a part takes it */
+            }
+            if (!trs) continue;
+            if (map[node] >= 0) {
+                bound_channels++;
+                st->reached[m->gltf_node_to_bone[map[node]]] = 1;
+                if ((seen[node] & 6) == 2) {
+                    name_list_add(&shared, doc->nodes[node].name);
+                    seen[node] |= 4;
+                }
+            } else if (!(seen[node] & 1)) {
+                seen[node] |= 1;
+                name_list_add(&unbound, node_name_or_empty(doc, node));
+            }
+        }
+    }
+    cna__free(&st->model->allocator, seen);
+
+    /* weight tracks: every morphed part gets the library's animations */
+    size_t bound_weights = 0;
+    cna_result r = CNA_OK;
+    const size_t total = st->model->pub.animation_count;
+    for (size_t i = 0; i < m->mesh_count && r == CNA_OK; i++) {
+        cna_model_mesh *mesh = &st->model->pub.meshes[i];
+        for (size_t k = 0; k < mesh->part_count && r == CNA_OK; k++) {
+            cna_model_part *part = &mesh->parts[k];
+            if (!part->morph) continue;
+            const cna_morph_weight_track **tracks = (const cna_morph_weight_track **)part->weight_tracks;
+            for (size_t a = 0; a < doc->animation_count && r == CNA_OK; a++) {
+                r = bind_weights(st, lib, a, &m->meshes[i], part, &tracks[first + a], err);
+                if (r == CNA_OK && tracks[first + a]) {
+                    bound_weights++;
+                    st->reached[mesh->parent_bone] = 1;
+                }
+            }
+            (void)total;
+        }
+    }
+    if (r == CNA_OK && bound_channels == 0 && bound_weights == 0) {
+        char more[48];
+        if (unbound.count == 0 && weight_channels == 0)
+            r = cna__error(err, CNA_ERROR_INVALID_DATA, "%s: no channel moves a node (nothing to bind)", lib->path);
+        else
+            r = cna__error(err, CNA_ERROR_INVALID_DATA,
+                           "%s: no channel binds to a node of the model (channels move %s%s)", lib->path,
+                           unbound.count ? unbound.text : "morph weights only",
+                           name_list_tail(&unbound, more, sizeof more));
+    }
+    if (r == CNA_OK) r = cna__extract_clips(&st->ctx, doc, map, first, st->node_clips, err);
+    if (r != CNA_OK && err) {
+        if (strncmp(err->message, lib->path, strlen(lib->path)) != 0) cna__error_prefix(err, "%s", lib->path);
+    }
+    cna__free(&st->model->allocator, map);
+    if (r != CNA_OK) return r;
+    char msg[600], more[48];
+    if (unbound.count) {
+        snprintf(msg, sizeof msg, "%s: %zu node(s) its channels move are not in the model: %s%s; their channels "
+                 "are ignored", lib->path, unbound.count, unbound.text, name_list_tail(&unbound, more, sizeof more));
+        if (!cna__model_diag_n(st->model, CNA_MODEL_DIAG_CLIP_UNBOUND, unbound.count, msg)) return oom(err);
+    }
+    if (shared.count) {
+        snprintf(msg, sizeof msg, "%s: %zu node name(s) name several nodes of the model: %s%s; each moves the "
+                 "one cna_model_find_bone finds", lib->path, shared.count, shared.text,
+                 name_list_tail(&shared, more, sizeof more));
+        if (!cna__model_diag_n(st->model, CNA_MODEL_DIAG_CLIP_NAME_AMBIGUOUS, shared.count, msg)) return oom(err);
+    }
+    return CNA_OK;
+}
+
+/* The model's diagnostics and markers, copied into the bound model. */
+static cna_result copy_base(bind_state *st, cna_error *err)
+{
+    const cna_model *m = st->base;
+    for (size_t i = 0; i < m->diagnostic_count; i++)
+        if (!cna__model_diag_n(st->model, m->diagnostics[i].code, m->diagnostics[i].count,
+                               m->diagnostics[i].message))
+            return oom(err);
+    for (size_t a = 0; m->animation_markers && a < m->animation_count; a++)
+        for (size_t k = 0; k < m->animation_markers[a].count; k++) {
+            const cna_marker *mk = &m->animation_markers[a].items[k];
+            if (!cna__model_insert_marker(st->model, a, mk->name, mk->ticks)) return oom(err);
+        }
+    return CNA_OK;
+}
+
+/* Room for `total` animations: new skin clip arrays (one per glTF skin,
+ * shared by its placements), scene-node clips, and weight-track arrays of
+ * morphed parts, the model's own first. */
+static cna_result grow_arrays(bind_state *st, size_t total, cna_error *err)
+{
+    const cna_model *m = st->base;
+    cna_model *out = &st->model->pub;
+    cna__arena *arena = &st->model->arena;
+    cna_model_skin *skins = m->skin_count ? (cna_model_skin *)cna__arena_calloc(arena, m->skin_count, sizeof *skins)
+                                          : NULL;
+    cna_clip *node_clips = (cna_clip *)cna__arena_calloc(arena, total, sizeof *node_clips);
+    if ((m->skin_count && !skins) || !node_clips) return oom(err);
+    for (size_t s = 0; s < m->skin_count; s++) {
+        skins[s] = m->skins[s];
+        size_t first = 0;
+        while (first < s && m->skins[first].gltf_skin != m->skins[s].gltf_skin) first++;
+        const cna_clip *clips = skins[first].data.clips;
+        if (first == s) {
+            cna_clip *c = (cna_clip *)cna__arena_calloc(arena, total, sizeof *c);
+            if (!c) return oom(err);
+            for (size_t a = 0; a < m->animation_count && a < m->skins[s].data.clip_count; a++)
+                c[a] = m->skins[s].data.clips[a];
+            clips = c;
+        }
+        skins[s].data.clips = clips;
+        skins[s].data.clip_count = total;
+    }
+    for (size_t a = 0; a < m->animation_count; a++) {
+        if (m->node_clips) node_clips[a] = m->node_clips[a];
+        else node_clips[a].target = CNA_CLIP_TARGET_SCENE_NODE;
+    }
+    cna_model_mesh *meshes = m->mesh_count ? (cna_model_mesh *)cna__arena_calloc(arena, m->mesh_count, sizeof *meshes)
+                                           : NULL;
+    if (m->mesh_count && !meshes) return oom(err);
+    for (size_t i = 0; i < m->mesh_count; i++) {
+        meshes[i] = m->meshes[i];
+        bool morphed = false;
+        for (size_t k = 0; k < m->meshes[i].part_count; k++) morphed = morphed || m->meshes[i].parts[k].morph;
+        if (!morphed) continue;
+        cna_model_part *parts = (cna_model_part *)cna__arena_calloc(arena, m->meshes[i].part_count, sizeof *parts);
+        if (!parts) return oom(err);
+        for (size_t k = 0; k < m->meshes[i].part_count; k++) {
+            parts[k] = m->meshes[i].parts[k];
+            if (!parts[k].morph) continue;
+            const cna_morph_weight_track **tracks =
+                (const cna_morph_weight_track **)cna__arena_calloc(arena, total, sizeof *tracks);
+            if (!tracks) return oom(err);
+            for (size_t a = 0; a < m->animation_count && a < parts[k].weight_track_count; a++)
+                tracks[a] = parts[k].weight_tracks[a];
+            parts[k].weight_tracks = tracks;
+            parts[k].weight_track_count = total;
+        }
+        meshes[i].parts = parts;
+    }
+    out->skins = skins;
+    out->node_clips = node_clips;
+    out->meshes = meshes;
+    out->animation_count = total;
+    st->node_clips = node_clips;
+    return CNA_OK;
+}
+
+/* A morphed part whose model had no weight track gets one from a library:
+ * its carrier's single track (the first animation that has one) follows, as
+ * an import of the file with the channel in it would set it. */
+static cna_result settle_carriers(bind_state *st, cna_error *err)
+{
+    cna_model *out = &st->model->pub;
+    for (size_t i = 0; i < out->mesh_count; i++)
+        for (size_t k = 0; k < out->meshes[i].part_count; k++) {
+            cna_model_part *part = &out->meshes[i].parts[k];
+            if (!part->morph || part->morph->weight_track) continue;
+            for (size_t a = 0; a < part->weight_track_count; a++) {
+                if (!part->weight_tracks[a]) continue;
+                cna_morph_target_data *d =
+                    (cna_morph_target_data *)cna__arena_calloc(&st->model->arena, 1, sizeof *d);
+                if (!d) return oom(err);
+                *d = *part->morph;
+                d->weight_track = part->weight_tracks[a];
+                part->morph = d;
+                break;
+            }
+        }
+    return CNA_OK;
+}
+
+/* The key magnitudes of the model's own clips, per glTF node (the importer
+ * kept them while importing; a bound model's check needs them again). */
+static void base_key_magnitudes(bind_state *st)
+{
+    const cna_model *m = st->base;
+    double *ks = st->ctx.node_key_scale, *kt = st->ctx.node_key_translation;
+    for (size_t a = 0; a < m->animation_count; a++) {
+        for (size_t s = 0; s <= m->skin_count; s++) {
+            const cna_clip *clip = s < m->skin_count ? (a < m->skins[s].data.clip_count ? &m->skins[s].data.clips[a] : NULL)
+                                                     : (m->node_clips ? &m->node_clips[a] : NULL);
+            if (!clip) continue;
+            for (size_t t = 0; t < clip->track_count; t++) {
+                const cna_bone_track *tr = &clip->tracks[t];
+                int32_t node;
+                if (s < m->skin_count) {
+                    if (tr->bone < 0 || (size_t)tr->bone >= m->skins[s].joint_count) continue;
+                    node = m->skins[s].palette_to_gltf_node[tr->bone];
+                } else {
+                    if (tr->bone < 0 || (size_t)tr->bone >= m->bone_count) continue;
+                    node = m->bones[tr->bone].gltf_node;
+                }
+                if (node < 0 || (size_t)node >= m->gltf_node_count) continue;
+                for (size_t k = 0; k < tr->key_count; k++) {
+                    const cna_keyframe *key = &tr->keys[k];
+                    double l = fabs((double)key->scale.x);
+                    if (!(fabs((double)key->scale.y) <= l)) l = fabs((double)key->scale.y);
+                    if (!(fabs((double)key->scale.z) <= l)) l = fabs((double)key->scale.z);
+                    double t2 = sqrt((double)key->translation.x * key->translation.x +
+                                     (double)key->translation.y * key->translation.y +
+                                     (double)key->translation.z * key->translation.z);
+                    if (!(l <= ks[node])) ks[node] = l;
+                    if (!(t2 <= kt[node])) kt[node] = t2;
+                }
+            }
+        }
+    }
+}
+
+cna_result cna_model_bind_clips(const cna_model *model, const cna_clip_library *const *libraries,
+                                size_t library_count, const cna_bind_options *opts, cna_model **out,
+                                cna_error *err)
+{
+    if (!model || !out)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "bind clips: NULL %s", model ? "out" : "model");
+    if (library_count > 0 && !libraries)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "bind clips: NULL libraries with library_count %zu",
+                          library_count);
+    size_t total = model->animation_count;
+    for (size_t i = 0; i < library_count; i++) {
+        if (!libraries[i])
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "bind clips: libraries[%zu] is NULL", i);
+        size_t n = libraries[i]->doc->animation_count;
+        if (n > SIZE_MAX / sizeof(cna_clip) - total)
+            return cna__error(err, CNA_ERROR_LIMIT, "bind clips: too many animations");
+        total += n;
+    }
+    const cna__model *base = (const cna__model *)model;
+    cna_bind_options defaults;
+    memset(&defaults, 0, sizeof defaults);
+    const cna_bind_options *o = opts ? opts : &defaults;
+    const bool own_alloc = o->allocator.alloc || o->allocator.free;
+    cna__model *nm = cna__model_new(own_alloc ? &o->allocator : &base->allocator);
+    if (!nm) return oom(err);
+    nm->pub = *model;
+    nm->pub.diagnostics = NULL;
+    nm->pub.diagnostic_count = 0;
+    nm->pub.animation_markers = NULL;
+    nm->pub.animation_count = model->animation_count;
+
+    bind_state st;
+    memset(&st, 0, sizeof st);
+    st.base = model;
+    st.model = nm;
+    cna_result r = grow_arrays(&st, total, err);   /* animation_count = total: the marker table's size */
+    if (r == CNA_OK) r = copy_base(&st, err);
+    if (r == CNA_OK) r = build_destination(&st, err);
+    if (r == CNA_OK) r = build_names(&st, err);
+    if (r == CNA_OK) base_key_magnitudes(&st);
+    size_t first = model->animation_count;
+    for (size_t i = 0; i < library_count && r == CNA_OK; i++) {
+        r = bind_library(&st, libraries[i], first, err);
+        first += libraries[i]->doc->animation_count;
+    }
+    if (r == CNA_OK) r = settle_carriers(&st, err);
+    if (r == CNA_OK && library_count > 0) {
+        name_list unreached;
+        memset(&unreached, 0, sizeof unreached);
+        for (size_t b = 0; b < model->bone_count; b++)
+            if (!st.reached[b]) name_list_add(&unreached, model->bones[b].name[0] ? model->bones[b].name : "(unnamed)");
+        if (unreached.count) {
+            char msg[600], more[48];
+            snprintf(msg, sizeof msg, "%zu node(s) of the model are moved by no channel of the bound libraries: "
+                     "%s%s; they keep their rest pose in those animations", unreached.count, unreached.text,
+                     name_list_tail(&unreached, more, sizeof more));
+            if (!cna__model_diag_n(nm, CNA_MODEL_DIAG_CLIP_UNREACHED, unreached.count, msg)) r = oom(err);
+        }
+    }
+    if (r == CNA_OK)
+        r = cna__import_check_magnitudes(&st.ctx, st.ctx.node_key_scale, st.ctx.node_key_translation, err);
+    if (r != CNA_OK) {
+        cna_model_free(&nm->pub);
+        return r;
+    }
+    *out = &nm->pub;
+    return CNA_OK;
+}
