@@ -64,6 +64,7 @@ void cna_cli_bench_help(FILE *out)
             "                   (character / player), bytes_per_character, model_bytes,\n"
             "                   runs; the import time then goes to stderr\n"
             CNA_CLI_ASSET_ROOT_HELP(" ", "                   ")
+            CNA_CLI_CLIPS_HELP("     ", "                   ")
             "  -h, --help       print this help\n"
             "\n"
             "exit status: 0 measured; 1 the file is refused (\"error: FILE: message\");\n"
@@ -180,6 +181,10 @@ static int run_bench(const bench_args *a)
     memset(&io, 0, sizeof io);
     io.gltf.asset_root = a->asset_root;
     if (cna_model_load_any(a->file, &io, &m, &err)) return cna_cli_report_error(a->file, &err);
+    if (cna_cli_clips_bind(&m, NULL, &err) != CNA_OK) { /* --clips: their animations are played too */
+        cna_model_free(m);
+        return cna_cli_report_error(NULL, &err);
+    }
     if (a->clip) {
         /* Clip i of every skin is animation i: the same names as cna pose --animation. */
         size_t i = 0;

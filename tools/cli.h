@@ -186,6 +186,31 @@ cna_result cna_cli_load_gltf(const char *path, const struct cna_import_options *
 cna_result cna_cli_load_any(const char *path, const struct cna_import_options *opts, struct cna_model **out,
                             cna_cli_files *files, cna_error *err);
 
+/* ---- clip libraries (tools/clips.c): --clips FILE, repeatable ----
+ * On inspect, pose, render, view, bench and convert: the animations of other
+ * glTF/GLB files bound to the model by node name (cna/clips.h), numbered
+ * after the model's own. */
+#define CNA_CLI_CLIPS_HELP(gap, indent)                                                        \
+    "  --clips FILE" gap "play FILE's animations too (.gltf or .glb; repeatable):\n"      \
+    indent "bound to the model's nodes by name, numbered after\n"                        \
+    indent "the model's own animations, in file order\n"
+
+/* Takes every `--clips FILE` out of argv (before a "--"), keeping them for
+ * cna_cli_clips_bind; argv[0] is the command name. A command that does not
+ * take them: usage error. Returns -1, or an exit code after printing why. */
+int cna_cli_clips_take(const cna_cli_command *command, int *argc, char **argv);
+/* Number of --clips files given, and each path. */
+size_t cna_cli_clips_count(void);
+const char *cna_cli_clips_path(size_t i);
+/* With --clips given: loads each file and binds them all to *model, which
+ * becomes the bound model (the model itself is kept and freed at exit, after
+ * the bound one); each file is added to `files` (may be NULL). Without
+ * --clips: nothing. Errors name the file. */
+cna_result cna_cli_clips_bind(struct cna_model **model, cna_cli_files *files, cna_error *err);
+/* `cna inspect --clips`: each file's animations with their bound indices and
+ * matched/unmatched node names, then the binding's warnings. */
+bool cna_cli_clips_print(FILE *out, const struct cna_model *bound);
+
 /* ---- commands ---- */
 int cna_cli_inspect_run(int argc, char **argv);
 void cna_cli_inspect_help(FILE *out);

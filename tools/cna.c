@@ -213,5 +213,8 @@ int main(int argc, char **argv)
         cna__print_usage(stderr);
         return CNA_CLI_EXIT_USAGE;
     }
-    return command->run(argc - 1, argv + 1);
+    int sub_argc = argc - 1;
+    int taken = cna_cli_clips_take(command, &sub_argc, argv + 1);
+    if (taken >= 0) return taken;
+    return command->run(sub_argc, argv + 1);
 }

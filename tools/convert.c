@@ -81,6 +81,7 @@ void cna_cli_convert_help(FILE *out)
             "                       outside the animation or an unknown ANIM refuses the\n"
             "                       file (exit 1)\n"
             CNA_CLI_ASSET_ROOT_HELP("     ", "                       ")
+            CNA_CLI_CLIPS_HELP("         ", "                       ")
             CNA_CLI_SPLIT_PALETTES_HELP("     ", "                       ")
             "  -h, --help           print this help\n"
             "\n"

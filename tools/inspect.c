@@ -37,6 +37,7 @@ void cna_cli_inspect_help(FILE *out)
             "  --brief              print a few lines: the document's counts and the model's\n"
             "                       key facts\n"
             CNA_CLI_ASSET_ROOT_HELP("     ", "                       ")
+            CNA_CLI_CLIPS_HELP("         ", "                       ")
             CNA_CLI_SPLIT_PALETTES_HELP("     ", "                       ")
             "  --                   end of options (for a FILE starting with '-')\n"
             "  -h, --help           print this help\n"
@@ -498,6 +499,27 @@ static int inspect_cnb(const char *path, bool json, bool brief)
     return CNA_CLI_EXIT_OK;
 }
 
+/* --clips: the model bound to the libraries, each bound animation with its
+ * matched and unmatched targets (tools/clips.c). */
+static int inspect_clips(const char *path, const cna_import_options *io)
+{
+    cna_model *m = NULL;
+    cna_error err;
+    memset(&err, 0, sizeof err);
+    cna_cli_files files;
+    memset(&files, 0, sizeof files);
+    cna_result r = cna_cli_load_any(path, io, &m, &files, &err);
+    cna_cli_files_free(&files);
+    if (r != CNA_OK) return cna_cli_report_error(NULL, &err);
+    bool ok = cna_cli_clips_print(stdout, m);
+    cna_model_free(m);
+    if (!ok) {
+        fprintf(stderr, "error: %s: cannot list the --clips bindings\n", path);
+        return CNA_CLI_EXIT_FAILURE;
+    }
+    return CNA_CLI_EXIT_OK;
+}
+
 /* ------------------------------------------------------------ command */
 
 int cna_cli_inspect_run(int argc, char **argv)
@@ -533,10 +555,17 @@ int cna_cli_inspect_run(int argc, char **argv)
     }
     if (!path) return cna_cli_usage_error(self, "missing FILE");
     if (json && brief) return cna_cli_usage_error(self, "--json and --brief do not combine");
+    if (json && cna_cli_clips_count() > 0)
+        return cna_cli_usage_error(self, "--clips lists its bindings in the text output; it does not combine "
+                                         "with --json");
 
     const cna_cli_file_kind kind = cna_cli_probe_file(path, true);
     if (kind == CNA_CLI_FILE_UNUSABLE) return CNA_CLI_EXIT_FAILURE;
-    if (kind == CNA_CLI_FILE_CNB) return inspect_cnb(path, json, brief);
+    if (kind == CNA_CLI_FILE_CNB) {
+        int rc = inspect_cnb(path, json, brief);
+        if (rc == CNA_CLI_EXIT_OK && cna_cli_clips_count() > 0) rc = inspect_clips(path, NULL);
+        return rc;
+    }
     cna_gltf_document *doc = NULL;
     cna_error err;
     cna_gltf_options gltf_options;
@@ -550,6 +579,10 @@ int cna_cli_inspect_run(int argc, char **argv)
               : brief ? print_brief(stdout, path, doc, &io)
                       : print_text(stdout, path, doc, &io);
     cna_gltf_document_free(doc);
+    if (ok && cna_cli_clips_count() > 0) {
+        int rc = inspect_clips(path, &io);
+        if (rc != CNA_CLI_EXIT_OK) return rc;
+    }
     if (fflush(stdout) != 0 || ferror(stdout)) ok = false;
     if (!ok) {
         fprintf(stderr, "error: %s: out of memory or cannot write the summary\n", path);

@@ -131,6 +131,10 @@ cna_result cna_cli_load_gltf(const char *path, const cna_import_options *opts, c
     if (!add_document_files(files, path, doc)) r = out_of_memory(err);
     if (r == CNA_OK) r = cna_model_import_gltf(doc, opts, out, err);
     cna_gltf_document_free(doc);
+    if (r == CNA_OK && (r = cna_cli_clips_bind(out, files, err)) != CNA_OK) {
+        cna_model_free(*out);
+        *out = NULL;
+    }
     return r;
 }
 
@@ -149,5 +153,10 @@ cna_result cna_cli_load_any(const char *path, const cna_import_options *opts, cn
     if (!cna_cnb_is_cnb(magic, got)) return cna_cli_load_gltf(path, opts, out, files, err);
     /* A .cnb embeds its images: the file itself is the only input. */
     if (!cna_cli_files_add(files, path, "the input model")) return out_of_memory(err);
-    return cna_model_load_any(path, opts, out, err);
+    cna_result r = cna_model_load_any(path, opts, out, err);
+    if (r == CNA_OK && (r = cna_cli_clips_bind(out, files, err)) != CNA_OK) {
+        cna_model_free(*out);
+        *out = NULL;
+    }
+    return r;
 }

@@ -70,6 +70,7 @@ void cna_cli_pose_help(FILE *out)
             "  --weight W           its weight, a number in [0, 1] (default 0.5); 0 gives\n"
             "                       the --animation pose, bit for bit\n"
             CNA_CLI_ASSET_ROOT_HELP("     ", "                       ")
+            CNA_CLI_CLIPS_HELP("         ", "                       ")
             CNA_CLI_SPLIT_PALETTES_HELP("     ", "                       ")
             "  -h, --help           print this help\n"
             "\n"
@@ -288,6 +289,10 @@ static int pose_run(pose_args *a)
     }
     cna_gltf_document_free(doc); /* the model keeps all it needs */
     doc = NULL;
+    if (cna_cli_clips_bind(&m, NULL, &err) != CNA_OK) {
+        cna_model_free(m);
+        return cna_cli_report_error(NULL, &err);
+    }
     int rc = CNA_CLI_EXIT_FAILURE;
     long anim = -1;
     cna_character *ch = NULL;

@@ -100,6 +100,7 @@ void cna_cli_render_help(FILE *out)
             "                      animation, looping: at --blend-time + t\n"
             "  --weight W          its weight, a number in [0, 1] (default 0.5)\n"
             CNA_CLI_ASSET_ROOT_HELP("    ", "                      ")
+            CNA_CLI_CLIPS_HELP("        ", "                      ")
             CNA_CLI_SPLIT_PALETTES_HELP("    ", "                      ")
             "  -o OUT.png          the PNG to write (required unless --gif is given); only\n"
             "                      .png and .gif outputs are written\n"

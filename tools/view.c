@@ -85,6 +85,7 @@ void cna_cli_view_help(FILE *out)
             "                        refused when it is FILE or one of its buffers or images)\n"
             "  --help-overlay        start with the key overlay shown (as after F1)\n"
             CNA_CLI_ASSET_ROOT_HELP("      ", "                        ")
+            CNA_CLI_CLIPS_HELP("          ", "                        ")
             CNA_CLI_SPLIT_PALETTES_HELP("      ", "                        ")
             "  -h, --help            print this help\n"
             "\n"

@@ -677,6 +677,47 @@ static void library_queries(void **state)
     assert_string_equal(cna_clip_library_path(NULL), "");
 }
 
+
+/* Playing a bound clip allocates nothing: a character on the bound model,
+ * created with a counting allocator, plays, crossfades and poses without a
+ * call to it after its set-up. */
+static size_t g_allocs;
+static void *count_alloc(void *user, size_t size)
+{
+    (void)user;
+    g_allocs++;
+    return malloc(size);
+}
+static void count_free(void *user, void *p)
+{
+    (void)user;
+    free(p);
+}
+
+static void crafted_playing_allocates_nothing(void **state)
+{
+    crafted *c = *state;
+    cna_model *bound = bind(c->model, c->lib);
+    cna_character_options o;
+    memset(&o, 0, sizeof o);
+    o.allocator.alloc = count_alloc;
+    o.allocator.free = count_free;
+    cna_character *ch = NULL;
+    cna_error err;
+    assert_int_equal(cna_character_create(bound, &o, &ch, &err), CNA_OK);
+    assert_int_equal(cna_character_play(ch, 1, &err), CNA_OK);
+    assert_int_equal(cna_character_crossfade(ch, 0, 1, 2, 0.2, 0, &err), CNA_OK); /* sets up the blend */
+    assert_int_equal(cna_character_update(ch, 0.01, &err), CNA_OK);
+    const size_t before = g_allocs;
+    for (int f = 0; f < 120; f++) {
+        if (f == 60) assert_int_equal(cna_character_crossfade(ch, 1, 0, 1, 0.3, 0, &err), CNA_OK);
+        assert_int_equal(cna_character_update(ch, 1.0 / 60, &err), CNA_OK);
+    }
+    assert_int_equal(g_allocs, before);
+    cna_character_free(ch);
+    cna_model_free(bound);
+}
+
 /* Refusals: exact messages, *out untouched, the model unchanged. */
 static void refusals(void **state)
 {
@@ -731,6 +772,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(crafted_diagnostics, crafted_setup, crafted_teardown),
         cmocka_unit_test_setup_teardown(crafted_markers, crafted_setup, crafted_teardown),
         cmocka_unit_test_setup_teardown(library_queries, crafted_setup, crafted_teardown),
+        cmocka_unit_test_setup_teardown(crafted_playing_allocates_nothing, crafted_setup, crafted_teardown),
         cmocka_unit_test_setup_teardown(refusals, crafted_setup, crafted_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

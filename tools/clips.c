@@ -1,0 +1,152 @@
+/*
+ * tools/clips.c — `--clips FILE` (repeatable) on inspect, pose, render, view,
+ * bench and convert: the animations of other glTF/GLB files bound to the
+ * model by node name (cna/clips.h), numbered after the model's own.
+ *
+ * main() takes the options out of the command line before the command sees
+ * it (cna_cli_clips_take); the model loaders of tools/paths.c then bind them
+ * (cna_cli_clips_bind), so that every command plays them like the model's
+ * own animations. The model a bound model was made from must outlive it: it
+ * is kept here and freed at exit, after the command freed the bound model.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cna/clips.h"
+#include "cna/model.h"
+
+static const char **g_paths;
+static size_t g_count;
+static cna_model **g_bases;
+static size_t g_base_count;
+
+static void free_bases(void)
+{
+    for (size_t i = 0; i < g_base_count; i++) cna_model_free(g_bases[i]);
+    free(g_bases);
+    free(g_paths);
+    g_bases = NULL;
+    g_paths = NULL;
+    g_base_count = g_count = 0;
+}
+
+int cna_cli_clips_take(const cna_cli_command *command, int *argc, char **argv)
+{
+    static const char *const takers[] = {"inspect", "pose", "render", "view", "bench", "convert"};
+    bool takes = false;
+    for (size_t i = 0; i < sizeof takers / sizeof takers[0]; i++) takes = takes || strcmp(command->name, takers[i]) == 0;
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            while (i < *argc) argv[out++] = argv[i++];
+            break;
+        }
+        if (strcmp(argv[i], "--clips") != 0) {
+            argv[out++] = argv[i];
+            continue;
+        }
+        if (!takes) return cna_cli_usage_error(command, "unknown option '--clips'");
+        if (i + 1 >= *argc) return cna_cli_usage_error(command, "--clips needs a value");
+        const char **grown = (const char **)realloc(g_paths, (g_count + 1) * sizeof *g_paths);
+        if (!grown) {
+            fprintf(stderr, "error: out of memory\n");
+            return CNA_CLI_EXIT_FAILURE;
+        }
+        if (!g_paths) atexit(free_bases);
+        g_paths = grown;
+        g_paths[g_count++] = argv[++i];
+    }
+    argv[out] = NULL;
+    *argc = out;
+    return -1;
+}
+
+size_t cna_cli_clips_count(void) { return g_count; }
+
+const char *cna_cli_clips_path(size_t i) { return i < g_count ? g_paths[i] : NULL; }
+
+cna_result cna_cli_clips_bind(cna_model **model, cna_cli_files *files, cna_error *err)
+{
+    if (g_count == 0) return CNA_OK;
+    cna_model **grown = (cna_model **)realloc(g_bases, (g_base_count + 1) * sizeof *g_bases);
+    cna_clip_library **libs = (cna_clip_library **)calloc(g_count, sizeof *libs);
+    if (!grown || !libs) {
+        if (grown) g_bases = grown;
+        free(libs);
+        err->code = CNA_ERROR_OUT_OF_MEMORY;
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return CNA_ERROR_OUT_OF_MEMORY;
+    }
+    g_bases = grown;
+    cna_result r = CNA_OK;
+    for (size_t i = 0; i < g_count && r == CNA_OK; i++) {
+        if (files && !cna_cli_files_add(files, g_paths[i], "--clips file %zu", i + 1)) {
+            err->code = r = CNA_ERROR_OUT_OF_MEMORY;
+            snprintf(err->message, sizeof err->message, "out of memory");
+            break;
+        }
+        r = cna_clip_library_load_file(g_paths[i], NULL, &libs[i], err);
+    }
+    cna_model *bound = NULL;
+    if (r == CNA_OK) r = cna_model_bind_clips(*model, (const cna_clip_library *const *)libs, g_count, NULL, &bound, err);
+    for (size_t i = 0; i < g_count; i++) cna_clip_library_free(libs[i]);
+    free(libs);
+    if (r != CNA_OK) return r;
+    g_bases[g_base_count++] = *model;
+    *model = bound;
+    return CNA_OK;
+}
+
+bool cna_cli_clips_print(FILE *out, const cna_model *bound)
+{
+    size_t first = 0;
+    cna_error err;
+    /* the model's own animations come first: the bound model has this many more */
+    size_t added = 0;
+    cna_clip_library **libs = (cna_clip_library **)calloc(g_count ? g_count : 1, sizeof *libs);
+    if (!libs) return false;
+    bool ok = true;
+    for (size_t i = 0; i < g_count && ok; i++) {
+        if (cna_clip_library_load_file(g_paths[i], NULL, &libs[i], &err) != CNA_OK) ok = false;
+        else added += cna_clip_library_animation_count(libs[i]);
+    }
+    if (ok) first = bound->animation_count - added;
+    for (size_t i = 0; i < g_count && ok; i++) {
+        const cna_clip_library *lib = libs[i];
+        size_t n = cna_clip_library_animation_count(lib);
+        fprintf(out, "clips %s: %zu animation%s, bound as animations %zu..%zu\n", g_paths[i], n, n == 1 ? "" : "s",
+                first, first + n - 1);
+        for (size_t a = 0; a < n; a++) {
+            size_t targets = cna_clip_library_target_count(lib, a), matched = 0;
+            for (size_t t = 0; t < targets; t++)
+                if (cna_model_find_bone(bound, cna_clip_library_target_name(lib, a, t)) >= 0 &&
+                    cna_clip_library_target_name(lib, a, t)[0])
+                    matched++;
+            fprintf(out, "  animation %zu \"%s\": %zu of %zu targets matched", first + a,
+                    cna_clip_library_animation_name(lib, a), matched, targets);
+            if (matched < targets) {
+                fputs("; unmatched:", out);
+                for (size_t t = 0; t < targets; t++) {
+                    const char *name = cna_clip_library_target_name(lib, a, t);
+                    if (name[0] && cna_model_find_bone(bound, name) >= 0) continue;
+                    fprintf(out, " \"%s\"", name);
+                }
+            }
+            fputc('\n', out);
+        }
+        first += n;
+    }
+    if (ok) {
+        const char *codes[] = {CNA_MODEL_DIAG_CLIP_UNBOUND, CNA_MODEL_DIAG_CLIP_UNREACHED,
+                               CNA_MODEL_DIAG_CLIP_NAME_AMBIGUOUS};
+        for (size_t c = 0; c < 3; c++) {
+            const cna_model_diagnostic *d = cna_model_find_diagnostic(bound, codes[c]);
+            if (d) fprintf(out, "  warning %s (x%zu): %s\n", d->code, d->count, d->message);
+        }
+    }
+    for (size_t i = 0; i < g_count; i++) cna_clip_library_free(libs[i]);
+    free(libs);
+    return ok && !ferror(out);
+}
