@@ -193,7 +193,16 @@ cna_result cna_cli_load_any(const char *path, const struct cna_import_options *o
 #define CNA_CLI_CLIPS_HELP(gap, indent)                                                        \
     "  --clips FILE" gap "play FILE's animations too (.gltf or .glb; repeatable):\n"      \
     indent "bound to the model's nodes by name, numbered after\n"                        \
-    indent "the model's own animations, in file order\n"
+    indent "the model's own animations, in file order\n"                               \
+    "  --retarget" gap "  with --clips: retarget them onto this skeleton\n"              \
+    indent "(world rotations relative to each rest pose, the\n"                         \
+    indent "hips' motion scaled by the hips' heights)\n"                                \
+    "  --retarget-map FILE\n"                                                           \
+    indent "joint names, JSON {\"map\": {\"joint\": \"library joint\"}}\n"     \
+    "  --retarget-hips NAME\n"                                                          \
+    indent "the model's hips joint (default: hips or pelvis)\n"                          \
+    "  --retarget-align\n"                                                              \
+    indent "first turn the rest pose's mapped bones to the library's\n"
 
 /* Takes every `--clips FILE` out of argv (before a "--"), keeping them for
  * cna_cli_clips_bind; argv[0] is the command name. A command that does not

@@ -17,6 +17,8 @@
 #include "cna/clips.h"
 #include "cna/model.h"
 
+static bool g_retarget, g_align;
+static const char *g_map_path, *g_hips;
 static const char **g_paths;
 static size_t g_count;
 static cna_model **g_bases;
@@ -43,7 +45,18 @@ int cna_cli_clips_take(const cna_cli_command *command, int *argc, char **argv)
             while (i < *argc) argv[out++] = argv[i++];
             break;
         }
-        if (strcmp(argv[i], "--clips") != 0) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--retarget") == 0 || strcmp(arg, "--retarget-align") == 0 ||
+            strcmp(arg, "--retarget-map") == 0 || strcmp(arg, "--retarget-hips") == 0) {
+            if (!takes) return cna_cli_usage_error(command, "unknown option '%s'", arg);
+            if (strcmp(arg, "--retarget") == 0) g_retarget = true;
+            else if (strcmp(arg, "--retarget-align") == 0) g_align = true;
+            else if (i + 1 >= *argc) return cna_cli_usage_error(command, "%s needs a value", arg);
+            else if (strcmp(arg, "--retarget-map") == 0) g_map_path = argv[++i];
+            else g_hips = argv[++i];
+            continue;
+        }
+        if (strcmp(arg, "--clips") != 0) {
             argv[out++] = argv[i];
             continue;
         }
@@ -60,6 +73,10 @@ int cna_cli_clips_take(const cna_cli_command *command, int *argc, char **argv)
     }
     argv[out] = NULL;
     *argc = out;
+    if ((g_align || g_map_path || g_hips) && !g_retarget)
+        return cna_cli_usage_error(command, "%s needs --retarget",
+                                   g_align ? "--retarget-align" : g_map_path ? "--retarget-map" : "--retarget-hips");
+    if (g_retarget && g_count == 0) return cna_cli_usage_error(command, "--retarget needs --clips FILE");
     return -1;
 }
 
@@ -90,7 +107,22 @@ cna_result cna_cli_clips_bind(cna_model **model, cna_cli_files *files, cna_error
         r = cna_clip_library_load_file(g_paths[i], NULL, &libs[i], err);
     }
     cna_model *bound = NULL;
-    if (r == CNA_OK) r = cna_model_bind_clips(*model, (const cna_clip_library *const *)libs, g_count, NULL, &bound, err);
+    cna_bind_options o;
+    memset(&o, 0, sizeof o);
+    cna_retarget_map *map = NULL;
+    o.retarget = g_retarget;
+    o.retarget_align = g_align;
+    o.retarget_hips = g_hips;
+    if (r == CNA_OK && g_map_path) {
+        if (files && !cna_cli_files_add(files, g_map_path, "the --retarget-map file")) {
+            err->code = r = CNA_ERROR_OUT_OF_MEMORY;
+            snprintf(err->message, sizeof err->message, "out of memory");
+        }
+        if (r == CNA_OK) r = cna_retarget_map_load_file(g_map_path, &map, err);
+        if (r == CNA_OK) o.retarget_map = cna_retarget_map_pairs(map, &o.retarget_map_count);
+    }
+    if (r == CNA_OK) r = cna_model_bind_clips(*model, (const cna_clip_library *const *)libs, g_count, &o, &bound, err);
+    cna_retarget_map_free(map);
     for (size_t i = 0; i < g_count; i++) cna_clip_library_free(libs[i]);
     free(libs);
     if (r != CNA_OK) return r;
@@ -140,8 +172,9 @@ bool cna_cli_clips_print(FILE *out, const cna_model *bound)
     }
     if (ok) {
         const char *codes[] = {CNA_MODEL_DIAG_CLIP_UNBOUND, CNA_MODEL_DIAG_CLIP_UNREACHED,
-                               CNA_MODEL_DIAG_CLIP_NAME_AMBIGUOUS};
-        for (size_t c = 0; c < 3; c++) {
+                               CNA_MODEL_DIAG_CLIP_NAME_AMBIGUOUS, CNA_MODEL_DIAG_RETARGET_UNMAPPED,
+                               CNA_MODEL_DIAG_RETARGET_MAP_UNUSED, CNA_MODEL_DIAG_RETARGET_HIPS};
+        for (size_t c = 0; c < sizeof codes / sizeof codes[0]; c++) {
             const cna_model_diagnostic *d = cna_model_find_diagnostic(bound, codes[c]);
             if (d) fprintf(out, "  warning %s (x%zu): %s\n", d->code, d->count, d->message);
         }

@@ -109,10 +109,59 @@ CNA_API size_t cna_clip_library_target_count(const cna_clip_library *library, si
 CNA_API const char *cna_clip_library_target_name(const cna_clip_library *library, size_t animation,
                                                  size_t target);
 
+/* One entry of a retargeting name map: the model's joint `target` takes
+ * the library's joint `source`, or no source (NULL). */
+typedef struct cna_retarget_pair {
+    const char *target;
+    const char *source;
+} cna_retarget_pair;
+
 /* Options of cna_model_bind_clips; zero (or NULL) means every default. */
 typedef struct cna_bind_options {
     cna_allocator allocator;  /* for the bound model's own storage; default: the model's */
+    /* false (default): the library's channels play as authored on the nodes
+     * of the same names. true: retargeted (docs/clips.md, "Retargeting"):
+     * every animation becomes the model's own motion following the
+     * library's world rotations, relative to each skeleton's reference pose,
+     * the hips' displacement scaled by the ratio of the hips' heights. */
+    bool retarget;
+    /* Retargeting only. The joint map, in this order: exact names; these
+     * pairs over them (a source name the library lacks is refused, a target
+     * name the model lacks is the diagnostic retarget-map-unused); then, for
+     * joints still unmatched, the humanoid names (Mixamo, Unreal, Rigify,
+     * .L/.R, _l/_r, Left/Right: docs/clips.md). */
+    const cna_retarget_pair *retarget_map;
+    size_t retarget_map_count;
+    /* The model's hips joint; NULL: the joint named hips or pelvis (any case,
+     * after a "...:", "...|" or "DEF-" prefix). The library's hips are the
+     * joint mapped to it (else found by the same rule). */
+    const char *retarget_hips;
+    /* Reference alignment: the model's reference becomes its rest with,
+     * parent first, every mapped joint that has exactly one mapped child
+     * turned by the smallest rotation that points it at that child as the
+     * library's rest does (an A-pose character follows T-pose clips). */
+    bool retarget_align;
 } cna_bind_options;
+
+/* A retargeting name map read from a JSON file {"map": {"target joint":
+ * "source joint" or null, ...}} (other top-level keys are ignored).
+ * Errors: CNA_ERROR_IO (cannot read, naming the file), CNA_ERROR_PARSE (not
+ * JSON), CNA_ERROR_INVALID_DATA (no "map" object, or a value that is
+ * neither a string nor null, naming the key), CNA_ERROR_LIMIT (over 16 MiB),
+ * CNA_ERROR_INVALID_ARGUMENT (NULL). Free with cna_retarget_map_free. */
+typedef struct cna_retarget_map cna_retarget_map;
+CNA_API cna_result cna_retarget_map_load_file(const char *path, cna_retarget_map **out, cna_error *err);
+/* The pairs (owned by the map) and their count; NULL and 0 for NULL. */
+CNA_API const cna_retarget_pair *cna_retarget_map_pairs(const cna_retarget_map *map, size_t *count);
+CNA_API void cna_retarget_map_free(cna_retarget_map *map);
+
+/* Retargeting: the model's joints that no library joint maps to (they keep
+ * their reference pose); the map's target names the model lacks; the hips
+ * found and their height ratio. */
+#define CNA_MODEL_DIAG_RETARGET_UNMAPPED "retarget-joint-unmapped"
+#define CNA_MODEL_DIAG_RETARGET_MAP_UNUSED "retarget-map-unused"
+#define CNA_MODEL_DIAG_RETARGET_HIPS "retarget-hips"
+
 
 /* Bind libraries[0 .. library_count) to `model`: *out is a new model whose
  * animations are the model's own (same indices) followed by each library's in

@@ -19,6 +19,7 @@
 #include "cna/clips.h"
 #include "model/mesh_internal.h"
 #include "model/model_internal.h"
+#include "model/retarget_internal.h"
 
 struct cna_clip_library {
     cna_allocator allocator;
@@ -240,6 +241,7 @@ typedef struct bind_state {
     cna_gltf_document dest;
     name_index names;
     uint8_t *reached;           /* per bone: moved by some library channel */
+    const cna_bind_options *options;
     cna_clip *node_clips;
 } bind_state;
 
@@ -430,6 +432,9 @@ static cna_result bind_weights(bind_state *st, const cna_clip_library *lib, size
 /* One library: its node map, its clips at animation `first`, its weight tracks, its diagnostics. */
 static cna_result bind_library(bind_state *st, const cna_clip_library *lib, size_t first, cna_error *err)
 {
+    if (st->options->retarget)
+        return cna__retarget_library(&st->ctx, st->base, lib->doc, lib->path, st->options, first, st->node_clips,
+                                     err);
     const cna_gltf_document *doc = lib->doc;
     const cna_model *m = st->base;
     int32_t *map = (int32_t *)cna__calloc(&st->model->allocator, doc->node_count ? doc->node_count : 1,
@@ -705,6 +710,7 @@ cna_result cna_model_bind_clips(const cna_model *model, const cna_clip_library *
     memset(&st, 0, sizeof st);
     st.base = model;
     st.model = nm;
+    st.options = o;
     cna_result r = grow_arrays(&st, total, err);   /* animation_count = total: the marker table's size */
     if (r == CNA_OK) r = copy_base(&st, err);
     if (r == CNA_OK) r = build_destination(&st, err);
@@ -716,7 +722,7 @@ cna_result cna_model_bind_clips(const cna_model *model, const cna_clip_library *
         first += libraries[i]->doc->animation_count;
     }
     if (r == CNA_OK) r = settle_carriers(&st, err);
-    if (r == CNA_OK && library_count > 0) {
+    if (r == CNA_OK && library_count > 0 && !o->retarget) {
         name_list unreached;
         memset(&unreached, 0, sizeof unreached);
         for (size_t b = 0; b < model->bone_count; b++)
