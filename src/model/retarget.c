@@ -920,6 +920,12 @@ cna_result cna__retarget_library(cna__import_ctx *ctx, const cna_model *target, 
     /* hips */
     if (r == CNA_OK) {
         k.hips_t = o->retarget_hips ? find_bone_exact(target, o->retarget_hips) : find_hips(target, k.src_of);
+        if (k.hips_t < 0 && !o->retarget_hips) {
+            /* no hips by name: the joint mapped to the library's hips */
+            int32_t sh = find_hips(source, NULL);
+            for (size_t b = 0; sh >= 0 && b < target->bone_count && k.hips_t < 0; b++)
+                if (k.src_of[b] == sh) k.hips_t = (int32_t)b;
+        }
         if (o->retarget_hips && k.hips_t < 0)
             r = cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "retarget: the model has no node named \"%s\" (hips)",
                            o->retarget_hips);
