@@ -185,8 +185,7 @@ static int run_bench(const bench_args *a)
         size_t i = 0;
         while (i < m->animation_count && strcmp(cna_model_animation_name(m, i), a->clip) != 0) i++;
         if (i == m->animation_count) {
-            fprintf(stderr, "error: %s: no animation '%s' (the file has %zu)\n", a->file, a->clip,
-                    m->animation_count);
+            cna_cli_no_animation(a->file, NULL, a->clip, m);
             cna_model_free(m);
             return CNA_CLI_EXIT_FAILURE;
         }

@@ -186,6 +186,20 @@ cna_result cna_cli_load_gltf(const char *path, const struct cna_import_options *
 cna_result cna_cli_load_any(const char *path, const struct cna_import_options *opts, struct cna_model **out,
                             cna_cli_files *files, cna_error *err);
 
+/* When `output` is a folder, prints "error: OUT: is a directory; OPTION
+ * names the file to write; nothing was written" and returns true. */
+bool cna_cli_refuse_directory(const char *option, const char *output);
+/* Where "wrote OUT ..." goes: stderr when `output` is the file or pipe that
+ * stdout is (-o /dev/stdout), so that the output stays whole; else stdout. */
+FILE *cna_cli_report_stream(const char *output);
+/* False for a stream of the process (/dev/stdout, /dev/fd/N), a device or a
+ * pipe, which are written in place and cannot be read back; true otherwise. */
+bool cna_cli_is_regular_output(const char *output);
+/* Prints "error: PATH: [OPTION: ]no animation 'NAME' (the file has 3: 0
+ * "Idle", 1 "Walk", 2 (unnamed))", at most the first 20 names with "the
+ * file has 57; the first 20: ..." (or "(the file has 0)"). */
+void cna_cli_no_animation(const char *path, const char *option, const char *name, const struct cna_model *model);
+
 /* ---- commands ---- */
 int cna_cli_inspect_run(int argc, char **argv);
 void cna_cli_inspect_help(FILE *out);

@@ -297,8 +297,7 @@ static int pose_run(pose_args *a)
     if (a->animation) {
         size_t index = 0;
         if (cna_model_find_animation(m, a->animation, &index, NULL) != CNA_OK) {
-            fprintf(stderr, "error: %s: no animation '%s' (the file has %zu)\n", a->path, a->animation,
-                    m->animation_count);
+            cna_cli_no_animation(a->path, NULL, a->animation, m);
             goto done;
         }
         anim = (long)index;

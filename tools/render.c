@@ -677,8 +677,7 @@ static int render_run(render_args *a)
     if (a->animation) {
         size_t index = 0;
         if (cna_model_find_animation(m, a->animation, &index, NULL) != CNA_OK) {
-            fprintf(stderr, "error: %s: no animation '%s' (the file has %zu)\n", a->path, a->animation,
-                    m->animation_count);
+            cna_cli_no_animation(a->path, NULL, a->animation, m);
             goto done;
         }
         sc.anim = (long)index;
@@ -731,18 +730,21 @@ static int render_run(render_args *a)
     make_camera(a, &sink, &cam);
     const float bg[4] = {a->background[0], a->background[1], a->background[2], 1.0f};
 
-    if (a->gif && write_gif(gl, &sc, a, &cam, bg, dur, frame, frame_size, &err) != CNA_OK) goto fail;
-    if (a->gif) printf("wrote %s (%ux%u, %u frames)\n", a->gif, a->width, a->height, a->gif_frames);
+    if (a->gif && write_gif(gl, &sc, a, &cam, bg, dur, frame, frame_size, &err) != CNA_OK)
+        goto fail_output;
+    if (a->gif)
+        fprintf(cna_cli_report_stream(a->gif), "wrote %s (%ux%u, %u frames)\n", a->gif, a->width, a->height,
+                a->gif_frames);
     if (!a->out) {
         /* only the GIF */
     } else if (!a->sheet) {
         if (scene_pose(&sc, t0, false, &err) != CNA_OK) goto fail;
         cna_gl_begin_frame(gl, bg);
         if (scene_draw(gl, &sc, &cam.view, &cam.proj, &err) != CNA_OK ||
-            cna_gl_read_pixels(gl, frame, frame_size, &err) != CNA_OK ||
-            cna_gl_write_png(a->out, a->width, a->height, frame, &err) != CNA_OK)
+            cna_gl_read_pixels(gl, frame, frame_size, &err) != CNA_OK)
             goto fail;
-        printf("wrote %s (%ux%u)\n", a->out, a->width, a->height);
+        if (cna_gl_write_png(a->out, a->width, a->height, frame, &err) != CNA_OK) goto fail_output;
+        fprintf(cna_cli_report_stream(a->out), "wrote %s (%ux%u)\n", a->out, a->width, a->height);
     } else {
         int scale = a->height >= 240 ? 2 : 1;
         uint32_t label = (uint32_t)(5 * scale + 8);
@@ -788,8 +790,8 @@ static int render_run(render_args *a)
             uint32_t tx = cx + (a->width > tw ? (a->width - tw) / 2 : 0);
             draw_text(sheet, sw, sh, tx, cy + a->height + 4, text, scale, ink);
         }
-        if (cna_gl_write_png(a->out, sw, sh, sheet, &err) != CNA_OK) goto fail;
-        printf("wrote %s (%ux%u, %u frames)\n", a->out, sw, sh, frames);
+        if (cna_gl_write_png(a->out, sw, sh, sheet, &err) != CNA_OK) goto fail_output;
+        fprintf(cna_cli_report_stream(a->out), "wrote %s (%ux%u, %u frames)\n", a->out, sw, sh, frames);
     }
     rc = CNA_CLI_EXIT_OK;
     goto done;
@@ -798,6 +800,11 @@ oom:
     snprintf(err.message, sizeof err.message, "out of memory");
 fail:
     rc = cna_cli_report_error(a->path, &err);
+    goto done;
+fail_output:
+    /* the output's own failure (a full device, a folder that cannot be
+     * written): the library's message starts with the output's path */
+    rc = err.code == CNA_ERROR_IO ? cna_cli_report_error(NULL, &err) : cna_cli_report_error(a->path, &err);
 done:
     cna_character_free(sc.c);
     cna_gl_instance_free(sc.inst);
@@ -823,6 +830,7 @@ int cna_cli_render_run(int argc, char **argv)
     int u = parse_args(cmd, argc, argv, &a);
     if (u >= 0) return u;
     if (cna_cli_probe_file(a.path, true) == CNA_CLI_FILE_UNUSABLE) return CNA_CLI_EXIT_FAILURE;
+    if (cna_cli_refuse_directory("-o", a.out) || cna_cli_refuse_directory("--gif", a.gif)) return CNA_CLI_EXIT_FAILURE;
 #ifdef CNA_HAVE_GL
     return render_run(&a);
 #else

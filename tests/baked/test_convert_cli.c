@@ -363,8 +363,10 @@ static void markers_are_stored_by_convert_and_listed_by_inspect(void **state)
     snprintf(args, sizeof args, "convert %s -o %s/mkbad.cnb --marker Nope:left:1", robot, WORK);
     char want[1024];
     snprintf(want, sizeof want,
-             "error: %s: --marker 'Nope:left:1': animation \"Nope\": no such animation (the model has 14); "
-             "nothing was written\n", robot);
+             "error: %s: --marker 'Nope:left:1': no animation 'Nope' (the file has 14: 0 \"Robot_Dance\", "
+             "1 \"Robot_Death\", 2 \"Robot_Idle\", 3 \"Robot_Jump\", 4 \"Robot_No\", 5 \"Robot_Punch\", "
+             "6 \"Robot_Running\", 7 \"Robot_Sitting\", 8 \"Robot_Standing\", 9 \"Robot_ThumbsUp\", "
+             "10 \"Robot_Walking\", 11 \"Robot_WalkJump\", 12 \"Robot_Wave\", 13 \"Robot_Yes\")\n", robot);
     expect_refused(args, want);
     snprintf(args, sizeof args, "convert %s -o %s/mkbad.cnb --marker 10:left:5", robot, WORK);
     snprintf(want, sizeof want,
@@ -455,12 +457,12 @@ static void a_write_that_fails_reports_the_system_reason_and_leaves_no_temporary
     assert_int_equal(system("mkdir -p " WORK "/keep/r.cnj"), 0);
     snprintf(args, sizeof args, "convert %s -o %s/keep/r.cnb --skeleton %s/keep/r.cnj", robot, WORK, WORK);
     char message[4096];
-    snprintf(message, sizeof message, "error: %s/keep/r.cnj: %s/keep/r.cnj: Is a directory\n", WORK, WORK);
+    snprintf(message, sizeof message,
+             "error: %s/keep/r.cnj: is a directory; --skeleton names the file to write; nothing was written\n", WORK);
     expect_refused(args, message);
-    /* a device that is full: the system's reason */
+    /* a device that is full: the output and the system's reason, the one cause */
     snprintf(args, sizeof args, "convert %s -o /dev/full", robot);
-    snprintf(message, sizeof message, "error: %s: /dev/full: write failed: No space left on device\n", robot);
-    expect_refused(args, message);
+    expect_refused(args, "error: /dev/full: write failed: No space left on device\n");
     char *names = list_dir(WORK "/keep");
     assert_string_equal(names, "r.cnb r.cnj ");
     free(names);
@@ -495,6 +497,50 @@ static void directory_mode_follows_no_folder_link_and_ends_on_a_link_loop(void *
     free(names);
 }
 
+/* Outputs that are no regular file: a pipe through /dev/stdout gets the same
+ * bytes as a file (the "wrote" line goes to stderr, to keep the stream
+ * whole), /dev/null is written and reported, a folder is named as such, and
+ * another extension than .cnb is refused as cna render refuses one. */
+static void pipes_devices_folders_and_extensions_as_outputs(void **state)
+{
+    (void)state;
+    const char *tri = CNA_TEST_DATA_DIR "/corpus/valid/Triangle/triangle.gltf";
+    char args[4096], cmd[8192];
+    snprintf(args, sizeof args, "convert %s -o %s/t.cnb", tri, WORK);
+    assert_int_equal(run(args), 0);
+    snprintf(cmd, sizeof cmd, "%s convert %s -o /dev/stdout 2> %s/err | cat > %s/piped.cnb", CNA_EXE, tri, WORK,
+             WORK);
+    assert_int_equal(system(cmd), 0);
+    assert_same_file_bytes(WORK "/t.cnb", WORK "/piped.cnb");
+    char *err = slurp(WORK "/err");
+    assert_string_equal(err, "wrote /dev/stdout\n");
+    free(err);
+    snprintf(args, sizeof args, "convert %s -o /dev/null", tri);
+    assert_int_equal(run(args), 0);
+    char *out = slurp(WORK "/out");
+    assert_string_equal(out, "wrote /dev/null\n");
+    free(out);
+    assert_int_equal(system("mkdir -p " WORK "/folder"), 0);
+    snprintf(args, sizeof args, "convert %s -o %s/folder", tri, WORK);
+    char message[4096];
+    snprintf(message, sizeof message,
+             "error: %s/folder: is a directory; -o names the file to write; nothing was written\n", WORK);
+    expect_refused(args, message);
+    snprintf(args, sizeof args, "convert %s -o %s/t.png", tri, WORK);
+    assert_int_equal(run(args), 2);
+    err = slurp(WORK "/err");
+    assert_non_null(strstr(err, "cna convert: -o: '" WORK "/t.png': only .cnb outputs are written\n"));
+    free(err);
+    snprintf(args, sizeof args, "convert %s -o %s/t.CNB --skeleton %s/t.json", tri, WORK, WORK);
+    assert_int_equal(run(args), 2);
+    err = slurp(WORK "/err");
+    assert_non_null(strstr(err, "cna convert: --skeleton: '" WORK "/t.json': only .cnj outputs are written\n"));
+    free(err);
+    struct stat st;
+    assert_int_not_equal(stat(WORK "/t.png", &st), 0);
+    assert_int_not_equal(stat(WORK "/t.CNB", &st), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -508,6 +554,7 @@ int main(void)
         cmocka_unit_test(an_output_naming_an_input_is_refused_and_the_input_is_unchanged),
         cmocka_unit_test(a_write_that_fails_reports_the_system_reason_and_leaves_no_temporary_file),
         cmocka_unit_test(directory_mode_follows_no_folder_link_and_ends_on_a_link_loop),
+        cmocka_unit_test(pipes_devices_folders_and_extensions_as_outputs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
