@@ -711,7 +711,7 @@ static cna_result build_players(cna_character *c, cna_error *err)
                 if (r == CNA_ERROR_OUT_OF_MEMORY) return r;
                 return cna__error(err, r, "skins[%d]: %s", (int)ev->skin, inner.message);
             }
-            cna_player_start_clip(ev->player, NULL, NULL);
+            cna_player_stop(ev->player, NULL);
         }
         if (c->fast) cna_player_set_sampling(ev->player, CNA_SAMPLING_FAST, NULL);
         c->bytes += cna__player_size_bytes(ev->player);
