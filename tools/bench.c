@@ -218,6 +218,7 @@ static int run_bench(const bench_args *a)
             break;
         }
         baseline_print(stdout, name, clip->name ? clip->name : "", &one, &many, a->json);
+        fflush(stdout); /* each clip's line as it is measured, into a pipe or a log too */
         /* the whole character (every skin, the rigid clip, morph weights) beside
          * one player of the first skin, 1 and N characters */
         if (c < m->animation_count && !a->player_only) {
@@ -230,6 +231,7 @@ static int run_bench(const bench_args *a)
                     break;
                 }
                 character_bench_print(stdout, name, clip->name ? clip->name : "", &cf, a->json);
+                fflush(stdout);
             }
             if (rc != CNA_CLI_EXIT_OK) break;
         }

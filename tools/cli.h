@@ -200,6 +200,15 @@ bool cna_cli_is_regular_output(const char *output);
  * file has 57; the first 20: ..." (or "(the file has 0)"). */
 void cna_cli_no_animation(const char *path, const char *option, const char *name, const struct cna_model *model);
 
+/* SIGINT and SIGTERM, from this call on, only set a flag (a second one ends
+ * the process at once): a command that works through a list checks
+ * cna_cli_interrupted() (the signal, or 0) between items, reports what it
+ * finished, then calls cna_cli_end_interrupted(), which flushes the output
+ * and ends the process by the same signal, as the caller's shell expects. */
+void cna_cli_catch_interrupts(void);
+int cna_cli_interrupted(void);
+void cna_cli_end_interrupted(void);
+
 /* ---- commands ---- */
 int cna_cli_inspect_run(int argc, char **argv);
 void cna_cli_inspect_help(FILE *out);

@@ -21,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,8 +434,9 @@ static int convert_directory(const convert_args *a)
     }
     qsort(list.paths, list.count, sizeof *list.paths, compare_paths);
     const bool tty = isatty(fileno(stdout)) != 0;
-    size_t failed = 0;
-    for (size_t i = 0; i < list.count; i++) {
+    size_t failed = 0, done = 0;
+    cna_cli_catch_interrupts(); /* finish the file in hand, then report */
+    for (size_t i = 0; i < list.count && !cna_cli_interrupted(); i++, done++) {
         const char *rel = list.paths[i];
         char in[8192], out[8192];
         snprintf(in, sizeof in, "%s/%s", a->in, rel);
@@ -444,10 +446,19 @@ static int convert_directory(const convert_args *a)
         if (!ok) failed++;
         if (tty) progress(i + 1, list.count, rel);
         else if (ok) printf("%s -> %s\n", in, out);
+        fflush(stdout); /* each line as its file is done, into a pipe or a log too */
     }
-    printf("%zu of %zu files converted\n", list.count - failed, list.count);
+    const int sig = cna_cli_interrupted();
+    if (sig) {
+        if (tty && done < list.count) printf("\n");
+        printf("interrupted by %s: %zu of %zu files converted, %zu not tried\n", sig == SIGINT ? "SIGINT" : "SIGTERM",
+               done - failed, list.count, list.count - done);
+    } else {
+        printf("%zu of %zu files converted\n", list.count - failed, list.count);
+    }
     for (size_t i = 0; i < list.count; i++) free(list.paths[i]);
     free(list.paths);
+    if (sig) cna_cli_end_interrupted();
     return failed ? CNA_CLI_EXIT_FAILURE : CNA_CLI_EXIT_OK;
 }
 

@@ -8,6 +8,7 @@
 #endif
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,4 +208,30 @@ void cna_cli_no_animation(const char *path, const char *option, const char *name
         }
     }
     if (n) fprintf(stderr, ")\n");
+}
+
+static volatile sig_atomic_t interrupted_by;
+
+static void on_interrupt(int sig) { interrupted_by = sig; }
+
+void cna_cli_catch_interrupts(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = (int)SA_RESETHAND; /* a second signal ends the process at once */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int cna_cli_interrupted(void) { return interrupted_by; }
+
+void cna_cli_end_interrupted(void)
+{
+    const int sig = interrupted_by;
+    fflush(stdout);
+    fflush(stderr);
+    signal(sig, SIG_DFL);
+    raise(sig);
 }

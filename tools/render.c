@@ -52,6 +52,15 @@
 #include "core/internal.h" /* cna__file_writer: the library's atomic file writes */
 #endif
 
+/* --size: each side up to what the renderer draws (cna/gl.h); the value of
+ * CNA_GL_MAX_SIZE in a build without it, where render answers anyway that it
+ * is not built in. */
+#ifdef CNA_HAVE_GL
+#define RENDER_MAX_SIZE CNA_GL_MAX_SIZE
+#else
+#define RENDER_MAX_SIZE 8192
+#endif
+
 void cna_cli_render_help(FILE *out)
 {
     fprintf(out,
@@ -80,7 +89,8 @@ void cna_cli_render_help(FILE *out)
             "                      pose; with --time, --sheet or --gif, animation 0)\n"
             "  --time SECONDS      time into the animation (default 0); a time outside\n"
             "                      [0, duration] is clamped, with a note on stderr\n"
-            "  --size WxH          image size in pixels (default 640x480; per frame with --sheet)\n"
+            "  --size WxH          image size in pixels, sides 1 to 8192 (CNA_GL_MAX_SIZE;\n"
+            "                      default 640x480; per frame with --sheet)\n"
             "  --look-at ex,ey,ez,tx,ty,tz  camera position and target, which must differ\n"
             "                      (default: frame the posed model's bounds from the\n"
             "                      front-right, slightly above)\n"
@@ -213,8 +223,9 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
                     h = strtoul(hs, &end, 10);
                     if (end == hs) h = 0;
                 }
-                if (errno || *end || w < 1 || h < 1 || w > 4096 || h > 4096)
-                    return cna_cli_usage_error(cmd, "--size: '%s' is not WxH with sides 1 to 4096", v);
+                if (errno || *end || w < 1 || h < 1 || w > RENDER_MAX_SIZE || h > RENDER_MAX_SIZE)
+                    return cna_cli_usage_error(cmd, "--size: '%s' is not WxH with sides 1 to %d (CNA_GL_MAX_SIZE)", v,
+                                               RENDER_MAX_SIZE);
                 a->width = (uint32_t)w;
                 a->height = (uint32_t)h;
             } else if (strcmp(arg, "--look-at") == 0) {
