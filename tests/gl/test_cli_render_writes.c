@@ -268,6 +268,50 @@ static void a_failing_png_write_keeps_the_previous_file(void **state)
     assert_int_not_equal(system("cmp -s " WORK "/png/p.png " WORK "/p.copy"), 0);
 }
 
+/* A pipe through /dev/stdout gets the PNG a file gets (the "wrote" line on
+ * stderr), a folder is named as such, and --size reaches CNA_GL_MAX_SIZE
+ * and no further. */
+static void pipes_folders_and_the_largest_size(void **state)
+{
+    (void)state;
+    char args[4096], cmd[8192];
+    snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf --size 32x24 -o %s/file.png", WORK, WORK);
+    assert_int_equal(run("022", args), 0);
+    snprintf(cmd, sizeof cmd, "%s render %s/in/SimpleMorph.gltf --size 32x24 -o /dev/stdout 2> %s/err | cat > %s/piped.png",
+             CNA_EXE, WORK, WORK, WORK);
+    assert_int_equal(system(cmd), 0);
+    assert_same_bytes(WORK "/file.png", WORK "/piped.png");
+    char *err = slurp(WORK "/err");
+    assert_string_equal(err, "wrote /dev/stdout (32x24)\n");
+    free(err);
+    assert_int_equal(system("mkdir -p " WORK "/folder"), 0);
+    char message[4096];
+    snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf -o %s/folder", WORK, WORK);
+    snprintf(message, sizeof message,
+             "error: %s/folder: is a directory; -o names the file to write; nothing was written\n", WORK);
+    expect_refused(args, message);
+    snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf --gif %s/folder", WORK, WORK);
+    snprintf(message, sizeof message,
+             "error: %s/folder: is a directory; --gif names the file to write; nothing was written\n", WORK);
+    expect_refused(args, message);
+    char size[32];
+    snprintf(size, sizeof size, "%dx2", CNA_GL_MAX_SIZE);
+    snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf --size %s -o %s/wide.png", WORK, size, WORK);
+    assert_int_equal(run("022", args), 0);
+    char *out = slurp(WORK "/out");
+    snprintf(message, sizeof message, "wrote %s/wide.png (%dx2)\n", WORK, CNA_GL_MAX_SIZE);
+    assert_string_equal(out, message);
+    free(out);
+    snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf --size %dx1 -o %s/wide.png", WORK, CNA_GL_MAX_SIZE + 1,
+             WORK);
+    assert_int_equal(run("022", args), 2);
+    err = slurp(WORK "/err");
+    snprintf(message, sizeof message, "cna render: --size: '%dx1' is not WxH with sides 1 to %d (CNA_GL_MAX_SIZE)\n",
+             CNA_GL_MAX_SIZE + 1, CNA_GL_MAX_SIZE);
+    assert_true(strncmp(err, message, strlen(message)) == 0);
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +319,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(an_output_naming_an_input_or_the_other_output_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(a_png_that_cannot_be_written_is_reported_with_the_reason, setup, teardown),
         cmocka_unit_test_setup_teardown(a_failing_png_write_keeps_the_previous_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(pipes_folders_and_the_largest_size, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
