@@ -558,10 +558,9 @@ static void directory_mode_flushes_each_line_and_reports_an_interruption(void **
     enum { FILES = 60 };
     assert_int_equal(system("mkdir -p " WORK "/many"), 0);
     for (int i = 0; i < FILES; i++) {
-        char cmd[2048];
-        snprintf(cmd, sizeof cmd, "ln -s %s/corpus/valid/RobotExpressive/robot.glb %s/many/r%02d.glb", CNA_TEST_DATA_DIR,
-                 WORK, i);
-        assert_int_equal(system(cmd), 0);
+        char link[1024];
+        snprintf(link, sizeof link, "%s/many/r%02d.glb", WORK, i);
+        assert_int_equal(symlink(CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb", link), 0);
     }
     int fds[2];
     assert_int_equal(pipe(fds), 0);
