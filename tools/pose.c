@@ -49,7 +49,7 @@ void cna_cli_pose_help(FILE *out)
             "(morphed, skinned, then the transform of the mesh's parent bone), every vertex\n"
             "of the primitive's POSITION accessor in the file's order, those no index\n"
             "reaches included (the sub-parts of a primitive split by --split-palettes\n"
-            "are one entry; there a vertex no triangle uses is []). Without --animation: the rest (bind) pose, or with --time,\n"
+            "are one entry). Without --animation: the rest (bind) pose, or with --time,\n"
             "animation 0.\n"
             "\n"
             "With --blend B the pose is --animation at --time blended with B at --blend-time\n"
@@ -180,8 +180,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_ar
  * sub-parts of a split primitive (each skinned with its own palette,
  * cna_character_part_palette). A file vertex takes the position of the
  * first part vertex that came from it; every file vertex has one (a
- * flat-split part keeps those no triangle uses after its corners), except
- * in a --split-palettes primitive, where one no triangle uses is []. Returns
+ * flat-split part keeps those no triangle uses after its corners, a
+ * palette split puts them in some sub-part); one without is []. Returns
  * NULL (with err set) on failure; an empty array when the part has no
  * vertex data. */
 static cJSON *part_positions(const cna_character *c, size_t mesh_index, size_t first, size_t parts,
