@@ -87,7 +87,7 @@ int main(int argc, char **argv)
     status = 0;
 done:
     cna_character_free(c);
-    cna_model_free(bound);  /* before the model it was bound to */
+    cna_model_free(bound);  /* any order: the bound model holds a reference on the model */
     cna_model_free(model);
     return status;
 }

@@ -29,6 +29,12 @@ int main(int argc, char **argv)
     }
     const cna_clip *clip = argc > 2 ? cna_skinning_data_find_clip(skin, argv[2])
                                     : (skin->clip_count ? &skin->clips[0] : NULL);
+    if (!clip) { /* a NULL clip is refused: say which name was not found */
+        if (argc > 2) fprintf(stderr, "error: %s: no clip \"%s\"\n", argv[1], argv[2]);
+        else fprintf(stderr, "error: %s: the first skin has no clips\n", argv[1]);
+        cna_model_free(model);
+        return 1;
+    }
     cna_player *player;
     if (cna_player_create(skin, NULL, &player, &err) != CNA_OK ||
         cna_player_start_clip(player, clip, &err) != CNA_OK) {

@@ -5,11 +5,17 @@
 #   out/demo.png        one frame of the Robot_Running clip;
 #   out/demo-sheet.png  a contact sheet of the Robot_Walking cycle (8 frames, time under each).
 # Usage: scripts/demo.sh            (from anywhere; CNA_BUILD_DIR overrides build/)
+# Parallelism: the build runs as many compile jobs at once as Ninja's default
+# (about the CPU count + 2). CMake's own variable sets it, e.g. on a shared or small
+# machine:   CMAKE_BUILD_PARALLEL_LEVEL=2 scripts/demo.sh
+# The two renders run one after the other, each on Mesa's llvmpipe threads
+# (LP_NUM_THREADS=N caps those; 0 draws on the calling thread alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 BUILD="${CNA_BUILD_DIR:-build}"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+echo "demo: building with CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-(unset: the Ninja default)} parallel jobs"
 cmake --build "$BUILD" --target cna_tool
 mkdir -p out
 ROBOT=assets/RobotExpressive/robot.glb

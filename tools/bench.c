@@ -190,8 +190,7 @@ static int run_bench(const bench_args *a)
         size_t i = 0;
         while (i < m->animation_count && strcmp(cna_model_animation_name(m, i), a->clip) != 0) i++;
         if (i == m->animation_count) {
-            fprintf(stderr, "error: %s: no animation '%s' (the file has %zu)\n", a->file, a->clip,
-                    m->animation_count);
+            cna_cli_no_animation(a->file, NULL, a->clip, m);
             cna_model_free(m);
             return CNA_CLI_EXIT_FAILURE;
         }
@@ -224,6 +223,7 @@ static int run_bench(const bench_args *a)
             break;
         }
         baseline_print(stdout, name, clip->name ? clip->name : "", &one, &many, a->json);
+        fflush(stdout); /* each clip's line as it is measured, into a pipe or a log too */
         /* the whole character (every skin, the rigid clip, morph weights) beside
          * one player of the first skin, 1 and N characters */
         if (c < m->animation_count && !a->player_only) {
@@ -236,6 +236,7 @@ static int run_bench(const bench_args *a)
                     break;
                 }
                 character_bench_print(stdout, name, clip->name ? clip->name : "", &cf, a->json);
+                fflush(stdout);
             }
             if (rc != CNA_CLI_EXIT_OK) break;
         }

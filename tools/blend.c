@@ -60,8 +60,7 @@ int cna_cli_blend_setup(cna_character *c, const char *path, const char *time_tex
     const cna_model *m = cna_character_model(c);
     size_t index = 0;
     if (cna_model_find_animation(m, b->animation, &index, NULL) != CNA_OK) {
-        fprintf(stderr, "error: %s: --blend: no animation '%s' (the file has %zu)\n", path, b->animation,
-                m->animation_count);
+        cna_cli_no_animation(path, "--blend", b->animation, m);
         return CNA_CLI_EXIT_FAILURE;
     }
     b->index = (long)index;

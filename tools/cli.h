@@ -219,6 +219,28 @@ cna_result cna_cli_clips_bind(struct cna_model **model, cna_cli_files *files, cn
 /* `cna inspect --clips`: each file's animations with their bound indices and
  * matched/unmatched node names, then the binding's warnings. */
 bool cna_cli_clips_print(FILE *out, const struct cna_model *bound);
+/* When `output` is a folder, prints "error: OUT: is a directory; OPTION
+ * names the file to write; nothing was written" and returns true. */
+bool cna_cli_refuse_directory(const char *option, const char *output);
+/* Where "wrote OUT ..." goes: stderr when `output` is the file or pipe that
+ * stdout is (-o /dev/stdout), so that the output stays whole; else stdout. */
+FILE *cna_cli_report_stream(const char *output);
+/* False for a stream of the process (/dev/stdout, /dev/fd/N), a device or a
+ * pipe, which are written in place and cannot be read back; true otherwise. */
+bool cna_cli_is_regular_output(const char *output);
+/* Prints "error: PATH: [OPTION: ]no animation 'NAME' (the file has 3: 0
+ * "Idle", 1 "Walk", 2 (unnamed))", at most the first 20 names with "the
+ * file has 57; the first 20: ..." (or "(the file has 0)"). */
+void cna_cli_no_animation(const char *path, const char *option, const char *name, const struct cna_model *model);
+
+/* SIGINT and SIGTERM, from this call on, only set a flag (a second one ends
+ * the process at once): a command that works through a list checks
+ * cna_cli_interrupted() (the signal, or 0) between items, reports what it
+ * finished, then calls cna_cli_end_interrupted(), which flushes the output
+ * and ends the process by the same signal, as the caller's shell expects. */
+void cna_cli_catch_interrupts(void);
+int cna_cli_interrupted(void);
+void cna_cli_end_interrupted(void);
 
 /* ---- commands ---- */
 int cna_cli_inspect_run(int argc, char **argv);

@@ -6,8 +6,8 @@
  * main() takes the options out of the command line before the command sees
  * it (cna_cli_clips_take); the model loaders of tools/paths.c then bind them
  * (cna_cli_clips_bind), so that every command plays them like the model's
- * own animations. The model a bound model was made from must outlive it: it
- * is kept here and freed at exit, after the command freed the bound model.
+ * own animations. The model a bound model was made from is kept here and
+ * given up at exit (the bound model holds its own reference on it).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -21,9 +21,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,7 +57,8 @@ void cna_cli_convert_help(FILE *out)
             "anything is written.\n"
             "\n"
             "options:\n"
-            "  -o, --output PATH    the .cnb file (a directory in directory mode)\n"
+            "  -o, --output PATH    the .cnb file (a directory in directory mode); another\n"
+            "                       extension than .cnb is refused (exit 2)\n"
             "  --unit-scale S       multiply every translation-bearing quantity by S (vertex\n"
             "                       positions, node, bind-pose, inverse-bind and prefix\n"
             "                       translations, animation translations and their tangents,\n"
@@ -196,8 +199,13 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, convert
     return -1;
 }
 
-/* Convert one file; on failure prints "error: PATH: message" and returns false. */
-static bool convert_file(const convert_args *a, const char *in, const char *out, const char *skeleton)
+static bool has_other_extension(const char *path, const char *ext);
+
+/* Convert one file; on failure prints "error: PATH: message" and returns
+ * false. With `misnamed` (single-file mode), an output with an extension
+ * other than .cnb (.cnj for the skeleton) sets it and writes nothing. */
+static bool convert_file(const convert_args *a, const char *in, const char *out, const char *skeleton,
+                         bool *misnamed)
 {
     cna_error err;
     memset(&err, 0, sizeof err);
@@ -226,6 +234,11 @@ static bool convert_file(const convert_args *a, const char *in, const char *out,
         cna_model_free(model);
         return false;
     }
+    if (misnamed && (has_other_extension(out, ".cnb") || (skeleton && has_other_extension(skeleton, ".cnj")))) {
+        *misnamed = true;
+        cna_model_free(model);
+        return true;
+    }
     /* Refused before anything is written: no .cnb is left behind. */
     if (skeleton && model->skin_count == 0) {
         fprintf(stderr, "error: %s: the model has no skin; --skeleton needs one\n", in);
@@ -235,8 +248,14 @@ static bool convert_file(const convert_args *a, const char *in, const char *out,
     for (size_t i = 0; i < a->marker_count; i++) {
         const marker_arg *mk = &a->markers[i];
         size_t animation = 0;
-        if (cna_model_find_animation(model, mk->anim, &animation, &err) != CNA_OK ||
-            cna_model_add_marker(model, animation, mk->name, mk->seconds, &err) != CNA_OK) {
+        if (cna_model_find_animation(model, mk->anim, &animation, &err) != CNA_OK) {
+            char option[1100];
+            snprintf(option, sizeof option, "--marker '%s'", mk->arg);
+            cna_cli_no_animation(in, option, mk->anim, model);
+            cna_model_free(model);
+            return false;
+        }
+        if (cna_model_add_marker(model, animation, mk->name, mk->seconds, &err) != CNA_OK) {
             fprintf(stderr, "error: %s: --marker '%s': %s; nothing was written\n", in, mk->arg, err.message);
             cna_model_free(model);
             return false;
@@ -258,22 +277,37 @@ static bool convert_file(const convert_args *a, const char *in, const char *out,
     cna_cnb_write_options wo;
     memset(&wo, 0, sizeof wo);
     wo.unit_scale = a->unit_scale;
-    cna_result r = cna_cnb_write_file(reduced ? &reduced->model : model, &wo, out, &err);
+    /* Load it back: what the reader refuses is never reported as converted.
+     * A pipe or a device (-o /dev/stdout, /dev/null) cannot be read back:
+     * the bytes are baked and loaded in memory first, then written. */
+    const bool regular = cna_cli_is_regular_output(out);
+    cna_model *baked = NULL;
+    void *bytes = NULL;
+    size_t size = 0;
+    cna_result r = CNA_OK;
+    if (!regular) {
+        r = cna_cnb_write_memory(reduced ? &reduced->model : model, &wo, &bytes, &size, &err);
+        if (!r) r = cna_cnb_load_memory(bytes, size, NULL, &baked, &err);
+        cna_cnb_bytes_free(&wo, bytes);
+        if (r) cna_cli_report_error(in, &err);
+    }
+    if (!r) {
+        r = cna_cnb_write_file(reduced ? &reduced->model : model, &wo, out, &err);
+        if (r) cna_cli_report_error(NULL, &err); /* the output's own failure: the message starts with its path */
+    }
     cna_key_reduction_free(reduced);
     cna_model_free(model);
     if (r != CNA_OK) {
-        cna_cli_report_error(in, &err);
+        cna_model_free(baked);
         return false;
     }
-    /* Load it back: what the reader refuses is never reported as converted. */
-    cna_model *baked = NULL;
-    if (cna_cnb_load_file(out, NULL, &baked, &err) != CNA_OK) {
+    if (regular && cna_cnb_load_file(out, NULL, &baked, &err) != CNA_OK) {
         cna_cli_report_error(NULL, &err); /* the message starts with the path */
         return false;
     }
     bool ok = true;
     if (skeleton && cna_cnj_write_file(skeleton, &baked->skins[0].data, &err) != CNA_OK) {
-        cna_cli_report_error(skeleton, &err);
+        cna_cli_report_error(NULL, &err); /* the message starts with the path */
         ok = false;
     }
     cna_model_free(baked);
@@ -401,32 +435,54 @@ static int convert_directory(const convert_args *a)
     }
     qsort(list.paths, list.count, sizeof *list.paths, compare_paths);
     const bool tty = isatty(fileno(stdout)) != 0;
-    size_t failed = 0;
-    for (size_t i = 0; i < list.count; i++) {
+    size_t failed = 0, done = 0;
+    cna_cli_catch_interrupts(); /* finish the file in hand, then report */
+    for (size_t i = 0; i < list.count && !cna_cli_interrupted(); i++, done++) {
         const char *rel = list.paths[i];
         char in[8192], out[8192];
         snprintf(in, sizeof in, "%s/%s", a->in, rel);
         output_path(a, &list, i, out, sizeof out);
         if (tty) progress(i, list.count, rel);
-        bool ok = make_parents(out) && convert_file(a, in, out, NULL);
+        bool ok = make_parents(out) && convert_file(a, in, out, NULL, NULL);
         if (!ok) failed++;
         if (tty) progress(i + 1, list.count, rel);
         else if (ok) printf("%s -> %s\n", in, out);
+        fflush(stdout); /* each line as its file is done, into a pipe or a log too */
     }
-    printf("%zu of %zu files converted\n", list.count - failed, list.count);
+    const int sig = cna_cli_interrupted();
+    if (sig) {
+        if (tty && done < list.count) printf("\n");
+        printf("interrupted by %s: %zu of %zu files converted, %zu not tried\n", sig == SIGINT ? "SIGINT" : "SIGTERM",
+               done - failed, list.count, list.count - done);
+    } else {
+        printf("%zu of %zu files converted\n", list.count - failed, list.count);
+    }
     for (size_t i = 0; i < list.count; i++) free(list.paths[i]);
     free(list.paths);
+    if (sig) cna_cli_end_interrupted();
     return failed ? CNA_CLI_EXIT_FAILURE : CNA_CLI_EXIT_OK;
 }
 
-/* "wrote PATH (N bytes)" on stdout for a file just written. */
+/* "wrote PATH (N bytes)" on stdout (stderr when PATH is stdout) for a file
+ * just written; a pipe or a device has no size to give. */
 static void print_written(const char *path)
 {
     struct stat st;
-    if (stat(path, &st) == 0)
-        printf("wrote %s (%lld bytes)\n", path, (long long)st.st_size);
+    FILE *f = cna_cli_report_stream(path);
+    if (cna_cli_is_regular_output(path) && stat(path, &st) == 0)
+        fprintf(f, "wrote %s (%lld bytes)\n", path, (long long)st.st_size);
     else
-        printf("wrote %s\n", path);
+        fprintf(f, "wrote %s\n", path);
+}
+
+/* true when the last component of `path` has an extension (a '.' after its
+ * first character) other than `ext` (compared ignoring ASCII case). */
+static bool has_other_extension(const char *path, const char *ext)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    return dot && dot != base && strcasecmp(dot, ext) != 0;
 }
 
 static int convert(const cna_cli_command *cmd, const convert_args *a)
@@ -444,7 +500,19 @@ static int convert(const cna_cli_command *cmd, const convert_args *a)
         return convert_directory(a);
     }
     if (cna_cli_probe_file(a->in, false) == CNA_CLI_FILE_UNUSABLE) return CNA_CLI_EXIT_FAILURE;
-    if (!convert_file(a, a->in, a->out, a->skeleton)) return CNA_CLI_EXIT_FAILURE;
+    if (cna_cli_refuse_directory("-o", a->out) || (a->skeleton && cna_cli_refuse_directory("--skeleton", a->skeleton)))
+        return CNA_CLI_EXIT_FAILURE;
+    bool misnamed = false;
+    if (!convert_file(a, a->in, a->out, a->skeleton, &misnamed)) return CNA_CLI_EXIT_FAILURE;
+    if (misnamed) {
+        /* A name with another extension (x.png) is refused, as cna render
+         * does; one without (a device such as /dev/stdout) is written as
+         * asked. Checked after the inputs are known, so that an output
+         * naming one of them says so first. */
+        if (has_other_extension(a->out, ".cnb"))
+            return cna_cli_usage_error(cmd, "-o: '%s': only .cnb outputs are written", a->out);
+        return cna_cli_usage_error(cmd, "--skeleton: '%s': only .cnj outputs are written", a->skeleton);
+    }
     print_written(a->out);
     if (a->skeleton) print_written(a->skeleton);
     return CNA_CLI_EXIT_OK;

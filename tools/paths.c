@@ -8,11 +8,13 @@
 #endif
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cna/cna.h"
@@ -159,4 +161,86 @@ cna_result cna_cli_load_any(const char *path, const cna_import_options *opts, cn
         *out = NULL;
     }
     return r;
+}
+
+bool cna_cli_refuse_directory(const char *option, const char *output)
+{
+    struct stat st;
+    if (!output || stat(output, &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+    fprintf(stderr, "error: %s: is a directory; %s names the file to write; nothing was written\n", output, option);
+    return true;
+}
+
+FILE *cna_cli_report_stream(const char *output)
+{
+    struct stat so, st;
+    if (output && fstat(1, &so) == 0 && stat(output, &st) == 0 && so.st_dev == st.st_dev && so.st_ino == st.st_ino)
+        return stderr;
+    return stdout;
+}
+
+bool cna_cli_is_regular_output(const char *output)
+{
+    struct stat st;
+    if (strcmp(output, "/dev/stdout") == 0 || strcmp(output, "/dev/stderr") == 0 ||
+        strncmp(output, "/dev/fd/", 8) == 0 || strncmp(output, "/proc/self/fd/", 14) == 0)
+        return false;
+    return stat(output, &st) != 0 || S_ISREG(st.st_mode);
+}
+
+#define CNA_CLI_NAMES_LISTED 20
+
+/* A name from the file in double quotes, control characters, '"' and '\\' as \\xNN. */
+static void print_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c < 0x20 || *c == 0x7f || *c == '"' || *c == '\\') fprintf(f, "\\x%02x", *c);
+        else fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+void cna_cli_no_animation(const char *path, const char *option, const char *name, const struct cna_model *model)
+{
+    const size_t n = model->animation_count;
+    fprintf(stderr, "error: %s: %s%sno animation '%s' (the file has %zu%s", path, option ? option : "",
+            option ? ": " : "", name, n, n == 0 ? ")\n" : n > CNA_CLI_NAMES_LISTED ? "; the first 20:" : ":");
+    for (size_t i = 0; i < n && i < CNA_CLI_NAMES_LISTED; i++) {
+        const char *s = cna_model_animation_name(model, i);
+        fprintf(stderr, "%s %zu", i ? "," : "", i);
+        if (s && *s) {
+            fputc(' ', stderr);
+            print_quoted(stderr, s);
+        } else {
+            fprintf(stderr, " (unnamed)");
+        }
+    }
+    if (n) fprintf(stderr, ")\n");
+}
+
+static volatile sig_atomic_t interrupted_by;
+
+static void on_interrupt(int sig) { interrupted_by = sig; }
+
+void cna_cli_catch_interrupts(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = (int)SA_RESETHAND; /* a second signal ends the process at once */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int cna_cli_interrupted(void) { return interrupted_by; }
+
+void cna_cli_end_interrupted(void)
+{
+    const int sig = interrupted_by;
+    fflush(stdout);
+    fflush(stderr);
+    signal(sig, SIG_DFL);
+    raise(sig);
 }

@@ -47,7 +47,8 @@ void cna_cli_pose_help(FILE *out)
             "`skin_transforms` come from a player seeked to the time (no loop), one per\n"
             "palette index; `positions` are the final model-space positions as drawn\n"
             "(morphed, skinned, then the transform of the mesh's parent bone), every vertex\n"
-            "in the file's order (the sub-parts of a primitive split by --split-palettes\n"
+            "of the primitive's POSITION accessor in the file's order, those no index\n"
+            "reaches included (the sub-parts of a primitive split by --split-palettes\n"
             "are one entry). Without --animation: the rest (bind) pose, or with --time,\n"
             "animation 0.\n"
             "\n"
@@ -179,7 +180,9 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_ar
  * JSON array: parts [first, first + parts) of the mesh, one part or the
  * sub-parts of a split primitive (each skinned with its own palette,
  * cna_character_part_palette). A file vertex takes the position of the
- * first part vertex that came from it; one no triangle uses is []. Returns
+ * first part vertex that came from it; every file vertex has one (a
+ * flat-split part keeps those no triangle uses after its corners, a
+ * palette split puts them in some sub-part); one without is []. Returns
  * NULL (with err set) on failure; an empty array when the part has no
  * vertex data. */
 static cJSON *part_positions(const cna_character *c, size_t mesh_index, size_t first, size_t parts,
@@ -302,8 +305,7 @@ static int pose_run(pose_args *a)
     if (a->animation) {
         size_t index = 0;
         if (cna_model_find_animation(m, a->animation, &index, NULL) != CNA_OK) {
-            fprintf(stderr, "error: %s: no animation '%s' (the file has %zu)\n", a->path, a->animation,
-                    m->animation_count);
+            cna_cli_no_animation(a->path, NULL, a->animation, m);
             goto done;
         }
         anim = (long)index;

@@ -52,13 +52,22 @@
 #include "core/internal.h" /* cna__file_writer: the library's atomic file writes */
 #endif
 
+/* --size: each side up to what the renderer draws (cna/gl.h); the value of
+ * CNA_GL_MAX_SIZE in a build without it, where render answers anyway that it
+ * is not built in. */
+#ifdef CNA_HAVE_GL
+#define RENDER_MAX_SIZE CNA_GL_MAX_SIZE
+#else
+#define RENDER_MAX_SIZE 8192
+#endif
+
 void cna_cli_render_help(FILE *out)
 {
     fprintf(out,
             "usage: cna render FILE [--animation I|NAME] [--time SECONDS] [--size WxH]\n"
             "                       [--look-at ex,ey,ez,tx,ty,tz] [--fov DEGREES]\n"
             "                       [--background R,G,B] [--sheet N] [--asset-root DIR] [--split-palettes]\n"
-            "                       [--blend I|NAME [--blend-time SECONDS] [--weight W]]\n"
+            "                       [--blend I|NAME [--blend-time SECONDS] [--weight W]] [--bones]\n"
             "                       [--gif OUT.gif [--frames N]] -o OUT.png\n"
             "\n"
             "Imports FILE (.gltf or .glb, or a .cnb from cna convert), poses it at a time\n"
@@ -80,7 +89,8 @@ void cna_cli_render_help(FILE *out)
             "                      pose; with --time, --sheet or --gif, animation 0)\n"
             "  --time SECONDS      time into the animation (default 0); a time outside\n"
             "                      [0, duration] is clamped, with a note on stderr\n"
-            "  --size WxH          image size in pixels (default 640x480; per frame with --sheet)\n"
+            "  --size WxH          image size in pixels, sides 1 to 8192 (CNA_GL_MAX_SIZE;\n"
+            "                      default 640x480; per frame with --sheet)\n"
             "  --look-at ex,ey,ez,tx,ty,tz  camera position and target, which must differ\n"
             "                      (default: frame the posed model's bounds from the\n"
             "                      front-right, slightly above)\n"
@@ -99,6 +109,10 @@ void cna_cli_render_help(FILE *out)
             "                      frames of --sheet and --gif play it from there with the\n"
             "                      animation, looping: at --blend-time + t\n"
             "  --weight W          its weight, a number in [0, 1] (default 0.5)\n"
+            "  --bones             draw the skeleton over the model: bones as lines to\n"
+            "                      their parents, joints as points (a file with nothing\n"
+            "                      else to draw, such as an animation-only file, is\n"
+            "                      drawn so without it, with a note on stderr)\n"
             CNA_CLI_ASSET_ROOT_HELP("    ", "                      ")
             CNA_CLI_CLIPS_HELP("        ", "                      ")
             CNA_CLI_SPLIT_PALETTES_HELP("    ", "                      ")
@@ -127,6 +141,7 @@ typedef struct render_args {
     const char *gif;
     uint32_t gif_frames;
     cna_cli_blend blend;     /* --blend, --blend-time, --weight */
+    bool bones;              /* --bones: the skeleton over the model */
 } render_args;
 
 static bool parse_floats(const char *s, float *out, int n)
@@ -214,8 +229,9 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
                     h = strtoul(hs, &end, 10);
                     if (end == hs) h = 0;
                 }
-                if (errno || *end || w < 1 || h < 1 || w > 4096 || h > 4096)
-                    return cna_cli_usage_error(cmd, "--size: '%s' is not WxH with sides 1 to 4096", v);
+                if (errno || *end || w < 1 || h < 1 || w > RENDER_MAX_SIZE || h > RENDER_MAX_SIZE)
+                    return cna_cli_usage_error(cmd, "--size: '%s' is not WxH with sides 1 to %d (CNA_GL_MAX_SIZE)", v,
+                                               RENDER_MAX_SIZE);
                 a->width = (uint32_t)w;
                 a->height = (uint32_t)h;
             } else if (strcmp(arg, "--look-at") == 0) {
@@ -256,6 +272,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
             }
         } else if (strcmp(arg, "--split-palettes") == 0) {
             a->split_palettes = true;
+        } else if (strcmp(arg, "--bones") == 0) {
+            a->bones = true;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cna_cli_usage_error(cmd, "unknown option '%s'", arg);
         } else if (!a->path) {
@@ -289,6 +307,7 @@ typedef struct scene {
     cna_gl_instance *inst;    /* the character's morphed vertices on the GPU */
     bool blend;               /* layer 1 plays --blend */
     double blend_time;        /* its time in a single frame (clamped) */
+    bool skeleton;            /* draw the skeleton over each frame (--bones, or nothing else to draw) */
 } scene;
 
 /* A frame at t (seconds, already clamped): seek (ONCE mode) and pose. With
@@ -389,11 +408,131 @@ static cna_result scene_draw(cna_gl_context *gl, scene *sc, const cna_mat4 *view
     return cna_gl_draw_character(gl, sc->glm, sc->inst, sc->c, NULL, view, proj, err);
 }
 
-/* ------------------------------------------------------------ camera */
-
 typedef struct camera {
     cna_mat4 view, proj;
 } camera;
+
+/* ------------------------------------------------------------ the skeleton
+ * Bones as lines from each bone to its parent, joints as points, drawn over
+ * the read-back frame (on top of the model) at the posed absolute
+ * transforms. With skins, the joints of the skins (a line to the nearest
+ * ancestor that is a joint); without, every bone. */
+
+static const unsigned char bone_rgb[3] = {255, 210, 64}, joint_rgb[3] = {255, 64, 64};
+
+/* Is bone b drawn: a joint of a skin, or any bone of a model without skins. */
+static bool skeleton_bone(const cna_model *m, size_t b)
+{
+    if (m->skin_count == 0) return true;
+    for (size_t s = 0; s < m->skin_count; s++)
+        if (m->skins[s].node_to_palette && m->skins[s].node_to_palette[b] >= 0) return true;
+    return false;
+}
+
+/* The drawn parent of bone b: its nearest drawn ancestor, or -1. */
+static int32_t skeleton_parent(const cna_model *m, size_t b)
+{
+    int32_t p = m->bones[b].parent;
+    while (p >= 0 && !skeleton_bone(m, (size_t)p)) p = m->bones[p].parent;
+    return p;
+}
+
+/* The bones drawn, and each one's position added to the framing box. */
+static size_t skeleton_points(const scene *sc, point_sink *k)
+{
+    size_t n = 0;
+    for (size_t b = 0; b < sc->m->bone_count; b++) {
+        if (!skeleton_bone(sc->m, b)) continue;
+        const cna_mat4 *w = cna_character_absolute_transform(sc->c, b);
+        const float c[3] = {w->m[12], w->m[13], w->m[14]};
+        sink_point(k, c);
+        n++;
+    }
+    return n;
+}
+
+/* Bone b's origin in pixels (x right, y down); false behind the eye. */
+static bool project(const scene *sc, const cna_mat4 *vp, size_t b, uint32_t w, uint32_t h, float out[2])
+{
+    const cna_mat4 *a = cna_character_absolute_transform(sc->c, b);
+    cna_vec3 p = cna_vec3_make(a->m[12], a->m[13], a->m[14]);
+    const float *m = vp->m;
+    const float cx = m[0] * p.x + m[4] * p.y + m[8] * p.z + m[12], cy = m[1] * p.x + m[5] * p.y + m[9] * p.z + m[13],
+                cw = m[3] * p.x + m[7] * p.y + m[11] * p.z + m[15];
+    if (!(cw > 1e-6f)) return false;
+    out[0] = (cx / cw * 0.5f + 0.5f) * (float)w;
+    out[1] = (0.5f - cy / cw * 0.5f) * (float)h;
+    return isfinite(out[0]) && isfinite(out[1]);
+}
+
+static void plot(unsigned char *img, uint32_t w, uint32_t h, float x, float y, int r, const unsigned char rgb[3])
+{
+    const long cx = lroundf(x), cy = lroundf(y);
+    for (long dy = -r; dy <= r; dy++)
+        for (long dx = -r; dx <= r; dx++) {
+            if (dx * dx + dy * dy > (long)r * r + r) continue; /* a disc */
+            const long px = cx + dx, py = cy + dy;
+            if (px < 0 || py < 0 || px >= (long)w || py >= (long)h) continue;
+            unsigned char *d = img + ((size_t)py * w + (size_t)px) * 4;
+            d[0] = rgb[0], d[1] = rgb[1], d[2] = rgb[2], d[3] = 255;
+        }
+}
+
+/* The segment a-b, clipped to the image (Liang-Barsky), in steps of at most one pixel. */
+static void segment(unsigned char *img, uint32_t w, uint32_t h, const float a[2], const float b[2], int r)
+{
+    float t0 = 0.0f, t1 = 1.0f;
+    const float d[2] = {b[0] - a[0], b[1] - a[1]}, lo[2] = {-2.0f, -2.0f}, hi[2] = {(float)w + 2, (float)h + 2};
+    for (int i = 0; i < 2; i++) {
+        const float q[2] = {a[i] - lo[i], hi[i] - a[i]}, p[2] = {-d[i], d[i]};
+        for (int k = 0; k < 2; k++) {
+            if (p[k] == 0.0f) {
+                if (q[k] < 0.0f) return;
+                continue;
+            }
+            const float t = q[k] / p[k];
+            if (p[k] < 0.0f && t > t0) t0 = t;
+            if (p[k] > 0.0f && t < t1) t1 = t;
+        }
+    }
+    if (t0 > t1) return;
+    const float len = fmaxf(fabsf(d[0]), fabsf(d[1])) * (t1 - t0);
+    const long steps = (long)ceilf(len) + 1;
+    for (long s = 0; s <= steps; s++) {
+        const float t = t0 + (t1 - t0) * (float)s / (float)steps;
+        plot(img, w, h, a[0] + d[0] * t, a[1] + d[1] * t, r, bone_rgb);
+    }
+}
+
+/* The skeleton at the current pose over `img` (w x h, rows top to bottom). */
+static void draw_skeleton(const scene *sc, const camera *cam, unsigned char *img, uint32_t w, uint32_t h)
+{
+    cna_mat4 vp;
+    cna_mat4_mul(&vp, &cam->proj, &cam->view);
+    const int r = (int)((w < h ? w : h) / 240) + 1; /* line half-width; joints twice it */
+    for (size_t b = 0; b < sc->m->bone_count; b++) {
+        if (!skeleton_bone(sc->m, b)) continue;
+        const int32_t p = skeleton_parent(sc->m, b);
+        float pb[2], pp[2];
+        if (p >= 0 && project(sc, &vp, b, w, h, pb) && project(sc, &vp, (size_t)p, w, h, pp))
+            segment(img, w, h, pp, pb, r - 1);
+    }
+    for (size_t b = 0; b < sc->m->bone_count; b++) {
+        float pb[2];
+        if (skeleton_bone(sc->m, b) && project(sc, &vp, b, w, h, pb)) plot(img, w, h, pb[0], pb[1], 2 * r, joint_rgb);
+    }
+}
+
+/* Whether any part has vertices to draw. */
+static bool has_geometry(const cna_model *m)
+{
+    for (size_t i = 0; i < m->mesh_count; i++)
+        for (size_t k = 0; k < m->meshes[i].part_count; k++)
+            if (m->meshes[i].parts[k].vertex_count && m->meshes[i].parts[k].index_count) return true;
+    return false;
+}
+
+/* ------------------------------------------------------------ camera */
 
 /* The automatic camera's direction (from the target towards the eye): front
  * (+Z, glTF's forward), to the right and slightly above. */
@@ -529,6 +668,7 @@ static bool gif_frames(GifFileType *gif, cna_gl_context *gl, scene *sc, const re
         if ((*r = scene_draw(gl, sc, &cam->view, &cam->proj, err)) != CNA_OK ||
             (*r = cna_gl_read_pixels(gl, frame, frame_size, err)) != CNA_OK)
             return false;
+        if (sc->skeleton) draw_skeleton(sc, cam, frame, a->width, a->height);
         unsigned char *R = planes, *G = planes + n, *B = planes + 2 * n, *out = planes + 3 * n;
         for (size_t i = 0; i < n; i++) R[i] = frame[i * 4], G[i] = frame[i * 4 + 1], B[i] = frame[i * 4 + 2];
         int size = 256;
@@ -675,11 +815,18 @@ static int render_run(render_args *a)
         cna_character_create(m, NULL, &sc.c, &err) != CNA_OK ||
         cna_character_set_loop_mode(sc.c, CNA_LOOP_MODE_ONCE, &err) != CNA_OK)
         goto fail;
+    sc.skeleton = a->bones || !has_geometry(m);
+    if (!has_geometry(m) && !a->bones) {
+        point_sink none;
+        memset(&none, 0, sizeof none);
+        fprintf(stderr, "note: %s: nothing to draw (no mesh with triangles, lines or points); drawing its skeleton: %zu "
+                        "bones as lines, joints as points\n",
+                a->path, skeleton_points(&sc, &none));
+    }
     if (a->animation) {
         size_t index = 0;
         if (cna_model_find_animation(m, a->animation, &index, NULL) != CNA_OK) {
-            fprintf(stderr, "error: %s: no animation '%s' (the file has %zu)\n", a->path, a->animation,
-                    m->animation_count);
+            cna_cli_no_animation(a->path, NULL, a->animation, m);
             goto done;
         }
         sc.anim = (long)index;
@@ -722,28 +869,36 @@ static int render_run(render_args *a)
             double t = a->sheet ? dur * (double)f / (double)frames : t0;
             if (scene_pose(&sc, t, a->sheet > 0, &err) != CNA_OK || scene_points(&sc, &sink, &err) != CNA_OK)
                 goto fail;
+            if (sc.skeleton) skeleton_points(&sc, &sink);
         }
         for (uint32_t f = 0; a->gif && f < a->gif_frames; f++)   /* the GIF's frames share the camera */
+        {
             if (scene_pose(&sc, dur * (double)f / (double)a->gif_frames, true, &err) != CNA_OK ||
                 scene_points(&sc, &sink, &err) != CNA_OK)
                 goto fail;
+            if (sc.skeleton) skeleton_points(&sc, &sink);
+        }
     }
     camera cam;
     make_camera(a, &sink, &cam);
     const float bg[4] = {a->background[0], a->background[1], a->background[2], 1.0f};
 
-    if (a->gif && write_gif(gl, &sc, a, &cam, bg, dur, frame, frame_size, &err) != CNA_OK) goto fail;
-    if (a->gif) printf("wrote %s (%ux%u, %u frames)\n", a->gif, a->width, a->height, a->gif_frames);
+    if (a->gif && write_gif(gl, &sc, a, &cam, bg, dur, frame, frame_size, &err) != CNA_OK)
+        goto fail_output;
+    if (a->gif)
+        fprintf(cna_cli_report_stream(a->gif), "wrote %s (%ux%u, %u frames)\n", a->gif, a->width, a->height,
+                a->gif_frames);
     if (!a->out) {
         /* only the GIF */
     } else if (!a->sheet) {
         if (scene_pose(&sc, t0, false, &err) != CNA_OK) goto fail;
         cna_gl_begin_frame(gl, bg);
         if (scene_draw(gl, &sc, &cam.view, &cam.proj, &err) != CNA_OK ||
-            cna_gl_read_pixels(gl, frame, frame_size, &err) != CNA_OK ||
-            cna_gl_write_png(a->out, a->width, a->height, frame, &err) != CNA_OK)
+            cna_gl_read_pixels(gl, frame, frame_size, &err) != CNA_OK)
             goto fail;
-        printf("wrote %s (%ux%u)\n", a->out, a->width, a->height);
+        if (sc.skeleton) draw_skeleton(&sc, &cam, frame, a->width, a->height);
+        if (cna_gl_write_png(a->out, a->width, a->height, frame, &err) != CNA_OK) goto fail_output;
+        fprintf(cna_cli_report_stream(a->out), "wrote %s (%ux%u)\n", a->out, a->width, a->height);
     } else {
         int scale = a->height >= 240 ? 2 : 1;
         uint32_t label = (uint32_t)(5 * scale + 8);
@@ -779,6 +934,7 @@ static int render_run(render_args *a)
             if (scene_draw(gl, &sc, &cam.view, &cam.proj, &err) != CNA_OK ||
                 cna_gl_read_pixels(gl, frame, frame_size, &err) != CNA_OK)
                 goto fail;
+            if (sc.skeleton) draw_skeleton(&sc, &cam, frame, a->width, a->height);
             uint32_t cx = (f % cols) * a->width, cy = (f / cols) * (a->height + label);
             for (uint32_t y = 0; y < a->height; y++)
                 memcpy(sheet + ((size_t)(cy + y) * sw + cx) * 4, frame + (size_t)y * a->width * 4,
@@ -789,8 +945,8 @@ static int render_run(render_args *a)
             uint32_t tx = cx + (a->width > tw ? (a->width - tw) / 2 : 0);
             draw_text(sheet, sw, sh, tx, cy + a->height + 4, text, scale, ink);
         }
-        if (cna_gl_write_png(a->out, sw, sh, sheet, &err) != CNA_OK) goto fail;
-        printf("wrote %s (%ux%u, %u frames)\n", a->out, sw, sh, frames);
+        if (cna_gl_write_png(a->out, sw, sh, sheet, &err) != CNA_OK) goto fail_output;
+        fprintf(cna_cli_report_stream(a->out), "wrote %s (%ux%u, %u frames)\n", a->out, sw, sh, frames);
     }
     rc = CNA_CLI_EXIT_OK;
     goto done;
@@ -799,6 +955,11 @@ oom:
     snprintf(err.message, sizeof err.message, "out of memory");
 fail:
     rc = cna_cli_report_error(a->path, &err);
+    goto done;
+fail_output:
+    /* the output's own failure (a full device, a folder that cannot be
+     * written): the library's message starts with the output's path */
+    rc = err.code == CNA_ERROR_IO ? cna_cli_report_error(NULL, &err) : cna_cli_report_error(a->path, &err);
 done:
     cna_character_free(sc.c);
     cna_gl_instance_free(sc.inst);
@@ -824,6 +985,7 @@ int cna_cli_render_run(int argc, char **argv)
     int u = parse_args(cmd, argc, argv, &a);
     if (u >= 0) return u;
     if (cna_cli_probe_file(a.path, true) == CNA_CLI_FILE_UNUSABLE) return CNA_CLI_EXIT_FAILURE;
+    if (cna_cli_refuse_directory("-o", a.out) || cna_cli_refuse_directory("--gif", a.gif)) return CNA_CLI_EXIT_FAILURE;
 #ifdef CNA_HAVE_GL
     return render_run(&a);
 #else

@@ -217,7 +217,7 @@ double baseline_check(const cna_skinning_data *data, const cna_clip *clip, int f
     cna_player *ours = NULL;
     baseline_player *base = baseline_player_create(data);
     if (!base || cna_player_create(data, NULL, &ours, NULL) ||
-        cna_player_start_clip(ours, clip, NULL)) {
+        (clip ? cna_player_start_clip(ours, clip, NULL) : cna_player_stop(ours, NULL))) {
         baseline_player_free(base);
         cna_player_free(ours);
         return -1.0;
@@ -287,7 +287,7 @@ int baseline_measure(const cna_skinning_data *data, const cna_clip *clip, size_t
                                       : 0;
             if (side == 0) {
                 if (cna_player_create(data, NULL, &x.ours[i], NULL) ||
-                    cna_player_set_sampling(x.ours[i], sampling, NULL) || cna_player_start_clip(x.ours[i], clip, NULL) ||
+                    cna_player_set_sampling(x.ours[i], sampling, NULL) || (clip ? cna_player_start_clip(x.ours[i], clip, NULL) : cna_player_stop(x.ours[i], NULL)) ||
                     cna_player_update(x.ours[i], phase, false, true, NULL))
                     rc = -1;
             } else {

@@ -49,7 +49,7 @@ bool MakeCna(const cna_skinning_data* data, const cna_clip* clip, size_t n, cna_
         clip->duration > 0 ? static_cast<int64_t>(static_cast<double>(clip->duration) * static_cast<double>(i) /
                                                   static_cast<double>(n))
                            : 0;
-    if (cna_player_set_sampling(p, sampling, nullptr) != CNA_OK || cna_player_start_clip(p, clip, nullptr) != CNA_OK ||
+    if (cna_player_set_sampling(p, sampling, nullptr) != CNA_OK || (clip ? cna_player_start_clip(p, clip, nullptr) : cna_player_stop(p, nullptr)) != CNA_OK ||
         cna_player_update(p, phase, false, true, nullptr) != CNA_OK)
       return false;
   }

@@ -170,7 +170,10 @@ CNA_API void cna_cnb_bytes_free(const cna_cnb_write_options *opts, void *bytes);
  * one, whole, and at most a temporary file that later writes ignore. The
  * new file gets mode 0666 & ~umask (0644 under umask 022), not the mode of
  * the file it replaces; a symbolic link at `path` is followed (the file it
- * leads to is replaced, the link kept). Temporary bytes and paths use
+ * leads to is replaced, the link kept; a loop of links is refused, CNA_ERROR_IO
+ * "out.cnb: Too many levels of symbolic links", and left intact). A pipe, a
+ * FIFO or a device (/dev/null, /dev/stdout into a pipe) is written in place,
+ * in order, without a temporary file: atomicity is for regular files. Temporary bytes and paths use
  * opts->allocator.
  * Errors: as cna_cnb_write_memory; CNA_ERROR_IO when the file cannot be
  * written, with the system's reason ("out.cnb: write failed: No space left

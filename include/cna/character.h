@@ -58,8 +58,11 @@
  * cna_ticks_from_seconds(s · k) ticks; with scale 1 that is
  * cna_ticks_from_seconds(s).
  *
- * Ownership: the character borrows the model, which must outlive it and must
- * not change while it lives. Creating allocates everything a character
+ * Ownership: the character borrows the model, which must not change while it
+ * lives (cna_model_add_marker is refused then). Freeing the model first is
+ * safe: cna_model_free then leaves the model to its last character's
+ * cna_character_free (an atomic count, kept by creating and freeing only). A
+ * character created from a copy of the model struct needs the copy to outlive it. Creating allocates everything a character
  * playing one clip needs (the players' sampling state for the longest clip
  * of the model included). The first call that sets up a blend (a layer
  * other than 0 playing, layer 0's weight other than 1, a fade of layer 0,

@@ -26,8 +26,8 @@
  *   cna_character_play(c, (long)walk, &err);
  *   ...
  *   cna_character_free(c);
- *   cna_model_free(bound);                // before the model it was bound to
- *   cna_model_free(hero);
+ *   cna_model_free(bound);                // in any order: the bound model
+ *   cna_model_free(hero);                 // holds a reference on hero
  *
  * Binding rules (docs/clips.md has them with examples):
  *   - a translation, rotation or scale channel moves the model's node of the
@@ -166,8 +166,10 @@ CNA_API void cna_retarget_map_free(cna_retarget_map *map);
 /* Bind libraries[0 .. library_count) to `model`: *out is a new model whose
  * animations are the model's own (same indices) followed by each library's in
  * file order, library after library. Its bones, meshes, vertices, skins'
- * skeletons, materials and images are the model's (shared, not copied), so
- * `model` must outlive it; the libraries may be freed at once. Markers the
+ * skeletons, materials and images are the model's (shared, not copied): the
+ * bound model holds a reference on `model`, so cna_model_free(model) while
+ * the bound model lives only gives up the caller's handle (the model is
+ * freed with the bound model). The libraries may be freed at once. Markers the
  * model has when binding are copied; markers added later to either model
  * belong to that model only. The bound model is immutable like any model and
  * freed with cna_model_free. Its diagnostics are the model's followed by the

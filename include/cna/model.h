@@ -396,6 +396,12 @@ typedef struct cna_model {
      * animation has any): read them with cna_model_markers, add them with
      * cna_model_add_marker. Owned by the model; a copy of this struct shares them. */
     const cna_animation_markers *animation_markers;
+    /* The library's count of the model's live characters (see cna_model_free):
+     * set by the import and the .cnb loader, shared by a copy of this struct
+     * (characters created from the copy count for the model). NULL in a model
+     * struct filled by hand, whose characters are not counted. Never written
+     * by the caller. */
+    struct cna_model_owner *owner;
 } cna_model;
 
 
@@ -426,8 +432,14 @@ CNA_API cna_result cna_model_import_gltf(const cna_gltf_document *doc, const cna
 CNA_API cna_result cna_model_load_file(const char *path, const cna_import_options *opts,
                                cna_model **out, cna_error *err);
 
-/* Free a model and all it owns; NULL is accepted. Free its characters (and
- * any GPU objects made from it) first. */
+/* Free a model and all it owns; NULL is accepted.
+ * Safe while characters of the model live (cna/character.h): the model is
+ * then freed when the last of them is freed (cna_character_free), so a
+ * character never reads freed memory; until then the model's pointers stay
+ * valid, but the caller must treat the model as gone (create no character
+ * of it, call nothing else on it). The count is atomic, so characters may be
+ * freed on any threads. Free a model once; a GPU model (cna/gl.h) made from
+ * it is not counted: free it first. */
 CNA_API void cna_model_free(cna_model *model);
 
 /* The first skin's SkinningData (spec: Model::Tag), or NULL without skins
@@ -487,12 +499,15 @@ CNA_API const cna_marker *cna_model_markers(const cna_model *model, size_t anima
  * (cna_cnb_write_file, `cna convert --marker`).
  *
  * This edits the asset, the one exception to "a model never changes after
- * load": add the markers before creating characters of the model, never
- * while one exists (characters read the markers while they advance, and
- * the pointers cna_model_markers returned become invalid).
+ * load": add the markers before creating characters of the model (characters
+ * read the markers while they advance, on any thread, and the pointers
+ * cna_model_markers returned become invalid). While a character of the model
+ * (or of a copy of its struct) lives, the call is refused.
  *
  * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for a NULL model or
- * name, an animation out of range ("marker: animation 7 is outside 0..2"),
+ * name, live characters ("animations[0] \"Walk\": marker \"left\": 2
+ * characters of the model are alive; add markers before creating
+ * characters"), an animation out of range ("marker: animation 7 is outside 0..2"),
  * an empty name or one that is not UTF-8, a NaN time or one outside the
  * animation ("animations[2] \"Walk\": marker time 3.5 s is outside 0..1.25 s");
  * CNA_ERROR_OUT_OF_MEMORY. */

@@ -11,7 +11,8 @@
  * Usage (one character, every frame):
  *   cna_player *player;
  *   if (cna_player_create(&data, NULL, &player, &err)) ...;   // bind pose computed at once
- *   cna_player_start_clip(player, cna_skinning_data_find_clip(&data, "Move"), &err);
+ *   const cna_clip *move = cna_skinning_data_find_clip(&data, "Move");   // NULL: no clip of that name
+ *   if (!move || cna_player_start_clip(player, move, &err)) ...;         // NULL is refused
  *   cna_player_update_seconds(player, 1.0 / 60.0, true, true, &err);
  *   draw with the palette cna_player_skin_transforms(player) (cna_player_bone_count(player) matrices)
  *   cna_player_free(player);
@@ -61,12 +62,20 @@ CNA_API void cna_player_free(cna_player *player);
  * StartClip). Transforms are not recomputed until the next update. Resets the
  * per-track key cursors; grows the cursor array when the clip has more tracks
  * than any clip before it (the only allocation after creation).
- * NULL clip stops playback: the position is held at zero and updates show the
- * bind pose. Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for a NULL
- * player, a clip whose target is not the joint palette (DEFAULT or
+ * A NULL clip is refused, so that a name cna_skinning_data_find_clip did not
+ * find never plays the bind pose silently; cna_player_stop shows the bind pose.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for a NULL player, a
+ * NULL clip ("cna_player_start_clip: clip is NULL (cna_skinning_data_find_clip
+ * returns NULL for a name no clip has); to show the bind pose, call
+ * cna_player_stop"), a clip whose target is not the joint palette (DEFAULT or
  * JOINT_PALETTE), or tracks NULL with track_count > 0;
  * CNA_ERROR_OUT_OF_MEMORY when growing the cursor array fails. */
 CNA_API cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_error *err);
+
+/* Stop playback: no clip (cna_player_current_clip returns NULL), the position
+ * held at zero, and updates show the bind pose. Allocates nothing.
+ * Errors: CNA_ERROR_INVALID_ARGUMENT for a NULL player. */
+CNA_API cna_result cna_player_stop(cna_player *player, cna_error *err);
 
 /* Advance (relative = true: position += ticks) or seek (relative = false:
  * position = ticks), then recompute (spec: Update). With a clip of positive

@@ -325,10 +325,9 @@ void cna_player_free(cna_player *player)
     cna__free(&a, block);
 }
 
-cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_error *err)
+/* start_clip's work; NULL clip: stop (cna_player_stop). */
+static cna_result start(cna_player *player, const cna_clip *clip, cna_error *err)
 {
-    if (!player)
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cna_player_start_clip: player is NULL");
     const char *name = clip && clip->name ? clip->name : "";
     if (clip && clip->target == CNA_CLIP_TARGET_SCENE_NODE)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
@@ -362,6 +361,25 @@ cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_e
     player->clip = clip;
     player->position = 0;
     return CNA_OK;
+}
+
+cna_result cna_player_start_clip(cna_player *player, const cna_clip *clip, cna_error *err)
+{
+    if (!player)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cna_player_start_clip: player is NULL");
+    /* Never the bind pose by accident: a NULL is most often a name that
+     * cna_skinning_data_find_clip did not find. */
+    if (!clip)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "cna_player_start_clip: clip is NULL (cna_skinning_data_find_clip returns NULL for a name "
+                          "no clip has); to show the bind pose, call cna_player_stop");
+    return start(player, clip, err);
+}
+
+cna_result cna_player_stop(cna_player *player, cna_error *err)
+{
+    if (!player) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cna_player_stop: player is NULL");
+    return start(player, NULL, err); /* no clip: allocates nothing, cannot fail */
 }
 
 cna_result cna_player_update(cna_player *player, int64_t ticks, bool relative, bool loop,

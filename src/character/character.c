@@ -29,6 +29,7 @@
 #include "cna/character.h"
 #include "cna/morph.h"
 #include "core/internal.h"
+#include "model/model_internal.h" /* cna__model_retain, cna__model_release */
 
 /* ------------------------------------------------------------------ allocation */
 
@@ -96,7 +97,9 @@ void cna_character_free(cna_character *c)
     cna__free(&a, c->parts);
     cna__free(&a, c->scratch);
     cna__layers_free(c);
+    struct cna_model_owner *owner = c->owner;
     cna__free(&a, c);
+    cna__model_release(owner); /* last: may free the model (cna_model_free already called) */
 }
 
 static cna_result oom(cna_character *c, cna_error *err)
@@ -708,7 +711,7 @@ static cna_result build_players(cna_character *c, cna_error *err)
                 if (r == CNA_ERROR_OUT_OF_MEMORY) return r;
                 return cna__error(err, r, "skins[%d]: %s", (int)ev->skin, inner.message);
             }
-            cna_player_start_clip(ev->player, NULL, NULL);
+            cna_player_stop(ev->player, NULL);
         }
         if (c->fast) cna_player_set_sampling(ev->player, CNA_SAMPLING_FAST, NULL);
         c->bytes += cna__player_size_bytes(ev->player);
@@ -766,6 +769,7 @@ cna_result cna_character_create(const cna_model *model, const cna_character_opti
         cna_character_free(c);
         return r;
     }
+    c->owner = cna__model_retain(model); /* an atomic count: no allocation, nothing the pose reads */
     *out = c;
     return CNA_OK;
 }

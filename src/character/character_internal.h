@@ -133,6 +133,7 @@ typedef struct morph_part {
 struct cna_character {
     cna_allocator alloc;
     const cna_model *model;
+    struct cna_model_owner *owner; /* the model's live count, held from creation to free (cna__model_retain) */
     size_t bytes;               /* everything requested, players and morph state included */
     /* layers: layer 0's clock is the character's (cna_character_play etc.) */
     cna__layer *layers;

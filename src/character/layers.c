@@ -280,7 +280,8 @@ cna_result cna__layer_play(cna_character *c, size_t layer, long animation, cna_e
     if (layer == 0) {
         for (size_t e = 0; e < c->eval_count; e++) {
             const cna_skinning_data *d = &m->skins[c->evals[e].skin].data;
-            r = cna_player_start_clip(c->evals[e].player, animation >= 0 ? &d->clips[animation] : NULL, err);
+            r = animation >= 0 ? cna_player_start_clip(c->evals[e].player, &d->clips[animation], err)
+                               : cna_player_stop(c->evals[e].player, err);
             if (r != CNA_OK) return r; /* not reached: the largest clip's state was grown at create */
         }
         if (animation >= 0 && m->node_clips)

@@ -127,6 +127,19 @@ static bool resolve_links(const char *path, char *out)
     return false;
 }
 
+/* The descriptor that /dev/stdout, /dev/stderr, /dev/fd/N or /proc/self/fd/N
+ * names (a stream the process already holds open), else -1. */
+static int stream_fd(const char *path)
+{
+    if (strcmp(path, "/dev/stdout") == 0) return 1;
+    if (strcmp(path, "/dev/stderr") == 0) return 2;
+    const char *digits = strncmp(path, "/dev/fd/", 8) == 0         ? path + 8
+                         : strncmp(path, "/proc/self/fd/", 14) == 0 ? path + 14
+                                                                    : NULL;
+    if (!digits || !*digits || strlen(digits) > 6 || strspn(digits, "0123456789") != strlen(digits)) return -1;
+    return atoi(digits);
+}
+
 static void release(cna__file_writer *w)
 {
     cna__free(&w->alloc, w->buf);
@@ -145,22 +158,33 @@ cna_result cna__file_writer_open(cna__file_writer *w, const char *path, const cn
     w->alloc = cna__allocator_resolve(allocator);
     if (!path || !*path)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "file write: %s path", path ? "empty" : "NULL");
-    /* A link: replace the file it leads to (created if missing) and keep the link. */
-    char real[PATH_MAX];
-    const char *target = resolve_links(path, real) ? real : path;
+    /* What the path leads to, links followed: a loop of links (ELOOP), a
+     * folder on the way that is a file (ENOTDIR), ... is refused here, before
+     * anything is created, and the links stay as they are. */
     struct stat st;
-    bool exists = stat(target, &st) == 0;
+    bool exists = stat(path, &st) == 0;
+    if (!exists && errno != ENOENT) return cna__error(err, CNA_ERROR_IO, "%s: %s", path, strerror(errno));
     if (exists && S_ISDIR(st.st_mode)) return cna__error(err, CNA_ERROR_IO, "%s: %s", path, strerror(EISDIR));
+    /* The process's streams (/dev/stdout, /dev/fd/1, /proc/self/fd/1) are
+     * written through the descriptor itself, whatever it leads to: a pipe, a
+     * terminal, a file the shell opened for writing or appending (a rename
+     * would leave the shell's file behind). */
+    const int stream = stream_fd(path);
+    bool direct = (exists && !S_ISREG(st.st_mode)) || stream >= 0;
+    /* A link to a file: replace the file it leads to (created if missing) and keep the link. */
+    char real[PATH_MAX];
+    const char *target = !direct && resolve_links(path, real) ? real : path;
     cna_result r = make_paths(w, path, target, err);
     if (r) return r;
-    if (exists && !S_ISREG(st.st_mode)) {
-        /* A device or a pipe (/dev/null, /dev/stdout): written in place; a
-         * rename would replace the device node itself. */
+    if (direct) {
+        /* A device or a pipe (/dev/null, a FIFO, /dev/stdout into a pipe):
+         * written in place, opened by the path as given (a pipe's link leads
+         * to no name); a rename would replace the device node itself. */
         w->direct = true;
         w->temp = w->target;
         int error = hook(CNA__FILE_STEP_OPEN, w->temp);
         if (!error) {
-            w->fd = open(w->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+            w->fd = stream >= 0 ? fcntl(stream, F_DUPFD_CLOEXEC, 0) : open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
             if (w->fd < 0) error = errno;
         }
         if (!error) return CNA_OK;

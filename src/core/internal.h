@@ -98,9 +98,13 @@ static inline bool cna__add_size(size_t a, size_t b, size_t *out)
  * applies the umask (and a default ACL) exactly as for any new file: the
  * written file gets 0666 & ~umask, never the mode of the file it replaces.
  * A destination that is a symbolic link to a file is followed: the file it
- * leads to is replaced and the link kept. A destination that exists and is
- * neither a regular file nor a folder (/dev/null, a pipe) is written in place,
- * without the temporary file. A process killed mid-write leaves at
+ * leads to is replaced and the link kept; a loop of links is refused
+ * ("out.cnb: Too many levels of symbolic links"), the links left as they are.
+ * A destination that exists and is neither a regular file nor a folder
+ * (/dev/null, a FIFO, a character device) is written in place, without the
+ * temporary file, and so is a stream of the process named by /dev/stdout,
+ * /dev/stderr, /dev/fd/N or /proc/self/fd/N (through that descriptor: a pipe,
+ * a terminal or a file the shell opened, appending included). A process killed mid-write leaves at
  * most a temporary file, which later writes ignore (each picks a new name).
  * Errors are CNA_ERROR_IO with the path as given and the system's reason:
  * "out.cnb: write failed: No space left on device". */

@@ -701,6 +701,7 @@ cna_result cna_model_bind_clips(const cna_model *model, const cna_clip_library *
     cna__model *nm = cna__model_new(own_alloc ? &o->allocator : &base->allocator);
     if (!nm) return oom(err);
     nm->pub = *model;
+    nm->pub.owner = &nm->owner;    /* its own count of characters */
     nm->pub.diagnostics = NULL;
     nm->pub.diagnostic_count = 0;
     nm->pub.animation_markers = NULL;
@@ -741,6 +742,8 @@ cna_result cna_model_bind_clips(const cna_model *model, const cna_clip_library *
         cna_model_free(&nm->pub);
         return r;
     }
+    /* the model stays alive while the bound model does (its arrays are shared) */
+    nm->base_owner = cna__model_retain(model);
     *out = &nm->pub;
     return CNA_OK;
 }

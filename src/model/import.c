@@ -426,13 +426,9 @@ cna_result cna_model_import_gltf(const cna_gltf_document *doc, const cna_import_
     cna_result r = check_options(doc, o, &scene, err);
     if (r != CNA_OK) return r;
 
-    cna_allocator alloc = cna__allocator_resolve(&o->allocator);
-    cna__model *model = (cna__model *)cna__calloc(&alloc, 1, sizeof *model);
+    cna__model *model = cna__model_new(&o->allocator);
     if (!model) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
-    model->allocator = alloc;
-    model->arena.allocator = alloc;
-    model->pub.gltf_scene = -1;
-    model->pub.size = 1.0f;
+    cna_allocator alloc = model->allocator;
 
     cna__import_ctx ctx;
     memset(&ctx, 0, sizeof ctx);

@@ -469,25 +469,28 @@ static cna_result write_attributes(pack_ctx *c, const cna__vertex_format *fmt, b
 /* ------------------------------------------------------------------ flat split */
 
 /* Every triangle corner becomes its own vertex: vertex k = file vertex
- * indices[k], indices become 0..count-1, normals per face. */
+ * indices[k], indices become 0..count-1, normals per face. The file
+ * vertices no triangle uses follow, in file order, each once (drawn by no
+ * index, but skinned and morphed like the others, so that every vertex of
+ * the POSITION accessor has its posed position). */
 static cna_result split_flat(pack_ctx *c, cna__packed *p)
 {
-    const size_t stride = p->format.stride, count = p->index_count;
-    unsigned char *vb = cna__calloc(c->alloc, count, stride);
-    uint32_t *src = cna__calloc(c->alloc, count, sizeof *src);
-    if (!vb || !src) {
+    const size_t stride = p->format.stride, count = p->index_count, file_n = p->vertex_count;
+    unsigned char *used = cna__calloc(c->alloc, file_n ? file_n : 1, 1);
+    if (!used) return oom(c);
+    size_t extra = file_n;
+    for (size_t k = 0; k < count; k++)
+        if (!used[p->indices[k]]) used[p->indices[k]] = 1, extra--;
+    const size_t total = count + extra;
+    unsigned char *vb = cna__calloc(c->alloc, total ? total : 1, stride);
+    uint32_t *src = cna__calloc(c->alloc, total ? total : 1, sizeof *src);
+    uint32_t *wide = p->palette ? cna__calloc(c->alloc, total ? total : 1, 4 * sizeof *wide) : NULL;
+    if (!vb || !src || (p->palette && !wide)) {
+        cna__free(c->alloc, used);
         cna__free(c->alloc, vb);
         cna__free(c->alloc, src);
+        cna__free(c->alloc, wide);
         return oom(c);
-    }
-    uint32_t *wide = NULL;
-    if (p->palette) {
-        wide = cna__calloc(c->alloc, count ? count : 1, 4 * sizeof *wide);
-        if (!wide) {
-            cna__free(c->alloc, vb);
-            cna__free(c->alloc, src);
-            return oom(c);
-        }
     }
     for (size_t k = 0; k < count; k++) {
         memcpy(vb + k * stride, p->vertices + (size_t)p->indices[k] * stride, stride);
@@ -495,6 +498,13 @@ static cna_result split_flat(pack_ctx *c, cna__packed *p)
         src[k] = p->indices[k];
         p->indices[k] = (uint32_t)k;
     }
+    for (size_t v = 0, k = count; v < file_n; v++) {
+        if (used[v]) continue;
+        memcpy(vb + k * stride, p->vertices + v * stride, stride);
+        if (wide) memcpy(wide + 4 * k, p->palette + 4 * v, 4 * sizeof *wide);
+        src[k++] = (uint32_t)v;
+    }
+    cna__free(c->alloc, used);
     if (wide) {
         cna__free(c->alloc, p->palette);
         p->palette = wide;
@@ -509,7 +519,7 @@ static cna_result split_flat(pack_ctx *c, cna__packed *p)
     cna__free(c->alloc, p->vertices);
     p->vertices = vb;
     p->source_vertex = src;
-    p->vertex_count = count;
+    p->vertex_count = total;
     p->flat_normals = true;
     return CNA_OK;
 }

@@ -9,7 +9,11 @@
  * so this order keeps neighbouring joints together whatever order an
  * optimiser left the triangles in. A vertex used by several
  * sub-parts is copied into each; every joint byte is rewritten to its
- * index in the sub-part's palette, every other byte is kept.
+ * index in the sub-part's palette, every other byte is kept. The vertices
+ * no primitive uses ("spare" vertices) come last, in vertex order, each an
+ * item of one vertex and no index, grouped by the same rule, so that each
+ * is skinned by some sub-part (a group of spare vertices alone has no
+ * indices).
  */
 #include <string.h>
 
@@ -23,6 +27,8 @@ typedef struct split_ctx {
     const cna_allocator *alloc, *out_alloc;
     const cna__packed *p;
     size_t joint_count, corners;
+    size_t prims;            /* items below it are primitives, the others spare vertices */
+    uint32_t *spare;         /* the spare vertices, item prims + j being spare[j] */
     size_t *joint_mark;      /* joint_count: the group that last counted the joint (1-based) */
     int32_t *sub_of;         /* joint_count: its sub-palette index in the current group */
     size_t *vertex_mark;     /* p->vertex_count: the group that last took the vertex */
@@ -32,12 +38,25 @@ typedef struct split_ctx {
     float *dense;            /* 3 floats per gathered vertex */
 } split_ctx;
 
-/* The distinct palette indices of primitive `i` (all four influences of each vertex). */
+/* The vertices of item `i`: a primitive's corners, or one spare vertex. */
+static size_t item_vertices(const split_ctx *s, size_t i, uint32_t out[3])
+{
+    if (i >= s->prims) {
+        out[0] = s->spare[i - s->prims];
+        return 1;
+    }
+    for (size_t c = 0; c < s->corners; c++) out[c] = s->p->indices[i * s->corners + c];
+    return s->corners;
+}
+
+/* The distinct palette indices of item `i` (all four influences of each vertex). */
 static size_t primitive_joints(const split_ctx *s, size_t i, uint32_t out[MAX_PRIMITIVE_JOINTS])
 {
     size_t n = 0;
-    for (size_t c = 0; c < s->corners; c++) {
-        const uint32_t v = s->p->indices[i * s->corners + c];
+    uint32_t vs[3];
+    const size_t nv = item_vertices(s, i, vs);
+    for (size_t c = 0; c < nv; c++) {
+        const uint32_t v = vs[c];
         for (size_t k = 0; k < 4; k++) {
             const uint32_t j = s->p->palette[4 * (size_t)v + k];
             size_t d = 0;
@@ -164,8 +183,10 @@ static bool build_group(split_ctx *s, size_t first, size_t end, size_t g, cna__s
             }
             palette[at] = (int32_t)joints[d];
         }
-        for (size_t c = 0; c < s->corners; c++) {
-            const uint32_t v = p->indices[i * s->corners + c];
+        uint32_t vs[3];
+        const size_t nv = item_vertices(s, i, vs);
+        for (size_t c = 0; c < nv; c++) {
+            const uint32_t v = vs[c];
             if (s->vertex_mark[v] == g) continue;
             s->vertex_mark[v] = g;
             s->local_of[v] = (uint32_t)n;
@@ -174,7 +195,9 @@ static bool build_group(split_ctx *s, size_t first, size_t end, size_t g, cna__s
     }
     if (pc == 0) palette[pc++] = 0; /* an empty primitive: a palette of one entry */
     for (size_t k = 0; k < pc; k++) s->sub_of[palette[k]] = (int32_t)k;
-    const size_t ic = (end - first) * s->corners;
+    size_t real = 0; /* the primitives among the items (they come before the spare vertices) */
+    for (size_t o = first; o < end; o++) real += s->order[o] < s->prims;
+    const size_t ic = real * s->corners;
     sp->vertices = (unsigned char *)cna__calloc(s->out_alloc, n ? n : 1, stride);
     sp->indices = (uint32_t *)cna__calloc(s->out_alloc, ic ? ic : 1, sizeof *sp->indices);
     sp->source_vertex = (uint32_t *)cna__calloc(s->out_alloc, n ? n : 1, sizeof *sp->source_vertex);
@@ -198,7 +221,7 @@ static bool build_group(split_ctx *s, size_t first, size_t end, size_t g, cna__s
         sp->source_vertex[l] = p->source_vertex ? p->source_vertex[v] : v;
         sp->packed_vertex[l] = v;
     }
-    for (size_t o = first; o < end; o++)
+    for (size_t o = first; o < first + real; o++)
         for (size_t c = 0; c < s->corners; c++)
             sp->indices[(o - first) * s->corners + c] = s->local_of[p->indices[s->order[o] * s->corners + c]];
     for (size_t t = 0; t < p->target_count; t++)
@@ -225,19 +248,30 @@ cna_result cna__split_palettes(const cna_allocator *alloc, const cna_allocator *
     s.corners = p->topology == CNA__TOPOLOGY_TRIANGLES ? 3 : p->topology == CNA__TOPOLOGY_LINES ? 2 : 1;
     const size_t prims = p->index_count / s.corners;
     const size_t nv = p->vertex_count ? p->vertex_count : 1;
+    s.prims = prims;
     s.joint_mark = (size_t *)cna__calloc(alloc, joint_count, sizeof *s.joint_mark);
     s.sub_of = (int32_t *)cna__calloc(alloc, joint_count, sizeof *s.sub_of);
     s.vertex_mark = (size_t *)cna__calloc(alloc, nv, sizeof *s.vertex_mark);
     s.local_of = (uint32_t *)cna__calloc(alloc, nv, sizeof *s.local_of);
-    s.gathered = (uint32_t *)cna__calloc(alloc, p->index_count ? p->index_count : 1, sizeof *s.gathered);
-    s.dense = (float *)cna__calloc(alloc, p->index_count ? p->index_count : 1, 3 * sizeof *s.dense);
-    size_t *starts = (size_t *)cna__calloc(alloc, prims + 2, sizeof *starts);
-    s.order = (size_t *)cna__calloc(alloc, prims ? prims : 1, sizeof *s.order);
+    s.spare = (uint32_t *)cna__calloc(alloc, nv, sizeof *s.spare);
+    /* the spare vertices: those no primitive uses (vertex_mark as scratch) */
+    size_t spares = 0;
+    if (s.vertex_mark && s.spare) {
+        for (size_t k = 0; k < prims * s.corners; k++) s.vertex_mark[p->indices[k]] = 1;
+        for (size_t v = 0; v < p->vertex_count; v++)
+            if (!s.vertex_mark[v]) s.spare[spares++] = (uint32_t)v;
+        memset(s.vertex_mark, 0, nv * sizeof *s.vertex_mark);
+    }
+    const size_t items = prims + spares, most = p->index_count + spares; /* most vertices in one group */
+    s.gathered = (uint32_t *)cna__calloc(alloc, most ? most : 1, sizeof *s.gathered);
+    s.dense = (float *)cna__calloc(alloc, most ? most : 1, 3 * sizeof *s.dense);
+    size_t *starts = (size_t *)cna__calloc(alloc, items + 2, sizeof *starts);
+    s.order = (size_t *)cna__calloc(alloc, items ? items : 1, sizeof *s.order);
     size_t *bucket = (size_t *)cna__calloc(alloc, joint_count + 1, sizeof *bucket);
     cna__sub_part *out = NULL;
     size_t groups = 0;
-    bool ok = s.joint_mark && s.sub_of && s.vertex_mark && s.local_of && s.gathered && s.dense && starts && s.order &&
-              bucket;
+    bool ok = s.joint_mark && s.sub_of && s.vertex_mark && s.local_of && s.spare && s.gathered && s.dense && starts &&
+              s.order && bucket;
     if (ok) {
         /* The grouping order: a stable counting sort by the lowest palette index. */
         for (size_t i = 0; i < prims; i++) {
@@ -249,10 +283,11 @@ cna_result cna__split_palettes(const cna_allocator *alloc, const cna_allocator *
             const uint32_t low = lowest_joint(&s, i);
             s.order[bucket[low]++] = i;
         }
+        for (size_t j = 0; j < spares; j++) s.order[prims + j] = prims + j; /* then the spare vertices */
         /* Pass 1: where each group starts (joint_mark holds group numbers 1, 2, ...). */
         size_t g = 1, used = 0;
         starts[0] = 0;
-        for (size_t o = 0; o < prims; o++) {
+        for (size_t o = 0; o < items; o++) {
             const size_t i = s.order[o];
             uint32_t joints[MAX_PRIMITIVE_JOINTS];
             const size_t jn = primitive_joints(&s, i, joints);
@@ -268,7 +303,7 @@ cna_result cna__split_palettes(const cna_allocator *alloc, const cna_allocator *
             used += fresh;
         }
         groups = g;
-        starts[groups] = prims;
+        starts[groups] = items;
         /* Pass 2: the sub-parts, group marks continuing after pass 1's. */
         out = (cna__sub_part *)cna__calloc(out_alloc, groups, sizeof *out);
         ok = out != NULL;
@@ -279,6 +314,7 @@ cna_result cna__split_palettes(const cna_allocator *alloc, const cna_allocator *
     cna__free(alloc, s.sub_of);
     cna__free(alloc, s.vertex_mark);
     cna__free(alloc, s.local_of);
+    cna__free(alloc, s.spare);
     cna__free(alloc, s.gathered);
     cna__free(alloc, s.dense);
     cna__free(alloc, starts);

@@ -3,6 +3,7 @@
  * (include/cna/model.h). Nothing here writes a loaded model.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,14 +79,37 @@ static void free_markers(cna__model *m)
     m->marker_bytes = 0;
 }
 
-void cna_model_free(cna_model *model)
+void cna__model_release(struct cna_model_owner *owner);
+
+static void destroy(cna__model *m)
 {
-    if (!model) return;
-    cna__model *m = cna__model_of(model);
+    struct cna_model_owner *base = m->base_owner;
     free_markers(m);
     cna__arena_free(&m->arena);
     cna_allocator a = m->allocator;
     cna__free(&a, m);
+    cna__model_release(base); /* a bound model's base: may free it (cna_model_free already called on it) */
+}
+
+/* The model's handle is one reference, each live character another
+ * (cna__model_retain): the last one released frees the model. */
+void cna__model_release(struct cna_model_owner *owner)
+{
+    if (owner && atomic_fetch_sub_explicit(&owner->refs, 1, memory_order_acq_rel) == 1)
+        destroy((cna__model *)((char *)owner - offsetof(cna__model, owner)));
+}
+
+struct cna_model_owner *cna__model_retain(const cna_model *model)
+{
+    if (model->owner) atomic_fetch_add_explicit(&model->owner->refs, 1, memory_order_relaxed);
+    return model->owner;
+}
+
+void cna_model_free(cna_model *model)
+{
+    if (!model) return;
+    cna__model *m = cna__model_of(model);
+    cna__model_release(&m->owner);
 }
 
 const cna_skinning_data *cna_model_skinning_data(const cna_model *model)
@@ -308,6 +332,12 @@ cna_result cna_model_add_marker(cna_model *model, size_t animation, const char *
     if (ticks < 0 || ticks > clip->duration)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: marker time %.9g s is outside 0..%.9g s", where, seconds,
                           cna_ticks_to_seconds(clip->duration));
+    const size_t refs = model->owner ? atomic_load_explicit(&model->owner->refs, memory_order_relaxed) : 1;
+    if (refs > 1)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "%s: marker \"%s\": %zu character%s of the model %s alive; add markers before creating "
+                          "characters",
+                          where, name, refs - 1, refs == 2 ? "" : "s", refs == 2 ? "is" : "are");
     if (!cna__model_insert_marker(cna__model_of(model), animation, name, ticks))
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory for marker \"%s\"", where, name);
     return CNA_OK;

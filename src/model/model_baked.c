@@ -1,6 +1,7 @@
 /*
  * Building a Model without a glTF document (the .cnb loader, src/baked/):
- * an empty model that cna_model_free accepts at every stage.
+ * an empty model that cna_model_free accepts at every stage (the import
+ * starts from one too).
  */
 #include <string.h>
 
@@ -15,6 +16,8 @@ cna__model *cna__model_new(const cna_allocator *allocator)
     model->arena.allocator = alloc;
     model->pub.gltf_scene = -1;
     model->pub.size = 1.0f;
+    atomic_init(&model->owner.refs, 1);
+    model->pub.owner = &model->owner;
     return model;
 }
 

@@ -22,6 +22,7 @@
 #define CNA_MODEL_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 
 #include "cna/model.h"
 #include "core/internal.h"
@@ -66,17 +67,35 @@ typedef struct cna__marker_list {
     size_t count, capacity;
 } cna__marker_list;
 
+/* What keeps a model alive (cna_model.owner): 1 for the model's handle until
+ * cna_model_free, plus one per live character. Whoever brings it to 0 frees
+ * the model. */
+struct cna_model_owner {
+    atomic_size_t refs;
+};
+
 typedef struct cna__model {
     cna_model pub;                 /* first: a cna_model* is a cna__model* */
+    struct cna_model_owner owner;  /* pub.owner points here */
     cna_allocator allocator;
     cna__arena arena;              /* every immutable array of the model */
     cna__diag_list diags;          /* storage of pub.diagnostics (arena strings) */
     cna__marker_list *markers;     /* pub.animation_count lists; NULL until the first marker */
     cna_animation_markers *marker_views; /* pub.animation_markers: each list's items and count */
     size_t marker_bytes;           /* bytes the markers hold from the allocator */
+    /* A bound model (src/model/bind.c): the owner of the model it shares its
+     * bones, meshes and skeletons with, held until this one is destroyed. */
+    struct cna_model_owner *base_owner;
 } cna__model;
 
 static inline cna__model *cna__model_of(cna_model *m) { return (cna__model *)m; }
+
+/* A character of `model` was created: counts it (when model->owner is set)
+ * and returns the owner to give back to cna__model_release; NULL otherwise. */
+struct cna_model_owner *cna__model_retain(const cna_model *model);
+/* The character is freed: uncounts it, and frees the model when it was
+ * the last reference (cna_model_free already called). NULL does nothing. */
+void cna__model_release(struct cna_model_owner *owner);
 
 /* Record a diagnostic: merged by code (count + 1), the first message kept.
  * Returns false when out of memory (the caller fails the import). */

@@ -46,7 +46,7 @@ static void fleet_init(fleet *f, size_t count)
         cna_player **pair[2] = {&f->crowd[i], &f->single[i]};
         for (int k = 0; k < 2; ++k) {
             assert_int_equal(cna_player_create(f->data, NULL, pair[k], NULL), CNA_OK);
-            assert_int_equal(cna_player_start_clip(*pair[k], clip, NULL), CNA_OK);
+            assert_int_equal((clip ? cna_player_start_clip(*pair[k], clip, NULL) : cna_player_stop(*pair[k], NULL)), CNA_OK);
             assert_int_equal(cna_player_update(*pair[k], phase, false, true, NULL), CNA_OK);
         }
     }

@@ -313,11 +313,22 @@ static void test_no_clip_holds_position_at_zero_and_shows_bind_pose(void **state
     advance(player, 0.5, true);
     assert_true(cna_player_position(player) == 0);
     assert_matrices_identical(cna_player_world_transforms(player), r.bind, 2);
-    /* stopping a playing clip with NULL returns to the bind pose at the next update */
+    /* stopping a playing clip returns to the bind pose at the next update */
     assert_int_equal(cna_player_start_clip(player, &r.clip, NULL), CNA_OK);
     advance(player, 0.5, true);
     assert_translation(&cna_player_world_transforms(player)[0], 1, 0, 0);
-    assert_int_equal(cna_player_start_clip(player, NULL, NULL), CNA_OK);
+    /* a NULL clip (a name find_clip did not find) is refused: the clip plays on */
+    cna_error err;
+    assert_null(cna_skinning_data_find_clip(&r.data, "Mvoe"));
+    assert_int_equal(cna_player_start_clip(player, cna_skinning_data_find_clip(&r.data, "Mvoe"), &err),
+                     CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "cna_player_start_clip: clip is NULL (cna_skinning_data_find_clip returns NULL "
+                                     "for a name no clip has); to show the bind pose, call cna_player_stop");
+    assert_ptr_equal(cna_player_current_clip(player), &r.clip);
+    assert_true(cna_player_position(player) == 5000000);
+    assert_int_equal(cna_player_stop(NULL, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "cna_player_stop: player is NULL");
+    assert_int_equal(cna_player_stop(player, NULL), CNA_OK);
     assert_null(cna_player_current_clip(player));
     advance(player, 0.5, true);
     assert_true(cna_player_position(player) == 0);

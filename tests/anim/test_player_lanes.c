@@ -57,7 +57,7 @@ static void add_pair(pairs *s, const cna_skinning_data *d, const cna_clip *clip,
         assert_true(cna__player_set_path(p, path));
         assert_int_equal(cna_player_set_sampling(p, sampling, NULL), CNA_OK);
         if (prefix) assert_int_equal(cna_player_set_root_prefix(p, prefix, (size_t)d->bone_count, NULL), CNA_OK);
-        assert_int_equal(cna_player_start_clip(p, clip, NULL), CNA_OK);
+        assert_int_equal((clip ? cna_player_start_clip(p, clip, NULL) : cna_player_stop(p, NULL)), CNA_OK);
         assert_int_equal(cna_player_update(p, phase, false, true, NULL), CNA_OK);
         *both[k] = p;
     }

@@ -54,7 +54,7 @@ static void play(const cna_skinning_data *d, const cna_clip *clip, int path, int
     assert_int_equal(cna__player_path(player), path);
     assert_int_equal(cna_player_update(player, 0, true, true, NULL), CNA_OK);
     assert_player_equals_reference(player, d, NULL);
-    assert_int_equal(cna_player_start_clip(player, clip, NULL), CNA_OK);
+    assert_int_equal((clip ? cna_player_start_clip(player, clip, NULL) : cna_player_stop(player, NULL)), CNA_OK);
     for (int f = 0; f < frames; ++f) {
         const bool seek = seeks && rng_range(seeks, 0, 3) == 0;
         const int64_t ticks = seek ? rng_range(seeks, -clip->duration, 2 * clip->duration) : step;
@@ -153,7 +153,7 @@ static void test_steps_and_seeks_around_key_times_on_every_path(void **state)
         const cna_clip *clips[] = {a, a, b, a};
         for (size_t c = 0; c < sizeof clips / sizeof clips[0]; ++c) {
             const cna_clip *clip = clips[c];
-            assert_int_equal(cna_player_start_clip(player, clip, NULL), CNA_OK);
+            assert_int_equal((clip ? cna_player_start_clip(player, clip, NULL) : cna_player_stop(player, NULL)), CNA_OK);
             const cna_keyframe *k = clip->tracks[0].keys;
             const int64_t key1 = k[1].ticks, key2 = k[2].ticks;
             const int64_t seeks[] = {key1 + 1, key1 + 2, key1 + 1, key2 - 1, key1 + 3, key2,

@@ -46,7 +46,7 @@ static void play(const cna_skinning_data *d, const cna_clip *clip, int64_t step,
     cna_player *player = NULL;
     assert_int_equal(cna_player_create(d, NULL, &player, NULL), CNA_OK);
     assert_player_equals_reference(player, d, NULL);
-    assert_int_equal(cna_player_start_clip(player, clip, NULL), CNA_OK);
+    assert_int_equal((clip ? cna_player_start_clip(player, clip, NULL) : cna_player_stop(player, NULL)), CNA_OK);
     for (int f = 0; f < frames; ++f) {
         const bool seek = seeks && rng_range(seeks, 0, 3) == 0;
         const int64_t ticks = seek ? rng_range(seeks, -clip->duration, 2 * clip->duration) : step;

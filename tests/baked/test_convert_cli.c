@@ -7,7 +7,9 @@
  * exit codes 2 and 1, and an output that is one of the input's files (or
  * the other output) is refused with the input left as it was; --marker
  * stores markers that cna inspect lists (text and JSON), and a malformed,
- * unknown or out-of-range marker is refused naming the argument.
+ * unknown or out-of-range marker is refused naming the argument; outputs
+ * that are pipes, devices, folders or misnamed; directory mode's lines
+ * flushed one by one and a SIGINT reported with what was finished.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,7 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <cjson/cJSON.h>
@@ -25,6 +30,8 @@
 #include "cnb_test.h"
 
 #define CNA_EXE CNA_BINARY_DIR "/cna"
+
+extern char **environ;
 #define WORK CNA_BINARY_DIR "/test_convert_cli.tmp"
 
 static char *slurp(const char *path)
@@ -363,8 +370,10 @@ static void markers_are_stored_by_convert_and_listed_by_inspect(void **state)
     snprintf(args, sizeof args, "convert %s -o %s/mkbad.cnb --marker Nope:left:1", robot, WORK);
     char want[1024];
     snprintf(want, sizeof want,
-             "error: %s: --marker 'Nope:left:1': animation \"Nope\": no such animation (the model has 14); "
-             "nothing was written\n", robot);
+             "error: %s: --marker 'Nope:left:1': no animation 'Nope' (the file has 14: 0 \"Robot_Dance\", "
+             "1 \"Robot_Death\", 2 \"Robot_Idle\", 3 \"Robot_Jump\", 4 \"Robot_No\", 5 \"Robot_Punch\", "
+             "6 \"Robot_Running\", 7 \"Robot_Sitting\", 8 \"Robot_Standing\", 9 \"Robot_ThumbsUp\", "
+             "10 \"Robot_Walking\", 11 \"Robot_WalkJump\", 12 \"Robot_Wave\", 13 \"Robot_Yes\")\n", robot);
     expect_refused(args, want);
     snprintf(args, sizeof args, "convert %s -o %s/mkbad.cnb --marker 10:left:5", robot, WORK);
     snprintf(want, sizeof want,
@@ -455,12 +464,12 @@ static void a_write_that_fails_reports_the_system_reason_and_leaves_no_temporary
     assert_int_equal(system("mkdir -p " WORK "/keep/r.cnj"), 0);
     snprintf(args, sizeof args, "convert %s -o %s/keep/r.cnb --skeleton %s/keep/r.cnj", robot, WORK, WORK);
     char message[4096];
-    snprintf(message, sizeof message, "error: %s/keep/r.cnj: %s/keep/r.cnj: Is a directory\n", WORK, WORK);
+    snprintf(message, sizeof message,
+             "error: %s/keep/r.cnj: is a directory; --skeleton names the file to write; nothing was written\n", WORK);
     expect_refused(args, message);
-    /* a device that is full: the system's reason */
+    /* a device that is full: the output and the system's reason, the one cause */
     snprintf(args, sizeof args, "convert %s -o /dev/full", robot);
-    snprintf(message, sizeof message, "error: %s: /dev/full: write failed: No space left on device\n", robot);
-    expect_refused(args, message);
+    expect_refused(args, "error: /dev/full: write failed: No space left on device\n");
     char *names = list_dir(WORK "/keep");
     assert_string_equal(names, "r.cnb r.cnj ");
     free(names);
@@ -495,6 +504,111 @@ static void directory_mode_follows_no_folder_link_and_ends_on_a_link_loop(void *
     free(names);
 }
 
+/* Outputs that are no regular file: a pipe through /dev/stdout gets the same
+ * bytes as a file (the "wrote" line goes to stderr, to keep the stream
+ * whole), /dev/null is written and reported, a folder is named as such, and
+ * another extension than .cnb is refused as cna render refuses one. */
+static void pipes_devices_folders_and_extensions_as_outputs(void **state)
+{
+    (void)state;
+    const char *tri = CNA_TEST_DATA_DIR "/corpus/valid/Triangle/triangle.gltf";
+    char args[4096], cmd[8192];
+    snprintf(args, sizeof args, "convert %s -o %s/t.cnb", tri, WORK);
+    assert_int_equal(run(args), 0);
+    snprintf(cmd, sizeof cmd, "%s convert %s -o /dev/stdout 2> %s/err | cat > %s/piped.cnb", CNA_EXE, tri, WORK,
+             WORK);
+    assert_int_equal(system(cmd), 0);
+    assert_same_file_bytes(WORK "/t.cnb", WORK "/piped.cnb");
+    char *err = slurp(WORK "/err");
+    assert_string_equal(err, "wrote /dev/stdout\n");
+    free(err);
+    snprintf(args, sizeof args, "convert %s -o /dev/null", tri);
+    assert_int_equal(run(args), 0);
+    char *out = slurp(WORK "/out");
+    assert_string_equal(out, "wrote /dev/null\n");
+    free(out);
+    assert_int_equal(system("mkdir -p " WORK "/folder"), 0);
+    snprintf(args, sizeof args, "convert %s -o %s/folder", tri, WORK);
+    char message[4096];
+    snprintf(message, sizeof message,
+             "error: %s/folder: is a directory; -o names the file to write; nothing was written\n", WORK);
+    expect_refused(args, message);
+    snprintf(args, sizeof args, "convert %s -o %s/t.png", tri, WORK);
+    assert_int_equal(run(args), 2);
+    err = slurp(WORK "/err");
+    assert_non_null(strstr(err, "cna convert: -o: '" WORK "/t.png': only .cnb outputs are written\n"));
+    free(err);
+    snprintf(args, sizeof args, "convert %s -o %s/t.CNB --skeleton %s/t.json", tri, WORK, WORK);
+    assert_int_equal(run(args), 2);
+    err = slurp(WORK "/err");
+    assert_non_null(strstr(err, "cna convert: --skeleton: '" WORK "/t.json': only .cnj outputs are written\n"));
+    free(err);
+    struct stat st;
+    assert_int_not_equal(stat(WORK "/t.png", &st), 0);
+    assert_int_not_equal(stat(WORK "/t.CNB", &st), 0);
+}
+
+/* Directory mode into a pipe: each file's line arrives as the file is done
+ * (flushed, not held until the end), and SIGINT stops the walk after the
+ * file in hand: the summary says what was finished and what was not tried,
+ * no temporary file is left, and the process ends by SIGINT. */
+static void directory_mode_flushes_each_line_and_reports_an_interruption(void **state)
+{
+    (void)state;
+    enum { FILES = 60 };
+    assert_int_equal(system("mkdir -p " WORK "/many"), 0);
+    for (int i = 0; i < FILES; i++) {
+        char link[1024];
+        snprintf(link, sizeof link, "%s/many/r%02d.glb", WORK, i);
+        assert_int_equal(symlink(CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb", link), 0);
+    }
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+    char *argv[] = {(char *)CNA_EXE, (char *)"convert", (char *)WORK "/many", (char *)"-o", (char *)WORK "/many-out",
+                    NULL};
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, CNA_EXE, &actions, NULL, argv, environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    char out[65536];
+    size_t have = 0;
+    while (!memchr(out, '\n', have)) { /* the first line, before the run ends */
+        ssize_t n = read(fds[0], out + have, sizeof out - 1 - have);
+        assert_true(n > 0);
+        have += (size_t)n;
+    }
+    assert_int_equal(kill(pid, SIGINT), 0);
+    for (ssize_t n; (n = read(fds[0], out + have, sizeof out - 1 - have)) > 0;) have += (size_t)n;
+    out[have] = '\0';
+    close(fds[0]);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGINT);
+    /* k lines in order, then the summary */
+    size_t k = 0;
+    char *line = out;
+    for (char want[2048];; k++) {
+        snprintf(want, sizeof want, "%s/many/r%02zu.glb -> %s/many-out/r%02zu.cnb\n", WORK, k, WORK, k);
+        if (strncmp(line, want, strlen(want)) != 0) break;
+        line += strlen(want);
+    }
+    assert_true(k >= 1 && k < FILES);
+    char summary[256];
+    snprintf(summary, sizeof summary, "interrupted by SIGINT: %zu of %d files converted, %zu not tried\n", k, FILES,
+             FILES - k);
+    assert_string_equal(line, summary);
+    char *names = list_dir(WORK "/many-out"); /* the k files, no temporary file */
+    char want[4096] = "";
+    for (size_t i = 0; i < k; i++) snprintf(want + strlen(want), sizeof want - strlen(want), "r%02zu.cnb ", i);
+    assert_string_equal(names, want);
+    free(names);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -508,6 +622,8 @@ int main(void)
         cmocka_unit_test(an_output_naming_an_input_is_refused_and_the_input_is_unchanged),
         cmocka_unit_test(a_write_that_fails_reports_the_system_reason_and_leaves_no_temporary_file),
         cmocka_unit_test(directory_mode_follows_no_folder_link_and_ends_on_a_link_loop),
+        cmocka_unit_test(pipes_devices_folders_and_extensions_as_outputs),
+        cmocka_unit_test(directory_mode_flushes_each_line_and_reports_an_interruption),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -104,7 +104,8 @@ static void reference_pose(const cna_model *m, long anim, int64_t ticks, referen
     for (size_t s = 0; s < m->skin_count; s++) {
         const cna_model_skin *skin = &m->skins[s];
         assert_int_equal(cna_player_create(&skin->data, NULL, &out->players[s], NULL), CNA_OK);
-        assert_int_equal(cna_player_start_clip(out->players[s], anim >= 0 ? &skin->data.clips[anim] : NULL, NULL),
+        assert_int_equal(anim >= 0 ? cna_player_start_clip(out->players[s], &skin->data.clips[anim], NULL)
+                                   : cna_player_stop(out->players[s], NULL),
                          CNA_OK);
         assert_int_equal(cna_player_update(out->players[s], ticks, false, false, NULL), CNA_OK);
         const cna_mat4 *locals = cna_player_bone_transforms(out->players[s]);

@@ -607,13 +607,10 @@ static void test_pose_flat_split_primitive_lists_every_file_vertex_once_in_file_
     assert_int_equal(cJSON_GetArraySize(positions), (int)nv);
     size_t v = 0;
     for (const cJSON *p = positions->child; p; p = p->next, v++) {
-        if (v + 1 == nv) {
-            assert_int_equal(cJSON_GetArraySize(p), 0);   /* no triangle uses it: [] */
-            continue;
-        }
+        /* the last vertex, which no triangle uses, is posed too: (9, 9, 9) */
         assert_int_equal(cJSON_GetArraySize(p), 3);
         for (int a = 0; a < 3; a++)
-            if (cJSON_GetArrayItem(p, a)->valuedouble != (double)flat_coord(v, a))
+            if (cJSON_GetArrayItem(p, a)->valuedouble != (v + 1 == nv ? 9.0 : (double)flat_coord(v, a)))
                 fail_msg("vertex %zu axis %d: %.9g, expected %.9g", v, a, cJSON_GetArrayItem(p, a)->valuedouble,
                          (double)flat_coord(v, a));
     }
@@ -749,7 +746,7 @@ static void test_bench_unknown_clip_exits_1_with_the_message_of_pose(void **stat
     run_result p = run_cna("pose", SIMPLE_SKIN, "--animation", "NoSuchClip", NULL);
     assert_int_equal(b.exit_code, 1);
     assert_int_equal(p.exit_code, 1);
-    assert_string_equal(b.err, "error: " SIMPLE_SKIN ": no animation 'NoSuchClip' (the file has 1)\n");
+    assert_string_equal(b.err, "error: " SIMPLE_SKIN ": no animation 'NoSuchClip' (the file has 1: 0 \"animation_0\")\n");
     assert_string_equal(b.err, p.err);
     assert_string_equal(b.out, "");
     run_free(&b);
@@ -863,7 +860,10 @@ static void test_pose_of_a_cnb_lists_every_file_vertex_like_the_gltf(void **stat
     const cJSON *positions = member(prim, "positions");
     assert_int_equal(cJSON_GetArraySize(positions), 5);
     assert_int_equal(cJSON_GetArraySize(cJSON_GetArrayItem(positions, 3)), 3);
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetArrayItem(positions, 4)), 0); /* no triangle uses it */
+    /* no triangle uses vertex 4: posed all the same, at (2, 2, 0) */
+    char *last = cJSON_PrintUnformatted(cJSON_GetArrayItem(positions, 4));
+    assert_string_equal(last, "[2,2,0]");
+    free(last);
     /* the same pose, vertex for vertex, except the file named */
     cJSON *other = cJSON_Parse(b.out);
     assert_non_null(other);
@@ -1402,6 +1402,55 @@ static void test_split_palettes_convert_inspect_and_pose(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* An unknown animation names the file's animations by index: all of them up
+ * to 20, else the first 20 and the count; a name's quotes shown as \x22.
+ * The file: one node, 23 animations moving it (animation 1 named
+ * `say "hi"`, 5 unnamed, so named "animation_5" as cna_model_animation_name
+ * names it, the others "clip N"). */
+static void test_an_unknown_animation_lists_the_first_20_names_and_the_count(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    temp_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/many.gltf", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"n\"}],\"scenes\":[{\"nodes\":[0]}],"
+               "\"buffers\":[{\"byteLength\":32,\"uri\":\"data:application/octet-stream;base64,"
+               "AAAAAAAAgD8AAAAAAAAAAAAAAAAAAIA/AAAAAAAAAAA=\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},"
+               "{\"buffer\":0,\"byteOffset\":8,\"byteLength\":24}],\"accessors\":[{\"bufferView\":0,"
+               "\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]},"
+               "{\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}],\"animations\":[");
+    for (int i = 0; i < 23; i++) {
+        fprintf(f, "%s{", i ? "," : "");
+        if (i == 1) fprintf(f, "\"name\":\"say \\\"hi\\\"\",");
+        else if (i != 5) fprintf(f, "\"name\":\"clip %d\",", i);
+        fprintf(f, "\"samplers\":[{\"input\":0,\"output\":1}],\"channels\":[{\"sampler\":0,"
+                   "\"target\":{\"node\":0,\"path\":\"translation\"}}]}");
+    }
+    fprintf(f, "]}\n");
+    fclose(f);
+    run_result r = run_cna("pose", path, "--animation", "clip 99", NULL);
+    assert_int_equal(r.exit_code, 1);
+    char want[2048];
+    snprintf(want, sizeof want,
+             "error: %s: no animation 'clip 99' (the file has 23; the first 20: 0 \"clip 0\", 1 \"say \\x22hi\\x22\", "
+             "2 \"clip 2\", 3 \"clip 3\", 4 \"clip 4\", 5 \"animation_5\", 6 \"clip 6\", 7 \"clip 7\", 8 \"clip 8\", "
+             "9 \"clip 9\", 10 \"clip 10\", 11 \"clip 11\", 12 \"clip 12\", 13 \"clip 13\", 14 \"clip 14\", "
+             "15 \"clip 15\", 16 \"clip 16\", 17 \"clip 17\", 18 \"clip 18\", 19 \"clip 19\")\n",
+             path);
+    assert_string_equal(r.err, want);
+    assert_string_equal(r.out, "");
+    run_free(&r);
+    /* a model without animations: the count alone */
+    r = run_cna("pose", VALID "/Triangle/triangle.gltf", "--animation", "Walk", NULL);
+    assert_int_equal(r.exit_code, 1);
+    assert_string_equal(r.err, "error: " VALID "/Triangle/triangle.gltf: no animation 'Walk' (the file has 0)\n");
+    run_free(&r);
+    static const char *const files[] = {"many.gltf"};
+    remove_dir(dir, files, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1458,6 +1507,7 @@ int main(void)
         cmocka_unit_test(test_help_lists_the_built_commands_and_their_options),
         cmocka_unit_test(test_inspect_json_names_targets_and_animations_in_camel_case),
         cmocka_unit_test(test_split_palettes_convert_inspect_and_pose),
+        cmocka_unit_test(test_an_unknown_animation_lists_the_first_20_names_and_the_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,6 +40,10 @@
 #include "cli/cli_run.h"
 #define VALID CNA_TEST_DATA_DIR "/corpus/valid"
 #define ROBOT VALID "/RobotExpressive/robot.glb"
+/* What an unknown animation of ROBOT lists after its name: every name, by index. */
+#define ROBOT_ANIMATIONS " (the file has 14: 0 \"Robot_Dance\", 1 \"Robot_Death\", 2 \"Robot_Idle\", 3 \"Robot_Jump\", " \
+    "4 \"Robot_No\", 5 \"Robot_Punch\", 6 \"Robot_Running\", 7 \"Robot_Sitting\", 8 \"Robot_Standing\", " \
+    "9 \"Robot_ThumbsUp\", 10 \"Robot_Walking\", 11 \"Robot_WalkJump\", 12 \"Robot_Wave\", 13 \"Robot_Yes\")\n"
 #define INTERPOLATION VALID "/InterpolationTest/interpolation_test.gltf"
 #define MORPHS VALID "/MorphStressTest/MorphStressTest.gltf"
 
@@ -412,11 +416,11 @@ static void test_pose_blend_with_an_unknown_animation_exits_1_naming_it(void **s
     run_result r = run_cna("pose", ROBOT, "--animation", "Robot_Walking", "--blend", "Robot_Flying", NULL);
     assert_int_equal(r.exit_code, 1);
     assert_string_equal(r.out, "");
-    assert_string_equal(r.err, "error: " ROBOT ": --blend: no animation 'Robot_Flying' (the file has 14)\n");
+    assert_string_equal(r.err, "error: " ROBOT ": --blend: no animation 'Robot_Flying'" ROBOT_ANIMATIONS);
     run_free(&r);
     r = run_cna("pose", ROBOT, "--blend", "14", NULL);
     assert_int_equal(r.exit_code, 1);
-    assert_string_equal(r.err, "error: " ROBOT ": --blend: no animation '14' (the file has 14)\n");
+    assert_string_equal(r.err, "error: " ROBOT ": --blend: no animation '14'" ROBOT_ANIMATIONS);
     run_free(&r);
 }
 
@@ -454,7 +458,7 @@ static void test_render_blend_writes_a_png_of_a_frame_and_of_a_sheet(void **stat
     run_free(&r);
     r = run_cna("render", ROBOT, "--blend", "Robot_Flying", "--size", "64x48", "-o", png, NULL);
     assert_int_equal(r.exit_code, 1);
-    assert_string_equal(r.err, "error: " ROBOT ": --blend: no animation 'Robot_Flying' (the file has 14)\n");
+    assert_string_equal(r.err, "error: " ROBOT ": --blend: no animation 'Robot_Flying'" ROBOT_ANIMATIONS);
     run_free(&r);
     assert_int_equal(remove(png), 0);
     assert_int_equal(remove(sheet), 0);

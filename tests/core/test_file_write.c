@@ -2,7 +2,8 @@
  * Atomic file writes (core/internal.h): the new file appears whole, with the
  * umask's mode; a failure at any step (made through the test hook) leaves the
  * previous file byte for byte and no temporary file in the folder; the
- * streaming writer, a symbolic link, a folder and a full device (/dev/full).
+ * streaming writer, a symbolic link, a loop of links (refused, kept), a
+ * folder, a full device (/dev/full), a pipe and a FIFO (written in place).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -339,6 +341,65 @@ static void a_full_device_reports_no_space_left(void **state)
     free(bytes);
 }
 
+/* A loop of symbolic links (a -> b -> a): ELOOP before anything is created,
+ * and both links stay as they were. */
+static void a_link_loop_is_refused_and_left_intact(void **state)
+{
+    (void)state;
+    assert_int_equal(system("ln -s b " WORK "/a && ln -s a " WORK "/b"), 0);
+    cna_error err;
+    assert_int_equal(cna__file_write(WORK "/a", "x", 1, NULL, &err), CNA_ERROR_IO);
+    assert_string_equal(err.message, WORK "/a: Too many levels of symbolic links");
+    char link[16];
+    ssize_t n = readlink(WORK "/a", link, sizeof link);
+    assert_int_equal(n, 1);
+    assert_int_equal(link[0], 'b');
+    n = readlink(WORK "/b", link, sizeof link);
+    assert_int_equal(n, 1);
+    assert_int_equal(link[0], 'a');
+    char names[512];
+    list_work(names, sizeof names);
+    assert_string_equal(names, "a b");
+}
+
+/* A pipe named by the process's descriptor (/dev/fd/N, as /dev/stdout is
+ * /dev/fd/1) and a FIFO: written in place, every byte arrives, no file is
+ * created; /dev/stdout itself is the tool tests' (tests/baked/test_convert_cli.c). */
+static void a_pipe_is_written_in_place(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    char path[64];
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[1]);
+    unsigned char *bytes = pattern(3000, 9);
+    write_ok(path, bytes, 3000);
+    close(fds[1]);
+    unsigned char got[4000];
+    size_t have = 0;
+    for (ssize_t n; (n = read(fds[0], got + have, sizeof got - have)) > 0;) have += (size_t)n;
+    close(fds[0]);
+    assert_int_equal(have, 3000);
+    assert_memory_equal(got, bytes, 3000);
+    /* a FIFO with a reader: the bytes reach it, the FIFO stays a FIFO */
+    assert_int_equal(mkfifo(WORK "/fifo", 0600), 0);
+    int reader = open(WORK "/fifo", O_RDONLY | O_NONBLOCK);
+    assert_true(reader >= 0);
+    write_ok(WORK "/fifo", bytes, 3000);
+    have = 0;
+    for (ssize_t n; (n = read(reader, got + have, sizeof got - have)) > 0;) have += (size_t)n;
+    close(reader);
+    assert_int_equal(have, 3000);
+    assert_memory_equal(got, bytes, 3000);
+    struct stat st;
+    assert_int_equal(lstat(WORK "/fifo", &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    char names[512];
+    list_work(names, sizeof names);
+    assert_string_equal(names, "fifo");
+    free(bytes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -352,6 +413,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_long_file_name_is_written, setup, teardown),
         cmocka_unit_test_setup_teardown(a_folder_or_a_missing_folder_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(a_full_device_reports_no_space_left, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_link_loop_is_refused_and_left_intact, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_pipe_is_written_in_place, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,8 @@
  * the previous file and leaves no temporary file.
  */
 #include <errno.h>
+#include <png.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -202,14 +204,13 @@ static void a_png_that_cannot_be_written_is_reported_with_the_reason(void **stat
     char args[4096], message[4096];
     snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf --size 32x24 -o %s/none/x.png", WORK, WORK);
     snprintf(message, sizeof message,
-             "error: %s/in/SimpleMorph.gltf: %s/none/x.png: cannot create a temporary file in \"%s/none\": "
-             "No such file or directory\n",
-             WORK, WORK, WORK);
+             "error: %s/none/x.png: cannot create a temporary file in \"%s/none\": No such file or directory\n",
+             WORK, WORK);
     expect_refused(args, message);
-    /* a full device (written in place, never renamed over): the system's reason */
+    /* a full device (written in place, never renamed over): the output and
+     * the system's reason, its one cause */
     snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf --size 32x24 -o /dev/full", WORK);
-    snprintf(message, sizeof message,
-             "error: %s/in/SimpleMorph.gltf: /dev/full: write failed: No space left on device\n", WORK);
+    snprintf(message, sizeof message, "error: /dev/full: write failed: No space left on device\n");
     expect_refused(args, message);
 #ifdef CNA_TEST_HAVE_GIF
     snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf --size 32x24 --gif /dev/full --frames 2", WORK);
@@ -269,6 +270,135 @@ static void a_failing_png_write_keeps_the_previous_file(void **state)
     assert_int_not_equal(system("cmp -s " WORK "/png/p.png " WORK "/p.copy"), 0);
 }
 
+/* A pipe through /dev/stdout gets the PNG a file gets (the "wrote" line on
+ * stderr), a folder is named as such, and --size reaches CNA_GL_MAX_SIZE
+ * and no further. */
+static void pipes_folders_and_the_largest_size(void **state)
+{
+    (void)state;
+    char args[4096], cmd[8192];
+    snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf --size 32x24 -o %s/file.png", WORK, WORK);
+    assert_int_equal(run("022", args), 0);
+    snprintf(cmd, sizeof cmd, "%s render %s/in/SimpleMorph.gltf --size 32x24 -o /dev/stdout 2> %s/err | cat > %s/piped.png",
+             CNA_EXE, WORK, WORK, WORK);
+    assert_int_equal(system(cmd), 0);
+    assert_same_bytes(WORK "/file.png", WORK "/piped.png");
+    char *err = slurp(WORK "/err");
+    assert_string_equal(err, "wrote /dev/stdout (32x24)\n");
+    free(err);
+    assert_int_equal(system("mkdir -p " WORK "/folder"), 0);
+    char message[4096];
+    snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf -o %s/folder", WORK, WORK);
+    snprintf(message, sizeof message,
+             "error: %s/folder: is a directory; -o names the file to write; nothing was written\n", WORK);
+    expect_refused(args, message);
+    snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf --gif %s/folder", WORK, WORK);
+    snprintf(message, sizeof message,
+             "error: %s/folder: is a directory; --gif names the file to write; nothing was written\n", WORK);
+    expect_refused(args, message);
+    char size[32];
+    snprintf(size, sizeof size, "%dx2", CNA_GL_MAX_SIZE);
+    snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf --size %s -o %s/wide.png", WORK, size, WORK);
+    assert_int_equal(run("022", args), 0);
+    char *out = slurp(WORK "/out");
+    snprintf(message, sizeof message, "wrote %s/wide.png (%dx2)\n", WORK, CNA_GL_MAX_SIZE);
+    assert_string_equal(out, message);
+    free(out);
+    snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf --size %dx1 -o %s/wide.png", WORK, CNA_GL_MAX_SIZE + 1,
+             WORK);
+    assert_int_equal(run("022", args), 2);
+    err = slurp(WORK "/err");
+    snprintf(message, sizeof message, "cna render: --size: '%dx1' is not WxH with sides 1 to %d (CNA_GL_MAX_SIZE)\n",
+             CNA_GL_MAX_SIZE + 1, CNA_GL_MAX_SIZE);
+    assert_true(strncmp(err, message, strlen(message)) == 0);
+    free(err);
+}
+
+/* The RGBA pixels of a PNG (libpng's simplified API); w and h set. */
+static unsigned char *read_png(const char *path, uint32_t *w, uint32_t *h)
+{
+    png_image image;
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    assert_true(png_image_begin_read_from_file(&image, path) != 0);
+    image.format = PNG_FORMAT_RGBA;
+    unsigned char *px = malloc(PNG_IMAGE_SIZE(image));
+    assert_non_null(px);
+    assert_true(png_image_finish_read(&image, NULL, px, 0, NULL) != 0);
+    *w = image.width;
+    *h = image.height;
+    return px;
+}
+
+static bool pixel_is(const unsigned char *px, uint32_t w, uint32_t x, uint32_t y, int r, int g, int b)
+{
+    const unsigned char *p = px + ((size_t)y * w + x) * 4;
+    return p[0] == r && p[1] == g && p[2] == b;
+}
+
+static size_t count_colour(const unsigned char *px, uint32_t w, uint32_t h, int r, int g, int b)
+{
+    size_t n = 0;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) n += pixel_is(px, w, x, y, r, g, b);
+    return n;
+}
+
+/* An animation-only file (three nodes in a chain, no mesh) draws its
+ * skeleton with a note: seen from (0, 1, 5), joint "mid" at (0, 1, 0) is the
+ * centre pixel, the bone down to "root" at (0, 0, 0) runs below it, the
+ * corner stays background. --bones draws the skeleton over a model. */
+static void nothing_to_draw_draws_the_skeleton_and_bones_overlays_it(void **state)
+{
+    (void)state;
+    FILE *f = fopen(WORK "/anim.gltf", "w");
+    assert_non_null(f);
+    fputs("{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"name\":\"root\","
+          "\"children\":[1]},{\"name\":\"mid\",\"translation\":[0,1,0],\"children\":[2]},{\"name\":\"tip\","
+          "\"translation\":[0,1,0]}],\"buffers\":[{\"byteLength\":32,\"uri\":\"data:application/octet-stream;base64,"
+          "AAAAAAAAgD8AAAAAAAAAAAAAAAAAAIA/AAAAAAAAAAA=\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},"
+          "{\"buffer\":0,\"byteOffset\":8,\"byteLength\":24}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,"
+          "\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]},{\"bufferView\":1,\"componentType\":5126,"
+          "\"count\":2,\"type\":\"VEC3\"}],\"animations\":[{\"name\":\"slide\",\"samplers\":[{\"input\":0,"
+          "\"output\":1}],\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}}]}]}\n",
+          f);
+    fclose(f);
+    char args[4096], message[4096];
+    snprintf(args, sizeof args, "render %s/anim.gltf --size 64x48 --look-at 0,1,5,0,1,0 -o %s/skeleton.png", WORK, WORK);
+    assert_int_equal(run("022", args), 0);
+    char *err = slurp(WORK "/err");
+    snprintf(message, sizeof message,
+             "note: %s/anim.gltf: nothing to draw (no mesh with triangles, lines or points); drawing its skeleton: "
+             "3 bones as lines, joints as points\n",
+             WORK);
+    assert_string_equal(err, message);
+    free(err);
+    uint32_t w = 0, h = 0;
+    unsigned char *px = read_png(WORK "/skeleton.png", &w, &h);
+    assert_int_equal(w, 64);
+    assert_int_equal(h, 48);
+    assert_true(pixel_is(px, w, 32, 24, 255, 64, 64));   /* joint "mid" */
+    assert_true(pixel_is(px, w, 32, 30, 255, 210, 64));  /* the bone mid -> root, root at row 35.6 */
+    assert_true(pixel_is(px, w, 32, 36, 255, 64, 64));   /* joint "root" */
+    assert_false(pixel_is(px, w, 0, 0, 255, 64, 64));
+    assert_false(pixel_is(px, w, 0, 0, 255, 210, 64));
+    free(px);
+    /* --bones over a model: joints drawn where none were */
+    snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf --size 64x48 -o %s/plain.png", WORK, WORK);
+    assert_int_equal(run("022", args), 0);
+    snprintf(args, sizeof args, "render %s/in/SimpleMorph.gltf --size 64x48 --bones -o %s/bones.png", WORK, WORK);
+    assert_int_equal(run("022", args), 0);
+    err = slurp(WORK "/err");
+    assert_string_equal(err, "");
+    free(err);
+    px = read_png(WORK "/plain.png", &w, &h);
+    assert_int_equal(count_colour(px, w, h, 255, 64, 64), 0);
+    free(px);
+    px = read_png(WORK "/bones.png", &w, &h);
+    assert_true(count_colour(px, w, h, 255, 64, 64) > 0);
+    free(px);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -276,6 +406,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(an_output_naming_an_input_or_the_other_output_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(a_png_that_cannot_be_written_is_reported_with_the_reason, setup, teardown),
         cmocka_unit_test_setup_teardown(a_failing_png_write_keeps_the_previous_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(pipes_folders_and_the_largest_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(nothing_to_draw_draws_the_skeleton_and_bones_overlays_it, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

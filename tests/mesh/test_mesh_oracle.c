@@ -316,7 +316,7 @@ static void check_skin_sample(ctx *c, const cJSON *sample, int a, double t, bool
         const cna_model_skin *skin = &c->model->skins[mesh->skin];
         cna_player *player = players[mesh->skin];
         cna_error err;
-        if (cna_player_start_clip(player, a >= 0 ? &skin->data.clips[a] : NULL, &err) ||
+        if ((a >= 0 ? cna_player_start_clip(player, &skin->data.clips[a], &err) : cna_player_stop(player, &err)) ||
             cna_player_update(player, cna_ticks_from_seconds(t), false, false, &err))
             fail_msg("%s: player: %s", c->name, err.message);
         const cna_model_part *part = &mesh->parts[inum(entry, "primitive")];

@@ -718,6 +718,28 @@ static void crafted_playing_allocates_nothing(void **state)
     cna_model_free(bound);
 }
 
+
+/* The model may be freed before the bound model: it stays alive, shared,
+ * until the bound model (and its characters) are gone. */
+static void crafted_model_freed_first(void **state)
+{
+    crafted *c = *state;
+    char path[600];
+    snprintf(path, sizeof path, "%s/character.gltf", c->dir);
+    cna_model *own = load_model(path);
+    cna_model *bound = bind(own, c->lib);
+    cna_character *ch = NULL;
+    cna_error err;
+    assert_int_equal(cna_character_create(bound, NULL, &ch, &err), CNA_OK);
+    cna_model_free(own); /* deferred: the bound model holds it */
+    assert_int_equal(cna_character_play(ch, 2, &err), CNA_OK);
+    assert_int_equal(cna_character_update(ch, 0.3, &err), CNA_OK);
+    assert_true(cna_character_absolute_transform(ch, 2)->m[13] != 0.0f);
+    cna_model_free(bound); /* deferred too: the character holds it */
+    assert_int_equal(cna_character_update(ch, 0.3, &err), CNA_OK);
+    cna_character_free(ch); /* frees the bound model, then the model */
+}
+
 /* Refusals: exact messages, *out untouched, the model unchanged. */
 static void refusals(void **state)
 {
@@ -773,6 +795,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(crafted_markers, crafted_setup, crafted_teardown),
         cmocka_unit_test_setup_teardown(library_queries, crafted_setup, crafted_teardown),
         cmocka_unit_test_setup_teardown(crafted_playing_allocates_nothing, crafted_setup, crafted_teardown),
+        cmocka_unit_test_setup_teardown(crafted_model_freed_first, crafted_setup, crafted_teardown),
         cmocka_unit_test_setup_teardown(refusals, crafted_setup, crafted_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,9 +4,12 @@
  * the order added), copies the name, allocates through the model's hooks,
  * counts the bytes in cna_model_size_bytes and frees them with the model;
  * every refusal names the animation and the value and changes nothing, also
- * when an allocation fails.
+ * when an allocation fails, and while characters of the model live. The
+ * model's life: cna_model_free before its characters leaves it to the last
+ * of them (on any thread).
  */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "cna/character.h"
 #include "model/model_internal.h"
 #include "model_test.h"
 
@@ -241,6 +245,111 @@ static void a_failed_allocation_changes_nothing_and_leaks_nothing(void **state)
     }
 }
 
+/* While a character of the model lives (one created from a copy of the
+ * struct included) a marker is refused, naming the count; once they are
+ * freed it is added. */
+static void a_marker_is_refused_while_characters_of_the_model_live(void **state)
+{
+    (void)state;
+    cna_model *m = model_test_load(STEP_MODEL, CNA_CLIP_MODE_DEFAULT);
+    const cna_model copy = *m;
+    cna_character *a = NULL, *b = NULL;
+    cna_error err;
+    assert_int_equal(cna_model_add_marker(m, 0, "first", 0.5, &err), CNA_OK);
+    assert_int_equal(cna_character_create(m, NULL, &a, &err), CNA_OK);
+    const uint64_t sum = cna__model_checksum(m);
+    assert_int_equal(cna_model_add_marker(m, 0, "left", 1.0, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "animations[0] \"Step\": marker \"left\": 1 character of the model is alive; "
+                                     "add markers before creating characters");
+    assert_int_equal(cna_character_create(&copy, NULL, &b, &err), CNA_OK);
+    assert_int_equal(cna_model_add_marker(m, 0, "left", 1.0, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "animations[0] \"Step\": marker \"left\": 2 characters of the model are alive; "
+                                     "add markers before creating characters");
+    assert_int_equal(cna__model_checksum(m), sum);
+    assert_string_equal(listing(m), "first@5000000");
+    cna_character_free(a);
+    cna_character_free(b);
+    assert_int_equal(cna_model_add_marker(m, 0, "left", 1.0, &err), CNA_OK);
+    assert_string_equal(listing(m), "first@5000000 left@10000000");
+    cna_model_free(m);
+}
+
+/* The world of every bone after posing at `seconds`, as bytes. */
+static void pose_at(cna_character *c, double seconds, cna_mat4 *out, size_t count)
+{
+    cna_error err;
+    assert_int_equal(cna_character_play(c, 0, &err), CNA_OK);
+    assert_int_equal(cna_character_seek(c, seconds, &err), CNA_OK);
+    assert_int_equal(cna_character_pose(c, &err), CNA_OK);
+    for (size_t b = 0; b < count; b++) out[b] = *cna_character_absolute_transform(c, b);
+}
+
+/* cna_model_free while characters live leaves the model to the last of
+ * them: they keep posing the same bits, and the model's memory goes back
+ * (every allocation freed) when the last character is freed, not before. */
+static void a_model_freed_before_its_characters_is_freed_with_the_last(void **state)
+{
+    (void)state;
+    counting c = {0, 0, 0, 0};
+    cna_model *m = load_counted(STEP_MODEL, &c);
+    const size_t bones = m->bone_count;
+    assert_true(bones >= 1 && bones <= 8);
+    const cna_model copy = *m; /* outlives b, as a copy must */
+    cna_character *a = NULL, *b = NULL;
+    cna_error err;
+    assert_int_equal(cna_character_create(m, NULL, &a, &err), CNA_OK);
+    assert_int_equal(cna_character_create(&copy, NULL, &b, &err), CNA_OK);
+    cna_mat4 before[8], after[8];
+    pose_at(a, 1.25, before, bones);
+    const size_t frees = c.frees;
+    cna_model_free(m);
+    assert_int_equal(c.frees, frees); /* nothing freed yet */
+    pose_at(a, 0.5, after, bones);
+    pose_at(a, 1.25, after, bones);
+    assert_memory_equal(after, before, bones * sizeof *before);
+    cna_character_free(a);
+    assert_int_equal(c.frees, frees);
+    pose_at(b, 1.25, after, bones);
+    assert_memory_equal(after, before, bones * sizeof *before);
+    cna_character_free(b); /* the last: the model goes */
+    assert_true(c.frees > frees);
+    assert_int_equal(c.allocs, c.frees);
+}
+
+typedef struct poser {
+    cna_character *c;
+    size_t bones;
+    cna_mat4 world[8];
+} poser;
+
+static void *pose_and_free(void *user)
+{
+    poser *p = (poser *)user;
+    for (int i = 0; i < 20; i++) pose_at(p->c, 0.1 * i, p->world, p->bones);
+    cna_character_free(p->c);
+    return NULL;
+}
+
+/* Characters posed and freed on 8 threads while the model is freed on
+ * another: the count is atomic, the model is freed once, after all of them. */
+static void characters_freed_on_many_threads_free_the_model_once(void **state)
+{
+    (void)state;
+    counting c = {0, 0, 0, 0};
+    cna_model *m = load_counted(STEP_MODEL, &c);
+    poser p[8];
+    pthread_t t[8];
+    cna_error err;
+    for (int i = 0; i < 8; i++) {
+        p[i].bones = m->bone_count;
+        assert_int_equal(cna_character_create(m, NULL, &p[i].c, &err), CNA_OK);
+    }
+    for (int i = 0; i < 8; i++) assert_int_equal(pthread_create(&t[i], NULL, pose_and_free, &p[i]), 0);
+    cna_model_free(m);
+    for (int i = 0; i < 8; i++) assert_int_equal(pthread_join(t[i], NULL), 0);
+    assert_int_equal(c.allocs, c.frees);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +359,9 @@ int main(void)
         cmocka_unit_test(a_copy_of_the_model_struct_shares_its_markers),
         cmocka_unit_test(refusals_name_the_animation_and_the_value_and_change_nothing),
         cmocka_unit_test(a_failed_allocation_changes_nothing_and_leaks_nothing),
+        cmocka_unit_test(a_marker_is_refused_while_characters_of_the_model_live),
+        cmocka_unit_test(a_model_freed_before_its_characters_is_freed_with_the_last),
+        cmocka_unit_test(characters_freed_on_many_threads_free_the_model_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -806,6 +806,89 @@ static void test_the_palette_order_of_thousands_of_joints_is_the_breadth_first_r
     }
 }
 
+/* Each file vertex's posed position from the parts of mesh 0 (through
+ * source_vertex; the first part vertex of each), 3 floats per file vertex,
+ * NAN where no part vertex came from it. */
+static void file_positions(const cna_model *m, float *out, size_t file_n)
+{
+    for (size_t i = 0; i < 3 * file_n; i++) out[i] = NAN;
+    cna_character *c = NULL;
+    assert_int_equal(cna_character_create(m, NULL, &c, NULL), CNA_OK);
+    const cna_model_mesh *mesh = &m->meshes[0];
+    float **parts = calloc(mesh->part_count, sizeof *parts);
+    assert_non_null(parts);
+    skin_parts(c, m, 0, parts);
+    for (size_t k = 0; k < mesh->part_count; k++) {
+        const cna_model_part *part = &mesh->parts[k];
+        for (size_t v = 0; v < part->vertex_count; v++) {
+            const size_t fv = part->source_vertex ? part->source_vertex[v] : v;
+            assert_true(fv < file_n);
+            if (isnan(out[3 * fv])) memcpy(out + 3 * fv, parts[k] + 3 * v, 3 * sizeof(float));
+        }
+        free(parts[k]);
+    }
+    free(parts);
+    cna_character_free(c);
+}
+
+/* A split primitive whose vertices 3 and 4 no index reaches: each joins a
+ * sub-part with its joint (79, 40) and is skinned like the others, through a
+ * .cnb too. The skin: 80 joints in a chain, joint k at (0, k + 1, 0), no
+ * inverse binds; one triangle on joint 0. */
+static void test_vertices_no_index_reaches_are_skinned_by_some_sub_part(void **state)
+{
+    (void)state;
+    size_t cap = 16384, at = 0;
+    char *t = malloc(cap);
+    assert_non_null(t);
+#define PUT(...) (at += (size_t)snprintf(t + at, cap - at, __VA_ARGS__), assert_true(at < cap))
+    PUT("{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,1]}],\"nodes\":[{\"mesh\":0,\"skin\":0}");
+    for (int k = 1; k <= 80; k++) {
+        PUT(",{\"translation\":[0,1,0]");
+        if (k < 80) PUT(",\"children\":[%d]", k + 1);
+        PUT("}");
+    }
+    PUT("],\"skins\":[{\"joints\":[");
+    for (int k = 1; k <= 80; k++) PUT("%s%d", k > 1 ? "," : "", k);
+    PUT("]}],\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2},"
+        "\"indices\":3}]}],\"buffers\":[{\"byteLength\":168,\"uri\":\"data:application/octet-stream;base64,"
+        "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAAAAAAAAATwAAACgAAAAAAIA/"
+        "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAIA/AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAAQACAAAA\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":60},{\"buffer\":0,\"byteOffset\":60,\"byteLength\":20},"
+        "{\"buffer\":0,\"byteOffset\":80,\"byteLength\":80},{\"buffer\":0,\"byteOffset\":160,\"byteLength\":6}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":5,\"type\":\"VEC3\",\"min\":[0,0,0],"
+        "\"max\":[1,1,0]},{\"bufferView\":1,\"componentType\":5121,\"count\":5,\"type\":\"VEC4\"},"
+        "{\"bufferView\":2,\"componentType\":5126,\"count\":5,\"type\":\"VEC4\"},"
+        "{\"bufferView\":3,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"}]}");
+#undef PUT
+    cna_gltf_document *doc = NULL;
+    cna_error err;
+    cna_result r = cna_gltf_load_memory(t, strlen(t), NULL, &doc, &err);
+    if (r) print_error("%s\n", err.message);
+    assert_int_equal(r, CNA_OK);
+    free(t);
+    cna_model *m = import_split(doc);
+    cna_gltf_document_free(doc);
+    assert_true(m->meshes[0].parts[0].palette_map != NULL);
+    const float want[15] = {0, 1, 0, 1, 1, 0, 0, 2, 0, 0, 80, 0, 1, 41, 0};
+    float got[15];
+    file_positions(m, got, 5);
+    assert_memory_equal(got, want, sizeof want);
+    /* the same through a .cnb */
+    void *bytes = NULL;
+    size_t size = 0;
+    assert_int_equal(cna_cnb_write_memory(m, NULL, &bytes, &size, &err), CNA_OK);
+    cna_model *b = NULL;
+    r = cna_cnb_load_memory(bytes, size, NULL, &b, &err);
+    if (r) print_error("%s\n", err.message);
+    assert_int_equal(r, CNA_OK);
+    cna_cnb_bytes_free(NULL, bytes);
+    file_positions(b, got, 5);
+    assert_memory_equal(got, want, sizeof want);
+    cna_model_free(b);
+    cna_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -819,6 +902,7 @@ int main(void)
         cmocka_unit_test(test_without_the_option_each_rig_is_refused_with_the_exact_message),
         cmocka_unit_test(test_a_skin_of_73_joints_is_split_and_one_of_72_or_fewer_never),
         cmocka_unit_test(test_the_palette_order_of_thousands_of_joints_is_the_breadth_first_reference),
+        cmocka_unit_test(test_vertices_no_index_reaches_are_skinned_by_some_sub_part),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
