@@ -529,6 +529,9 @@ typedef struct cna_gltf_diagnostic {
 #define CNA_GLTF_DIAG_ACCESSOR_MIN_MAX_COMPUTED "accessor-min-max-computed" /* an animation input accessor lacks min
                                                                                or max: computed from the key times
                                                                                (has_min/has_max set); one per accessor */
+#define CNA_GLTF_DIAG_KEY_TIMES_EQUAL "key-times-equal" /* an animation input accessor has equal consecutive times:
+                                                           kept, a discontinuity (the later key applies from that
+                                                           time on); one per accessor, counting the pairs */
 
 /* The whole document. Every array has its count; arrays with count 0 are NULL. */
 typedef struct cna_gltf_document {

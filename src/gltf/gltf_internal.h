@@ -105,6 +105,7 @@ typedef enum cna__diag_code {
     CNA__DIAG_SKIN_SKELETON_HINT_IGNORED,
     CNA__DIAG_EMPTY_ARRAY,
     CNA__DIAG_ACCESSOR_MIN_MAX_COMPUTED,
+    CNA__DIAG_KEY_TIMES_EQUAL,
     CNA__DIAG_COUNT
 } cna__diag_code;
 
