@@ -391,6 +391,7 @@ static void print_materials(FILE *out, const cna_gltf_document *doc)
         if (m->alpha_mode == CNA_GLTF_ALPHA_MASK) fprintf(out, " (cutoff %g)", (double)m->alpha_cutoff);
         if (m->double_sided) fputs(", double-sided", out);
         if (m->emissive_strength != 1.0f) fprintf(out, ", emissive strength %g", (double)m->emissive_strength);
+        if (m->unlit) fputs(", unlit", out);
         print_texture_ref(out, "baseColor", &m->base_color_texture);
         print_texture_ref(out, "metallicRoughness", &m->metallic_roughness_texture);
         print_texture_ref(out, "normal", &m->normal_texture);

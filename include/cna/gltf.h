@@ -367,6 +367,9 @@ typedef struct cna_gltf_material {
     cna_gltf_alpha_mode alpha_mode;                  /* default OPAQUE */
     float alpha_cutoff;                              /* default 0.5 */
     bool double_sided;                               /* default false */
+    /* KHR_materials_unlit: shade with the base colour alone (factor × texture ×
+     * vertex colour), no lighting; default false. */
+    bool unlit;
 } cna_gltf_material;
 
 typedef struct cna_gltf_attribute {

@@ -182,6 +182,7 @@ static bool implemented(const char *name)
     return strcmp(name, "KHR_mesh_quantization") == 0 || strcmp(name, "EXT_meshopt_compression") == 0 ||
            strcmp(name, "KHR_animation_pointer") == 0 || strcmp(name, "KHR_texture_transform") == 0 ||
            strcmp(name, "KHR_materials_emissive_strength") == 0 || strcmp(name, "EXT_mesh_gpu_instancing") == 0 ||
+           strcmp(name, "KHR_materials_unlit") == 0 ||
            (strcmp(name, "KHR_draco_mesh_compression") == 0 && cna__gltf_draco_available());
 }
 

@@ -281,6 +281,21 @@ static cna_result emissive_strength(cna__gltf_ctx *c, const cna__json *mobj, con
     return CNA_OK;
 }
 
+/* extensions.KHR_materials_unlit: an object (its properties, none defined, are ignored). */
+static cna_result unlit(cna__gltf_ctx *c, const cna__json *mobj, const char *mpath, bool *out)
+{
+    *out = false;
+    const cna__json *ext = cna__gltf_json_get(mobj, "extensions");
+    if (!ext || !cna__gltf_is_object(ext)) return CNA_OK;
+    const cna__json *obj = cna__gltf_json_get(ext, "KHR_materials_unlit");
+    if (!obj) return CNA_OK;
+    char path[CNA__PATH_MAX];
+    cna__gltf_pathf(path, sizeof path, "%s.extensions.KHR_materials_unlit", mpath);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) *out = true;
+    return r;
+}
+
 static cna_result parse_material(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
@@ -298,6 +313,7 @@ static cna_result parse_material(cna__gltf_ctx *c, const cna__json *obj, size_t 
     if (!r) r = cna__gltf_json_floats(obj, "emissiveFactor", path, 3, f, &present, c->err);
     if (!r && present) m->emissive_factor = (cna_vec3){f[0], f[1], f[2]};
     if (!r) r = emissive_strength(c, obj, path, &m->emissive_strength);
+    if (!r) r = unlit(c, obj, path, &m->unlit);
     if (!r) r = parse_alpha_mode(obj, path, &m->alpha_mode, c->err);
     if (!r) r = cna__gltf_json_float(obj, "alphaCutoff", path, false, &m->alpha_cutoff, c->err);
     if (!r) r = cna__gltf_json_bool(obj, "doubleSided", path, &m->double_sided, c->err);

@@ -136,6 +136,7 @@ static cna_result material_params(cna__import_ctx *ctx, int32_t material, cna_ef
     p->emissive = texture_of(doc, &mat->emissive_texture);
     p->emissive_factor = mat->emissive_factor;
     p->emissive_strength = mat->emissive_strength;
+    p->unlit = mat->unlit;
     switch (mat->alpha_mode) {
     case CNA_GLTF_ALPHA_MASK: p->alpha_mode = CNA_ALPHA_MODE_MASK; break;
     case CNA_GLTF_ALPHA_BLEND: p->alpha_mode = CNA_ALPHA_MODE_BLEND; break;
