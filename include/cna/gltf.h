@@ -535,6 +535,9 @@ typedef struct cna_gltf_diagnostic {
 #define CNA_GLTF_DIAG_KEY_TIMES_EQUAL "key-times-equal" /* an animation input accessor has equal consecutive times:
                                                            kept, a discontinuity (the later key applies from that
                                                            time on); one per accessor, counting the pairs */
+#define CNA_GLTF_DIAG_MESHOPT_FALLBACK_READ "meshopt-fallback-read" /* an EXT_meshopt_compression fallback buffer
+                                                                       that an uncompressed bufferView uses: its
+                                                                       data is read; one per buffer */
 
 /* The whole document. Every array has its count; arrays with count 0 are NULL. */
 typedef struct cna_gltf_document {

@@ -106,6 +106,7 @@ typedef enum cna__diag_code {
     CNA__DIAG_EMPTY_ARRAY,
     CNA__DIAG_ACCESSOR_MIN_MAX_COMPUTED,
     CNA__DIAG_KEY_TIMES_EQUAL,
+    CNA__DIAG_MESHOPT_FALLBACK_READ,
     CNA__DIAG_COUNT
 } cna__diag_code;
 
@@ -158,7 +159,9 @@ typedef struct cna__gltf_ctx {
     const cna__json *root;
     bool quantization;       /* KHR_mesh_quantization is used */
     size_t decoded_bytes;    /* decoded from compressed views and primitives so far (<= max_size) */
-    uint8_t *fallback;       /* per buffer: an EXT_meshopt_compression fallback, never read (scratch) */
+    uint8_t *fallback;       /* per buffer: an EXT_meshopt_compression fallback (scratch): 1 not read,
+                                2 read because an uncompressed view refers to it */
+    const char **fallback_uri; /* per fallback buffer: its uri (NULL: none), read on first plain use */
     size_t n_draco_views;    /* views made for decoded Draco accessors, after the file's n_views */
     size_t draco_view_cap;   /* room for them in `views` (counted before parsing) */
     int32_t *draco_view;     /* per accessor: the Draco bufferView decoded into it, or -1 (scratch) */
