@@ -29,7 +29,7 @@ void cna_cli_bench_help(FILE *out)
 {
     fprintf(out,
             "usage: cna bench FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json]\n"
-            "                      [--sampling exact|fast] [--player-only] [--asset-root DIR]\n"
+            "                      [--sampling exact|fast] [--player-only] [--asset-root DIR]\n                      [--no-textures]\n"
             "\n"
             "Loads FILE (.gltf, .glb, or a .cnb from cna convert) and times, for every clip of its first skin, the\n"
             "player's update (position, key sampling, T*R*S composition, world and skin\n"
@@ -64,6 +64,7 @@ void cna_cli_bench_help(FILE *out)
             "                   (character / player), bytes_per_character, model_bytes,\n"
             "                   runs; the import time then goes to stderr\n"
             CNA_CLI_ASSET_ROOT_HELP(" ", "                   ")
+            CNA_CLI_NO_TEXTURES_HELP(" ", "                   ")
             "  -h, --help       print this help\n"
             "\n"
             "exit status: 0 measured; 1 the file is refused (\"error: FILE: message\");\n"
@@ -77,6 +78,7 @@ typedef struct bench_args {
     int runs;
     const char *clip;
     const char *asset_root;  /* --asset-root; NULL when not given */
+    bool no_textures;        /* --no-textures */
     bool json;
     bool player_only;        /* --player-only: no character figures, no import time */
     cna_sampling sampling;   /* --sampling; default exact */
@@ -108,6 +110,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, bench_a
             a->json = true;
         } else if (!strcmp(arg, "--player-only")) {
             a->player_only = true;
+        } else if (!strcmp(arg, "--no-textures")) {
+            a->no_textures = true;
         } else if (!strcmp(arg, "--characters") || !strcmp(arg, "--seconds") ||
                    !strcmp(arg, "--runs") || !strcmp(arg, "--clip") || !strcmp(arg, "--asset-root") ||
                    !strcmp(arg, "--sampling")) {
@@ -179,6 +183,7 @@ static int run_bench(const bench_args *a)
     cna_import_options io;
     memset(&io, 0, sizeof io);
     io.gltf.asset_root = a->asset_root;
+    io.gltf.no_textures = a->no_textures;
     if (cna_model_load_any(a->file, &io, &m, &err)) return cna_cli_report_error(a->file, &err);
     if (a->clip) {
         /* Clip i of every skin is animation i: the same names as cna pose --animation. */

@@ -54,6 +54,14 @@ typedef struct cna_cli_command {
     indent "entries (default: such a skin is refused); no\n"                                \
     indent "effect on a .cnb, which keeps its split parts\n"
 
+/* The --no-textures entry (cna_gltf_options.no_textures), lined up as
+ * CNA_CLI_SPLIT_PALETTES_HELP with the same arguments. */
+#define CNA_CLI_NO_TEXTURES_HELP(gap, indent)                                                   \
+    "  --no-textures   " gap "load geometry, skins, morphs and animations\n"                    \
+    indent "without reading any image; a file that requires\n"                              \
+    indent "KHR_texture_basisu, EXT_texture_webp or\n"                                       \
+    indent "EXT_texture_avif then loads; no effect on a .cnb\n"
+
 /* Prints "cna <command>: <message>" and the command's synopsis to stderr;
  * returns CNA_CLI_EXIT_USAGE. */
 int cna_cli_usage_error(const cna_cli_command *command, const char *fmt, ...)

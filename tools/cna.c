@@ -30,29 +30,29 @@
 
 /* One row per command, each implemented in tools/<name>.c. */
 static const cna_cli_command cna__commands[] = {
-    {"inspect", true, "FILE [--json | --brief] [--asset-root DIR] [--split-palettes]",
+    {"inspect", true, "FILE [--json | --brief] [--asset-root DIR] [--split-palettes] [--no-textures]",
      "print a summary of a glTF 2.0 file (.gltf or .glb) or a .cnb model, or why it is refused",
      cna_cli_inspect_run, cna_cli_inspect_help},
     {"pose", true, "FILE [--scene N] [--animation I|NAME] [--time SECONDS] [--mode faithful|union] [--asset-root DIR]"
-     " [--split-palettes] [--blend I|NAME [--blend-time SECONDS] [--weight W]]",
+     " [--split-palettes] [--no-textures] [--blend I|NAME [--blend-time SECONDS] [--weight W]]",
      "import a glTF file (or a .cnb) as a model and print its pose at a time as JSON",
      cna_cli_pose_run, cna_cli_pose_help},
     {"render", CNA__HAVE_RENDER,
      "FILE [--animation I|NAME] [--time SECONDS] [--size WxH] [--look-at ex,ey,ez,tx,ty,tz]"
-     " [--fov DEGREES] [--background R,G,B] [--sheet N] [--asset-root DIR] [--split-palettes] [--gif OUT.gif [--frames N]]"
+     " [--fov DEGREES] [--background R,G,B] [--sheet N] [--asset-root DIR] [--split-palettes] [--no-textures] [--gif OUT.gif [--frames N]]"
      " [--blend I|NAME [--blend-time SECONDS] [--weight W]] -o OUT.png",
      "draw a model headless (OpenGL through EGL, no GPU needed) and write a PNG",
      cna_cli_render_run, cna_cli_render_help},
-    {"view", CNA__HAVE_VIEW, "FILE [--size WxH] [--frames N] [--screenshot OUT.png] [--help-overlay] [--asset-root DIR] [--split-palettes]",
+    {"view", CNA__HAVE_VIEW, "FILE [--size WxH] [--frames N] [--screenshot OUT.png] [--help-overlay] [--asset-root DIR] [--split-palettes] [--no-textures]",
      "open a window (GLFW) that plays a model: orbit, clips, speed, morph weights",
      cna_cli_view_run, cna_cli_view_help},
     {"convert", true, "IN.gltf|IN.glb|DIR -o OUT [--unit-scale S] [--skeleton OUT.cnj] [--mode faithful|union]"
      " [--reduce-keys TOL]"
-     " [--asset-root DIR] [--split-palettes] [--marker ANIM:NAME:SECONDS]...",
+     " [--asset-root DIR] [--split-palettes] [--no-textures] [--marker ANIM:NAME:SECONDS]...",
      "bake a glTF file (or every one in a directory tree) as a .cnb binary model",
      cna_cli_convert_run, cna_cli_convert_help},
     {"bench", true, "FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json]"
-     " [--sampling exact|fast] [--player-only] [--asset-root DIR]",
+     " [--sampling exact|fast] [--player-only] [--asset-root DIR] [--no-textures]",
      "time the player on every clip of a model against a plain baseline player",
      cna_cli_bench_run, cna_cli_bench_help},
     {"version", true, "",

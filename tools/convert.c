@@ -35,7 +35,7 @@ void cna_cli_convert_help(FILE *out)
     fprintf(out,
             "usage: cna convert IN.gltf|IN.glb -o OUT.cnb [--unit-scale S] [--skeleton OUT.cnj]\n"
             "                   [--mode faithful|union] [--reduce-keys TOL] [--asset-root DIR]\n"
-            "                   [--split-palettes] [--marker ANIM:NAME:SECONDS]...\n"
+            "                   [--split-palettes] [--no-textures] [--marker ANIM:NAME:SECONDS]...\n"
             "       cna convert DIR -o OUTDIR [--unit-scale S] [--mode faithful|union]\n"
             "                   [--reduce-keys TOL] [--asset-root DIR] [--split-palettes]\n"
             "\n"
@@ -82,6 +82,7 @@ void cna_cli_convert_help(FILE *out)
             "                       file (exit 1)\n"
             CNA_CLI_ASSET_ROOT_HELP("     ", "                       ")
             CNA_CLI_SPLIT_PALETTES_HELP("     ", "                       ")
+            CNA_CLI_NO_TEXTURES_HELP("     ", "                       ")
             "  -h, --help           print this help\n"
             "\n"
             "exit status: 0 converted; 1 a file was refused or could not be written;\n"
@@ -101,6 +102,7 @@ typedef struct convert_args {
     const char *in, *out, *skeleton;
     const char *asset_root;  /* --asset-root; NULL when not given */
     bool split_palettes;     /* --split-palettes */
+    bool no_textures;        /* --no-textures */
     float unit_scale;
     cna_clip_mode mode;
     bool reduce;             /* --reduce-keys given */
@@ -182,6 +184,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, convert
             }
         } else if (strcmp(arg, "--split-palettes") == 0) {
             a->split_palettes = true;
+        } else if (strcmp(arg, "--no-textures") == 0) {
+            a->no_textures = true;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cna_cli_usage_error(cmd, "unknown option '%s'", arg);
         } else if (!a->in) {
@@ -205,6 +209,7 @@ static bool convert_file(const convert_args *a, const char *in, const char *out,
     io.clip_mode = a->mode;
     io.gltf.asset_root = a->asset_root;
     io.split_palettes = a->split_palettes;
+    io.gltf.no_textures = a->no_textures;
     /* The two outputs must differ, and neither may be a file the model is
      * read from (checked once the document lists its buffers and images). */
     if (skeleton && cna_cli_same_file(out, skeleton)) {

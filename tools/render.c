@@ -57,7 +57,7 @@ void cna_cli_render_help(FILE *out)
     fprintf(out,
             "usage: cna render FILE [--animation I|NAME] [--time SECONDS] [--size WxH]\n"
             "                       [--look-at ex,ey,ez,tx,ty,tz] [--fov DEGREES]\n"
-            "                       [--background R,G,B] [--sheet N] [--asset-root DIR] [--split-palettes]\n"
+            "                       [--background R,G,B] [--sheet N] [--asset-root DIR] [--split-palettes] [--no-textures]\n"
             "                       [--blend I|NAME [--blend-time SECONDS] [--weight W]]\n"
             "                       [--gif OUT.gif [--frames N]] -o OUT.png\n"
             "\n"
@@ -101,6 +101,7 @@ void cna_cli_render_help(FILE *out)
             "  --weight W          its weight, a number in [0, 1] (default 0.5)\n"
             CNA_CLI_ASSET_ROOT_HELP("    ", "                      ")
             CNA_CLI_SPLIT_PALETTES_HELP("    ", "                      ")
+            CNA_CLI_NO_TEXTURES_HELP("    ", "                      ")
             "  -o OUT.png          the PNG to write (required unless --gif is given); only\n"
             "                      .png and .gif outputs are written\n"
             "  -h, --help          print this help\n"
@@ -113,6 +114,7 @@ typedef struct render_args {
     const char *path;
     const char *asset_root;  /* --asset-root; NULL when not given */
     bool split_palettes;     /* --split-palettes */
+    bool no_textures;        /* --no-textures */
     const char *animation;
     const char *time_text;   /* --time as typed; NULL when not given */
     double time;
@@ -255,6 +257,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
             }
         } else if (strcmp(arg, "--split-palettes") == 0) {
             a->split_palettes = true;
+        } else if (strcmp(arg, "--no-textures") == 0) {
+            a->no_textures = true;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cna_cli_usage_error(cmd, "unknown option '%s'", arg);
         } else if (!a->path) {
@@ -646,6 +650,7 @@ static int render_run(render_args *a)
     memset(&io, 0, sizeof io);
     io.gltf.asset_root = a->asset_root;
     io.split_palettes = a->split_palettes;
+    io.gltf.no_textures = a->no_textures;
     if (cna_cli_load_any(a->path, &io, &sc.m, &inputs, &err) != CNA_OK) { /* .cnb by magic, else glTF */
         cna_cli_files_free(&inputs);
         cna_gl_context_free(gl);

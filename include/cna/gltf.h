@@ -140,6 +140,18 @@ typedef struct cna_gltf_options {
      * directory"), an empty string or a path that is not a folder is
      * CNA_ERROR_INVALID_ARGUMENT. Borrowed: read only during the load. */
     const char *asset_root;
+    /* false (default): images are read (external files opened, data URIs
+     * decoded). true: load without textures: no image is read (each keeps
+     * its name, mimeType, uri and bufferView, with `available` false and
+     * `problem` "not read: loaded without textures"; one diagnostic
+     * "textures-not-loaded" counts them), and the extensions that concern
+     * textures only (KHR_texture_basisu, EXT_texture_webp, EXT_texture_avif)
+     * are accepted in extensionsRequired, each the diagnostic
+     * "texture-extension-ignored". Geometry, skins, morph targets and
+     * animations load as always; the document's textures_skipped is true.
+     * Without it such a required extension is CNA_ERROR_UNSUPPORTED, and the
+     * message names this option. */
+    bool no_textures;
 } cna_gltf_options;
 
 /* ------------------------------------------------------------------ enums */
@@ -538,6 +550,11 @@ typedef struct cna_gltf_diagnostic {
 #define CNA_GLTF_DIAG_MESHOPT_FALLBACK_READ "meshopt-fallback-read" /* an EXT_meshopt_compression fallback buffer
                                                                        that an uncompressed bufferView uses: its
                                                                        data is read; one per buffer */
+#define CNA_GLTF_DIAG_TEXTURES_NOT_LOADED "textures-not-loaded" /* loaded with no_textures: an image not read;
+                                                                   one per image */
+#define CNA_GLTF_DIAG_TEXTURE_EXTENSION_IGNORED "texture-extension-ignored" /* with no_textures: a required
+                                                                               extension that concerns textures
+                                                                               only; one per extension */
 
 /* The whole document. Every array has its count; arrays with count 0 are NULL. */
 typedef struct cna_gltf_document {
@@ -563,6 +580,7 @@ typedef struct cna_gltf_document {
     const cna_gltf_animation *animations;     size_t animation_count;
     const cna_gltf_scene *scenes;             size_t scene_count;
     size_t camera_count;                      /* cameras are counted, not parsed */
+    bool textures_skipped;                    /* loaded with cna_gltf_options.no_textures: no image read */
     int32_t scene;                            /* default scene, -1 when absent */
 
     const cna_gltf_diagnostic *diagnostics;   size_t diagnostic_count;

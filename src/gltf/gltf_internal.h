@@ -107,6 +107,8 @@ typedef enum cna__diag_code {
     CNA__DIAG_ACCESSOR_MIN_MAX_COMPUTED,
     CNA__DIAG_KEY_TIMES_EQUAL,
     CNA__DIAG_MESHOPT_FALLBACK_READ,
+    CNA__DIAG_TEXTURES_NOT_LOADED,
+    CNA__DIAG_TEXTURE_EXTENSION_IGNORED,
     CNA__DIAG_COUNT
 } cna__diag_code;
 
@@ -148,6 +150,7 @@ typedef struct cna__gltf_ctx {
     char *base_real;         /* realpath(base_dir), computed on first use (scratch) */
     const char *root_real;   /* load_file without resolver, with asset_root: its realpath; else NULL */
     bool from_memory;        /* load_memory (no folder to resolve against) */
+    bool no_textures;        /* cna_gltf_options.no_textures: images are not read */
 
     /* container */
     bool is_glb;

@@ -74,6 +74,19 @@ static cna_result parse_image(cna__gltf_ctx *c, const cna__json *obj, size_t ind
     if (r) return r;
     if (uri && img->buffer_view >= 0)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: has both uri and bufferView", path);
+    if (c->no_textures) { /* checked as above, not read */
+        if (img->buffer_view >= 0) cna__gltf_use(c, CNA__KIND_BUFFER_VIEW, img->buffer_view);
+        char *decoded = NULL;
+        cna_error e;
+        if (uri && !cna__gltf_uri_is_data(uri) && cna__gltf_uri_percent_decode(c->arena, uri, &decoded, &e) == CNA_OK)
+            img->uri = decoded;
+        img->source = img->buffer_view >= 0      ? CNA_GLTF_SOURCE_BUFFER_VIEW
+                      : !uri                     ? CNA_GLTF_SOURCE_NONE
+                      : cna__gltf_uri_is_data(uri) ? CNA_GLTF_SOURCE_DATA_URI
+                                                 : CNA_GLTF_SOURCE_EXTERNAL;
+        cna__gltf_diag(c, CNA__DIAG_TEXTURES_NOT_LOADED, "%s: not read: loaded without textures", path);
+        return set_problem(c, path, img, "not read: loaded without textures");
+    }
     if (img->buffer_view >= 0) {
         const cna_gltf_buffer_view *v = &c->views[img->buffer_view];
         cna__gltf_use(c, CNA__KIND_BUFFER_VIEW, img->buffer_view);

@@ -725,7 +725,13 @@ static void test_unsupported_required_extension_is_named(void **state)
     expect_edit("\"scene\":0,",
                 "\"scene\":0,\"extensionsUsed\":[\"KHR_texture_basisu\"],"
                 "\"extensionsRequired\":[\"KHR_texture_basisu\"],",
-                CNA_ERROR_UNSUPPORTED, "extensionsRequired[0]: \"KHR_texture_basisu\" is not supported");
+                CNA_ERROR_UNSUPPORTED,
+                "extensionsRequired[0]: \"KHR_texture_basisu\" is not supported; it concerns textures only: load "
+                "without textures (cna --no-textures, cna_gltf_options.no_textures) to read the rest");
+    expect_edit("\"scene\":0,",
+                "\"scene\":0,\"extensionsUsed\":[\"EXT_texture_avif\",\"KHR_materials_clearcoat\"],"
+                "\"extensionsRequired\":[\"KHR_materials_clearcoat\",\"EXT_texture_avif\"],",
+                CNA_ERROR_UNSUPPORTED, "extensionsRequired[0]: \"KHR_materials_clearcoat\" is not supported");
 }
 
 static void test_optional_extension_is_ignored_with_a_diagnostic(void **state)

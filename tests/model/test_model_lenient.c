@@ -6,7 +6,9 @@
  *   - empty top-level arrays: read as absent (an animation-only file loads);
  *   - animation input accessors without min/max: computed from the key times;
  *   - equal consecutive key times: a discontinuity, the later key from that
- *     time on (three.js's interpolants choose the same key).
+ *     time on (three.js's interpolants choose the same key);
+ *   - loading without textures (no_textures): no image read, texture-only
+ *     required extensions accepted.
  * Fixtures: tests/data/fixtures/lenient-*.gltf (tests/model/make_fixtures.py),
  * compared with skin-animated-ancestor.gltf, their strict twin.
  */
@@ -354,6 +356,61 @@ static void test_equal_key_times_are_a_discontinuity(void **state)
     cna_gltf_document_free(doc);
 }
 
+/* KHR_texture_basisu required (the image face.ktx2 is not even there):
+ * refused by default, naming the option; with no_textures the file loads
+ * with one diagnostic for the extension and one per image, the image is not
+ * read, the material draws without it (no material-image-missing), and the
+ * model poses bit for bit as its twin without the material. */
+static void test_no_textures_loads_a_file_requiring_a_texture_format(void **state)
+{
+    (void)state;
+    const char *path = FIXTURES "lenient-texture-basisu.gltf";
+    cna_gltf_document *doc = NULL;
+    cna_error err;
+    memset(&err, 0, sizeof err);
+    assert_int_equal(cna_gltf_load_file(path, NULL, &doc, &err), CNA_ERROR_UNSUPPORTED);
+    assert_null(doc);
+    assert_string_equal(err.message, "extensionsRequired[0]: \"KHR_texture_basisu\" is not supported; it concerns "
+                                     "textures only: load without textures (cna --no-textures, "
+                                     "cna_gltf_options.no_textures) to read the rest");
+    cna_gltf_options o;
+    memset(&o, 0, sizeof o);
+    o.no_textures = true;
+    if (cna_gltf_load_file(path, &o, &doc, &err) != CNA_OK) fail_msg("%s", err.message);
+    assert_true(doc->textures_skipped);
+    assert_int_equal(doc->image_count, 1);
+    assert_false(doc->images[0].available);
+    assert_null(doc->images[0].data);
+    assert_int_equal(doc->images[0].source, CNA_GLTF_SOURCE_EXTERNAL);
+    assert_string_equal(doc->images[0].uri, "face.ktx2");
+    assert_string_equal(doc->images[0].problem, "not read: loaded without textures");
+    assert_null(cna_gltf_document_find_diagnostic(doc, CNA_GLTF_DIAG_IMAGE_MISSING));
+    cna_model *model = import_doc(doc);
+    expect_diag(doc, model, CNA_GLTF_DIAG_TEXTURE_EXTENSION_IGNORED, 1,
+                "extensionsRequired[0]: \"KHR_texture_basisu\" concerns textures only; ignored, as the model is "
+                "loaded without textures");
+    expect_diag(doc, model, CNA_GLTF_DIAG_TEXTURES_NOT_LOADED, 1, "images[0]: not read: loaded without textures");
+    assert_null(cna_model_find_diagnostic(model, CNA_MODEL_DIAG_MATERIAL_IMAGE_MISSING));
+    assert_int_equal(model->effect_count, 1);
+    assert_string_equal(model->effects[0].params.name, "Skin");
+    assert_int_equal(model->effects[0].params.base_color.image, -1);
+    /* the same model loads through cna_model_load_file's reader options */
+    cna_import_options io;
+    memset(&io, 0, sizeof io);
+    io.gltf.no_textures = true;
+    cna_model *loaded = NULL;
+    assert_int_equal(cna_model_load_file(path, &io, &loaded, &err), CNA_OK);
+    cna_gltf_document *twin = load_doc(FIXTURES "skin-animated-ancestor.gltf");
+    cna_model *strict = import_doc(twin);
+    expect_same_poses(model, strict);
+    expect_same_poses(loaded, strict);
+    cna_model_free(strict);
+    cna_gltf_document_free(twin);
+    cna_model_free(loaded);
+    cna_model_free(model);
+    cna_gltf_document_free(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -362,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_time_bounds_missing_still_check_the_times),
         cmocka_unit_test(test_empty_arrays_read_as_absent),
         cmocka_unit_test(test_equal_key_times_are_a_discontinuity),
+        cmocka_unit_test(test_no_textures_loads_a_file_requiring_a_texture_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
