@@ -73,6 +73,14 @@ extern "C" {
  * 1 GiB. */
 #define CNA_GLTF_DEFAULT_MAX_FILE_SIZE ((size_t)1 << 30)
 
+/* Default limit on the bytes decoded from compressed data (EXT_meshopt_compression
+ * views and KHR_draco_mesh_compression primitives, all of them together) when
+ * cna_gltf_options.max_decoded_size is 0: 24 MiB. A few hundred kB of compressed
+ * data can decode to tens of MB, and loading and importing cost a fixed multiple
+ * of the decoded bytes (docs/reliability.md, "Bounded decoding"), so this keeps
+ * a small file's cost small; raise it for larger models. */
+#define CNA_GLTF_DEFAULT_MAX_DECODED_SIZE ((size_t)24 << 20)
+
 /* What an external URI is wanted for. */
 typedef enum cna_gltf_uri_kind {
     CNA_GLTF_URI_BUFFER = 0,  /* buffers[i].uri: bytes are required */
@@ -120,11 +128,17 @@ typedef struct cna_gltf_options {
     void *resolver_user_data;      /* passed to resolve and release; default NULL */
     /* Largest accepted input, in bytes: the .gltf/.glb itself, every external
      * buffer, every resolver answer, and the bytes described by an accessor
-     * without a bufferView (count * element size), and the bytes decoded from
-     * EXT_meshopt_compression views and KHR_draco_mesh_compression primitives
-     * (all of them together). 0 = CNA_GLTF_DEFAULT_MAX_FILE_SIZE. Exceeding it
-     * is CNA_ERROR_LIMIT. */
+     * without a bufferView (count * element size). 0 =
+     * CNA_GLTF_DEFAULT_MAX_FILE_SIZE. Exceeding it is CNA_ERROR_LIMIT. */
     size_t max_file_size;
+    /* Largest number of bytes decoded from EXT_meshopt_compression views and
+     * KHR_draco_mesh_compression primitives, all of them together (checked
+     * before each decoding allocates). 0 = CNA_GLTF_DEFAULT_MAX_DECODED_SIZE
+     * (24 MiB). Exceeding it is CNA_ERROR_LIMIT, naming the view or primitive,
+     * the bytes and this option ("bufferViews[0].extensions.EXT_meshopt_compression:
+     * 36000000 decoded bytes (36000000 in all) exceed the decoded-size limit of
+     * 25165824 bytes (cna_gltf_options.max_decoded_size, cna --max-decoded-size)"). */
+    size_t max_decoded_size;
     /* Root folder that external URIs may reach with ".." segments; default
      * NULL: ".." is refused and every file must be inside the asset's own
      * folder. Used by cna_gltf_load_file without a resolver only (ignored by

@@ -502,6 +502,7 @@ static cna_result load(const uint8_t *data, size_t size, const cna__gltf_input *
     c.release = o.release;
     c.resolver_user_data = o.resolver_user_data;
     c.max_size = max_size;
+    c.max_decoded = o.max_decoded_size ? o.max_decoded_size : CNA_GLTF_DEFAULT_MAX_DECODED_SIZE;
     c.base_dir = o.resolve ? NULL : base_dir;
     c.root_real = o.resolve ? NULL : root_real;
     c.from_memory = base_dir == NULL;

@@ -146,6 +146,7 @@ typedef struct cna__gltf_ctx {
     cna_gltf_release_fn release;
     void *resolver_user_data;
     size_t max_size;
+    size_t max_decoded;      /* cna_gltf_options.max_decoded_size, resolved */
     const char *base_dir;    /* load_file without resolver: folder of the file; else NULL */
     char *base_real;         /* realpath(base_dir), computed on first use (scratch) */
     const char *root_real;   /* load_file without resolver, with asset_root: its realpath; else NULL */
