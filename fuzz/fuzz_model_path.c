@@ -482,7 +482,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0) return 0;
     cna_gltf_document *doc = NULL;
-    if (cna_gltf_load_memory(data, size, NULL, &doc, NULL) != CNA_OK) return 0;
+    cna_gltf_options go;
+    memset(&go, 0, sizeof go);
+    go.no_textures = (data[size - 1] & 2) != 0; /* as in fuzz_gltf_load: a final newline sets it */
+    if (cna_gltf_load_memory(data, size, &go, &doc, NULL) != CNA_OK) return 0;
     cna_import_options opts;
     memset(&opts, 0, sizeof opts);
     opts.clip_mode = (data[size - 1] & 1) ? CNA_CLIP_MODE_UNION : CNA_CLIP_MODE_FAITHFUL;

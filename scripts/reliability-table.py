@@ -80,6 +80,10 @@ REASONS = {
 # Errors inside an optional extension's own object are accepted when the
 # reader ignores that extension (it reports extension-ignored).
 EXTENSION_REASON = "inside an optional extension the reader ignores (extension-ignored diagnostic)"
+# A KHR_animation_pointer channel whose pointer the reader cannot follow is
+# ignored with a diagnostic, as three.js skips a channel it cannot bind.
+POINTER_REASON = ("a KHR_animation_pointer channel the reader cannot follow is ignored and reported "
+                  "(channel-ignored or animation-pointer-unsupported)")
 
 
 def relevant_errors(report):
@@ -156,7 +160,12 @@ def build(cna):
                 ignored = any(d["code"] == "extension-ignored" for d in doc.get("diagnostics", []))
                 in_ext = {c for c, p, _ in errors if "/extensions/" in p}
                 pure_ext = {c for c in in_ext if all("/extensions/" in p for c2, p, _ in errors if c2 == c)}
-                reasons = [EXTENSION_REASON if ignored and c in pure_ext else REASONS.get(c) for c in codes]
+                pointer_ignored = any(d["code"] in ("channel-ignored", "animation-pointer-unsupported")
+                                      for d in doc.get("diagnostics", []))
+                in_pointer = {c for c in codes
+                              if all("/extensions/KHR_animation_pointer" in p for c2, p, _ in errors if c2 == c)}
+                reasons = [EXTENSION_REASON if ignored and c in pure_ext else
+                           POINTER_REASON if pointer_ignored and c in in_pointer else REASONS.get(c) for c in codes]
                 if all(reasons):
                     reason = "; ".join(sorted(set(reasons)))
                 else:

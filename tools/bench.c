@@ -29,7 +29,7 @@ void cna_cli_bench_help(FILE *out)
 {
     fprintf(out,
             "usage: cna bench FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json]\n"
-            "                      [--sampling exact|fast] [--player-only] [--asset-root DIR]\n"
+            "                      [--sampling exact|fast] [--player-only] [--asset-root DIR]\n                      [--no-textures] [--max-decoded-size N]\n"
             "\n"
             "Loads FILE (.gltf, .glb, or a .cnb from cna convert) and times, for every clip of its first skin, the\n"
             "player's update (position, key sampling, T*R*S composition, world and skin\n"
@@ -65,6 +65,8 @@ void cna_cli_bench_help(FILE *out)
             "                   runs; the import time then goes to stderr\n"
             CNA_CLI_ASSET_ROOT_HELP(" ", "                   ")
             CNA_CLI_CLIPS_HELP("     ", "                   ")
+            CNA_CLI_NO_TEXTURES_HELP(" ", "                   ")
+            CNA_CLI_MAX_DECODED_HELP(" ", "                   ")
             "  -h, --help       print this help\n"
             "\n"
             "exit status: 0 measured; 1 the file is refused (\"error: FILE: message\");\n"
@@ -78,6 +80,8 @@ typedef struct bench_args {
     int runs;
     const char *clip;
     const char *asset_root;  /* --asset-root; NULL when not given */
+    bool no_textures;        /* --no-textures */
+    size_t max_decoded;      /* --max-decoded-size; 0 = the default */
     bool json;
     bool player_only;        /* --player-only: no character figures, no import time */
     cna_sampling sampling;   /* --sampling; default exact */
@@ -103,12 +107,17 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, bench_a
     a->sampling = CNA_SAMPLING_EXACT;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
+        int md = cna_cli_max_decoded_option(cmd, argc, argv, &i, &a->max_decoded);
+        if (md == -1) continue;
+        if (md >= 0) return md;
         double v = 0.0;
         int u;
         if (!strcmp(arg, "--json")) {
             a->json = true;
         } else if (!strcmp(arg, "--player-only")) {
             a->player_only = true;
+        } else if (!strcmp(arg, "--no-textures")) {
+            a->no_textures = true;
         } else if (!strcmp(arg, "--characters") || !strcmp(arg, "--seconds") ||
                    !strcmp(arg, "--runs") || !strcmp(arg, "--clip") || !strcmp(arg, "--asset-root") ||
                    !strcmp(arg, "--sampling")) {
@@ -180,6 +189,8 @@ static int run_bench(const bench_args *a)
     cna_import_options io;
     memset(&io, 0, sizeof io);
     io.gltf.asset_root = a->asset_root;
+    io.gltf.no_textures = a->no_textures;
+    io.gltf.max_decoded_size = a->max_decoded;
     if (cna_model_load_any(a->file, &io, &m, &err)) return cna_cli_report_error(a->file, &err);
     if (cna_cli_clips_bind(&m, NULL, &err) != CNA_OK) { /* --clips: their animations are played too */
         cna_model_free(m);

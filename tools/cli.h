@@ -54,6 +54,25 @@ typedef struct cna_cli_command {
     indent "entries (default: such a skin is refused); no\n"                                \
     indent "effect on a .cnb, which keeps its split parts\n"
 
+/* The --no-textures entry (cna_gltf_options.no_textures), lined up as
+ * CNA_CLI_SPLIT_PALETTES_HELP with the same arguments. */
+#define CNA_CLI_NO_TEXTURES_HELP(gap, indent)                                                   \
+    "  --no-textures   " gap "load geometry, skins, morphs and animations\n"                    \
+    indent "without reading any image; a file that requires\n"                              \
+    indent "KHR_texture_basisu, EXT_texture_webp or\n"                                       \
+    indent "EXT_texture_avif then loads; no effect on a .cnb\n"
+
+/* --max-decoded-size BYTES (cna_gltf_options.max_decoded_size): when argv[*i]
+ * is that option, takes its value (an integer, optionally followed by k, M or
+ * G for KiB, MiB, GiB: "256M") into *out and advances *i: returns -1; a
+ * missing or bad value is a usage error (returns CNA_CLI_EXIT_USAGE); -2 when
+ * argv[*i] is another argument. */
+int cna_cli_max_decoded_option(const cna_cli_command *cmd, int argc, char **argv, int *i, size_t *out);
+
+#define CNA_CLI_MAX_DECODED_HELP(gap, indent)                                                   \
+    "  --max-decoded-size N" gap "allow N bytes (k, M, G: KiB, MiB, GiB) decoded\n"         \
+    indent "from meshopt and Draco data (default 24M)\n"
+
 /* Prints "cna <command>: <message>" and the command's synopsis to stderr;
  * returns CNA_CLI_EXIT_USAGE. */
 int cna_cli_usage_error(const cna_cli_command *command, const char *fmt, ...)

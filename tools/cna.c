@@ -10,7 +10,9 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -30,29 +32,29 @@
 
 /* One row per command, each implemented in tools/<name>.c. */
 static const cna_cli_command cna__commands[] = {
-    {"inspect", true, "FILE [--json | --brief] [--asset-root DIR] [--split-palettes]",
+    {"inspect", true, "FILE [--json | --brief] [--asset-root DIR] [--split-palettes] [--no-textures] [--max-decoded-size N]",
      "print a summary of a glTF 2.0 file (.gltf or .glb) or a .cnb model, or why it is refused",
      cna_cli_inspect_run, cna_cli_inspect_help},
     {"pose", true, "FILE [--scene N] [--animation I|NAME] [--time SECONDS] [--mode faithful|union] [--asset-root DIR]"
-     " [--split-palettes] [--blend I|NAME [--blend-time SECONDS] [--weight W]]",
+     " [--split-palettes] [--no-textures] [--max-decoded-size N] [--blend I|NAME [--blend-time SECONDS] [--weight W]]",
      "import a glTF file (or a .cnb) as a model and print its pose at a time as JSON",
      cna_cli_pose_run, cna_cli_pose_help},
     {"render", CNA__HAVE_RENDER,
      "FILE [--animation I|NAME] [--time SECONDS] [--size WxH] [--look-at ex,ey,ez,tx,ty,tz]"
-     " [--fov DEGREES] [--background R,G,B] [--sheet N] [--asset-root DIR] [--split-palettes] [--gif OUT.gif [--frames N]]"
+     " [--fov DEGREES] [--background R,G,B] [--sheet N] [--asset-root DIR] [--split-palettes] [--no-textures] [--max-decoded-size N] [--gif OUT.gif [--frames N]]"
      " [--blend I|NAME [--blend-time SECONDS] [--weight W]] -o OUT.png",
      "draw a model headless (OpenGL through EGL, no GPU needed) and write a PNG",
      cna_cli_render_run, cna_cli_render_help},
-    {"view", CNA__HAVE_VIEW, "FILE [--size WxH] [--frames N] [--screenshot OUT.png] [--help-overlay] [--asset-root DIR] [--split-palettes]",
+    {"view", CNA__HAVE_VIEW, "FILE [--size WxH] [--frames N] [--screenshot OUT.png] [--help-overlay] [--asset-root DIR] [--split-palettes] [--no-textures] [--max-decoded-size N]",
      "open a window (GLFW) that plays a model: orbit, clips, speed, morph weights",
      cna_cli_view_run, cna_cli_view_help},
     {"convert", true, "IN.gltf|IN.glb|DIR -o OUT [--unit-scale S] [--skeleton OUT.cnj] [--mode faithful|union]"
      " [--reduce-keys TOL]"
-     " [--asset-root DIR] [--split-palettes] [--marker ANIM:NAME:SECONDS]...",
+     " [--asset-root DIR] [--split-palettes] [--no-textures] [--max-decoded-size N] [--marker ANIM:NAME:SECONDS]...",
      "bake a glTF file (or every one in a directory tree) as a .cnb binary model",
      cna_cli_convert_run, cna_cli_convert_help},
     {"bench", true, "FILE [--characters N] [--seconds S] [--runs N] [--clip NAME] [--json]"
-     " [--sampling exact|fast] [--player-only] [--asset-root DIR]",
+     " [--sampling exact|fast] [--player-only] [--asset-root DIR] [--no-textures] [--max-decoded-size N]",
      "time the player on every clip of a model against a plain baseline player",
      cna_cli_bench_run, cna_cli_bench_help},
     {"version", true, "",
@@ -83,6 +85,22 @@ int cna_cli_usage_error(const cna_cli_command *command, const char *fmt, ...)
     fprintf(stderr, "\nusage: cna %s%s%s\n       cna %s --help\n", command->name,
             command->synopsis[0] ? " " : "", command->synopsis, command->name);
     return CNA_CLI_EXIT_USAGE;
+}
+
+int cna_cli_max_decoded_option(const cna_cli_command *cmd, int argc, char **argv, int *i, size_t *out)
+{
+    if (strcmp(argv[*i], "--max-decoded-size") != 0) return -2;
+    if (*i + 1 >= argc) return cna_cli_usage_error(cmd, "--max-decoded-size needs a value");
+    const char *v = argv[++*i];
+    char *end = NULL;
+    errno = 0;
+    unsigned long long n = v[0] >= '0' && v[0] <= '9' ? strtoull(v, &end, 10) : 0;
+    unsigned shift = !end ? 0 : *end == 'k' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (end && shift) end++;
+    if (errno || !end || *end || n == 0 || n > (SIZE_MAX >> shift))
+        return cna_cli_usage_error(cmd, "--max-decoded-size: '%s' is not a byte count (N, Nk, NM or NG)", v);
+    *out = (size_t)n << shift;
+    return -1;
 }
 
 int cna_cli_report_error(const char *subject, const cna_error *err)

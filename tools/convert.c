@@ -37,7 +37,8 @@ void cna_cli_convert_help(FILE *out)
     fprintf(out,
             "usage: cna convert IN.gltf|IN.glb -o OUT.cnb [--unit-scale S] [--skeleton OUT.cnj]\n"
             "                   [--mode faithful|union] [--reduce-keys TOL] [--asset-root DIR]\n"
-            "                   [--split-palettes] [--marker ANIM:NAME:SECONDS]...\n"
+            "                   [--split-palettes]\n"
+            "                   [--no-textures] [--max-decoded-size N] [--marker ANIM:NAME:SECONDS]...\n"
             "       cna convert DIR -o OUTDIR [--unit-scale S] [--mode faithful|union]\n"
             "                   [--reduce-keys TOL] [--asset-root DIR] [--split-palettes]\n"
             "\n"
@@ -86,6 +87,8 @@ void cna_cli_convert_help(FILE *out)
             CNA_CLI_ASSET_ROOT_HELP("     ", "                       ")
             CNA_CLI_CLIPS_HELP("         ", "                       ")
             CNA_CLI_SPLIT_PALETTES_HELP("     ", "                       ")
+            CNA_CLI_NO_TEXTURES_HELP("     ", "                       ")
+            CNA_CLI_MAX_DECODED_HELP(" ", "                       ")
             "  -h, --help           print this help\n"
             "\n"
             "exit status: 0 converted; 1 a file was refused or could not be written;\n"
@@ -105,6 +108,8 @@ typedef struct convert_args {
     const char *in, *out, *skeleton;
     const char *asset_root;  /* --asset-root; NULL when not given */
     bool split_palettes;     /* --split-palettes */
+    bool no_textures;        /* --no-textures */
+    size_t max_decoded;      /* --max-decoded-size; 0 = the default */
     float unit_scale;
     cna_clip_mode mode;
     bool reduce;             /* --reduce-keys given */
@@ -140,6 +145,9 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, convert
     a->unit_scale = 1.0f;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
+        int md = cna_cli_max_decoded_option(cmd, argc, argv, &i, &a->max_decoded);
+        if (md == -1) continue;
+        if (md >= 0) return md;
         bool has_value = i + 1 < argc;
         if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0 || strcmp(arg, "--unit-scale") == 0 ||
             strcmp(arg, "--skeleton") == 0 || strcmp(arg, "--mode") == 0 || strcmp(arg, "--asset-root") == 0 ||
@@ -186,6 +194,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, convert
             }
         } else if (strcmp(arg, "--split-palettes") == 0) {
             a->split_palettes = true;
+        } else if (strcmp(arg, "--no-textures") == 0) {
+            a->no_textures = true;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cna_cli_usage_error(cmd, "unknown option '%s'", arg);
         } else if (!a->in) {
@@ -214,6 +224,8 @@ static bool convert_file(const convert_args *a, const char *in, const char *out,
     io.clip_mode = a->mode;
     io.gltf.asset_root = a->asset_root;
     io.split_palettes = a->split_palettes;
+    io.gltf.no_textures = a->no_textures;
+    io.gltf.max_decoded_size = a->max_decoded;
     /* The two outputs must differ, and neither may be a file the model is
      * read from (checked once the document lists its buffers and images). */
     if (skeleton && cna_cli_same_file(out, skeleton)) {

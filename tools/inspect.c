@@ -20,6 +20,7 @@ void cna_cli_inspect_help(FILE *out)
 {
     fprintf(out,
             "usage: cna inspect FILE [--json | --brief] [--asset-root DIR] [--split-palettes]\n"
+            "                   [--no-textures] [--max-decoded-size N]\n"
             "\n"
             "Loads FILE (.gltf or .glb) with cna's glTF 2.0 reader, which validates the\n"
             "whole document, and prints a summary: asset, scenes (the default marked),\n"
@@ -39,6 +40,8 @@ void cna_cli_inspect_help(FILE *out)
             CNA_CLI_ASSET_ROOT_HELP("     ", "                       ")
             CNA_CLI_CLIPS_HELP("         ", "                       ")
             CNA_CLI_SPLIT_PALETTES_HELP("     ", "                       ")
+            CNA_CLI_NO_TEXTURES_HELP("     ", "                       ")
+            CNA_CLI_MAX_DECODED_HELP(" ", "                       ")
             "  --                   end of options (for a FILE starting with '-')\n"
             "  -h, --help           print this help\n"
             "\n"
@@ -392,6 +395,7 @@ static void print_materials(FILE *out, const cna_gltf_document *doc)
         if (m->alpha_mode == CNA_GLTF_ALPHA_MASK) fprintf(out, " (cutoff %g)", (double)m->alpha_cutoff);
         if (m->double_sided) fputs(", double-sided", out);
         if (m->emissive_strength != 1.0f) fprintf(out, ", emissive strength %g", (double)m->emissive_strength);
+        if (m->unlit) fputs(", unlit", out);
         print_texture_ref(out, "baseColor", &m->base_color_texture);
         print_texture_ref(out, "metallicRoughness", &m->metallic_roughness_texture);
         print_texture_ref(out, "normal", &m->normal_texture);
@@ -415,7 +419,7 @@ static void print_images(FILE *out, const cna_gltf_document *doc)
             print_name(out, im->uri);
         }
         if (im->mime_type) fprintf(out, " %s", im->mime_type);
-        fputs(im->available ? "\n" : " (missing)\n", out);
+        fputs(im->available ? "\n" : doc->textures_skipped ? " (not read)\n" : " (missing)\n", out);
     }
 }
 
@@ -526,9 +530,13 @@ int cna_cli_inspect_run(int argc, char **argv)
 {
     const cna_cli_command *self = cna_cli_find("inspect");
     const char *path = NULL, *asset_root = NULL;
-    bool json = false, brief = false, options_done = false, split_palettes = false;
+    bool json = false, brief = false, options_done = false, split_palettes = false, no_textures = false;
+    size_t max_decoded = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
+        int md = options_done ? -2 : cna_cli_max_decoded_option(self, argc, argv, &i, &max_decoded);
+        if (md == -1) continue;
+        if (md >= 0) return md;
         if (!options_done && arg[0] == '-' && arg[1] != '\0') {
             if (strcmp(arg, "--") == 0) {
                 options_done = true;
@@ -538,6 +546,8 @@ int cna_cli_inspect_run(int argc, char **argv)
                 brief = true;
             } else if (strcmp(arg, "--split-palettes") == 0) {
                 split_palettes = true;
+            } else if (strcmp(arg, "--no-textures") == 0) {
+                no_textures = true;
             } else if (strcmp(arg, "--asset-root") == 0) {
                 if (i + 1 >= argc) return cna_cli_usage_error(self, "--asset-root needs a value");
                 asset_root = argv[++i];
@@ -571,6 +581,8 @@ int cna_cli_inspect_run(int argc, char **argv)
     cna_gltf_options gltf_options;
     memset(&gltf_options, 0, sizeof gltf_options);
     gltf_options.asset_root = asset_root;
+    gltf_options.no_textures = no_textures;
+    gltf_options.max_decoded_size = max_decoded;
     if (cna_gltf_load_file(path, &gltf_options, &doc, &err) != CNA_OK) return cna_cli_report_error(path, &err);
     cna_import_options io;
     memset(&io, 0, sizeof io);

@@ -359,6 +359,7 @@ static cJSON *materials_json(const cna_gltf_document *doc)
         add_string(o, "alphaMode", cna_gltf_alpha_mode_name(m->alpha_mode));
         cJSON_AddNumberToObject(o, "alphaCutoff", (double)m->alpha_cutoff);
         cJSON_AddBoolToObject(o, "doubleSided", m->double_sided);
+        cJSON_AddBoolToObject(o, "unlit", m->unlit);
         cJSON_AddItemToArray(arr, o);
     }
     return arr;

@@ -31,6 +31,7 @@ void cna_cli_pose_help(FILE *out)
     fprintf(out,
             "usage: cna pose FILE [--scene N] [--animation I|NAME] [--time SECONDS]\n"
             "                     [--mode faithful|union] [--asset-root DIR] [--split-palettes]\n"
+            "                     [--no-textures] [--max-decoded-size N]\n"
             "                     [--blend I|NAME [--blend-time SECONDS] [--weight W]]\n"
             "\n"
             "Imports FILE (.gltf or .glb, or a .cnb from cna convert, recognised by its\n"
@@ -73,6 +74,8 @@ void cna_cli_pose_help(FILE *out)
             CNA_CLI_ASSET_ROOT_HELP("     ", "                       ")
             CNA_CLI_CLIPS_HELP("         ", "                       ")
             CNA_CLI_SPLIT_PALETTES_HELP("     ", "                       ")
+            CNA_CLI_NO_TEXTURES_HELP("     ", "                       ")
+            CNA_CLI_MAX_DECODED_HELP(" ", "                       ")
             "  -h, --help           print this help\n"
             "\n"
             "exit status: 0 printed; 1 the file is refused (\"error: FILE: message\");\n"
@@ -121,6 +124,8 @@ typedef struct pose_args {
     cna_clip_mode mode;
     const char *asset_root;  /* --asset-root; NULL when not given */
     bool split_palettes;     /* --split-palettes */
+    bool no_textures;        /* --no-textures */
+    size_t max_decoded;      /* --max-decoded-size; 0 = the default */
     cna_cli_blend blend;     /* --blend, --blend-time, --weight */
 } pose_args;
 
@@ -129,6 +134,9 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_ar
     memset(a, 0, sizeof *a);
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
+        int md = cna_cli_max_decoded_option(cmd, argc, argv, &i, &a->max_decoded);
+        if (md == -1) continue;
+        if (md >= 0) return md;
         bool has_value = i + 1 < argc;
         if (cna_cli_is_blend_option(arg)) {
             if (!has_value) return cna_cli_usage_error(cmd, "%s needs a value", arg);
@@ -164,6 +172,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_ar
             }
         } else if (strcmp(arg, "--split-palettes") == 0) {
             a->split_palettes = true;
+        } else if (strcmp(arg, "--no-textures") == 0) {
+            a->no_textures = true;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cna_cli_usage_error(cmd, "unknown option '%s'", arg);
         } else if (!a->path) {
@@ -281,6 +291,8 @@ static int pose_run(pose_args *a)
     memset(&opts, 0, sizeof opts);
     opts.gltf.asset_root = a->asset_root;
     opts.split_palettes = a->split_palettes;
+    opts.gltf.no_textures = a->no_textures;
+    opts.gltf.max_decoded_size = a->max_decoded;
     if (!m && cna_gltf_load_file(a->path, &opts.gltf, &doc, &err) != CNA_OK)
         return cna_cli_report_error(a->path, &err);
     opts.use_scene = a->has_scene;

@@ -67,6 +67,7 @@ void cna_cli_render_help(FILE *out)
             "usage: cna render FILE [--animation I|NAME] [--time SECONDS] [--size WxH]\n"
             "                       [--look-at ex,ey,ez,tx,ty,tz] [--fov DEGREES]\n"
             "                       [--background R,G,B] [--sheet N] [--asset-root DIR] [--split-palettes]\n"
+            "                       [--no-textures] [--max-decoded-size N]\n"
             "                       [--blend I|NAME [--blend-time SECONDS] [--weight W]] [--bones]\n"
             "                       [--gif OUT.gif [--frames N]] -o OUT.png\n"
             "\n"
@@ -116,6 +117,8 @@ void cna_cli_render_help(FILE *out)
             CNA_CLI_ASSET_ROOT_HELP("    ", "                      ")
             CNA_CLI_CLIPS_HELP("        ", "                      ")
             CNA_CLI_SPLIT_PALETTES_HELP("    ", "                      ")
+            CNA_CLI_NO_TEXTURES_HELP("    ", "                      ")
+            CNA_CLI_MAX_DECODED_HELP(" ", "                      ")
             "  -o OUT.png          the PNG to write (required unless --gif is given); only\n"
             "                      .png and .gif outputs are written\n"
             "  -h, --help          print this help\n"
@@ -128,6 +131,8 @@ typedef struct render_args {
     const char *path;
     const char *asset_root;  /* --asset-root; NULL when not given */
     bool split_palettes;     /* --split-palettes */
+    bool no_textures;        /* --no-textures */
+    size_t max_decoded;      /* --max-decoded-size; 0 = the default */
     const char *animation;
     const char *time_text;   /* --time as typed; NULL when not given */
     double time;
@@ -195,6 +200,9 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
     a->background[2] = 0.22f;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
+        int md = cna_cli_max_decoded_option(cmd, argc, argv, &i, &a->max_decoded);
+        if (md == -1) continue;
+        if (md >= 0) return md;
         if (cna_cli_is_blend_option(arg)) {
             if (i + 1 >= argc) return cna_cli_usage_error(cmd, "%s needs a value", arg);
             int u = cna_cli_blend_parse(cmd, arg, argv[++i], &a->blend);
@@ -274,6 +282,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
             a->split_palettes = true;
         } else if (strcmp(arg, "--bones") == 0) {
             a->bones = true;
+        } else if (strcmp(arg, "--no-textures") == 0) {
+            a->no_textures = true;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cna_cli_usage_error(cmd, "unknown option '%s'", arg);
         } else if (!a->path) {
@@ -787,6 +797,8 @@ static int render_run(render_args *a)
     memset(&io, 0, sizeof io);
     io.gltf.asset_root = a->asset_root;
     io.split_palettes = a->split_palettes;
+    io.gltf.no_textures = a->no_textures;
+    io.gltf.max_decoded_size = a->max_decoded;
     if (cna_cli_load_any(a->path, &io, &sc.m, &inputs, &err) != CNA_OK) { /* .cnb by magic, else glTF */
         cna_cli_files_free(&inputs);
         cna_gl_context_free(gl);

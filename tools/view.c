@@ -64,7 +64,7 @@ void cna_cli_view_help(FILE *out)
 {
     fprintf(out,
             "usage: cna view FILE [--size WxH] [--frames N] [--screenshot OUT.png] [--help-overlay]\n"
-            "                     [--asset-root DIR] [--split-palettes]\n"
+            "                     [--asset-root DIR] [--split-palettes] [--no-textures] [--max-decoded-size N]\n"
             "\n"
             "Opens a window (GLFW, OpenGL 3.3 core) that plays the model's animations.\n"
             "\n"
@@ -87,6 +87,8 @@ void cna_cli_view_help(FILE *out)
             CNA_CLI_ASSET_ROOT_HELP("      ", "                        ")
             CNA_CLI_CLIPS_HELP("          ", "                        ")
             CNA_CLI_SPLIT_PALETTES_HELP("      ", "                        ")
+            CNA_CLI_NO_TEXTURES_HELP("      ", "                        ")
+            CNA_CLI_MAX_DECODED_HELP("  ", "                        ")
             "  -h, --help            print this help\n"
             "\n"
             "exit status: 0 closed; 1 no display, the file is refused or drawing failed;\n"
@@ -101,6 +103,8 @@ typedef struct view_args {
     bool help_overlay;   /* start with the key overlay shown */
     const char *asset_root;  /* --asset-root; NULL when not given */
     bool split_palettes;     /* --split-palettes */
+    bool no_textures;        /* --no-textures */
+    size_t max_decoded;      /* --max-decoded-size; 0 = the default */
 } view_args;
 
 static int parse_args(const cna_cli_command *cmd, int argc, char **argv, view_args *a)
@@ -110,6 +114,9 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, view_ar
     a->height = 720;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
+        int md = cna_cli_max_decoded_option(cmd, argc, argv, &i, &a->max_decoded);
+        if (md == -1) continue;
+        if (md >= 0) return md;
         if (strcmp(arg, "--size") == 0 || strcmp(arg, "--frames") == 0 || strcmp(arg, "--screenshot") == 0 ||
             strcmp(arg, "--asset-root") == 0) {
             if (i + 1 >= argc) return cna_cli_usage_error(cmd, "%s needs a value", arg);
@@ -141,6 +148,8 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, view_ar
             a->help_overlay = true;
         } else if (strcmp(arg, "--split-palettes") == 0) {
             a->split_palettes = true;
+        } else if (strcmp(arg, "--no-textures") == 0) {
+            a->no_textures = true;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cna_cli_usage_error(cmd, "unknown option '%s'", arg);
         } else if (!a->path) {
@@ -439,6 +448,8 @@ static int view_run(const view_args *a)
     memset(&io, 0, sizeof io);
     io.gltf.asset_root = a->asset_root;
     io.split_palettes = a->split_palettes;
+    io.gltf.no_textures = a->no_textures;
+    io.gltf.max_decoded_size = a->max_decoded;
     cna_result loaded = cna_cli_load_any(a->path, &io, &v.m, &inputs, &err);
     bool clash = loaded == CNA_OK && a->screenshot && cna_cli_refuse_overwrite(a->screenshot, &inputs);
     cna_cli_files_free(&inputs);

@@ -73,7 +73,8 @@ extern "C" {
 #define CNA_MODEL_DIAG_CLIP_NAME_AMBIGUOUS "clip-name-ambiguous"
 
 /* A glTF or GLB file read for its animations (opaque). Its meshes, skins,
- * materials and images are never decoded into a model; a file whose skin no
+ * materials and images are never decoded into a model (its images are not
+ * even read: it loads as with cna_gltf_options.no_textures); a file whose skin no
  * mesh uses, or with an unrelated mesh of its own, serves as well as one with
  * animations only. */
 typedef struct cna_clip_library cna_clip_library;

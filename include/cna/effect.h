@@ -77,7 +77,7 @@ typedef struct cna_effect_texture {
 } cna_effect_texture;
 
 /* Material parameters (glTF pbrMetallicRoughness + the core material fields
- * + KHR_materials_emissive_strength). The defaults (material -1) are glTF's
+ * + KHR_materials_emissive_strength + KHR_materials_unlit). The defaults (material -1) are glTF's
  * default material. Each texture multiplies its factor: base colour (sRGB
  * RGBA) × base_color_factor; metallic-roughness (linear; B = metallic,
  * G = roughness) × the two factors; normal (tangent space, xy × scale);
@@ -97,6 +97,11 @@ typedef struct cna_effect_material {
     cna_alpha_mode alpha_mode;           /* default OPAQUE */
     float alpha_cutoff;                  /* default 0.5 */
     bool double_sided;                   /* default false */
+    /* KHR_materials_unlit (default false): the colour is the base colour alone
+     * (base_color_factor × base colour texture × vertex colour), without
+     * lighting, occlusion, normal map or emissive; alpha as alpha_mode says.
+     * The metallic-roughness parameters are kept but not drawn. */
+    bool unlit;
     const char *name;                    /* the glTF material's name; "" when none (never NULL
                                             after cna_effect_init); owned by the model */
 } cna_effect_material;

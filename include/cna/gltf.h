@@ -73,6 +73,14 @@ extern "C" {
  * 1 GiB. */
 #define CNA_GLTF_DEFAULT_MAX_FILE_SIZE ((size_t)1 << 30)
 
+/* Default limit on the bytes decoded from compressed data (EXT_meshopt_compression
+ * views and KHR_draco_mesh_compression primitives, all of them together) when
+ * cna_gltf_options.max_decoded_size is 0: 24 MiB. A few hundred kB of compressed
+ * data can decode to tens of MB, and loading and importing cost a fixed multiple
+ * of the decoded bytes (docs/reliability.md, "Bounded decoding"), so this keeps
+ * a small file's cost small; raise it for larger models. */
+#define CNA_GLTF_DEFAULT_MAX_DECODED_SIZE ((size_t)24 << 20)
+
 /* What an external URI is wanted for. */
 typedef enum cna_gltf_uri_kind {
     CNA_GLTF_URI_BUFFER = 0,  /* buffers[i].uri: bytes are required */
@@ -120,11 +128,17 @@ typedef struct cna_gltf_options {
     void *resolver_user_data;      /* passed to resolve and release; default NULL */
     /* Largest accepted input, in bytes: the .gltf/.glb itself, every external
      * buffer, every resolver answer, and the bytes described by an accessor
-     * without a bufferView (count * element size), and the bytes decoded from
-     * EXT_meshopt_compression views and KHR_draco_mesh_compression primitives
-     * (all of them together). 0 = CNA_GLTF_DEFAULT_MAX_FILE_SIZE. Exceeding it
-     * is CNA_ERROR_LIMIT. */
+     * without a bufferView (count * element size). 0 =
+     * CNA_GLTF_DEFAULT_MAX_FILE_SIZE. Exceeding it is CNA_ERROR_LIMIT. */
     size_t max_file_size;
+    /* Largest number of bytes decoded from EXT_meshopt_compression views and
+     * KHR_draco_mesh_compression primitives, all of them together (checked
+     * before each decoding allocates). 0 = CNA_GLTF_DEFAULT_MAX_DECODED_SIZE
+     * (24 MiB). Exceeding it is CNA_ERROR_LIMIT, naming the view or primitive,
+     * the bytes and this option ("bufferViews[0].extensions.EXT_meshopt_compression:
+     * 36000000 decoded bytes (36000000 in all) exceed the decoded-size limit of
+     * 25165824 bytes (cna_gltf_options.max_decoded_size, cna --max-decoded-size)"). */
+    size_t max_decoded_size;
     /* Root folder that external URIs may reach with ".." segments; default
      * NULL: ".." is refused and every file must be inside the asset's own
      * folder. Used by cna_gltf_load_file without a resolver only (ignored by
@@ -140,6 +154,18 @@ typedef struct cna_gltf_options {
      * directory"), an empty string or a path that is not a folder is
      * CNA_ERROR_INVALID_ARGUMENT. Borrowed: read only during the load. */
     const char *asset_root;
+    /* false (default): images are read (external files opened, data URIs
+     * decoded). true: load without textures: no image is read (each keeps
+     * its name, mimeType, uri and bufferView, with `available` false and
+     * `problem` "not read: loaded without textures"; one diagnostic
+     * "textures-not-loaded" counts them), and the extensions that concern
+     * textures only (KHR_texture_basisu, EXT_texture_webp, EXT_texture_avif)
+     * are accepted in extensionsRequired, each the diagnostic
+     * "texture-extension-ignored". Geometry, skins, morph targets and
+     * animations load as always; the document's textures_skipped is true.
+     * Without it such a required extension is CNA_ERROR_UNSUPPORTED, and the
+     * message names this option. */
+    bool no_textures;
 } cna_gltf_options;
 
 /* ------------------------------------------------------------------ enums */
@@ -367,6 +393,9 @@ typedef struct cna_gltf_material {
     cna_gltf_alpha_mode alpha_mode;                  /* default OPAQUE */
     float alpha_cutoff;                              /* default 0.5 */
     bool double_sided;                               /* default false */
+    /* KHR_materials_unlit: shade with the base colour alone (factor × texture ×
+     * vertex colour), no lighting; default false. */
+    bool unlit;
 } cna_gltf_material;
 
 typedef struct cna_gltf_attribute {
@@ -529,6 +558,17 @@ typedef struct cna_gltf_diagnostic {
 #define CNA_GLTF_DIAG_ACCESSOR_MIN_MAX_COMPUTED "accessor-min-max-computed" /* an animation input accessor lacks min
                                                                                or max: computed from the key times
                                                                                (has_min/has_max set); one per accessor */
+#define CNA_GLTF_DIAG_KEY_TIMES_EQUAL "key-times-equal" /* an animation input accessor has equal consecutive times:
+                                                           kept, a discontinuity (the later key applies from that
+                                                           time on); one per accessor, counting the pairs */
+#define CNA_GLTF_DIAG_MESHOPT_FALLBACK_READ "meshopt-fallback-read" /* an EXT_meshopt_compression fallback buffer
+                                                                       that an uncompressed bufferView uses: its
+                                                                       data is read; one per buffer */
+#define CNA_GLTF_DIAG_TEXTURES_NOT_LOADED "textures-not-loaded" /* loaded with no_textures: an image not read;
+                                                                   one per image */
+#define CNA_GLTF_DIAG_TEXTURE_EXTENSION_IGNORED "texture-extension-ignored" /* with no_textures: a required
+                                                                               extension that concerns textures
+                                                                               only; one per extension */
 
 /* The whole document. Every array has its count; arrays with count 0 are NULL. */
 typedef struct cna_gltf_document {
@@ -554,6 +594,7 @@ typedef struct cna_gltf_document {
     const cna_gltf_animation *animations;     size_t animation_count;
     const cna_gltf_scene *scenes;             size_t scene_count;
     size_t camera_count;                      /* cameras are counted, not parsed */
+    bool textures_skipped;                    /* loaded with cna_gltf_options.no_textures: no image read */
     int32_t scene;                            /* default scene, -1 when absent */
 
     const cna_gltf_diagnostic *diagnostics;   size_t diagnostic_count;

@@ -184,7 +184,8 @@ typedef enum cna_morph_interpolation {
  * glTF in-tangents a_k and out-tangents b_k are kept unbaked, in the same
  * key-major layout, in units of weight per second. */
 typedef struct cna_morph_weight_track {
-    const float *times;          /* key_count times, finite, strictly increasing */
+    const float *times;          /* key_count times, finite, never decreasing (equal
+                                    consecutive times: a jump, see evaluate) */
     size_t key_count;            /* 0: an empty track */
     size_t target_count;         /* weights per key */
     const float *values;         /* key_count * target_count, finite */
@@ -196,8 +197,8 @@ typedef struct cna_morph_weight_track {
 /* Check every rule of a track and report the first broken one by name:
  * interpolation inside the enum; key_count * target_count does not
  * overflow; times and values non-NULL when key_count > 0; tangents both or
- * neither, and only on a CUBICSPLINE track; every time finite and strictly
- * greater than the one before; every value and tangent finite.
+ * neither, and only on a CUBICSPLINE track; every time finite and not
+ * less than the one before (equal times are a discontinuity); every value and tangent finite.
  * Returns CNA_OK or CNA_ERROR_INVALID_ARGUMENT (e.g. "times[2]: 0.5 does not
  * increase after times[1] = 0.7"). */
 CNA_API cna_result cna_morph_weight_track_validate(const cna_morph_weight_track *track, cna_error *err);
@@ -206,9 +207,11 @@ CNA_API cna_result cna_morph_weight_track_validate(const cna_morph_weight_track 
  * weights") into out[0 .. target_count), and set *out_count to the number of
  * weights written:
  *   - empty track (key_count 0): nothing written, *out_count = 0;
- *   - one key, or seconds <= times[0]: the first key's weights; seconds >=
+ *   - one key, or seconds < times[0]: the first key's weights; seconds >=
  *     the last time: the last key's weights (clamped at both ends);
- *   - otherwise the keys k, k+1 with times[k] <= seconds < times[k+1],
+ *   - otherwise the keys k, k+1 with times[k] <= seconds < times[k+1]
+ *     (of equal times the later key: a discontinuity, the later key from
+ *     that time on, as three.js's interpolants choose),
  *     dt = times[k+1] - times[k], s = (seconds - times[k]) / dt (double):
  *     STEP: v_k (half-open: at exactly times[k+1] the next value is in force);
  *     LINEAR, and CUBICSPLINE without tangents: (1 - s) * v_k + s * v_{k+1};

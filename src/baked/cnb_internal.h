@@ -28,6 +28,7 @@
 #define CNA__CNB_ALIGN 16u              /* sections and DATA arrays */
 #define CNA__CNB_NULL_REF UINT64_MAX    /* array reference offset meaning NULL */
 #define CNA__CNB_NULL_STRING UINT32_MAX /* string reference offset meaning NULL */
+#define CNA__CNB_EFFECT_UNLIT 0x1u     /* EFFECTS flags (offset 124): KHR_materials_unlit */
 #define CNA__CNB_FNV_OFFSET 0xcbf29ce484222325ULL
 #define CNA__CNB_FNV_PRIME 0x100000001b3ULL
 

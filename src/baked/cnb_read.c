@@ -1253,9 +1253,15 @@ static void g_texture(cursor *c, cna_effect_texture *t)
 static void read_effect_v4(reader *rd, cursor *c, const char *where, cna_effect_material *p)
 {
     p->emissive_strength = g_f32(c);
-    g_u32(c);
+    uint32_t flags = g_u32(c); /* written 0 before unlit was stored: lit */
     p->name = g_str(rd, c, where, "name", false);
     if (rd->r) return;
+    if (flags & ~(uint32_t)CNA__CNB_EFFECT_UNLIT) {
+        fail(rd, CNA_ERROR_INVALID_DATA, "%s.flags: 0x%x has unknown bits (this reader knows 0x%x, unlit)", where,
+             (unsigned)flags, (unsigned)CNA__CNB_EFFECT_UNLIT);
+        return;
+    }
+    p->unlit = (flags & CNA__CNB_EFFECT_UNLIT) != 0;
     if (!finite_ok(rd, where, "emissive_strength", &p->emissive_strength, 1)) return;
     if (p->emissive_strength < 0.0f) {
         fail(rd, CNA_ERROR_INVALID_DATA, "%s.emissive_strength: %g is negative", where, (double)p->emissive_strength);
@@ -1292,6 +1298,7 @@ static void effect_slots_from_images(const cna_model *m, cna_effect_material *p)
 {
     p->emissive_strength = 1.0f;
     p->name = "";
+    p->unlit = false;
     for (int s = 0; s < CNA_EFFECT_SLOT_COUNT; s++) {
         cna_effect_texture *t = (cna_effect_texture *)cna_effect_material_texture(p, (cna_effect_slot)s);
         t->uv_offset[0] = t->uv_offset[1] = 0.0f;

@@ -511,7 +511,7 @@ static void write_effect(writer *w, const cna_effect *e)
     f32(w, b, p->alpha_cutoff);
     u32(w, b, p->double_sided ? 1u : 0u);
     f32(w, b, p->emissive_strength);
-    u32(w, b, 0);
+    u32(w, b, p->unlit ? CNA__CNB_EFFECT_UNLIT : 0u); /* material flags */
     str(w, b, p->name ? p->name : "");
     for (int s = 0; s < CNA_EFFECT_SLOT_COUNT; s++) {
         const cna_effect_texture *t = cna_effect_material_texture(p, (cna_effect_slot)s);

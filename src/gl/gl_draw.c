@@ -73,6 +73,8 @@ static const char cna__vs[] =
  * Fresnel, diffuse (1 - F)(1 - metallic) · base (the light's colour is
  * its irradiance: a white light on a white surface facing it gives the
  * base colour), ambient × occlusion × base mixed towards F0 by metallic.
+ * Unlit materials (KHR_materials_unlit): the base colour alone, no light,
+ * occlusion, normal map or emissive.
  * MASK discards below the cutoff and writes alpha 1; BLEND writes the alpha;
  * OPAQUE writes alpha 1. A back face (double-sided) negates the whole
  * frame: tangent, bitangent and normal. */
@@ -92,7 +94,7 @@ static const char cna__fs[] =
     "uniform float u_emissive_strength, u_normal_scale, u_occlusion_strength;\n"
     "uniform float u_metallic, u_roughness;\n"
     "uniform vec3 u_light_dir, u_light_color, u_ambient, u_camera_pos;\n"
-    "uniform int u_alpha_mode;\n"
+    "uniform int u_alpha_mode, u_unlit;\n"
     "uniform float u_alpha_cutoff;\n"
     "out vec4 o_color;\n"
     "vec2 uv_of(int i) {\n"
@@ -103,6 +105,10 @@ static const char cna__fs[] =
     "  vec4 base = u_base_color * v_color;\n"
     "  if (u_has_tex[0] != 0) base *= texture(u_tex_base, uv_of(0));\n"
     "  if (u_alpha_mode == 1 && base.a < u_alpha_cutoff) discard;\n"
+    "  if (u_unlit != 0) {\n"
+    "    o_color = vec4(pow(clamp(base.rgb, 0.0, 1.0), vec3(1.0 / 2.2)), u_alpha_mode == 2 ? base.a : 1.0);\n"
+    "    return;\n"
+    "  }\n"
     "  vec3 n = normalize(v_normal);\n"
     "  float back = gl_FrontFacing ? 1.0 : -1.0;\n"
     "  if (u_has_tex[2] != 0) {\n"
@@ -222,6 +228,7 @@ static cna_result program_create(cna__gl_program *p, cna_effect_kind kind, cna_e
     p->u_camera_pos = glGetUniformLocation(prog, "u_camera_pos");
     p->u_alpha_mode = glGetUniformLocation(prog, "u_alpha_mode");
     p->u_alpha_cutoff = glGetUniformLocation(prog, "u_alpha_cutoff");
+    p->u_unlit = glGetUniformLocation(prog, "u_unlit");
     p->u_emissive_strength = glGetUniformLocation(prog, "u_emissive_strength");
     p->u_normal_scale = glGetUniformLocation(prog, "u_normal_scale");
     p->u_occlusion_strength = glGetUniformLocation(prog, "u_occlusion_strength");
@@ -488,6 +495,7 @@ cna_result cna_gl_draw(cna_gl_context *gl, const cna_gl_draw_desc *desc, cna_err
                 mat->base_color_factor.w);
     glUniform3f(p->u_emissive, mat->emissive_factor.x, mat->emissive_factor.y, mat->emissive_factor.z);
     glUniform1f(p->u_emissive_strength, mat->emissive_strength);
+    glUniform1i(p->u_unlit, mat->unlit ? 1 : 0);
     glUniform1f(p->u_normal_scale, mat->normal.scale);
     glUniform1f(p->u_occlusion_strength, mat->occlusion.scale);
     glUniform1f(p->u_metallic, mat->metallic_factor);

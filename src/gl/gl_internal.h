@@ -25,7 +25,7 @@ typedef struct cna__gl_program {
     GLint u_world, u_view, u_projection, u_normal_matrix, u_bones;
     GLint u_base_color, u_emissive, u_metallic, u_roughness;
     GLint u_light_dir, u_light_color, u_ambient, u_camera_pos;
-    GLint u_alpha_mode, u_alpha_cutoff;
+    GLint u_alpha_mode, u_alpha_cutoff, u_unlit;
     GLint u_emissive_strength, u_normal_scale, u_occlusion_strength;
     /* per texture slot (cna_effect_slot order) */
     GLint u_tex[CNA_EFFECT_SLOT_COUNT], u_has_tex[CNA_EFFECT_SLOT_COUNT];

@@ -70,30 +70,12 @@ static cna_result external_data(cna__gltf_ctx *c, const char *path, const char *
     return CNA_OK;
 }
 
-static cna_result parse_buffer(cna__gltf_ctx *c, const cna__json *obj, size_t index)
+/* The data of buffers[index] (`uri` NULL: the GLB BIN chunk, or none). */
+static cna_result buffer_data(cna__gltf_ctx *c, const char *path, size_t index, const char *uri)
 {
-    char path[CNA__PATH_MAX];
-    cna__gltf_path_index(path, sizeof path, "buffers", index, "");
     cna_gltf_buffer *b = &c->buffers[index];
-    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
-    if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &b->name);
-    if (!r) r = cna__gltf_json_size(obj, "byteLength", path, true, &b->byte_length, c->err);
-    if (r) return r;
-    if (b->byte_length == 0)
-        return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.byteLength: 0; at least 1 required", path);
-    const char *uri;
-    r = cna__gltf_json_string_ref(obj, "uri", path, false, &uri, c->err);
-    if (r) return r;
-    bool fallback = false;
-    r = cna__gltf_meshopt_buffer(c, obj, path, &fallback);
-    if (r) return r;
-    if (fallback) {
-        /* EXT_meshopt_compression: only compressed views refer to it, and they are decoded */
-        c->fallback[index] = 1;
-        b->source = CNA_GLTF_SOURCE_NONE;
-        return CNA_OK;
-    }
     size_t size = 0, slack = 0;
+    cna_result r;
     if (!uri) {
         r = glb_bin_data(c, path, index, b, &size);
         slack = 3; /* the BIN chunk is padded to 4 bytes */
@@ -123,13 +105,66 @@ static cna_result parse_buffer(cna__gltf_ctx *c, const cna__json *obj, size_t in
     return CNA_OK;
 }
 
+static cna_result parse_buffer(cna__gltf_ctx *c, const cna__json *obj, size_t index)
+{
+    char path[CNA__PATH_MAX];
+    cna__gltf_path_index(path, sizeof path, "buffers", index, "");
+    cna_gltf_buffer *b = &c->buffers[index];
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) r = cna__gltf_json_string(c, obj, "name", path, false, &b->name);
+    if (!r) r = cna__gltf_json_size(obj, "byteLength", path, true, &b->byte_length, c->err);
+    if (r) return r;
+    if (b->byte_length == 0)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s.byteLength: 0; at least 1 required", path);
+    const char *uri;
+    r = cna__gltf_json_string_ref(obj, "uri", path, false, &uri, c->err);
+    if (r) return r;
+    bool fallback = false;
+    r = cna__gltf_meshopt_buffer(c, obj, path, &fallback);
+    if (r) return r;
+    if (fallback) {
+        /* EXT_meshopt_compression: only compressed views should refer to it, and
+         * they are decoded; it is read only if a plain view uses it (parse_view) */
+        c->fallback[index] = 1;
+        c->fallback_uri[index] = uri;
+        b->source = CNA_GLTF_SOURCE_NONE;
+        return CNA_OK;
+    }
+    return buffer_data(c, path, index, uri);
+}
+
+/* An uncompressed view on a fallback buffer (the extension says only
+ * compressed views use one; exporters also put images there): the buffer's
+ * data is read once, the diagnostic meshopt-fallback-read. A fallback buffer
+ * without data (no uri, not a GLB's BIN chunk) is refused. */
+static cna_result read_fallback(cna__gltf_ctx *c, const char *view_path, int32_t buffer)
+{
+    char path[CNA__PATH_MAX];
+    cna__gltf_path_index(path, sizeof path, "buffers", (size_t)buffer, "");
+    const char *uri = c->fallback_uri[buffer];
+    if (!uri && !(c->is_glb && buffer == 0 && c->glb_has_bin))
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s.buffer: buffers[%d] is an EXT_meshopt_compression fallback buffer without data (no "
+                          "uri, and it is not a GLB's BIN chunk), but this bufferView is not compressed",
+                          view_path, (int)buffer);
+    cna_result r = buffer_data(c, path, (size_t)buffer, uri);
+    if (r) return r;
+    c->fallback[buffer] = 2;
+    cna__gltf_diag(c, CNA__DIAG_MESHOPT_FALLBACK_READ,
+                   "%s.buffer: buffers[%d] is an EXT_meshopt_compression fallback buffer (only compressed views "
+                   "should use it), but this bufferView is not compressed; the buffer's data is read",
+                   view_path, (int)buffer);
+    return CNA_OK;
+}
+
 cna_result cna__gltf_parse_buffers(cna__gltf_ctx *c)
 {
     const cna__json *arr = cna__gltf_json_get(c->root, "buffers"), *item;
     size_t i = 0;
     if (c->n_buffers) {
         c->fallback = (uint8_t *)cna__gltf_arena_calloc(&c->scratch, c->n_buffers, 1);
-        if (!c->fallback) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "buffers: out of memory");
+        c->fallback_uri = (const char **)cna__gltf_arena_calloc(&c->scratch, c->n_buffers, sizeof(const char *));
+        if (!c->fallback || !c->fallback_uri) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "buffers: out of memory");
     }
     cna__json_for_each(item, arr)
     {
@@ -172,11 +207,10 @@ static cna_result parse_view(cna__gltf_ctx *c, const cna__json *obj, size_t inde
                           (long long)target);
     v->target = (int32_t)target;
     const cna__json *meshopt = cna__gltf_json_get(cna__gltf_json_get(obj, "extensions"), "EXT_meshopt_compression");
-    if (!meshopt && c->fallback[v->buffer])
-        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
-                          "%s.buffer: buffers[%d] is an EXT_meshopt_compression fallback buffer (never read), but "
-                          "this bufferView is not compressed",
-                          path, (int)v->buffer);
+    if (!meshopt && c->fallback[v->buffer] == 1) {
+        r = read_fallback(c, path, v->buffer);
+        if (r) return r;
+    }
     if (!meshopt && c->buffers[v->buffer].source == CNA_GLTF_SOURCE_NONE)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA,
                           "%s.buffer: buffers[%d] has no data (no uri, and it is not a GLB's BIN chunk)", path,

@@ -84,7 +84,9 @@ static const char *const diag_codes[CNA__DIAG_COUNT] = {
     CNA_GLTF_DIAG_TEXCOORD_MISSING, CNA_GLTF_DIAG_CHANNEL_IGNORED,       CNA_GLTF_DIAG_BUFFER_LONGER,
     CNA_GLTF_DIAG_NO_POSITION,         CNA_GLTF_DIAG_VALUE_NOT_FINITE,     CNA_GLTF_DIAG_TARGET_NAMES_INVALID,
     CNA_GLTF_DIAG_POSITION_BOUNDS_MISSING, CNA_GLTF_DIAG_POINTER_UNSUPPORTED, CNA_GLTF_DIAG_INSTANCE_ATTRIBUTE_IGNORED,
-    CNA_GLTF_DIAG_SKIN_SKELETON_HINT_IGNORED, CNA_GLTF_DIAG_EMPTY_ARRAY, CNA_GLTF_DIAG_ACCESSOR_MIN_MAX_COMPUTED};
+    CNA_GLTF_DIAG_SKIN_SKELETON_HINT_IGNORED, CNA_GLTF_DIAG_EMPTY_ARRAY, CNA_GLTF_DIAG_ACCESSOR_MIN_MAX_COMPUTED,
+    CNA_GLTF_DIAG_KEY_TIMES_EQUAL, CNA_GLTF_DIAG_MESHOPT_FALLBACK_READ, CNA_GLTF_DIAG_TEXTURES_NOT_LOADED,
+    CNA_GLTF_DIAG_TEXTURE_EXTENSION_IGNORED};
 
 void cna__gltf_diag(cna__gltf_ctx *c, cna__diag_code code, const char *fmt, ...)
 {
@@ -181,7 +183,16 @@ static bool implemented(const char *name)
     return strcmp(name, "KHR_mesh_quantization") == 0 || strcmp(name, "EXT_meshopt_compression") == 0 ||
            strcmp(name, "KHR_animation_pointer") == 0 || strcmp(name, "KHR_texture_transform") == 0 ||
            strcmp(name, "KHR_materials_emissive_strength") == 0 || strcmp(name, "EXT_mesh_gpu_instancing") == 0 ||
+           strcmp(name, "KHR_materials_unlit") == 0 ||
            (strcmp(name, "KHR_draco_mesh_compression") == 0 && cna__gltf_draco_available());
+}
+
+/* Extensions that concern textures only: without textures (no_textures) a
+ * file that requires one loads all the same. */
+static bool texture_only(const char *name)
+{
+    return strcmp(name, "KHR_texture_basisu") == 0 || strcmp(name, "EXT_texture_webp") == 0 ||
+           strcmp(name, "EXT_texture_avif") == 0;
 }
 
 static cna_result parse_extensions(cna__gltf_ctx *c)
@@ -196,6 +207,18 @@ static cna_result parse_extensions(cna__gltf_ctx *c)
             return cna__error(c->err, CNA_ERROR_UNSUPPORTED,
                               "extensionsRequired[%zu]: \"%s\" is not supported: cna was built without Draco "
                               "(CMake option CNA_WITH_DRACO)",
+                              i, name);
+        if (!implemented(name) && texture_only(name) && c->no_textures) {
+            cna__gltf_diag(c, CNA__DIAG_TEXTURE_EXTENSION_IGNORED,
+                           "extensionsRequired[%zu]: \"%s\" concerns textures only; ignored, as the model is loaded "
+                           "without textures",
+                           i, name);
+            continue;
+        }
+        if (!implemented(name) && texture_only(name))
+            return cna__error(c->err, CNA_ERROR_UNSUPPORTED,
+                              "extensionsRequired[%zu]: \"%s\" is not supported; it concerns textures only: load "
+                              "without textures (cna --no-textures, cna_gltf_options.no_textures) to read the rest",
                               i, name);
         if (!implemented(name))
             return cna__error(c->err, CNA_ERROR_UNSUPPORTED, "extensionsRequired[%zu]: \"%s\" is not supported", i,
@@ -479,9 +502,12 @@ static cna_result load(const uint8_t *data, size_t size, const cna__gltf_input *
     c.release = o.release;
     c.resolver_user_data = o.resolver_user_data;
     c.max_size = max_size;
+    c.max_decoded = o.max_decoded_size ? o.max_decoded_size : CNA_GLTF_DEFAULT_MAX_DECODED_SIZE;
     c.base_dir = o.resolve ? NULL : base_dir;
     c.root_real = o.resolve ? NULL : root_real;
     c.from_memory = base_dir == NULL;
+    c.no_textures = o.no_textures;
+    doc->pub.textures_skipped = o.no_textures;
     c.glb_bin_in_place = bin_in_place;
     cna_result r = load_bytes(&c, data, size, split, json_blocks);
     cna__gltf_arena_free_all(&c.scratch);

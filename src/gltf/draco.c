@@ -163,9 +163,11 @@ static uint8_t *alloc_decoded(cna__gltf_ctx *c, const draco_prim *d, const draco
     const cna_gltf_accessor *a = &c->accessors[t->accessor];
     size_t total = SIZE_MAX;
     if (!cna__mul_size(a->count, a->element_size, size) || !cna__add_size(c->decoded_bytes, *size, &total) ||
-        total > c->max_size) {
-        *r = cna__error(c->err, CNA_ERROR_LIMIT, "%s: %s: decoded accessors[%d] exceed the size limit of %zu bytes",
-                        d->path, t->name, (int)t->accessor, c->max_size);
+        total > c->max_decoded) {
+        *r = cna__error(c->err, CNA_ERROR_LIMIT,
+                        "%s: %s: decoded accessors[%d] (%zu bytes, %zu in all) exceed the decoded-size limit of %zu "
+                        "bytes (cna_gltf_options.max_decoded_size, cna --max-decoded-size)",
+                        d->path, t->name, (int)t->accessor, *size, total == SIZE_MAX ? *size : total, c->max_decoded);
         return NULL;
     }
     uint8_t *bytes = (uint8_t *)cna__gltf_arena_alloc_raw(c->arena, *size);
@@ -247,9 +249,35 @@ static cna_result fill_attribute(cna__gltf_ctx *c, const draco_prim *d, const dr
     return add_view(c, d, t, bytes, size);
 }
 
+/* The bytes the primitive's accessors declare (count x element size), with
+ * what earlier decoding took, within the decoded-size limit: checked before
+ * Draco's decoder runs, whose own memory grows with the mesh it decodes
+ * (each accessor is then checked against the decoded mesh, count for count). */
+static cna_result check_declared(cna__gltf_ctx *c, const draco_prim *d)
+{
+    size_t total = c->decoded_bytes, size;
+    for (size_t i = 0; i < d->count; i++) {
+        const cna_gltf_accessor *a = &c->accessors[d->targets[i].accessor];
+        if (c->draco_view[d->targets[i].accessor] >= 0) continue;
+        if (!cna__mul_size(a->count, a->element_size, &size) || !cna__add_size(total, size, &total)) total = SIZE_MAX;
+    }
+    if (total <= c->max_decoded) return CNA_OK;
+    if (total == SIZE_MAX)
+        return cna__error(c->err, CNA_ERROR_LIMIT,
+                          "%s: the primitive's accessors declare more decoded bytes than the decoded-size limit of %zu "
+                          "bytes (cna_gltf_options.max_decoded_size, cna --max-decoded-size)",
+                          d->path, c->max_decoded);
+    return cna__error(c->err, CNA_ERROR_LIMIT,
+                      "%s: the primitive's accessors declare %zu decoded bytes (%zu in all), more than the "
+                      "decoded-size limit of %zu bytes (cna_gltf_options.max_decoded_size, cna --max-decoded-size)",
+                      d->path, total - c->decoded_bytes, total, c->max_decoded);
+}
+
 static cna_result decode(cna__gltf_ctx *c, const draco_prim *d)
 {
     const cna_gltf_buffer_view *v = &c->views[d->view];
+    cna_result rl = check_declared(c, d);
+    if (rl) return rl;
     cna__draco_mesh *mesh = NULL;
     char msg[120] = "";
     cna__draco_status s = cna__draco_decode(v->data, v->byte_length, &mesh, msg, sizeof msg);

@@ -105,6 +105,10 @@ typedef enum cna__diag_code {
     CNA__DIAG_SKIN_SKELETON_HINT_IGNORED,
     CNA__DIAG_EMPTY_ARRAY,
     CNA__DIAG_ACCESSOR_MIN_MAX_COMPUTED,
+    CNA__DIAG_KEY_TIMES_EQUAL,
+    CNA__DIAG_MESHOPT_FALLBACK_READ,
+    CNA__DIAG_TEXTURES_NOT_LOADED,
+    CNA__DIAG_TEXTURE_EXTENSION_IGNORED,
     CNA__DIAG_COUNT
 } cna__diag_code;
 
@@ -142,10 +146,12 @@ typedef struct cna__gltf_ctx {
     cna_gltf_release_fn release;
     void *resolver_user_data;
     size_t max_size;
+    size_t max_decoded;      /* cna_gltf_options.max_decoded_size, resolved */
     const char *base_dir;    /* load_file without resolver: folder of the file; else NULL */
     char *base_real;         /* realpath(base_dir), computed on first use (scratch) */
     const char *root_real;   /* load_file without resolver, with asset_root: its realpath; else NULL */
     bool from_memory;        /* load_memory (no folder to resolve against) */
+    bool no_textures;        /* cna_gltf_options.no_textures: images are not read */
 
     /* container */
     bool is_glb;
@@ -157,7 +163,9 @@ typedef struct cna__gltf_ctx {
     const cna__json *root;
     bool quantization;       /* KHR_mesh_quantization is used */
     size_t decoded_bytes;    /* decoded from compressed views and primitives so far (<= max_size) */
-    uint8_t *fallback;       /* per buffer: an EXT_meshopt_compression fallback, never read (scratch) */
+    uint8_t *fallback;       /* per buffer: an EXT_meshopt_compression fallback (scratch): 1 not read,
+                                2 read because an uncompressed view refers to it */
+    const char **fallback_uri; /* per fallback buffer: its uri (NULL: none), read on first plain use */
     size_t n_draco_views;    /* views made for decoded Draco accessors, after the file's n_views */
     size_t draco_view_cap;   /* room for them in `views` (counted before parsing) */
     int32_t *draco_view;     /* per accessor: the Draco bufferView decoded into it, or -1 (scratch) */

@@ -74,6 +74,19 @@ static cna_result parse_image(cna__gltf_ctx *c, const cna__json *obj, size_t ind
     if (r) return r;
     if (uri && img->buffer_view >= 0)
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: has both uri and bufferView", path);
+    if (c->no_textures) { /* checked as above, not read */
+        if (img->buffer_view >= 0) cna__gltf_use(c, CNA__KIND_BUFFER_VIEW, img->buffer_view);
+        char *decoded = NULL;
+        cna_error e;
+        if (uri && !cna__gltf_uri_is_data(uri) && cna__gltf_uri_percent_decode(c->arena, uri, &decoded, &e) == CNA_OK)
+            img->uri = decoded;
+        img->source = img->buffer_view >= 0      ? CNA_GLTF_SOURCE_BUFFER_VIEW
+                      : !uri                     ? CNA_GLTF_SOURCE_NONE
+                      : cna__gltf_uri_is_data(uri) ? CNA_GLTF_SOURCE_DATA_URI
+                                                 : CNA_GLTF_SOURCE_EXTERNAL;
+        cna__gltf_diag(c, CNA__DIAG_TEXTURES_NOT_LOADED, "%s: not read: loaded without textures", path);
+        return set_problem(c, path, img, "not read: loaded without textures");
+    }
     if (img->buffer_view >= 0) {
         const cna_gltf_buffer_view *v = &c->views[img->buffer_view];
         cna__gltf_use(c, CNA__KIND_BUFFER_VIEW, img->buffer_view);
@@ -281,6 +294,21 @@ static cna_result emissive_strength(cna__gltf_ctx *c, const cna__json *mobj, con
     return CNA_OK;
 }
 
+/* extensions.KHR_materials_unlit: an object (its properties, none defined, are ignored). */
+static cna_result unlit(cna__gltf_ctx *c, const cna__json *mobj, const char *mpath, bool *out)
+{
+    *out = false;
+    const cna__json *ext = cna__gltf_json_get(mobj, "extensions");
+    if (!ext || !cna__gltf_is_object(ext)) return CNA_OK;
+    const cna__json *obj = cna__gltf_json_get(ext, "KHR_materials_unlit");
+    if (!obj) return CNA_OK;
+    char path[CNA__PATH_MAX];
+    cna__gltf_pathf(path, sizeof path, "%s.extensions.KHR_materials_unlit", mpath);
+    cna_result r = cna__gltf_json_expect_object(obj, path, c->err);
+    if (!r) *out = true;
+    return r;
+}
+
 static cna_result parse_material(cna__gltf_ctx *c, const cna__json *obj, size_t index)
 {
     char path[CNA__PATH_MAX];
@@ -298,6 +326,7 @@ static cna_result parse_material(cna__gltf_ctx *c, const cna__json *obj, size_t 
     if (!r) r = cna__gltf_json_floats(obj, "emissiveFactor", path, 3, f, &present, c->err);
     if (!r && present) m->emissive_factor = (cna_vec3){f[0], f[1], f[2]};
     if (!r) r = emissive_strength(c, obj, path, &m->emissive_strength);
+    if (!r) r = unlit(c, obj, path, &m->unlit);
     if (!r) r = parse_alpha_mode(obj, path, &m->alpha_mode, c->err);
     if (!r) r = cna__gltf_json_float(obj, "alphaCutoff", path, false, &m->alpha_cutoff, c->err);
     if (!r) r = cna__gltf_json_bool(obj, "doubleSided", path, &m->double_sided, c->err);

@@ -202,10 +202,11 @@ cna_result cna__gltf_meshopt_view(cna__gltf_ctx *c, const cna__json *ext, const 
     cna_result r = parse_ext(c, ext, path, v, &m);
     if (r) return r;
     size_t total = SIZE_MAX;
-    if (!cna__add_size(c->decoded_bytes, v->byte_length, &total) || total > c->max_size)
+    if (!cna__add_size(c->decoded_bytes, v->byte_length, &total) || total > c->max_decoded)
         return cna__error(c->err, CNA_ERROR_LIMIT,
-                          "%s: %zu decoded bytes (%zu in all) exceed the size limit of %zu bytes", path,
-                          v->byte_length, total, c->max_size);
+                          "%s: %zu decoded bytes (%zu in all) exceed the decoded-size limit of %zu bytes "
+                          "(cna_gltf_options.max_decoded_size, cna --max-decoded-size)",
+                          path, v->byte_length, total, c->max_decoded);
     uint8_t *out = (uint8_t *)cna__gltf_arena_alloc_raw(c->arena, v->byte_length);
     if (!out) return cna__error(c->err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", path, v->byte_length);
     int rc = decode(&m, out, c->buffers[m.buffer].data + m.byte_offset);

@@ -1,6 +1,6 @@
 /* Animation rules: sampler inputs are SCALAR FLOAT times, non-negative and
- * strictly increasing (a missing min or max is computed from them, a
- * diagnostic); outputs have the type their channel's path needs and
+ * increasing (a missing min or max is computed from them, a diagnostic; equal
+ * consecutive times are a discontinuity, a diagnostic); outputs have the type their channel's path needs and
  * input count x (3 for CUBICSPLINE) x (morph targets for weights) elements;
  * one channel per (node, path) in an animation. Non-unit rotation keys are a
  * diagnostic. */
@@ -31,17 +31,24 @@ typedef struct anim_state {
     uint32_t *channel;  /* ... and by which channel */
 } anim_state;
 
-static cna_result check_times(cna__gltf_ctx *c, const char *path, const cna_gltf_accessor *a)
+/* Key times: finite, the first non-negative, each at or after the one before.
+ * Equal consecutive times (glTF says strictly increasing) are kept: the curve
+ * jumps there, the later key applying from that time on (the time of the
+ * earlier one is approached from before). One diagnostic per accessor, naming
+ * the first pair and counting the pairs. */
+static cna_result check_times(cna__gltf_ctx *c, const char *path, int32_t accessor, const cna_gltf_accessor *a)
 {
     float prev = 0.0f, t;
     char x[32], y[32];
+    size_t equal = 0, first_equal = 0;
     for (size_t k = 0; k < a->count; k++) {
         cna__gltf_accessor_element_floats(&c->doc->pub, a, k, &t);
         if (k > 0 && t > prev && t <= FLT_MAX) { /* the common case: finite and increasing */
             prev = t;
             continue;
         }
-        if (isfinite(t) && (k == 0 ? t >= 0.0f : t > prev)) {
+        if (isfinite(t) && (k == 0 ? t >= 0.0f : t >= prev)) {
+            if (k > 0 && t == prev && equal++ == 0) first_equal = k;
             prev = t;
             continue;
         }
@@ -52,6 +59,14 @@ static cna_result check_times(cna__gltf_ctx *c, const char *path, const cna_gltf
             return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: time %s at key 0 is negative", path, y);
         cna__gltf_fmt_float(x, sizeof x, prev);
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: times must increase (%s then %s)", path, x, y);
+    }
+    if (equal) {
+        cna__gltf_accessor_element_floats(&c->doc->pub, a, first_equal, &t);
+        cna__gltf_fmt_float(y, sizeof y, t);
+        cna__gltf_diag(c, CNA__DIAG_KEY_TIMES_EQUAL,
+                       "%s: accessors[%d] has %zu equal consecutive key time%s (the first: keys %zu and %zu at %s s; "
+                       "glTF requires increasing times); a discontinuity: the later key applies from that time on",
+                       path, (int)accessor, equal, equal == 1 ? "" : "s", first_equal - 1, first_equal, y);
     }
     return CNA_OK;
 }
@@ -91,7 +106,7 @@ static cna_result check_sampler(cna__gltf_ctx *c, size_t a, size_t s, anim_state
         return cna__error(c->err, CNA_ERROR_INVALID_DATA, "%s: CUBICSPLINE needs at least 2 keys, found %zu", path,
                           in->count);
     if (st->input_ok[smp->input]) return CNA_OK;
-    r = check_times(c, path, in);
+    r = check_times(c, path, smp->input, in);
     if (r) return r;
     st->input_ok[smp->input] = 1;
     if (!in->has_min || !in->has_max) compute_time_bounds(c, path, smp->input);

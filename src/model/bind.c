@@ -103,6 +103,7 @@ cna_result cna_clip_library_load_file(const char *path, const cna_clip_library_o
     cna_allocator a = cna__allocator_resolve(&o->allocator);
     cna_gltf_options gopts = o->gltf;
     if (!gopts.allocator.alloc && !gopts.allocator.free) gopts.allocator = a;
+    gopts.no_textures = true; /* a library's images are never used: never read, whatever they need */
     cna_gltf_document *doc = NULL;
     cna_result r = cna_gltf_load_file(path, &gopts, &doc, err);
     if (r != CNA_OK) return r;

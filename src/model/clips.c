@@ -191,7 +191,8 @@ static void eval_channel_from(const chan_data *c, double s, float out[4], size_t
 {
     size_t n = c->count;
     size_t comps = c->comps;
-    if (n == 1 || s <= (double)c->times[0]) {
+    /* times[0] itself is searched: equal first times give the later key */
+    if (n == 1 || s < (double)c->times[0]) {
         memcpy(out, key_value(c, 0), comps * sizeof(float));
         return;
     }
@@ -199,7 +200,8 @@ static void eval_channel_from(const chan_data *c, double s, float out[4], size_t
         memcpy(out, key_value(c, n - 1), comps * sizeof(float));
         return;
     }
-    /* largest k with times[k] <= s (then s < times[k + 1]) */
+    /* largest k with times[k] <= s (then s < times[k + 1]); of equal times,
+     * the later key (a discontinuity: the later key from that time on) */
     size_t k;
     if (cursor && *cursor < n - 1 && (double)c->times[*cursor] <= s) {
         k = *cursor;
@@ -259,6 +261,7 @@ static inline void eval_channel_at(const chan_data *c, double s, float out[4], s
     size_t k = *cursor, n = c->count;
     if (k < n) {
         if ((double)c->times[k] != s && k + 1 < n && (double)c->times[k + 1] == s) k++;
+        while (k + 1 < n && (double)c->times[k + 1] == s) k++; /* equal times: the later key */
         if ((double)c->times[k] == s) {
             const float *v = key_value(c, k);
             out[0] = v[0];
@@ -336,7 +339,7 @@ static cna_result load_chan(extract_env *env, size_t anim, size_t sampler_index,
     }
     if (si < 0) {
         for (size_t k = 0; k < n; k++) {
-            if (!isfinite(times[k]) || (k > 0 && !(times[k] > times[k - 1]))) {
+            if (!isfinite(times[k]) || (k > 0 && !(times[k] >= times[k - 1]))) {
                 cna__free(&env->alloc, times);
                 c->failed = true;
                 return cna__error(err, CNA_ERROR_INVALID_DATA,
@@ -510,7 +513,7 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
     v.count = 0;
     cna_result r = CNA_OK;
     /* 1. the union of the key times, deduplicated at 1e-9 s: the channels'
-     * times increase strictly (checked when read), so a merge sorts them */
+     * times never decrease (checked when read), so a merge sorts them */
     size_t total = 0, pos[3] = {0, 0, 0};
     const int64_t *ticks[3] = {NULL, NULL, NULL};
     time_source *shared = NULL; /* the one input of every channel, if they share one */
@@ -558,16 +561,24 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
             if (v.items[i].sec - v.items[outn - 1].sec > CNA__UNION_EPSILON) v.items[outn++] = v.items[i];
         v.count = outn;
     }
-    /* 2. FAITHFUL: a hold key one tick before every STEP change */
+    /* 2. FAITHFUL: a hold key one tick before every STEP change and every
+     * jump at equal key times (the value just before: the curve towards the
+     * earlier key of the pair) */
     if (r == CNA_OK && env->mode == CNA_CLIP_MODE_FAITHFUL) {
         for (int c = 0; c < 3 && r == CNA_OK; c++) {
             const chan_data *ch = tg->ch[c];
-            if (!ch || ch->interp != CNA_GLTF_INTERPOLATION_STEP) continue;
+            if (!ch) continue;
             for (size_t k = 1; k < ch->count; k++) {
+                bool jump = ch->times[k] == ch->times[k - 1];
+                if (!jump && ch->interp != CNA_GLTF_INTERPOLATION_STEP) continue;
                 if (memcmp(key_value(ch, k), key_value(ch, k - 1), ch->comps * sizeof(float)) == 0)
                     continue;
+                size_t before = k - 1; /* the last key before this time, if any */
+                while (before > 0 && ch->times[before] == ch->times[k]) before--;
                 int64_t tick = cna_ticks_from_seconds((double)ch->times[k]) - 1;
-                if (tick <= cna_ticks_from_seconds((double)ch->times[k - 1])) continue;
+                if (ch->times[before] == ch->times[k] ? tick < 0
+                                                      : tick <= cna_ticks_from_seconds((double)ch->times[before]))
+                    continue;
                 if (!push_added(env, &v, tick, cna_ticks_to_seconds(tick))) { r = CNA_ERROR_OUT_OF_MEMORY; break; }
             }
         }

@@ -110,5 +110,6 @@ void cna_effect_init(cna_effect *effect, cna_effect_kind kind)
     p->alpha_mode = CNA_ALPHA_MODE_OPAQUE;
     p->alpha_cutoff = 0.5f;
     p->double_sided = false;
+    p->unlit = false;
     p->name = "";
 }

@@ -100,7 +100,7 @@ static cna_effect_texture texture_of(const cna_gltf_document *doc, const cna_glt
 {
     cna_effect_texture t;
     memset(&t, 0, sizeof t);
-    t.image = ref_image(doc, ref);
+    t.image = doc->textures_skipped ? -1 : ref_image(doc, ref); /* no_textures: drawn without */
     t.texcoord = ref->transform.texcoord >= 0 ? ref->transform.texcoord : ref->texcoord;
     t.scale = ref->scale;
     t.uv_offset[0] = ref->transform.offset[0];
@@ -136,6 +136,7 @@ static cna_result material_params(cna__import_ctx *ctx, int32_t material, cna_ef
     p->emissive = texture_of(doc, &mat->emissive_texture);
     p->emissive_factor = mat->emissive_factor;
     p->emissive_strength = mat->emissive_strength;
+    p->unlit = mat->unlit;
     switch (mat->alpha_mode) {
     case CNA_GLTF_ALPHA_MASK: p->alpha_mode = CNA_ALPHA_MODE_MASK; break;
     case CNA_GLTF_ALPHA_BLEND: p->alpha_mode = CNA_ALPHA_MODE_BLEND; break;
@@ -204,7 +205,7 @@ cna_result cna__import_effects(cna__import_ctx *ctx, cna_error *err)
                 if (rm) return rm;
                 bool seen = false;   /* one diagnostic per material, whatever its skins and kinds */
                 for (size_t o = 0; o < count && !seen; o++) seen = effects[o].material == part->material;
-                if (!seen) material_image_diagnostics(ctx, &effects[e]);
+                if (!seen && !doc->textures_skipped) material_image_diagnostics(ctx, &effects[e]);
                 count++;
             }
             part->effect = (int32_t)e;

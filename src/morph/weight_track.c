@@ -71,7 +71,7 @@ cna_result cna_morph_weight_track_validate(const cna_morph_weight_track *track, 
         if (!isfinite(track->times[k]))
             return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "times[%zu]: %g is not finite", k,
                               (double)track->times[k]);
-        if (k > 0 && !(track->times[k] > track->times[k - 1]))
+        if (k > 0 && !(track->times[k] >= track->times[k - 1]))
             return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
                               "times[%zu]: %g does not increase after times[%zu] = %g", k,
                               (double)track->times[k], k - 1, (double)track->times[k - 1]);
@@ -121,7 +121,9 @@ cna_result cna_morph_evaluate_weights(const cna_morph_weight_track *track, doubl
     const float *times = track->times;
     size_t hold = keys; /* a key whose values are the result, or keys when interpolating */
     size_t i = 0;       /* the bracket is (i - 1, i) */
-    if (keys == 1 || seconds <= (double)times[0]) hold = 0;
+    /* the bracket's first key is the last at or before `seconds`: of equal
+     * times, the later key applies from that time on */
+    if (keys == 1 || seconds < (double)times[0]) hold = 0;
     else if (seconds >= (double)times[keys - 1]) hold = keys - 1;
     else {
         i = upper_bound(times, keys, seconds);

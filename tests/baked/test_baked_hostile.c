@@ -385,6 +385,9 @@ static void non_finite_record_values_are_refused_naming_the_record(void **state)
      * (uv_offset 0, uv_rotation 8, uv_scale 12, mag 20, min 24, wrap_s 28, wrap_t 32). */
     expect_not_finite(clean, size, effects + 120, nan, "effects[0].emissive_strength: not finite");
     expect_not_finite(clean, size, effects + 120, minus_one, "effects[0].emissive_strength: -1 is negative");
+    /* ... material flags at 124: bit 0 unlit, every other bit refused */
+    expect_not_finite(clean, size, effects + 124, 3u,
+                      "effects[0].flags: 0x3 has unknown bits (this reader knows 0x1, unlit)");
     expect_not_finite(clean, size, effects + 136 + 4, inf, "effects[0].base_color.uv_offset: not finite");
     expect_not_finite(clean, size, effects + 216 + 8, nan, "effects[0].normal.uv_rotation: not finite");
     expect_not_finite(clean, size, effects + 296 + 12, ninf, "effects[0].emissive.uv_scale: not finite");

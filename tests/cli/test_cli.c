@@ -225,6 +225,28 @@ static void test_inspect_missing_file_exits_1(void **state)
     run_free(&r);
 }
 
+/* A file that requires KHR_texture_basisu: refused naming --no-textures,
+ * which then loads it (images not read). */
+static void test_inspect_no_textures_loads_a_file_requiring_a_texture_format(void **state)
+{
+    (void)state;
+    const char *file = CNA_TEST_DATA_DIR "/fixtures/lenient-texture-basisu.gltf";
+    run_result r = run_cna("inspect", file, NULL);
+    assert_int_equal(r.exit_code, 1);
+    assert_string_equal(r.out, "");
+    assert_contains(r.err, "\"KHR_texture_basisu\" is not supported; it concerns textures only: load without "
+                           "textures (cna --no-textures, cna_gltf_options.no_textures) to read the rest\n");
+    run_free(&r);
+    r = run_cna("inspect", "--no-textures", file, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_contains(r.out, "  image 0 \"Face\": external uri \"face.ktx2\" image/ktx2 (not read)\n");
+    assert_contains(r.out, "warning textures-not-loaded (x1): images[0]: not read: loaded without textures\n");
+    run_free(&r);
+    r = run_cna("pose", "--no-textures", file, NULL);
+    assert_int_equal(r.exit_code, 0);
+    run_free(&r);
+}
+
 /* ------------------------------------------------------------ text summary */
 
 static void test_inspect_robot_text_reports_43_joints_and_14_animations(void **state)
@@ -1468,6 +1490,7 @@ int main(void)
         cmocka_unit_test(test_inspect_refused_json_exits_1_with_error_on_stderr_only),
         cmocka_unit_test(test_inspect_refused_glb_with_json_flag_exits_1_and_prints_no_json),
         cmocka_unit_test(test_inspect_missing_file_exits_1),
+        cmocka_unit_test(test_inspect_no_textures_loads_a_file_requiring_a_texture_format),
         cmocka_unit_test(test_inspect_robot_text_reports_43_joints_and_14_animations),
         cmocka_unit_test(test_inspect_text_indents_children_under_parents),
         cmocka_unit_test(test_inspect_interpolation_test_text_names_every_mode),

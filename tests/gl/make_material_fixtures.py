@@ -158,6 +158,17 @@ def emissive_strength(files):
             required=["KHR_materials_emissive_strength"])
 
 
+def unlit(files):
+    g = Gltf()
+    colour = {"baseColorFactor": [0.5, 0.25, 1, 1], "metallicFactor": 0}
+    flat = g.material({"name": "Flat", "pbrMetallicRoughness": colour, "emissiveFactor": [0.2, 0.2, 0.2],
+                       "extensions": {"KHR_materials_unlit": {}}})
+    lit = g.material({"name": "Lit", "pbrMetallicRoughness": colour, "emissiveFactor": [0.2, 0.2, 0.2]})
+    g.quad("Left", -1, -1, 0, 1, 0, flat)
+    g.quad("Right", 0, -1, 1, 1, 0, lit)
+    g.write(os.path.join(OUT, "unlit.gltf"), used=["KHR_materials_unlit"], required=["KHR_materials_unlit"])
+
+
 def pbr_five_maps(files):
     g = Gltf()
     s = g.sampler()
@@ -224,7 +235,7 @@ def missing_image(files):
 def main():
     os.makedirs(OUT, exist_ok=True)
     files = {}
-    for make in (texture_transform, emissive_strength, pbr_five_maps, alpha_modes, double_sided, missing_image):
+    for make in (texture_transform, emissive_strength, unlit, pbr_five_maps, alpha_modes, double_sided, missing_image):
         make(files)
     for name, data in sorted(files.items()):
         with open(os.path.join(OUT, name), "wb") as f:

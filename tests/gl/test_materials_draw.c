@@ -135,6 +135,20 @@ static void emissive_strength_4_brightens_four_times(void **state)
     free(px);
 }
 
+/* KHR_materials_unlit without any light (ambient 0, light 0): the unlit
+ * quad (left) shows its base colour (0.5, 0.25, 1) encoded, without its
+ * emissive (0.2); the lit twin (right) shows only the emissive. */
+static void unlit_shows_the_base_colour_without_light(void **state)
+{
+    (void)state;
+    scene s = ambient_only();
+    s.light.ambient = cna_vec3_zero();
+    unsigned char *px = render("unlit.gltf", &s, "unlit");
+    assert_pixel(px, 16, 32, encode(0.5), encode(0.25), encode(1.0), 1);
+    assert_pixel(px, 48, 32, encode(0.2), encode(0.2), encode(0.2), 1);
+    free(px);
+}
+
 /* All five maps under ambient light (1, 1, 1) only: base (1, 1, 0) ×
  * occlusion 128/255 read as linear data (0.502; as sRGB it would be 0.216)
  * + emissive texture (0, 0, 1) × factor 0.25; metallic 0 from the map's B,
@@ -288,6 +302,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_texture_transform_puts_known_texels_at_known_points),
         cmocka_unit_test(emissive_strength_4_brightens_four_times),
+        cmocka_unit_test(unlit_shows_the_base_colour_without_light),
         cmocka_unit_test(five_maps_under_ambient_light),
         cmocka_unit_test(the_normal_map_turns_the_surface_with_and_without_tangents),
         cmocka_unit_test(mask_discards_below_the_cutoff_and_blend_is_drawn_over_opaque),

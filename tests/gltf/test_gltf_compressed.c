@@ -786,12 +786,12 @@ static void meshopt_rules_are_checked_before_decoding(void **state)
     expect_edit(MO, "\"byteStride\":2,\"mode\":\"TRIANGLES\",\"count\":564",
                 "\"byteStride\":2,\"mode\":\"TRIANGLES\",\"count\":564,\"filter\":\"EXPONENTIAL\"", CNA_ERROR_INVALID_DATA,
                 "bufferViews[4].extensions.EXT_meshopt_compression.filter: EXPONENTIAL is not allowed with mode TRIANGLES");
-    /* a view that is not compressed cannot read the fallback buffer */
+    /* a view that is not compressed cannot read a fallback buffer without data */
     expect_edit(MO, ",\"extensions\":{\"EXT_meshopt_compression\":{\"buffer\":0,\"byteOffset\":104,\"byteLength\":1250,"
                     "\"byteStride\":12,\"mode\":\"ATTRIBUTES\",\"count\":160}}",
                 "", CNA_ERROR_INVALID_DATA,
-                "bufferViews[1].buffer: buffers[1] is an EXT_meshopt_compression fallback buffer (never read), but this "
-                "bufferView is not compressed");
+                "bufferViews[1].buffer: buffers[1] is an EXT_meshopt_compression fallback buffer without data (no uri, "
+                "and it is not a GLB's BIN chunk), but this bufferView is not compressed");
     /* the decoder's own refusal: the stream of view 1 read as view 0's (a header byte that is not 0xa0) */
     expect_edit(MO, VIEW1, "\"byteOffset\":105,\"byteLength\":1249,\"byteStride\":12,\"mode\":\"ATTRIBUTES\",\"count\":160",
                 CNA_ERROR_INVALID_DATA,
@@ -805,8 +805,9 @@ static void meshopt_rules_are_checked_before_decoding(void **state)
 #include <meshoptimizer.h>
 
 /* 4096 vertices of 16 zero bytes: 64 KiB decoded from a few hundred bytes,
- * refused under a limit of 8 KiB, which the file itself is within. */
-static void meshopt_decoded_bytes_count_against_the_size_limit(void **state)
+ * refused under a decoded-size limit of 8 KiB; the file-size limit, which
+ * the file itself is within, does not count decoded bytes. */
+static void meshopt_decoded_bytes_count_against_the_decoded_size_limit(void **state)
 {
     (void)state;
     size_t bound = meshopt_encodeVertexBufferBound(4096, 16);
@@ -826,20 +827,108 @@ static void meshopt_decoded_bytes_count_against_the_size_limit(void **state)
              len, b64, len);
     cna_gltf_options o;
     memset(&o, 0, sizeof o);
-    o.max_file_size = 8192;
+    o.max_decoded_size = 8192;
     cna_gltf_document *doc = NULL;
     cna_error err;
     assert_int_equal(cna_gltf_load_memory(json, strlen(json), &o, &doc, &err), CNA_ERROR_LIMIT);
     assert_string_equal(err.message, "bufferViews[0].extensions.EXT_meshopt_compression: 65536 decoded bytes (65536 in "
-                                     "all) exceed the size limit of 8192 bytes");
+                                     "all) exceed the decoded-size limit of 8192 bytes "
+                                     "(cna_gltf_options.max_decoded_size, cna --max-decoded-size)");
     assert_null(doc);
-    o.max_file_size = 0; /* the default limit: it loads, all zeros */
+    o.max_decoded_size = 65536; /* exactly enough */
+    o.max_file_size = 8192;     /* the file's own bytes are within it; decoded bytes do not count */
+    assert_int_equal(cna_gltf_load_memory(json, strlen(json), &o, &doc, &err), CNA_OK);
+    cna_gltf_document_free(doc);
+    o.max_decoded_size = 0; /* the default limit: it loads, all zeros */
+    o.max_file_size = 0;
     assert_int_equal(cna_gltf_load_memory(json, strlen(json), &o, &doc, &err), CNA_OK);
     assert_int_equal(doc->buffer_views[0].encoding, CNA_GLTF_VIEW_MESHOPT);
     assert_memory_equal(doc->buffer_views[0].data, zeros, 65536);
     cna_gltf_document_free(doc);
     free(b64);
     free(zeros);
+    free(enc);
+}
+
+/* A fallback buffer that holds data (here a data URI: 64 bytes, the
+ * uncompressed vertices, then 12 bytes of other data) and that a plain view
+ * also reads (exporters put images there): the compressed view is decoded
+ * from buffers[0], the plain one reads the fallback's bytes, with the
+ * diagnostic meshopt-fallback-read, once for the buffer although two plain
+ * views use it. A fallback no plain view uses is still never read (its uri
+ * may then be anything). */
+/* The default decoded-size limit, 24 MiB: a view that would decode to one
+ * byte more (its stride 4, 6291457 elements) is refused before anything is
+ * decoded or allocated (its compressed bytes are not even valid). */
+static void meshopt_default_decoded_size_limit_is_24_mib(void **state)
+{
+    (void)state;
+    assert_int_equal(CNA_GLTF_DEFAULT_MAX_DECODED_SIZE, 25165824);
+    static const char one[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_meshopt_compression\"],"
+        "\"buffers\":[{\"byteLength\":4,\"uri\":\"data:application/octet-stream;base64,AAAAAA==\"},"
+        "{\"byteLength\":25165828,\"extensions\":{\"EXT_meshopt_compression\":{\"fallback\":true}}}],"
+        "\"bufferViews\":[{\"buffer\":1,\"byteLength\":25165828,\"byteStride\":4,\"extensions\":{"
+        "\"EXT_meshopt_compression\":{\"buffer\":0,\"byteLength\":4,\"byteStride\":4,\"count\":6291457,"
+        "\"mode\":\"ATTRIBUTES\"}}}]}";
+    cna_gltf_document *doc = NULL;
+    cna_error err;
+    assert_int_equal(cna_gltf_load_memory(one, strlen(one), NULL, &doc, &err), CNA_ERROR_LIMIT);
+    assert_null(doc);
+    assert_string_equal(err.message, "bufferViews[0].extensions.EXT_meshopt_compression: 25165828 decoded bytes "
+                                     "(25165828 in all) exceed the decoded-size limit of 25165824 bytes "
+                                     "(cna_gltf_options.max_decoded_size, cna --max-decoded-size)");
+}
+
+static void meshopt_fallback_with_data_is_read_by_plain_views(void **state)
+{
+    (void)state;
+    float fb[19];
+    for (int i = 0; i < 19; i++) fb[i] = (float)(i * i) - 3.5f;
+    size_t bound = meshopt_encodeVertexBufferBound(4, 16);
+    uint8_t *enc = malloc(bound);
+    assert_non_null(enc);
+    size_t len = meshopt_encodeVertexBuffer(enc, bound, fb, 4, 16);
+    assert_true(len > 0);
+    char *b64 = tu_base64(enc, len), *fb64 = tu_base64((const uint8_t *)fb, sizeof fb);
+    char *json = malloc(strlen(b64) + strlen(fb64) + 2048);
+    assert_non_null(json);
+    sprintf(json,
+            "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_meshopt_compression\"],"
+            "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"},"
+            "{\"byteLength\":76,\"uri\":\"data:application/octet-stream;base64,%s\","
+            "\"extensions\":{\"EXT_meshopt_compression\":{\"fallback\":true}}},"
+            "{\"byteLength\":64,\"uri\":\"missing.bin\",\"extensions\":{\"EXT_meshopt_compression\":{\"fallback\":true}}}],"
+            "\"bufferViews\":[{\"buffer\":1,\"byteLength\":64,\"byteStride\":16,\"extensions\":{"
+            "\"EXT_meshopt_compression\":{\"buffer\":0,\"byteLength\":%zu,\"byteStride\":16,\"count\":4,"
+            "\"mode\":\"ATTRIBUTES\"}}},{\"buffer\":1,\"byteOffset\":64,\"byteLength\":12},"
+            "{\"buffer\":1,\"byteOffset\":4,\"byteLength\":8},"
+            "{\"buffer\":2,\"byteLength\":64,\"byteStride\":16,\"extensions\":{"
+            "\"EXT_meshopt_compression\":{\"buffer\":0,\"byteLength\":%zu,\"byteStride\":16,\"count\":4,"
+            "\"mode\":\"ATTRIBUTES\"}}}],"
+            "\"accessors\":[{\"bufferView\":1,\"componentType\":5126,\"count\":1,\"type\":\"VEC3\"},"
+            "{\"bufferView\":2,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}]}",
+            len, b64, fb64, len, len);
+    cna_gltf_document *doc = NULL;
+    cna_error err;
+    if (cna_gltf_load_memory(json, strlen(json), NULL, &doc, &err) != CNA_OK) fail_msg("%s", err.message);
+    assert_int_equal(doc->buffers[1].source, CNA_GLTF_SOURCE_DATA_URI);
+    assert_int_equal(doc->buffers[2].source, CNA_GLTF_SOURCE_NONE);
+    assert_int_equal(doc->buffer_views[0].encoding, CNA_GLTF_VIEW_MESHOPT);
+    assert_memory_equal(doc->buffer_views[0].data, fb, 64);
+    assert_memory_equal(doc->buffer_views[3].data, fb, 64);
+    float v[3], s[2];
+    assert_int_equal(cna_gltf_accessor_read_floats(doc, 0, v, 3, &err), CNA_OK);
+    assert_memory_equal(v, fb + 16, sizeof v);
+    assert_int_equal(cna_gltf_accessor_read_floats(doc, 1, s, 2, &err), CNA_OK);
+    assert_memory_equal(s, fb + 1, sizeof s);
+    tu_expect_diag(doc, CNA_GLTF_DIAG_MESHOPT_FALLBACK_READ, 1,
+                   "bufferViews[1].buffer: buffers[1] is an EXT_meshopt_compression fallback buffer (only compressed "
+                   "views should use it), but this bufferView is not compressed; the buffer's data is read");
+    cna_gltf_document_free(doc);
+    free(json);
+    free(fb64);
+    free(b64);
     free(enc);
 }
 
@@ -920,6 +1009,12 @@ static void draco_rules_name_the_primitive(void **state)
     /* the Draco data is view 4; view 3 (the inverse bind matrices) is no Draco mesh */
     expect_edit(DR, "\"bufferView\":4,\"attributes\"", "\"bufferView\":3,\"attributes\"", CNA_ERROR_INVALID_DATA,
                 DREXT ": bufferViews[3] (128 bytes) is not a Draco triangle mesh: Not a Draco file.");
+    /* indices declared 20,000,000 (40 MB as UNSIGNED_SHORT): beyond the decoded-size limit,
+     * refused before Draco's decoder runs, naming the bytes the accessors declare */
+    expect_edit(DR, "{\"componentType\":5123,\"count\":564,", "{\"componentType\":5123,\"count\":20000000,",
+                CNA_ERROR_LIMIT,
+                DREXT ": the primitive's accessors declare 40007680 decoded bytes (40007680 in all), more than the "
+                "decoded-size limit of 25165824 bytes (cna_gltf_options.max_decoded_size, cna --max-decoded-size)");
     /* JOINTS_0 given a bufferView of its own: part uncompressed, part not */
     expect_edit(DR, "{\"componentType\":5123,\"count\":160,", "{\"bufferView\":4,\"componentType\":5123,\"count\":160,",
                 CNA_ERROR_INVALID_DATA,
@@ -955,8 +1050,10 @@ int main(void)
         cmocka_unit_test(draco_quantised_poses_are_the_formula_on_the_decoded_data),
 #endif
         cmocka_unit_test(meshopt_rules_are_checked_before_decoding),
-        cmocka_unit_test(meshopt_decoded_bytes_count_against_the_size_limit),
+        cmocka_unit_test(meshopt_decoded_bytes_count_against_the_decoded_size_limit),
         cmocka_unit_test(meshopt_indices_mode_and_exponential_filter_decode),
+        cmocka_unit_test(meshopt_fallback_with_data_is_read_by_plain_views),
+        cmocka_unit_test(meshopt_default_decoded_size_limit_is_24_mib),
         cmocka_unit_test(draco_rules_name_the_primitive),
         cmocka_unit_test(every_prefix_of_the_compressed_files_loads_or_is_refused),
         cmocka_unit_test(corrupted_payloads_load_or_are_refused),

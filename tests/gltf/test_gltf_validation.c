@@ -426,14 +426,33 @@ static void test_animation_times_must_increase(void **state)
                     "animations[0].samplers[0].input: times must increase (0.7 then 0.5)");
 }
 
-static void test_animation_equal_times_are_refused(void **state)
+/* Equal consecutive times (glTF: strictly increasing) load as a
+ * discontinuity, the diagnostic key-times-equal naming the first pair, once
+ * per accessor (accessors[2] serves three samplers); the times are kept. */
+static void test_animation_equal_times_are_a_diagnostic(void **state)
 {
     (void)state;
     uint8_t bytes[FIX_SIZE];
     fixture_bytes(bytes);
     put_f32(bytes, FIX_TIMES + 8, 0.5f);
-    tu_expect_error(FIXTURE_JSON, bytes, FIX_SIZE, CNA_ERROR_INVALID_DATA,
-                    "animations[0].samplers[0].input: times must increase (0.5 then 0.5)");
+    cna_gltf_document *doc = tu_expect_ok(FIXTURE_JSON, bytes, FIX_SIZE);
+    assert_int_equal(doc->diagnostic_count, 1);
+    tu_expect_diag(doc, CNA_GLTF_DIAG_KEY_TIMES_EQUAL, 1,
+                   "animations[0].samplers[0].input: accessors[2] has 1 equal consecutive key time (the first: keys 1 "
+                   "and 2 at 0.5 s; glTF requires increasing times); a discontinuity: the later key applies from "
+                   "that time on");
+    float t[3];
+    assert_int_equal(cna_gltf_accessor_read_floats(doc, 2, t, 3, NULL), CNA_OK);
+    assert_true(t[0] == 0.0f && t[1] == 0.5f && t[2] == 0.5f);
+    cna_gltf_document_free(doc);
+    /* all three equal: two pairs, the first at key 0 */
+    put_f32(bytes, FIX_TIMES, 0.5f);
+    doc = tu_expect_ok(FIXTURE_JSON, bytes, FIX_SIZE);
+    tu_expect_diag(doc, CNA_GLTF_DIAG_KEY_TIMES_EQUAL, 1,
+                   "animations[0].samplers[0].input: accessors[2] has 2 equal consecutive key times (the first: keys 0 "
+                   "and 1 at 0.5 s; glTF requires increasing times); a discontinuity: the later key applies from "
+                   "that time on");
+    cna_gltf_document_free(doc);
 }
 
 static void test_animation_negative_time_is_refused(void **state)
@@ -706,7 +725,13 @@ static void test_unsupported_required_extension_is_named(void **state)
     expect_edit("\"scene\":0,",
                 "\"scene\":0,\"extensionsUsed\":[\"KHR_texture_basisu\"],"
                 "\"extensionsRequired\":[\"KHR_texture_basisu\"],",
-                CNA_ERROR_UNSUPPORTED, "extensionsRequired[0]: \"KHR_texture_basisu\" is not supported");
+                CNA_ERROR_UNSUPPORTED,
+                "extensionsRequired[0]: \"KHR_texture_basisu\" is not supported; it concerns textures only: load "
+                "without textures (cna --no-textures, cna_gltf_options.no_textures) to read the rest");
+    expect_edit("\"scene\":0,",
+                "\"scene\":0,\"extensionsUsed\":[\"EXT_texture_avif\",\"KHR_materials_clearcoat\"],"
+                "\"extensionsRequired\":[\"KHR_materials_clearcoat\",\"EXT_texture_avif\"],",
+                CNA_ERROR_UNSUPPORTED, "extensionsRequired[0]: \"KHR_materials_clearcoat\" is not supported");
 }
 
 static void test_optional_extension_is_ignored_with_a_diagnostic(void **state)
@@ -1323,7 +1348,7 @@ int main(void)
         cmocka_unit_test(test_joint_index_must_be_below_joint_count),
         cmocka_unit_test(test_joint_index_with_zero_weight_is_ignored),
         cmocka_unit_test(test_animation_times_must_increase),
-        cmocka_unit_test(test_animation_equal_times_are_refused),
+        cmocka_unit_test(test_animation_equal_times_are_a_diagnostic),
         cmocka_unit_test(test_animation_negative_time_is_refused),
         cmocka_unit_test(test_animation_nan_time_is_refused),
         cmocka_unit_test(test_animation_input_must_be_float_scalar),

@@ -273,11 +273,12 @@ def skin_folded_node():
                                   {"sampler": 1, "target": {"node": 3, "path": "rotation"}}]}]))
 
 
-def skin_animated_ancestor(name="skin-animated-ancestor.gltf", skeleton=None, time_bounds=True):
+def skin_animated_ancestor(name="skin-animated-ancestor.gltf", skeleton=None, time_bounds=True, basisu=False):
     """The root joint hangs under an animated non-joint node ("Armature": rotation and
     translation keys); the mesh node is elsewhere (T(0,0,5)); the tip joint is animated too.
     Variants for the lenient reader: a `skin.skeleton` hint, key-time accessors without
-    min/max."""
+    min/max, a material whose base colour texture is a KHR_texture_basisu one (required; its
+    image "face.ktx2" is not in the folder: without textures it is never read)."""
     b, _, ibm = armature()
     mesh = b.skinned_triangle([(0, 1, 0, 0)] * 3, [(0.5, 0.5, 0, 0), (1, 0, 0, 0), (0.25, 0.75, 0, 0)])
     s_arm_r = b.sampler([0, 1, 2], [quat_z(90), quat_z(120), quat_z(60)], "LINEAR", "VEC4")
@@ -289,7 +290,15 @@ def skin_animated_ancestor(name="skin-animated-ancestor.gltf", skeleton=None, ti
     if not time_bounds:
         for smp in (s_arm_r, s_arm_t, s_tip):
             del b.accessors[smp["input"]]["min"], b.accessors[smp["input"]]["max"]
-    write(name, b.gltf(
+    extra = {}
+    if basisu:
+        mesh["primitives"][0]["material"] = 0
+        extra = dict(
+            extensionsUsed=["KHR_texture_basisu"], extensionsRequired=["KHR_texture_basisu"],
+            images=[{"name": "Face", "uri": "face.ktx2", "mimeType": "image/ktx2"}],
+            textures=[{"extensions": {"KHR_texture_basisu": {"source": 0}}}],
+            materials=[{"name": "Skin", "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}])
+    write(name, b.gltf(**extra,
         scene=0, scenes=[{"nodes": [0, 3]}],
         nodes=[{"name": "Armature", "translation": [1, 2, 3], "rotation": list(quat_z(90)),
                 "scale": [2, 2, 2], "children": [1]},
@@ -721,6 +730,7 @@ def main():
     skin_animated_ancestor()
     skin_animated_ancestor("lenient-skeleton-hint.gltf", skeleton=2)
     skin_animated_ancestor("lenient-time-bounds.gltf", time_bounds=False)
+    skin_animated_ancestor("lenient-texture-basisu.gltf", basisu=True)
     empty_arrays()
     skin_nested()
     skin_animated_mesh_node()

@@ -2,7 +2,7 @@
  * Materials as exporters write them (tests/data/fixtures-materials, made by
  * tests/gl/make_material_fixtures.py): KHR_texture_transform read by the glTF
  * reader and carried per texture slot into the model (transform, texCoord
- * override, sampler), KHR_materials_emissive_strength, the five texture
+ * override, sampler), KHR_materials_emissive_strength, KHR_materials_unlit, the five texture
  * slots of a metallic-roughness material, material names, the diagnostic of
  * a material whose image is missing, and all of it through a .cnb and back.
  */
@@ -135,6 +135,39 @@ static void emissive_strength_is_read_and_carried(void **state)
     cna_model_free(m);
 }
 
+/* KHR_materials_unlit (required by the file): read as the material's
+ * `unlit`, carried to its effect; the lit twin and the default material are
+ * lit; an extension value that is not an object is refused. */
+static void unlit_is_read_and_carried(void **state)
+{
+    (void)state;
+    cna_gltf_document *doc = read_doc(FIX "unlit.gltf");
+    assert_int_equal(doc->diagnostic_count, 0);
+    assert_int_equal(doc->extensions_required_count, 1);
+    assert_true(doc->materials[0].unlit);
+    assert_false(doc->materials[1].unlit);
+    cna_gltf_document_free(doc);
+    cna_model *m = model_test_load(FIX "unlit.gltf", CNA_CLIP_MODE_DEFAULT);
+    assert_int_equal(m->effect_count, 2);
+    assert_string_equal(m->effects[0].params.name, "Flat");
+    assert_true(m->effects[0].params.unlit);
+    assert_true(m->effects[0].params.emissive_factor.x == 0.2f); /* kept, not drawn */
+    assert_string_equal(m->effects[1].params.name, "Lit");
+    assert_false(m->effects[1].params.unlit);
+    cna_model_free(m);
+    cna_effect def;
+    cna_effect_init(&def, CNA_EFFECT_KIND_BASIC);
+    assert_false(def.params.unlit);
+
+    const char *text = "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_materials_unlit\"],"
+                       "\"materials\":[{},{\"extensions\":{\"KHR_materials_unlit\":true}}]}";
+    cna_error err;
+    doc = NULL;
+    assert_int_equal(cna_gltf_load_memory(text, strlen(text), NULL, &doc, &err), CNA_ERROR_INVALID_DATA);
+    assert_null(doc);
+    assert_string_equal(err.message, "materials[1].extensions.KHR_materials_unlit: expected an object, got boolean");
+}
+
 static void a_negative_emissive_strength_is_refused(void **state)
 {
     (void)state;
@@ -235,7 +268,7 @@ static void a_missing_image_names_the_material_the_slot_and_the_image(void **sta
 static void materials_survive_a_cnb_round_trip(void **state)
 {
     (void)state;
-    const char *files[] = {"texture-transform.gltf", "emissive-strength.gltf", "pbr-five-maps.gltf",
+    const char *files[] = {"texture-transform.gltf", "emissive-strength.gltf", "unlit.gltf", "pbr-five-maps.gltf",
                            "alpha-modes.gltf", "double-sided.gltf", "missing-image.gltf"};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         char rel[256];
@@ -277,6 +310,7 @@ int main(void)
         cmocka_unit_test(the_model_carries_the_transform_and_the_texcoord_override),
         cmocka_unit_test(texture_matrix_of_null_is_the_identity),
         cmocka_unit_test(emissive_strength_is_read_and_carried),
+        cmocka_unit_test(unlit_is_read_and_carried),
         cmocka_unit_test(a_negative_emissive_strength_is_refused),
         cmocka_unit_test(a_malformed_texture_transform_is_refused_naming_the_field),
         cmocka_unit_test(a_pbr_material_carries_its_five_slots),

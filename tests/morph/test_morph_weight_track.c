@@ -257,6 +257,34 @@ static void validation_names_the_broken_rule(void **state)
     assert_int_equal(cna_morph_weight_track_validate(&t, NULL), CNA_OK);
 }
 
+/* Equal consecutive times are a jump: the later key applies from that time
+ * on, the earlier one is approached from before (and at equal first times
+ * the later key holds from the first time on). Decreasing times are refused. */
+static void equal_times_are_a_jump_to_the_later_key(void **state)
+{
+    (void)state;
+    const float times[5] = {1.0f, 1.0f, 2.0f, 2.0f, 3.0f};
+    const float values[5] = {4.0f, 6.0f, 8.0f, 16.0f, 20.0f};
+    for (int i = 0; i < 2; i++) {
+        cna_morph_interpolation interp = i ? CNA_MORPH_INTERPOLATION_STEP : CNA_MORPH_INTERPOLATION_LINEAR;
+        cna_morph_weight_track t = make_track(times, 5, 1, values, interp);
+        assert_int_equal(cna_morph_weight_track_validate(&t, NULL), CNA_OK);
+        static const double at[] = {0.5, 1.0, 1.5, 1.75, 2.0, 2.5, 3.0};
+        const float linear[] = {4.0f, 6.0f, 7.0f, 7.5f, 16.0f, 18.0f, 20.0f};
+        const float step[] = {4.0f, 6.0f, 6.0f, 6.0f, 16.0f, 16.0f, 20.0f};
+        for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+            float out[8];
+            eval(&t, at[k], out, 1);
+            assert_float_exact(out[0], i ? step[k] : linear[k]);
+        }
+    }
+    const float back[3] = {0.0f, 1.0f, 0.5f};
+    cna_morph_weight_track t = make_track(back, 3, 1, values, CNA_MORPH_INTERPOLATION_LINEAR);
+    cna_error err;
+    assert_int_equal(cna_morph_weight_track_validate(&t, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "times[2]: 0.5 does not increase after times[1] = 1");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +299,7 @@ int main(void)
         cmocka_unit_test(evaluation_refuses_bad_arguments_and_writes_nothing),
         cmocka_unit_test(a_bracket_of_non_finite_times_is_refused_at_evaluation),
         cmocka_unit_test(validation_names_the_broken_rule),
+        cmocka_unit_test(equal_times_are_a_jump_to_the_later_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
