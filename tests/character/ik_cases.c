@@ -705,6 +705,111 @@ static void assert_consistent(const cna_character *c)
     }
 }
 
+/* glTF's palette, computed here: skin[p] = inverse(absolute[mesh_node]) ·
+ * absolute[joint] · inverse_bind[p], for every skin; every bone's absolute
+ * = absolute[parent] · local; each split part's sub-palette gathered. */
+static void assert_gltf_palettes(const cna_character *c, const char *name)
+{
+    const cna_model *m = cna_character_model(c);
+    for (size_t b = 0; b < m->bone_count; b++) {
+        const int32_t p = m->bones[b].parent;
+        D4 want = d_of(cna_character_bone_transform(c, b));
+        if (p >= 0) want = d_mul(d_of(cna_character_absolute_transform(c, (size_t)p)), want);
+        if (max_diff(cna_character_absolute_transform(c, b), &want) > 1e-4) {
+            print_error("%s: bone %zu's absolute is not absolute[parent] · local\n", name, b);
+            fail();
+        }
+    }
+    for (size_t k = 0; k < m->skin_count; k++) {
+        const cna_model_skin *s = &m->skins[k];
+        const cna_mat4 *skin = cna_character_skin_transforms(c, k);
+        const D4 inv_mesh = d_inv(d_of(cna_character_absolute_transform(c, (size_t)s->mesh_node)));
+        for (size_t p = 0; p < s->joint_count; p++) {
+            if (s->palette_to_node[p] < 0) continue;
+            const D4 w = d_mul(d_mul(inv_mesh, d_of(cna_character_absolute_transform(c, (size_t)s->palette_to_node[p]))),
+                               d_of(&s->data.inverse_bind_pose[p]));
+            if (max_diff(&skin[p], &w) > 1e-4) {
+                print_error("%s: skins[%zu] palette[%zu] is not glTF's\n", name, k, p);
+                fail();
+            }
+        }
+    }
+    for (size_t i = 0; i < m->mesh_count; i++)
+        for (size_t k = 0; k < m->meshes[i].part_count; k++) {
+            const cna_model_part *part = &m->meshes[i].parts[k];
+            if (!part->palette_map || m->meshes[i].skin < 0) continue;
+            size_t n = 0;
+            const cna_mat4 *sub = cna_character_part_palette(c, i, k, &n);
+            const cna_mat4 *skin = cna_character_skin_transforms(c, (size_t)m->meshes[i].skin);
+            for (size_t e = 0; e < n; e++) assert_memory_equal(&sub[e], &skin[part->palette_map[e]], sizeof(cna_mat4));
+        }
+}
+
+/* On every skinned fixture, each joint rotated in turn: glTF's palettes
+ * hold after each edit (nested skeletons, folded nodes, instances, moving
+ * prefixes, split palettes), or the edit is refused with its reason and
+ * changes nothing. */
+static void every_joint_of_every_skinned_fixture_edits_consistently(void **state)
+{
+    (void)state;
+    static const char *const files[] = {
+        "corpus/valid/RiggedSimple/rigged_simple.gltf", "corpus/valid/SimpleSkin/simple_skin.gltf",
+        "fixtures/skin-mesh-node-transform.gltf",        "fixtures/skin-armature-ancestor.gltf",
+        "fixtures/skin-ordered-joints.gltf",             "fixtures/skin-reversed-joints.gltf",
+        "fixtures/skin-two-instances.gltf",              "fixtures/skin-folded-node.gltf",
+        "fixtures/skin-animated-ancestor.gltf",          "fixtures/skin-nested.gltf",
+        "fixtures/skin-animated-mesh-node.gltf",         "fixtures/split-two-skins.gltf",
+        "fixtures/split-shared-skin.gltf",
+    };
+    size_t edited = 0, refused = 0;
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", CNA_TEST_DATA_DIR, files[f]);
+        cna_import_options o;
+        memset(&o, 0, sizeof o);
+        o.split_palettes = true;
+        cna_model *m = NULL;
+        cna_error err;
+        assert_int_equal(cna_model_load_file(path, &o, &m, &err), CNA_OK);
+        cna_character *c = NULL;
+        assert_int_equal(cna_character_create(m, NULL, &c, &err), CNA_OK);
+        /* (a folded node's own motion is not played, a documented
+         * limit of folding: such a file is edited at rest) */
+        if (m->animation_count > 0 && !cna_model_find_diagnostic(m, "animated-node-folded"))
+            assert_int_equal(cna_character_play(c, 0, &err), CNA_OK);
+        assert_int_equal(cna_character_seek(c, 0.3, &err), CNA_OK);
+        assert_int_equal(cna_character_pose(c, &err), CNA_OK);
+        assert_gltf_palettes(c, files[f]);
+        for (size_t b = 0; b < m->bone_count; b++) {
+            assert_int_equal(cna_character_pose(c, &err), CNA_OK);
+            cna_mat4 *abs = (cna_mat4 *)malloc(m->bone_count * sizeof(cna_mat4));
+            assert_int_equal(cna_character_copy_absolute_transforms(c, abs, m->bone_count, &err), CNA_OK);
+            const double h = sqrt(0.5);
+            const cna_result r =
+                cna_character_rotate_joint(c, b, cna_quat_make((float)(0.3 * h), 0, (float)(0.3 * h), (float)sqrt(1 - 0.09)), &err);
+            if (r == CNA_OK) {
+                edited++;
+                assert_gltf_palettes(c, files[f]);
+                for (size_t x = 0; x < m->bone_count; x++)
+                    if (!in_subtree(m, (int32_t)b, (int32_t)x))
+                        assert_memory_equal(&abs[x], cna_character_absolute_transform(c, x), sizeof(cna_mat4));
+            } else {
+                refused++;
+                assert_int_equal(r, CNA_ERROR_INVALID_ARGUMENT);
+                assert_true(strstr(err.message, "not a joint of any skin") ||
+                            strstr(err.message, "apart from its skeleton"));
+                for (size_t x = 0; x < m->bone_count; x++)
+                    assert_memory_equal(&abs[x], cna_character_absolute_transform(c, x), sizeof(cna_mat4));
+            }
+            free(abs);
+        }
+        cna_character_free(c);
+        cna_model_free(m);
+    }
+    assert_true(edited > 0 && refused > 0);
+    print_message("%zu joints edited, %zu bones refused\n", edited, refused);
+}
+
 static void an_edit_recomputes_only_the_edited_subtree(void **state)
 {
     (void)state;
@@ -975,6 +1080,7 @@ int cna_test_ik_run(void)
         cmocka_unit_test(aim_limits_are_never_exceeded),
         cmocka_unit_test(ik_bad_input_is_refused_with_its_name),
         cmocka_unit_test(an_edit_recomputes_only_the_edited_subtree),
+        cmocka_unit_test(every_joint_of_every_skinned_fixture_edits_consistently),
         cmocka_unit_test(two_bone_and_aim_ik_on_the_robot),
         cmocka_unit_test(a_pose_edit_callback_equals_the_calls_by_hand_also_in_a_crowd),
         cmocka_unit_test(pose_edit_bad_input_names_the_joint_and_changes_nothing),
