@@ -661,6 +661,15 @@ CNA_API cna_result cna_character_two_bone_ik(cna_character *character, const cha
 CNA_API cna_result cna_character_aim_ik(cna_character *character, const char *joint, const cna_ik_aim *ik,
                                         bool *reached, cna_error *err);
 
+/* Chain IK on a character (cna_ik_chain_solve): the `joint_count` joints
+ * above the joint named `end_joint` (1 .. CNA_IK_CHAIN_MAX; ik->limits has
+ * one entry per joint, the farthest from the end first) are turned so that
+ * the end joint's origin reaches the target; their subtree is recomputed
+ * once. Errors as above, plus a chain longer than the joint's ancestry
+ * ("joint \"Head\": a chain of 9 needs 9 ancestors; it has 6"). */
+CNA_API cna_result cna_character_chain_ik(cna_character *character, const char *end_joint, size_t joint_count,
+                                          const cna_ik_chain *ik, bool *reached, cna_error *err);
+
 /* ------------------------------------------------------------------ the spec's operations */
 
 /* Set the morph weights of one part (spec: SetMorphWeightsEXT, applied to

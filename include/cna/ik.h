@@ -15,15 +15,15 @@
  * applied as a change of frame (the vectors are brought into the joint's
  * space by its inverse matrix), as ozz-animation does.
  *
- * Usage — a leg on a character (or any three matrices of your own):
+ * Usage — an arm on a character (cna/character.h), or on matrices of your own:
  *   cna_ik_two_bone ik = cna_ik_two_bone_defaults();
- *   ik.target = foot_target;                       (model space)
- *   ik.pole = cna_vec3_make(0, 0, 1);              (knee points forward)
+ *   ik.target = cna_vec3_make(1, 3, 1);            (model space)
+ *   ik.pole = cna_vec3_make(0, 0, -1);             (the elbow points back)
  *   bool reached;
- *   cna_character_two_bone_ik(character, "LowerLeg.L"... see cna/character.h
- *   or, on matrices:
+ *   cna_character_two_bone_ik(character, "Palm2.L", &ik, &reached, &err);
+ *   or:
  *   cna_quat qs, qm;
- *   cna_ik_two_bone_solve(&ik, &hip, &knee, &ankle, &qs, &qm, &reached, &err);
+ *   cna_ik_two_bone_solve(&ik, &shoulder, &elbow, &wrist, &qs, &qm, &reached, &err);
  *
  * Errors: every function returning cna_result fills `err` (may be NULL) and
  * writes no output on error.
@@ -32,6 +32,7 @@
 #define CNA_IK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "cna/export.h"
 #include "cna/math.h"
@@ -114,6 +115,49 @@ CNA_API cna_ik_aim cna_ik_aim_defaults(void);
  * ("aim IK: cone 4 is outside (0, pi]"). */
 CNA_API cna_result cna_ik_aim_solve(const cna_ik_aim *ik, const cna_mat4 *joint, cna_quat *correction,
                                     bool *reached, cna_error *err);
+
+/* The most joints a chain solver moves. */
+#define CNA_IK_CHAIN_MAX 32
+
+/* A limit on one joint of a chain: the rotation the solver adds to the
+ * joint's pose (in the joint's own space) stays about `axis` when that is
+ * not zero (a hinge: knees, fingers, tail segments that bend one way), and
+ * its angle stays at most `max_angle` radians. */
+typedef struct cna_ik_joint_limit {
+    cna_vec3 axis;      /* hinge axis in the joint's space; (0, 0, 0): any axis */
+    float max_angle;    /* in [0, pi]; pi: no limit on the angle */
+} cna_ik_joint_limit;
+
+/* A chain of joints (a tail, a spine, a tentacle) turned toward a target by
+ * cyclic coordinate descent (CCD): each iteration goes from the joint
+ * nearest the end to the first, turning each about its origin so that the
+ * end joint's origin points at the target as seen from it, within its
+ * limit. It stops when the end is within `tolerance` of the target or after
+ * `iterations`. Start with cna_ik_chain_defaults(). */
+typedef struct cna_ik_chain {
+    cna_vec3 target;                 /* model space; default (0, 0, 0) */
+    unsigned iterations;             /* 1 .. 1000; default 16 */
+    float tolerance;                 /* model units, > 0; default 1e-4 */
+    float weight;                    /* 0..1 (clamped): each correction nlerp'd
+                                        from identity; default 1 */
+    const cna_ik_joint_limit *limits; /* one per moved joint, first to last, or NULL:
+                                        none; borrowed for the call */
+} cna_ik_chain;
+
+/* The defaults above. */
+CNA_API cna_ik_chain cna_ik_chain_defaults(void);
+
+/* Solve: joints[0 .. count - 1] are the model-space transforms of a chain
+ * from its first joint to its end, each the parent of the next (2 <= count
+ * <= CNA_IK_CHAIN_MAX + 1); the first count - 1 joints are moved. Writes
+ * corrections[0 .. count - 2] (each joint's, in its own space, applied as
+ * local rotation · correction, parents before children) and *reached (may
+ * be NULL): the end within tolerance of the target (weight 1 only).
+ * Errors (nothing written): CNA_ERROR_INVALID_ARGUMENT for NULL, a count out
+ * of range, values not finite, iterations or tolerance out of range, a
+ * limit's max_angle outside [0, pi]. */
+CNA_API cna_result cna_ik_chain_solve(const cna_ik_chain *ik, const cna_mat4 *const *joints, size_t count,
+                                      cna_quat *corrections, bool *reached, cna_error *err);
 
 #ifdef __cplusplus
 }

@@ -341,3 +341,37 @@ cna_result cna_character_aim_ik(cna_character *c, const char *joint, const cna_i
     if (reached) *reached = ok;
     return CNA_OK;
 }
+
+cna_result cna_character_chain_ik(cna_character *c, const char *end_joint, size_t joint_count,
+                                  const cna_ik_chain *ik, bool *reached, cna_error *err)
+{
+    if (!c || !ik)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "chain IK: %s is NULL", c ? "ik" : "character");
+    int32_t end = -1;
+    cna_result r = find(c, end_joint, &end, err);
+    if (r != CNA_OK) return r;
+    if (joint_count < 1 || joint_count > CNA_IK_CHAIN_MAX)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "joint \"%s\": chain of %zu joints is outside 1..%d",
+                          end_joint, joint_count, CNA_IK_CHAIN_MAX);
+    const cna_model *m = c->model;
+    int32_t bones[CNA_IK_CHAIN_MAX + 1];
+    const cna_mat4 *joints[CNA_IK_CHAIN_MAX + 1];
+    bones[joint_count] = end;
+    for (size_t i = joint_count; i-- > 0;) {
+        bones[i] = m->bones[bones[i + 1]].parent;
+        if (bones[i] < 0)
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "joint \"%s\": a chain of %zu needs %zu ancestors; it has %zu",
+                              end_joint, joint_count, joint_count, joint_count - 1 - i);
+    }
+    for (size_t i = 0; i < joint_count; i++)
+        if ((r = check_joint(c, (size_t)bones[i], err)) != CNA_OK) return r;
+    for (size_t i = 0; i <= joint_count; i++) joints[i] = c->absolute_of[bones[i]];
+    cna_quat q[CNA_IK_CHAIN_MAX];
+    bool ok;
+    if ((r = cna_ik_chain_solve(ik, joints, joint_count + 1, q, &ok, err)) != CNA_OK) return r;
+    if ((r = ensure(c, err)) != CNA_OK) return r;
+    for (size_t i = 0; i < joint_count; i++) rotate(c, (size_t)bones[i], q[i]);
+    refresh(c);
+    if (reached) *reached = ok;
+    return CNA_OK;
+}

@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "cna/ik.h"
 #include "core/internal.h"
@@ -437,5 +438,125 @@ cna_result cna_ik_aim_solve(const cna_ik_aim *ik, const cna_mat4 *joint, cna_qua
     }
     *correction = to_float(q);
     if (reached) *reached = ok;
+    return CNA_OK;
+}
+
+/* ------------------------------------------------------------------ chain (CCD) */
+
+cna_ik_chain cna_ik_chain_defaults(void)
+{
+    cna_ik_chain ik = {{0, 0, 0}, 16u, 1e-4f, 1.0f, NULL};
+    return ik;
+}
+
+static dm4 dm_mul(const dm4 *a, const dm4 *b)
+{
+    dm4 r;
+    for (int c = 0; c < 4; c++)
+        for (int row = 0; row < 4; row++) {
+            double s = 0;
+            for (int k = 0; k < 4; k++) s += a->m[k * 4 + row] * b->m[c * 4 + k];
+            r.m[c * 4 + row] = s;
+        }
+    return r;
+}
+
+static dm4 dm_rotation(dq q)
+{
+    const double x = q.x, y = q.y, z = q.z, w = q.w;
+    dm4 r = {{1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w), 0, 2 * (x * y - z * w),
+              1 - 2 * (x * x + z * z), 2 * (y * z + x * w), 0, 2 * (x * z + y * w), 2 * (y * z - x * w),
+              1 - 2 * (x * x + y * y), 0, 0, 0, 0, 1}};
+    return r;
+}
+
+static dq qconj(dq q)
+{
+    dq r = {-q.x, -q.y, -q.z, q.w};
+    return r;
+}
+
+/* A joint's total correction q within its limit: about the hinge axis only
+ * (the twist of q about it), then its angle at most max_angle. */
+static dq limit_joint(dq q, const cna_ik_joint_limit *l)
+{
+    if (!l) return q;
+    if (q.w < 0) q = (dq){-q.x, -q.y, -q.z, -q.w};
+    const dv3 axis = vf(l->axis);
+    const double al2 = len2(axis);
+    if (al2 > 0) {
+        const dv3 a = scale(axis, 1.0 / sqrt(al2));
+        const double p = q.x * a.x + q.y * a.y + q.z * a.z;
+        const dq t = {a.x * p, a.y * p, a.z * p, q.w};
+        q = qnorm(t);
+    }
+    const double s = sqrt(q.x * q.x + q.y * q.y + q.z * q.z);
+    const double angle = 2.0 * atan2(s, q.w);
+    if (angle > l->max_angle && s > 0) q = axis_angle(scale(v3(q.x, q.y, q.z), 1.0 / s), l->max_angle);
+    return q;
+}
+
+cna_result cna_ik_chain_solve(const cna_ik_chain *ik, const cna_mat4 *const *joints, size_t count,
+                              cna_quat *corrections, bool *reached, cna_error *err)
+{
+    static const char what[] = "chain IK";
+    const double pi = 3.14159265358979323846;
+    if (!ik || !joints || !corrections)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what,
+                          !ik ? "ik" : !joints ? "joints" : "corrections");
+    if (count < 2 || count > CNA_IK_CHAIN_MAX + 1)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: count %zu is outside 2..%d", what, count,
+                          CNA_IK_CHAIN_MAX + 1);
+    cna_result r;
+    if ((r = check_vec(what, "target", ik->target, false, err)) != CNA_OK) return r;
+    if ((r = check_float(what, "weight", ik->weight, err)) != CNA_OK) return r;
+    if (ik->iterations < 1 || ik->iterations > 1000)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: iterations %u is outside 1..1000", what,
+                          ik->iterations);
+    if (!(ik->tolerance > 0.0f) || !isfinite(ik->tolerance))
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: tolerance %g is not above 0", what, ik->tolerance);
+    for (size_t i = 0; i < count; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "joints[%zu]", i);
+        if ((r = check_matrix(what, name, joints[i], err)) != CNA_OK) return r;
+    }
+    for (size_t i = 0; ik->limits && i + 1 < count; i++) {
+        char name[40];
+        snprintf(name, sizeof name, "limits[%zu].axis", i);
+        if ((r = check_vec(what, name, ik->limits[i].axis, false, err)) != CNA_OK) return r;
+        if (!(ik->limits[i].max_angle >= 0.0f && ik->limits[i].max_angle <= (float)pi))
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: limits[%zu].max_angle %g is outside 0..pi", what,
+                              i, ik->limits[i].max_angle);
+    }
+    const size_t moved = count - 1;
+    dm4 world[CNA_IK_CHAIN_MAX + 1];
+    dq total[CNA_IK_CHAIN_MAX];
+    for (size_t i = 0; i < count; i++) world[i] = dm_of(joints[i]);
+    for (size_t i = 0; i < moved; i++) total[i] = qid();
+    const dv3 target = vf(ik->target);
+    const double weight = ik->weight > 1.0f ? 1.0 : ik->weight < 0.0f ? 0.0 : (double)ik->weight;
+    bool ok = len2(sub(dm_origin(&world[moved]), target)) <= (double)ik->tolerance * ik->tolerance;
+    for (unsigned it = 0; it < ik->iterations && !ok && weight > 0.0; it++) {
+        for (size_t k = moved; k-- > 0;) {
+            dm4 inv;
+            if (!dm_inverse(&inv, &world[k])) continue;
+            const dv3 e = dm_point(&inv, dm_origin(&world[moved])), t = dm_point(&inv, target);
+            if (!(len2(e) > 0.0) || !(len2(t) > 0.0)) continue;
+            dq c = weighted(from_to(e, t), weight);
+            const dq limited = limit_joint(qmul(total[k], c), ik->limits ? &ik->limits[k] : NULL);
+            c = qmul(qconj(total[k]), limited);
+            total[k] = limited;
+            /* world[k] · R(c), and the joints below moved with it:
+             * world[j] = world[k] · R(c) · inverse(world[k]) · world[j] */
+            const dm4 rot = dm_rotation(c);
+            const dm4 turned = dm_mul(&world[k], &rot);
+            const dm4 delta = dm_mul(&turned, &inv);
+            for (size_t j = k + 1; j < count; j++) world[j] = dm_mul(&delta, &world[j]);
+            world[k] = turned;
+        }
+        ok = len2(sub(dm_origin(&world[moved]), target)) <= (double)ik->tolerance * ik->tolerance;
+    }
+    for (size_t i = 0; i < moved; i++) corrections[i] = to_float(total[i]);
+    if (reached) *reached = ok && weight >= 1.0;
     return CNA_OK;
 }

@@ -1067,6 +1067,149 @@ static void pose_edit_bad_input_names_the_joint_and_changes_nothing(void **state
     cna_model_free(m);
 }
 
+/* ------------------------------------------------------------------ chain (CCD) */
+
+/* a chain of n unit bones up +y from the origin, each joint turned a little */
+static void straight_chain(cna_mat4 *w, size_t n)
+{
+    w[0] = trs(0, 0, 0, 0, 0, 1, 0.1, 1, 1, 1);
+    for (size_t i = 1; i < n; i++) {
+        const cna_mat4 local = trs(0, 1, 0, 1, 0, 1, 0.05 * (double)i, 1, 1, 1);
+        w[i] = mat_mul(&w[i - 1], &local);
+    }
+}
+
+/* the chain rebuilt with the corrections, parents first:
+ *   world'[0] = world[0] · R(q0), world'[k] = world'[k-1] · (inverse(world[k-1]) · world[k]) · R(qk) */
+static void rebuild(const cna_mat4 *w, size_t n, const cna_quat *q, D4 *out)
+{
+    out[0] = d_mul(d_of(&w[0]), d_q(q[0]));
+    for (size_t k = 1; k < n; k++) {
+        D4 local = d_mul(d_inv(d_of(&w[k - 1])), d_of(&w[k]));
+        out[k] = d_mul(out[k - 1], local);
+        if (k < n - 1) out[k] = d_mul(out[k], d_q(q[k]));
+    }
+}
+
+static void chain_ik_reaches_within_limits_and_keeps_lengths(void **state)
+{
+    (void)state;
+    enum { N = 6 };
+    cna_mat4 w[N];
+    straight_chain(w, N);
+    const cna_mat4 *ptr[N];
+    for (size_t i = 0; i < N; i++) ptr[i] = &w[i];
+    cna_ik_chain ik = cna_ik_chain_defaults();
+    cna_quat q[N - 1];
+    bool reached = false;
+    cna_error err;
+    D4 out[N];
+    const float targets[][3] = {{2, 3, 1}, {-1.5f, 2, -2}, {0.5f, -1, 3}};
+    for (size_t t = 0; t < 3; t++) {
+        ik.target = cna_vec3_make(targets[t][0], targets[t][1], targets[t][2]);
+        ik.iterations = 200;
+        assert_int_equal(cna_ik_chain_solve(&ik, ptr, N, q, &reached, &err), CNA_OK);
+        assert_true(reached);
+        rebuild(w, N, q, out);
+        double e[3], p0[3], p1[3];
+        const double td[3] = {targets[t][0], targets[t][1], targets[t][2]};
+        d_origin(out[N - 1], e);
+        assert_true(dist3(e, td) < 1e-4 + 1e-6);
+        for (size_t k = 1; k < N; k++) {
+            d_origin(out[k - 1], p0);
+            d_origin(out[k], p1);
+            assert_true(fabs(dist3(p0, p1) - 1.0) < 1e-6);
+        }
+        d_origin(out[0], p0);
+        assert_true(p0[0] == 0 && p0[1] == 0 && p0[2] == 0);
+    }
+    /* out of reach (the chain is 5 long): not reached, stretched toward it */
+    ik.target = cna_vec3_make(8, 6, 0);
+    ik.iterations = 1000;
+    assert_int_equal(cna_ik_chain_solve(&ik, ptr, N, q, &reached, &err), CNA_OK);
+    assert_false(reached);
+    rebuild(w, N, q, out);
+    double e[3];
+    d_origin(out[N - 1], e);
+    const double t10[3] = {8, 6, 0};
+    assert_true(fabs(dist3(e, t10) - 5.0) < 1e-3);
+    /* limits: hinges about z of at most 0.3 rad each, never exceeded */
+    cna_ik_joint_limit limits[N - 1];
+    for (size_t k = 0; k < N - 1; k++) {
+        limits[k].axis = cna_vec3_make(0, 0, 1);
+        limits[k].max_angle = 0.3f;
+    }
+    ik.limits = limits;
+    ik.iterations = 50;
+    const float far[][3] = {{3, 2, 0}, {-4, 0, 1}, {0, -3, 2}};
+    for (size_t t = 0; t < 3; t++) {
+        ik.target = cna_vec3_make(far[t][0], far[t][1], far[t][2]);
+        assert_int_equal(cna_ik_chain_solve(&ik, ptr, N, q, &reached, &err), CNA_OK);
+        for (size_t k = 0; k < N - 1; k++) {
+            assert_true(fabs(q[k].x) < 1e-7 && fabs(q[k].y) < 1e-7);
+            assert_true(2 * atan2(fabs(q[k].z), q[k].w) <= 0.3 + 1e-6);
+        }
+    }
+    /* weight 0: no correction */
+    ik.limits = NULL;
+    ik.weight = 0;
+    ik.target = cna_vec3_make(2, 3, 1);
+    assert_int_equal(cna_ik_chain_solve(&ik, ptr, N, q, &reached, &err), CNA_OK);
+    assert_false(reached);
+    for (size_t k = 0; k < N - 1; k++) ASSERT_ID(q[k], 0);
+    /* bad input */
+    ik = cna_ik_chain_defaults();
+    assert_int_equal(cna_ik_chain_solve(&ik, ptr, 1, q, &reached, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "chain IK: count 1 is outside 2..33");
+    ik.iterations = 0;
+    assert_int_equal(cna_ik_chain_solve(&ik, ptr, N, q, &reached, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "chain IK: iterations 0 is outside 1..1000");
+    ik = cna_ik_chain_defaults();
+    ik.tolerance = 0;
+    assert_int_equal(cna_ik_chain_solve(&ik, ptr, N, q, &reached, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "chain IK: tolerance 0 is not above 0");
+    ik = cna_ik_chain_defaults();
+    limits[2].max_angle = 4;
+    ik.limits = limits;
+    assert_int_equal(cna_ik_chain_solve(&ik, ptr, N, q, &reached, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "chain IK: limits[2].max_angle 4 is outside 0..pi");
+    ik = cna_ik_chain_defaults();
+    ik.target = cna_vec3_make(0, 0, NAN);
+    assert_int_equal(cna_ik_chain_solve(&ik, ptr, N, q, &reached, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "chain IK: target.z is nan, not finite");
+}
+
+static void chain_ik_on_the_robots_spine(void **state)
+{
+    (void)state;
+    cna_model *m = robot();
+    cna_character *c = walking(m, NULL, 0.4);
+    cna_error err;
+    const int32_t head = cna_model_find_bone(m, "Head"), torso = cna_model_find_bone(m, "Torso");
+    const cna_mat4 *h = cna_character_absolute_transform(c, (size_t)head);
+    cna_ik_chain ik = cna_ik_chain_defaults();
+    ik.target = cna_vec3_make(h->m[12] + 0.4f, h->m[13] - 0.3f, h->m[14] + 0.5f);
+    ik.iterations = 100;
+    snapshot before;
+    snap(c, &before);
+    bool reached = false;
+    assert_int_equal(cna_character_chain_ik(c, "Head", 3, &ik, &reached, &err), CNA_OK);
+    assert_true(reached);
+    const cna_mat4 *h2 = cna_character_absolute_transform(c, (size_t)head);
+    const double e[3] = {h2->m[12], h2->m[13], h2->m[14]}, t[3] = {ik.target.x, ik.target.y, ik.target.z};
+    assert_true(dist3(e, t) < 1e-4 + 1e-5);
+    assert_consistent(c);
+    const int32_t abdomen = cna_model_find_bone(m, "Abdomen");
+    for (size_t b = 0; b < m->bone_count; b++)
+        if (!in_subtree(m, abdomen, (int32_t)b))
+            assert_memory_equal(&before.abs[b], cna_character_absolute_transform(c, b), sizeof(cna_mat4));
+    (void)torso;
+    assert_int_equal(cna_character_chain_ik(c, "Head", 9, &ik, &reached, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "joint \"Head\": a chain of 9 needs 9 ancestors; it has 7");
+    cna_character_free(c);
+    cna_model_free(m);
+}
+
 int cna_test_ik_run(void);
 int cna_test_ik_run(void)
 {
@@ -1084,6 +1227,8 @@ int cna_test_ik_run(void)
         cmocka_unit_test(two_bone_and_aim_ik_on_the_robot),
         cmocka_unit_test(a_pose_edit_callback_equals_the_calls_by_hand_also_in_a_crowd),
         cmocka_unit_test(pose_edit_bad_input_names_the_joint_and_changes_nothing),
+        cmocka_unit_test(chain_ik_reaches_within_limits_and_keeps_lengths),
+        cmocka_unit_test(chain_ik_on_the_robots_spine),
     };
     return cmocka_run_group_tests_name("pose edit and IK", tests, NULL, NULL);
 }
