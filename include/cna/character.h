@@ -666,7 +666,7 @@ CNA_API cna_result cna_character_aim_ik(cna_character *character, const char *jo
  * one entry per joint, the farthest from the end first) are turned so that
  * the end joint's origin reaches the target; their subtree is recomputed
  * once. Errors as above, plus a chain longer than the joint's ancestry
- * ("joint \"Head\": a chain of 9 needs 9 ancestors; it has 6"). */
+ * ("joint \"Head\": a chain of 9 needs 9 ancestors; it has 7"). */
 CNA_API cna_result cna_character_chain_ik(cna_character *character, const char *end_joint, size_t joint_count,
                                           const cna_ik_chain *ik, bool *reached, cna_error *err);
 
