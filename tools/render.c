@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ik_options.h"
 #include "cna/cna.h"
 
 #ifdef CNA_HAVE_GL
@@ -103,6 +104,9 @@ void cna_cli_render_help(FILE *out)
             CNA_CLI_SPLIT_PALETTES_HELP("    ", "                      ")
             "  -o OUT.png          the PNG to write (required unless --gif is given); only\n"
             "                      .png and .gif outputs are written\n"
+            );
+    cna_cli_ik_help(out, 22);
+    fprintf(out,
             "  -h, --help          print this help\n"
             "\n"
             "exit status: 0 written; 1 the file is refused or rendering failed\n"
@@ -126,6 +130,7 @@ typedef struct render_args {
     const char *gif;
     uint32_t gif_frames;
     cna_cli_blend blend;     /* --blend, --blend-time, --weight */
+    cna_cli_ik ik;           /* --ik, --aim and their modifiers (tools/ik_options.c) */
 } render_args;
 
 static bool parse_floats(const char *s, float *out, int n)
@@ -182,6 +187,12 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
         if (cna_cli_is_blend_option(arg)) {
             if (i + 1 >= argc) return cna_cli_usage_error(cmd, "%s needs a value", arg);
             int u = cna_cli_blend_parse(cmd, arg, argv[++i], &a->blend);
+            if (u >= 0) return u;
+            continue;
+        }
+        if (cna_cli_is_ik_option(arg)) {
+            if (i + 1 >= argc) return cna_cli_usage_error(cmd, "%s needs a value", arg);
+            int u = cna_cli_ik_parse(cmd, arg, argv[++i], &a->ik);
             if (u >= 0) return u;
             continue;
         }
@@ -674,6 +685,8 @@ static int render_run(render_args *a)
         cna_character_create(m, NULL, &sc.c, &err) != CNA_OK ||
         cna_character_set_loop_mode(sc.c, CNA_LOOP_MODE_ONCE, &err) != CNA_OK)
         goto fail;
+    if ((rc = cna_cli_ik_attach(sc.c, a->path, &a->ik)) >= 0) goto done;
+    rc = CNA_CLI_EXIT_FAILURE;
     if (a->animation) {
         size_t index = 0;
         if (cna_model_find_animation(m, a->animation, &index, NULL) != CNA_OK) {
