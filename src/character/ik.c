@@ -164,7 +164,8 @@ static dq weighted(dq q, double weight)
     return qnorm(r);
 }
 
-static bool finite3(cna_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+/* x · 0 is 0 for a finite x and NaN otherwise */
+static bool finite3(cna_vec3 v) { return v.x * 0.0f + v.y * 0.0f + v.z * 0.0f == 0.0f; }
 
 static cna_result check_vec(const char *what, const char *name, cna_vec3 v, bool nonzero, cna_error *err)
 {
@@ -187,6 +188,9 @@ static cna_result check_float(const char *what, const char *name, float v, cna_e
 static cna_result check_matrix(const char *what, const char *name, const cna_mat4 *m, cna_error *err)
 {
     if (!m) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what, name);
+    float zero = 0.0f;
+    for (int i = 0; i < 16; i++) zero += m->m[i] * 0.0f;
+    if (zero == 0.0f) return CNA_OK;
     for (int i = 0; i < 16; i++)
         if (!isfinite(m->m[i]))
             return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: %s.m[%d] is %g, not finite", what, name, i,
@@ -271,9 +275,15 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
             const double half_rl = 0.5 / (la * lb);
             const double cos_want = fmax(-1.0, fmin(1.0, (la2 + lb2 - lt2) * half_rl));
             const double cos_now = fmax(-1.0, fmin(1.0, (la2 + lb2 - lc2) * half_rl));
-            double now = acos(cos_now);
-            if (dot(cross(a_m, axis), b_m) < 0.0) now = -now; /* bent the wrong way round the axis */
-            qm = axis_angle(axis, acos(cos_want) - now);
+            /* the rotation by acos(cos_want) - now, now = ±acos(cos_now) (negative
+             * when bent the wrong way round the axis), from the half angles:
+             * cos(x/2) = sqrt((1 + cos x) / 2), sin(x/2) = sqrt((1 - cos x) / 2) */
+            const double cw = sqrt(0.5 * (1.0 + cos_want)), sw = sqrt(0.5 * (1.0 - cos_want));
+            const double cn = sqrt(0.5 * (1.0 + cos_now));
+            double sn = sqrt(0.5 * (1.0 - cos_now));
+            if (dot(cross(a_m, axis), b_m) < 0.0) sn = -sn;
+            const double s_half = sw * cn - cw * sn, c_half = cw * cn + sw * sn;
+            qm = (dq){axis.x * s_half, axis.y * s_half, axis.z * s_half, c_half};
         }
         /* the start joint: the end onto the target, then the chain's plane onto the pole's */
         const dv3 pole_s = dm_vector(&inv_s, vf(ik->pole));
