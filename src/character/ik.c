@@ -218,12 +218,6 @@ static cna_result check_two_bone(const cna_ik_two_bone *ik, cna_error *err)
     return check_float(what, "twist", ik->twist, err);
 }
 
-cna_result cna__ik_two_bone_check(const cna_ik_two_bone *ik, cna_error *err)
-{
-    if (!ik) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "two-bone IK: ik is NULL");
-    return check_two_bone(ik, err);
-}
-
 cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *start, const cna_mat4 *mid,
                                  const cna_mat4 *end, cna_quat *start_correction, cna_quat *mid_correction,
                                  bool *reached, cna_error *err)
@@ -346,12 +340,6 @@ static cna_result check_aim(const cna_ik_aim *ik, cna_error *err)
                           "%s: twist range [%g, %g] is not within [-pi, pi] with min <= max", what, ik->twist_min,
                           ik->twist_max);
     return CNA_OK;
-}
-
-cna_result cna__ik_aim_check(const cna_ik_aim *ik, cna_error *err)
-{
-    if (!ik) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "aim IK: ik is NULL");
-    return check_aim(ik, err);
 }
 
 /* The offset point aims at t when the joint's forward axis is
