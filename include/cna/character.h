@@ -599,9 +599,11 @@ CNA_API uint64_t cna_character_part_revision(const cna_character *character, siz
  * next edit or solver needs. The next pose starts again from the
  * animation. A character that never edits poses exactly as before.
  *
- * Only joints (bones that some skin poses) can be edited, and not a joint
- * whose edit would move a skin's instancing node without its skeleton
- * ("bone 3 \"Armature\": ... ").
+ * Only joints (bones that some skin poses) can be edited ("bone 0
+ * \"RobotArmature\": not a joint of any skin; only joints can be edited"),
+ * and not a joint whose edit would move a skin's instancing node apart from
+ * its skeleton ("bone 4 \"Hips\": editing it would move skins[1]'s
+ * instancing node apart from its skeleton").
  *
  * Cost and memory: the first edit (or cna_character_set_pose_edit)
  * allocates one byte per bone (counted in cna_character_size_bytes);
