@@ -20,56 +20,60 @@ typedef struct dq {
     double x, y, z, w;
 } dq;
 
-static dv3 v3(double x, double y, double z)
+static inline dv3 v3(double x, double y, double z)
 {
     dv3 r = {x, y, z};
     return r;
 }
-static dv3 vf(cna_vec3 v) { return v3(v.x, v.y, v.z); }
-static dv3 add(dv3 a, dv3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }
-static dv3 sub(dv3 a, dv3 b) { return v3(a.x - b.x, a.y - b.y, a.z - b.z); }
-static dv3 scale(dv3 a, double s) { return v3(a.x * s, a.y * s, a.z * s); }
-static double dot(dv3 a, dv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static dv3 cross(dv3 a, dv3 b) { return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }
-static double len2(dv3 a) { return dot(a, a); }
+static inline dv3 vf(cna_vec3 v) { return v3(v.x, v.y, v.z); }
+static inline dv3 add(dv3 a, dv3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }
+static inline dv3 sub(dv3 a, dv3 b) { return v3(a.x - b.x, a.y - b.y, a.z - b.z); }
+static inline dv3 scale(dv3 a, double s) { return v3(a.x * s, a.y * s, a.z * s); }
+static inline double dot(dv3 a, dv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline dv3 cross(dv3 a, dv3 b) { return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }
+static inline double len2(dv3 a) { return dot(a, a); }
+/* x clamped to [-1, 1], and max(x, 0) (NaN stays NaN in neither: the inputs are finite) */
+static inline double clamp1(double x) { return x < -1.0 ? -1.0 : x > 1.0 ? 1.0 : x; }
+static inline double max0(double x) { return x > 0.0 ? x : 0.0; }
 
-static dq qid(void)
+static inline dq qid(void)
 {
     dq q = {0, 0, 0, 1};
     return q;
 }
-static dq qmul(dq a, dq b)
+static inline dq qmul(dq a, dq b)
 {
     dq r = {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
             a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
     return r;
 }
-static dq qnorm(dq q)
+static inline dq qnorm(dq q)
 {
     const double l = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
     if (!(l > 0)) return qid();
-    dq r = {q.x / l, q.y / l, q.z / l, q.w / l};
+    const double il = 1.0 / l;
+    dq r = {q.x * il, q.y * il, q.z * il, q.w * il};
     return r;
 }
 /* rotate v by unit q: v + 2w(u × v) + 2 u × (u × v) */
-static dv3 qrot(dq q, dv3 v)
+static inline dv3 qrot(dq q, dv3 v)
 {
     const dv3 u = v3(q.x, q.y, q.z);
     const dv3 t = scale(cross(u, v), 2.0);
     return add(add(v, scale(t, q.w)), cross(u, t));
 }
 /* unit axis, angle */
-static dq axis_angle(dv3 axis, double angle)
+static inline dq axis_angle(dv3 axis, double angle)
 {
     const double s = sin(angle * 0.5);
     dq q = {axis.x * s, axis.y * s, axis.z * s, cos(angle * 0.5)};
     return q;
 }
 /* unit axis, cosine of the angle (in [-1, 1]) */
-static dq axis_cos(dv3 axis, double c)
+static inline dq axis_cos(dv3 axis, double c)
 {
-    const double s = sqrt(fmax(0.0, 0.5 * (1.0 - c)));
-    dq q = {axis.x * s, axis.y * s, axis.z * s, sqrt(fmax(0.0, 0.5 * (1.0 + c)))};
+    const double s = sqrt(max0(0.5 * (1.0 - c)));
+    dq q = {axis.x * s, axis.y * s, axis.z * s, sqrt(max0(0.5 * (1.0 + c)))};
     return q;
 }
 /* The shortest rotation taking the direction of u onto that of v; for
@@ -100,18 +104,18 @@ static dm4 dm_of(const cna_mat4 *a)
     for (int i = 0; i < 16; i++) r.m[i] = a->m[i];
     return r;
 }
-static dv3 dm_point(const dm4 *a, dv3 p)
+static inline dv3 dm_point(const dm4 *a, dv3 p)
 {
     return v3(a->m[0] * p.x + a->m[4] * p.y + a->m[8] * p.z + a->m[12],
               a->m[1] * p.x + a->m[5] * p.y + a->m[9] * p.z + a->m[13],
               a->m[2] * p.x + a->m[6] * p.y + a->m[10] * p.z + a->m[14]);
 }
-static dv3 dm_vector(const dm4 *a, dv3 p)
+static inline dv3 dm_vector(const dm4 *a, dv3 p)
 {
     return v3(a->m[0] * p.x + a->m[4] * p.y + a->m[8] * p.z, a->m[1] * p.x + a->m[5] * p.y + a->m[9] * p.z,
               a->m[2] * p.x + a->m[6] * p.y + a->m[10] * p.z);
 }
-static dv3 dm_origin(const dm4 *a) { return v3(a->m[12], a->m[13], a->m[14]); }
+static inline dv3 dm_origin(const dm4 *a) { return v3(a->m[12], a->m[13], a->m[14]); }
 
 /* Inverse of an affine matrix (the 3x3 part inverted, the translation
  * carried); false when the 3x3 part is singular. */
@@ -165,7 +169,7 @@ static dq weighted(dq q, double weight)
 }
 
 /* x · 0 is 0 for a finite x and NaN otherwise */
-static bool finite3(cna_vec3 v) { return v.x * 0.0f + v.y * 0.0f + v.z * 0.0f == 0.0f; }
+static inline bool finite3(cna_vec3 v) { return v.x * 0.0f + v.y * 0.0f + v.z * 0.0f == 0.0f; }
 
 static cna_result check_vec(const char *what, const char *name, cna_vec3 v, bool nonzero, cna_error *err)
 {
@@ -267,8 +271,8 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
         const dv3 axis = scale(vf(ik->mid_axis), 1.0 / sqrt(len2(vf(ik->mid_axis))));
         if (la2 > 0.0 && lb2 > 0.0) {
             const double half_rl = 0.5 / (la * lb);
-            const double cos_want = fmax(-1.0, fmin(1.0, (la2 + lb2 - lt2) * half_rl));
-            const double cos_now = fmax(-1.0, fmin(1.0, (la2 + lb2 - lc2) * half_rl));
+            const double cos_want = clamp1((la2 + lb2 - lt2) * half_rl);
+            const double cos_now = clamp1((la2 + lb2 - lc2) * half_rl);
             /* the rotation by acos(cos_want) - now, now = ±acos(cos_now) (negative
              * when bent the wrong way round the axis), from the half angles:
              * cos(x/2) = sqrt((1 + cos x) / 2), sin(x/2) = sqrt((1 - cos x) / 2) */
@@ -293,7 +297,7 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
             const dv3 line = scale(t_s, 1.0 / sqrt(lt2));
             dq plane = qid();
             if (lr2 > 0.0 && lj2 > 0.0) {
-                const double c = fmax(-1.0, fmin(1.0, dot(ref_n, joint_n) / sqrt(lr2 * lj2)));
+                const double c = clamp1(dot(ref_n, joint_n) / sqrt(lr2 * lj2));
                 const dv3 rot_axis = dot(joint_n, pole_s) < 0.0 ? scale(line, -1.0) : line;
                 plane = axis_cos(rot_axis, c);
             }
@@ -425,7 +429,7 @@ cna_result cna_ik_aim_solve(const cna_ik_aim *ik, const cna_mat4 *joint, cna_qua
             const dv3 line = scale(t, 1.0 / sqrt(lt2));
             dq plane = qid();
             if (lr2 > 0.0 && lj2 > 0.0) {
-                const double c = fmax(-1.0, fmin(1.0, dot(joint_n, ref_n) / sqrt(lr2 * lj2)));
+                const double c = clamp1(dot(joint_n, ref_n) / sqrt(lr2 * lj2));
                 plane = axis_cos(dot(ref_n, up_after) < 0.0 ? scale(line, -1.0) : line, c);
             }
             q = qmul(plane, onto);
