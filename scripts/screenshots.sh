@@ -5,7 +5,9 @@
 #   docs/images/tentacle-split.png        tentacle.gltf at 0.5 s, its 150-joint skin split
 #                                         into sub-palettes of at most 72 (--split-palettes);
 #   docs/images/tentacle-meshopt.png      tentacle-meshopt.glb (gltfpack -cc) at 1 s;
-#   docs/images/tentacle-wave-sheet.png   the compressed file, eight frames over the wave.
+#   docs/images/tentacle-wave-sheet.png   the compressed file, eight frames over the wave;
+#   docs/images/robot-ik-sheet.png        RobotExpressive walking with its left hand held at
+#                                         one point (--ik) and its head aimed at another (--aim).
 # Not run by the tests; run it again after changing the asset or the renderer, and look at
 # the pictures before committing them.
 # Usage: scripts/screenshots.sh      (from anywhere; CNA_BUILD_DIR overrides build/)
@@ -21,3 +23,6 @@ T=assets/Tentacle
     -o docs/images/tentacle-meshopt.png
 "$BUILD/cna" render "$T/tentacle-meshopt.glb" --split-palettes --sheet 8 --size 160x220 \
     -o docs/images/tentacle-wave-sheet.png
+"$BUILD/cna" render tests/data/corpus/valid/RobotExpressive/robot.glb --animation Robot_Walking --sheet 4 \
+    --size 200x240 --ik Palm2.L=0.9,2.3,1.6 --ik-pole 1,-1,0 --aim Head=2.5,3,3 --aim-forward 0,0,1 \
+    -o docs/images/robot-ik-sheet.png

@@ -23,6 +23,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "ik_options.h"
 #include "cna/cna.h"
 #include "core/internal.h"
 
@@ -33,6 +34,8 @@ void cna_cli_pose_help(FILE *out)
             "                     [--mode faithful|union] [--asset-root DIR] [--split-palettes]\n"
             "                     [--no-textures] [--max-decoded-size N]\n"
             "                     [--blend I|NAME [--blend-time SECONDS] [--weight W]]\n"
+            "                     [--ik END=X,Y,Z [--ik-pole|--ik-weight|--ik-soften|--ik-twist V]]...\n"
+            "                     [--aim JOINT=X,Y,Z [--aim-forward|--aim-up|--aim-offset|--aim-weight V]]...\n"
             "\n"
             "Imports FILE (.gltf or .glb, or a .cnb from cna convert, recognised by its\n"
             "magic) as a cna model and prints its pose as JSON:\n"
@@ -76,6 +79,9 @@ void cna_cli_pose_help(FILE *out)
             CNA_CLI_SPLIT_PALETTES_HELP("     ", "                       ")
             CNA_CLI_NO_TEXTURES_HELP("     ", "                       ")
             CNA_CLI_MAX_DECODED_HELP(" ", "                       ")
+            );
+    cna_cli_ik_help(out, 23);
+    fprintf(out,
             "  -h, --help           print this help\n"
             "\n"
             "exit status: 0 printed; 1 the file is refused (\"error: FILE: message\");\n"
@@ -127,6 +133,7 @@ typedef struct pose_args {
     bool no_textures;        /* --no-textures */
     size_t max_decoded;      /* --max-decoded-size; 0 = the default */
     cna_cli_blend blend;     /* --blend, --blend-time, --weight */
+    cna_cli_ik ik;           /* --ik, --aim and their modifiers (tools/ik_options.c) */
 } pose_args;
 
 static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_args *a)
@@ -141,6 +148,10 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, pose_ar
         if (cna_cli_is_blend_option(arg)) {
             if (!has_value) return cna_cli_usage_error(cmd, "%s needs a value", arg);
             int u = cna_cli_blend_parse(cmd, arg, argv[++i], &a->blend);
+            if (u >= 0) return u;
+        } else if (cna_cli_is_ik_option(arg)) {
+            if (!has_value) return cna_cli_usage_error(cmd, "%s needs a value", arg);
+            int u = cna_cli_ik_parse(cmd, arg, argv[++i], &a->ik);
             if (u >= 0) return u;
         } else if (strcmp(arg, "--scene") == 0 || strcmp(arg, "--animation") == 0 ||
             strcmp(arg, "--time") == 0 || strcmp(arg, "--mode") == 0 || strcmp(arg, "--asset-root") == 0) {
@@ -314,6 +325,8 @@ static int pose_run(pose_args *a)
     cJSON *root = NULL;
     char *text = NULL;
     if (cna_character_create(m, NULL, &ch, &err) != CNA_OK) goto fail;
+    if ((rc = cna_cli_ik_attach(ch, a->path, &a->ik)) >= 0) goto done;
+    rc = CNA_CLI_EXIT_FAILURE;
     if (a->animation) {
         size_t index = 0;
         if (cna_model_find_animation(m, a->animation, &index, NULL) != CNA_OK) {

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ik_options.h"
 #include "cna/cna.h"
 
 #ifdef CNA_HAVE_GL
@@ -121,6 +122,9 @@ void cna_cli_render_help(FILE *out)
             CNA_CLI_MAX_DECODED_HELP(" ", "                      ")
             "  -o OUT.png          the PNG to write (required unless --gif is given); only\n"
             "                      .png and .gif outputs are written\n"
+            );
+    cna_cli_ik_help(out, 22);
+    fprintf(out,
             "  -h, --help          print this help\n"
             "\n"
             "exit status: 0 written; 1 the file is refused or rendering failed\n"
@@ -147,6 +151,7 @@ typedef struct render_args {
     uint32_t gif_frames;
     cna_cli_blend blend;     /* --blend, --blend-time, --weight */
     bool bones;              /* --bones: the skeleton over the model */
+    cna_cli_ik ik;           /* --ik, --aim and their modifiers (tools/ik_options.c) */
 } render_args;
 
 static bool parse_floats(const char *s, float *out, int n)
@@ -206,6 +211,12 @@ static int parse_args(const cna_cli_command *cmd, int argc, char **argv, render_
         if (cna_cli_is_blend_option(arg)) {
             if (i + 1 >= argc) return cna_cli_usage_error(cmd, "%s needs a value", arg);
             int u = cna_cli_blend_parse(cmd, arg, argv[++i], &a->blend);
+            if (u >= 0) return u;
+            continue;
+        }
+        if (cna_cli_is_ik_option(arg)) {
+            if (i + 1 >= argc) return cna_cli_usage_error(cmd, "%s needs a value", arg);
+            int u = cna_cli_ik_parse(cmd, arg, argv[++i], &a->ik);
             if (u >= 0) return u;
             continue;
         }
@@ -835,6 +846,8 @@ static int render_run(render_args *a)
                         "bones as lines, joints as points\n",
                 a->path, skeleton_points(&sc, &none));
     }
+    if ((rc = cna_cli_ik_attach(sc.c, a->path, &a->ik)) >= 0) goto done;
+    rc = CNA_CLI_EXIT_FAILURE;
     if (a->animation) {
         size_t index = 0;
         if (cna_model_find_animation(m, a->animation, &index, NULL) != CNA_OK) {

@@ -33,7 +33,11 @@
  *      the initial weights), blended only when they changed. Weight tracks
  *      keep their times in seconds: right after cna_character_seek(s) (no
  *      advance since, s inside the animation) they are evaluated at s
- *      exactly, otherwise at the position's seconds.
+ *      exactly, otherwise at the position's seconds;
+ *   7. the pose edit, when one is set (cna_character_set_pose_edit): user
+ *      code or the IK solvers read the model-space transforms and write
+ *      joints' local transforms; each edit recomputes the absolute
+ *      transforms and palettes of the edited joint's subtree only.
  *
  * Usage — two robots walking at different phases, drawn every frame:
  *   cna_character *a, *b;
@@ -83,6 +87,7 @@
 
 #include "cna/alloc.h"
 #include "cna/export.h"
+#include "cna/ik.h"
 #include "cna/math.h"
 #include "cna/model.h"
 #include "cna/player.h"
@@ -579,6 +584,96 @@ CNA_API const void *cna_character_part_vertices(const cna_character *character, 
  * for a part without morph targets): upload them to the GPU only when it
  * differs from the value of the last upload. */
 CNA_API uint64_t cna_character_part_revision(const cna_character *character, size_t mesh, size_t part);
+
+/* ------------------------------------------------------------------ pose edit
+ *
+ * After a pose (cna_character_pose, cna_character_update, a crowd's
+ * update), the joints' local transforms can be changed: by the calls
+ * below, made by hand after the pose, or from a callback that every pose
+ * runs as its last step (cna_character_set_pose_edit; a crowd runs it on
+ * its worker thread, inside the character's pose). Each edit writes a
+ * joint's local transform where the character keeps it (its skeleton's
+ * player; a joint whose bind pose folds nodes in keeps
+ * fold · local there) and recomputes, for the edited joint's subtree
+ * only, the bones' absolute transforms, the joints' worlds and each skin's
+ * palette (skin[p] = world[p] · inverse_bind[p]), the root prefixes of
+ * nested skeletons under it and the split parts' sub-palettes; so
+ * cna_character_absolute_transform reads the edited pose at once, as the
+ * next edit or solver needs. The next pose starts again from the
+ * animation. A character that never edits poses exactly as before.
+ *
+ * Only joints (bones that some skin poses) can be edited ("bone 0
+ * \"RobotArmature\": not a joint of any skin; only joints can be edited"),
+ * and not a joint whose edit would move a skin's instancing node apart from
+ * its skeleton ("bone 4 \"Hips\": editing it would move skins[1]'s
+ * instancing node apart from its skeleton").
+ *
+ * Cost and memory: the first edit (or cna_character_set_pose_edit)
+ * allocates one byte per bone (counted in cna_character_size_bytes);
+ * editing then allocates nothing. Threading as for posing: one thread per
+ * character at a time. */
+
+/* Called as the last step of every pose of the character, with the
+ * posed character; return CNA_OK, or an error (filled into err), which the
+ * pose returns. It may call the edit functions below and read any output
+ * of the character; it must not pose, advance or free it. */
+typedef cna_result (*cna_pose_edit_fn)(cna_character *character, void *user, cna_error *err);
+
+/* Set (fn non-NULL) or remove (fn NULL) the pose edit; takes effect at the
+ * next pose. Errors: CNA_ERROR_INVALID_ARGUMENT for NULL character;
+ * CNA_ERROR_OUT_OF_MEMORY (the edit state, once). */
+CNA_API cna_result cna_character_set_pose_edit(cna_character *character, cna_pose_edit_fn fn, void *user,
+                                               cna_error *err);
+
+/* Write joint `bone`'s local transform: weight 1 sets it to *local, weight
+ * 0 changes nothing (not a bit), a weight in between blends the current
+ * local toward it (both decomposed into T · R · S: translation and scale
+ * by lerp, rotation by cna_quat_slerp, composed again). Then the joint's
+ * subtree is recomputed.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a bone
+ * out of range, a bone that is not an editable joint (see above), a matrix
+ * that is not finite, a weight outside [0, 1] or NaN, a blend of a
+ * transform with a zero scale; CNA_ERROR_OUT_OF_MEMORY (first edit). */
+CNA_API cna_result cna_character_set_joint_local(cna_character *character, size_t bone, const cna_mat4 *local,
+                                                 float weight, cna_error *err);
+
+/* Rotate joint `bone` about its own origin by `correction` (a unit
+ * quaternion in the joint's space, as the IK solvers of cna/ik.h return):
+ *   local' = local · R(correction)
+ * (the local rotation times the correction, for a joint without
+ * non-uniform scale), then recompute its subtree. A correction that is
+ * exactly the identity changes nothing.
+ * Errors: as cna_character_set_joint_local, plus a correction that is not
+ * finite or not of unit length (within 1e-3). */
+CNA_API cna_result cna_character_rotate_joint(cna_character *character, size_t bone, cna_quat correction,
+                                              cna_error *err);
+
+/* Two-bone IK on a character (cna/ik.h): the joint named `end_joint`
+ * (cna_model_find_bone), its parent (mid) and grandparent (start), read
+ * from the current pose; the start and mid joints are rotated by the
+ * corrections and their subtree recomputed once. *reached (may be NULL) as
+ * cna_ik_two_bone_solve.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, an
+ * unknown name ("joint \"Foot\": no such joint"), a joint without two
+ * ancestors, a start or mid bone that is not an editable joint, and the
+ * solver's errors. */
+CNA_API cna_result cna_character_two_bone_ik(cna_character *character, const char *end_joint,
+                                             const cna_ik_two_bone *ik, bool *reached, cna_error *err);
+
+/* Aim IK on a character: the joint named `joint` is rotated by
+ * cna_ik_aim_solve's correction and its subtree recomputed. Errors as
+ * above. */
+CNA_API cna_result cna_character_aim_ik(cna_character *character, const char *joint, const cna_ik_aim *ik,
+                                        bool *reached, cna_error *err);
+
+/* Chain IK on a character (cna_ik_chain_solve): the `joint_count` joints
+ * above the joint named `end_joint` (1 .. CNA_IK_CHAIN_MAX; ik->limits has
+ * one entry per joint, the farthest from the end first) are turned so that
+ * the end joint's origin reaches the target; their subtree is recomputed
+ * once. Errors as above, plus a chain longer than the joint's ancestry
+ * ("joint \"Head\": a chain of 9 needs 9 ancestors; it has 7"). */
+CNA_API cna_result cna_character_chain_ik(cna_character *character, const char *end_joint, size_t joint_count,
+                                          const cna_ik_chain *ik, bool *reached, cna_error *err);
 
 /* ------------------------------------------------------------------ the spec's operations */
 

@@ -17,6 +17,7 @@
 #include "cna/device.h"
 #include "cna/effect.h"
 #include "cna/gltf.h"
+#include "cna/ik.h"
 #include "cna/math.h"
 #include "cna/model.h"
 #include "cna/morph.h"

@@ -397,6 +397,11 @@ bool cna__player_set_mark(struct cna_player *player, bool mark);
 cna_mat4 *cna__player_locals(struct cna_player *player);
 uint8_t *cna__player_posed(struct cna_player *player);
 void cna__player_hierarchy(struct cna_player *player);
+/* For the character's pose edit: the player's worlds and palette
+ * (bone_count each), and the root prefixes its updates compose (NULL: none). */
+cna_mat4 *cna__player_worlds(struct cna_player *player);
+cna_mat4 *cna__player_skins(struct cna_player *player);
+const cna_mat4 *cna__player_prefix(const struct cna_player *player);
 
 /* The player's kernel paths (src/anim/player_kernel.h): BASE is the kernels
  * compiled for the library's baseline (SSE2 on x86-64, the scalar

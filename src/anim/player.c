@@ -248,6 +248,10 @@ static void recompute(cna_player *player)
 cna_mat4 *cna__player_locals(cna_player *player) { return player->local; }
 uint8_t *cna__player_posed(cna_player *player) { return player->posed; }
 
+cna_mat4 *cna__player_worlds(cna_player *player) { return player->world; }
+cna_mat4 *cna__player_skins(cna_player *player) { return player->skin; }
+const cna_mat4 *cna__player_prefix(const cna_player *player) { return root_prefix(player, player->data); }
+
 void cna__player_hierarchy(cna_player *player)
 {
     const cna_skinning_data *data = player->data;

@@ -97,6 +97,7 @@ void cna_character_free(cna_character *c)
     cna__free(&a, c->parts);
     cna__free(&a, c->scratch);
     cna__layers_free(c);
+    cna__edit_free(c);
     struct cna_model_owner *owner = c->owner;
     cna__free(&a, c);
     cna__model_release(owner); /* last: may free the model (cna_model_free already called) */
@@ -1063,6 +1064,8 @@ static cna_result pose(cna_character *c, bool player_done, cna_error *err)
     }
     for (size_t i = 0; i < c->morphed_count; i++)
         if ((r = pose_weights(c, c->morphed[i].mesh, c->morphed[i].part, single, err)) != CNA_OK) return r;
+    /* 7. the pose edit, when the character has one */
+    if (c->editor) return c->editor(c, c->editor_user, err);
     return CNA_OK;
 }
 

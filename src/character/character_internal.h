@@ -179,6 +179,12 @@ struct cna_character {
     size_t *part_first;         /* mesh_count + 1 */
     morph_part *parts;          /* per flat part (instance NULL without morph) */
     float *scratch;             /* the largest target count */
+    /* pose edit (src/character/edit.c): made by the first edit or
+     * cna_character_set_pose_edit; NULL until then */
+    uint8_t *edit_affected;     /* bone_count: bones whose transforms the next refresh recomputes */
+    size_t edit_first;          /* the lowest bone marked (bone_count: none) */
+    cna_pose_edit_fn editor;    /* run at the end of every pose, or NULL */
+    void *editor_user;
     bool crowd_mark;            /* written only by a crowd's checking thread */
 };
 
@@ -206,6 +212,10 @@ cna_mat4 *cna__character_local(cna_character *c, int32_t bone);
 
 /* Allocate zeroed memory owned by the character, counted in its size. */
 void *cna__character_take(cna_character *c, size_t count, size_t size);
+
+/* ---- edit.c: the pose-edit stage (joints' locals written after a pose,
+ * their subtrees' absolutes and palettes recomputed) */
+void cna__edit_free(cna_character *c);
 
 /* ---- layers.c */
 /* Allocate the blending state (accumulators, the layers' own track states)

@@ -1029,6 +1029,8 @@ static void a_player_composes_with_the_prefix_it_is_handed(void **state)
     cna_player_free(p);
 }
 
+int cna_test_ik_run(void); /* ik_cases.c: the pose edit and the IK solvers */
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1051,5 +1053,6 @@ int main(void)
         cmocka_unit_test(null_arguments_are_refused_or_answered_empty),
         cmocka_unit_test(a_player_composes_with_the_prefix_it_is_handed),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    return failed + cna_test_ik_run();
 }

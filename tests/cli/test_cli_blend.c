@@ -466,6 +466,8 @@ static void test_render_blend_writes_a_png_of_a_frame_and_of_a_sheet(void **stat
 }
 #endif
 
+int cna_test_cli_ik_run(void); /* ik_cases.c: --ik and --aim */
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -479,5 +481,6 @@ int main(void)
         cmocka_unit_test(test_render_blend_writes_a_png_of_a_frame_and_of_a_sheet),
 #endif
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    return failed + cna_test_cli_ik_run();
 }

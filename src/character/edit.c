@@ -1,0 +1,377 @@
+/*
+ * The pose-edit stage (include/cna/character.h, "pose edit"): joints'
+ * local transforms written after a pose, and the subtree under each edited
+ * joint brought up to date, in bone index order (parents first):
+ *   absolute[b] = absolute[parent] · local[b]        bones with an absolute slot
+ *   world[p] = world[parent] · local[p]               joints (each skeleton posing b)
+ *   world[root] = prefix[root] · local[root]
+ *   prefix[root] = inverse(absolute[mesh_node]) · absolute[parent(root)]   moving prefixes
+ *   skin[p] = world[p] · inverse_bind[p]
+ * A joint whose absolute is its player's world (alias_absolutes in
+ * character.c) gets it from the world product, which is the same product.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "anim/anim_internal.h"
+#include "character/character_internal.h"
+#include "cna/character.h"
+#include "core/internal.h"
+
+void cna__edit_free(cna_character *c) { cna__free(&c->alloc, c->edit_affected); }
+
+static cna_result ensure(cna_character *c, cna_error *err)
+{
+    if (c->edit_affected) return CNA_OK;
+    const size_t n = c->model->bone_count;
+    c->edit_affected = (uint8_t *)cna__character_take(c, n ? n : 1, 1);
+    if (!c->edit_affected)
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "pose edit: out of memory for %zu bones", n);
+    c->edit_first = n;
+    return CNA_OK;
+}
+
+cna_result cna_character_set_pose_edit(cna_character *c, cna_pose_edit_fn fn, void *user, cna_error *err)
+{
+    if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    if (fn) {
+        cna_result r = ensure(c, err);
+        if (r != CNA_OK) return r;
+    }
+    c->editor = fn;
+    c->editor_user = fn ? user : NULL;
+    return CNA_OK;
+}
+
+static const char *bone_name(const cna_model *m, size_t bone) { return m->bones[bone].name ? m->bones[bone].name : ""; }
+
+static bool ancestor_or_self(const cna_model *m, int32_t ancestor, int32_t bone)
+{
+    for (int32_t b = bone; b >= 0; b = m->bones[b].parent)
+        if (b == ancestor) return true;
+    return false;
+}
+
+/* Joint p of evaluation e that is bone b, or -1. */
+static int32_t palette_of(const cna_character *c, size_t e, size_t bone)
+{
+    const cna_model_skin *s = &c->model->skins[c->evals[e].skin];
+    if (!s->node_to_palette || !s->palette_to_node) return -1;
+    const int32_t p = s->node_to_palette[bone];
+    return p >= 0 && (size_t)p < s->joint_count && s->palette_to_node[p] == (int32_t)bone ? p : -1;
+}
+
+/* Whether `bone` may be edited: a joint of some evaluation, whose edit
+ * moves no skin's instancing node apart from its skeleton (a fixed prefix
+ * reads the bones above a root joint and the instancing node: an edit
+ * above one and not the other would change it), and the bones posed since
+ * the last apply_clip_to_bones. */
+static cna_result check_joint(const cna_character *c, size_t bone, cna_error *err)
+{
+    const cna_model *m = c->model;
+    if (bone >= m->bone_count)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "pose edit: bone %zu is outside the model's %zu bones",
+                          bone, m->bone_count);
+    if (c->locals_dirty)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "bone %zu \"%s\": apply_clip_to_bones moved the bones since the last pose; pose first",
+                          bone, bone_name(m, bone));
+    bool joint = false;
+    for (size_t e = 0; e < c->eval_count && !joint; e++) joint = palette_of(c, e, bone) >= 0;
+    if (!joint)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "bone %zu \"%s\": not a joint of any skin; only joints can be edited", bone,
+                          bone_name(m, bone));
+    for (size_t v = 0; v < c->variant_count; v++) {
+        const variant *va = &c->variants[v];
+        const cna_model_skin *s = &m->skins[va->skin];
+        const bool mesh_moves = ancestor_or_self(m, (int32_t)bone, s->mesh_node);
+        for (size_t r = 0; r < s->root_count; r++) {
+            const int32_t root = s->palette_to_node ? s->palette_to_node[s->roots[r]] : -1;
+            if (root < 0) continue;
+            const int32_t parent = m->bones[root].parent;
+            const bool above_root = parent >= 0 && ancestor_or_self(m, (int32_t)bone, parent);
+            if (va->moving ? mesh_moves : above_root != mesh_moves)
+                return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                                  "bone %zu \"%s\": editing it would move skins[%d]'s instancing node apart from "
+                                  "its skeleton",
+                                  bone, bone_name(m, bone), (int)va->skin);
+        }
+    }
+    return CNA_OK;
+}
+
+/* Write joint `bone`'s local transform (no recompute): into each skeleton
+ * that poses it (fold · local where its bind pose folds nodes in) and its
+ * own local slot. */
+static void write_local(cna_character *c, size_t bone, const cna_mat4 *local)
+{
+    const cna_model *m = c->model;
+    for (size_t e = 0; e < c->eval_count; e++) {
+        const int32_t p = palette_of(c, e, bone);
+        if (p < 0) continue;
+        const cna_model_skin *s = &m->skins[c->evals[e].skin];
+        cna_mat4 *locals = cna__player_locals(c->evals[e].player);
+        if (s->fold && !cna_mat4_is_identity(&s->fold[p]))
+            cna_mat4_mul(&locals[p], &s->fold[p], local);
+        else
+            locals[p] = *local;
+    }
+    if (c->local_slot[bone] >= 0) c->local[c->local_slot[bone]] = *local;
+    c->edit_affected[bone] = 1;
+    if (bone < c->edit_first) c->edit_first = bone;
+}
+
+/* prefix[p] of root joint p (bone `bone`) from the current absolutes. */
+static void root_prefix(const cna_character *c, const cna_model_skin *s, cna_mat4 *prefix, int32_t bone)
+{
+    cna_mat4 inv;
+    if (!cna_mat4_inverse(&inv, c->absolute_of[s->mesh_node])) cna_mat4_identity(&inv);
+    const int32_t parent = c->model->bones[bone].parent;
+    if (parent >= 0)
+        cna_mat4_mul(prefix, &inv, c->absolute_of[parent]);
+    else
+        *prefix = inv;
+}
+
+/* world[p] and skin[p] of joint p of one palette variant. */
+static void joint_world(const cna_skinning_data *d, int32_t p, const cna_mat4 *prefix, const cna_mat4 *locals,
+                        cna_mat4 *world, cna_mat4 *skin)
+{
+    const int32_t parent = d->hierarchy[p];
+    if (parent >= 0)
+        cna_mat4_mul(&world[p], &world[parent], &locals[p]);
+    else if (prefix)
+        cna_mat4_mul(&world[p], &prefix[p], &locals[p]);
+    else
+        world[p] = locals[p];
+    cna_mat4_mul(&skin[p], &world[p], &d->inverse_bind_pose[p]);
+}
+
+/* Joint p (bone `bone`) of evaluation e: its worlds and palettes, in every
+ * variant of the evaluation. */
+static void refresh_joint(cna_character *c, size_t e, int32_t p, int32_t bone)
+{
+    const cna_model *m = c->model;
+    evaluation *ev = &c->evals[e];
+    const cna_mat4 *locals = cna__player_locals(ev->player);
+    for (size_t v = 0; v < c->variant_count; v++) {
+        variant *va = &c->variants[v];
+        if (va->eval != e) continue;
+        const cna_model_skin *s = &m->skins[va->skin];
+        const cna_skinning_data *d = &s->data;
+        if (va->moving && d->hierarchy[p] < 0) root_prefix(c, s, &va->prefix[p], bone);
+        if (va->own) {
+            joint_world(d, p, cna__player_prefix(ev->player), locals, cna__player_worlds(ev->player),
+                        cna__player_skins(ev->player));
+        } else {
+            const cna_mat4 *prefix = va->prefix;
+            if (!prefix && d->root_prefix_count == (size_t)d->bone_count && d->bone_count > 0)
+                prefix = d->root_prefix;
+            joint_world(d, p, prefix, locals, va->world, va->skin_m);
+        }
+    }
+}
+
+/* Recompute the subtrees of the marked bones, then clear the marks. */
+static void refresh(cna_character *c)
+{
+    const cna_model *m = c->model;
+    const size_t n = m->bone_count;
+    uint8_t *affected = c->edit_affected;
+    bool any = false;
+    for (size_t b = c->edit_first; b < n; b++) {
+        const int32_t parent = m->bones[b].parent;
+        if (!affected[b] && !(parent >= 0 && (size_t)parent >= c->edit_first && affected[parent])) continue;
+        affected[b] = 1;
+        any = true;
+        if (c->absolute_slot[b] >= 0) {
+            cna_mat4 *out = &c->absolute[c->absolute_slot[b]];
+            if (parent >= 0)
+                cna_mat4_mul(out, c->absolute_of[parent], c->local_of[b]);
+            else
+                *out = *c->local_of[b];
+        }
+        for (size_t e = 0; e < c->eval_count; e++) {
+            const int32_t p = palette_of(c, e, b);
+            if (p >= 0) refresh_joint(c, e, p, (int32_t)b);
+        }
+    }
+    if (any)
+        for (size_t i = 0; i < c->split_count; i++) { /* sub[i] = skin[palette_map[i]] */
+            const cna_model_mesh *mesh = &m->meshes[c->split[i].mesh];
+            const cna_model_part *part = &mesh->parts[c->split[i].part];
+            const cna_mat4 *skin = cna_character_skin_transforms(c, (size_t)mesh->skin);
+            cna_mat4 *sub = c->parts[c->part_first[c->split[i].mesh] + c->split[i].part].palette;
+            for (size_t k = 0; k < part->palette_map_count; k++) sub[k] = skin[part->palette_map[k]];
+        }
+    if (c->edit_first < n) memset(affected + c->edit_first, 0, n - c->edit_first);
+    c->edit_first = n;
+}
+
+static bool finite_matrix(const cna_mat4 *a)
+{
+    for (int i = 0; i < 16; i++)
+        if (!isfinite(a->m[i])) return false;
+    return true;
+}
+
+cna_result cna_character_set_joint_local(cna_character *c, size_t bone, const cna_mat4 *local, float weight,
+                                         cna_error *err)
+{
+    if (!c || !local)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "pose edit: %s is NULL", c ? "local" : "character");
+    cna_result r = check_joint(c, bone, err);
+    if (r != CNA_OK) return r;
+    const char *name = bone_name(c->model, bone);
+    if (!finite_matrix(local))
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "bone %zu \"%s\": the local transform is not finite",
+                          bone, name);
+    if (!(weight >= 0.0f && weight <= 1.0f))
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "bone %zu \"%s\": weight %g is outside 0..1", bone, name,
+                          weight);
+    if (weight == 0.0f) return CNA_OK;
+    cna_mat4 value = *local;
+    if (weight < 1.0f) {
+        cna_vec3 t0, s0, t1, s1;
+        cna_quat r0, r1;
+        if (!cna_mat4_decompose(c->local_of[bone], &t0, &r0, &s0) || !cna_mat4_decompose(local, &t1, &r1, &s1))
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                              "bone %zu \"%s\": a local transform with a zero scale cannot be blended", bone, name);
+        cna_mat4_compose(&value, cna_vec3_lerp(t0, t1, weight), cna_quat_normalize(cna_quat_slerp(r0, r1, weight)),
+                         cna_vec3_lerp(s0, s1, weight));
+    }
+    if ((r = ensure(c, err)) != CNA_OK) return r;
+    write_local(c, bone, &value);
+    refresh(c);
+    return CNA_OK;
+}
+
+static cna_result check_rotation(const cna_character *c, size_t bone, cna_quat q, cna_error *err)
+{
+    const char *name = bone_name(c->model, bone);
+    if (!isfinite(q.x) || !isfinite(q.y) || !isfinite(q.z) || !isfinite(q.w))
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "bone %zu \"%s\": the correction is not finite", bone,
+                          name);
+    const double l = sqrt((double)q.x * q.x + (double)q.y * q.y + (double)q.z * q.z + (double)q.w * q.w);
+    if (fabs(l - 1.0) > 1e-3)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "bone %zu \"%s\": the correction's length %g is not 1", bone, name, l);
+    return CNA_OK;
+}
+
+/* local' = local · R(q), written (not refreshed); the identity writes nothing. */
+static void rotate(cna_character *c, size_t bone, cna_quat q)
+{
+    if (q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && (q.w == 1.0f || q.w == -1.0f)) return;
+    cna_mat4 rot, value;
+    cna_mat4_compose(&rot, cna_vec3_zero(), q, cna_vec3_one());
+    cna_mat4_mul(&value, c->local_of[bone], &rot);
+    write_local(c, bone, &value);
+}
+
+cna_result cna_character_rotate_joint(cna_character *c, size_t bone, cna_quat correction, cna_error *err)
+{
+    if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    cna_result r = check_joint(c, bone, err);
+    if (r != CNA_OK) return r;
+    if ((r = check_rotation(c, bone, correction, err)) != CNA_OK) return r;
+    if ((r = ensure(c, err)) != CNA_OK) return r;
+    rotate(c, bone, correction);
+    refresh(c);
+    return CNA_OK;
+}
+
+/* The bone named `name` (cna_model_find_bone), with its error. */
+static cna_result find(const cna_character *c, const char *name, int32_t *bone, cna_error *err)
+{
+    if (!name) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "pose edit: joint name is NULL");
+    *bone = cna_model_find_bone(c->model, name);
+    if (*bone < 0) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "joint \"%s\": no such joint", name);
+    return CNA_OK;
+}
+
+cna_result cna_character_two_bone_ik(cna_character *c, const char *end_joint, const cna_ik_two_bone *ik,
+                                     bool *reached, cna_error *err)
+{
+    if (!c || !ik)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "two-bone IK: %s is NULL", c ? "ik" : "character");
+    int32_t end = -1;
+    cna_result r = find(c, end_joint, &end, err);
+    if (r != CNA_OK) return r;
+    const cna_model *m = c->model;
+    const int32_t mid = m->bones[end].parent;
+    const int32_t start = mid >= 0 ? m->bones[mid].parent : -1;
+    if (start < 0)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "joint \"%s\": two-bone IK needs a parent and a grandparent; it has %s", end_joint,
+                          mid < 0 ? "neither" : "no grandparent");
+    if ((r = check_joint(c, (size_t)start, err)) != CNA_OK) return r;
+    if ((r = check_joint(c, (size_t)mid, err)) != CNA_OK) return r;
+    cna_quat qs, qm;
+    bool ok;
+    if ((r = cna_ik_two_bone_solve(ik, c->absolute_of[start], c->absolute_of[mid], c->absolute_of[end], &qs, &qm,
+                                   &ok, err)) != CNA_OK)
+        return r;
+    if ((r = ensure(c, err)) != CNA_OK) return r;
+    /* both corrections are relative to the pose before the edit: the mid
+     * joint's local rotation does not depend on its parent's */
+    rotate(c, (size_t)start, qs);
+    rotate(c, (size_t)mid, qm);
+    refresh(c);
+    if (reached) *reached = ok;
+    return CNA_OK;
+}
+
+cna_result cna_character_aim_ik(cna_character *c, const char *joint, const cna_ik_aim *ik, bool *reached,
+                                cna_error *err)
+{
+    if (!c || !ik) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "aim IK: %s is NULL", c ? "ik" : "character");
+    int32_t bone = -1;
+    cna_result r = find(c, joint, &bone, err);
+    if (r != CNA_OK) return r;
+    if ((r = check_joint(c, (size_t)bone, err)) != CNA_OK) return r;
+    cna_quat q;
+    bool ok;
+    if ((r = cna_ik_aim_solve(ik, c->absolute_of[bone], &q, &ok, err)) != CNA_OK) return r;
+    if ((r = ensure(c, err)) != CNA_OK) return r;
+    rotate(c, (size_t)bone, q);
+    refresh(c);
+    if (reached) *reached = ok;
+    return CNA_OK;
+}
+
+cna_result cna_character_chain_ik(cna_character *c, const char *end_joint, size_t joint_count,
+                                  const cna_ik_chain *ik, bool *reached, cna_error *err)
+{
+    if (!c || !ik)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "chain IK: %s is NULL", c ? "ik" : "character");
+    int32_t end = -1;
+    cna_result r = find(c, end_joint, &end, err);
+    if (r != CNA_OK) return r;
+    if (joint_count < 1 || joint_count > CNA_IK_CHAIN_MAX)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "joint \"%s\": chain of %zu joints is outside 1..%d",
+                          end_joint, joint_count, CNA_IK_CHAIN_MAX);
+    const cna_model *m = c->model;
+    int32_t bones[CNA_IK_CHAIN_MAX + 1];
+    const cna_mat4 *joints[CNA_IK_CHAIN_MAX + 1];
+    bones[joint_count] = end;
+    for (size_t i = joint_count; i-- > 0;) {
+        bones[i] = m->bones[bones[i + 1]].parent;
+        if (bones[i] < 0)
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "joint \"%s\": a chain of %zu needs %zu ancestors; it has %zu",
+                              end_joint, joint_count, joint_count, joint_count - 1 - i);
+    }
+    for (size_t i = 0; i < joint_count; i++)
+        if ((r = check_joint(c, (size_t)bones[i], err)) != CNA_OK) return r;
+    for (size_t i = 0; i <= joint_count; i++) joints[i] = c->absolute_of[bones[i]];
+    cna_quat q[CNA_IK_CHAIN_MAX];
+    bool ok;
+    if ((r = cna_ik_chain_solve(ik, joints, joint_count + 1, q, &ok, err)) != CNA_OK) return r;
+    if ((r = ensure(c, err)) != CNA_OK) return r;
+    for (size_t i = 0; i < joint_count; i++) rotate(c, (size_t)bones[i], q[i]);
+    refresh(c);
+    if (reached) *reached = ok;
+    return CNA_OK;
+}

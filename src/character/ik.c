@@ -1,0 +1,564 @@
+/*
+ * Two-bone and aim IK (include/cna/ik.h), in double precision. The
+ * definitions are ozz-animation 0.16's IKTwoBoneJob and IKAimJob, written
+ * here in our own terms (docs/ik.md gives the formulas):
+ *   vectors are brought into a joint's space by its inverse matrix;
+ *   from_to(u, v) is the shortest rotation taking direction u onto v;
+ *   corrections are applied as local rotation · correction.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cna/ik.h"
+#include "core/internal.h"
+
+typedef struct dv3 {
+    double x, y, z;
+} dv3;
+typedef struct dq {
+    double x, y, z, w;
+} dq;
+
+static inline dv3 v3(double x, double y, double z)
+{
+    dv3 r = {x, y, z};
+    return r;
+}
+static inline dv3 vf(cna_vec3 v) { return v3(v.x, v.y, v.z); }
+static inline dv3 add(dv3 a, dv3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }
+static inline dv3 sub(dv3 a, dv3 b) { return v3(a.x - b.x, a.y - b.y, a.z - b.z); }
+static inline dv3 scale(dv3 a, double s) { return v3(a.x * s, a.y * s, a.z * s); }
+static inline double dot(dv3 a, dv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline dv3 cross(dv3 a, dv3 b) { return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }
+static inline double len2(dv3 a) { return dot(a, a); }
+/* x clamped to [-1, 1], and max(x, 0) (NaN stays NaN in neither: the inputs are finite) */
+static inline double clamp1(double x) { return x < -1.0 ? -1.0 : x > 1.0 ? 1.0 : x; }
+static inline double max0(double x) { return x > 0.0 ? x : 0.0; }
+
+static inline dq qid(void)
+{
+    dq q = {0, 0, 0, 1};
+    return q;
+}
+static inline dq qmul(dq a, dq b)
+{
+    dq r = {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+            a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+    return r;
+}
+static inline dq qnorm(dq q)
+{
+    const double l = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+    if (!(l > 0)) return qid();
+    const double il = 1.0 / l;
+    dq r = {q.x * il, q.y * il, q.z * il, q.w * il};
+    return r;
+}
+/* rotate v by unit q: v + 2w(u × v) + 2 u × (u × v) */
+static inline dv3 qrot(dq q, dv3 v)
+{
+    const dv3 u = v3(q.x, q.y, q.z);
+    const dv3 t = scale(cross(u, v), 2.0);
+    return add(add(v, scale(t, q.w)), cross(u, t));
+}
+/* unit axis, angle */
+static inline dq axis_angle(dv3 axis, double angle)
+{
+    const double s = sin(angle * 0.5);
+    dq q = {axis.x * s, axis.y * s, axis.z * s, cos(angle * 0.5)};
+    return q;
+}
+/* unit axis, cosine of the angle (in [-1, 1]) */
+static inline dq axis_cos(dv3 axis, double c)
+{
+    const double s = sqrt(max0(0.5 * (1.0 - c)));
+    dq q = {axis.x * s, axis.y * s, axis.z * s, sqrt(max0(0.5 * (1.0 + c)))};
+    return q;
+}
+/* The shortest rotation taking the direction of u onto that of v; for
+ * opposite directions a half turn about an axis perpendicular to u. */
+static dq from_to(dv3 u, dv3 v)
+{
+    const double nn = sqrt(len2(u) * len2(v));
+    double w = nn + dot(u, v);
+    dv3 a;
+    if (w < 1e-6 * nn) {
+        w = 0.0;
+        a = fabs(u.x) > fabs(u.z) ? v3(-u.y, u.x, 0.0) : v3(0.0, -u.z, u.y);
+    } else {
+        a = cross(u, v);
+    }
+    dq q = {a.x, a.y, a.z, w};
+    return qnorm(q);
+}
+
+/* A 4x4 affine matrix in double, column-major as cna_mat4. */
+typedef struct dm4 {
+    double m[16];
+} dm4;
+
+static dm4 dm_of(const cna_mat4 *a)
+{
+    dm4 r;
+    for (int i = 0; i < 16; i++) r.m[i] = a->m[i];
+    return r;
+}
+static inline dv3 dm_point(const dm4 *a, dv3 p)
+{
+    return v3(a->m[0] * p.x + a->m[4] * p.y + a->m[8] * p.z + a->m[12],
+              a->m[1] * p.x + a->m[5] * p.y + a->m[9] * p.z + a->m[13],
+              a->m[2] * p.x + a->m[6] * p.y + a->m[10] * p.z + a->m[14]);
+}
+static inline dv3 dm_vector(const dm4 *a, dv3 p)
+{
+    return v3(a->m[0] * p.x + a->m[4] * p.y + a->m[8] * p.z, a->m[1] * p.x + a->m[5] * p.y + a->m[9] * p.z,
+              a->m[2] * p.x + a->m[6] * p.y + a->m[10] * p.z);
+}
+static inline dv3 dm_origin(const dm4 *a) { return v3(a->m[12], a->m[13], a->m[14]); }
+
+/* Inverse of an affine matrix (the 3x3 part inverted, the translation
+ * carried); false when the 3x3 part is singular. */
+static bool dm_inverse(dm4 *out, const dm4 *a)
+{
+    const double *m = a->m;
+    const double c00 = m[5] * m[10] - m[9] * m[6], c01 = m[9] * m[2] - m[1] * m[10], c02 = m[1] * m[6] - m[5] * m[2];
+    const double det = m[0] * c00 + m[4] * c01 + m[8] * c02;
+    if (!(fabs(det) > 1e-30) || !isfinite(det)) return false;
+    const double id = 1.0 / det;
+    double r[16] = {0};
+    r[0] = c00 * id;
+    r[1] = c01 * id;
+    r[2] = c02 * id;
+    r[4] = (m[8] * m[6] - m[4] * m[10]) * id;
+    r[5] = (m[0] * m[10] - m[8] * m[2]) * id;
+    r[6] = (m[4] * m[2] - m[0] * m[6]) * id;
+    r[8] = (m[4] * m[9] - m[8] * m[5]) * id;
+    r[9] = (m[8] * m[1] - m[0] * m[9]) * id;
+    r[10] = (m[0] * m[5] - m[4] * m[1]) * id;
+    r[15] = 1.0;
+    for (int k = 0; k < 3; k++) r[12 + k] = -(r[k] * m[12] + r[4 + k] * m[13] + r[8 + k] * m[14]);
+    for (int i = 0; i < 16; i++) out->m[i] = r[i];
+    return true;
+}
+
+static cna_quat to_float(dq q)
+{
+    if (q.w < 0) { /* w >= 0: the same rotation, so that a weight lerps the short way */
+        q.x = -q.x;
+        q.y = -q.y;
+        q.z = -q.z;
+        q.w = -q.w;
+    }
+    return cna_quat_make((float)q.x, (float)q.y, (float)q.z, (float)q.w);
+}
+
+/* q with w >= 0, then nlerp(identity, q, weight) for weight < 1. */
+static dq weighted(dq q, double weight)
+{
+    if (q.w < 0) {
+        q.x = -q.x;
+        q.y = -q.y;
+        q.z = -q.z;
+        q.w = -q.w;
+    }
+    if (weight >= 1.0) return q;
+    const double t = weight > 0.0 ? weight : 0.0;
+    dq r = {q.x * t, q.y * t, q.z * t, 1.0 + (q.w - 1.0) * t};
+    return qnorm(r);
+}
+
+/* x · 0 is 0 for a finite x and NaN otherwise */
+static inline bool finite3(cna_vec3 v) { return v.x * 0.0f + v.y * 0.0f + v.z * 0.0f == 0.0f; }
+
+static cna_result check_vec(const char *what, const char *name, cna_vec3 v, bool nonzero, cna_error *err)
+{
+    if (!finite3(v)) {
+        const char *c = !isfinite(v.x) ? "x" : !isfinite(v.y) ? "y" : "z";
+        const double bad = !isfinite(v.x) ? v.x : !isfinite(v.y) ? v.y : v.z;
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: %s.%s is %g, not finite", what, name, c, bad);
+    }
+    if (nonzero && v.x == 0.0f && v.y == 0.0f && v.z == 0.0f)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: %s is zero-length", what, name);
+    return CNA_OK;
+}
+
+static cna_result check_float(const char *what, const char *name, float v, cna_error *err)
+{
+    if (!isfinite(v)) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: %s is %g, not finite", what, name, v);
+    return CNA_OK;
+}
+
+static cna_result check_matrix(const char *what, const char *name, const cna_mat4 *m, cna_error *err)
+{
+    if (!m) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what, name);
+    float zero = 0.0f;
+    for (int i = 0; i < 16; i++) zero += m->m[i] * 0.0f;
+    if (zero == 0.0f) return CNA_OK;
+    for (int i = 0; i < 16; i++)
+        if (!isfinite(m->m[i]))
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: %s.m[%d] is %g, not finite", what, name, i,
+                              m->m[i]);
+    return CNA_OK;
+}
+
+/* ------------------------------------------------------------------ two-bone */
+
+cna_ik_two_bone cna_ik_two_bone_defaults(void)
+{
+    cna_ik_two_bone ik = {{0, 0, 0}, {0, 1, 0}, {0, 0, 1}, 1.0f, 1.0f, 0.0f};
+    return ik;
+}
+
+static cna_result check_two_bone(const cna_ik_two_bone *ik, cna_error *err)
+{
+    static const char what[] = "two-bone IK";
+    cna_result r;
+    if ((r = check_vec(what, "target", ik->target, false, err)) != CNA_OK) return r;
+    if ((r = check_vec(what, "pole", ik->pole, true, err)) != CNA_OK) return r;
+    if ((r = check_vec(what, "mid_axis", ik->mid_axis, true, err)) != CNA_OK) return r;
+    if ((r = check_float(what, "weight", ik->weight, err)) != CNA_OK) return r;
+    if ((r = check_float(what, "soften", ik->soften, err)) != CNA_OK) return r;
+    return check_float(what, "twist", ik->twist, err);
+}
+
+cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *start, const cna_mat4 *mid,
+                                 const cna_mat4 *end, cna_quat *start_correction, cna_quat *mid_correction,
+                                 bool *reached, cna_error *err)
+{
+    static const char what[] = "two-bone IK";
+    if (!ik || !start_correction || !mid_correction)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what,
+                          !ik ? "ik" : !start_correction ? "start_correction" : "mid_correction");
+    cna_result r;
+    if ((r = check_two_bone(ik, err)) != CNA_OK) return r;
+    if ((r = check_matrix(what, "start", start, err)) != CNA_OK) return r;
+    if ((r = check_matrix(what, "mid", mid, err)) != CNA_OK) return r;
+    if ((r = check_matrix(what, "end", end, err)) != CNA_OK) return r;
+
+    const cna_quat identity = cna_quat_identity();
+    bool ok = false;
+    dq qs = qid(), qm = qid();
+    const dm4 ms = dm_of(start), mm = dm_of(mid), me = dm_of(end);
+    dm4 inv_s, inv_m;
+    if (ik->weight > 0.0f && dm_inverse(&inv_s, &ms) && dm_inverse(&inv_m, &mm)) {
+        /* the bones in the mid joint's space (_m) and the start joint's (_s) */
+        const dv3 a_m = scale(dm_point(&inv_m, dm_origin(&ms)), -1.0); /* start -> mid */
+        const dv3 b_m = dm_point(&inv_m, dm_origin(&me));                /* mid -> end */
+        const dv3 a_s = dm_point(&inv_s, dm_origin(&mm));                /* start -> mid */
+        const dv3 c_s = dm_point(&inv_s, dm_origin(&me));                /* start -> end */
+        const dv3 b_s = sub(c_s, a_s);
+        const double la2 = len2(a_s), lb2 = len2(b_s), lc2 = len2(c_s);
+        const double la = sqrt(la2), lb = sqrt(lb2);
+        /* the target, softened beyond soften · (la + lb):
+         *   alpha = (d - da) / ds, d' = da + ds · (1 - 3^4 / (alpha + 3)^4) */
+        dv3 t_s = dm_point(&inv_s, vf(ik->target));
+        double lt2 = len2(t_s);
+        const double lt = sqrt(lt2);
+        const double chain = la + lb;
+        const double soften = ik->soften < 0.0f ? 0.0 : ik->soften > 1.0f ? 1.0 : (double)ik->soften;
+        const double da = chain * soften, ds = chain - da;
+        if (lt > da && lt > 0.0 && ds > 0.0) {
+            const double alpha = (lt - da) / ds;
+            const double op = (alpha + 3.0) * (alpha + 3.0);
+            const double ratio = 81.0 / (op * op);
+            const double lt_soft = da + ds - ds * ratio;
+            t_s = scale(t_s, lt_soft / lt);
+            lt2 = lt_soft * lt_soft;
+        }
+        ok = !(lt > da) && lt > fabs(la - lb);
+        /* the mid joint: the interior angle from the law of cosines, now and wanted */
+        const dv3 axis = scale(vf(ik->mid_axis), 1.0 / sqrt(len2(vf(ik->mid_axis))));
+        if (la2 > 0.0 && lb2 > 0.0) {
+            const double half_rl = 0.5 / (la * lb);
+            const double cos_want = clamp1((la2 + lb2 - lt2) * half_rl);
+            const double cos_now = clamp1((la2 + lb2 - lc2) * half_rl);
+            /* the rotation by acos(cos_want) - now, now = ±acos(cos_now) (negative
+             * when bent the wrong way round the axis), from the half angles:
+             * cos(x/2) = sqrt((1 + cos x) / 2), sin(x/2) = sqrt((1 - cos x) / 2) */
+            const double cw = sqrt(0.5 * (1.0 + cos_want)), sw = sqrt(0.5 * (1.0 - cos_want));
+            const double cn = sqrt(0.5 * (1.0 + cos_now));
+            double sn = sqrt(0.5 * (1.0 - cos_now));
+            if (dot(cross(a_m, axis), b_m) < 0.0) sn = -sn;
+            const double s_half = sw * cn - cw * sn, c_half = cw * cn + sw * sn;
+            qm = (dq){axis.x * s_half, axis.y * s_half, axis.z * s_half, c_half};
+        }
+        /* the start joint: the end onto the target, then the chain's plane onto the pole's */
+        const dv3 pole_s = dm_vector(&inv_s, vf(ik->pole));
+        const dv3 b_s_after = dm_vector(&inv_s, dm_vector(&mm, qrot(qm, b_m)));
+        const dv3 c_s_after = add(a_s, b_s_after);
+        const dq onto = from_to(c_s_after, t_s);
+        qs = onto;
+        if (lt2 > 0.0) {
+            const dv3 ref_n = cross(t_s, pole_s);
+            const dv3 axis_s = dm_vector(&inv_s, dm_vector(&mm, axis));
+            const dv3 joint_n = qrot(onto, axis_s);
+            const double lr2 = len2(ref_n), lj2 = len2(joint_n);
+            const dv3 line = scale(t_s, 1.0 / sqrt(lt2));
+            dq plane = qid();
+            if (lr2 > 0.0 && lj2 > 0.0) {
+                const double c = clamp1(dot(ref_n, joint_n) / sqrt(lr2 * lj2));
+                const dv3 rot_axis = dot(joint_n, pole_s) < 0.0 ? scale(line, -1.0) : line;
+                plane = axis_cos(rot_axis, c);
+            }
+            qs = qmul(plane, onto);
+            if (ik->twist != 0.0f) qs = qmul(axis_angle(line, ik->twist), qs);
+        }
+        qs = weighted(qs, ik->weight);
+        qm = weighted(qm, ik->weight);
+        *start_correction = to_float(qs);
+        *mid_correction = to_float(qm);
+    } else {
+        *start_correction = identity;
+        *mid_correction = identity;
+    }
+    if (reached) *reached = ok && ik->weight >= 1.0f;
+    return CNA_OK;
+}
+
+/* ------------------------------------------------------------------ aim */
+
+cna_ik_aim cna_ik_aim_defaults(void)
+{
+    const float pi = 3.14159265358979323846f;
+    cna_ik_aim ik = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 0}, {0, 1, 0}, 0.0f, 1.0f, pi, -pi, pi};
+    return ik;
+}
+
+static cna_result check_aim(const cna_ik_aim *ik, cna_error *err)
+{
+    static const char what[] = "aim IK";
+    const float pi = 3.14159265358979323846f;
+    cna_result r;
+    if ((r = check_vec(what, "target", ik->target, false, err)) != CNA_OK) return r;
+    if ((r = check_vec(what, "forward", ik->forward, true, err)) != CNA_OK) return r;
+    if ((r = check_vec(what, "up", ik->up, true, err)) != CNA_OK) return r;
+    if ((r = check_vec(what, "offset", ik->offset, false, err)) != CNA_OK) return r;
+    if ((r = check_vec(what, "pole", ik->pole, true, err)) != CNA_OK) return r;
+    if ((r = check_float(what, "twist", ik->twist, err)) != CNA_OK) return r;
+    if ((r = check_float(what, "weight", ik->weight, err)) != CNA_OK) return r;
+    if (!(ik->cone > 0.0f && ik->cone <= pi))
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: cone %g is outside (0, pi]", what, ik->cone);
+    if (!(ik->twist_min >= -pi && ik->twist_min <= ik->twist_max && ik->twist_max <= pi))
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "%s: twist range [%g, %g] is not within [-pi, pi] with min <= max", what, ik->twist_min,
+                          ik->twist_max);
+    return CNA_OK;
+}
+
+/* The offset point aims at t when the joint's forward axis is
+ * offset + forward · (sqrt(|t|^2 - h^2) - (forward · offset)), with h the
+ * offset's distance from the forward line; none when h > |t|. */
+static bool offset_forward(dv3 forward, dv3 offset, dv3 t, dv3 *out)
+{
+    const double along = dot(forward, offset);
+    const double h2 = len2(offset) - along * along;
+    const double r2 = len2(t);
+    if (h2 > r2) return false;
+    *out = add(offset, scale(forward, sqrt(r2 - h2) - along));
+    return true;
+}
+
+/* Limits on a correction q (joint space) for forward axis f (unit): split
+ * q = swing · twist, twist about f, swing about an axis perpendicular to f;
+ * the twist's angle clamped to [tmin, tmax], the swing's to cone. */
+static dq limit(dq q, dv3 f, double cone, double tmin, double tmax)
+{
+    const double pi = 3.14159265358979323846;
+    if (cone >= pi && tmin <= -pi && tmax >= pi) return q;
+    if (q.w < 0) {
+        q.x = -q.x;
+        q.y = -q.y;
+        q.z = -q.z;
+        q.w = -q.w;
+    }
+    const double p = q.x * f.x + q.y * f.y + q.z * f.z;
+    dq twist = {f.x * p, f.y * p, f.z * p, q.w};
+    const double tl = sqrt(p * p + q.w * q.w);
+    if (tl > 1e-12) {
+        twist.x /= tl;
+        twist.y /= tl;
+        twist.z /= tl;
+        twist.w /= tl;
+    } else {
+        twist = qid(); /* a half turn of swing: no twist to speak of */
+    }
+    const dq twist_inv = {-twist.x, -twist.y, -twist.z, twist.w};
+    dq swing = qmul(q, twist_inv);
+    double angle = 2.0 * atan2(twist.x * f.x + twist.y * f.y + twist.z * f.z, twist.w); /* in (-pi, pi] */
+    if (angle > tmax) angle = tmax;
+    if (angle < tmin) angle = tmin;
+    twist = axis_angle(f, angle);
+    if (swing.w < 0) {
+        swing.x = -swing.x;
+        swing.y = -swing.y;
+        swing.z = -swing.z;
+        swing.w = -swing.w;
+    }
+    const double sl = sqrt(swing.x * swing.x + swing.y * swing.y + swing.z * swing.z);
+    const double swing_angle = 2.0 * atan2(sl, swing.w);
+    if (swing_angle > cone && sl > 0.0) swing = axis_angle(scale(v3(swing.x, swing.y, swing.z), 1.0 / sl), cone);
+    return qnorm(qmul(swing, twist));
+}
+
+cna_result cna_ik_aim_solve(const cna_ik_aim *ik, const cna_mat4 *joint, cna_quat *correction, bool *reached,
+                            cna_error *err)
+{
+    static const char what[] = "aim IK";
+    if (!ik || !correction)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what, !ik ? "ik" : "correction");
+    cna_result r;
+    if ((r = check_aim(ik, err)) != CNA_OK) return r;
+    if ((r = check_matrix(what, "joint", joint, err)) != CNA_OK) return r;
+    const dm4 mj = dm_of(joint);
+    dm4 inv;
+    dq q = qid();
+    bool ok = false;
+    if (dm_inverse(&inv, &mj)) {
+        const dv3 t = dm_point(&inv, vf(ik->target));
+        const double lt2 = len2(t);
+        const dv3 f = scale(vf(ik->forward), 1.0 / sqrt(len2(vf(ik->forward))));
+        dv3 fo;
+        ok = offset_forward(f, vf(ik->offset), t, &fo);
+        if (ok && lt2 > 0.0) {
+            const dq onto = from_to(fo, t);
+            const dv3 up_after = qrot(onto, vf(ik->up));
+            const dv3 pole = dm_vector(&inv, vf(ik->pole));
+            const dv3 ref_n = cross(pole, t), joint_n = cross(up_after, t);
+            const double lr2 = len2(ref_n), lj2 = len2(joint_n);
+            const dv3 line = scale(t, 1.0 / sqrt(lt2));
+            dq plane = qid();
+            if (lr2 > 0.0 && lj2 > 0.0) {
+                const double c = clamp1(dot(joint_n, ref_n) / sqrt(lr2 * lj2));
+                plane = axis_cos(dot(ref_n, up_after) < 0.0 ? scale(line, -1.0) : line, c);
+            }
+            q = qmul(plane, onto);
+            if (ik->twist != 0.0f) q = qmul(axis_angle(line, ik->twist), q);
+            q = weighted(q, ik->weight);
+            q = limit(q, f, ik->cone, ik->twist_min, ik->twist_max);
+        }
+    }
+    *correction = to_float(q);
+    if (reached) *reached = ok;
+    return CNA_OK;
+}
+
+/* ------------------------------------------------------------------ chain (CCD) */
+
+cna_ik_chain cna_ik_chain_defaults(void)
+{
+    cna_ik_chain ik = {{0, 0, 0}, 16u, 1e-4f, 1.0f, NULL};
+    return ik;
+}
+
+static dm4 dm_mul(const dm4 *a, const dm4 *b)
+{
+    dm4 r;
+    for (int c = 0; c < 4; c++)
+        for (int row = 0; row < 4; row++) {
+            double s = 0;
+            for (int k = 0; k < 4; k++) s += a->m[k * 4 + row] * b->m[c * 4 + k];
+            r.m[c * 4 + row] = s;
+        }
+    return r;
+}
+
+static dm4 dm_rotation(dq q)
+{
+    const double x = q.x, y = q.y, z = q.z, w = q.w;
+    dm4 r = {{1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w), 0, 2 * (x * y - z * w),
+              1 - 2 * (x * x + z * z), 2 * (y * z + x * w), 0, 2 * (x * z + y * w), 2 * (y * z - x * w),
+              1 - 2 * (x * x + y * y), 0, 0, 0, 0, 1}};
+    return r;
+}
+
+static dq qconj(dq q)
+{
+    dq r = {-q.x, -q.y, -q.z, q.w};
+    return r;
+}
+
+/* A joint's total correction q within its limit: about the hinge axis only
+ * (the twist of q about it), then its angle at most max_angle. */
+static dq limit_joint(dq q, const cna_ik_joint_limit *l)
+{
+    if (!l) return q;
+    if (q.w < 0) q = (dq){-q.x, -q.y, -q.z, -q.w};
+    const dv3 axis = vf(l->axis);
+    const double al2 = len2(axis);
+    if (al2 > 0) {
+        const dv3 a = scale(axis, 1.0 / sqrt(al2));
+        const double p = q.x * a.x + q.y * a.y + q.z * a.z;
+        const dq t = {a.x * p, a.y * p, a.z * p, q.w};
+        q = qnorm(t);
+    }
+    const double s = sqrt(q.x * q.x + q.y * q.y + q.z * q.z);
+    const double angle = 2.0 * atan2(s, q.w);
+    if (angle > l->max_angle && s > 0) q = axis_angle(scale(v3(q.x, q.y, q.z), 1.0 / s), l->max_angle);
+    return q;
+}
+
+cna_result cna_ik_chain_solve(const cna_ik_chain *ik, const cna_mat4 *const *joints, size_t count,
+                              cna_quat *corrections, bool *reached, cna_error *err)
+{
+    static const char what[] = "chain IK";
+    const double pi = 3.14159265358979323846;
+    if (!ik || !joints || !corrections)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what,
+                          !ik ? "ik" : !joints ? "joints" : "corrections");
+    if (count < 2 || count > CNA_IK_CHAIN_MAX + 1)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: count %zu is outside 2..%d", what, count,
+                          CNA_IK_CHAIN_MAX + 1);
+    cna_result r;
+    if ((r = check_vec(what, "target", ik->target, false, err)) != CNA_OK) return r;
+    if ((r = check_float(what, "weight", ik->weight, err)) != CNA_OK) return r;
+    if (ik->iterations < 1 || ik->iterations > 1000)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: iterations %u is outside 1..1000", what,
+                          ik->iterations);
+    if (!(ik->tolerance > 0.0f) || !isfinite(ik->tolerance))
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: tolerance %g is not above 0", what, ik->tolerance);
+    for (size_t i = 0; i < count; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "joints[%zu]", i);
+        if ((r = check_matrix(what, name, joints[i], err)) != CNA_OK) return r;
+    }
+    for (size_t i = 0; ik->limits && i + 1 < count; i++) {
+        char name[40];
+        snprintf(name, sizeof name, "limits[%zu].axis", i);
+        if ((r = check_vec(what, name, ik->limits[i].axis, false, err)) != CNA_OK) return r;
+        if (!(ik->limits[i].max_angle >= 0.0f && ik->limits[i].max_angle <= (float)pi))
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: limits[%zu].max_angle %g is outside 0..pi", what,
+                              i, ik->limits[i].max_angle);
+    }
+    const size_t moved = count - 1;
+    dm4 world[CNA_IK_CHAIN_MAX + 1];
+    dq total[CNA_IK_CHAIN_MAX];
+    for (size_t i = 0; i < count; i++) world[i] = dm_of(joints[i]);
+    for (size_t i = 0; i < moved; i++) total[i] = qid();
+    const dv3 target = vf(ik->target);
+    const double weight = ik->weight > 1.0f ? 1.0 : ik->weight < 0.0f ? 0.0 : (double)ik->weight;
+    bool ok = len2(sub(dm_origin(&world[moved]), target)) <= (double)ik->tolerance * ik->tolerance;
+    for (unsigned it = 0; it < ik->iterations && !ok && weight > 0.0; it++) {
+        for (size_t k = moved; k-- > 0;) {
+            dm4 inv;
+            if (!dm_inverse(&inv, &world[k])) continue;
+            const dv3 e = dm_point(&inv, dm_origin(&world[moved])), t = dm_point(&inv, target);
+            if (!(len2(e) > 0.0) || !(len2(t) > 0.0)) continue;
+            dq c = weighted(from_to(e, t), weight);
+            const dq limited = limit_joint(qmul(total[k], c), ik->limits ? &ik->limits[k] : NULL);
+            c = qmul(qconj(total[k]), limited);
+            total[k] = limited;
+            /* world[k] · R(c), and the joints below moved with it:
+             * world[j] = world[k] · R(c) · inverse(world[k]) · world[j] */
+            const dm4 rot = dm_rotation(c);
+            const dm4 turned = dm_mul(&world[k], &rot);
+            const dm4 delta = dm_mul(&turned, &inv);
+            for (size_t j = k + 1; j < count; j++) world[j] = dm_mul(&delta, &world[j]);
+            world[k] = turned;
+        }
+        ok = len2(sub(dm_origin(&world[moved]), target)) <= (double)ik->tolerance * ik->tolerance;
+    }
+    for (size_t i = 0; i < moved; i++) corrections[i] = to_float(total[i]);
+    if (reached) *reached = ok && weight >= 1.0;
+    return CNA_OK;
+}
