@@ -156,6 +156,68 @@ static void refusals(void **state)
     run_free(&r);
 }
 
+
+/* `cna pose TARGET --clips SOURCE --retarget [--retarget-align] --animation I --time T` poses
+ * as the API's retargeted binding does; --retarget options without --retarget or --clips are
+ * usage errors. */
+static void retarget_pose_equals_the_api(void **state)
+{
+    (void)state;
+    const char *apose = LIBS "CraftedAPoseHuman/human-male-apose.glb";
+    const char *clips = LIBS "Mesh2MotionHuman/human-addon-animations.glb";
+    for (int align = 0; align < 2; align++) {
+        run_result r = align ? run_cna("pose", apose, "--clips", clips, "--retarget", "--retarget-align", "--animation",
+                                       "Run Anime", "--time", "0.3", NULL)
+                             : run_cna("pose", apose, "--clips", clips, "--retarget", "--animation", "Run Anime",
+                                       "--time", "0.3", NULL);
+        assert_int_equal(r.exit_code, 0);
+        cJSON *j = parse(&r);
+        cna_model *m = NULL, *bound = NULL;
+        cna_clip_library *lib = NULL;
+        cna_error err;
+        assert_int_equal(cna_model_load_file(apose, NULL, &m, &err), CNA_OK);
+        assert_int_equal(cna_clip_library_load_file(clips, NULL, &lib, &err), CNA_OK);
+        cna_bind_options o;
+        memset(&o, 0, sizeof o);
+        o.retarget = true;
+        o.retarget_align = align;
+        const cna_clip_library *libs[1] = {lib};
+        assert_int_equal(cna_model_bind_clips(m, libs, 1, &o, &bound, &err), CNA_OK);
+        size_t run = 0;
+        assert_int_equal(cna_model_find_animation(bound, "Run Anime", &run, &err), CNA_OK);
+        cna_character *c = NULL;
+        assert_int_equal(cna_character_create(bound, NULL, &c, &err), CNA_OK);
+        assert_int_equal(cna_character_play(c, (long)run, &err), CNA_OK);
+        assert_int_equal(cna_character_set_loop_mode(c, CNA_LOOP_MODE_ONCE, &err), CNA_OK);
+        assert_int_equal(cna_character_seek(c, 0.3, &err), CNA_OK);
+        assert_int_equal(cna_character_pose(c, &err), CNA_OK);
+        const cJSON *bones = cJSON_GetObjectItem(j, "bones");
+        for (size_t b = 0; b < bound->bone_count; b++) {
+            const cJSON *w = cJSON_GetObjectItem(cJSON_GetArrayItem(bones, (int)b), "world");
+            const cna_mat4 *mm = cna_character_absolute_transform(c, b);
+            for (int k = 0; k < 16; k++) assert_true((float)cJSON_GetArrayItem(w, k)->valuedouble == mm->m[k]);
+        }
+        cna_character_free(c);
+        cna_model_free(bound);
+        cna_clip_library_free(lib);
+        cna_model_free(m);
+        cJSON_Delete(j);
+        run_free(&r);
+    }
+    run_result r = run_cna("pose", DOG, "--clips", FOX_CLIPS, "--retarget-align", NULL);
+    assert_int_equal(r.exit_code, 2);
+    assert_non_null(strstr(r.err, "cna pose: --retarget-align needs --retarget"));
+    run_free(&r);
+    r = run_cna("pose", DOG, "--retarget", NULL);
+    assert_int_equal(r.exit_code, 2);
+    assert_non_null(strstr(r.err, "cna pose: --retarget needs --clips FILE"));
+    run_free(&r);
+    r = run_cna("pose", DOG, "--clips", FOX_CLIPS, "--retarget", "--retarget-map", "/nonexistent/map.json", NULL);
+    assert_int_equal(r.exit_code, 1);
+    assert_string_equal(r.err, "error: /nonexistent/map.json: No such file or directory\n");
+    run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -163,6 +225,7 @@ int main(void)
         cmocka_unit_test(inspect_lists_the_bindings),
         cmocka_unit_test(convert_writes_the_bound_clips),
         cmocka_unit_test(refusals),
+        cmocka_unit_test(retarget_pose_equals_the_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
