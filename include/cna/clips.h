@@ -98,6 +98,9 @@ CNA_API void cna_clip_library_free(cna_clip_library *library);
 
 /* The path the library was loaded from (as given), "" for NULL. */
 CNA_API const char *cna_clip_library_path(const cna_clip_library *library);
+/* The library's glTF document (owned by the library), for its reader
+ * diagnostics (cna_gltf_document_find_diagnostic); NULL for NULL. */
+CNA_API const cna_gltf_document *cna_clip_library_document(const cna_clip_library *library);
 /* Number of animations; 0 for NULL. */
 CNA_API size_t cna_clip_library_animation_count(const cna_clip_library *library);
 /* Animation i's name (the file's, else "animation_<i>" as the importer names

@@ -144,6 +144,8 @@ cna_result cna_clip_library_load_file(const char *path, const cna_clip_library_o
 
 const char *cna_clip_library_path(const cna_clip_library *lib) { return lib && lib->path ? lib->path : ""; }
 
+const cna_gltf_document *cna_clip_library_document(const cna_clip_library *lib) { return lib ? lib->doc : NULL; }
+
 size_t cna_clip_library_animation_count(const cna_clip_library *lib)
 {
     return lib ? lib->doc->animation_count : 0;

@@ -355,6 +355,66 @@ static void human_on_apose_human(void **state)
 }
 
 
+
+/* A library file with the faults real packs carry, which do not touch its
+ * clips: an invalid skin.skeleton hint (a leaf joint), an empty top-level
+ * array, key-time accessors without min/max. It loads, with the diagnostics,
+ * and binds to exactly the clips of the faultless file. */
+static void lenient_library_binds_alike(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cna-clips-XXXXXX", path[600], bin[600];
+    assert_non_null(mkdtemp(dir));
+    glb l = read_glb(LIBS "Mesh2MotionFox/fox-animations.glb");
+    cJSON *j = cJSON_Parse(l.json);
+    cJSON *skin = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "skins"), 0);
+    cJSON *joints = cJSON_GetObjectItemCaseSensitive(skin, "joints");
+    cJSON_DeleteItemFromObjectCaseSensitive(skin, "skeleton");
+    cJSON_AddNumberToObject(skin, "skeleton", cJSON_GetArrayItem(joints, cJSON_GetArraySize(joints) - 1)->valuedouble);
+    cJSON_AddItemToObject(j, "cameras", cJSON_CreateArray());
+    cJSON *anim, *sampler;
+    cJSON_ArrayForEach(anim, cJSON_GetObjectItemCaseSensitive(j, "animations"))
+    cJSON_ArrayForEach(sampler, cJSON_GetObjectItemCaseSensitive(anim, "samplers")) {
+        cJSON *acc = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "accessors"),
+                                        cJSON_GetObjectItemCaseSensitive(sampler, "input")->valueint);
+        cJSON_DeleteItemFromObjectCaseSensitive(acc, "min");
+        cJSON_DeleteItemFromObjectCaseSensitive(acc, "max");
+    }
+    cJSON_AddStringToObject(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "buffers"), 0), "uri", "lib.bin");
+    snprintf(bin, sizeof bin, "%s/lib.bin", dir);
+    write_file(bin, l.bin, l.bin_size);
+    char *text = cJSON_PrintUnformatted(j);
+    snprintf(path, sizeof path, "%s/lib.gltf", dir);
+    write_file(path, text, strlen(text));
+    cJSON_free(text);
+    cJSON_Delete(j);
+    free_glb(&l);
+
+    cna_model *fox = load_model(LIBS "Mesh2MotionFox/fox-fox.glb");
+    cna_clip_library *faulty = load_library(path), *clean = load_library(LIBS "Mesh2MotionFox/fox-animations.glb");
+    cna_model *a = bind(fox, faulty), *b = bind(fox, clean);
+    const char *codes[3] = {"skin-skeleton-hint-ignored", "empty-array", "accessor-min-max-computed"};
+    for (int i = 0; i < 3; i++) {
+        assert_non_null(cna_gltf_document_find_diagnostic(cna_clip_library_document(faulty), codes[i]));
+        assert_null(cna_gltf_document_find_diagnostic(cna_clip_library_document(clean), codes[i]));
+    }
+    assert_null(cna_clip_library_document(NULL));
+    assert_int_equal(a->animation_count, 14);
+    for (size_t i = 0; i < a->animation_count; i++) {
+        expect_same_clip(&a->node_clips[i], &b->node_clips[i], "scene-node", i);
+        for (size_t k = 0; k < a->skin_count; k++)
+            expect_same_clip(&a->skins[k].data.clips[i], &b->skins[k].data.clips[i], "skin", i);
+    }
+    cna_model_free(a);
+    cna_model_free(b);
+    cna_clip_library_free(faulty);
+    cna_clip_library_free(clean);
+    cna_model_free(fox);
+    unlink(path);
+    unlink(bin);
+    rmdir(dir);
+}
+
 /* ------------------------------------------------------------------ a crafted pair */
 
 /* A little binary buffer with its views and accessors as JSON text. */
@@ -789,6 +849,7 @@ int main(void)
         cmocka_unit_test(fox_on_dog),
         cmocka_unit_test(human_on_human),
         cmocka_unit_test(human_on_apose_human),
+        cmocka_unit_test(lenient_library_binds_alike),
         cmocka_unit_test_setup_teardown(crafted_equals_graft, crafted_setup, crafted_teardown),
         cmocka_unit_test_setup_teardown(crafted_weights_by_name, crafted_setup, crafted_teardown),
         cmocka_unit_test_setup_teardown(crafted_diagnostics, crafted_setup, crafted_teardown),
