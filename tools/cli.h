@@ -210,7 +210,7 @@ cna_result cna_cli_load_any(const char *path, const struct cna_import_options *o
  * glTF/GLB files bound to the model by node name (cna/clips.h), numbered
  * after the model's own. */
 #define CNA_CLI_CLIPS_HELP(gap, indent)                                                        \
-    "  --clips FILE" gap "play FILE's animations too (.gltf or .glb; repeatable):\n"      \
+    "  --clips FILE" gap "play FILE's animations too (.gltf, .glb, .cnb; repeatable):\n" \
     indent "bound to the model's nodes by name, numbered after\n"                        \
     indent "the model's own animations, in file order\n"                               \
     "  --retarget" gap "  with --clips: retarget them onto this skeleton\n"              \

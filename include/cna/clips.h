@@ -85,7 +85,9 @@ typedef struct cna_clip_library_options {
     cna_gltf_options gltf;    /* reader options (limits, allocator taken from above when unset) */
 } cna_clip_library_options;
 
-/* Read a glTF (.gltf) or GLB file as a clip library. Errors: the reader's
+/* Read a glTF (.gltf) or GLB file as a clip library, or a .cnb file with
+ * animations (recognised by its magic; docs/clips.md says how its tracks
+ * bind). Errors: the reader's
  * (CNA_ERROR_IO, CNA_ERROR_PARSE, CNA_ERROR_INVALID_DATA, CNA_ERROR_LIMIT...,
  * naming the file); CNA_ERROR_INVALID_DATA "PATH: no animations" for a file
  * without animations; CNA_ERROR_INVALID_ARGUMENT for NULL arguments. *out is

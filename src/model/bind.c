@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cna/baked.h"
 #include "cna/clips.h"
 #include "model/mesh_internal.h"
 #include "model/model_internal.h"
@@ -23,7 +24,8 @@
 
 struct cna_clip_library {
     cna_allocator allocator;
-    cna_gltf_document *doc;
+    cna_gltf_document *doc;  /* a glTF or GLB library; NULL for a .cnb one */
+    cna_model *model;        /* a .cnb library: its model (clips as baked) */
     char *path;
     char **names;            /* per animation: its name (the importer's rule) */
     const char ***targets;   /* per animation: distinct target node names */
@@ -44,7 +46,7 @@ void cna_clip_library_free(cna_clip_library *lib)
 {
     if (!lib) return;
     cna_allocator a = lib->allocator;
-    size_t na = lib->doc ? lib->doc->animation_count : 0;
+    size_t na = cna_clip_library_animation_count(lib);
     for (size_t i = 0; i < na; i++) {
         if (lib->names) cna__free(&a, lib->names[i]);
         if (lib->targets) cna__free(&a, (void *)lib->targets[i]);
@@ -54,6 +56,7 @@ void cna_clip_library_free(cna_clip_library *lib)
     cna__free(&a, lib->target_counts);
     cna__free(&a, lib->path);
     cna_gltf_document_free(lib->doc);
+    cna_model_free(lib->model);
     cna__free(&a, lib);
 }
 
@@ -92,6 +95,64 @@ static cna_result list_targets(cna_clip_library *lib, size_t ai, cna_error *err)
     return CNA_OK;
 }
 
+/* The bone a track of a .cnb library's clip moves: a joint track's palette
+ * index through its skin, a scene-node track's bone index; -1 when none. */
+static int32_t track_bone(const cna_model *m, size_t skin, const cna_bone_track *t)
+{
+    if (skin < m->skin_count) {
+        const cna_model_skin *s = &m->skins[skin];
+        return t->bone >= 0 && (size_t)t->bone < s->joint_count && s->palette_to_node ? s->palette_to_node[t->bone] : -1;
+    }
+    return t->bone >= 0 && (size_t)t->bone < m->bone_count ? t->bone : -1;
+}
+
+/* The clip of animation a a .cnb library's skin `skin` (skin_count: the scene-node clip) has. */
+static const cna_clip *model_clip(const cna_model *m, size_t skin, size_t a)
+{
+    if (skin < m->skin_count) return a < m->skins[skin].data.clip_count ? &m->skins[skin].data.clips[a] : NULL;
+    return m->node_clips && a < m->animation_count ? &m->node_clips[a] : NULL;
+}
+
+/* A .cnb library's animation i: the distinct bones its tracks move, in bone order. */
+static cna_result list_model_targets(cna_clip_library *lib, size_t ai, cna_error *err)
+{
+    const cna_model *m = lib->model;
+    uint8_t *moved = (uint8_t *)cna__calloc(&lib->allocator, m->bone_count ? m->bone_count : 1, 1);
+    const char **names = (const char **)cna__calloc(&lib->allocator, m->bone_count ? m->bone_count : 1,
+                                                    sizeof *names);
+    if (!moved || !names) {
+        cna__free(&lib->allocator, moved);
+        cna__free(&lib->allocator, (void *)names);
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", lib->path);
+    }
+    for (size_t s = 0; s <= m->skin_count; s++) {
+        const cna_clip *clip = model_clip(m, s, ai);
+        for (size_t t = 0; clip && t < clip->track_count; t++) {
+            int32_t b = track_bone(m, s, &clip->tracks[t]);
+            if (b >= 0) moved[b] = 1;
+        }
+    }
+    size_t n = 0;
+    for (size_t b = 0; b < m->bone_count; b++)
+        if (moved[b]) names[n++] = m->bones[b].name;
+    cna__free(&lib->allocator, moved);
+    lib->targets[ai] = names;
+    lib->target_counts[ai] = n;
+    return CNA_OK;
+}
+
+/* Whether the file at path starts like a .cnb (its magic). */
+static bool file_is_cnb(const char *path)
+{
+    FILE *f = NULL;
+    uint64_t size = 0;
+    if (cna__file_open_regular(path, &f, &size) != 0) return false;
+    unsigned char head[16];
+    size_t got = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return cna_cnb_is_cnb(head, got);
+}
+
 cna_result cna_clip_library_load_file(const char *path, const cna_clip_library_options *opts,
                                       cna_clip_library **out, cna_error *err)
 {
@@ -105,20 +166,32 @@ cna_result cna_clip_library_load_file(const char *path, const cna_clip_library_o
     if (!gopts.allocator.alloc && !gopts.allocator.free) gopts.allocator = a;
     gopts.no_textures = true; /* a library's images are never used: never read, whatever they need */
     cna_gltf_document *doc = NULL;
-    cna_result r = cna_gltf_load_file(path, &gopts, &doc, err);
+    cna_model *model = NULL;
+    cna_result r;
+    if (file_is_cnb(path)) {
+        cna_cnb_load_options co;
+        memset(&co, 0, sizeof co);
+        co.allocator = a;
+        r = cna_cnb_load_file(path, &co, &model, err);
+    } else {
+        r = cna_gltf_load_file(path, &gopts, &doc, err);
+    }
     if (r != CNA_OK) return r;
-    if (doc->animation_count == 0) {
+    if ((doc ? doc->animation_count : model->animation_count) == 0) {
         cna_gltf_document_free(doc);
+        cna_model_free(model);
         return cna__error(err, CNA_ERROR_INVALID_DATA, "%s: no animations", path);
     }
     cna_clip_library *lib = (cna_clip_library *)cna__calloc(&a, 1, sizeof *lib);
     if (!lib) {
         cna_gltf_document_free(doc);
+        cna_model_free(model);
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     }
     lib->allocator = a;
     lib->doc = doc;
-    const size_t na = doc->animation_count;
+    lib->model = model;
+    const size_t na = cna_clip_library_animation_count(lib);
     lib->path = dup_str(&a, path);
     lib->names = (char **)cna__calloc(&a, na, sizeof *lib->names);
     lib->targets = (const char ***)cna__calloc(&a, na, sizeof *lib->targets);
@@ -130,9 +203,11 @@ cna_result cna_clip_library_load_file(const char *path, const cna_clip_library_o
     for (size_t i = 0; i < na; i++) {
         char fallback[32];
         snprintf(fallback, sizeof fallback, "animation_%zu", i);
-        lib->names[i] = dup_str(&a, doc->animations[i].name ? doc->animations[i].name : fallback);
+        const char *name = doc ? (doc->animations[i].name ? doc->animations[i].name : fallback)
+                               : cna_model_animation_name(model, i);
+        lib->names[i] = dup_str(&a, name ? name : fallback);
         if (!lib->names[i]) r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
-        if (r == CNA_OK) r = list_targets(lib, i, err);
+        if (r == CNA_OK) r = doc ? list_targets(lib, i, err) : list_model_targets(lib, i, err);
         if (r != CNA_OK) {
             cna_clip_library_free(lib);
             return r;
@@ -148,22 +223,23 @@ const cna_gltf_document *cna_clip_library_document(const cna_clip_library *lib) 
 
 size_t cna_clip_library_animation_count(const cna_clip_library *lib)
 {
-    return lib ? lib->doc->animation_count : 0;
+    if (!lib) return 0;
+    return lib->doc ? lib->doc->animation_count : lib->model ? lib->model->animation_count : 0;
 }
 
 const char *cna_clip_library_animation_name(const cna_clip_library *lib, size_t i)
 {
-    return lib && i < lib->doc->animation_count ? lib->names[i] : NULL;
+    return lib && i < cna_clip_library_animation_count(lib) ? lib->names[i] : NULL;
 }
 
 size_t cna_clip_library_target_count(const cna_clip_library *lib, size_t i)
 {
-    return lib && i < lib->doc->animation_count ? lib->target_counts[i] : 0;
+    return lib && i < cna_clip_library_animation_count(lib) ? lib->target_counts[i] : 0;
 }
 
 const char *cna_clip_library_target_name(const cna_clip_library *lib, size_t i, size_t k)
 {
-    if (!lib || i >= lib->doc->animation_count || k >= lib->target_counts[i]) return NULL;
+    if (!lib || i >= cna_clip_library_animation_count(lib) || k >= lib->target_counts[i]) return NULL;
     return lib->targets[i][k];
 }
 
@@ -231,6 +307,12 @@ static const char *name_list_tail(const name_list *l, char *buf, size_t size)
 /* ------------------------------------------------------------------ binding */
 
 static void *arena_hook_alloc(void *user, size_t size) { return cna__arena_alloc((cna__arena *)user, size); }
+
+static int cmp_track_bone(const void *a, const void *b)
+{
+    int32_t x = ((const cna_bone_track *)a)->bone, y = ((const cna_bone_track *)b)->bone;
+    return (x > y) - (x < y);
+}
 static void arena_hook_free(void *user, void *ptr)
 {
     (void)user;
@@ -354,17 +436,91 @@ static cna_result build_names(bind_state *st, cna_error *err)
     return CNA_OK;
 }
 
+/* The part's targets taken from a library track of src_count targets
+ * (src_names: their names, or NULL): by name where both name them, else by
+ * index when the counts agree. *out: `src` itself when nothing moves, a
+ * reordered copy (0 for a target the library lacks), or NULL when no target
+ * binds. */
+static cna_result reorder_weights(bind_state *st, const cna_morph_weight_track *src, const char *const *src_names,
+                                  size_t src_count, const cna_model_mesh *mesh, const cna_model_part *part,
+                                  const cna_morph_weight_track **out, cna_error *err)
+{
+    *out = NULL;
+    const size_t want = part->morph->target_count;
+    const bool by_name = mesh->target_names && src_names && mesh->target_name_count == want;
+    int32_t *from = (int32_t *)cna__arena_calloc(&st->model->arena, want ? want : 1, sizeof *from);
+    if (!from) return oom(err);
+    bool identity = !by_name || src_count == want;
+    bool any = false;
+    for (size_t t = 0; t < want; t++) {
+        from[t] = -1;
+        if (by_name) {
+            for (size_t k = 0; k < src_count; k++)
+                if (src_names[k] && strcmp(src_names[k], mesh->target_names[t]) == 0) {
+                    from[t] = (int32_t)k;
+                    break;
+                }
+        } else if (src_count == want) {
+            from[t] = (int32_t)t;
+        }
+        if (from[t] != (int32_t)t) identity = false;
+        any = any || from[t] >= 0;
+    }
+    if (!any || src->target_count != src_count) return CNA_OK;
+    if (identity) {
+        *out = src;
+        return CNA_OK;
+    }
+    cna_morph_weight_track *t2 = (cna_morph_weight_track *)cna__arena_calloc(&st->model->arena, 1, sizeof *t2);
+    size_t n;
+    if (!t2 || !cna__mul_size(src->key_count, want, &n)) return oom(err);
+    float *v = (float *)cna__arena_calloc(&st->model->arena, n ? n : 1, sizeof(float));
+    float *ti = src->in_tangents ? (float *)cna__arena_calloc(&st->model->arena, n ? n : 1, sizeof(float)) : NULL;
+    float *to = src->out_tangents ? (float *)cna__arena_calloc(&st->model->arena, n ? n : 1, sizeof(float)) : NULL;
+    if (!v || (src->in_tangents && !ti) || (src->out_tangents && !to)) return oom(err);
+    for (size_t k = 0; k < src->key_count; k++)
+        for (size_t t = 0; t < want; t++) {
+            if (from[t] < 0) continue;
+            size_t at = k * src->target_count + (size_t)from[t];
+            v[k * want + t] = src->values[at];
+            if (ti) ti[k * want + t] = src->in_tangents[at];
+            if (to) to[k * want + t] = src->out_tangents[at];
+        }
+    *t2 = *src;
+    t2->target_count = want;
+    t2->values = v;
+    t2->in_tangents = ti;
+    t2->out_tangents = to;
+    *out = t2;
+    return CNA_OK;
+}
+
 /* The weight track of library animation `a` for the model's morphed part:
- * the channel on the library node named like the part's mesh node, its
- * weights reordered to the part's targets by name, or taken by index when
- * the counts agree; NULL when none binds. *bound: a weights channel bound. */
+ * the channel on the library node named like the part's mesh node (a .cnb
+ * library: the weight track of its placement of that name). */
 static cna_result bind_weights(bind_state *st, const cna_clip_library *lib, size_t a, const cna_model_mesh *mesh,
                                const cna_model_part *part, const cna_morph_weight_track **out, cna_error *err)
 {
     *out = NULL;
-    const cna_gltf_document *doc = lib->doc;
     const char *node_name = st->base->bones[mesh->parent_bone].name;
     if (!node_name[0] || !part->morph) return CNA_OK;
+    if (!lib->doc) {
+        const cna_model *src = lib->model;
+        for (size_t i = 0; i < src->mesh_count; i++) {
+            const cna_model_mesh *sm = &src->meshes[i];
+            if (strcmp(src->bones[sm->parent_bone].name, node_name) != 0) continue;
+            for (size_t k = 0; k < sm->part_count; k++) {
+                const cna_model_part *sp = &sm->parts[k];
+                if (!sp->morph || a >= sp->weight_track_count || !sp->weight_tracks[a]) continue;
+                return reorder_weights(st, sp->weight_tracks[a], sm->target_names,
+                                       sm->target_names ? sm->target_name_count : sp->morph->target_count, mesh, part,
+                                       out, err);
+            }
+            return CNA_OK;
+        }
+        return CNA_OK;
+    }
+    const cna_gltf_document *doc = lib->doc;
     const cna_gltf_animation *anim = &doc->animations[a];
     for (size_t c = 0; c < anim->channel_count; c++) {
         const cna_gltf_animation_channel *ch = &anim->channels[c];
@@ -373,71 +529,216 @@ static cna_result bind_weights(bind_state *st, const cna_clip_library *lib, size
         const cna_gltf_node *gn = &doc->nodes[ch->target_node];
         if (!gn->name || strcmp(gn->name, node_name) != 0 || gn->mesh < 0) continue;
         const cna_gltf_mesh *sm = &doc->meshes[gn->mesh];
-        const size_t want = part->morph->target_count;
-        /* the part's targets -> the library's, by name where both name them */
-        const bool by_name = mesh->target_names && sm->target_names && mesh->target_name_count == want;
-        int32_t *from = (int32_t *)cna__arena_calloc(&st->model->arena, want ? want : 1, sizeof *from);
-        if (!from) return oom(err);
-        bool identity = !by_name || sm->target_count == want;
-        for (size_t t = 0; t < want; t++) {
-            from[t] = -1;
-            if (by_name) {
-                for (size_t k = 0; k < sm->target_count; k++)
-                    if (sm->target_names[k] && strcmp(sm->target_names[k], mesh->target_names[t]) == 0) {
-                        from[t] = (int32_t)k;
-                        break;
-                    }
-            } else if (sm->target_count == want) {
-                from[t] = (int32_t)t;
-            }
-            if (from[t] != (int32_t)t) identity = false;
-        }
-        bool any = false;
-        for (size_t t = 0; t < want; t++) any = any || from[t] >= 0;
-        if (!any) return CNA_OK;
         const cna_allocator arena_alloc = {arena_hook_alloc, arena_hook_free, &st->model->arena};
         cna__owned_track *track = NULL;
         cna_result r = cna__weight_track_build(&arena_alloc, doc, (int32_t)a, gn->mesh, &track, err);
-        if (r != CNA_OK) return r;
-        if (!track) return CNA_OK;
-        if (identity) {
-            *out = &track->track;
-            return CNA_OK;
-        }
-        /* reorder: target t takes the library's target from[t] (0 where the library has none) */
-        const cna_morph_weight_track *src = &track->track;
-        cna_morph_weight_track *t2 = (cna_morph_weight_track *)cna__arena_calloc(&st->model->arena, 1, sizeof *t2);
-        size_t n;
-        if (!t2 || !cna__mul_size(src->key_count, want, &n)) return oom(err);
-        float *v = (float *)cna__arena_calloc(&st->model->arena, n ? n : 1, sizeof(float));
-        float *ti = src->in_tangents ? (float *)cna__arena_calloc(&st->model->arena, n ? n : 1, sizeof(float)) : NULL;
-        float *to = src->out_tangents ? (float *)cna__arena_calloc(&st->model->arena, n ? n : 1, sizeof(float)) : NULL;
-        if (!v || (src->in_tangents && !ti) || (src->out_tangents && !to)) return oom(err);
-        for (size_t k = 0; k < src->key_count; k++)
-            for (size_t t = 0; t < want; t++) {
-                if (from[t] < 0) continue;
-                size_t s = k * src->target_count + (size_t)from[t];
-                v[k * want + t] = src->values[s];
-                if (ti) ti[k * want + t] = src->in_tangents[s];
-                if (to) to[k * want + t] = src->out_tangents[s];
-            }
-        *t2 = *src;
-        t2->target_count = want;
-        t2->values = v;
-        t2->in_tangents = ti;
-        t2->out_tangents = to;
-        *out = t2;
-        return CNA_OK;
+        if (r != CNA_OK || !track) return r;
+        return reorder_weights(st, &track->track, (const char *const *)sm->target_names, sm->target_count, mesh, part,
+                               out, err);
     }
     return CNA_OK;
+}
+
+/* A .cnb library's animations as authored: each track's keys, back in its
+ * bone's own space (the library's fold taken out), moved to the model's bone
+ * of the same name (the model's fold put in for a joint). A .cnb keeps the
+ * keys, not which channels the file animated: a node's channels the file did
+ * not animate carry the library's rest values. */
+static cna_result bind_model_tracks(bind_state *st, const cna_clip_library *lib, size_t first, name_list *unbound,
+                                    name_list *shared, size_t *bound_tracks, cna_error *err)
+{
+    const cna_model *src = lib->model, *m = st->base;
+    cna__arena *arena = &st->model->arena;
+    int32_t *map = (int32_t *)cna__arena_calloc(arena, src->bone_count ? src->bone_count : 1, sizeof *map);
+    uint8_t *noted = (uint8_t *)cna__arena_calloc(arena, src->bone_count ? src->bone_count : 1, 1);
+    uint8_t *seen = (uint8_t *)cna__arena_calloc(arena, src->bone_count ? src->bone_count : 1, 1);
+    const cna_keyframe **local = (const cna_keyframe **)cna__arena_calloc(arena, m->bone_count ? m->bone_count : 1,
+                                                                         sizeof *local);
+    size_t *local_n = (size_t *)cna__arena_calloc(arena, m->bone_count ? m->bone_count : 1, sizeof *local_n);
+    if (!map || !noted || !seen || !local || !local_n) return oom(err);
+    for (size_t b = 0; b < src->bone_count; b++) {
+        bool dup = false;
+        map[b] = src->bones[b].name[0] ? find_name(&st->names, src->bones[b].name, &dup) : -1;
+        if (map[b] >= 0 && dup) name_list_add(shared, src->bones[b].name);
+    }
+    for (size_t a = 0; a < src->animation_count; a++) {
+        memset(seen, 0, src->bone_count ? src->bone_count : 1);
+        memset(local_n, 0, (m->bone_count ? m->bone_count : 1) * sizeof *local_n);
+        int64_t duration = 0;
+        for (size_t s = 0; s <= src->skin_count; s++) {
+            const cna_clip *clip = model_clip(src, s, a);
+            if (!clip) continue;
+            if (clip->duration > duration) duration = clip->duration;
+            for (size_t t = 0; t < clip->track_count; t++) {
+                const cna_bone_track *tr = &clip->tracks[t];
+                int32_t sb = track_bone(src, s, tr);
+                if (sb < 0 || seen[sb] || !tr->keys || tr->key_count == 0) continue;
+                seen[sb] = 1;
+                int32_t tb = map[sb];
+                if (tb < 0) {
+                    if (!noted[sb]) name_list_add(unbound, src->bones[sb].name[0] ? src->bones[sb].name : "");
+                    noted[sb] = 1;
+                    continue;
+                }
+                const cna_mat4 *fold = s < src->skin_count ? &src->skins[s].fold[tr->bone] : NULL;
+                cna_keyframe *keys = (cna_keyframe *)cna__arena_calloc(arena, tr->key_count, sizeof *keys);
+                if (!keys) return oom(err);
+                cna_mat4 inv;
+                bool unfold = fold && !cna_mat4_is_identity(fold) && cna_mat4_inverse(&inv, fold);
+                for (size_t k = 0; k < tr->key_count; k++) {
+                    keys[k] = tr->keys[k];
+                    if (unfold) {
+                        cna_mat4 key, l;
+                        cna_mat4_compose(&key, keys[k].translation, keys[k].rotation, keys[k].scale);
+                        cna_mat4_mul(&l, &inv, &key);
+                        cna_mat4_decompose(&l, &keys[k].translation, &keys[k].rotation, &keys[k].scale);
+                    }
+                    /* the magnitude check's per-node bounds */
+                    int32_t gn = m->bones[tb].gltf_node;
+                    double ks = fabs((double)keys[k].scale.x);
+                    if (!(fabs((double)keys[k].scale.y) <= ks)) ks = fabs((double)keys[k].scale.y);
+                    if (!(fabs((double)keys[k].scale.z) <= ks)) ks = fabs((double)keys[k].scale.z);
+                    const cna_vec3 v = keys[k].translation;
+                    double kt = sqrt((double)v.x * v.x + (double)v.y * v.y + (double)v.z * v.z);
+                    if (!(ks <= st->ctx.node_key_scale[gn])) st->ctx.node_key_scale[gn] = ks;
+                    if (!(kt <= st->ctx.node_key_translation[gn])) st->ctx.node_key_translation[gn] = kt;
+                }
+                local[tb] = keys;
+                local_n[tb] = tr->key_count;
+                st->reached[tb] = 1;
+                (*bound_tracks)++;
+            }
+        }
+        const char *name = cna__arena_strdup(arena, cna_model_animation_name(src, a));
+        if (!name) return oom(err);
+        /* the model's clips: each glTF skin's (shared by its placements), then the scene-node clip */
+        for (size_t g = 0; g <= m->skin_count; g++) {
+            const bool node_clip = g == m->skin_count;
+            if (!node_clip) {
+                size_t f0 = 0;
+                while (f0 < g && m->skins[f0].gltf_skin != m->skins[g].gltf_skin) f0++;
+                if (f0 != g) continue;
+            }
+            size_t count = 0;
+            for (size_t b = 0; b < m->bone_count; b++) {
+                if (!local_n[b]) continue;
+                bool joint = false;
+                for (size_t s2 = 0; s2 < m->skin_count && !joint; s2++)
+                    joint = m->skins[s2].node_to_palette && m->skins[s2].node_to_palette[b] >= 0;
+                if (node_clip ? !joint : (m->skins[g].node_to_palette && m->skins[g].node_to_palette[b] >= 0)) count++;
+            }
+            cna_bone_track *tracks = (cna_bone_track *)cna__arena_calloc(arena, count ? count : 1, sizeof *tracks);
+            if (!tracks) return oom(err);
+            size_t n = 0;
+            for (size_t b = 0; b < m->bone_count; b++) {
+                if (!local_n[b]) continue;
+                if (node_clip) {
+                    bool joint = false;
+                    for (size_t s2 = 0; s2 < m->skin_count && !joint; s2++)
+                        joint = m->skins[s2].node_to_palette && m->skins[s2].node_to_palette[b] >= 0;
+                    if (!joint) tracks[n++] = cna_bone_track_make((int32_t)b, local[b], local_n[b]);
+                    continue;
+                }
+                int32_t p = m->skins[g].node_to_palette ? m->skins[g].node_to_palette[b] : -1;
+                if (p < 0) continue;
+                const cna_mat4 *fold = &m->skins[g].fold[p];
+                const cna_keyframe *keys = local[b];
+                if (!cna_mat4_is_identity(fold)) {
+                    cna_keyframe *folded = (cna_keyframe *)cna__arena_calloc(arena, local_n[b], sizeof *folded);
+                    if (!folded) return oom(err);
+                    for (size_t k = 0; k < local_n[b]; k++) {
+                        cna_mat4 l, f;
+                        folded[k] = keys[k];
+                        cna_mat4_compose(&l, keys[k].translation, keys[k].rotation, keys[k].scale);
+                        cna_mat4_mul(&f, fold, &l);
+                        cna_mat4_decompose(&f, &folded[k].translation, &folded[k].rotation, &folded[k].scale);
+                    }
+                    keys = folded;
+                }
+                tracks[n++] = cna_bone_track_make(p, keys, local_n[b]);
+            }
+            qsort(tracks, n, sizeof *tracks, cmp_track_bone);
+            cna_clip clip = cna_clip_make(name, duration, tracks, n);
+            if (node_clip) {
+                clip.target = CNA_CLIP_TARGET_SCENE_NODE;
+                st->node_clips[first + a] = clip;
+            } else {
+                clip.target = CNA_CLIP_TARGET_JOINT_PALETTE;
+                ((cna_clip *)st->model->pub.skins[g].data.clips)[first + a] = clip;
+            }
+        }
+    }
+    return CNA_OK;
+}
+
+/* The morphed parts' weight tracks of a library's animations; *bound: how many bound. */
+static cna_result bind_all_weights(bind_state *st, const cna_clip_library *lib, size_t first, size_t *bound,
+                                   cna_error *err)
+{
+    const cna_model *m = st->base;
+    const size_t na = cna_clip_library_animation_count(lib);
+    cna_result r = CNA_OK;
+    for (size_t i = 0; i < m->mesh_count && r == CNA_OK; i++) {
+        cna_model_mesh *mesh = &st->model->pub.meshes[i];
+        for (size_t k = 0; k < mesh->part_count && r == CNA_OK; k++) {
+            cna_model_part *part = &mesh->parts[k];
+            if (!part->morph) continue;
+            const cna_morph_weight_track **tracks = (const cna_morph_weight_track **)part->weight_tracks;
+            for (size_t a = 0; a < na && r == CNA_OK; a++) {
+                r = bind_weights(st, lib, a, &m->meshes[i], part, &tracks[first + a], err);
+                if (r == CNA_OK && tracks[first + a]) {
+                    (*bound)++;
+                    st->reached[mesh->parent_bone] = 1;
+                }
+            }
+        }
+    }
+    return r;
+}
+
+/* The diagnostics of a bound library: unbound names, shared names. */
+static cna_result bind_diagnostics(bind_state *st, const cna_clip_library *lib, const name_list *unbound,
+                                   const name_list *shared, cna_error *err)
+{
+    char msg[600], more[48];
+    if (unbound->count) {
+        snprintf(msg, sizeof msg, "%s: %zu node(s) its channels move are not in the model: %s%s; their channels "
+                 "are ignored", lib->path, unbound->count, unbound->text, name_list_tail(unbound, more, sizeof more));
+        if (!cna__model_diag_n(st->model, CNA_MODEL_DIAG_CLIP_UNBOUND, unbound->count, msg)) return oom(err);
+    }
+    if (shared->count) {
+        snprintf(msg, sizeof msg, "%s: %zu node name(s) name several nodes of the model: %s%s; each moves the "
+                 "one cna_model_find_bone finds", lib->path, shared->count, shared->text,
+                 name_list_tail(shared, more, sizeof more));
+        if (!cna__model_diag_n(st->model, CNA_MODEL_DIAG_CLIP_NAME_AMBIGUOUS, shared->count, msg)) return oom(err);
+    }
+    return CNA_OK;
+}
+
+static cna_result bind_model_library(bind_state *st, const cna_clip_library *lib, size_t first, cna_error *err)
+{
+    name_list unbound, shared;
+    memset(&unbound, 0, sizeof unbound);
+    memset(&shared, 0, sizeof shared);
+    size_t tracks = 0, weights = 0;
+    cna_result r = bind_model_tracks(st, lib, first, &unbound, &shared, &tracks, err);
+    if (r == CNA_OK) r = bind_all_weights(st, lib, first, &weights, err);
+    if (r == CNA_OK && tracks == 0 && weights == 0) {
+        char more[48];
+        r = cna__error(err, CNA_ERROR_INVALID_DATA, "%s: no track binds to a node of the model (tracks move %s%s)",
+                       lib->path, unbound.count ? unbound.text : "nothing", name_list_tail(&unbound, more, sizeof more));
+    }
+    if (r == CNA_OK) r = bind_diagnostics(st, lib, &unbound, &shared, err);
+    return r;
 }
 
 /* One library: its node map, its clips at animation `first`, its weight tracks, its diagnostics. */
 static cna_result bind_library(bind_state *st, const cna_clip_library *lib, size_t first, cna_error *err)
 {
     if (st->options->retarget)
-        return cna__retarget_library(&st->ctx, st->base, lib->doc, lib->path, st->options, first, st->node_clips,
-                                     err);
+        return cna__retarget_library(&st->ctx, st->base, lib->doc, lib->model, lib->path, st->options, first,
+                                     st->node_clips, err);
+    if (!lib->doc) return bind_model_library(st, lib, first, err);
     const cna_gltf_document *doc = lib->doc;
     const cna_model *m = st->base;
     int32_t *map = (int32_t *)cna__calloc(&st->model->allocator, doc->node_count ? doc->node_count : 1,
@@ -489,24 +790,7 @@ static cna_result bind_library(bind_state *st, const cna_clip_library *lib, size
 
     /* weight tracks: every morphed part gets the library's animations */
     size_t bound_weights = 0;
-    cna_result r = CNA_OK;
-    const size_t total = st->model->pub.animation_count;
-    for (size_t i = 0; i < m->mesh_count && r == CNA_OK; i++) {
-        cna_model_mesh *mesh = &st->model->pub.meshes[i];
-        for (size_t k = 0; k < mesh->part_count && r == CNA_OK; k++) {
-            cna_model_part *part = &mesh->parts[k];
-            if (!part->morph) continue;
-            const cna_morph_weight_track **tracks = (const cna_morph_weight_track **)part->weight_tracks;
-            for (size_t a = 0; a < doc->animation_count && r == CNA_OK; a++) {
-                r = bind_weights(st, lib, a, &m->meshes[i], part, &tracks[first + a], err);
-                if (r == CNA_OK && tracks[first + a]) {
-                    bound_weights++;
-                    st->reached[mesh->parent_bone] = 1;
-                }
-            }
-            (void)total;
-        }
-    }
+    cna_result r = bind_all_weights(st, lib, first, &bound_weights, err);
     if (r == CNA_OK && bound_channels == 0 && bound_weights == 0) {
         char more[48];
         if (unbound.count == 0 && weight_channels == 0)
@@ -523,19 +807,7 @@ static cna_result bind_library(bind_state *st, const cna_clip_library *lib, size
     }
     cna__free(&st->model->allocator, map);
     if (r != CNA_OK) return r;
-    char msg[600], more[48];
-    if (unbound.count) {
-        snprintf(msg, sizeof msg, "%s: %zu node(s) its channels move are not in the model: %s%s; their channels "
-                 "are ignored", lib->path, unbound.count, unbound.text, name_list_tail(&unbound, more, sizeof more));
-        if (!cna__model_diag_n(st->model, CNA_MODEL_DIAG_CLIP_UNBOUND, unbound.count, msg)) return oom(err);
-    }
-    if (shared.count) {
-        snprintf(msg, sizeof msg, "%s: %zu node name(s) name several nodes of the model: %s%s; each moves the "
-                 "one cna_model_find_bone finds", lib->path, shared.count, shared.text,
-                 name_list_tail(&shared, more, sizeof more));
-        if (!cna__model_diag_n(st->model, CNA_MODEL_DIAG_CLIP_NAME_AMBIGUOUS, shared.count, msg)) return oom(err);
-    }
-    return CNA_OK;
+    return bind_diagnostics(st, lib, &unbound, &shared, err);
 }
 
 /* The model's diagnostics and markers, copied into the bound model. */
@@ -691,7 +963,7 @@ cna_result cna_model_bind_clips(const cna_model *model, const cna_clip_library *
     for (size_t i = 0; i < library_count; i++) {
         if (!libraries[i])
             return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "bind clips: libraries[%zu] is NULL", i);
-        size_t n = libraries[i]->doc->animation_count;
+        size_t n = cna_clip_library_animation_count(libraries[i]);
         if (n > SIZE_MAX / sizeof(cna_clip) - total)
             return cna__error(err, CNA_ERROR_LIMIT, "bind clips: too many animations");
         total += n;
@@ -723,7 +995,7 @@ cna_result cna_model_bind_clips(const cna_model *model, const cna_clip_library *
     size_t first = model->animation_count;
     for (size_t i = 0; i < library_count && r == CNA_OK; i++) {
         r = bind_library(&st, libraries[i], first, err);
-        first += libraries[i]->doc->animation_count;
+        first += cna_clip_library_animation_count(libraries[i]);
     }
     if (r == CNA_OK) r = settle_carriers(&st, err);
     if (r == CNA_OK && library_count > 0 && !o->retarget) {

@@ -843,8 +843,8 @@ static const char *nl_more(const name_list2 *l, char *buf, size_t size)
 }
 
 cna_result cna__retarget_library(cna__import_ctx *ctx, const cna_model *target, const cna_gltf_document *doc,
-                                 const char *path, const cna_bind_options *o, size_t first, cna_clip *node_clips,
-                                 cna_error *err)
+                                 const cna_model *given, const char *path, const cna_bind_options *o, size_t first,
+                                 cna_clip *node_clips, cna_error *err)
 {
     rt k;
     memset(&k, 0, sizeof k);
@@ -858,13 +858,14 @@ cna_result cna__retarget_library(cna__import_ctx *ctx, const cna_model *target, 
     io.clip_mode = target->clip_mode;
     io.split_palettes = true;
     cna_model *source = NULL;
-    cna_result r = cna_model_import_gltf(doc, &io, &source, err);
+    cna_result r = doc ? cna_model_import_gltf(doc, &io, &source, err) : CNA_OK;
     if (r != CNA_OK) {
         cna__error_prefix(err, "%s", path);
         return r;
     }
-    k.source = source;
-    const size_t nt = target->bone_count ? target->bone_count : 1, ns = source->bone_count ? source->bone_count : 1;
+    k.source = doc ? source : given;
+    const cna_model *src_model = k.source;
+    const size_t nt = target->bone_count ? target->bone_count : 1, ns = src_model->bone_count ? src_model->bone_count : 1;
     k.src_of = (int32_t *)cna__calloc(&k.alloc, nt, sizeof *k.src_of);
     k.src_world = (dq *)cna__calloc(&k.alloc, ns, sizeof *k.src_world);
     k.out_r = (dq *)cna__calloc(&k.alloc, nt, sizeof *k.out_r);
@@ -873,7 +874,7 @@ cna_result cna__retarget_library(cna__import_ctx *ctx, const cna_model *target, 
     k.tm = (dm *)cna__calloc(&k.alloc, nt, sizeof *k.tm);
     k.tracked = (size_t *)cna__calloc(&k.alloc, nt, sizeof *k.tracked);
     if (!k.src_of || !k.src_world || !k.out_r || !k.out_t || !k.tw || !k.tm || !k.tracked ||
-        !skeleton_init(&k.alloc, target, &k.tref) || !skeleton_init(&k.alloc, source, &k.sref))
+        !skeleton_init(&k.alloc, target, &k.tref) || !skeleton_init(&k.alloc, src_model, &k.sref))
         r = rt_oom(err);
     /* the joint map: exact names, then the user's map over them, then the alias table */
     name_list2 bad_sources, unknown_targets, unmatched;
@@ -886,12 +887,12 @@ cna_result cna__retarget_library(cna__import_ctx *ctx, const cna_model *target, 
         if (!by_user) r = rt_oom(err);
     }
     for (size_t b = 0; r == CNA_OK && b < target->bone_count; b++)
-        k.src_of[b] = find_bone_exact(source, target->bones[b].name);
+        k.src_of[b] = find_bone_exact(src_model, target->bones[b].name);
     for (size_t i = 0; r == CNA_OK && i < o->retarget_map_count; i++) {
         const cna_retarget_pair *pr = &o->retarget_map[i];
         if (!pr->target) continue;
         int32_t tb = find_bone_exact(target, pr->target);
-        int32_t sb = pr->source ? find_bone_exact(source, pr->source) : -1;
+        int32_t sb = pr->source ? find_bone_exact(src_model, pr->source) : -1;
         if (pr->source && sb < 0) nl_add(&bad_sources, pr->source);
         if (tb < 0) {
             nl_add(&unknown_targets, pr->target);
@@ -910,8 +911,8 @@ cna_result cna__retarget_library(cna__import_ctx *ctx, const cna_model *target, 
         for (size_t b = 0; b < target->bone_count; b++) {
             if (k.src_of[b] >= 0 || by_user[b]) continue;
             if (!cna__retarget_canonical(target->bones[b].name, key, sizeof key)) continue;
-            for (size_t s = 0; s < source->bone_count; s++)
-                if (cna__retarget_canonical(source->bones[s].name, key2, sizeof key2) && strcmp(key, key2) == 0) {
+            for (size_t s = 0; s < src_model->bone_count; s++)
+                if (cna__retarget_canonical(src_model->bones[s].name, key2, sizeof key2) && strcmp(key, key2) == 0) {
                     k.src_of[b] = (int32_t)s;
                     break;
                 }
@@ -922,7 +923,7 @@ cna_result cna__retarget_library(cna__import_ctx *ctx, const cna_model *target, 
         k.hips_t = o->retarget_hips ? find_bone_exact(target, o->retarget_hips) : find_hips(target, k.src_of);
         if (k.hips_t < 0 && !o->retarget_hips) {
             /* no hips by name: the joint mapped to the library's hips */
-            int32_t sh = find_hips(source, NULL);
+            int32_t sh = find_hips(src_model, NULL);
             for (size_t b = 0; sh >= 0 && b < target->bone_count && k.hips_t < 0; b++)
                 if (k.src_of[b] == sh) k.hips_t = (int32_t)b;
         }
@@ -932,7 +933,7 @@ cna_result cna__retarget_library(cna__import_ctx *ctx, const cna_model *target, 
     }
     if (r == CNA_OK) {
         k.hips_s = k.hips_t >= 0 ? k.src_of[k.hips_t] : -1;
-        if (k.hips_s < 0) k.hips_s = find_hips(source, NULL);
+        if (k.hips_s < 0) k.hips_s = find_hips(src_model, NULL);
         k.ratio = 1.0;
         if (k.hips_t >= 0 && k.hips_s >= 0) {
             double hs = k.sref.world[k.hips_s].m[13];
@@ -958,8 +959,8 @@ cna_result cna__retarget_library(cna__import_ctx *ctx, const cna_model *target, 
     memset(&co, 0, sizeof co);
     co.allocator = ctx->allocator;
     co.layer_count = 1;
-    if (r == CNA_OK) r = cna_character_create(source, &co, &k.sc, err);
-    for (size_t a = 0; r == CNA_OK && a < source->animation_count; a++) r = bake(&k, a, first + a, node_clips, err);
+    if (r == CNA_OK) r = cna_character_create(src_model, &co, &k.sc, err);
+    for (size_t a = 0; r == CNA_OK && a < src_model->animation_count; a++) r = bake(&k, a, first + a, node_clips, err);
     if (r == CNA_OK) {
         char msg[700], more[48];
         if (unknown_targets.count) {
@@ -976,7 +977,7 @@ cna_result cna__retarget_library(cna__import_ctx *ctx, const cna_model *target, 
         if (r == CNA_OK) {
             snprintf(msg, sizeof msg, "%s: hips \"%s\" -> \"%s\", height ratio %.9g", path,
                      k.hips_t >= 0 ? target->bones[k.hips_t].name : "(none)",
-                     k.hips_s >= 0 ? source->bones[k.hips_s].name : "(none)", k.ratio);
+                     k.hips_s >= 0 ? src_model->bones[k.hips_s].name : "(none)", k.ratio);
             if (!cna__model_diag_n(ctx->model, CNA_MODEL_DIAG_RETARGET_HIPS, 1, msg)) r = rt_oom(err);
         }
     }

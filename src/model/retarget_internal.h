@@ -8,13 +8,14 @@
 #include "cna/clips.h"
 #include "model/model_internal.h"
 
-/* Retarget every animation of `doc` (the library at `path`) onto `target`:
+/* Retarget every animation of `doc` (imported here), or of the model
+ * `source` when doc is NULL (a .cnb library at `path`), onto `target`:
  * clips first + a of ctx->model's skins and node_clips[first + a], keys in
  * ctx->arena, key magnitudes into ctx->node_key_*; diagnostics on
  * ctx->model. Errors name the library. */
 cna_result cna__retarget_library(cna__import_ctx *ctx, const cna_model *target, const cna_gltf_document *doc,
-                                 const char *path, const cna_bind_options *options, size_t first,
-                                 cna_clip *node_clips, cna_error *err);
+                                 const cna_model *source, const char *path, const cna_bind_options *options,
+                                 size_t first, cna_clip *node_clips, cna_error *err);
 
 /* true for "hips" or "pelvis" in any case, after a "...:", "...|" or "DEF-" prefix. */
 bool cna__retarget_is_hips(const char *name);

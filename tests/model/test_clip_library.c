@@ -415,6 +415,68 @@ static void lenient_library_binds_alike(void **state)
     rmdir(dir);
 }
 
+
+/* A .cnb file holding clips serves as a library too: the fox library baked
+ * to .cnb binds to the fox and the dog with exactly the clips of the glTF
+ * library (every node of its clips animates all three channels, so the
+ * .cnb's keys carry no rest value of the library), and retargets alike. */
+static void cnb_library_binds_alike(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cna-clips-XXXXXX", path[600];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/fox-clips.cnb", dir);
+    cna_model *src = load_model(LIBS "Mesh2MotionFox/fox-animations.glb");
+    cna_error err;
+    assert_int_equal(cna_cnb_write_file(src, NULL, path, &err), CNA_OK);
+    cna_model_free(src);
+    cna_clip_library *cnb = load_library(path), *gltf = load_library(LIBS "Mesh2MotionFox/fox-animations.glb");
+    assert_null(cna_clip_library_document(cnb));
+    assert_int_equal(cna_clip_library_animation_count(cnb), 14);
+    assert_string_equal(cna_clip_library_animation_name(cnb, 13), "Walk");
+    assert_int_equal(cna_clip_library_target_count(cnb, 0), 49);
+    const char *characters[2] = {LIBS "Mesh2MotionFox/fox-fox.glb", LIBS "Mesh2MotionFox/fox-dog.glb"};
+    for (int c = 0; c < 2; c++) {
+        cna_model *m = load_model(characters[c]);
+        for (int retarget = 0; retarget < 2; retarget++) {
+            cna_bind_options o;
+            memset(&o, 0, sizeof o);
+            o.retarget = retarget;
+            cna_model *a = NULL, *b = NULL;
+            const cna_clip_library *la[1] = {cnb}, *lb[1] = {gltf};
+            assert_int_equal(cna_model_bind_clips(m, la, 1, &o, &a, &err), CNA_OK);
+            assert_int_equal(cna_model_bind_clips(m, lb, 1, &o, &b, &err), CNA_OK);
+            for (size_t i = 0; i < a->animation_count; i++) {
+                expect_same_clip(&a->node_clips[i], &b->node_clips[i], "scene-node", i);
+                for (size_t k = 0; k < a->skin_count; k++)
+                    expect_same_clip(&a->skins[k].data.clips[i], &b->skins[k].data.clips[i], "skin", i);
+            }
+            if (c == 1 && !retarget) {
+                const cna_model_diagnostic *d = cna_model_find_diagnostic(a, CNA_MODEL_DIAG_CLIP_UNBOUND);
+                assert_non_null(d);
+                char expect[700];
+                snprintf(expect, sizeof expect, "%s: 1 node(s) its channels move are not in the model: \"Nose\"; "
+                         "their channels are ignored", path);
+                assert_string_equal(d->message, expect);
+            }
+            cna_model_free(a);
+            cna_model_free(b);
+        }
+        cna_model_free(m);
+    }
+    /* a .cnb whose names match nothing */
+    cna_model *simple = load_model(CNA_TEST_DATA_DIR "/corpus/valid/SimpleSkin/simple_skin.gltf");
+    cna_model *out = NULL;
+    const cna_clip_library *la[1] = {cnb};
+    assert_int_equal(cna_model_bind_clips(simple, la, 1, NULL, &out, &err), CNA_ERROR_INVALID_DATA);
+    assert_non_null(strstr(err.message, ": no track binds to a node of the model (tracks move \""));
+    cna_model_free(simple);
+    cna_clip_library_free(cnb);
+    cna_clip_library_free(gltf);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* ------------------------------------------------------------------ a crafted pair */
 
 /* A little binary buffer with its views and accessors as JSON text. */
@@ -850,6 +912,7 @@ int main(void)
         cmocka_unit_test(human_on_human),
         cmocka_unit_test(human_on_apose_human),
         cmocka_unit_test(lenient_library_binds_alike),
+        cmocka_unit_test(cnb_library_binds_alike),
         cmocka_unit_test_setup_teardown(crafted_equals_graft, crafted_setup, crafted_teardown),
         cmocka_unit_test_setup_teardown(crafted_weights_by_name, crafted_setup, crafted_teardown),
         cmocka_unit_test_setup_teardown(crafted_diagnostics, crafted_setup, crafted_teardown),
