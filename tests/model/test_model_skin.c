@@ -254,18 +254,22 @@ static void test_non_joint_node_between_joints_is_folded_into_the_bind_pose(void
     cna_mat4_mul(&expected, &mid, &j1);                 /* bind[J1] = L_mid · L_J1 */
     assert_mat_near(&s->data.bind_pose[1], &expected, 0.0);
     assert_mat_near(&s->fold[1], &mid, 0.0);
-    /* the folded node is animated: reported */
+    /* the folded node is animated: reported (its motion is composed into J1's keys) */
     const cna_model_diagnostic *d = cna_model_find_diagnostic(m, CNA_MODEL_DIAG_ANIMATED_NODE_FOLDED);
     assert_non_null(d);
     assert_int_equal(d->count, 1);
+    assert_string_equal(d->message, "skins[0]: node 2 between joints 1 and 3 is animated; it is folded into joint 3, "
+                                    "whose keys compose its motion");
 
-    /* J1's animated rotation keeps the fold: at t = 1 its world is W_J0 · L_mid · R(90°) · T */
+    /* J1's animated rotation keeps the fold, and Mid's animated translation
+     * (0,1,0) -> (0,2,0) moves it: at t = 1 its world is W_J0 · L_mid(1) · R(90°) · T */
     posed p;
     pose_model(m, 0, 1.0, &p);
-    cna_mat4 j1_t, w;
+    cna_mat4 j1_t, w, mid_t;
     cna_mat4_compose(&j1_t, cna_vec3_make(1, 0, 0),
                      cna_quat_make(0, 0, (float)sin(0.78539816339744830962), (float)cos(0.78539816339744830962)), cna_vec3_one());
-    cna_mat4_mul(&w, &mid, &j1_t);
+    cna_mat4_compose(&mid_t, cna_vec3_make(0, 2, 0), doc->nodes[2].rotation, cna_vec3_one());
+    cna_mat4_mul(&w, &mid_t, &j1_t);
     assert_mat_near(&cna_player_world_transforms(p.players[0])[1], &w, 1e-6);
     /* the bones: J1's own transform is the key's (the fold stays with the Mid bone) */
     int32_t b_j1 = m->gltf_node_to_bone[3];
