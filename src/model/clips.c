@@ -18,6 +18,13 @@
  * 1e-5 of the model size (translation, in model units; scale, absolute 1e-5)
  * and 1e-4 rad (rotation) of the curve. Duration = the largest sampler input
  * time of the animation.
+ * A joint whose fold (the non-joint nodes between it and its parent joint)
+ * holds a node the animation moves gets the composed keys fold(t) · T·R·S at
+ * the union of its own and those nodes' key times (extract_folded_joint), a
+ * track even without channels of its own; FAITHFUL adds their STEP hold keys
+ * and halves every interval where the player's interpolation strays from the
+ * composition by more than the same tolerances, within the same bounds and
+ * budget.
  */
 #include <math.h>
 #include <stdio.h>
