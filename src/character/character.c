@@ -66,6 +66,7 @@ void cna_character_free(cna_character *c)
         cna_player_free(c->evals[e].player);
         cna__free(&a, c->evals[e].writes);
         cna__free(&a, c->evals[e].unfold);
+        cna__free(&a, c->evals[e].chain);
     }
     for (size_t v = 0; c->variants && v < c->variant_count; v++) {
         cna__free(&a, c->variants[v].prefix);
