@@ -661,10 +661,10 @@ typedef struct fold_chain {
     const target *joint;      /* the joint's own channels, or NULL */
     rest_trs joint_rest;
     int32_t joint_node;       /* destination node */
-    size_t count;             /* m */
-    const target **tg;        /* per chain node (c1 first): its channels, or NULL */
-    rest_trs *rest;           /* per chain node: rest T/R/S (used with tg) */
-    const cna_mat4 **rest_local; /* per chain node: rest local (used without tg) */
+    size_t count;             /* pieces, c1's first: an animated node, or a run of unanimated ones */
+    const target **tg;        /* per piece: the node's channels, or NULL for a run */
+    rest_trs *rest;           /* per piece: the node's rest T/R/S (used with tg) */
+    cna_mat4 *rest_local;     /* per piece: the run's product L_cj · ... · L_ci (used without tg) */
 } fold_chain;
 
 /* A target's T/R/S at `s` seconds, rest values where it has no channel. */
@@ -707,7 +707,7 @@ static void eval_chain(const extract_env *env, const fold_chain *fc, double s, c
             cna_mat4_compose(&l, c.translation, c.rotation, c.scale);
             cna_mat4_mul(&m, &l, &local);
         } else {
-            cna_mat4_mul(&m, fc->rest_local[i], &local);
+            cna_mat4_mul(&m, &fc->rest_local[i], &local);
         }
         local = m;
     }
@@ -923,7 +923,7 @@ static cna_result extract_folded_joint(extract_env *env, const cna_model_skin *s
     int32_t *chain = (int32_t *)cna__calloc(&env->alloc, m, sizeof(int32_t));
     const target **tg = (const target **)cna__calloc(&env->alloc, m, sizeof *tg);
     rest_trs *rest = (rest_trs *)cna__calloc(&env->alloc, m, sizeof *rest);
-    const cna_mat4 **rest_local = (const cna_mat4 **)cna__calloc(&env->alloc, m, sizeof *rest_local);
+    cna_mat4 *rest_local = (cna_mat4 *)cna__calloc(&env->alloc, m, sizeof *rest_local);
     cna_result r;
     if (!chain || !tg || !rest || !rest_local) {
         r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory (clip keys)");
@@ -933,15 +933,27 @@ static cna_result extract_folded_joint(extract_env *env, const cna_model_skin *s
         fc.joint = joint;
         fc.joint_node = s->palette_to_gltf_node[p];
         fc.joint_rest = node_rest_trs(&dest->nodes[fc.joint_node]);
-        fc.count = m;
         fc.tg = tg;
         fc.rest = rest;
         fc.rest_local = rest_local;
+        /* consecutive unanimated nodes as one piece, so that a long chain
+         * costs one product per key, not one per node */
+        size_t pieces = 0;
         for (size_t i = 0; i < m; i++) {
-            tg[i] = target_of_node[chain[i]] >= 0 ? &targets[target_of_node[chain[i]]] : NULL;
-            rest[i] = node_rest_trs(&dest->nodes[chain[i]]);
-            rest_local[i] = &ctx->node_local[chain[i]];
+            const int32_t ti = target_of_node[chain[i]];
+            if (ti >= 0) {
+                tg[pieces] = &targets[ti];
+                rest[pieces++] = node_rest_trs(&dest->nodes[chain[i]]);
+            } else if (pieces > 0 && !tg[pieces - 1]) {
+                cna_mat4 run;
+                cna_mat4_mul(&run, &ctx->node_local[chain[i]], &rest_local[pieces - 1]);
+                rest_local[pieces - 1] = run;
+            } else {
+                tg[pieces] = NULL;
+                rest_local[pieces++] = ctx->node_local[chain[i]];
+            }
         }
+        fc.count = pieces;
         /* translations are in the parent joint's space */
         env->position_tol = position_tolerance(ctx, chain[m - 1]);
         r = extract_chain_track(env, &fc, keys, key_count, err);
@@ -949,7 +961,7 @@ static cna_result extract_folded_joint(extract_env *env, const cna_model_skin *s
     cna__free(&env->alloc, chain);
     cna__free(&env->alloc, (void *)tg);
     cna__free(&env->alloc, rest);
-    cna__free(&env->alloc, (void *)rest_local);
+    cna__free(&env->alloc, rest_local);
     return r;
 }
 
