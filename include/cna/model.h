@@ -312,8 +312,8 @@ typedef struct cna_model_diagnostic {
 #define CNA_MODEL_DIAG_TARGET_OUTSIDE_SCENE "animation-target-outside-scene"
 /* A channel with a path cna does not animate (e.g. an extension's "pointer"). */
 #define CNA_MODEL_DIAG_PATH_UNSUPPORTED "animation-path-unsupported"
-/* A non-joint node between two joints, folded into the child's bind pose, is animated
- * (that node's own motion is not played). */
+/* A non-joint node between two joints, folded into the child's bind pose, is animated:
+ * the child joint's keys compose its motion (docs/model.md, "Animated folded nodes"). */
 #define CNA_MODEL_DIAG_ANIMATED_NODE_FOLDED "animated-node-folded"
 #define CNA_MODEL_DIAG_WEIGHTS_RENORMALIZED "skin-weights-renormalized"
 #define CNA_MODEL_DIAG_INFLUENCES_TRUNCATED "skin-influences-truncated"

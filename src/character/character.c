@@ -67,6 +67,7 @@ void cna_character_free(cna_character *c)
         cna_player_free(c->evals[e].player);
         cna__free(&a, c->evals[e].writes);
         cna__free(&a, c->evals[e].unfold);
+        cna__free(&a, c->evals[e].chain);
     }
     for (size_t v = 0; c->variants && v < c->variant_count; v++) {
         cna__free(&a, c->variants[v].prefix);
@@ -528,6 +529,27 @@ static cna_result compact_absolutes(cna_character *c, const uint8_t *moving)
     return CNA_OK;
 }
 
+/* The bones between palette joint p and its parent joint (c1, the joint's
+ * parent bone, first) into chain (may be NULL) when one of them can move
+ * (`animated`: a clip writes its local), else 0: the joint's fold then moves
+ * with them (the player's local is L_cm(t) · ... · L_c1(t) · L_joint(t)). */
+static size_t moving_fold(const cna_model *m, const cna_model_skin *s, size_t p, const uint8_t *animated,
+                          int32_t *chain)
+{
+    const int32_t bone = s->palette_to_node ? s->palette_to_node[p] : -1;
+    const int32_t parent = s->data.hierarchy ? s->data.hierarchy[p] : -1;
+    if (bone < 0 || parent < 0 || (size_t)bone >= m->bone_count) return 0;
+    const int32_t parent_bone = s->palette_to_node[parent];
+    size_t count = 0;
+    bool moves = false;
+    for (int32_t b = m->bones[bone].parent; b >= 0 && b != parent_bone; b = m->bones[b].parent) {
+        if (animated[b]) moves = true;
+        if (chain) chain[count] = b;
+        count++;
+    }
+    return moves ? count : 0;
+}
+
 static cna_result build_bones(cna_character *c, uint8_t *animated)
 {
     const cna_model *m = c->model;
@@ -547,7 +569,9 @@ static cna_result build_bones(cna_character *c, uint8_t *animated)
     for (size_t s = 0; s < m->skin_count; s++)
         for (size_t p = 0; m->skins[s].palette_to_node && m->skins[s].fold && p < m->skins[s].joint_count; p++) {
             const int32_t b = m->skins[s].palette_to_node[p];
-            if (b >= 0 && (size_t)b < n && !cna_mat4_is_identity(&m->skins[s].fold[p])) c->local_slot[b] = 0;
+            if (b >= 0 && (size_t)b < n &&
+                (!cna_mat4_is_identity(&m->skins[s].fold[p]) || moving_fold(m, &m->skins[s], p, animated, NULL)))
+                c->local_slot[b] = 0;
         }
     size_t owned = 0;
     for (size_t b = 0; b < n; b++)
@@ -662,17 +686,25 @@ static cna_result build_morph(cna_character *c, cna_error *err)
 }
 
 /* The joints an evaluation writes into the bones, with inverse(fold[p])
- * computed once (a singular fold writes the local itself). */
-static cna_result build_writes(cna_character *c, evaluation *ev)
+ * computed once (a singular fold writes the local itself), or, for a fold
+ * whose bones move, the chain of those bones (write_joints recomputes it). */
+static cna_result build_writes(cna_character *c, evaluation *ev, const uint8_t *animated)
 {
-    const cna_model_skin *s = &c->model->skins[ev->skin];
-    size_t folds = 0;
-    for (size_t p = 0; p < s->joint_count; p++)
-        if (s->palette_to_node[p] >= 0 && !cna_mat4_is_identity(&s->fold[p])) folds++;
+    const cna_model *m = c->model;
+    const cna_model_skin *s = &m->skins[ev->skin];
+    size_t folds = 0, chained = 0;
+    for (size_t p = 0; p < s->joint_count; p++) {
+        if (s->palette_to_node[p] < 0) continue;
+        const size_t moving = moving_fold(m, s, p, animated, NULL);
+        chained += moving;
+        if (moving || !cna_mat4_is_identity(&s->fold[p])) folds++;
+    }
     ev->writes = (joint_write *)take(c, s->joint_count, sizeof(joint_write));
     ev->unfold = folds ? (cna_mat4 *)take(c, folds, sizeof(cna_mat4)) : NULL;
-    if (!ev->writes || (folds && !ev->unfold)) return CNA_ERROR_OUT_OF_MEMORY;
+    ev->chain = chained ? (int32_t *)take(c, chained, sizeof(int32_t)) : NULL;
+    if (!ev->writes || (folds && !ev->unfold) || (chained && !ev->chain)) return CNA_ERROR_OUT_OF_MEMORY;
     size_t unfolds = 0;
+    chained = 0;
     for (size_t p = 0; p < s->joint_count; p++) {
         const int32_t b = s->palette_to_node[p];
         if (b < 0) continue;
@@ -680,8 +712,16 @@ static cna_result build_writes(cna_character *c, evaluation *ev)
         w->palette = (int32_t)p;
         w->bone = b;
         w->unfold = -1;
+        w->chain_first = (int32_t)chained;
+        w->chain_count = (int32_t)moving_fold(m, s, p, animated, ev->chain ? ev->chain + chained : NULL);
+        chained += (size_t)w->chain_count;
         cna_mat4 inv;
-        if (!cna_mat4_is_identity(&s->fold[p]) && cna_mat4_inverse(&inv, &s->fold[p])) {
+        if (w->chain_count > 0) {
+            if (!cna_mat4_inverse(&inv, &s->fold[p])) cna_mat4_identity(&inv);
+            ev->unfold[unfolds] = inv;  /* recomputed at every pose */
+            w->unfold = (int32_t)unfolds++;
+            ev->unfold_count = unfolds;
+        } else if (!cna_mat4_is_identity(&s->fold[p]) && cna_mat4_inverse(&inv, &s->fold[p])) {
             ev->unfold[unfolds] = inv;
             w->unfold = (int32_t)unfolds++;
             ev->unfold_count = unfolds;
@@ -690,7 +730,7 @@ static cna_result build_writes(cna_character *c, evaluation *ev)
     return CNA_OK;
 }
 
-static cna_result build_players(cna_character *c, cna_error *err)
+static cna_result build_players(cna_character *c, const uint8_t *animated, cna_error *err)
 {
     const cna_model *m = c->model;
     for (size_t e = 0; e < c->eval_count; e++) {
@@ -716,7 +756,7 @@ static cna_result build_players(cna_character *c, cna_error *err)
         }
         if (c->fast) cna_player_set_sampling(ev->player, CNA_SAMPLING_FAST, NULL);
         c->bytes += cna__player_size_bytes(ev->player);
-        if ((r = build_writes(c, ev)) != CNA_OK) return r;
+        if ((r = build_writes(c, ev, animated)) != CNA_OK) return r;
         const variant *own = &c->variants[ev->own_variant];
         if (own->moving) cna_player_set_root_prefix(ev->player, own->prefix, m->skins[ev->skin].joint_count, NULL);
     }
@@ -753,7 +793,7 @@ cna_result cna_character_create(const cna_model *model, const cna_character_opti
     if (r == CNA_OK) r = order_evaluations(c);
     if (r == CNA_OK) r = build_bones(c, animated);
     if (r == CNA_OK) r = build_morph(c, err);
-    if (r == CNA_OK) r = build_players(c, err);
+    if (r == CNA_OK) r = build_players(c, animated, err);
     if (r == CNA_OK) {
         alias_absolutes(c, animated);
         r = compact_absolutes(c, animated);
@@ -870,14 +910,30 @@ double cna_character_time(const cna_character *c)
 /* Write an evaluation's joint locals into the bones:
  *   local[bone(p)] = local[p]                     fold[p] = I
  *   local[bone(p)] = inverse(fold[p]) · local[p]  otherwise (the folded nodes keep
- *                                                 their rest transforms as bones) */
+ *                                                 their rest transforms as bones)
+ *   local[bone(p)] = inverse(F) · local[p]        a fold whose bones move, with
+ *                    F = local[cm] · ... · local[c1] posed now (the player's local
+ *                    composes their motion; a singular F writes local[p]) */
 static void write_joints(cna_character *c, const evaluation *ev)
 {
     if (!ev->unfold_count) return; /* the other joints are read from the player itself */
     const cna_mat4 *locals = cna_player_bone_transforms(ev->player);
     for (size_t i = 0; i < ev->write_count; i++) {
         const joint_write *w = &ev->writes[i];
-        if (w->unfold >= 0) cna_mat4_mul(cna__character_local(c, w->bone), &ev->unfold[w->unfold], &locals[w->palette]);
+        if (w->unfold < 0) continue;
+        if (w->chain_count > 0) {
+            const int32_t *chain = ev->chain + w->chain_first;
+            cna_mat4 f = *c->local_of[chain[0]], next;
+            for (int32_t k = 1; k < w->chain_count; k++) {
+                cna_mat4_mul(&next, c->local_of[chain[k]], &f);
+                f = next;
+            }
+            if (!cna_mat4_inverse(&ev->unfold[w->unfold], &f)) {
+                *cna__character_local(c, w->bone) = locals[w->palette];
+                continue;
+            }
+        }
+        cna_mat4_mul(cna__character_local(c, w->bone), &ev->unfold[w->unfold], &locals[w->palette]);
     }
 }
 

@@ -97,14 +97,18 @@ typedef struct joint_write {
     int32_t palette;        /* the joint */
     int32_t bone;           /* its bone */
     int32_t unfold;         /* index into unfold matrices, -1 when fold[p] = I */
+    int32_t chain_first;    /* a moving fold: its bones in chain[chain_first ..), c1 first */
+    int32_t chain_count;    /* 0: the fold is fold[p], unmoving */
 } joint_write;
 
 typedef struct evaluation {
     int32_t skin;           /* representative model skin */
     joint_write *writes;    /* the joints in the scene, palette order */
     size_t write_count;
-    cna_mat4 *unfold;       /* inverse(fold[p]) of the joints whose fold is not I */
+    cna_mat4 *unfold;       /* inverse(fold[p]) of the joints whose fold is not I or moves
+                             * (a moving one recomputed at every pose) */
     size_t unfold_count;
+    int32_t *chain;         /* the bones of the moving folds (joint_write.chain_first) */
     cna_player *player;
     size_t own_variant;     /* the variant the player composes (SIZE_MAX: none) */
     bool own_moving;        /* that variant's prefix moves: handed to the player */

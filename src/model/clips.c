@@ -18,6 +18,13 @@
  * 1e-5 of the model size (translation, in model units; scale, absolute 1e-5)
  * and 1e-4 rad (rotation) of the curve. Duration = the largest sampler input
  * time of the animation.
+ * A joint whose fold (the non-joint nodes between it and its parent joint)
+ * holds a node the animation moves gets the composed keys fold(t) · T·R·S at
+ * the union of its own and those nodes' key times (extract_folded_joint), a
+ * track even without channels of its own; FAITHFUL adds their STEP hold keys
+ * and halves every interval where the player's interpolation strays from the
+ * composition by more than the same tolerances, within the same bounds and
+ * budget.
  */
 #include <math.h>
 #include <stdio.h>
@@ -652,6 +659,203 @@ static cna_result extract_track(extract_env *env, const target *tg, const rest_t
     return CNA_OK;
 }
 
+/* ------------------------------------------------------------------ a joint under animated folded nodes */
+
+/* A joint whose fold (the non-joint nodes between it and its parent joint)
+ * holds a node this animation moves: its keys are the composition
+ *   local(t) = L_cm(t) · ... · L_c1(t) · T(t) · R(t) · S(t)
+ * (c1 the joint's parent node, cm the node just below the parent joint; an
+ * unanimated c_i keeps its rest L_ci, an animated one its channels, a channel
+ * it lacks its rest value), which is glTF's world of the joint relative to
+ * its parent joint at every time. */
+typedef struct fold_chain {
+    const target *joint;      /* the joint's own channels, or NULL */
+    rest_trs joint_rest;
+    int32_t joint_node;       /* destination node */
+    size_t count;             /* pieces, c1's first: an animated node, or a run of unanimated ones */
+    const target **tg;        /* per piece: the node's channels, or NULL for a run */
+    rest_trs *rest;           /* per piece: the node's rest T/R/S (used with tg) */
+    cna_mat4 *rest_local;     /* per piece: the run's product L_cj · ... · L_ci (used without tg) */
+} fold_chain;
+
+/* A target's T/R/S at `s` seconds, rest values where it has no channel. */
+static void eval_target(const extract_env *env, const target *tg, const rest_trs *rest, double s, cna_keyframe *k)
+{
+    float val[4];
+    k->translation = rest->t;
+    k->rotation = rest->r;
+    k->scale = rest->s;
+    if (!tg) return;
+    if (tg->ch[CH_T]) {
+        eval_channel(tg->ch[CH_T], s, val);
+        k->translation = cna_vec3_make(val[0] * env->ctx->unit_scale, val[1] * env->ctx->unit_scale,
+                                       val[2] * env->ctx->unit_scale);
+    }
+    if (tg->ch[CH_R]) {
+        eval_channel(tg->ch[CH_R], s, val);
+        k->rotation = cna_quat_make(val[0], val[1], val[2], val[3]);
+    }
+    if (tg->ch[CH_S]) {
+        eval_channel(tg->ch[CH_S], s, val);
+        k->scale = cna_vec3_make(val[0], val[1], val[2]);
+    }
+}
+
+/* The composed key at `s` seconds (ticks not set); `own` receives the
+ * joint's own T/R/S (may be NULL). */
+static void eval_chain(const extract_env *env, const fold_chain *fc, double s, cna_keyframe *out, cna_keyframe *own)
+{
+    cna_keyframe k;
+    cna_mat4 local, m;
+    eval_target(env, fc->joint, &fc->joint_rest, s, &k);
+    if (own) *own = k;
+    cna_mat4_compose(&local, k.translation, k.rotation, k.scale);
+    for (size_t i = 0; i < fc->count; i++) {   /* local = L_ci · local, c1 first */
+        if (fc->tg[i]) {
+            cna_keyframe c;
+            eval_target(env, fc->tg[i], &fc->rest[i], s, &c);
+            cna_mat4 l;
+            cna_mat4_compose(&l, c.translation, c.rotation, c.scale);
+            cna_mat4_mul(&m, &l, &local);
+        } else {
+            cna_mat4_mul(&m, &fc->rest_local[i], &local);
+        }
+        local = m;
+    }
+    out->ticks = 0;
+    cna_mat4_decompose(&local, &out->translation, &out->rotation, &out->scale);
+}
+
+/* true when the player's interpolation of the composed keys at a and b strays
+ * from the composition by more than the tolerances at 1/4, 1/2 or 3/4. */
+static bool chain_deviates(const extract_env *env, const fold_chain *fc, sample a, sample b)
+{
+    cna_keyframe ka, kb, exact;
+    eval_chain(env, fc, a.sec, &ka, NULL);
+    eval_chain(env, fc, b.sec, &kb, NULL);
+    for (int q = 1; q <= 3; q++) {
+        int64_t t = a.tick + (b.tick - a.tick) * q / 4;
+        if (t <= a.tick || t >= b.tick) continue;
+        float amount = (float)((double)(t - a.tick) / (double)(b.tick - a.tick)); /* as the player */
+        eval_chain(env, fc, cna_ticks_to_seconds(t), &exact, NULL);
+        cna_quat r = cna_quat_slerp(ka.rotation, kb.rotation, amount);
+        float e[4] = {exact.rotation.x, exact.rotation.y, exact.rotation.z, exact.rotation.w};
+        float p[4] = {r.x, r.y, r.z, r.w};
+        if (rotation_deviates(e, p)) return true;
+        cna_vec3 lt = cna_vec3_lerp(ka.translation, kb.translation, amount);
+        cna_vec3 ls = cna_vec3_lerp(ka.scale, kb.scale, amount);
+        float et[3] = {exact.translation.x, exact.translation.y, exact.translation.z}, pt[3] = {lt.x, lt.y, lt.z};
+        float es[3] = {exact.scale.x, exact.scale.y, exact.scale.z}, ps[3] = {ls.x, ls.y, ls.z};
+        if (!((double)max_abs_diff(et, pt, 3) <= env->position_tol)) return true;
+        if (!((double)max_abs_diff(es, ps, 3) <= CNA__FAITHFUL_SCALE)) return true;
+    }
+    return false;
+}
+
+static bool refine_chain(extract_env *env, const fold_chain *fc, sample a, sample b, sample_vec *out, int depth,
+                         bool *limited)
+{
+    if (b.tick - a.tick < 2) return true;
+    if (!chain_deviates(env, fc, a, b)) return true;
+    if (depth >= CNA__FAITHFUL_MAX_DEPTH || out->count >= CNA__FAITHFUL_MAX_KEYS) {
+        *limited = true;
+        return true;
+    }
+    sample m;
+    m.tick = a.tick + (b.tick - a.tick) / 2;
+    m.sec = cna_ticks_to_seconds(m.tick);
+    if (!push_added(env, out, m.tick, m.sec)) return false;
+    return refine_chain(env, fc, a, m, out, depth + 1, limited) && refine_chain(env, fc, m, b, out, depth + 1, limited);
+}
+
+static int cmp_sec(const void *a, const void *b)
+{
+    const sample *x = (const sample *)a, *y = (const sample *)b;
+    return (x->sec > y->sec) - (x->sec < y->sec);
+}
+
+/* The keys of a joint under animated folded nodes: at the union of the key
+ * times of the joint's channels and of every animated chain node's
+ * (deduplicated at 1e-9 s); FAITHFUL adds a hold key before every STEP change
+ * of any of them and halves every interval where the player's interpolation
+ * of the composed keys strays from the composition (the tolerances and
+ * budget of the cubic subdivision). */
+static cna_result extract_chain_track(extract_env *env, const fold_chain *fc, cna_keyframe **out_keys,
+                                      size_t *out_count, cna_error *err)
+{
+    sample_vec v = env->scratch;
+    v.count = 0;
+    cna_result r = CNA_OK;
+    for (size_t i = 0; i <= fc->count && r == CNA_OK; i++) {
+        const target *tg = i == 0 ? fc->joint : fc->tg[i - 1];
+        for (int c = 0; tg && c < 3 && r == CNA_OK; c++) {
+            const chan_data *ch = tg->ch[c];
+            if (!ch) continue;
+            const int64_t *ticks = source_ticks(env, ch->src);
+            if (!ticks) { r = CNA_ERROR_OUT_OF_MEMORY; break; }
+            for (size_t k = 0; k < ch->count; k++)
+                if (!vec_push(&env->alloc, &v, ticks[k], (double)ch->times[k])) { r = CNA_ERROR_OUT_OF_MEMORY; break; }
+        }
+    }
+    if (r == CNA_OK && v.count > 1) {
+        qsort(v.items, v.count, sizeof *v.items, cmp_sec);
+        size_t outn = 1;
+        for (size_t i = 1; i < v.count; i++)
+            if (v.items[i].sec - v.items[outn - 1].sec > CNA__UNION_EPSILON) v.items[outn++] = v.items[i];
+        v.count = outn;
+    }
+    if (r == CNA_OK && env->mode == CNA_CLIP_MODE_FAITHFUL) {
+        for (size_t i = 0; i <= fc->count && r == CNA_OK; i++) {
+            const target *tg = i == 0 ? fc->joint : fc->tg[i - 1];
+            for (int c = 0; tg && c < 3 && r == CNA_OK; c++) {
+                const chan_data *ch = tg->ch[c];
+                if (!ch || ch->interp != CNA_GLTF_INTERPOLATION_STEP) continue;
+                for (size_t k = 1; k < ch->count; k++) {
+                    if (memcmp(key_value(ch, k), key_value(ch, k - 1), ch->comps * sizeof(float)) == 0) continue;
+                    int64_t tick = cna_ticks_from_seconds((double)ch->times[k]) - 1;
+                    if (tick <= cna_ticks_from_seconds((double)ch->times[k - 1])) continue;
+                    if (!push_added(env, &v, tick, cna_ticks_to_seconds(tick))) { r = CNA_ERROR_OUT_OF_MEMORY; break; }
+                }
+            }
+        }
+    }
+    if (r == CNA_OK) sort_dedupe_ticks(&v);
+    if (r == CNA_OK && env->mode == CNA_CLIP_MODE_FAITHFUL) {
+        size_t base = v.count;
+        bool limited = false;
+        for (size_t i = 0; i + 1 < base && r == CNA_OK; i++)
+            if (!refine_chain(env, fc, v.items[i], v.items[i + 1], &v, 0, &limited)) r = CNA_ERROR_OUT_OF_MEMORY;
+        if (limited) env->limited_tracks++;
+        if (r == CNA_OK) sort_dedupe_ticks(&v);
+    }
+    env->scratch = v;
+    if (r != CNA_OK && env->over_budget)
+        return cna__error(err, CNA_ERROR_LIMIT, "faithful extraction needs more than %zu keys",
+                          env->input_keys + env->added_limit); /* reworded by extract_animation */
+    if (r != CNA_OK) return cna__error(err, r, "import: out of memory (clip keys)");
+    cna_keyframe *keys = (cna_keyframe *)cna__arena_calloc(env->ctx->arena, v.count ? v.count : 1, sizeof *keys);
+    if (!keys) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory (clip keys)");
+    double *key_scale = &env->ctx->node_key_scale[fc->joint_node];
+    double *key_translation = &env->ctx->node_key_translation[fc->joint_node];
+    for (size_t i = 0; i < v.count; i++) {
+        cna_keyframe own;
+        eval_chain(env, fc, v.items[i].sec, &keys[i], &own);
+        keys[i].ticks = v.items[i].tick;
+        if (!fc->joint) continue;
+        /* the magnitudes of the joint's own T and S (before the fold) */
+        double ks = fabs((double)own.scale.x);
+        if (!(fabs((double)own.scale.y) <= ks)) ks = fabs((double)own.scale.y);
+        if (!(fabs((double)own.scale.z) <= ks)) ks = fabs((double)own.scale.z);
+        double kt = sqrt((double)own.translation.x * own.translation.x + (double)own.translation.y * own.translation.y +
+                         (double)own.translation.z * own.translation.z);
+        if (!(ks <= *key_scale)) *key_scale = ks;
+        if (!(kt <= *key_translation)) *key_translation = kt;
+    }
+    *out_keys = keys;
+    *out_count = v.count;
+    return CNA_OK;
+}
+
 /* ------------------------------------------------------------------ per animation */
 
 /* Largest scale factor of a matrix's upper 3x3 (column lengths). */
@@ -694,6 +898,82 @@ static int cmp_track(const void *a, const void *b)
 {
     int32_t x = ((const cna_bone_track *)a)->bone, y = ((const cna_bone_track *)b)->bone;
     return (x > y) - (x < y);
+}
+
+/* The non-joint nodes between palette joint p and its parent joint (c1, the
+ * joint's parent node, first) in `chain` when one of them is a target of
+ * this animation; their count, 0 when none is (or p is a root). With chain
+ * NULL, only the answer. */
+static size_t animated_fold(const extract_env *env, const cna_model_skin *s, int32_t p,
+                            const int32_t *target_of_node, int32_t *chain)
+{
+    const int32_t parent = s->data.hierarchy[p];
+    if (parent < 0) return 0;
+    const cna_gltf_document *dest = env->ctx->doc;
+    const int32_t parent_node = s->palette_to_gltf_node[parent];
+    size_t m = 0;
+    bool animated = false;
+    for (int32_t n = dest->nodes[s->palette_to_gltf_node[p]].parent; n >= 0 && n != parent_node;
+         n = dest->nodes[n].parent) {
+        if (target_of_node[n] >= 0) animated = true;
+        if (chain) chain[m] = n;
+        m++;
+    }
+    return animated ? m : 0;
+}
+
+/* The track of palette joint p of skin s whose fold moves in this animation
+ * (joint: its own channels, or NULL). */
+static cna_result extract_folded_joint(extract_env *env, const cna_model_skin *s, int32_t p, const target *joint,
+                                       const target *targets, const int32_t *target_of_node,
+                                       cna_keyframe **keys, size_t *key_count, cna_error *err)
+{
+    cna__import_ctx *ctx = env->ctx;
+    const cna_gltf_document *dest = ctx->doc;
+    size_t m = animated_fold(env, s, p, target_of_node, NULL);
+    int32_t *chain = (int32_t *)cna__calloc(&env->alloc, m, sizeof(int32_t));
+    const target **tg = (const target **)cna__calloc(&env->alloc, m, sizeof *tg);
+    rest_trs *rest = (rest_trs *)cna__calloc(&env->alloc, m, sizeof *rest);
+    cna_mat4 *rest_local = (cna_mat4 *)cna__calloc(&env->alloc, m, sizeof *rest_local);
+    cna_result r;
+    if (!chain || !tg || !rest || !rest_local) {
+        r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory (clip keys)");
+    } else {
+        animated_fold(env, s, p, target_of_node, chain);
+        fold_chain fc;
+        fc.joint = joint;
+        fc.joint_node = s->palette_to_gltf_node[p];
+        fc.joint_rest = node_rest_trs(&dest->nodes[fc.joint_node]);
+        fc.tg = tg;
+        fc.rest = rest;
+        fc.rest_local = rest_local;
+        /* consecutive unanimated nodes as one piece, so that a long chain
+         * costs one product per key, not one per node */
+        size_t pieces = 0;
+        for (size_t i = 0; i < m; i++) {
+            const int32_t ti = target_of_node[chain[i]];
+            if (ti >= 0) {
+                tg[pieces] = &targets[ti];
+                rest[pieces++] = node_rest_trs(&dest->nodes[chain[i]]);
+            } else if (pieces > 0 && !tg[pieces - 1]) {
+                cna_mat4 run;
+                cna_mat4_mul(&run, &ctx->node_local[chain[i]], &rest_local[pieces - 1]);
+                rest_local[pieces - 1] = run;
+            } else {
+                tg[pieces] = NULL;
+                rest_local[pieces++] = ctx->node_local[chain[i]];
+            }
+        }
+        fc.count = pieces;
+        /* translations are in the parent joint's space */
+        env->position_tol = position_tolerance(ctx, chain[m - 1]);
+        r = extract_chain_track(env, &fc, keys, key_count, err);
+    }
+    cna__free(&env->alloc, chain);
+    cna__free(&env->alloc, (void *)tg);
+    cna__free(&env->alloc, rest);
+    cna__free(&env->alloc, rest_local);
+    return r;
 }
 
 typedef struct anim_counts {
@@ -777,35 +1057,62 @@ static cna_result extract_animation(extract_env *env, size_t ai, size_t out, ski
         targets[ti].ch[slot] = &chans[ch->sampler];   /* a repeated path: the last channel wins */
         targets[ti].sampler_index[slot] = ch->sampler;
     }
-    for (size_t t = 0; t < target_count; t++) target_of_node[targets[t].node] = -1;
 
-    /* Skeletal clips, one per glTF skin (shared by its instances). */
+    /* Skeletal clips, one per glTF skin (shared by its instances). A joint
+     * whose fold holds a node this animation moves gets the composed keys
+     * (extract_folded_joint), with a track even without channels of its own. */
     for (size_t g = 0; g < group_count && r == CNA_OK; g++) {
         const cna_model_skin *s = &m->skins[groups[g].model_skin];
-        size_t n_tracks = 0;
+        size_t n_tracks = 0, folded = 0;
         for (size_t t = 0; t < target_count; t++)
             if (palette_of_node(s, targets[t].node) >= 0) n_tracks++;
-        cna_bone_track *tracks = (cna_bone_track *)cna__arena_calloc(ctx->arena, n_tracks ? n_tracks : 1,
+        uint8_t *moving_fold = NULL; /* per palette joint: 1 its fold moves, 2 and its track is made */
+        for (size_t p = 0; p < s->joint_count; p++) {
+            if (!animated_fold(env, s, (int32_t)p, target_of_node, NULL)) continue;
+            if (!moving_fold && !(moving_fold = (uint8_t *)cna__calloc(&env->alloc, s->joint_count, 1))) {
+                r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
+                break;
+            }
+            moving_fold[p] = 1;
+            if (target_of_node[s->palette_to_gltf_node[p]] < 0) folded++;
+        }
+        if (r != CNA_OK) break;
+        cna_bone_track *tracks = (cna_bone_track *)cna__arena_calloc(ctx->arena, n_tracks + folded ? n_tracks + folded : 1,
                                                                      sizeof *tracks);
-        if (!tracks) { r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory"); break; }
+        if (!tracks) r = cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory");
         size_t i = 0;
         for (size_t t = 0; t < target_count && r == CNA_OK; t++) {
             int32_t p = palette_of_node(s, targets[t].node);
             if (p < 0) continue;
-            rest_trs rest = node_rest_trs(&dest->nodes[targets[t].node]);
-            env->position_tol = position_tolerance(ctx, targets[t].node);
             cna_keyframe *keys = NULL;
             size_t key_count = 0;
-            r = extract_track(env, &targets[t], &rest, &s->fold[p], &keys, &key_count, err);
+            if (moving_fold && moving_fold[p]) {
+                moving_fold[p] = 2;
+                r = extract_folded_joint(env, s, p, &targets[t], targets, target_of_node, &keys, &key_count, err);
+            } else {
+                rest_trs rest = node_rest_trs(&dest->nodes[targets[t].node]);
+                env->position_tol = position_tolerance(ctx, targets[t].node);
+                r = extract_track(env, &targets[t], &rest, &s->fold[p], &keys, &key_count, err);
+            }
             if (r != CNA_OK) break;
             tracks[i++] = cna_bone_track_make(p, keys, key_count);
         }
+        for (size_t p = 0; moving_fold && p < s->joint_count && r == CNA_OK; p++) {
+            if (moving_fold[p] != 1) continue;
+            cna_keyframe *keys = NULL;
+            size_t key_count = 0;
+            r = extract_folded_joint(env, s, (int32_t)p, NULL, targets, target_of_node, &keys, &key_count, err);
+            if (r == CNA_OK) tracks[i++] = cna_bone_track_make((int32_t)p, keys, key_count);
+        }
+        cna__free(&env->alloc, moving_fold);
         if (r != CNA_OK) break;
         qsort(tracks, i, sizeof *tracks, cmp_track);
         cna_clip *clip = &groups[g].clips[out];
         *clip = cna_clip_make(name, duration_ticks, tracks, i);
         clip->target = CNA_CLIP_TARGET_JOINT_PALETTE;
     }
+
+    for (size_t t = 0; t < target_count; t++) target_of_node[targets[t].node] = -1;
 
     /* The scene-node clip: channels on scene nodes that are not joints of an imported skin. */
     if (r == CNA_OK) {

@@ -170,9 +170,8 @@ static cna_result build_skin(cna__import_ctx *ctx, skin_work *w, size_t model_sk
                 if (ctx->node_animated[n] &&
                     !cna__model_diag(ctx->model, CNA_MODEL_DIAG_ANIMATED_NODE_FOLDED,
                                      "skins[%d]: node %d between joints %d and %d is animated; it "
-                                     "is folded into the bind pose of joint %d, so its animation "
-                                     "is not played", (int)gs_index, (int)n, (int)gs->joints[pk],
-                                     (int)node, (int)node))
+                                     "is folded into joint %d, whose keys compose its motion",
+                                     (int)gs_index, (int)n, (int)gs->joints[pk], (int)node, (int)node))
                     return oom(err);
             }
             cna_mat4_mul(&bind[p], &fold[p], &ctx->node_local[node]);

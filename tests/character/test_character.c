@@ -23,6 +23,7 @@
 
 #include "cna/cna.h"
 #include "model/model_internal.h"
+#include "model/bone_pose.h"
 
 #define ROBOT "corpus/valid/RobotExpressive/robot.glb"
 
@@ -108,16 +109,7 @@ static void reference_pose(const cna_model *m, long anim, int64_t ticks, referen
                                    : cna_player_stop(out->players[s], NULL),
                          CNA_OK);
         assert_int_equal(cna_player_update(out->players[s], ticks, false, false, NULL), CNA_OK);
-        const cna_mat4 *locals = cna_player_bone_transforms(out->players[s]);
-        for (size_t p = 0; p < skin->joint_count; p++) {
-            int32_t b = skin->palette_to_node[p];
-            if (b < 0) continue;
-            cna_mat4 inv;
-            if (cna_mat4_is_identity(&skin->fold[p]) || !cna_mat4_inverse(&inv, &skin->fold[p]))
-                out->local[b] = locals[p];
-            else
-                cna_mat4_mul(&out->local[b], &inv, &locals[p]);
-        }
+        bone_pose_skin(m, s, cna_player_bone_transforms(out->players[s]), out->local);
     }
     for (size_t b = 0; b < m->bone_count; b++) {
         int32_t parent = m->bones[b].parent;

@@ -37,8 +37,29 @@ static inline void bone_pose_clip(const cna_model *m, const cna_clip *clip, doub
     }
 }
 
+/* Whether some clip of the model writes bone b's local: a scene-node track
+ * on it, or a skin's track on a joint that is b. */
+static inline int bone_pose_moves(const cna_model *m, int32_t b)
+{
+    for (size_t a = 0; m->node_clips && a < m->animation_count; a++)
+        for (size_t t = 0; t < m->node_clips[a].track_count; t++)
+            if (m->node_clips[a].tracks[t].bone == b && m->node_clips[a].tracks[t].key_count > 0) return 1;
+    for (size_t s = 0; s < m->skin_count; s++)
+        for (size_t a = 0; m->skins[s].data.clips && a < m->skins[s].data.clip_count; a++)
+            for (size_t t = 0; t < m->skins[s].data.clips[a].track_count; t++) {
+                const cna_bone_track *tr = &m->skins[s].data.clips[a].tracks[t];
+                if (tr->key_count > 0 && tr->bone >= 0 && (size_t)tr->bone < m->skins[s].joint_count &&
+                    m->skins[s].palette_to_node[tr->bone] == b)
+                    return 1;
+            }
+    return 0;
+}
+
 /* A skin's player locals on its joints' bones:
- *   local[bone(p)] = inverse(fold[p]) · locals[p]   (locals[p] when fold[p] = I). */
+ *   local[bone(p)] = inverse(fold[p]) · locals[p]   (locals[p] when fold[p] = I);
+ *   local[bone(p)] = inverse(F) · locals[p]         when a clip moves a bone between
+ *     the joint and its parent joint, F = local[cm] · ... · local[c1] as posed in
+ *     `local` (c1 the joint's parent bone; locals[p] when F is singular). */
 static inline void bone_pose_skin(const cna_model *m, size_t skin, const cna_mat4 *locals, cna_mat4 *local)
 {
     const cna_model_skin *s = &m->skins[skin];
@@ -46,10 +67,26 @@ static inline void bone_pose_skin(const cna_model *m, size_t skin, const cna_mat
         const int32_t b = s->palette_to_node[p];
         if (b < 0) continue;
         cna_mat4 inv;
-        if (cna_mat4_is_identity(&s->fold[p]) || !cna_mat4_inverse(&inv, &s->fold[p]))
+        const int32_t parent = s->data.hierarchy[p];
+        int moving = 0;
+        for (int32_t c = m->bones[b].parent; parent >= 0 && c >= 0 && c != s->palette_to_node[parent];
+             c = m->bones[c].parent)
+            if (bone_pose_moves(m, c)) moving = 1;
+        if (moving) {
+            cna_mat4 f = local[m->bones[b].parent], next;
+            for (int32_t c = m->bones[m->bones[b].parent].parent; c != s->palette_to_node[parent]; c = m->bones[c].parent) {
+                cna_mat4_mul(&next, &local[c], &f);
+                f = next;
+            }
+            if (cna_mat4_inverse(&inv, &f))
+                cna_mat4_mul(&local[b], &inv, &locals[p]);
+            else
+                local[b] = locals[p];
+        } else if (cna_mat4_is_identity(&s->fold[p]) || !cna_mat4_inverse(&inv, &s->fold[p])) {
             local[b] = locals[p];
-        else
+        } else {
             cna_mat4_mul(&local[b], &inv, &locals[p]);
+        }
     }
 }
 

@@ -273,6 +273,72 @@ def skin_folded_node():
                                   {"sampler": 1, "target": {"node": 3, "path": "rotation"}}]}]))
 
 
+def skin_animated_fold():
+    """An animated non-joint node between two joints: Mid's translation and rotation (LINEAR,
+    rotating J1's offset on an arc) and J1's own rotation, keys at different times; the mesh
+    node is moved (T(0,0,2))."""
+    mid = trs((0, 1, 0), quat_z(30))
+    j1 = trs((1, 0, 0))
+    w1 = mul(mid, j1)
+    b = Builder()
+    mesh = b.skinned_triangle([(0, 1, 0, 0)] * 3, [(0.25, 0.75, 0, 0), (0, 1, 0, 0), (0.5, 0.5, 0, 0)])
+    ibm = b.accessor(FLOAT, "MAT4", [ident(), inverse(w1)])
+    s_mid_t = b.sampler([0, 1, 2], [(0, 1, 0), (0.5, 1.5, 0), (0, 1, 0)], "LINEAR")
+    s_mid_r = b.sampler([0, 2], [quat_z(30), quat_z(120)], "LINEAR", "VEC4")
+    s_j1 = b.sampler([0, 1.5], [quat_z(0), quat_z(90)], "LINEAR", "VEC4")
+    write("skin-animated-fold.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0, 1]}],
+        nodes=[{"name": "MeshNode", "mesh": 0, "skin": 0, "translation": [0, 0, 2]},
+               {"name": "J0", "children": [2]},
+               {"name": "Mid", "translation": [0, 1, 0], "rotation": list(quat_z(30)), "children": [3]},
+               {"name": "J1", "translation": [1, 0, 0]}],
+        meshes=[mesh], skins=[{"joints": [1, 3], "inverseBindMatrices": ibm}],
+        animations=[{"name": "Swing", "samplers": [s_mid_t, s_mid_r, s_j1],
+                     "channels": [{"sampler": 0, "target": {"node": 2, "path": "translation"}},
+                                  {"sampler": 1, "target": {"node": 2, "path": "rotation"}},
+                                  {"sampler": 2, "target": {"node": 3, "path": "rotation"}}]}]))
+
+
+def skin_animated_folds_stacked():
+    """Two non-joint nodes stacked between two joints: A at rest (rotated about x), B animated
+    (CUBICSPLINE translation, LINEAR rotation); J1 has no channel of its own. Above the root
+    joint, Armature is animated (STEP rotation, LINEAR translation); the mesh node is elsewhere
+    (T(0,0,5))."""
+    h = math.radians(30) / 2
+    qa = (math.sin(h), 0.0, 0.0, math.cos(h))
+    arm = trs()
+    j0 = trs((0, 1, 0))
+    a = trs((0, 0.5, 0), qa)
+    bn = trs((0, 0.5, 0))
+    j1 = trs((0.8, 0, 0))
+    w0 = mul(arm, j0)
+    w1 = mul(mul(mul(w0, a), bn), j1)
+    b = Builder()
+    mesh = b.skinned_triangle([(0, 1, 0, 0)] * 3, [(0.5, 0.5, 0, 0), (0, 1, 0, 0), (0.2, 0.8, 0, 0)])
+    ibm = b.accessor(FLOAT, "MAT4", [inverse(w0), inverse(w1)])
+    s_arm_r = b.sampler([0, 1], [quat_z(0), quat_z(45)], "STEP", "VEC4")
+    s_arm_t = b.sampler([0, 2], [(0, 0, 0), (1, 0, 0)], "LINEAR")
+    # CUBICSPLINE: (in-tangent, value, out-tangent) per key
+    s_b_t = b.sampler([0, 1, 2], [(0, 0, 0), (0, 0.5, 0), (1, 0, 0),
+                                  (0, 0, 1), (0.3, 0.8, 0), (0, 0, -1),
+                                  (-1, 0, 0), (0, 0.5, 0), (0, 0, 0)], "CUBICSPLINE")
+    s_b_r = b.sampler([0, 2], [quat_z(0), quat_z(90)], "LINEAR", "VEC4")
+    write("skin-animated-folds-stacked.gltf", b.gltf(
+        scene=0, scenes=[{"nodes": [0, 5]}],
+        nodes=[{"name": "Armature", "children": [1]},
+               {"name": "J0", "translation": [0, 1, 0], "children": [2]},
+               {"name": "A", "translation": [0, 0.5, 0], "rotation": list(qa), "children": [3]},
+               {"name": "B", "translation": [0, 0.5, 0], "children": [4]},
+               {"name": "J1", "translation": [0.8, 0, 0]},
+               {"name": "MeshNode", "mesh": 0, "skin": 0, "translation": [0, 0, 5]}],
+        meshes=[mesh], skins=[{"joints": [1, 4], "inverseBindMatrices": ibm}],
+        animations=[{"name": "Stack", "samplers": [s_arm_r, s_arm_t, s_b_t, s_b_r],
+                     "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}},
+                                  {"sampler": 1, "target": {"node": 0, "path": "translation"}},
+                                  {"sampler": 2, "target": {"node": 3, "path": "translation"}},
+                                  {"sampler": 3, "target": {"node": 3, "path": "rotation"}}]}]))
+
+
 def skin_animated_ancestor(name="skin-animated-ancestor.gltf", skeleton=None, time_bounds=True, basisu=False):
     """The root joint hangs under an animated non-joint node ("Armature": rotation and
     translation keys); the mesh node is elsewhere (T(0,0,5)); the tip joint is animated too.
@@ -727,6 +793,8 @@ def main():
     cubic_rotation()
     skin_two_instances()
     skin_folded_node()
+    skin_animated_fold()
+    skin_animated_folds_stacked()
     skin_animated_ancestor()
     skin_animated_ancestor("lenient-skeleton-hint.gltf", skeleton=2)
     skin_animated_ancestor("lenient-time-bounds.gltf", time_bounds=False)
