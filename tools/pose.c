@@ -247,16 +247,44 @@ static cJSON *part_positions(const cna_character *c, size_t mesh_index, size_t f
         free(xyz);
         xyz = NULL;
     }
+    /* One raw node holding the whole array, printed as cJSON prints an array
+     * of number arrays ("[[x, y, z], [x, y, z]]"): a node per number would
+     * take about 100 bytes each, which a large mesh multiplies by millions. */
+    size_t cap = 2 + file_n * 3 * 20 + 16, len = 0;
+    char *text = (char *)malloc(cap);
+    if (!text) goto oom;
+    text[len++] = '[';
     for (size_t fv = 0; fv < file_n; fv++) {
-        cJSON *p = cJSON_CreateArray();
-        if (!p) goto oom;
-        cJSON_AddItemToArray(arr, p);
-        if (!have[fv]) continue;  /* a vertex no triangle uses: [] */
+        if (fv) {
+            text[len++] = ',';
+            text[len++] = ' ';
+        }
+        if (!have[fv]) {  /* a vertex no triangle uses: [] */
+            text[len++] = '[';
+            text[len++] = ']';
+            continue;
+        }
         cna_vec3 q = cna_mat4_transform_point(draw, cna_vec3_make(file[fv * 3], file[fv * 3 + 1], file[fv * 3 + 2]));
-        cJSON_AddItemToArray(p, num((double)q.x));
-        cJSON_AddItemToArray(p, num((double)q.y));
-        cJSON_AddItemToArray(p, num((double)q.z));
+        const double xyz3[3] = {(double)q.x, (double)q.y, (double)q.z};
+        text[len++] = '[';
+        for (int k = 0; k < 3; k++) {
+            if (k) {
+                text[len++] = ',';
+                text[len++] = ' ';
+            }
+            /* %.9g of a float: at most 15 characters ("-1.23456789e+38"); null when not finite */
+            int w = isfinite(xyz3[k]) ? snprintf(text + len, cap - len, "%.9g", xyz3[k])
+                                       : snprintf(text + len, cap - len, "null");
+            len += (size_t)w;
+        }
+        text[len++] = ']';
     }
+    text[len++] = ']';
+    text[len] = '\0';
+    cJSON_Delete(arr);
+    arr = cJSON_CreateRaw(text);
+    free(text);
+    if (!arr) goto oom;
     free(file);
     free(have);
     return arr;
