@@ -273,10 +273,132 @@ static cna_result check_declared(cna__gltf_ctx *c, const draco_prim *d)
                       d->path, total - c->decoded_bytes, total, c->max_decoded);
 }
 
+/* ------------------------------------------------------------------ the stream's counts, before decoding */
+
+/* A reader of a Draco stream's header fields (Draco bitstream 2.2). */
+typedef struct peek {
+    const uint8_t *p, *end;
+    bool bad;
+} peek;
+
+static uint8_t peek_u8(peek *k)
+{
+    if (k->p >= k->end) {
+        k->bad = true;
+        return 0;
+    }
+    return *k->p++;
+}
+
+static uint32_t peek_var(peek *k)
+{
+    uint32_t v = 0;
+    for (int shift = 0; shift < 35; shift += 7) {
+        uint8_t b = peek_u8(k);
+        if (shift == 28 && (b & 0x70)) k->bad = true; /* beyond 32 bits */
+        v |= (uint32_t)(b & 0x7f) << shift;
+        if (!(b & 0x80) || k->bad) return v;
+    }
+    k->bad = true;
+    return 0;
+}
+
+static void peek_skip(peek *k, size_t n)
+{
+    if ((size_t)(k->end - k->p) < n) k->bad = true;
+    else k->p += n;
+}
+
+/* A metadata element: entries (key, value), then named sub-elements. */
+static void peek_metadata_element(peek *k, int depth)
+{
+    if (depth > 32) {
+        k->bad = true;
+        return;
+    }
+    uint32_t entries = peek_var(k);
+    for (uint32_t i = 0; i < entries && !k->bad; i++) {
+        peek_skip(k, peek_u8(k));
+        peek_skip(k, peek_u8(k));
+    }
+    uint32_t subs = peek_var(k);
+    for (uint32_t i = 0; i < subs && !k->bad; i++) {
+        peek_skip(k, peek_u8(k));
+        peek_metadata_element(k, depth + 1);
+    }
+}
+
+/* The counts a Draco 2.2 triangle-mesh stream declares in its header, read
+ * without decoding: faces, and vertices (edgebreaker: its encoded vertices;
+ * sequential: its points). false when the stream is not one this reads (its
+ * decoder then judges it). */
+static bool peek_counts(const uint8_t *data, size_t size, uint64_t *faces, uint64_t *vertices, bool *edgebreaker)
+{
+    peek k = {data, data + size, false};
+    if (size < 11 || memcmp(data, "DRACO", 5) != 0) return false;
+    k.p += 5;
+    uint8_t major = peek_u8(&k), minor = peek_u8(&k), type = peek_u8(&k), method = peek_u8(&k);
+    if (major != 2 || minor != 2 || type != 1 || method > 1) return false;
+    uint16_t flags = (uint16_t)(peek_u8(&k) | peek_u8(&k) << 8);
+    if (flags & 0x8000) { /* metadata: per-attribute elements, then the geometry's */
+        uint32_t n = peek_var(&k);
+        for (uint32_t i = 0; i < n && !k.bad; i++) {
+            (void)peek_var(&k);
+            peek_metadata_element(&k, 0);
+        }
+        peek_metadata_element(&k, 0);
+    }
+    *edgebreaker = method == 1;
+    if (method == 0) {
+        *faces = peek_var(&k);
+        *vertices = peek_var(&k);
+    } else {
+        (void)peek_u8(&k); /* traversal decoder type */
+        *vertices = peek_var(&k);
+        *faces = peek_var(&k);
+    }
+    return !k.bad;
+}
+
+/* What the stream's header declares is what its decoder allocates for: a
+ * stream that declares more (edgebreaker) vertices than three per triangle
+ * is refused, and so is one whose triangles (three 4-byte indices each) and
+ * vertices (the attribute accessors' element sizes each) would decode to
+ * more than the decoded-size limit leaves, before Draco's decoder runs (a
+ * stream that declares other counts than its accessors, within the limit, is
+ * refused after decoding, when the counts are compared). */
+static cna_result check_stream_counts(cna__gltf_ctx *c, const draco_prim *d, const uint8_t *data, size_t size)
+{
+    uint64_t faces = 0, vertices = 0;
+    bool edgebreaker = false;
+    if (!peek_counts(data, size, &faces, &vertices, &edgebreaker)) return CNA_OK;
+    if (edgebreaker && vertices > faces * 3)
+        return cna__error(c->err, CNA_ERROR_INVALID_DATA,
+                          "%s: bufferViews[%d]: the Draco stream declares %llu vertices, more than its %llu triangles "
+                          "can have (%llu); refused before decoding",
+                          d->path, (int)d->view, (unsigned long long)vertices, (unsigned long long)faces,
+                          (unsigned long long)(faces * 3));
+    uint64_t per_vertex = 0;
+    for (size_t i = 0; i < d->count; i++)
+        if (d->targets[i].id >= 0) per_vertex += c->accessors[d->targets[i].accessor].element_size;
+    /* faces < 2^32 and per_vertex is small: no overflow in 64 bits */
+    const uint64_t bytes = faces * 12 + vertices * per_vertex;
+    const uint64_t left = c->max_decoded > c->decoded_bytes ? (uint64_t)(c->max_decoded - c->decoded_bytes) : 0;
+    if (bytes > left)
+        return cna__error(c->err, CNA_ERROR_LIMIT,
+                          "%s: bufferViews[%d]: the Draco stream declares %llu triangles and %llu vertices (%llu "
+                          "decoded bytes), more than the decoded-size limit of %zu bytes leaves (%llu; "
+                          "cna_gltf_options.max_decoded_size, cna --max-decoded-size); refused before decoding",
+                          d->path, (int)d->view, (unsigned long long)faces, (unsigned long long)vertices,
+                          (unsigned long long)bytes, c->max_decoded, (unsigned long long)left);
+    return CNA_OK;
+}
+
 static cna_result decode(cna__gltf_ctx *c, const draco_prim *d)
 {
     const cna_gltf_buffer_view *v = &c->views[d->view];
     cna_result rl = check_declared(c, d);
+    if (!rl) rl = check_stream_counts(c, d, v->data, v->byte_length);
     if (rl) return rl;
     cna__draco_mesh *mesh = NULL;
     char msg[120] = "";

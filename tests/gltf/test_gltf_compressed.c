@@ -714,6 +714,65 @@ static void truncated_compressed_streams_load_or_are_refused(void **state)
 }
 
 
+
+#ifdef CNA_TEST_HAVE_DRACO
+/* The Draco stream's header read before decoding: a stream that declares
+ * more vertices than three per triangle (edgebreaker), or counts that would
+ * decode beyond the decoded-size limit, is refused before Draco's decoder
+ * allocates for them. The stream of rigged_simple.draco.glb starts
+ * "DRACO" 2 2 1 1, flags 0 0, traversal 0, then varints: 96 encoded
+ * vertices, 188 triangles (0xbc 0x01); its attributes take 8 + 12 + 12 + 16
+ * bytes a vertex (JOINTS_0 as unsigned shorts, NORMAL, POSITION, WEIGHTS_0). */
+static void draco_stream_counts_are_checked_before_decoding(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *orig = tu_read_file(COMPRESSED "rigged_simple.draco.glb", &size);
+    size_t at = 0;
+    while (at + 5 <= size && memcmp(orig + at, "DRACO", 5) != 0) at++;
+    assert_true(at + 15 < size);
+    assert_int_equal(orig[at + 12], 96);
+    assert_int_equal(orig[at + 13], 0xbc);
+    assert_int_equal(orig[at + 14], 0x01);
+    cna_gltf_options o;
+    memset(&o, 0, sizeof o);
+    o.max_decoded_size = 20000; /* the stream declares 188 * 12 + 96 * 48 = 6,864 bytes */
+    const struct {
+        uint8_t vertices, faces_lo, faces_hi;
+        cna_result code;
+        const char *message;
+    } cases[] = {
+        {96, 0xff, 0x7f, CNA_ERROR_LIMIT,
+         "meshes[0].primitives[0].extensions.KHR_draco_mesh_compression: bufferViews[4]: the Draco stream declares "
+         "16383 triangles and 96 vertices (201204 decoded bytes), more than the decoded-size limit of 20000 bytes "
+         "leaves (20000; cna_gltf_options.max_decoded_size, cna --max-decoded-size); refused before decoding"},
+        {127, 0xa8, 0x00, CNA_ERROR_INVALID_DATA,
+         "meshes[0].primitives[0].extensions.KHR_draco_mesh_compression: bufferViews[4]: the Draco stream declares "
+         "127 vertices, more than its 40 triangles can have (120); refused before decoding"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t *bytes = malloc(size);
+        memcpy(bytes, orig, size);
+        bytes[at + 12] = cases[i].vertices;
+        bytes[at + 13] = cases[i].faces_lo;
+        bytes[at + 14] = cases[i].faces_hi;
+        cna_gltf_document *doc = NULL;
+        cna_error err;
+        memset(&err, 0, sizeof err);
+        assert_int_equal(cna_gltf_load_memory(bytes, size, &o, &doc, &err), cases[i].code);
+        assert_null(doc);
+        assert_string_equal(err.message, cases[i].message);
+        free(bytes);
+    }
+    /* the untouched stream loads under the same limit */
+    cna_gltf_document *doc = NULL;
+    cna_error err;
+    assert_int_equal(cna_gltf_load_memory(orig, size, &o, &doc, &err), CNA_OK);
+    cna_gltf_document_free(doc);
+    free(orig);
+}
+#endif
+
 /* The GLB `file` with its JSON edited (one occurrence of `from` -> `to`). */
 static uint8_t *glb_edit(const char *file, const char *from, const char *to, size_t *out_size)
 {
@@ -1055,6 +1114,9 @@ int main(void)
         cmocka_unit_test(meshopt_fallback_with_data_is_read_by_plain_views),
         cmocka_unit_test(meshopt_default_decoded_size_limit_is_24_mib),
         cmocka_unit_test(draco_rules_name_the_primitive),
+#ifdef CNA_TEST_HAVE_DRACO
+        cmocka_unit_test(draco_stream_counts_are_checked_before_decoding),
+#endif
         cmocka_unit_test(every_prefix_of_the_compressed_files_loads_or_is_refused),
         cmocka_unit_test(corrupted_payloads_load_or_are_refused),
         cmocka_unit_test(truncated_compressed_streams_load_or_are_refused),
