@@ -281,28 +281,9 @@ static int32_t find_name(const name_index *ix, const char *name, bool *shared)
     return ix->order[lo];
 }
 
-/* A list of names for a message: "\"a\", \"b\", ... and N more". */
-typedef struct name_list {
-    char text[400];
-    size_t count, shown;
-} name_list;
-
-static void name_list_add(name_list *l, const char *name)
-{
-    size_t len = strlen(l->text);
-    if (l->shown < 12 && len + strlen(name) + 8 < sizeof l->text) {
-        snprintf(l->text + len, sizeof l->text - len, "%s\"%s\"", l->shown ? ", " : "", name);
-        l->shown++;
-    }
-    l->count++;
-}
-
-static const char *name_list_tail(const name_list *l, char *buf, size_t size)
-{
-    if (l->count > l->shown) snprintf(buf, size, " and %zu more", l->count - l->shown);
-    else buf[0] = '\0';
-    return buf;
-}
+typedef cna__name_list name_list;
+#define name_list_add cna__name_list_add
+#define name_list_tail cna__name_list_tail
 
 /* ------------------------------------------------------------------ binding */
 

@@ -820,12 +820,7 @@ static int32_t find_hips(const cna_model *m, const int32_t *mapped)
     return found;
 }
 
-typedef struct name_list2 {
-    char text[400];
-    size_t count, shown;
-} name_list2;
-
-static void nl_add(name_list2 *l, const char *name)
+void cna__name_list_add(cna__name_list *l, const char *name)
 {
     size_t len = strlen(l->text);
     if (l->shown < 12 && len + strlen(name) + 8 < sizeof l->text) {
@@ -835,7 +830,7 @@ static void nl_add(name_list2 *l, const char *name)
     l->count++;
 }
 
-static const char *nl_more(const name_list2 *l, char *buf, size_t size)
+const char *cna__name_list_tail(const cna__name_list *l, char *buf, size_t size)
 {
     if (l->count > l->shown) snprintf(buf, size, " and %zu more", l->count - l->shown);
     else buf[0] = '\0';
@@ -877,7 +872,7 @@ cna_result cna__retarget_library(cna__import_ctx *ctx, const cna_model *target, 
         !skeleton_init(&k.alloc, target, &k.tref) || !skeleton_init(&k.alloc, src_model, &k.sref))
         r = rt_oom(err);
     /* the joint map: exact names, then the user's map over them, then the alias table */
-    name_list2 bad_sources, unknown_targets, unmatched;
+    cna__name_list bad_sources, unknown_targets, unmatched;
     memset(&bad_sources, 0, sizeof bad_sources);
     memset(&unknown_targets, 0, sizeof unknown_targets);
     memset(&unmatched, 0, sizeof unmatched);
@@ -893,9 +888,9 @@ cna_result cna__retarget_library(cna__import_ctx *ctx, const cna_model *target, 
         if (!pr->target) continue;
         int32_t tb = find_bone_exact(target, pr->target);
         int32_t sb = pr->source ? find_bone_exact(src_model, pr->source) : -1;
-        if (pr->source && sb < 0) nl_add(&bad_sources, pr->source);
+        if (pr->source && sb < 0) cna__name_list_add(&bad_sources, pr->source);
         if (tb < 0) {
-            nl_add(&unknown_targets, pr->target);
+            cna__name_list_add(&unknown_targets, pr->target);
             continue;
         }
         k.src_of[tb] = sb;
@@ -904,7 +899,7 @@ cna_result cna__retarget_library(cna__import_ctx *ctx, const cna_model *target, 
     if (r == CNA_OK && bad_sources.count) {
         char more[48];
         r = cna__error(err, CNA_ERROR_INVALID_DATA, "retarget map: %zu source joint(s) are not in %s: %s%s",
-                       bad_sources.count, path, bad_sources.text, nl_more(&bad_sources, more, sizeof more));
+                       bad_sources.count, path, bad_sources.text, cna__name_list_tail(&bad_sources, more, sizeof more));
     }
     if (r == CNA_OK) {
         char key[96], key2[96];
@@ -949,7 +944,7 @@ cna_result cna__retarget_library(cna__import_ctx *ctx, const cna_model *target, 
     for (size_t b = 0; r == CNA_OK && b < target->bone_count; b++) {
         if (k.src_of[b] >= 0 || (int32_t)b == k.hips_t) k.tracked[k.tracked_count++] = b;
         if (k.src_of[b] >= 0) mapped++;
-        else if (target->bones[b].name[0]) nl_add(&unmatched, target->bones[b].name);
+        else if (target->bones[b].name[0]) cna__name_list_add(&unmatched, target->bones[b].name);
     }
     if (r == CNA_OK && mapped == 0) {
         r = cna__error(err, CNA_ERROR_INVALID_DATA, "%s: retarget: no node of the model maps to a node of the "
@@ -965,13 +960,13 @@ cna_result cna__retarget_library(cna__import_ctx *ctx, const cna_model *target, 
         char msg[700], more[48];
         if (unknown_targets.count) {
             snprintf(msg, sizeof msg, "retarget map: %zu target joint(s) are not in the model: %s%s; ignored",
-                     unknown_targets.count, unknown_targets.text, nl_more(&unknown_targets, more, sizeof more));
+                     unknown_targets.count, unknown_targets.text, cna__name_list_tail(&unknown_targets, more, sizeof more));
             if (!cna__model_diag_n(ctx->model, CNA_MODEL_DIAG_RETARGET_MAP_UNUSED, unknown_targets.count, msg))
                 r = rt_oom(err);
         }
         if (r == CNA_OK && unmatched.count) {
             snprintf(msg, sizeof msg, "%s: %zu node(s) of the model have no source joint: %s%s; they keep their "
-                     "reference pose", path, unmatched.count, unmatched.text, nl_more(&unmatched, more, sizeof more));
+                     "reference pose", path, unmatched.count, unmatched.text, cna__name_list_tail(&unmatched, more, sizeof more));
             if (!cna__model_diag_n(ctx->model, CNA_MODEL_DIAG_RETARGET_UNMAPPED, unmatched.count, msg)) r = rt_oom(err);
         }
         if (r == CNA_OK) {

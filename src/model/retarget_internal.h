@@ -17,6 +17,16 @@ cna_result cna__retarget_library(cna__import_ctx *ctx, const cna_model *target, 
                                  const cna_model *source, const char *path, const cna_bind_options *options,
                                  size_t first, cna_clip *node_clips, cna_error *err);
 
+/* A list of names for a message: "\"a\", \"b\", ... and N more" (the first 12). */
+typedef struct cna__name_list {
+    char text[400];
+    size_t count, shown;
+} cna__name_list;
+
+void cna__name_list_add(cna__name_list *l, const char *name);
+/* " and N more" when names were left out, else "" (written to buf). */
+const char *cna__name_list_tail(const cna__name_list *l, char *buf, size_t size);
+
 /* true for "hips" or "pelvis" in any case, after a "...:", "...|" or "DEF-" prefix. */
 bool cna__retarget_is_hips(const char *name);
 /* The humanoid key of a name ("L:upperleg"), false when it has none. */
