@@ -179,7 +179,8 @@ static void players_start(const cna_model *m, fuzz_players *ps, long animation)
     for (size_t s = 0; s < ps->count; s++) {
         const cna_skinning_data *d = &m->skins[s].data;
         const cna_clip *clip = animation >= 0 && (size_t)animation < d->clip_count ? &d->clips[animation] : NULL;
-        if (cna_player_start_clip(ps->p[s], clip, NULL) != CNA_OK) finding();
+        cna_result r = clip ? cna_player_start_clip(ps->p[s], clip, NULL) : cna_player_stop(ps->p[s], NULL);
+        if (r != CNA_OK) finding();
     }
 }
 
