@@ -49,7 +49,8 @@ typedef struct listener {
 } listener;
 
 /* Called during cna_character_update for each marker, loop or end a layer's
- * clock crosses; it must not call back into the character. */
+ * clock crosses; it may only read the character (a call that changes it
+ * returns CNA_ERROR_INVALID_ARGUMENT and changes nothing). */
 static void on_event(const cna_event *ev, void *user)
 {
     const listener *l = (const listener *)user;

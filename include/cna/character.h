@@ -348,7 +348,12 @@ CNA_API cna_result cna_model_mask_subtree(const cna_model *model, const char *bo
  * advance time (the seconds passed to cna_character_advance, counted in
  * ticks and not scaled by any time scale; cna_character_advance_ticks
  * counts its ticks): weight = from + (target - from) · elapsed / duration,
- * exactly `target` at the end. seconds <= 0 sets the weight at once.
+ * exactly `target` at the end. seconds <= 0 sets the weight at once (that
+ * is not a fade that ends in an advance: no event, the layer keeps its
+ * animation). The advance in which a fade reaches its target reports
+ * CNA_EVENT_FADE_FINISHED; when the target is 0 the layer then stops (its
+ * animation becomes -1, CNA_EVENT_LAYER_STOPPED) unless
+ * cna_character_layer_set_keep_running says otherwise ("events" below).
  * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a layer out
  * of range, a target outside [0, 1] or a time that is not finite;
  * CNA_ERROR_OUT_OF_MEMORY (a fade of layer 0 sets up a blend). */
@@ -363,12 +368,28 @@ CNA_API cna_result cna_character_layer_fade(cna_character *character, size_t lay
  * same fraction of its duration as `from`'s position of its own), and over
  * `seconds` its weight fades from 0 to 1 while `from` fades from its
  * weight to 0 (cna_character_layer_fade). Nothing else: the same as those
- * calls made by hand.
+ * calls made by hand. So at its end `from` stops (its animation becomes -1)
+ * unless it was told to keep running.
  * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, layers out
  * of range or equal, an animation as in cna_character_play, a time that is
  * not finite or unknown flags; CNA_ERROR_OUT_OF_MEMORY. */
 CNA_API cna_result cna_character_crossfade(cna_character *character, size_t from, size_t to, long animation,
                                            double seconds, unsigned flags, cna_error *err);
+
+/* Keep the layer running when a fade brings its weight to 0 (keep true), or
+ * stop it then (false, the default): a stopped layer plays no animation
+ * (-1), so it reports no events and costs no sampling. Its weight stays 0;
+ * a layer that keeps running goes on reporting its clock's events at weight
+ * 0. Neither choice changes the pose: a layer of weight 0 contributes
+ * nothing.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a layer out
+ * of range, or a call from the event listener. */
+CNA_API cna_result cna_character_layer_set_keep_running(cna_character *character, size_t layer, bool keep,
+                                                        cna_error *err);
+
+/* Whether the layer keeps running at weight 0 (false for NULL or a layer
+ * out of range). */
+CNA_API bool cna_character_layer_keep_running(const cna_character *character, size_t layer);
 
 /* ------------------------------------------------------------------ events
  *
@@ -378,6 +399,22 @@ CNA_API cna_result cna_character_crossfade(cna_character *character, size_t from
  * PING_PONG clock) and the end of a ONCE clock. Every layer that plays an
  * animation reports, whatever its weight; layers report in index order,
  * each its events in the order of its clock's path.
+ *
+ * The order within one advance (cna_character_advance, _ticks, update):
+ * layer by layer in index order, each layer
+ *   1. moves its fade, if it has one, to the advance's end: the layer's
+ *      weight is now the weight the next pose uses;
+ *   2. moves its clock and, if it plays an animation, reports what the
+ *      clock crossed (markers, LOOPED, FINISHED, in path order);
+ *   3. if its fade reached its target in this advance: FADE_FINISHED
+ *      (ticks: the layer's position);
+ *   4. if that target was 0, the layer plays an animation and does not keep
+ *      running (cna_character_layer_set_keep_running): LAYER_STOPPED
+ *      (animation: the one it played, ticks: its position), after which
+ *      the layer's animation is -1.
+ * Every event carries the layer's weight after step 1 (`weight`: 0 for
+ * the events of a layer that stops in this advance). A layer that plays no
+ * animation reports only FADE_FINISHED (animation -1).
  *
  * A marker at m is crossed when the clock moves from before m to m or past
  * it (forward: p < m <= p'; backward: p' <= m < p), along the clock's path
@@ -418,7 +455,9 @@ CNA_API cna_result cna_character_crossfade(cna_character *character, size_t from
 typedef enum cna_event_kind {
     CNA_EVENT_MARKER = 1,    /* a marker was crossed */
     CNA_EVENT_LOOPED,        /* the clock wrapped (REPEAT) or turned (PING_PONG) */
-    CNA_EVENT_FINISHED       /* a ONCE clock reached the end it moves toward */
+    CNA_EVENT_FINISHED,      /* a ONCE clock reached the end it moves toward */
+    CNA_EVENT_FADE_FINISHED, /* the layer's fade reached its target */
+    CNA_EVENT_LAYER_STOPPED  /* a fade brought the layer to 0: its animation is now -1 */
 } cna_event_kind;
 
 typedef struct cna_event {
@@ -427,13 +466,22 @@ typedef struct cna_event {
     long animation;      /* the layer's animation */
     size_t marker;       /* MARKER: index in cna_model_markers(model, animation); else 0 */
     const char *name;    /* MARKER: the marker's name (owned by the model); else NULL */
-    int64_t ticks;       /* MARKER: its time; LOOPED, FINISHED: the end reached (0 or duration) */
+    int64_t ticks;       /* MARKER: its time; LOOPED, FINISHED: the end reached (0 or duration);
+                            FADE_FINISHED, LAYER_STOPPED: the layer's position */
+    float weight;        /* the layer's weight (after this advance's fade step) */
 } cna_event;
 
 /* Called once per event, during cna_character_advance (and _ticks,
  * cna_character_update, a crowd's update of the character); `event` is
- * valid during the call. The listener must not call back into the
- * character. */
+ * valid during the call. The listener may read the character (its layers,
+ * weights, positions, transforms, root motion, sizes); a call that would
+ * change its clock, layers or pose (advance, update, pose, play, seek, a
+ * loop mode or time scale, crossfade, fade, a weight, mask, blend mode,
+ * reference, root motion, keep-running, morph weights, pose edits, the
+ * listener itself, a crowd update of the character) returns
+ * CNA_ERROR_INVALID_ARGUMENT ("character: ... called from its event
+ * listener ...") and changes nothing; cna_character_free does nothing
+ * then. */
 typedef void (*cna_event_fn)(const cna_event *event, void *user);
 
 /* Set (fn non-NULL) or remove (fn NULL) the character's event listener.

@@ -61,7 +61,7 @@ cna_mat4 *cna__character_local(cna_character *c, int32_t bone) { return &c->loca
 
 void cna_character_free(cna_character *c)
 {
-    if (!c) return;
+    if (!c || c->in_listener) return; /* not from its own event listener */
     const cna_allocator a = c->alloc;
     for (size_t e = 0; c->evals && e < c->eval_count; e++) {
         cna_player_free(c->evals[e].player);
@@ -852,6 +852,8 @@ double cna_character_time_scale(const cna_character *c) { return c ? c->layers[0
 cna_result cna__character_check_advance(const cna_character *c, double seconds, cna_error *err)
 {
     if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    const cna_result busy = cna__character_busy(c, err);
+    if (busy != CNA_OK) return busy;
     for (size_t l = 0; l < c->layer_count; l++) {
         const double scale = c->layers[l].clock.scale;
         if (!isfinite(seconds * scale)) {
@@ -883,6 +885,8 @@ cna_result cna_character_advance(cna_character *c, double seconds, cna_error *er
 cna_result cna_character_advance_ticks(cna_character *c, int64_t ticks, cna_error *err)
 {
     if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    const cna_result r = cna__character_busy(c, err);
+    if (r != CNA_OK) return r;
     cna__layers_advance(c, 0.0, false, ticks);
     return CNA_OK;
 }
@@ -1128,7 +1132,8 @@ static cna_result pose(cna_character *c, bool player_done, cna_error *err)
 cna_result cna_character_pose(cna_character *c, cna_error *err)
 {
     if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
-    return pose(c, false, err);
+    const cna_result r = cna__character_busy(c, err);
+    return r != CNA_OK ? r : pose(c, false, err);
 }
 
 cna_result cna__character_pose_after_lanes(cna_character *c, cna_error *err) { return pose(c, true, err); }
@@ -1247,6 +1252,8 @@ cna_result cna_character_set_morph_weights(cna_character *c, size_t mesh, size_t
                                            size_t count, cna_error *err)
 {
     if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    const cna_result busy = cna__character_busy(c, err);
+    if (busy != CNA_OK) return busy;
     const cna_model *m = c->model;
     if (mesh >= m->mesh_count)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "meshes[%zu]: outside the model's %zu meshes", mesh,
@@ -1270,6 +1277,8 @@ cna_result cna_character_apply_clip_to_bones(cna_character *c, const cna_clip *c
 {
     if (!c || !clip)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "apply_clip_to_bones: NULL %s", c ? "clip" : "character");
+    const cna_result busy = cna__character_busy(c, err);
+    if (busy != CNA_OK) return busy;
     const cna_model *m = c->model;
     const char *name = clip->name ? clip->name : "";
     if (clip->target != CNA_CLIP_TARGET_SCENE_NODE)

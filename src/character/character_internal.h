@@ -21,6 +21,7 @@ typedef struct cna__layer {
     float fade_from, fade_to;
     int64_t fade_elapsed, fade_total;
     cna_blend_mode mode;        /* OVERRIDE or ADDITIVE */
+    bool keep_running;          /* a fade to 0 does not stop the layer */
     float *mask;                /* bone_count weights, or NULL */
     float *mask_store;          /* the mask's storage (kept when the mask is removed), in
                                    the block of masked_clips */
@@ -145,6 +146,7 @@ struct cna_character {
     cna__blend blend;           /* blending state (src/character/blend.c) */
     cna_event_fn listener;
     void *listener_user;
+    bool in_listener;           /* an advance is reporting events: only reading calls allowed */
     cna_root_motion motion;     /* of the last advance */
     bool fast;                  /* CNA_SAMPLING_FAST (cna_character_options.sampling) */
     /* skins */
@@ -196,6 +198,10 @@ struct cna_character {
 /* Set the crowd's mark (written only by a crowd's checking thread); returns
  * the mark before. */
 bool cna__character_set_mark(cna_character *character, bool mark);
+
+/* CNA_ERROR_INVALID_ARGUMENT when called from the character's event
+ * listener (a call that would change the character), else CNA_OK. */
+cna_result cna__character_busy(const cna_character *character, cna_error *err);
 
 /* The checks of cna_character_advance(seconds), without advancing. */
 cna_result cna__character_check_advance(const cna_character *character, double seconds, cna_error *err);

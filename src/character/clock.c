@@ -69,6 +69,7 @@ static void emit(const reporter *r, cna_event_kind kind, size_t marker, int64_t 
     e.marker = kind == CNA_EVENT_MARKER ? marker : 0;
     e.name = kind == CNA_EVENT_MARKER ? r->ev->markers[marker].name : NULL;
     e.ticks = ticks;
+    e.weight = r->ev->weight;
     r->ev->fn(&e, r->ev->user);
 }
 

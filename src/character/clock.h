@@ -32,6 +32,7 @@ typedef struct cna__clock_events {
     size_t marker_count;
     size_t layer;
     long animation;
+    float weight;          /* the layer's weight, carried by every event */
     cna_event_fn fn;
     void *user;
 } cna__clock_events;

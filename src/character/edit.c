@@ -34,6 +34,7 @@ static cna_result ensure(cna_character *c, cna_error *err)
 
 cna_result cna_character_set_pose_edit(cna_character *c, cna_pose_edit_fn fn, void *user, cna_error *err)
 {
+    if (cna__character_busy(c, err) != CNA_OK) return CNA_ERROR_INVALID_ARGUMENT;
     if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
     if (fn) {
         cna_result r = ensure(c, err);
@@ -220,6 +221,7 @@ static bool finite_matrix(const cna_mat4 *a)
 cna_result cna_character_set_joint_local(cna_character *c, size_t bone, const cna_mat4 *local, float weight,
                                          cna_error *err)
 {
+    if (cna__character_busy(c, err) != CNA_OK) return CNA_ERROR_INVALID_ARGUMENT;
     if (!c || !local)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "pose edit: %s is NULL", c ? "local" : "character");
     cna_result r = check_joint(c, bone, err);
@@ -273,6 +275,7 @@ static void rotate(cna_character *c, size_t bone, cna_quat q)
 
 cna_result cna_character_rotate_joint(cna_character *c, size_t bone, cna_quat correction, cna_error *err)
 {
+    if (cna__character_busy(c, err) != CNA_OK) return CNA_ERROR_INVALID_ARGUMENT;
     if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
     cna_result r = check_joint(c, bone, err);
     if (r != CNA_OK) return r;
@@ -295,6 +298,7 @@ static cna_result find(const cna_character *c, const char *name, int32_t *bone, 
 cna_result cna_character_two_bone_ik(cna_character *c, const char *end_joint, const cna_ik_two_bone *ik,
                                      bool *reached, cna_error *err)
 {
+    if (cna__character_busy(c, err) != CNA_OK) return CNA_ERROR_INVALID_ARGUMENT;
     if (!c || !ik)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "two-bone IK: %s is NULL", c ? "ik" : "character");
     int32_t end = -1;
@@ -327,6 +331,7 @@ cna_result cna_character_two_bone_ik(cna_character *c, const char *end_joint, co
 cna_result cna_character_aim_ik(cna_character *c, const char *joint, const cna_ik_aim *ik, bool *reached,
                                 cna_error *err)
 {
+    if (cna__character_busy(c, err) != CNA_OK) return CNA_ERROR_INVALID_ARGUMENT;
     if (!c || !ik) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "aim IK: %s is NULL", c ? "ik" : "character");
     int32_t bone = -1;
     cna_result r = find(c, joint, &bone, err);
@@ -345,6 +350,7 @@ cna_result cna_character_aim_ik(cna_character *c, const char *joint, const cna_i
 cna_result cna_character_chain_ik(cna_character *c, const char *end_joint, size_t joint_count,
                                   const cna_ik_chain *ik, bool *reached, cna_error *err)
 {
+    if (cna__character_busy(c, err) != CNA_OK) return CNA_ERROR_INVALID_ARGUMENT;
     if (!c || !ik)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "chain IK: %s is NULL", c ? "ik" : "character");
     int32_t end = -1;

@@ -198,9 +198,20 @@ bool cna__layers_single(const cna_character *c)
 
 /* ------------------------------------------------------------------ checks */
 
+cna_result cna__character_busy(const cna_character *c, cna_error *err)
+{
+    if (c && c->in_listener)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "character: a call that changes the character was made from its event listener "
+                          "(a listener may only read the character); nothing changed");
+    return CNA_OK;
+}
+
 static cna_result check_layer(const cna_character *c, size_t layer, cna_error *err)
 {
     if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    cna_result r = cna__character_busy(c, err);
+    if (r != CNA_OK) return r;
     if (layer >= c->layer_count)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "layer %zu is outside 0..%zu", layer, c->layer_count - 1);
     return CNA_OK;
@@ -604,11 +615,27 @@ cna_result cna_character_crossfade(cna_character *c, size_t from, size_t to, lon
     return CNA_OK;
 }
 
+cna_result cna_character_layer_set_keep_running(cna_character *c, size_t layer, bool keep, cna_error *err)
+{
+    const cna_result r = check_layer(c, layer, err);
+    if (r != CNA_OK) return r;
+    c->layers[layer].keep_running = keep;
+    return CNA_OK;
+}
+
+bool cna_character_layer_keep_running(const cna_character *c, size_t layer)
+{
+    const cna__layer *L = layer_of(c, layer);
+    return L ? L->keep_running : false;
+}
+
 /* ------------------------------------------------------------------ events */
 
 cna_result cna_character_set_event_listener(cna_character *c, cna_event_fn fn, void *user, cna_error *err)
 {
     if (!c) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: character is NULL");
+    const cna_result r = cna__character_busy(c, err);
+    if (r != CNA_OK) return r;
     c->listener = fn;
     c->listener_user = fn ? user : NULL;
     return CNA_OK;
@@ -852,6 +879,39 @@ static void blend_motion(cna_character *c)
 
 static int64_t saturating_abs(int64_t v) { return v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v; }
 
+/* Report a lifecycle event of layer l (FADE_FINISHED, LAYER_STOPPED). */
+static void emit_layer(cna_character *c, size_t l, cna_event_kind kind, long animation, int64_t ticks)
+{
+    cna_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = kind;
+    e.layer = l;
+    e.animation = animation;
+    e.ticks = ticks;
+    e.weight = c->layers[l].weight;
+    c->in_listener = true;
+    c->listener(&e, c->listener_user);
+    c->in_listener = false;
+}
+
+/* Move layer L's fade by fade_ticks; true when it reached its target now. */
+static bool fade_step(cna__layer *L, int64_t fade_ticks)
+{
+    if (L->fade_total <= 0) return false;
+    L->fade_elapsed = fade_ticks >= L->fade_total - L->fade_elapsed ? L->fade_total : L->fade_elapsed + fade_ticks;
+    if (L->fade_elapsed >= L->fade_total) {
+        L->weight = L->fade_to;
+        L->fade_total = 0;
+        return true;
+    }
+    const float f = (float)((double)L->fade_elapsed / (double)L->fade_total);
+    L->weight = L->fade_from + (L->fade_to - L->fade_from) * f;
+    if (!weight_ok(L->weight)) L->weight = L->fade_to; /* rounding beyond the ends */
+    return false;
+}
+
+/* The steps of one layer in an advance (include/cna/character.h, "events":
+ * fade, clock and its events, FADE_FINISHED, LAYER_STOPPED). */
 void cna__layers_advance(cna_character *c, double seconds, bool scaled, int64_t ticks)
 {
     const int64_t fade_ticks = saturating_abs(scaled ? cna_ticks_from_seconds(seconds) : ticks);
@@ -859,6 +919,7 @@ void cna__layers_advance(cna_character *c, double seconds, bool scaled, int64_t 
     for (size_t l = 0; l < c->layer_count; l++) {
         cna__layer *L = &c->layers[l];
         const int64_t step = scaled ? cna_ticks_from_seconds(seconds * L->clock.scale) : ticks;
+        const bool faded = fade_step(L, fade_ticks);
         const cna__clock before = L->clock;
         cna__clock_events ev;
         const cna__clock_events *events = NULL;
@@ -866,25 +927,25 @@ void cna__layers_advance(cna_character *c, double seconds, bool scaled, int64_t 
             ev.markers = cna_model_markers(c->model, (size_t)L->animation, &ev.marker_count);
             ev.layer = l;
             ev.animation = L->animation;
+            ev.weight = L->weight;
             ev.fn = c->listener;
             ev.user = c->listener_user;
             events = &ev;
         }
+        c->in_listener = events != NULL;
         cna__clock_advance(&L->clock, step, events);
+        c->in_listener = false;
         if (L->motion_track && L->animation >= 0) {
             L->motion = layer_motion(L, &before, step);
             moved = true;
         }
-        if (L->fade_total > 0) {
-            L->fade_elapsed = fade_ticks >= L->fade_total - L->fade_elapsed ? L->fade_total : L->fade_elapsed + fade_ticks;
-            if (L->fade_elapsed >= L->fade_total) {
-                L->weight = L->fade_to;
-                L->fade_total = 0;
-            } else {
-                const float f = (float)((double)L->fade_elapsed / (double)L->fade_total);
-                L->weight = L->fade_from + (L->fade_to - L->fade_from) * f;
-                if (!weight_ok(L->weight)) L->weight = L->fade_to; /* rounding beyond the ends */
-            }
+        if (!faded) continue;
+        if (c->listener) emit_layer(c, l, CNA_EVENT_FADE_FINISHED, L->animation, L->clock.position);
+        if (L->weight == 0.0f && L->animation >= 0 && !L->keep_running) {
+            const long played = L->animation;
+            const int64_t at = L->clock.position;
+            (void)cna__layer_play(c, l, -1, NULL); /* stopping cannot fail */
+            if (c->listener) emit_layer(c, l, CNA_EVENT_LAYER_STOPPED, played, at);
         }
     }
     if (moved) blend_motion(c);

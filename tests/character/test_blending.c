@@ -684,6 +684,47 @@ static void test_crossfade_is_two_layers(void **state)
     cna_model_free(m);
 }
 
+/* A crossfade that is not interrupted poses the same bytes whether its
+ * outgoing layer stops at the end (the default) or keeps running at weight
+ * 0 (as every layer did before layers stopped): every frame of the
+ * crossfade, after it, and through a crossfade back. */
+static void test_a_stopped_layer_poses_as_one_kept_running(void **state)
+{
+    (void)state;
+    cna_error err;
+    cna_model *m = load(ROBOT);
+    cna_character *stops = make(m, 2), *runs = make(m, 2);
+    const size_t walk = find_anim(m, "Robot_Walking"), run = find_anim(m, "Robot_Running");
+    ok(cna_character_layer_set_keep_running(runs, 0, true, &err), &err);
+    ok(cna_character_layer_set_keep_running(runs, 1, true, &err), &err);
+    ok(cna_character_play(stops, (long)walk, &err), &err);
+    ok(cna_character_play(runs, (long)walk, &err), &err);
+    for (int f = 0; f < 130; f++) {
+        if (f == 10) {
+            ok(cna_character_crossfade(stops, 0, 1, (long)run, 0.5, 0, &err), &err);
+            ok(cna_character_crossfade(runs, 0, 1, (long)run, 0.5, 0, &err), &err);
+        }
+        if (f == 70) {
+            ok(cna_character_crossfade(stops, 1, 0, (long)walk, 0.4, CNA_CROSSFADE_SYNC_PHASE, &err), &err);
+            ok(cna_character_crossfade(runs, 1, 0, (long)walk, 0.4, CNA_CROSSFADE_SYNC_PHASE, &err), &err);
+        }
+        ok(cna_character_update(stops, 1.0 / 60, &err), &err);
+        ok(cna_character_update(runs, 1.0 / 60, &err), &err);
+        assert_same_pose(stops, runs);
+        if (f == 60) { /* the first crossfade ended at frame 40 */
+            assert_int_equal(cna_character_layer_animation(stops, 0), -1);
+            assert_int_equal(cna_character_layer_animation(runs, 0), (long)walk);
+            assert_true(cna_character_layer_weight(stops, 0) == 0.0f);
+        }
+    }
+    assert_int_equal(cna_character_layer_animation(stops, 1), -1);
+    assert_int_equal(cna_character_layer_animation(runs, 1), (long)run);
+    assert_int_equal(cna_character_layer_animation(stops, 0), (long)walk);
+    cna_character_free(stops);
+    cna_character_free(runs);
+    cna_model_free(m);
+}
+
 /* ------------------------------------------------------------------ root motion */
 
 typedef struct rm {
@@ -1020,6 +1061,7 @@ int main(void)
         cmocka_unit_test(test_root_motion_accumulates_exactly),
         cmocka_unit_test(test_root_motion_pose_and_weight),
         cmocka_unit_test(test_layer_errors),
+        cmocka_unit_test(test_a_stopped_layer_poses_as_one_kept_running),
         cmocka_unit_test(test_no_allocation_while_blending),
         cmocka_unit_test(test_blend_setup_out_of_memory_changes_nothing),
         cmocka_unit_test(test_two_threads),

@@ -50,6 +50,7 @@ typedef struct logged {
     size_t marker;
     const char *name;
     int64_t ticks;
+    float weight;
 } logged;
 
 typedef struct event_log {
@@ -72,10 +73,12 @@ static void record(const cna_event *e, void *user)
     o->marker = e->marker;
     o->name = e->name;
     o->ticks = e->ticks;
+    o->weight = e->weight;
 }
 
 /* The log as text, then emptied: "name@s" for a marker, "LOOPED@s",
- * "FINISHED@s"; "L:" in front for layer L other than 0. */
+ * "FINISHED@s", "FADED@s" (FADE_FINISHED), "STOPPED@s" (LAYER_STOPPED);
+ * "L:" in front for layer L other than 0. */
 static const char *text(event_log *l)
 {
     static char buf[8192];
@@ -85,7 +88,11 @@ static const char *text(event_log *l)
         const logged *e = &l->e[i];
         char layer[24] = "";
         if (e->layer) snprintf(layer, sizeof layer, "%zu:", e->layer);
-        const char *what = e->kind == CNA_EVENT_MARKER ? e->name : e->kind == CNA_EVENT_LOOPED ? "LOOPED" : "FINISHED";
+        const char *what = e->kind == CNA_EVENT_MARKER          ? e->name
+                           : e->kind == CNA_EVENT_LOOPED        ? "LOOPED"
+                           : e->kind == CNA_EVENT_FINISHED      ? "FINISHED"
+                           : e->kind == CNA_EVENT_FADE_FINISHED ? "FADED"
+                                                                : "STOPPED";
         at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%s%s@%g", i ? " " : "", layer, what,
                                cna_ticks_to_seconds(e->ticks));
     }
@@ -440,7 +447,191 @@ static void layers_report_in_index_order_and_carry_their_layer(void **state)
     assert_string_equal(step(&f, 0.2), "left@0.25");
     assert_int_equal(cna_character_layer_set_time_scale(f.c, 1, 1.0, &err), CNA_OK);
     assert_int_equal(cna_character_crossfade(f.c, 0, 1, (long)walk, 0.5, 0, &err), CNA_OK);
-    assert_string_equal(step(&f, 0.5), "right@0.75 1:left@0.25");
+    /* the crossfade ends in this step: both fades finish and layer 0, faded to 0, stops */
+    assert_string_equal(step(&f, 0.5), "right@0.75 FADED@0.8 STOPPED@0.8 1:left@0.25 1:FADED@0.5");
+    fixture_free(&f);
+}
+
+
+/* ------------------------------------------------------------------ layer lifecycle */
+
+/* The robot walking on layer 0 with markers left@0.25 and right@0.75 of the
+ * walk, recording its events; two layers. */
+static fixture walk_fixture(size_t *walk, size_t *run)
+{
+    fixture f;
+    f.model = load(ROBOT);
+    cna_error err;
+    assert_int_equal(cna_model_find_animation(f.model, "Robot_Walking", walk, &err), CNA_OK);
+    assert_int_equal(cna_model_find_animation(f.model, "Robot_Running", run, &err), CNA_OK);
+    add(f.model, *walk, "left", 0.25);
+    add(f.model, *walk, "right", 0.75);
+    f.log = (event_log *)calloc(1, sizeof *f.log);
+    assert_non_null(f.log);
+    assert_int_equal(cna_character_create(f.model, NULL, &f.c, &err), CNA_OK);
+    assert_int_equal(cna_character_set_event_listener(f.c, record, f.log, &err), CNA_OK);
+    assert_int_equal(cna_character_play(f.c, (long)*walk, &err), CNA_OK);
+    return f;
+}
+
+static void a_layer_faded_to_zero_stops_after_fade_finished_and_layer_stopped(void **state)
+{
+    (void)state;
+    size_t walk, run;
+    fixture f = walk_fixture(&walk, &run);
+    cna_error err;
+    assert_false(cna_character_layer_keep_running(f.c, 0));
+    assert_int_equal(cna_character_crossfade(f.c, 0, 1, (long)run, 0.5, 0, &err), CNA_OK);
+    /* during the fade, layer 0's marker carries its weight after the step's fade */
+    assert_string_equal(step(&f, 0.3), "left@0.25");
+    assert_int_equal(f.log->e[0].ticks, SECOND / 4); /* text() emptied the log; the entry stays */
+    const float w = cna_character_layer_weight(f.c, 0);
+    assert_true(w > 0.0f && w < 1.0f);
+    assert_true(f.log->e[0].weight == w);
+    /* the step that ends the fade: the clock's events, then FADE_FINISHED, then LAYER_STOPPED */
+    assert_int_equal(cna_character_advance(f.c, 0.5, &err), CNA_OK);
+    assert_int_equal(f.log->count, 4);
+    const logged *e = f.log->e;
+    assert_int_equal(e[0].kind, CNA_EVENT_MARKER); /* right@0.75, at weight 0 */
+    assert_int_equal(e[0].layer, 0);
+    assert_true(e[0].weight == 0.0f);
+    assert_int_equal(e[1].kind, CNA_EVENT_FADE_FINISHED);
+    assert_int_equal(e[1].layer, 0);
+    assert_int_equal(e[1].animation, (long)walk);
+    assert_int_equal(e[1].ticks, cna_ticks_from_seconds(0.8));
+    assert_true(e[1].weight == 0.0f);
+    assert_null(e[1].name);
+    assert_int_equal(e[2].kind, CNA_EVENT_LAYER_STOPPED);
+    assert_int_equal(e[2].layer, 0);
+    assert_int_equal(e[2].animation, (long)walk);
+    assert_int_equal(e[2].ticks, cna_ticks_from_seconds(0.8));
+    assert_true(e[2].weight == 0.0f);
+    assert_int_equal(e[3].kind, CNA_EVENT_FADE_FINISHED);
+    assert_int_equal(e[3].layer, 1);
+    assert_int_equal(e[3].animation, (long)run);
+    assert_true(e[3].weight == 1.0f);
+    f.log->count = 0;
+    assert_int_equal(cna_character_layer_animation(f.c, 0), -1);
+    assert_int_equal(cna_character_layer_position(f.c, 0), 0);
+    assert_true(cna_character_layer_weight(f.c, 0) == 0.0f);
+    assert_int_equal(cna_character_layer_animation(f.c, 1), (long)run);
+    /* stopped: no more events from layer 0, however long it advances (layer 1's clock held still) */
+    assert_int_equal(cna_character_layer_set_time_scale(f.c, 1, 0.0, &err), CNA_OK);
+    assert_string_equal(step(&f, 3.0), "");
+    /* a fade up that ends reports FADE_FINISHED only (here of a layer that plays nothing) */
+    assert_int_equal(cna_character_layer_fade(f.c, 0, 0.5f, 0.1, &err), CNA_OK);
+    assert_string_equal(step(&f, 0.1), "FADED@0");
+    assert_int_equal(f.log->count, 0);
+    /* a fade of 0 s sets the weight at once: no event, the layer keeps playing */
+    assert_int_equal(cna_character_crossfade(f.c, 1, 0, (long)walk, 0.0, 0, &err), CNA_OK);
+    assert_string_equal(step(&f, 0.3), "left@0.25");
+    assert_int_equal(cna_character_layer_animation(f.c, 1), (long)run);
+    fixture_free(&f);
+}
+
+static void a_layer_told_to_keep_running_reports_on_at_weight_zero(void **state)
+{
+    (void)state;
+    size_t walk, run;
+    fixture f = walk_fixture(&walk, &run);
+    cna_error err;
+    assert_int_equal(cna_character_layer_set_keep_running(f.c, 0, true, &err), CNA_OK);
+    assert_true(cna_character_layer_keep_running(f.c, 0));
+    assert_int_equal(cna_character_crossfade(f.c, 0, 1, (long)run, 0.5, 0, &err), CNA_OK);
+    assert_string_equal(step(&f, 0.8), "left@0.25 right@0.75 FADED@0.8 1:FADED@0.8");
+    assert_int_equal(cna_character_layer_animation(f.c, 0), (long)walk);
+    /* the walk (0.958333 s) wraps and crosses its left foot at weight 0; the run wraps too */
+    assert_string_equal(step(&f, 0.5), "LOOPED@0.958333 left@0.25 1:LOOPED@0.958333");
+    assert_true(f.log->e[1].weight == 0.0f);
+    assert_true(f.log->e[2].weight == 1.0f);
+    /* errors */
+    assert_int_equal(cna_character_layer_set_keep_running(f.c, 2, true, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "layer 2 is outside 0..1");
+    assert_int_equal(cna_character_layer_set_keep_running(NULL, 0, true, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_false(cna_character_layer_keep_running(NULL, 0));
+    assert_false(cna_character_layer_keep_running(f.c, 2));
+    fixture_free(&f);
+}
+
+/* A listener that tries calls on the character it listens to. */
+typedef struct meddler {
+    cna_character *c;
+    size_t calls;
+    cna_result forbidden[14];
+    char message[CNA_ERROR_MESSAGE_MAX];
+    long animation;
+    float weight;
+    int64_t position;
+    const cna_mat4 *absolute;
+} meddler;
+
+static void meddle(const cna_event *e, void *user)
+{
+    meddler *m = (meddler *)user;
+    (void)e;
+    cna_character *c = m->c;
+    cna_error err;
+    size_t k = 0;
+    m->forbidden[k++] = cna_character_advance(c, 0.1, &err);
+    m->forbidden[k++] = cna_character_advance_ticks(c, 100, &err);
+    m->forbidden[k++] = cna_character_update(c, 0.1, &err);
+    m->forbidden[k++] = cna_character_pose(c, &err);
+    m->forbidden[k++] = cna_character_play(c, 1, &err);
+    m->forbidden[k++] = cna_character_seek(c, 0.0, &err);
+    m->forbidden[k++] = cna_character_crossfade(c, 0, 1, 1, 0.2, 0, &err);
+    m->forbidden[k++] = cna_character_layer_fade(c, 1, 1.0f, 0.2, &err);
+    m->forbidden[k++] = cna_character_layer_set_weight(c, 1, 1.0f, &err);
+    m->forbidden[k++] = cna_character_layer_set_keep_running(c, 0, true, &err);
+    m->forbidden[k++] = cna_character_set_event_listener(c, NULL, NULL, &err);
+    m->forbidden[k++] = cna_character_set_time_scale(c, 2.0, &err);
+    m->forbidden[k++] = cna_character_rotate_joint(c, 0, (cna_quat){0, 0, 0, 1}, &err);
+    m->forbidden[k++] = cna_character_layer_set_mask(c, 1, NULL, 0, &err);
+    memcpy(m->message, err.message, sizeof m->message);
+    cna_character_free(c); /* does nothing from the listener */
+    /* reading is allowed */
+    m->animation = cna_character_layer_animation(c, 0);
+    m->weight = cna_character_layer_weight(c, 0);
+    m->position = cna_character_position(c);
+    m->absolute = cna_character_absolute_transform(c, 0);
+    m->calls++;
+}
+
+static void a_listener_may_read_the_character_but_not_change_it(void **state)
+{
+    (void)state;
+    size_t walk, run;
+    fixture f = walk_fixture(&walk, &run);
+    cna_error err;
+    meddler m;
+    memset(&m, 0, sizeof m);
+    m.c = f.c;
+    assert_int_equal(cna_character_set_event_listener(f.c, meddle, &m, &err), CNA_OK);
+    assert_int_equal(cna_character_crossfade(f.c, 0, 1, (long)run, 0.5, 0, &err), CNA_OK);
+    assert_int_equal(cna_character_advance(f.c, 0.3, &err), CNA_OK); /* left@0.25 */
+    assert_int_equal(m.calls, 1);
+    for (size_t k = 0; k < sizeof m.forbidden / sizeof m.forbidden[0]; k++)
+        assert_int_equal(m.forbidden[k], CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(m.message, "character: a call that changes the character was made from its event listener "
+                                   "(a listener may only read the character); nothing changed");
+    /* what the listener read, and nothing changed: only the advance's own effects */
+    assert_int_equal(m.animation, (long)walk);
+    assert_true(m.weight == cna_character_layer_weight(f.c, 0));
+    assert_int_equal(m.position, cna_ticks_from_seconds(0.3));
+    assert_ptr_equal(m.absolute, cna_character_absolute_transform(f.c, 0));
+    assert_int_equal(cna_character_position(f.c), cna_ticks_from_seconds(0.3));
+    assert_int_equal(cna_character_layer_position(f.c, 1), cna_ticks_from_seconds(0.3));
+    assert_int_equal(cna_character_layer_animation(f.c, 1), (long)run);
+    assert_true(cna_character_time_scale(f.c) == 1.0);
+    assert_false(cna_character_layer_keep_running(f.c, 0));
+    assert_null(cna_character_layer_mask(f.c, 1));
+    /* the listener is still set, the fade still runs to its end, and after the
+     * callbacks every call is allowed again */
+    assert_int_equal(cna_character_advance(f.c, 0.2, &err), CNA_OK); /* FADE_FINISHED x2, LAYER_STOPPED */
+    assert_int_equal(m.calls, 4);
+    assert_int_equal(cna_character_layer_animation(f.c, 0), -1);
+    assert_true(cna_character_layer_weight(f.c, 1) == 1.0f);
+    assert_int_equal(cna_character_pose(f.c, &err), CNA_OK);
+    assert_int_equal(cna_character_set_event_listener(f.c, NULL, NULL, &err), CNA_OK);
     fixture_free(&f);
 }
 
@@ -807,6 +998,9 @@ int main(void)
         cmocka_unit_test(looped_and_finished_carry_no_marker),
         cmocka_unit_test(a_very_long_step_reports_at_most_the_loop_limit),
         cmocka_unit_test(layers_report_in_index_order_and_carry_their_layer),
+        cmocka_unit_test(a_layer_faded_to_zero_stops_after_fade_finished_and_layer_stopped),
+        cmocka_unit_test(a_layer_told_to_keep_running_reports_on_at_weight_zero),
+        cmocka_unit_test(a_listener_may_read_the_character_but_not_change_it),
         cmocka_unit_test(a_million_random_steps_report_what_the_reference_finds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
