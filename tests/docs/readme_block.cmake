@@ -1,5 +1,6 @@
-# Writes the README's C block that contains MARKER to OUT, as written (run with cmake -P:
-# -DREADME=... -DMARKER=... -DOUT=...). Used to compile and run a README snippet in a test.
+# Writes the C block of a Markdown file (README.md, docs/*.md) that contains MARKER to OUT, as
+# written (run with cmake -P: -DREADME=file -DMARKER=... -DOUT=...). Used to compile and run a
+# documentation snippet in a test.
 file(READ "${README}" text)
 string(FIND "${text}" "${MARKER}" at)
 if(at LESS 0)

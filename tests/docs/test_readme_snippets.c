@@ -14,6 +14,8 @@
  * walk, then the crossfade to the run) must be that of Robot_Wave played
  * alone over 2 s, within 5 % (1.2675 against 1.2320): the wave layer owns
  * the arm (with one mask on the wave layer alone it reached 0.04).
+ * docs/blending.md's walk_waving (a walk, the wave on layer 1 with
+ * complementary masks, 2 s) is run and measured the same way.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,8 +34,10 @@
 
 #define ROBOT CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb"
 
-/* README.md's walk_to_run_waving (built from the README by tests/CMakeLists.txt). */
+/* README.md's walk_to_run_waving and docs/blending.md's walk_waving (taken
+ * from those files by tests/CMakeLists.txt). */
 int walk_to_run_waving(const cna_model *model);
+int walk_waving(const cna_model *model);
 
 static size_t palm = SIZE_MAX, shoulder = SIZE_MAX;
 static size_t updates;
@@ -61,7 +65,7 @@ cna_result cna_test_readme_update(cna_character *c, double seconds, cna_error *e
     return r;
 }
 
-static void readme_wave_layer_raises_the_hand_as_the_wave_alone(void **state)
+static void doc_wave_layers_raise_the_hand_as_the_wave_alone(void **state)
 {
     (void)state;
     cna_model *model = NULL;
@@ -92,6 +96,13 @@ static void readme_wave_layer_raises_the_hand_as_the_wave_alone(void **state)
     assert_int_equal(updates, 180);
     print_message("hand above shoulder: README layers %.4f, Robot_Wave alone %.4f\n", (double)highest, (double)pure);
     assert_true(pure > 1.0f);
+    assert_true(fabsf(highest - pure) <= 0.05f * pure);
+
+    /* docs/blending.md's snippet, as written: 120 updates */
+    updates = 0;
+    assert_int_equal(walk_waving(model), 0);
+    assert_int_equal(updates, 120);
+    print_message("hand above shoulder: docs/blending.md %.4f\n", (double)highest);
     assert_true(fabsf(highest - pure) <= 0.05f * pure);
     cna_model_free(model);
 }
@@ -158,7 +169,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_c_block_of_the_readme_compiles),
-        cmocka_unit_test(readme_wave_layer_raises_the_hand_as_the_wave_alone),
+        cmocka_unit_test(doc_wave_layers_raise_the_hand_as_the_wave_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
