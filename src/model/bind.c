@@ -245,25 +245,28 @@ const char *cna_clip_library_target_name(const cna_clip_library *lib, size_t i, 
 
 /* ------------------------------------------------------------------ names */
 
+/* One named bone, as the index sorts it: by name, a joint first, then bone
+ * order (the key holds all it compares: qsort takes no context). */
+typedef struct name_key {
+    const char *name;
+    int32_t not_joint; /* 0 for a joint */
+    int32_t bone;
+} name_key;
+
 /* The model's bones sorted by (name, joint first, bone index): the first of a
  * name is the bone cna_model_find_bone finds. */
 typedef struct name_index {
-    const cna_model *model;
-    const uint8_t *is_joint;
-    int32_t *order;
+    name_key *keys;
     size_t count;
 } name_index;
 
-static const name_index *g_sort_index; /* qsort has no context argument in C11 */
-
 static int cmp_bone(const void *pa, const void *pb)
 {
-    const name_index *ix = g_sort_index;
-    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
-    int c = strcmp(ix->model->bones[a].name, ix->model->bones[b].name);
+    const name_key *a = (const name_key *)pa, *b = (const name_key *)pb;
+    int c = strcmp(a->name, b->name);
     if (c) return c;
-    if (ix->is_joint[a] != ix->is_joint[b]) return ix->is_joint[a] ? -1 : 1;
-    return (a > b) - (a < b);
+    if (a->not_joint != b->not_joint) return a->not_joint - b->not_joint;
+    return (a->bone > b->bone) - (a->bone < b->bone);
 }
 
 /* The bone named `name` as cna_model_find_bone finds it, -1 when none;
@@ -273,12 +276,12 @@ static int32_t find_name(const name_index *ix, const char *name, bool *shared)
     size_t lo = 0, hi = ix->count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(ix->model->bones[ix->order[mid]].name, name) < 0) lo = mid + 1;
+        if (strcmp(ix->keys[mid].name, name) < 0) lo = mid + 1;
         else hi = mid;
     }
-    if (lo == ix->count || strcmp(ix->model->bones[ix->order[lo]].name, name) != 0) return -1;
-    *shared = lo + 1 < ix->count && strcmp(ix->model->bones[ix->order[lo + 1]].name, name) == 0;
-    return ix->order[lo];
+    if (lo == ix->count || strcmp(ix->keys[lo].name, name) != 0) return -1;
+    *shared = lo + 1 < ix->count && strcmp(ix->keys[lo + 1].name, name) == 0;
+    return ix->keys[lo].bone;
 }
 
 typedef cna__name_list name_list;
@@ -396,9 +399,9 @@ static cna_result build_names(bind_state *st, cna_error *err)
     const cna_model *m = st->base;
     cna__arena *arena = &st->model->arena;
     uint8_t *is_joint = (uint8_t *)cna__arena_calloc(arena, m->bone_count ? m->bone_count : 1, 1);
-    int32_t *order = (int32_t *)cna__arena_calloc(arena, m->bone_count ? m->bone_count : 1, sizeof *order);
+    name_key *keys = (name_key *)cna__arena_calloc(arena, m->bone_count ? m->bone_count : 1, sizeof *keys);
     st->reached = (uint8_t *)cna__arena_calloc(arena, m->bone_count ? m->bone_count : 1, 1);
-    if (!is_joint || !order || !st->reached) return oom(err);
+    if (!is_joint || !keys || !st->reached) return oom(err);
     for (size_t s = 0; s < m->skin_count; s++)
         for (size_t p = 0; p < m->skins[s].joint_count; p++) {
             int32_t b = m->skins[s].palette_to_node ? m->skins[s].palette_to_node[p] : -1;
@@ -406,14 +409,10 @@ static cna_result build_names(bind_state *st, cna_error *err)
         }
     size_t count = 0;
     for (size_t b = 0; b < m->bone_count; b++)
-        if (m->bones[b].name[0]) order[count++] = (int32_t)b;
-    st->names.model = m;
-    st->names.is_joint = is_joint;
-    st->names.order = order;
+        if (m->bones[b].name[0]) keys[count++] = (name_key){m->bones[b].name, is_joint[b] ? 0 : 1, (int32_t)b};
+    qsort(keys, count, sizeof *keys, cmp_bone);
+    st->names.keys = keys;
     st->names.count = count;
-    g_sort_index = &st->names;
-    qsort(order, count, sizeof *order, cmp_bone);
-    g_sort_index = NULL;
     return CNA_OK;
 }
 
