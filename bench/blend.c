@@ -10,10 +10,15 @@
  *   override  walk 1 and Robot_Yes as a second override layer at 0.5
  *   additive  walk 1 and Robot_Yes as an additive layer at 0.5 (reference:
  *             its own first frame)
+ *   snapshot  an interrupted transition: a crossfade from walk to run
+ *             interrupted by one back to walk, so that walk plays at weight
+ *             1 with the frozen snapshot mixed in (both fades a million
+ *             seconds long, so that every measured frame is mid-transition)
  * Columns: ns per character-frame and per joint (the skin's joints; median
  * of >= 5 runs [min-max], bench/common/bench.h), and the ratios the blend
  * targets are stated in: two / one (target <= 2.2), four / one (<= 4.5),
- * additive / override (<= 1.3).
+ * additive / override (<= 1.3), snapshot / two (an interrupted transition
+ * against a plain two-layer crossfade, <= 1.2).
  *
  * Usage: bench_blend [--seconds S] [--runs N] [--characters N] [--json]
  *   --characters  characters posed per frame (default 1; each starts at its
@@ -32,8 +37,8 @@
 #include "cna/cna.h"
 #include "common/bench.h"
 
-enum { SETUPS = 5 };
-static const char *const SETUP_NAMES[SETUPS] = {"one", "two", "four", "override", "additive"};
+enum { SETUPS = 6 };
+static const char *const SETUP_NAMES[SETUPS] = {"one", "two", "four", "override", "additive", "snapshot"};
 
 typedef struct ctx {
     cna_character **chars;
@@ -86,6 +91,11 @@ static int setup(cna_character *c, const cna_model *m, int s, const float *arm, 
         B(cna_character_layer_play(c, 1, yes, NULL));
         B(cna_character_layer_set_weight(c, 1, 0.5f, NULL));
         if (s == 4) B(cna_character_layer_set_blend_mode(c, 1, CNA_BLEND_MODE_ADDITIVE, NULL));
+        break;
+    case 5:
+        B(cna_character_crossfade(c, 0, 1, run, 1e6, 0, NULL));
+        B(cna_character_crossfade(c, 1, 0, walk, 1e6, 0, NULL));
+        bad |= !(cna_character_transition_weight(c) == 1.0f);
         break;
     default:
         break;
@@ -184,14 +194,15 @@ int main(int argc, char **argv)
                    med[s] * k, lo * k, hi * k, med[s] * k / joints, cna_character_size_bytes(setups[s].chars[0]),
                    setups[s].failed ? "  (a pose failed)" : "");
     }
-    const double two = med[1] / med[0], four = med[2] / med[0], add = med[4] / med[3];
+    const double two = med[1] / med[0], four = med[2] / med[0], add = med[4] / med[3], snap = med[5] / med[1];
     if (json)
         printf("{\"scope\":\"blend-ratios\",\"characters\":%zu,\"two_over_one\":%.4f,\"four_over_one\":%.4f,"
-               "\"additive_over_override\":%.4f}\n",
-               characters, two, four, add);
+               "\"additive_over_override\":%.4f,\"snapshot_over_two\":%.4f}\n",
+               characters, two, four, add, snap);
     else
-        printf("ratios: two/one %.2f (target <= 2.2), four/one %.2f (<= 4.5), additive/override %.2f (<= 1.3)\n", two,
-               four, add);
+        printf("ratios: two/one %.2f (target <= 2.2), four/one %.2f (<= 4.5), additive/override %.2f (<= 1.3), "
+               "snapshot/two %.2f (<= 1.2)\n",
+               two, four, add, snap);
     int failed = 0;
     for (int s = 0; s < SETUPS; s++) {
         failed |= setups[s].failed;

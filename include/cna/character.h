@@ -367,14 +367,37 @@ CNA_API cna_result cna_character_layer_fade(cna_character *character, size_t lay
  * its start, or with CNA_CROSSFADE_SYNC_PHASE at the position that has the
  * same fraction of its duration as `from`'s position of its own), and over
  * `seconds` its weight fades from 0 to 1 while `from` fades from its
- * weight to 0 (cna_character_layer_fade). Nothing else: the same as those
- * calls made by hand. So at its end `from` stops (its animation becomes -1)
- * unless it was told to keep running.
+ * weight to 0 (cna_character_layer_fade). So at its end `from` stops (its
+ * animation becomes -1) unless it was told to keep running. When nothing
+ * is in transition (neither layer fading, `to` not showing a pose, no
+ * snapshot fading) that is all: the same as those calls made by hand.
+ *
+ * Interrupting. A crossfade may start at any moment, also while another is
+ * running (either layer fading, or `to` playing at a weight above 0, or a
+ * snapshot still fading): restarting `to` at weight 0 would then drop the
+ * pose it shows. Instead the pose the override layers show now (the value
+ * of every bone and morph weight before additive layers, any snapshot
+ * still fading included) is frozen into a snapshot; `to` plays `animation`
+ * at weight 1 at once, `from` and every override layer fading out to 0 end
+ * at once (weight 0, stopped unless they keep running, without events),
+ * and over `seconds` the snapshot's weight (cna_character_transition_weight)
+ * fades from 1 to 0, mixed into the layers' result by the override rule's
+ * mix (value·(1 - w) + snapshot·w, rotations by slerp). The pose never
+ * jumps, however often crossfades interrupt one another. The snapshot
+ * covers the bones those layers reach (where their masks are above 0) and
+ * the bones the snapshot it replaces covered; elsewhere nothing changes.
+ * seconds <= 0 is a cut: `to` at weight 1 and `from` at 0 at once, and any
+ * snapshot ended.
  * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, layers out
  * of range or equal, an animation as in cna_character_play, a time that is
  * not finite or unknown flags; CNA_ERROR_OUT_OF_MEMORY. */
 CNA_API cna_result cna_character_crossfade(cna_character *character, size_t from, size_t to, long animation,
                                            double seconds, unsigned flags, cna_error *err);
+
+/* The weight of the snapshot an interrupting crossfade froze (see
+ * cna_character_crossfade), now: 1 at the interruption, falling linearly
+ * to 0 over its time of advance; 0 when no snapshot fades (and for NULL). */
+CNA_API float cna_character_transition_weight(const cna_character *character);
 
 /* Keep the layer running when a fade brings its weight to 0 (keep true), or
  * stop it then (false, the default): a stopped layer plays no animation

@@ -107,6 +107,33 @@ cna_result cna__blend_ensure(cna_character *c, cna_error *err)
     n.weights = (float *)cna__calloc(a, targets, sizeof(float));
     n.weights2 = (float *)cna__calloc(a, targets, sizeof(float));
     bool ok = n.weights && n.weights2;
+    /* the transition snapshot: a value per reference slot, a flag per bone,
+     * the morphed parts' weights */
+    const size_t flat = c->part_first ? c->part_first[m->mesh_count] : 0;
+    size_t snap_targets = 0;
+    for (size_t i = 0; i < m->mesh_count; i++)
+        for (size_t k = 0; k < m->meshes[i].part_count; k++)
+            if (m->meshes[i].parts[k].morph) snap_targets += m->meshes[i].parts[k].morph->target_count;
+    const size_t refs = b->ref_count ? b->ref_count : 1;
+    bytes += refs * (sizeof(cna_keyframe) + 1) + (m->bone_count ? m->bone_count : 1) +
+             (snap_targets ? snap_targets : 1) * sizeof(float) + (flat + 1) * sizeof(size_t);
+    if (ok) {
+        n.snap = (cna_keyframe *)cna__calloc(a, refs, sizeof(cna_keyframe));
+        n.snap_has = (uint8_t *)cna__calloc(a, refs, 1);
+        n.snap_bone = (uint8_t *)cna__calloc(a, m->bone_count ? m->bone_count : 1, 1);
+        n.snap_weights = (float *)cna__calloc(a, snap_targets ? snap_targets : 1, sizeof(float));
+        n.snap_wfirst = (size_t *)cna__calloc(a, flat + 1, sizeof(size_t));
+        ok = n.snap && n.snap_has && n.snap_bone && n.snap_weights && n.snap_wfirst;
+    }
+    if (ok) {
+        size_t off = 0;
+        for (size_t i = 0; i < m->mesh_count; i++)
+            for (size_t k = 0; k < m->meshes[i].part_count; k++) {
+                n.snap_wfirst[c->part_first[i] + k] = off;
+                if (m->meshes[i].parts[k].morph) off += m->meshes[i].parts[k].morph->target_count;
+            }
+        n.snap_wfirst[flat] = off;
+    }
     if (ok && own_buffers) {
         n.acc = (cna_keyframe *)cna__calloc(a, slots, sizeof(cna_keyframe));
         n.sample = (cna_keyframe *)cna__calloc(a, slots, sizeof(cna_keyframe));
@@ -140,6 +167,11 @@ cna_result cna__blend_ensure(cna_character *c, cna_error *err)
         cna__free(a, n.has);
         cna__free(a, n.weights);
         cna__free(a, n.weights2);
+        cna__free(a, n.snap);
+        cna__free(a, n.snap_has);
+        cna__free(a, n.snap_bone);
+        cna__free(a, n.snap_weights);
+        cna__free(a, n.snap_wfirst);
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "character: out of memory for blending (%zu bytes)", bytes);
     }
     n.ready = true;
@@ -176,6 +208,11 @@ void cna__layers_free(cna_character *c)
     cna__free(a, b->has);
     cna__free(a, b->weights);
     cna__free(a, b->weights2);
+    cna__free(a, b->snap);
+    cna__free(a, b->snap_has);
+    cna__free(a, b->snap_bone);
+    cna__free(a, b->snap_weights);
+    cna__free(a, b->snap_wfirst);
 }
 
 cna__track_state *cna__layer_states(cna_character *c, size_t layer, size_t space)
@@ -188,6 +225,7 @@ cna__track_state *cna__layer_states(cna_character *c, size_t layer, size_t space
 bool cna__layers_single(const cna_character *c)
 {
     const cna__layer *l0 = &c->layers[0];
+    if (c->blend.snap_weight > 0.0f) return false; /* a transition's snapshot is mixed in */
     if (l0->weight != 1.0f || l0->mask || l0->mode != CNA_BLEND_MODE_OVERRIDE ||
         l0->motion_mode != CNA_ROOT_MOTION_NONE)
         return false;
@@ -587,6 +625,48 @@ cna_result cna_character_layer_fade(cna_character *c, size_t layer, float target
     return fade(c, layer, target, seconds, err);
 }
 
+/* Whether a crossfade from `from` to `to` interrupts a transition: a
+ * snapshot is fading, either layer is fading, or `to` shows a pose now
+ * (it plays with a weight above 0), so that restarting it at weight 0
+ * would drop what it shows. */
+static bool interrupts(const cna_character *c, size_t from, size_t to)
+{
+    const cna__layer *F = &c->layers[from], *T = &c->layers[to];
+    if (c->blend.snap_weight > 0.0f) return true;
+    if (F->mode != CNA_BLEND_MODE_OVERRIDE || T->mode != CNA_BLEND_MODE_OVERRIDE) return false;
+    return F->fade_total > 0 || T->fade_total > 0 || (T->animation >= 0 && T->weight > 0.0f);
+}
+
+/* Mark the bones the new snapshot covers: those the snapshot in progress
+ * covers, and every bone where `from`, `to` or a layer fading out to 0
+ * (the layers the interruption changes) has a mask weight above 0 (every
+ * bone for a layer without a mask). */
+static void snapshot_bones(cna_character *c, size_t from, size_t to)
+{
+    const size_t bones = c->model->bone_count;
+    uint8_t *mark = c->blend.snap_bone;
+    if (!(c->blend.snap_weight > 0.0f)) memset(mark, 0, bones);
+    for (size_t l = 0; l < c->layer_count; l++) {
+        const cna__layer *L = &c->layers[l];
+        const bool changed = l == from || l == to ||
+                             (L->mode == CNA_BLEND_MODE_OVERRIDE && L->fade_total > 0 && L->fade_to == 0.0f);
+        if (!changed) continue;
+        for (size_t b = 0; b < bones; b++)
+            if (!L->mask || L->mask[b] > 0.0f) mark[b] = 1;
+    }
+}
+
+/* A layer an interruption takes out: weight 0 at once, its fade ended,
+ * stopped unless it keeps running (no events: its pose lives on in the
+ * snapshot). */
+static void end_outgoing(cna_character *c, size_t l)
+{
+    cna__layer *L = &c->layers[l];
+    L->weight = 0.0f;
+    L->fade_total = 0;
+    if (!L->keep_running && L->animation >= 0) (void)cna__layer_play(c, l, -1, NULL);
+}
+
 cna_result cna_character_crossfade(cna_character *c, size_t from, size_t to, long animation, double seconds,
                                    unsigned flags, cna_error *err)
 {
@@ -602,18 +682,49 @@ cna_result cna_character_crossfade(cna_character *c, size_t from, size_t to, lon
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "crossfade: unknown flags 0x%x",
                           flags & ~CNA_CROSSFADE_SYNC_PHASE);
     if ((r = cna__blend_ensure(c, err)) != CNA_OK) return r;
+    const bool interrupting = seconds > 0.0 && interrupts(c, from, to);
+    if (interrupting) {
+        /* the pose shown now; the bones the offset will cover: those the
+         * offset in progress covers, and those the changed layers reach */
+        cna__blend_capture(c, 0);
+        snapshot_bones(c, from, to);
+    }
+    if (seconds <= 0.0) { /* a cut ends the transition in progress */
+        c->blend.snap_weight = 0.0f;
+        c->blend.snap_total = 0;
+    }
     const cna__clock outgoing = c->layers[from].clock;
-    if ((r = cna__layer_play(c, to, animation, err)) != CNA_OK) return r;
+    if ((r = cna__layer_play(c, to, animation, err)) != CNA_OK) return r; /* checked above: cannot fail */
     if ((flags & CNA_CROSSFADE_SYNC_PHASE) && outgoing.duration > 0) {
         const cna__clock *k = &c->layers[to].clock;
         const double phase = (double)outgoing.position / (double)outgoing.duration;
         cna__clock_seek(&c->layers[to].clock, (int64_t)floor(phase * (double)k->duration));
+    }
+    if (interrupting) {
+        /* the incoming layer plays whole at once, the outgoing ones end, and
+         * the offset from the pose they give to the pose shown fades out */
+        c->layers[to].weight = 1.0f;
+        c->layers[to].fade_total = 0;
+        end_outgoing(c, from);
+        for (size_t l = 0; l < c->layer_count; l++) {
+            const cna__layer *L = &c->layers[l];
+            if (l != to && L->mode == CNA_BLEND_MODE_OVERRIDE && L->fade_total > 0 && L->fade_to == 0.0f)
+                end_outgoing(c, l);
+        }
+        cna__blend_capture(c, 1);
+        c->blend.snap_weight = 1.0f;
+        c->blend.snap_elapsed = 0;
+        c->blend.snap_total = cna_ticks_from_seconds(seconds);
+        if (c->blend.snap_total <= 0) c->blend.snap_weight = 0.0f;
+        return CNA_OK;
     }
     c->layers[to].weight = 0.0f;
     fade(c, to, 1.0f, seconds, err);
     fade(c, from, 0.0f, seconds, err);
     return CNA_OK;
 }
+
+float cna_character_transition_weight(const cna_character *c) { return c ? c->blend.snap_weight : 0.0f; }
 
 cna_result cna_character_layer_set_keep_running(cna_character *c, size_t layer, bool keep, cna_error *err)
 {
@@ -916,6 +1027,18 @@ void cna__layers_advance(cna_character *c, double seconds, bool scaled, int64_t 
 {
     const int64_t fade_ticks = saturating_abs(scaled ? cna_ticks_from_seconds(seconds) : ticks);
     bool moved = false;
+    cna__blend *b = &c->blend;
+    if (b->snap_total > 0) { /* the transition's snapshot fades out as a fade to 0 */
+        b->snap_elapsed = fade_ticks >= b->snap_total - b->snap_elapsed ? b->snap_total : b->snap_elapsed + fade_ticks;
+        if (b->snap_elapsed >= b->snap_total) {
+            b->snap_weight = 0.0f;
+            b->snap_total = 0;
+        } else {
+            b->snap_weight = 1.0f - (float)((double)b->snap_elapsed / (double)b->snap_total);
+            if (!(b->snap_weight > 0.0f && b->snap_weight <= 1.0f)) b->snap_weight = 0.0f;
+            if (b->snap_weight == 0.0f) b->snap_total = 0;
+        }
+    }
     for (size_t l = 0; l < c->layer_count; l++) {
         cna__layer *L = &c->layers[l];
         const int64_t step = scaled ? cna_ticks_from_seconds(seconds * L->clock.scale) : ticks;
