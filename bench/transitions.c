@@ -73,7 +73,7 @@ int main(int argc, char **argv)
                 return 1;
             }
             crossfades += r.crossfades;
-            ratios[k] = r.reference > 0.0 ? r.moved / r.reference : 0.0;
+            ratios[k] = th_ratio(&t, r.moved, r.reference);
             if (r.moved > moved_max) moved_max = r.moved;
         }
         qsort(ratios, (size_t)timelines, sizeof(double), by_value);

@@ -601,48 +601,74 @@ static void sample_layer(cna_character *c, frame *fr, cna__layer *L, size_t spac
         flush_mix(fr, &bt);
 }
 
-/* ------------------------------------------------------------------ the transition offset */
+/* ------------------------------------------------------------------ the transition snapshot */
 
-/* Whether the offset applies to `bone` (-1: a joint outside the scene,
+/* Whether the snapshot applies to `bone` (-1: a joint outside the scene,
  * always). */
 static inline bool snap_applies(const cna_character *c, int32_t bone)
 {
     return bone < 0 || (size_t)bone >= c->model->bone_count || c->blend.snap_bone[bone];
 }
 
-/* The transition's offset added to the override result of `space` (after
- * mix_rest: every touched value whole) by its weight w, as an additive
- * layer adds its delta: t + w·dt, s + w·ds, q · slerp(identity, dq, w). A
- * value with an offset that no layer touches now starts from its rest
- * value. */
-static void add_offset(cna_character *c, frame *fr, size_t space, int32_t slot_count, const int32_t *bone_of,
-                       rest_fn rest, const void *ctx)
+/* slerp(a, b, t) along the arc from a to b as given, the long way round
+ * when their dot product is negative (no sign flip: continuous in b). */
+static cna_quat slerp_along(cna_quat a, cna_quat b, float t)
 {
-    const cna__blend *b = &c->blend;
+    float d = ((a.x * b.x + a.y * b.y) + a.z * b.z) + a.w * b.w;
+    float wa, wb;
+    if (d > 0.9995f) {
+        wa = 1.0f - t;
+        wb = t;
+    } else {
+        if (d < -1.0f) d = -1.0f;
+        const float th = acosf(d), sn = sinf(th);
+        if (!(sn > 1e-6f)) return t < 0.5f ? a : b; /* b = -a: the same rotation */
+        wa = sinf((1.0f - t) * th) / sn;
+        wb = sinf(t * th) / sn;
+    }
+    cna_quat q = q4(a.x * wa + b.x * wb, a.y * wa + b.y * wb, a.z * wa + b.z * wb, a.w * wa + b.w * wb);
+    const float len = sqrtf(((q.x * q.x + q.y * q.y) + q.z * q.z) + q.w * q.w);
+    return len > 0.0f ? q4(q.x / len, q.y / len, q.z / len, q.w / len) : b;
+}
+
+/* q or -q, whichever is nearer `prev` (the sign the value had last pose). */
+static inline cna_quat continue_sign(cna_quat q, cna_quat prev)
+{
+    const float d = ((q.x * prev.x + q.y * prev.y) + q.z * prev.z) + q.w * prev.w;
+    return d < 0.0f ? q4(-q.x, -q.y, -q.z, -q.w) : q;
+}
+
+/* The snapshot mixed into the override result of `space` (after mix_rest:
+ * every touched value whole) by its weight w: value = value·(1 - w) +
+ * snapshot·w, rotation = slerp from the snapshot toward the value by 1 - w
+ * along the arc the value has followed since the interruption (the value's
+ * sign kept continuous from pose to pose, so that the mix never flips to
+ * the other way round). A value the snapshot has that no layer touches now
+ * is mixed from its rest value. */
+static void mix_snapshot(cna_character *c, frame *fr, size_t space, int32_t slot_count, const int32_t *bone_of,
+                         rest_fn rest, const void *ctx)
+{
+    cna__blend *b = &c->blend;
     const size_t ref0 = b->ref_first[space];
-    const float w = b->snap_weight;
-    const vf4 w4 = vf4_set1(w);
-    batch bt;
-    bt.n = 0;
+    const float w = b->snap_weight, u = 1.0f - w;
     for (int32_t slot = 0; slot < slot_count; slot++) {
-        if (!b->snap_has[ref0 + (size_t)slot] || !snap_applies(c, bone_of ? bone_of[slot] : slot)) continue;
+        const size_t k = ref0 + (size_t)slot;
+        if (!b->snap_has[k] || !snap_applies(c, bone_of ? bone_of[slot] : slot)) continue;
         if (fr->cum[slot] == 0.0f) {
             cna_keyframe rv;
             rest(ctx, slot, &rv);
             copy_in(fr, slot, &rv, 1.0f);
         }
-        const cna_keyframe *d = &b->snap[ref0 + (size_t)slot];
+        const cna_keyframe *sv = &b->snap[k];
         cna_keyframe *a = &fr->acc[slot];
-        const vf4 at = vf4_loadu(&a->translation.x), as = vf4_loadu(&a->rotation.w);
-        /* lane 3 (the rotation's x) and lane 0 (its w) kept */
-        vf4_storeu(&a->translation.x, vf4_with_w(vf4_add(at, vf4_mul(w4, vf4_loadu(&d->translation.x))), at));
-        vf4_storeu(&a->rotation.w, vf4_with_x(vf4_add(as, vf4_mul(w4, vf4_loadu(&d->rotation.w))), as));
-        bt.delta[bt.n] = d->rotation;
-        bt.slot[bt.n] = slot;
-        bt.f[bt.n] = w;
-        if (++bt.n == BATCH) flush_add(fr, &bt);
+        a->translation = v3(a->translation.x * u + sv->translation.x * w, a->translation.y * u + sv->translation.y * w,
+                            a->translation.z * u + sv->translation.z * w);
+        a->scale = v3(a->scale.x * u + sv->scale.x * w, a->scale.y * u + sv->scale.y * w,
+                      a->scale.z * u + sv->scale.z * w);
+        const cna_quat q = continue_sign(a->rotation, b->snap_prev[k]);
+        b->snap_prev[k] = q;
+        a->rotation = slerp_along(sv->rotation, q, u);
     }
-    flush_add(fr, &bt);
 }
 
 void cna__blend_nodes(cna_character *c)
@@ -658,7 +684,7 @@ void cna__blend_nodes(cna_character *c)
                      CNA_BLEND_MODE_OVERRIDE, bone_rest, m);
     }
     mix_rest(&fr, bone_rest, m);
-    if (c->blend.snap_weight > 0.0f) add_offset(c, &fr, c->eval_count, (int32_t)m->bone_count, NULL, bone_rest, m);
+    if (c->blend.snap_weight > 0.0f) mix_snapshot(c, &fr, c->eval_count, (int32_t)m->bone_count, NULL, bone_rest, m);
     for (size_t l = 0; l < c->layer_count; l++) {
         cna__layer *L = &c->layers[l];
         if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
@@ -734,7 +760,7 @@ void cna__blend_evaluation(cna_character *c, size_t e)
     const bool snapshot = c->blend.snap_weight > 0.0f;
     if (snapshot) {
         mix_rest(&fr, joint_rest, &ctx);
-        add_offset(c, &fr, e, n, s->palette_to_node, joint_rest, &ctx);
+        mix_snapshot(c, &fr, e, n, s->palette_to_node, joint_rest, &ctx);
     }
     if (additive) {
         if (!snapshot) mix_rest(&fr, joint_rest, &ctx);
@@ -836,10 +862,9 @@ static cna_result blend_weights(cna_character *c, size_t mesh, size_t part, floa
         }
     }
     if (c->blend.snap_weight > 0.0f && snap_applies(c, bone)) {
-        const float f = c->blend.snap_weight;
-        const float *offset = c->blend.snap_weights + c->blend.snap_wfirst[c->part_first[mesh] + part];
-        for (size_t i = 0; i < n; i++)
-            if (offset[i] != 0.0f) out[i] = out[i] + f * offset[i];
+        const float f = c->blend.snap_weight, g = 1.0f - f;
+        const float *frozen = c->blend.snap_weights + c->blend.snap_wfirst[c->part_first[mesh] + part];
+        for (size_t i = 0; i < n; i++) out[i] = out[i] * g + frozen[i] * f;
     }
     for (size_t l = 0; additive && l < c->layer_count; l++) {
         const cna__layer *L = &c->layers[l];
@@ -873,44 +898,33 @@ cna_result cna__blend_weights(cna_character *c, size_t mesh, size_t part, float 
     return blend_weights(c, mesh, part, out, true, err);
 }
 
-/* ------------------------------------------------------------------ capturing the offset */
+/* ------------------------------------------------------------------ capturing the snapshot */
 
-/* Stage 0: store the frame's values of `space` (the pose shown) into the
- * offset storage. Stage 1: replace them by their offset from the frame's
- * values (the pose the changed layers give): dt = t_shown - t, ds =
- * s_shown - s, dq = conjugate(q) · q_shown on the shortest arc (w >= 0),
- * normalised; a value with no offset is marked so. Ends the frame. */
-static void store_offset(cna_character *c, frame *fr, size_t space, int32_t slot_count, int stage, rest_fn rest,
-                         const void *ctx)
+/* Stage 0: store the frame's values of `space` (the pose shown) as the
+ * snapshot. Stage 1: from the frame's values (the pose the changed layers
+ * give) take the sign each rotation starts from (that nearer the
+ * snapshot's), and give a value the snapshot lacks (it was at rest) its rest
+ * value. Ends the frame. */
+static void store_snapshot(cna_character *c, frame *fr, size_t space, int32_t slot_count, int stage, rest_fn rest,
+                           const void *ctx)
 {
     cna__blend *b = &c->blend;
     const size_t ref0 = b->ref_first[space];
     for (int32_t slot = 0; slot < slot_count; slot++) {
-        uint8_t *has = &b->snap_has[ref0 + (size_t)slot];
-        cna_keyframe *d = &b->snap[ref0 + (size_t)slot];
+        const size_t k = ref0 + (size_t)slot;
         const bool now = fr->cum[slot] > 0.0f;
         if (stage == 0) {
-            *has = now;
-            if (now) *d = fr->acc[slot];
+            b->snap_has[k] = now;
+            if (now) b->snap[k] = fr->acc[slot];
             continue;
         }
-        if (!*has && !now) continue; /* at rest before and after */
-        cna_keyframe shown, after;
-        if (*has) shown = *d;
-        else rest(ctx, slot, &shown);
+        if (!b->snap_has[k] && !now) continue; /* at rest before and after */
+        if (!b->snap_has[k]) rest(ctx, slot, &b->snap[k]);
+        b->snap_has[k] = 1;
+        cna_keyframe after;
         if (now) after = fr->acc[slot];
         else rest(ctx, slot, &after);
-        d->translation = v3(shown.translation.x - after.translation.x, shown.translation.y - after.translation.y,
-                            shown.translation.z - after.translation.z);
-        d->scale = v3(shown.scale.x - after.scale.x, shown.scale.y - after.scale.y, shown.scale.z - after.scale.z);
-        cna_quat q = qmul(qconj(after.rotation), shown.rotation);
-        if (q.w < 0.0f) q = q4(-q.x, -q.y, -q.z, -q.w);
-        const float len = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
-        q = len > 0.0f && isfinite(len) ? q4(q.x / len, q.y / len, q.z / len, q.w / len) : cna_quat_identity();
-        d->rotation = q;
-        *has = d->translation.x != 0.0f || d->translation.y != 0.0f || d->translation.z != 0.0f ||
-               d->scale.x != 0.0f || d->scale.y != 0.0f || d->scale.z != 0.0f || q.x != 0.0f || q.y != 0.0f ||
-               q.z != 0.0f;
+        b->snap_prev[k] = continue_sign(after.rotation, b->snap[k].rotation);
     }
     reset(fr);
 }
@@ -918,7 +932,7 @@ static void store_offset(cna_character *c, frame *fr, size_t space, int32_t slot
 void cna__blend_capture(cna_character *c, int stage)
 {
     const cna_model *m = c->model;
-    const bool offset = stage == 0 && c->blend.snap_weight > 0.0f; /* the pose shown has it */
+    const bool snapshot = stage == 0 && c->blend.snap_weight > 0.0f; /* the pose shown has it */
     for (size_t e = 0; e < c->eval_count; e++) {
         const cna_model_skin *s = &m->skins[c->evals[e].skin];
         const cna_skinning_data *d = &s->data;
@@ -932,8 +946,8 @@ void cna__blend_capture(cna_character *c, int stage)
                          CNA_BLEND_MODE_OVERRIDE, joint_rest, &ctx);
         }
         mix_rest(&fr, joint_rest, &ctx);
-        if (offset) add_offset(c, &fr, e, d->bone_count, s->palette_to_node, joint_rest, &ctx);
-        store_offset(c, &fr, e, d->bone_count, stage, joint_rest, &ctx);
+        if (snapshot) mix_snapshot(c, &fr, e, d->bone_count, s->palette_to_node, joint_rest, &ctx);
+        store_snapshot(c, &fr, e, d->bone_count, stage, joint_rest, &ctx);
     }
     if (m->node_clips) {
         frame fr;
@@ -945,26 +959,20 @@ void cna__blend_capture(cna_character *c, int stage)
                          CNA_BLEND_MODE_OVERRIDE, bone_rest, m);
         }
         mix_rest(&fr, bone_rest, m);
-        if (offset) add_offset(c, &fr, c->eval_count, (int32_t)m->bone_count, NULL, bone_rest, m);
-        store_offset(c, &fr, c->eval_count, (int32_t)m->bone_count, stage, bone_rest, m);
+        if (snapshot) mix_snapshot(c, &fr, c->eval_count, (int32_t)m->bone_count, NULL, bone_rest, m);
+        store_snapshot(c, &fr, c->eval_count, (int32_t)m->bone_count, stage, bone_rest, m);
     } else {
         memset(c->blend.snap_has + c->blend.ref_first[c->eval_count], 0, m->bone_count);
     }
+    if (stage == 1) return;
     /* the morphed parts' weights (they evaluated when the character posed,
      * so they do here) */
-    const float w = c->blend.snap_weight;
-    if (stage == 1) c->blend.snap_weight = 0.0f; /* the changed layers' weights alone */
     for (size_t k = 0; k < c->morphed_count; k++) {
         const size_t mesh = c->morphed[k].mesh, part = c->morphed[k].part;
         const size_t n = m->meshes[mesh].parts[part].morph->target_count;
-        float *d = c->blend.snap_weights + c->blend.snap_wfirst[c->part_first[mesh] + part];
-        if (blend_weights(c, mesh, part, c->scratch, false, NULL) != CNA_OK) {
-            memset(d, 0, n * sizeof(float));
-            continue;
-        }
-        for (size_t i = 0; i < n; i++) d[i] = stage == 0 ? c->scratch[i] : d[i] - c->scratch[i];
+        float *frozen = c->blend.snap_weights + c->blend.snap_wfirst[c->part_first[mesh] + part];
+        if (blend_weights(c, mesh, part, c->scratch, false, NULL) == CNA_OK) memcpy(frozen, c->scratch, n * sizeof(float));
     }
-    c->blend.snap_weight = w;
 }
 
 /* ------------------------------------------------------------------ additive reference */

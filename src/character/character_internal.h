@@ -79,18 +79,18 @@ typedef struct cna__blend {
                                    evaluation (joints), the last: the bones'
                                    (in cursor_first's block) */
     size_t ref_count;           /* reference slots per additive layer */
-    /* the transition offset (cna_character_crossfade interrupting a
-     * transition): per value, the pose shown at the interruption less the
-     * pose the changed layers give there, added to every later override
-     * result by snap_weight (per bone: where snap_bone is 1), which fades
-     * to 0 over snap_total advance ticks. Allocated with the blending state. */
-    cna_keyframe *snap;         /* ref_count, laid out as the additive references:
-                                   (dt, dq, ds) */
-    uint8_t *snap_has;          /* ref_count: the value has an offset */
-    uint8_t *snap_bone;         /* bone_count (at least 1): 1 where the offset applies */
-    float *snap_weights;        /* the morphed parts' weight offsets, at snap_wfirst[flat part] */
+    /* the transition snapshot (cna_character_crossfade interrupting a
+     * transition): the override result (before additive layers) shown at
+     * the interruption, mixed into every later override result by
+     * snap_weight (per bone: where snap_bone is 1), which fades to 0 over
+     * snap_total advance ticks. Allocated with the blending state. */
+    cna_keyframe *snap;         /* ref_count, laid out as the additive references */
+    cna_quat *snap_prev;        /* ref_count: each rotation mixed last pose, its sign kept */
+    uint8_t *snap_has;          /* ref_count: the value has a snapshot */
+    uint8_t *snap_bone;         /* bone_count (at least 1): 1 where the snapshot applies */
+    float *snap_weights;        /* the morphed parts' weights, at snap_wfirst[flat part] */
     size_t *snap_wfirst;        /* flat part count + 1 */
-    float snap_weight;          /* now; 0: no offset */
+    float snap_weight;          /* now; 0: no snapshot */
     int64_t snap_elapsed, snap_total;
 } cna__blend;
 
@@ -270,11 +270,11 @@ void cna__blend_evaluation(cna_character *c, size_t e);
 cna_result cna__blend_weights(cna_character *c, size_t mesh, size_t part, float *out, cna_error *err);
 /* Sample layer `layer`'s additive reference (when it needs one). */
 void cna__blend_sample_reference(cna_character *c, size_t layer);
-/* The offset of an interrupting crossfade, in two stages: stage 0 stores
+/* The snapshot of an interrupting crossfade, in two stages: stage 0 stores
  * the override result of every space and the morph weights at the layers'
- * positions now (the offset in progress added: the pose shown); after the
- * layers changed, stage 1 replaces them by the pose shown less the pose the
- * layers give now (the offset in progress left out). */
+ * positions now (the snapshot in progress mixed in: the pose shown); after
+ * the layers changed, stage 1 takes the sign each rotation of the pose they
+ * give starts from. */
 void cna__blend_capture(cna_character *c, int stage);
 /* out[k] = cna_quat_slerp(a[k], b[k], t[k]) for k < n, bit for bit, made
  * as a blended pose makes its slerps (sixteen lanes at a time) on player path

@@ -115,15 +115,16 @@ cna_result cna__blend_ensure(cna_character *c, cna_error *err)
         for (size_t k = 0; k < m->meshes[i].part_count; k++)
             if (m->meshes[i].parts[k].morph) snap_targets += m->meshes[i].parts[k].morph->target_count;
     const size_t refs = b->ref_count ? b->ref_count : 1;
-    bytes += refs * (sizeof(cna_keyframe) + 1) + (m->bone_count ? m->bone_count : 1) +
+    bytes += refs * (sizeof(cna_keyframe) + sizeof(cna_quat) + 1) + (m->bone_count ? m->bone_count : 1) +
              (snap_targets ? snap_targets : 1) * sizeof(float) + (flat + 1) * sizeof(size_t);
     if (ok) {
         n.snap = (cna_keyframe *)cna__calloc(a, refs, sizeof(cna_keyframe));
+        n.snap_prev = (cna_quat *)cna__calloc(a, refs, sizeof(cna_quat));
         n.snap_has = (uint8_t *)cna__calloc(a, refs, 1);
         n.snap_bone = (uint8_t *)cna__calloc(a, m->bone_count ? m->bone_count : 1, 1);
         n.snap_weights = (float *)cna__calloc(a, snap_targets ? snap_targets : 1, sizeof(float));
         n.snap_wfirst = (size_t *)cna__calloc(a, flat + 1, sizeof(size_t));
-        ok = n.snap && n.snap_has && n.snap_bone && n.snap_weights && n.snap_wfirst;
+        ok = n.snap && n.snap_prev && n.snap_has && n.snap_bone && n.snap_weights && n.snap_wfirst;
     }
     if (ok) {
         size_t off = 0;
@@ -168,6 +169,7 @@ cna_result cna__blend_ensure(cna_character *c, cna_error *err)
         cna__free(a, n.weights);
         cna__free(a, n.weights2);
         cna__free(a, n.snap);
+        cna__free(a, n.snap_prev);
         cna__free(a, n.snap_has);
         cna__free(a, n.snap_bone);
         cna__free(a, n.snap_weights);
@@ -209,6 +211,7 @@ void cna__layers_free(cna_character *c)
     cna__free(a, b->weights);
     cna__free(a, b->weights2);
     cna__free(a, b->snap);
+    cna__free(a, b->snap_prev);
     cna__free(a, b->snap_has);
     cna__free(a, b->snap_bone);
     cna__free(a, b->snap_weights);
@@ -684,8 +687,8 @@ cna_result cna_character_crossfade(cna_character *c, size_t from, size_t to, lon
     if ((r = cna__blend_ensure(c, err)) != CNA_OK) return r;
     const bool interrupting = seconds > 0.0 && interrupts(c, from, to);
     if (interrupting) {
-        /* the pose shown now; the bones the offset will cover: those the
-         * offset in progress covers, and those the changed layers reach */
+        /* the pose shown now; the bones the snapshot will cover: those the
+         * snapshot in progress covers, and those the changed layers reach */
         cna__blend_capture(c, 0);
         snapshot_bones(c, from, to);
     }
@@ -702,7 +705,7 @@ cna_result cna_character_crossfade(cna_character *c, size_t from, size_t to, lon
     }
     if (interrupting) {
         /* the incoming layer plays whole at once, the outgoing ones end, and
-         * the offset from the pose they give to the pose shown fades out */
+         * the snapshot of the pose shown fades out over them */
         c->layers[to].weight = 1.0f;
         c->layers[to].fade_total = 0;
         end_outgoing(c, from);

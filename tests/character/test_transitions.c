@@ -246,7 +246,7 @@ static void test_random_timelines_never_jump(void **state)
             th_result r = {0.0, 0.0, 0};
             assert_int_equal(th_timeline(&t, &rng, 120, &r), 0);
             crossfades += r.crossfades;
-            const double ratio = r.reference > 0.0 ? r.moved / r.reference : (r.moved > 0.0 ? INFINITY : 0.0);
+            const double ratio = th_ratio(&t, r.moved, r.reference);
             if (ratio > worst) worst = ratio;
         }
         print_message("%s: %zu crossfades, worst displacement %.4f of the reference\n", MULTI_CLIP[i], crossfades,

@@ -135,6 +135,19 @@ static double th_xfade(th_model *t, size_t a, int64_t position, size_t b, size_t
     return most;
 }
 
+/* A timeline's displacement over its reference. Both below a millionth of
+ * the fastest clip's largest displacement (float noise: a rotation at a
+ * bone whose origin does not move) count as that floor. */
+static double th_ratio(const th_model *t, double moved, double reference)
+{
+    double fastest = 0.0;
+    for (size_t a = 0; a < t->clips; a++)
+        if (t->alone[a] > fastest) fastest = t->alone[a];
+    double floor_ = 1e-6 * fastest;
+    if (!(floor_ > 0.0)) floor_ = 1e-12;
+    return (moved > floor_ ? moved : floor_) / (reference > floor_ ? reference : floor_);
+}
+
 typedef struct th_result {
     double moved;       /* the timeline's largest displacement */
     double reference;   /* the larger reference of the clips and crossfades it used */
@@ -151,7 +164,8 @@ typedef struct th_result {
  * made of then: the clip started last, and the clips before it whose
  * transitions had not ended when the next began (an interrupted transition
  * leaves their pose in the one shown), each from the position it has
- * played to (every clip starts at 0 and loops). */
+ * played to (every clip starts at 0 and loops; a clip started at frame f
+ * has advanced g - f frames when frame g starts). */
 #define TH_LIVE 64
 static int th_timeline(th_model *t, uint64_t *rng, int frames, th_result *out)
 {
@@ -166,7 +180,7 @@ static int th_timeline(th_model *t, uint64_t *rng, int frames, th_result *out)
     int live_start[TH_LIVE], settled = 0;
     size_t live = 1;
     live_clip[0] = clip;
-    live_start[0] = 0;
+    live_start[0] = 1; /* frame 0 is posed without an advance */
     int next = 1 + (int)th_below(rng, 30);
     for (int f = 0; f < frames; f++) {
         if (f >= settled) { /* the last transition ended: the pose is its clip's */
