@@ -689,9 +689,14 @@ static int play_run(const play_args *a, play_timeline *t)
         fprintf(stderr, "error: writing the frames failed\n");
         goto done;
     }
-    for (size_t i = next; i < t->count; i++)
+    if (next + 1 == t->count)
         fprintf(stderr, "note: --timeline: entry %d \"%s\" is after the last frame (%ld at %.9g s); not applied\n",
-                t->entries[i].number, t->entries[i].text, a->frames - 1, (double)(a->frames - 1) / a->fps);
+                t->entries[next].number, t->entries[next].text, a->frames - 1, (double)(a->frames - 1) / a->fps);
+    else if (next < t->count)
+        fprintf(stderr,
+                "note: --timeline: entries %d (\"%s\") to %d are after the last frame (%ld at %.9g s); not applied\n",
+                t->entries[next].number, t->entries[next].text, t->entries[t->count - 1].number, a->frames - 1,
+                (double)(a->frames - 1) / a->fps);
     rc = CNA_CLI_EXIT_OK;
 done:
     cna_character_free(s.c);

@@ -433,6 +433,14 @@ static void test_play_notes_entries_after_the_last_frame(void **state)
     assert_non_null(strstr(r.out, "{\"frame\":2,\"time\":0.08,\"layers\":[{\"animation\":3,\"name\":\"Robot_Jump\","
                                   "\"weight\":1,\"phase\":0},"));
     run_free(&r);
+    /* several: one note, from the first to the last (by their places in SCRIPT) */
+    r = run_cna("play", ROBOT, "--timeline", "0 play 2; 0.1 play 3;; 0.2 speed 2; 0.3 loop once", "--fps", "25",
+                "--frames", "3", "--json", NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_string_equal(r.err, "note: --timeline: entries 2 (\"0.1 play 3\") to 5 are after the last frame (2 at "
+                               "0.08 s); not applied\n");
+    assert_int_equal(line_count(r.out), 3);
+    run_free(&r);
 }
 
 static void test_play_takes_clips(void **state)
