@@ -305,6 +305,17 @@ static void test_play_crossfade_weights_are_the_linear_fade_and_its_end_reports_
     assert_frame_worlds(out, 16, pose);
     free(pose);
     free(out);
+
+    /* from the rest pose: layer 0 plays nothing, its fade_finished has no animation and nothing stops */
+    out = play_json(ROBOT, "0 crossfade Robot_Idle 0.2", "10", "3");
+    f = frame(out, 1);
+    assert_true(layer_null(f, 0, "animation") && layer_number(f, 0, "weight") == 0.5);
+    assert_true(layer_number(f, 1, "animation") == 2.0 && layer_number(f, 1, "weight") == 0.5);
+    cJSON_Delete(f);
+    assert_events(out, 2,
+                  "[{\"kind\":\"fade_finished\",\"layer\":0,\"animation\":null,\"weight\":0},"
+                  "{\"kind\":\"fade_finished\",\"layer\":1,\"animation\":2,\"weight\":1}]");
+    free(out);
 }
 
 static void test_play_crossfade_during_a_crossfade_starts_the_new_animation(void **state)
