@@ -206,7 +206,7 @@ cna_result cna_cli_load_any(const char *path, const struct cna_import_options *o
                             cna_cli_files *files, cna_error *err);
 
 /* ---- clip libraries (tools/clips.c): --clips FILE, repeatable ----
- * On inspect, pose, render, view, bench and convert: the animations of other
+ * On inspect, pose, render, view, bench, convert and play: the animations of other
  * glTF/GLB files bound to the model by node name (cna/clips.h), numbered
  * after the model's own. */
 #define CNA_CLI_CLIPS_HELP(gap, indent)                                                        \
@@ -274,6 +274,8 @@ int cna_cli_convert_run(int argc, char **argv);
 void cna_cli_convert_help(FILE *out);
 int cna_cli_bench_run(int argc, char **argv);
 void cna_cli_bench_help(FILE *out);
+int cna_cli_play_run(int argc, char **argv);
+void cna_cli_play_help(FILE *out);
 int cna_cli_version_run(int argc, char **argv);
 void cna_cli_version_help(FILE *out);
 

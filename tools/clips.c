@@ -1,6 +1,6 @@
 /*
  * tools/clips.c — `--clips FILE` (repeatable) on inspect, pose, render, view,
- * bench and convert: the animations of other glTF/GLB files bound to the
+ * bench, convert and play: the animations of other glTF/GLB files bound to the
  * model by node name (cna/clips.h), numbered after the model's own.
  *
  * main() takes the options out of the command line before the command sees
@@ -36,7 +36,7 @@ static void free_bases(void)
 
 int cna_cli_clips_take(const cna_cli_command *command, int *argc, char **argv)
 {
-    static const char *const takers[] = {"inspect", "pose", "render", "view", "bench", "convert"};
+    static const char *const takers[] = {"inspect", "pose", "render", "view", "bench", "convert", "play"};
     bool takes = false;
     for (size_t i = 0; i < sizeof takers / sizeof takers[0]; i++) takes = takes || strcmp(command->name, takers[i]) == 0;
     int out = 1;

@@ -57,6 +57,10 @@ static const cna_cli_command cna__commands[] = {
      " [--sampling exact|fast] [--player-only] [--asset-root DIR] [--no-textures] [--max-decoded-size N]",
      "time the player on every clip of a model against a plain baseline player",
      cna_cli_bench_run, cna_cli_bench_help},
+    {"play", true, "FILE --timeline SCRIPT --fps F --frames N [--json] [--asset-root DIR] [--split-palettes]"
+     " [--no-textures] [--max-decoded-size N]",
+     "play a model by a timeline of actions (play, crossfade, speed, loop) and print every frame",
+     cna_cli_play_run, cna_cli_play_help},
     {"version", true, "",
      "print the version of cna (also: cna --version)",
      cna_cli_version_run, cna_cli_version_help},
