@@ -159,14 +159,16 @@ static const play_action play_actions[] = {
 static cna_result apply_play(play_state *s, const play_entry *e, cna_error *err)
 {
     cna_character *c = s->c;
-    for (size_t l = 0; l < cna_character_layer_count(c); l++) {
+    /* a crossfade of 0 seconds is a cut: the current layer plays ANIM at
+     * weight 1 and any interrupted crossfade's snapshot ends */
+    const size_t other = (s->current + 1) % cna_character_layer_count(c);
+    cna_result r = cna_character_crossfade(c, other, s->current, e->args[0].animation, 0.0, 0, err);
+    for (size_t l = 0; r == CNA_OK && l < cna_character_layer_count(c); l++) {
         if (l == s->current) continue;
-        cna_result r = cna_character_layer_play(c, l, -1, err);
+        r = cna_character_layer_play(c, l, -1, err);
         if (r == CNA_OK) r = cna_character_layer_set_weight(c, l, 0.0f, err);
-        if (r != CNA_OK) return r;
     }
-    cna_result r = cna_character_layer_set_weight(c, s->current, 1.0f, err);
-    return r == CNA_OK ? cna_character_layer_play(c, s->current, e->args[0].animation, err) : r;
+    return r;
 }
 
 static cna_result apply_crossfade(play_state *s, const play_entry *e, cna_error *err)
@@ -526,6 +528,7 @@ static cJSON *frame_json(const play_state *s, long frame, double time)
         cJSON_AddItemToObject(o, "weight", num((double)cna_character_layer_weight(c, l)));
         cJSON_AddItemToObject(o, "phase", num(layer_phase(c, l)));
     }
+    cJSON_AddItemToObject(root, "transition", num((double)cna_character_transition_weight(c)));
     cJSON *bones = cJSON_AddArrayToObject(root, "bones");
     for (size_t b = 0; bones && b < m->bone_count; b++) {
         cJSON *o = cJSON_CreateObject();

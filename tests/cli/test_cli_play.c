@@ -200,7 +200,7 @@ static void test_play_frame_0_prints_the_bone_worlds_of_pose_at_time_0(void **st
     /* and the layers: Robot_Idle at phase 0 on layer 0, nothing on layer 1 */
     assert_non_null(strstr(out, "{\"frame\":0,\"time\":0,\"layers\":[{\"animation\":2,\"name\":\"Robot_Idle\","
                                 "\"weight\":1,\"phase\":0},{\"animation\":null,\"name\":null,\"weight\":0,"
-                                "\"phase\":null}],\"bones\":[{\"name\":\"RobotArmature\",\"world\":["));
+                                "\"phase\":null}],\"transition\":0,\"bones\":[{\"name\":\"RobotArmature\",\"world\":["));
     assert_events(out, 0, "[]");
     free(pose);
     free(out);
@@ -318,18 +318,39 @@ static void test_play_crossfade_weights_are_the_linear_fade_and_its_end_reports_
     free(out);
 }
 
+static double transition_of(const cJSON *f)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(f, "transition");
+    if (!cJSON_IsNumber(v)) fail_msg("transition is not a number");
+    return v->valuedouble;
+}
+
+/* A crossfade during a crossfade: the library freezes the pose shown into a
+ * snapshot (docs/blending.md, "Interrupting a crossfade"): in the frame of
+ * the call the incoming layer plays at weight 1, the other has stopped, and
+ * the snapshot's weight is 1, falling linearly to 0 over the crossfade's
+ * 0.4 s (10 frames at 25 fps). */
 static void test_play_crossfade_during_a_crossfade_starts_the_new_animation(void **state)
 {
     (void)state;
-    /* how the layers mix is the library's; the tool makes the call and goes on */
     char *out = play_json(ROBOT, "0 play 2; 0.2 crossfade 10 0.4; 0.4 crossfade 6 0.4", "25", "30");
     assert_int_equal(line_count(out), 30);
-    cJSON *f = frame(out, 10);
-    assert_true(layer_number(f, 0, "animation") == 6.0 || layer_number(f, 1, "animation") == 6.0);
+    cJSON *f = frame(out, 9); /* mid-crossfade, no snapshot */
+    assert_true(transition_of(f) == 0.0);
+    assert_true(layer_number(f, 0, "weight") > 0.0 && layer_number(f, 1, "weight") > 0.0);
     cJSON_Delete(f);
-    f = frame(out, 29);
-    const double total = layer_number(f, 0, "weight") + layer_number(f, 1, "weight");
-    assert_true(total > 0.0);
+    f = frame(out, 10);
+    assert_true(layer_number(f, 0, "animation") == 6.0);
+    assert_true(layer_number(f, 0, "weight") == 1.0);
+    assert_true(layer_null(f, 1, "animation"));
+    assert_true(layer_number(f, 1, "weight") == 0.0);
+    assert_true(transition_of(f) == 1.0);
+    cJSON_Delete(f);
+    f = frame(out, 11); /* 0.04 s of 0.4 s: 1 - 0.1 as the library's float (%.9g reads back as it) */
+    assert_true((float)transition_of(f) == 1.0f - (float)(400000.0 / 4000000.0));
+    cJSON_Delete(f);
+    f = frame(out, 20);
+    assert_true(transition_of(f) == 0.0);
     cJSON_Delete(f);
     free(out);
 }
