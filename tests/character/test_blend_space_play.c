@@ -111,12 +111,11 @@ static const double STEPS[] = {0.0, 1.0 / 60.0, 0.25, 1.0 / 3.0, 0.7, 2.5, 1e-4}
 /* At each sample's coordinates, on layer `layer` (weight w, layer 0 playing
  * Robot_Yes below it when layer is 1), the pose equals the sample's clip
  * played alone on that layer at the sample's position, bit for bit. */
-static void check_single(const cna_model *m, const cna_blend_space *bs, size_t layer, float w)
+static void check_single_under(const cna_model *m, const cna_blend_space *bs, size_t layer, float w, long yes)
 {
     cna_error err;
     const size_t n = cna_blend_space_sample_count(bs);
     const cna_blend_sample *s = cna_blend_space_samples(bs);
-    const long yes = anim(m, "Robot_Yes");
     for (size_t k = 0; k < n; k++) {
         cna_character *a = make(m, 2), *b = make(m, 2);
         if (layer == 1) {
@@ -142,6 +141,11 @@ static void check_single(const cna_model *m, const cna_blend_space *bs, size_t l
         cna_character_free(a);
         cna_character_free(b);
     }
+}
+
+static void check_single(const cna_model *m, const cna_blend_space *bs, size_t layer, float w)
+{
+    check_single_under(m, bs, layer, w, anim(m, "Robot_Yes"));
 }
 
 static void test_a_sample_poses_as_its_clip_1d(void **state)
@@ -174,14 +178,14 @@ static void test_a_sample_poses_as_its_clip_2d(void **state)
 
 /* A blend space on layer 1 (weight W) over Robot_Yes on layer 0 poses as
  * layers 1.. playing each sample of weight w_i > 0 at weight W·w_i (in
- * sample order) at its position, bit for bit; with a mask too. */
-static void check_stack(const cna_model *m, const cna_blend_space *bs, const double (*points)[2], size_t count,
-                        bool masked)
+ * sample order) at its position, bit for bit; with a mask too, and
+ * additive (each with the same reference). */
+static void check_stack_under(const cna_model *m, const cna_blend_space *bs, const double (*points)[2], size_t count,
+                              bool masked, bool additive, long yes)
 {
     cna_error err;
     const size_t n = cna_blend_space_sample_count(bs);
     const cna_blend_sample *s = cna_blend_space_samples(bs);
-    const long yes = anim(m, "Robot_Yes");
     const float W = 0.875f;
     float *mask = (float *)malloc(m->bone_count * sizeof(float));
     for (size_t i = 0; i < m->bone_count; i++) mask[i] = (float)(i % 4) / 3.0f;
@@ -192,6 +196,10 @@ static void check_stack(const cna_model *m, const cna_blend_space *bs, const dou
         ok(cna_character_layer_set_weight(a, 1, W, &err), &err);
         ok(cna_character_layer_play_blend_space(a, 1, bs, points[p][0], points[p][1], &err), &err);
         if (masked) ok(cna_character_layer_set_mask(a, 1, mask, m->bone_count, &err), &err);
+        if (additive) {
+            ok(cna_character_layer_set_blend_mode(a, 1, CNA_BLEND_MODE_ADDITIVE, &err), &err);
+            ok(cna_character_layer_set_additive_reference(a, 1, s[0].animation, 0.3, &err), &err);
+        }
         size_t used = 0;
         long top = -1;
         double best = -1.0;
@@ -206,6 +214,10 @@ static void check_stack(const cna_model *m, const cna_blend_space *bs, const dou
             ok(cna_character_layer_play(b, used, s[i].animation, &err), &err);
             ok(cna_character_layer_set_weight(b, used, (float)((double)W * w), &err), &err);
             if (masked) ok(cna_character_layer_set_mask(b, used, mask, m->bone_count, &err), &err);
+            if (additive) {
+                ok(cna_character_layer_set_blend_mode(b, used, CNA_BLEND_MODE_ADDITIVE, &err), &err);
+                ok(cna_character_layer_set_additive_reference(b, used, s[0].animation, 0.3, &err), &err);
+            }
         }
         assert_true(used >= 2 && used <= 3);
         assert_int_equal(cna_character_layer_animation(a, 1), top);
@@ -227,6 +239,12 @@ static void check_stack(const cna_model *m, const cna_blend_space *bs, const dou
     free(mask);
 }
 
+static void check_stack(const cna_model *m, const cna_blend_space *bs, const double (*points)[2], size_t count,
+                        bool masked)
+{
+    check_stack_under(m, bs, points, count, masked, false, anim(m, "Robot_Yes"));
+}
+
 static void test_between_samples_is_a_stack_of_layers(void **state)
 {
     (void)state;
@@ -238,9 +256,47 @@ static void test_between_samples_is_a_stack_of_layers(void **state)
     check_stack(m, speed, line, 4, false);
     check_stack(m, plane, flat, 6, false);
     check_stack(m, plane, flat, 3, true);
+    check_stack_under(m, plane, flat, 6, false, true, anim(m, "Robot_Yes")); /* additive */
+    check_stack_under(m, speed, line, 4, true, true, anim(m, "Robot_Yes"));
     cna_blend_space_free(speed);
     cna_blend_space_free(plane);
     cna_model_free(m);
+}
+
+/* Other models of several animations (scene-node clips, morph weight
+ * tracks, several skins): a 1D space over their first animations. */
+static void test_other_models(void **state)
+{
+    (void)state;
+    static const char *const models[] = {
+        "corpus/valid/MorphStressTest/MorphStressTest.gltf",
+        "corpus/valid/InterpolationTest/interpolation_test.gltf",
+        "fixtures/skin-two-instances.gltf",
+        "fixtures/skin-animated-ancestor.gltf",
+    };
+    size_t tried = 0;
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        cna_model *m = load(models[i]);
+        if (m->animation_count < 2) {
+            cna_model_free(m);
+            continue;
+        }
+        tried++;
+        const size_t n = m->animation_count < 3 ? m->animation_count : 3;
+        cna_blend_sample s[3];
+        for (size_t k = 0; k < n; k++) s[k] = (cna_blend_sample){(long)(n - 1 - k), (double)k, 0.0};
+        cna_blend_space *bs = NULL;
+        cna_error err;
+        ok(cna_blend_space_create(m, 1, s, n, &bs, &err), &err);
+        check_single_under(m, bs, 1, 0.75f, 0);
+        check_single_under(m, bs, 0, 1.0f, 0);
+        const double points[][2] = {{0.5, 0.0}, {0.25 + (double)(n - 2), 0.0}};
+        check_stack_under(m, bs, points, 2, false, false, 0);
+        check_stack_under(m, bs, points, 2, false, true, 0);
+        cna_blend_space_free(bs);
+        cna_model_free(m);
+    }
+    assert_true(tried >= 2);
 }
 
 /* ------------------------------------------------------------------ the phase */
@@ -467,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_a_sample_poses_as_its_clip_1d),
         cmocka_unit_test(test_a_sample_poses_as_its_clip_2d),
         cmocka_unit_test(test_between_samples_is_a_stack_of_layers),
+        cmocka_unit_test(test_other_models),
         cmocka_unit_test(test_phase_moves_by_ticks_over_d),
         cmocka_unit_test(test_nothing_allocated_while_playing),
         cmocka_unit_test(test_markers_per_sample_and_looped_per_wrap),
