@@ -472,6 +472,86 @@ static void test_markers_per_sample_and_looped_per_wrap(void **state)
     cna_model_free(m);
 }
 
+/* ------------------------------------------------------------------ fades, crossfades, the listener */
+
+typedef struct busy {
+    cna_character *c;
+    const cna_blend_space *bs;
+    size_t calls;
+    cna_result play, params;
+    char message[512];
+} busy;
+
+static void meddle(const cna_event *e, void *user)
+{
+    (void)e;
+    busy *b = (busy *)user;
+    cna_error err;
+    if (b->calls++ > 0) return;
+    b->play = cna_character_layer_play_blend_space(b->c, 1, b->bs, 0.0, 0.0, &err);
+    snprintf(b->message, sizeof b->message, "%s", err.message);
+    b->params = cna_character_layer_set_blend_parameters(b->c, 1, 0.0, 0.0, NULL);
+}
+
+static void test_fades_crossfades_and_the_listener(void **state)
+{
+    (void)state;
+    cna_model *m = load(ROBOT);
+    cna_blend_sample s[3];
+    cna_blend_space *bs = speed_space(m, s);
+    cna_error err;
+    cna_character *c = make(m, 2);
+    /* a fade to 0 stops the layer: LAYER_STOPPED names the sample of largest weight */
+    seen got;
+    memset(&got, 0, sizeof got);
+    ok(cna_character_set_event_listener(c, listen, &got, &err), &err);
+    ok(cna_character_layer_play_blend_space(c, 1, bs, 3.5, 0.0, &err), &err); /* run 0.8 */
+    ok(cna_character_layer_set_weight(c, 1, 1.0f, &err), &err);
+    ok(cna_character_layer_fade(c, 1, 0.0f, 0.1, &err), &err);
+    ok(cna_character_advance(c, 0.2, &err), &err);
+    assert_int_equal(got.n, 2);
+    assert_int_equal(got.e[0].kind, CNA_EVENT_FADE_FINISHED);
+    assert_int_equal(got.e[1].kind, CNA_EVENT_LAYER_STOPPED);
+    assert_int_equal(got.e[1].animation, s[2].animation);
+    assert_null(cna_character_layer_blend_space(c, 1));
+    assert_int_equal(cna_character_layer_animation(c, 1), -1);
+    ok(cna_character_set_event_listener(c, NULL, NULL, &err), &err);
+    /* a crossfade onto a layer playing a space replaces it; one away from it fades it */
+    ok(cna_character_layer_play_blend_space(c, 1, bs, 1.0, 0.0, &err), &err);
+    ok(cna_character_layer_set_weight(c, 1, 1.0f, &err), &err);
+    ok(cna_character_crossfade(c, 1, 0, s[0].animation, 0.5, 0, &err), &err);
+    ok(cna_character_update(c, 0.25, &err), &err);
+    assert_ptr_equal(cna_character_layer_blend_space(c, 1), bs);
+    ok(cna_character_update(c, 0.5, &err), &err);
+    assert_null(cna_character_layer_blend_space(c, 1)); /* stopped at the end of the fade */
+    ok(cna_character_layer_play_blend_space(c, 1, bs, 1.0, 0.0, &err), &err);
+    ok(cna_character_crossfade(c, 0, 1, s[2].animation, 0.5, 0, &err), &err);
+    assert_null(cna_character_layer_blend_space(c, 1));
+    assert_int_equal(cna_character_layer_animation(c, 1), s[2].animation);
+    /* the loop mode is not used: the phase wraps under ONCE too */
+    ok(cna_character_layer_play_blend_space(c, 1, bs, 1.5, 0.0, &err), &err);
+    ok(cna_character_layer_set_loop_mode(c, 1, CNA_LOOP_MODE_ONCE, &err), &err);
+    const int64_t d = m->node_clips[s[1].animation].duration;
+    ok(cna_character_advance_ticks(c, d + d / 2, &err), &err);
+    assert_true(cna_character_layer_phase(c, 1) == (double)(d + d / 2) / (double)d - 1.0);
+    /* a listener may not play or move a space */
+    busy b;
+    memset(&b, 0, sizeof b);
+    b.c = c;
+    b.bs = bs;
+    ok(cna_character_set_event_listener(c, meddle, &b, &err), &err);
+    ok(cna_character_advance_ticks(c, d, &err), &err); /* LOOPED */
+    assert_true(b.calls > 0);
+    assert_int_equal(b.play, CNA_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(b.params, CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(b.message, "character: a call that changes the character was made from its event listener "
+                                   "(a listener may only read the character); nothing changed");
+    assert_true(cna_character_layer_sample_weight(c, 1, 1) == 1.0);
+    cna_character_free(c);
+    cna_blend_space_free(bs);
+    cna_model_free(m);
+}
+
 /* ------------------------------------------------------------------ errors */
 
 static void expect(cna_result r, const cna_error *err, const char *message)
@@ -527,6 +607,7 @@ int main(void)
         cmocka_unit_test(test_phase_moves_by_ticks_over_d),
         cmocka_unit_test(test_nothing_allocated_while_playing),
         cmocka_unit_test(test_markers_per_sample_and_looped_per_wrap),
+        cmocka_unit_test(test_fades_crossfades_and_the_listener),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
