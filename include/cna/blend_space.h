@@ -128,10 +128,11 @@ CNA_API cna_result cna_blend_space_weights(const cna_blend_space *space, double 
  * cna_character_animation for layer 0) is the sample of largest weight
  * (the first in sample order on a tie); its duration and position
  * (cna_character_layer_duration, _position) are D rounded to whole ticks
- * and floor(φ·D). A seek of the layer (cna_character_layer_seek, _ticks)
- * sets φ to the fraction of D the position is (ticks / D, folded into
- * [0, 1)). cna_character_layer_play and cna_character_crossfade onto the
- * layer replace the blend space as on any layer.
+ * and φ times that, rounded down. A seek of the layer
+ * (cna_character_layer_seek, _ticks) sets φ to the fraction of D the
+ * position is (ticks / D, folded into [0, 1)). cna_character_layer_play
+ * and cna_character_crossfade onto the layer replace the blend space as on
+ * any layer.
  *
  * Events: while advancing, each sample of weight > 0, in sample order,
  * reports the markers of its animation that its own position crosses

@@ -624,9 +624,13 @@ void cna__space_advance(cna_character *c, size_t layer, int64_t ticks)
     const double D = L->bs->duration;
     if (!(D > 0.0) || ticks == 0) return;
     const double p = L->bs->phase + (double)ticks / D;
-    const double wraps = floor(p);
-    const double next = p - wraps;
-    L->bs->phase = next >= 1.0 ? 0.0 : next;
+    double wraps = floor(p);
+    double next = p - wraps;
+    if (next >= 1.0) { /* p a rounding below a whole number: that wrap is made */
+        next = 0.0;
+        wraps += 1.0;
+    }
+    L->bs->phase = next;
     /* the wraps each sample's clock passes, as many as can be reported */
     const double most = (double)CNA_EVENT_MAX_LOOPS + 1.0;
     const int64_t k = (int64_t)(wraps > most ? most : (wraps < -most ? -most : wraps));
