@@ -69,7 +69,7 @@ typedef struct cna_blend_space cna_blend_space;
 
 /* Make a blend space of `dimensions` (1 or 2) from samples[0 .. count - 1]
  * (copied) of animations of `model`. The space remembers the model: only
- * characters of that model can play it.
+ * characters of that model (or of a copy of its struct) can play it.
  * Errors (nothing made, *out untouched): CNA_ERROR_INVALID_ARGUMENT for a
  * NULL model, samples or out ("blend space: samples is NULL"), dimensions
  * other than 1 or 2 ("blend space: dimensions 3 is not 1 or 2"), too few

@@ -500,7 +500,9 @@ cna_result cna_character_layer_play_blend_space(cna_character *c, size_t layer, 
     cna_result r = check_layer(c, layer, err);
     if (r != CNA_OK) return r;
     if (!space) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "layer %zu: blend space is NULL", layer);
-    if (space->model != c->model)
+    const cna_model *sm = space->model, *cm = c->model; /* a copy of the struct shares its arrays */
+    if (sm != cm && !(sm->bones == cm->bones && sm->skins == cm->skins && sm->node_clips == cm->node_clips &&
+                      sm->animation_count == cm->animation_count))
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "layer %zu: the blend space was made for another model",
                           layer);
     if ((r = check_parameters(space, layer, x, y, err)) != CNA_OK) return r;

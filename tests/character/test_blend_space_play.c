@@ -590,6 +590,11 @@ static void test_errors(void **state)
     /* nothing changed by the refusals */
     assert_true(cna_character_layer_sample_weight(c, 1, 1) == 1.0 - 0.5 / 2.5);
     assert_int_equal(cna_character_layer_animation(c, 1), s[1].animation);
+    /* a character of a copy of the model struct plays it */
+    cna_model copy = *m;
+    cna_character *cc = make(&copy, 2);
+    ok(cna_character_layer_play_blend_space(cc, 1, bs, 2.0, 0.0, &err), &err);
+    cna_character_free(cc);
     cna_character_free(c);
     cna_blend_space_free(bs);
     cna_blend_space_free(foreign);
