@@ -568,6 +568,7 @@ cna_result cna_character_layer_set_blend_parameters(cna_character *c, size_t lay
     const cna__layer *L = &c->layers[layer];
     if (!L->space) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "layer %zu plays no blend space", layer);
     if ((r = check_parameters(L->space, layer, x, y, err)) != CNA_OK) return r;
+    if (x == L->bs->x && (L->space->dimensions == 1 || y == L->bs->y)) return CNA_OK; /* the same weights */
     set_parameters(c, layer, x, y);
     return CNA_OK;
 }
@@ -642,22 +643,23 @@ void cna__space_advance(cna_character *c, size_t layer, int64_t ticks)
         const int64_t d = a->clock.duration;
         if (d <= 0) continue;
         const int64_t to = position_at(L->bs->phase, d);
+        if (!c->listener) { /* no events to find: the clock is where the phase puts it */
+            a->clock.position = to;
+            a->clock.unfolded = (uint64_t)to;
+            continue;
+        }
         int64_t kk = k;
         if (d > INT64_MAX / (CNA_EVENT_MAX_LOOPS + 3)) kk = k > 0 ? 1 : (k < 0 ? -1 : 0);
         const int64_t step = kk * d + (to - a->clock.position);
         cna__clock_events ev;
-        const cna__clock_events *events = NULL;
-        if (c->listener) {
-            ev.markers = cna_model_markers(c->model, (size_t)a->animation, &ev.marker_count);
-            ev.layer = layer;
-            ev.animation = a->animation;
-            ev.weight = (float)((double)L->weight * a->exact);
-            ev.fn = markers_only;
-            ev.user = &fw;
-            events = &ev;
-        }
-        c->in_listener = events != NULL;
-        cna__clock_advance(&a->clock, step, events);
+        ev.markers = cna_model_markers(c->model, (size_t)a->animation, &ev.marker_count);
+        ev.layer = layer;
+        ev.animation = a->animation;
+        ev.weight = (float)((double)L->weight * a->exact);
+        ev.fn = markers_only;
+        ev.user = &fw;
+        c->in_listener = true;
+        cna__clock_advance(&a->clock, step, &ev);
         c->in_listener = false;
         a->clock.position = to; /* (already: the step ends there) */
         a->clock.unfolded = (uint64_t)to;
