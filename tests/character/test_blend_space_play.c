@@ -467,6 +467,15 @@ static void test_markers_per_sample_and_looped_per_wrap(void **state)
     assert_true(got.e[0].weight == 0.5f);
     assert_int_equal(got.e[1].kind, CNA_EVENT_LOOPED);
     assert_int_equal(got.e[1].animation, idle);
+    assert_int_equal(got.e[1].ticks, m->node_clips[idle].duration);
+    /* backward: the same marker, and the wrap at 0 */
+    ok(cna_character_layer_set_time_scale(c, 1, -1.0, &err), &err);
+    got.n = 0;
+    ok(cna_character_advance(c, cna_ticks_to_seconds(m->node_clips[idle].duration), &err), &err);
+    assert_int_equal(got.n, 2);
+    assert_string_equal(got.e[0].name, "idle-mark");
+    assert_int_equal(got.e[1].kind, CNA_EVENT_LOOPED);
+    assert_int_equal(got.e[1].ticks, 0);
     cna_character_free(c);
     cna_blend_space_free(bs);
     cna_model_free(m);
