@@ -70,10 +70,12 @@
  * playing one clip needs (the players' sampling state for the longest clip
  * of the model included). The first call that sets up a blend (a layer
  * other than 0 playing, layer 0's weight other than 1, a fade of layer 0,
- * a crossfade, a mask, an additive layer, root motion) allocates the
- * blending state once, so a character that never blends never pays for it;
- * such a call can fail with CNA_ERROR_OUT_OF_MEMORY and then changes
- * nothing. Playing, advancing, seeking and posing allocate nothing.
+ * a crossfade, a mask, an additive layer, root motion, a blend space)
+ * allocates the blending state once, so a character that never blends never
+ * pays for it; such a call can fail with CNA_ERROR_OUT_OF_MEMORY and then
+ * changes nothing. Playing, advancing, seeking and posing allocate nothing
+ * (but a layer's first blend space allocates its sampling state for it,
+ * cna/blend_space.h).
  *
  * Errors: every function returning cna_result fills `err` (may be NULL);
  * for a bad argument nothing changes.
@@ -217,6 +219,10 @@ CNA_API double cna_character_time(const cna_character *character);
  * layer 0. A new character has layer 0 at weight 1 and the others at
  * weight 0, none playing: one layer of weight 1 and no mask poses, bit for
  * bit, as a character with a single clock.
+ *
+ * A layer can also play a blend space (cna/blend_space.h): several clips
+ * weighted by a parameter point, their clocks in step, mixed into the stack
+ * as one layer per clip of weight layer weight × clip weight.
  *
  * The override rule (three.js's AnimationMixer), per animated value
  * (a bone's translation, rotation and scale; a morph weight), over the

@@ -11,6 +11,7 @@
 #include "cna/alloc.h"
 #include "cna/anim.h"
 #include "cna/baked.h"
+#include "cna/blend_space.h"
 #include "cna/character.h"
 #include "cna/clips.h"
 #include "cna/crowd.h"

@@ -400,14 +400,63 @@ static void extract(const cna__layer *L, cna_keyframe *k)
 
 /* ------------------------------------------------------------------ sampling */
 
-static float layer_weight(const cna__layer *L, int32_t bone)
-{
-    return L->mask && bone >= 0 ? L->weight * L->mask[bone] : L->weight;
-}
 
 static bool contributes(const cna__layer *L, cna_blend_mode mode)
 {
     return L->animation >= 0 && L->mode == mode && L->weight > 0.0f;
+}
+
+/* What a layer samples: its animation at its clock's position with its
+ * own sampling state, or, for a layer that plays a blend space, each of its
+ * samples of weight > 0 (include/cna/blend_space.h: as if each were a layer
+ * of weight layer weight × sample weight, in sample order). */
+typedef struct source {
+    long animation;
+    int64_t position;
+    float weight;                 /* > 0: the layer's weight (× the sample's) */
+    double seconds;               /* where morph weight tracks are evaluated */
+    cna__track_state *tracks;     /* a blend space sample's states (cursor_count), or
+                                     NULL: the layer's own (layer 0: its players') */
+    cna__arcs_window *windows;    /* with tracks: its windows (eval_count + 1) */
+} source;
+
+static double layer_seconds(const cna__layer *L)
+{
+    return L->clock.seek_exact ? L->clock.seek_seconds : cna_ticks_to_seconds(L->clock.position);
+}
+
+/* The sources of layer L (at most CNA__BLEND_ACTIVE_MAX); their count. */
+static size_t layer_sources(const cna_character *c, const cna__layer *L, source *out)
+{
+    if (!L->space) {
+        out[0].animation = L->animation;
+        out[0].position = L->clock.position;
+        out[0].weight = L->weight;
+        out[0].seconds = layer_seconds(L);
+        out[0].tracks = NULL;
+        out[0].windows = NULL;
+        return 1;
+    }
+    size_t n = 0;
+    for (size_t k = 0; k < L->bs->active_count; k++) {
+        const cna__blend_active *a = &L->bs->active[k];
+        const float w = (float)((double)L->weight * a->exact);
+        if (!(w > 0.0f)) continue;
+        out[n].animation = a->animation;
+        out[n].position = a->clock.position;
+        out[n].weight = w;
+        out[n].seconds = cna_ticks_to_seconds(a->clock.position);
+        out[n].tracks = L->bs->tracks + a->slot * c->blend.cursor_count;
+        out[n].windows = L->bs->windows + a->slot * (c->eval_count + 1);
+        n++;
+    }
+    return n;
+}
+
+/* A source's weight for `bone` (its mask weight applied) */
+static float source_weight(const cna__layer *L, const source *src, int32_t bone)
+{
+    return L->mask && bone >= 0 ? src->weight * L->mask[bone] : src->weight;
 }
 
 /* rest values: scene-node bones */
@@ -523,16 +572,18 @@ static inline const cna_keyframe *additive_reference(const cna__layer *L, size_t
     return value;
 }
 
-/* One layer's clip over the slots of `space` (an evaluation, or
+/* One source's clip over the slots of `space` (an evaluation, or
  * eval_count: the scene-node bones): sampled by the player's kernel into
- * the sample buffer, then each sampled slot mixed in. `bone_of` maps a slot
- * to the bone its mask weight and root motion use. */
-static void sample_layer(cna_character *c, frame *fr, cna__layer *L, size_t space, const cna_clip *clip,
-                         int32_t slot_count, const int32_t *bone_of, cna_blend_mode mode, rest_fn rest,
-                         const void *ctx)
+ * the sample buffer, then each sampled slot mixed in with the source's
+ * weight. `bone_of` maps a slot to the bone its mask weight and root motion
+ * use. A blend space sample samples its clip unmasked (the slots of mask
+ * weight 0 are skipped below: the same values). */
+static void sample_layer(cna_character *c, frame *fr, cna__layer *L, const source *src, size_t space,
+                         const cna_clip *clip, int32_t slot_count, const int32_t *bone_of, cna_blend_mode mode,
+                         rest_fn rest, const void *ctx)
 {
     const cna__blend *b = &c->blend;
-    clip = layer_clip(c, L, space, clip);
+    if (!src->tracks) clip = layer_clip(c, L, space, clip);
     const size_t states = b->cursor_first[space + 1] - b->cursor_first[space];
     const size_t ref0 = b->ref_first[space];
     if (slot_count <= 0 || !clip->tracks || clip->track_count == 0) return;
@@ -542,14 +593,17 @@ static void sample_layer(cna_character *c, frame *fr, cna__layer *L, size_t spac
     cna_keyframe *out = first ? fr->acc : fr->sample;
     uint8_t *has = fr->has;
     memset(has, 0, (size_t)slot_count);
-    if (L == &c->layers[0] && space < c->eval_count) {
+    if (src->tracks) {
+        cna__sample_trs(fr->path, c->fast, clip, src->position, slot_count, src->tracks + b->cursor_first[space],
+                        states, &src->windows[space], out, has);
+    } else if (L == &c->layers[0] && space < c->eval_count) {
         /* layer 0 plays its players' clip: their sampling state */
         size_t count;
         cna__arcs_window *win;
         cna__track_state *st = cna__player_sampling(c->evals[space].player, &count, &win);
-        cna__sample_trs(fr->path, c->fast, clip, L->clock.position, slot_count, st, count, win, out, has);
+        cna__sample_trs(fr->path, c->fast, clip, src->position, slot_count, st, count, win, out, has);
     } else {
-        cna__sample_trs(fr->path, c->fast, clip, L->clock.position, slot_count,
+        cna__sample_trs(fr->path, c->fast, clip, src->position, slot_count,
                         cna__layer_states(c, (size_t)(L - c->layers), space), states, &L->windows[space], out, has);
     }
     const bool masked = L->mask != NULL, motion = L->motion_track != NULL;
@@ -557,7 +611,7 @@ static void sample_layer(cna_character *c, frame *fr, cna__layer *L, size_t spac
     bt.n = 0;
     if (!masked && !motion && mode == CNA_BLEND_MODE_OVERRIDE) {
         /* the common case: the layer's weight (> 0) for every value it animates */
-        const float w = L->weight;
+        const float w = src->weight;
         if (first) {
             for (int32_t slot = 0; slot < slot_count; slot++)
                 if (has[slot]) touch(fr, slot, w);
@@ -570,7 +624,7 @@ static void sample_layer(cna_character *c, frame *fr, cna__layer *L, size_t spac
     }
     if (!masked && !motion) {
         /* an additive layer's common case: its weight for every value it animates */
-        const float w = L->weight;
+        const float w = src->weight;
         for (int32_t slot = 0; slot < slot_count; slot++) {
             if (!has[slot]) continue;
             cna_keyframe r;
@@ -582,7 +636,7 @@ static void sample_layer(cna_character *c, frame *fr, cna__layer *L, size_t spac
     for (int32_t slot = 0; slot < slot_count; slot++) {
         if (!has[slot]) continue;
         const int32_t bone = bone_of ? bone_of[slot] : slot;
-        const float w = masked && bone >= 0 ? L->weight * L->mask[bone] : L->weight;
+        const float w = masked && bone >= 0 ? src->weight * L->mask[bone] : src->weight;
         if (!(w > 0.0f)) continue;
         cna_keyframe *k = &out[slot];
         if (motion && bone == L->motion_bone) extract(L, k);
@@ -680,16 +734,22 @@ void cna__blend_nodes(cna_character *c)
     for (size_t l = 0; l < c->layer_count; l++) {
         cna__layer *L = &c->layers[l];
         if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
-        sample_layer(c, &fr, L, c->eval_count, &m->node_clips[L->animation], (int32_t)m->bone_count, NULL,
-                     CNA_BLEND_MODE_OVERRIDE, bone_rest, m);
+        source src[CNA__BLEND_ACTIVE_MAX];
+        const size_t sources = layer_sources(c, L, src);
+        for (size_t k = 0; k < sources; k++)
+            sample_layer(c, &fr, L, &src[k], c->eval_count, &m->node_clips[src[k].animation], (int32_t)m->bone_count,
+                         NULL, CNA_BLEND_MODE_OVERRIDE, bone_rest, m);
     }
     mix_rest(&fr, bone_rest, m);
     if (c->blend.snap_weight > 0.0f) mix_snapshot(c, &fr, c->eval_count, (int32_t)m->bone_count, NULL, bone_rest, m);
     for (size_t l = 0; l < c->layer_count; l++) {
         cna__layer *L = &c->layers[l];
         if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
-        sample_layer(c, &fr, L, c->eval_count, &m->node_clips[L->animation], (int32_t)m->bone_count, NULL,
-                     CNA_BLEND_MODE_ADDITIVE, bone_rest, m);
+        source src[CNA__BLEND_ACTIVE_MAX];
+        const size_t sources = layer_sources(c, L, src);
+        for (size_t k = 0; k < sources; k++)
+            sample_layer(c, &fr, L, &src[k], c->eval_count, &m->node_clips[src[k].animation], (int32_t)m->bone_count,
+                         NULL, CNA_BLEND_MODE_ADDITIVE, bone_rest, m);
     }
     for (size_t i = 0; i < fr.touched_count; i += COMPOSE_CHUNK) {
         cna_mat4 *out[COMPOSE_CHUNK];
@@ -726,7 +786,14 @@ static void prefetch_states(cna_character *c, size_t e)
     for (size_t l = 0; l < c->layer_count; l++) {
         const cna__layer *L = &c->layers[l];
         if (L->animation < 0 || !(L->weight > 0.0f)) continue;
-        if (l == 0) {
+        if (L->space) {
+            for (size_t k = 0; k < L->bs->active_count; k++) {
+                const size_t slot = L->bs->active[k].slot;
+                prefetch_bytes(L->bs->tracks + slot * b->cursor_count + b->cursor_first[e],
+                               states * sizeof(cna__track_state));
+                cna__prefetch(&L->bs->windows[slot * (c->eval_count + 1) + e]);
+            }
+        } else if (l == 0) {
             size_t count;
             cna__arcs_window *win;
             const cna__track_state *st = cna__player_sampling(c->evals[e].player, &count, &win);
@@ -752,8 +819,11 @@ void cna__blend_evaluation(cna_character *c, size_t e)
     for (size_t l = 0; l < c->layer_count; l++) {
         cna__layer *L = &c->layers[l];
         if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
-        sample_layer(c, &fr, L, e, &d->clips[L->animation], n, s->palette_to_node, CNA_BLEND_MODE_OVERRIDE,
-                     joint_rest, &ctx);
+        source src[CNA__BLEND_ACTIVE_MAX];
+        const size_t sources = layer_sources(c, L, src);
+        for (size_t k = 0; k < sources; k++)
+            sample_layer(c, &fr, L, &src[k], e, &d->clips[src[k].animation], n, s->palette_to_node,
+                         CNA_BLEND_MODE_OVERRIDE, joint_rest, &ctx);
     }
     bool additive = false;
     for (size_t l = 0; l < c->layer_count && !additive; l++) additive = contributes(&c->layers[l], CNA_BLEND_MODE_ADDITIVE);
@@ -767,8 +837,11 @@ void cna__blend_evaluation(cna_character *c, size_t e)
         for (size_t l = 0; l < c->layer_count; l++) {
             cna__layer *L = &c->layers[l];
             if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
-            sample_layer(c, &fr, L, e, &d->clips[L->animation], n, s->palette_to_node, CNA_BLEND_MODE_ADDITIVE,
-                         joint_rest, &ctx);
+            source src[CNA__BLEND_ACTIVE_MAX];
+            const size_t sources = layer_sources(c, L, src);
+            for (size_t k = 0; k < sources; k++)
+                sample_layer(c, &fr, L, &src[k], e, &d->clips[src[k].animation], n, s->palette_to_node,
+                             CNA_BLEND_MODE_ADDITIVE, joint_rest, &ctx);
         }
     }
     cna_mat4 *locals = cna__player_locals(ev->player);
@@ -820,11 +893,6 @@ static cna_result eval_weights(const cna_morph_weight_track *track, double secon
     return CNA_OK;
 }
 
-static double layer_seconds(const cna__layer *L)
-{
-    return L->clock.seek_exact ? L->clock.seek_seconds : cna_ticks_to_seconds(L->clock.position);
-}
-
 /* A part's blended weights: the override layers, the rest for the
  * remainder, the snapshot, then (with additive) the additive layers. */
 static cna_result blend_weights(cna_character *c, size_t mesh, size_t part, float *out, bool additive, cna_error *err)
@@ -840,18 +908,22 @@ static cna_result blend_weights(cna_character *c, size_t mesh, size_t part, floa
     for (size_t l = 0; l < c->layer_count; l++) {
         const cna__layer *L = &c->layers[l];
         if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
-        const cna_morph_weight_track *track = weight_track(p, L->animation);
-        const float w = layer_weight(L, bone);
-        if (!track || !(w > 0.0f)) continue;
-        if ((r = eval_weights(track, layer_seconds(L), x, n, mesh, part, L->animation, err)) != CNA_OK) return r;
-        if (cum == 0.0f) {
-            memcpy(out, x, n * sizeof(float));
-            cum = w;
-            continue;
+        source src[CNA__BLEND_ACTIVE_MAX];
+        const size_t sources = layer_sources(c, L, src);
+        for (size_t k = 0; k < sources; k++) {
+            const cna_morph_weight_track *track = weight_track(p, src[k].animation);
+            const float w = source_weight(L, &src[k], bone);
+            if (!track || !(w > 0.0f)) continue;
+            if ((r = eval_weights(track, src[k].seconds, x, n, mesh, part, src[k].animation, err)) != CNA_OK) return r;
+            if (cum == 0.0f) {
+                memcpy(out, x, n * sizeof(float));
+                cum = w;
+                continue;
+            }
+            cum += w;
+            const float f = w / cum, g = 1.0f - f;
+            for (size_t i = 0; i < n; i++) out[i] = out[i] * g + x[i] * f;
         }
-        cum += w;
-        const float f = w / cum, g = 1.0f - f;
-        for (size_t i = 0; i < n; i++) out[i] = out[i] * g + x[i] * f;
     }
     const float *initial = md->initial_weights;
     if (cum < 1.0f) {
@@ -869,25 +941,29 @@ static cna_result blend_weights(cna_character *c, size_t mesh, size_t part, floa
     for (size_t l = 0; additive && l < c->layer_count; l++) {
         const cna__layer *L = &c->layers[l];
         if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
-        const cna_morph_weight_track *track = weight_track(p, L->animation);
-        const float w = layer_weight(L, bone);
-        if (!track || !(w > 0.0f)) continue;
-        if ((r = eval_weights(track, layer_seconds(L), x, n, mesh, part, L->animation, err)) != CNA_OK) return r;
-        const long ra = L->ref_animation >= 0 ? L->ref_animation : L->animation;
-        const cna_morph_weight_track *rt = weight_track(p, ra);
-        float *ref = c->blend.weights; /* the reference weights, then the deltas */
-        if (rt) {
-            double rs = L->ref_seconds;
-            const double end = cna_ticks_to_seconds(m->node_clips ? m->node_clips[ra].duration : 0);
-            if (rs < 0.0) rs = 0.0;
-            if (rs > end) rs = end;
-            if ((r = eval_weights(rt, rs, ref, n, mesh, part, ra, err)) != CNA_OK) return r;
-        } else {
-            for (size_t i = 0; i < n; i++) ref[i] = initial && i < md->initial_weight_count ? initial[i] : 0.0f;
-        }
-        for (size_t i = 0; i < n; i++) {
-            const float dw = x[i] - ref[i];
-            if (dw != 0.0f) out[i] = out[i] + w * dw;
+        source src[CNA__BLEND_ACTIVE_MAX];
+        const size_t sources = layer_sources(c, L, src);
+        for (size_t k = 0; k < sources; k++) {
+            const cna_morph_weight_track *track = weight_track(p, src[k].animation);
+            const float w = source_weight(L, &src[k], bone);
+            if (!track || !(w > 0.0f)) continue;
+            if ((r = eval_weights(track, src[k].seconds, x, n, mesh, part, src[k].animation, err)) != CNA_OK) return r;
+            const long ra = L->ref_animation >= 0 ? L->ref_animation : L->animation;
+            const cna_morph_weight_track *rt = weight_track(p, ra);
+            float *ref = c->blend.weights; /* the reference weights, then the deltas */
+            if (rt) {
+                double rs = L->ref_seconds;
+                const double end = cna_ticks_to_seconds(m->node_clips ? m->node_clips[ra].duration : 0);
+                if (rs < 0.0) rs = 0.0;
+                if (rs > end) rs = end;
+                if ((r = eval_weights(rt, rs, ref, n, mesh, part, ra, err)) != CNA_OK) return r;
+            } else {
+                for (size_t i = 0; i < n; i++) ref[i] = initial && i < md->initial_weight_count ? initial[i] : 0.0f;
+            }
+            for (size_t i = 0; i < n; i++) {
+                const float dw = x[i] - ref[i];
+                if (dw != 0.0f) out[i] = out[i] + w * dw;
+            }
         }
     }
     return CNA_OK;
@@ -942,8 +1018,11 @@ void cna__blend_capture(cna_character *c, int stage)
         for (size_t l = 0; l < c->layer_count; l++) {
             cna__layer *L = &c->layers[l];
             if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
-            sample_layer(c, &fr, L, e, &d->clips[L->animation], d->bone_count, s->palette_to_node,
-                         CNA_BLEND_MODE_OVERRIDE, joint_rest, &ctx);
+            source src[CNA__BLEND_ACTIVE_MAX];
+            const size_t sources = layer_sources(c, L, src);
+            for (size_t k = 0; k < sources; k++)
+                sample_layer(c, &fr, L, &src[k], e, &d->clips[src[k].animation], d->bone_count, s->palette_to_node,
+                             CNA_BLEND_MODE_OVERRIDE, joint_rest, &ctx);
         }
         mix_rest(&fr, joint_rest, &ctx);
         if (snapshot) mix_snapshot(c, &fr, e, d->bone_count, s->palette_to_node, joint_rest, &ctx);
@@ -955,8 +1034,11 @@ void cna__blend_capture(cna_character *c, int stage)
         for (size_t l = 0; l < c->layer_count; l++) {
             cna__layer *L = &c->layers[l];
             if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
-            sample_layer(c, &fr, L, c->eval_count, &m->node_clips[L->animation], (int32_t)m->bone_count, NULL,
-                         CNA_BLEND_MODE_OVERRIDE, bone_rest, m);
+            source src[CNA__BLEND_ACTIVE_MAX];
+            const size_t sources = layer_sources(c, L, src);
+            for (size_t k = 0; k < sources; k++)
+                sample_layer(c, &fr, L, &src[k], c->eval_count, &m->node_clips[src[k].animation],
+                             (int32_t)m->bone_count, NULL, CNA_BLEND_MODE_OVERRIDE, bone_rest, m);
         }
         mix_rest(&fr, bone_rest, m);
         if (snapshot) mix_snapshot(c, &fr, c->eval_count, (int32_t)m->bone_count, NULL, bone_rest, m);

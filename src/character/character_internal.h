@@ -9,8 +9,52 @@
 
 #include "anim/anim_internal.h"
 #include "character/clock.h"
+#include "cna/blend_space.h"
 #include "cna/character.h"
 #include "cna/morph.h"
+
+/* A blend space (include/cna/blend_space.h), immutable once made. */
+struct cna_blend_space {
+    const cna_model *model;     /* the model it was made for */
+    unsigned dimensions;        /* 1 or 2 */
+    size_t count;
+    cna_blend_sample *samples;  /* count, in the caller's order */
+    int64_t *durations;         /* count: each sample's animation's duration in ticks */
+    size_t *order;              /* 1D: the samples by increasing x */
+    int32_t (*triangles)[3];    /* 2D: counter-clockwise corners (sample indices) */
+    size_t triangle_count;
+    int32_t (*hull)[2];         /* 2D: the edges of the convex hull */
+    size_t hull_count;
+};
+
+/* The most samples of a blend space with weight > 0 at once (2 in 1D, 3 in 2D). */
+#define CNA__BLEND_ACTIVE_MAX 3
+
+/* A sample of a layer's blend space with weight > 0 now. */
+typedef struct cna__blend_active {
+    size_t sample;              /* index in the space */
+    long animation;
+    float weight;               /* the sample's weight (as float) */
+    double exact;               /* the sample's weight */
+    cna__clock clock;           /* its clip's clock: duration D_i, REPEAT, floor(phase·D_i) */
+    size_t slot;                /* its sampling state: the layer's space_tracks/space_windows slot */
+} cna__blend_active;
+
+/* The state of a layer that plays a blend space (blend_space.c), in one
+ * block with its weights and sampling states; kept for the next space. */
+typedef struct cna__layer_space {
+    double x, y;                /* the parameters */
+    double phase;               /* in [0, 1) */
+    double duration;            /* D = sum of w_i·D_i over the active samples */
+    cna__blend_active active[CNA__BLEND_ACTIVE_MAX]; /* in sample order */
+    size_t active_count;
+    double *weights;            /* capacity: one per sample */
+    size_t capacity;
+    size_t slots;               /* sampling states kept: each cursor_count track states
+                                   and eval_count + 1 arcs windows */
+    cna__track_state *tracks;
+    cna__arcs_window *windows;
+} cna__layer_space;
 
 /* One animation layer. */
 typedef struct cna__layer {
@@ -49,6 +93,10 @@ typedef struct cna__layer {
      * scene-node clip's */
     cna__track_state *tracks;   /* in cna__blend.states_block */
     cna__arcs_window *windows;
+    /* a blend space (include/cna/blend_space.h): NULL while the layer plays
+     * `animation` alone; then `animation` is its sample of largest weight */
+    const cna_blend_space *space;
+    struct cna__layer_space *bs; /* its state: NULL until the layer first plays one */
 } cna__layer;
 
 /* Slots (see cna__blend) a blended pose keeps in the posing thread's
@@ -261,6 +309,13 @@ bool cna__layers_single(const cna_character *c);
 cna__track_state *cna__layer_states(cna_character *c, size_t layer, size_t space);
 /* The layer is checked and its clock reset for `animation` (shared by play). */
 cna_result cna__layer_play(cna_character *c, size_t layer, long animation, cna_error *err);
+
+/* ---- blend_space.c: a layer that plays a blend space */
+/* Move the layer's phase by `ticks` and its samples' clocks with it,
+ * reporting their markers and the phase's wraps to the listener. */
+void cna__space_advance(cna_character *c, size_t layer, int64_t ticks);
+/* Set the layer's phase from a seek to `ticks` (folded into [0, 1)). */
+void cna__space_seek(cna_character *c, size_t layer, int64_t ticks);
 
 /* ---- blend.c */
 /* Steps 2 (scene-node clips) and 3 (an evaluation's joints, composed and

@@ -199,6 +199,7 @@ void cna__layers_free(cna_character *c)
         cna__free(a, c->layers[l].masked_clips); /* mask_store too */
         cna__free(a, c->layers[l].ref);
         cna__free(a, c->layers[l].ref_has);
+        cna__free(a, c->layers[l].bs); /* its weights and sampling states too */
     }
     cna__free(a, c->layers);
     cna__free(a, b->cursor_first); /* ref_first too */
@@ -230,7 +231,7 @@ bool cna__layers_single(const cna_character *c)
     const cna__layer *l0 = &c->layers[0];
     if (c->blend.snap_weight > 0.0f) return false; /* a transition's snapshot is mixed in */
     if (l0->weight != 1.0f || l0->mask || l0->mode != CNA_BLEND_MODE_OVERRIDE ||
-        l0->motion_mode != CNA_ROOT_MOTION_NONE)
+        l0->motion_mode != CNA_ROOT_MOTION_NONE || l0->space)
         return false;
     for (size_t l = 1; l < c->layer_count; l++)
         if (c->layers[l].animation >= 0 && c->layers[l].weight > 0.0f) return false;
@@ -346,6 +347,11 @@ cna_result cna__layer_play(cna_character *c, size_t layer, long animation, cna_e
     L->clock.mode = mode;
     L->clock.scale = scale;
     L->animation = animation;
+    L->space = NULL; /* a blend space it played is replaced */
+    if (L->bs) {
+        L->bs->active_count = 0;
+        L->bs->phase = 0.0;
+    }
     if (L->tracks) reset_states(c, layer);
     if (L->ref && L->ref_animation < 0) cna__blend_sample_reference(c, layer);
     motion_bind(c, L);
@@ -432,6 +438,7 @@ cna_result cna_character_layer_seek(cna_character *c, size_t layer, double secon
         k->seek_seconds = seconds;
         k->seek_exact = true;
     }
+    if (c->layers[layer].space) cna__space_seek(c, layer, ticks);
     cna__motion_identity(&c->layers[layer].motion);
     cna__motion_identity(&c->motion);
     return CNA_OK;
@@ -442,6 +449,7 @@ cna_result cna_character_layer_seek_ticks(cna_character *c, size_t layer, int64_
     cna_result r = check_layer(c, layer, err);
     if (r != CNA_OK) return r;
     cna__clock_seek(&c->layers[layer].clock, ticks);
+    if (c->layers[layer].space) cna__space_seek(c, layer, ticks);
     cna__motion_identity(&c->layers[layer].motion);
     cna__motion_identity(&c->motion);
     return CNA_OK;
@@ -779,8 +787,13 @@ cna_result cna_character_layer_set_root_motion(cna_character *c, size_t layer, c
                               "name a bone",
                               layer);
     }
-    if (mode != CNA_ROOT_MOTION_NONE && (r = cna__blend_ensure(c, err)) != CNA_OK) return r;
     cna__layer *L = &c->layers[layer];
+    if (mode != CNA_ROOT_MOTION_NONE && L->space)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "layer %zu: root motion is not extracted from a blend space; play an animation on the "
+                          "layer first",
+                          layer);
+    if (mode != CNA_ROOT_MOTION_NONE && (r = cna__blend_ensure(c, err)) != CNA_OK) return r;
     L->motion_mode = mode;
     L->motion_bone = mode == CNA_ROOT_MOTION_NONE ? -1 : b;
     motion_bind(c, L);
@@ -1024,6 +1037,31 @@ static bool fade_step(cna__layer *L, int64_t fade_ticks)
     return false;
 }
 
+/* Move layer l's clock by `step` ticks and report what it crosses; true
+ * when the layer extracts root motion (its motion of this step is set). */
+static bool advance_clock(cna_character *c, size_t l, int64_t step)
+{
+    cna__layer *L = &c->layers[l];
+    const cna__clock before = L->clock;
+    cna__clock_events ev;
+    const cna__clock_events *events = NULL;
+    if (c->listener && L->animation >= 0) {
+        ev.markers = cna_model_markers(c->model, (size_t)L->animation, &ev.marker_count);
+        ev.layer = l;
+        ev.animation = L->animation;
+        ev.weight = L->weight;
+        ev.fn = c->listener;
+        ev.user = c->listener_user;
+        events = &ev;
+    }
+    c->in_listener = events != NULL;
+    cna__clock_advance(&L->clock, step, events);
+    c->in_listener = false;
+    if (!(L->motion_track && L->animation >= 0)) return false;
+    L->motion = layer_motion(L, &before, step);
+    return true;
+}
+
 /* The steps of one layer in an advance (include/cna/character.h, "events":
  * fade, clock and its events, FADE_FINISHED, LAYER_STOPPED). */
 void cna__layers_advance(cna_character *c, double seconds, bool scaled, int64_t ticks)
@@ -1046,25 +1084,10 @@ void cna__layers_advance(cna_character *c, double seconds, bool scaled, int64_t 
         cna__layer *L = &c->layers[l];
         const int64_t step = scaled ? cna_ticks_from_seconds(seconds * L->clock.scale) : ticks;
         const bool faded = fade_step(L, fade_ticks);
-        const cna__clock before = L->clock;
-        cna__clock_events ev;
-        const cna__clock_events *events = NULL;
-        if (c->listener && L->animation >= 0) {
-            ev.markers = cna_model_markers(c->model, (size_t)L->animation, &ev.marker_count);
-            ev.layer = l;
-            ev.animation = L->animation;
-            ev.weight = L->weight;
-            ev.fn = c->listener;
-            ev.user = c->listener_user;
-            events = &ev;
-        }
-        c->in_listener = events != NULL;
-        cna__clock_advance(&L->clock, step, events);
-        c->in_listener = false;
-        if (L->motion_track && L->animation >= 0) {
-            L->motion = layer_motion(L, &before, step);
+        if (L->space)
+            cna__space_advance(c, l, step);
+        else if (advance_clock(c, l, step))
             moved = true;
-        }
         if (!faded) continue;
         if (c->listener) emit_layer(c, l, CNA_EVENT_FADE_FINISHED, L->animation, L->clock.position);
         if (L->weight == 0.0f && L->animation >= 0 && !L->keep_running) {
