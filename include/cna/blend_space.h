@@ -85,6 +85,48 @@ typedef struct cna_blend_space cna_blend_space;
 CNA_API cna_result cna_blend_space_create(const cna_model *model, unsigned dimensions, const cna_blend_sample *samples,
                                           size_t count, cna_blend_space **out, cna_error *err);
 
+/* The most sync markers per cycle of a synced blend space. */
+#define CNA_BLEND_SPACE_MAX_SYNC 64
+
+/* Make a blend space whose samples keep in step by sync markers (for
+ * example "foot_down_l" and "foot_down_r") rather than by a normalised
+ * phase: the markers of each sample's animation (cna_model_markers) whose
+ * names are among sync_markers[0 .. sync_marker_count - 1] are its sync
+ * points. Sample 0's sync points in time order name the cycle (k points);
+ * every other sample must have the same names in the same cyclic order
+ * (it may start at any of them), each at a time of its own. The space is
+ * otherwise as cna_blend_space_create makes it, and so are its weights.
+ *
+ * On a layer the phase φ = ψ / k, where the integer part of ψ is the sync
+ * point last passed and its fraction how far the samples are toward the
+ * next: sample i is sampled at its point j plus that fraction of its
+ * ticks from point j to point j + 1 (rounded down), so that every sample
+ * reaches each sync point in the same advance, at any parameters. Between
+ * points j and j + 1 the layer runs Σ w_i·len_i(j) ticks (len_i(j): sample
+ * i's ticks between them): a walk and a run mixed half and half take the
+ * mean of their strides. A cycle still lasts D = Σ w_i·D_i, and the
+ * layer's position is the ticks run since point 0 of the cycle (a seek
+ * sets it). Events: each sample reports its markers but the sync points
+ * as with a normalised phase; then each sync point crossed is reported
+ * once for the layer (CNA_EVENT_MARKER, animation and marker: those of the
+ * sample of largest weight, ticks: that sample's time of the point,
+ * weight: the layer's weight); then LOOPED per wrap of ψ.
+ * Errors (nothing made): those of cna_blend_space_create; no names, a NULL
+ * or empty name ("blend space: sync marker name 1 is empty"); a sample
+ * without a sync marker ("samples[1]: animation 6 has no sync marker (none
+ * named \"foot_down_l\" or another sync name)"), with another count
+ * ("samples[1]: animation 6 has 3 sync markers, samples[0] has 2"), in
+ * another cyclic order, two at the same time, more than
+ * CNA_BLEND_SPACE_MAX_SYNC, or an animation of duration 0. */
+CNA_API cna_result cna_blend_space_create_synced(const cna_model *model, unsigned dimensions,
+                                                 const cna_blend_sample *samples, size_t count,
+                                                 const char *const *sync_markers, size_t sync_marker_count,
+                                                 cna_blend_space **out, cna_error *err);
+
+/* The number of sync points per cycle (0 for a space that keeps in step by
+ * a normalised phase, and for NULL). */
+CNA_API size_t cna_blend_space_sync_count(const cna_blend_space *space);
+
 /* Free a blend space (NULL does nothing). No character may play it any more. */
 CNA_API void cna_blend_space_free(cna_blend_space *space);
 

@@ -110,6 +110,10 @@ void cna_blend_space_free(cna_blend_space *space)
     free(space->order);
     free(space->triangles);
     free(space->hull);
+    for (size_t j = 0; space->sync_names && j < space->sync_count; j++) free(space->sync_names[j]);
+    free(space->sync_names);
+    free(space->sync_at);
+    free(space->sync_off);
     free(space);
 }
 
@@ -186,8 +190,104 @@ static bool triangulate(cna_blend_space *s)
     return true;
 }
 
-cna_result cna_blend_space_create(const cna_model *model, unsigned dimensions, const cna_blend_sample *samples,
-                                  size_t count, cna_blend_space **out, cna_error *err)
+static bool is_sync_name(const char *name, const char *const *names, size_t n)
+{
+    for (size_t j = 0; name && j < n; j++)
+        if (names[j] && strcmp(name, names[j]) == 0) return true;
+    return false;
+}
+
+/* The sync points of the space (names[0 .. n - 1] the markers that are
+ * sync points): sample 0's in time order name them; each other sample has
+ * the same names in the same cyclic order, each at a time of its own.
+ * Allocates s->sync_*; an error names the sample and what differs. */
+static cna_result make_sync(cna_blend_space *s, const cna_model *model, const char *const *names, size_t n,
+                            cna_error *err)
+{
+    size_t k = 0;
+    const size_t count = s->count;
+    for (size_t i = 0; i < count; i++) {
+        const long a = s->samples[i].animation;
+        size_t mc = 0;
+        const cna_marker *mk = cna_model_markers(model, (size_t)a, &mc);
+        size_t here = 0;
+        for (size_t q = 0; q < mc; q++) here += is_sync_name(mk[q].name, names, n);
+        if (here == 0)
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                              "samples[%zu]: animation %ld has no sync marker (none named \"%s\"%s)", i, a, names[0],
+                              n > 1 ? " or another sync name" : "");
+        if (s->durations[i] <= 0)
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                              "samples[%zu]: animation %ld lasts 0 ticks: its sync markers cannot keep it in step", i, a);
+        if (i == 0) {
+            k = here;
+            s->sync_count = k;
+            s->sync_names = (char **)calloc(k, sizeof(char *));
+            s->sync_at = (int64_t *)calloc(count * k, sizeof(int64_t));
+            s->sync_off = (int64_t *)calloc(count * (k + 1), sizeof(int64_t));
+            if (!s->sync_names || !s->sync_at || !s->sync_off)
+                return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "blend space: out of memory for %zu sync points", k);
+        } else if (here != k) {
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                              "samples[%zu]: animation %ld has %zu sync markers, samples[0] has %zu", i, a, here, k);
+        }
+        /* this sample's points in time order */
+        const cna_marker *pts[CNA_BLEND_SPACE_MAX_SYNC];
+        if (k > CNA_BLEND_SPACE_MAX_SYNC)
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "samples[%zu]: %zu sync markers; at most %d", i, k,
+                              CNA_BLEND_SPACE_MAX_SYNC);
+        size_t t = 0;
+        for (size_t q = 0; q < mc; q++)
+            if (is_sync_name(mk[q].name, names, n)) pts[t++] = &mk[q];
+        for (size_t q = 1; q < k; q++)
+            if (pts[q]->ticks == pts[q - 1]->ticks)
+                return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                                  "samples[%zu]: sync markers \"%s\" and \"%s\" are both at %lld ticks", i,
+                                  pts[q - 1]->name, pts[q]->name, (long long)pts[q]->ticks);
+        if (k > 1 && pts[0]->ticks == 0 && pts[k - 1]->ticks == s->durations[i])
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                              "samples[%zu]: sync markers \"%s\" at 0 and \"%s\" at the end are one point of the loop",
+                              i, pts[0]->name, pts[k - 1]->name);
+        if (i == 0)
+            for (size_t j = 0; j < k; j++) {
+                const size_t len = strlen(pts[j]->name);
+                s->sync_names[j] = (char *)malloc(len + 1);
+                if (!s->sync_names[j])
+                    return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "blend space: out of memory for sync names");
+                memcpy(s->sync_names[j], pts[j]->name, len + 1);
+            }
+        /* the rotation r with pts[(j + r) % k] named as point j */
+        size_t r = 0;
+        for (; r < k; r++) {
+            size_t j = 0;
+            while (j < k && strcmp(pts[(j + r) % k]->name, s->sync_names[j]) == 0) j++;
+            if (j == k) break;
+        }
+        if (r == k)
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                              "samples[%zu]: animation %ld has its sync markers in another order than samples[0] "
+                              "(its first is \"%s\")",
+                              i, a, pts[0]->name);
+        const int64_t d = s->durations[i];
+        int64_t *at = s->sync_at + i * k, *off = s->sync_off + i * (k + 1);
+        for (size_t j = 0; j < k; j++) {
+            int64_t tj = pts[(j + r) % k]->ticks;
+            if (tj >= d) tj -= d; /* a marker at the end is the loop's start */
+            at[j] = tj;
+        }
+        for (size_t j = 0; j < k; j++) {
+            int64_t o = at[j] - at[0];
+            if (o < 0) o += d;
+            off[j] = o;
+        }
+        off[k] = d;
+    }
+    return CNA_OK;
+}
+
+static cna_result create_space(const cna_model *model, unsigned dimensions, const cna_blend_sample *samples,
+                               size_t count, const char *const *sync, size_t sync_count, cna_blend_space **out,
+                               cna_error *err)
 {
     char b1[32], b2[32];
     if (!model || !samples || !out)
@@ -258,9 +358,38 @@ cna_result cna_blend_space_create(const cna_model *model, unsigned dimensions, c
         cna_blend_space_free(s);
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "blend space: out of memory for %zu samples", count);
     }
+    if (sync_count) {
+        const cna_result r = make_sync(s, model, sync, sync_count, err);
+        if (r != CNA_OK) {
+            cna_blend_space_free(s);
+            return r;
+        }
+    }
     *out = s;
     return CNA_OK;
 }
+
+cna_result cna_blend_space_create(const cna_model *model, unsigned dimensions, const cna_blend_sample *samples,
+                                  size_t count, cna_blend_space **out, cna_error *err)
+{
+    return create_space(model, dimensions, samples, count, NULL, 0, out, err);
+}
+
+cna_result cna_blend_space_create_synced(const cna_model *model, unsigned dimensions,
+                                         const cna_blend_sample *samples, size_t count,
+                                         const char *const *sync_markers, size_t sync_marker_count,
+                                         cna_blend_space **out, cna_error *err)
+{
+    if (!sync_markers || sync_marker_count == 0)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "blend space: no sync marker names");
+    for (size_t j = 0; j < sync_marker_count; j++)
+        if (!sync_markers[j] || !sync_markers[j][0])
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "blend space: sync marker name %zu is %s", j,
+                              sync_markers[j] ? "empty" : "NULL");
+    return create_space(model, dimensions, samples, count, sync_markers, sync_marker_count, out, err);
+}
+
+size_t cna_blend_space_sync_count(const cna_blend_space *space) { return space ? space->sync_count : 0; }
 
 unsigned cna_blend_space_dimensions(const cna_blend_space *space) { return space ? space->dimensions : 0; }
 size_t cna_blend_space_sample_count(const cna_blend_space *space) { return space ? space->count : 0; }
@@ -401,13 +530,76 @@ static int64_t position_at(double phase, int64_t d)
     return p >= (double)d ? d - 1 : (int64_t)p;
 }
 
+/* ---- sync markers: the phase φ = ψ / k, ψ in [0, k) counts the sync
+ * points passed (its fraction: how far to the next) */
+
+/* Sample i's ticks from its point j to its point j + 1. */
+static int64_t seg_len(const cna_blend_space *s, size_t i, size_t j)
+{
+    const int64_t *off = s->sync_off + i * (s->sync_count + 1);
+    return off[j + 1] - off[j];
+}
+
+/* The layer's ticks from point j to point j + 1: Σ w_i·len_i(j). */
+static double seg_dur(const cna__layer *L, size_t j)
+{
+    double d = 0.0;
+    for (size_t a = 0; a < L->bs->active_count; a++)
+        d += L->bs->active[a].exact * (double)seg_len(L->space, L->bs->active[a].sample, j);
+    return d;
+}
+
+/* ψ's segment and fraction. */
+static size_t seg_of(const cna_blend_space *s, double phase, double *frac)
+{
+    const size_t k = s->sync_count;
+    const double psi = phase * (double)k;
+    double j = floor(psi);
+    if (j < 0.0) j = 0.0;
+    if (j > (double)(k - 1)) j = (double)(k - 1);
+    *frac = psi - j;
+    return (size_t)j;
+}
+
+/* Sample i's position in ticks at phase φ: floor(φ·D_i) for a normalised
+ * phase; with sync markers its point j plus the fraction of its segment. */
+static int64_t sample_at(const cna_blend_space *s, size_t i, double phase)
+{
+    const int64_t d = s->durations[i];
+    if (!s->sync_count) return position_at(phase, d);
+    if (d <= 0) return 0;
+    double frac;
+    const size_t j = seg_of(s, phase, &frac);
+    const int64_t *off = s->sync_off + i * (s->sync_count + 1);
+    int64_t u = off[j] + (int64_t)floor(frac * (double)(off[j + 1] - off[j]));
+    if (u >= off[j + 1]) u = off[j + 1] - 1;
+    if (u < off[j]) u = off[j];
+    return (s->sync_at[i * s->sync_count] + u) % d;
+}
+
+/* The layer's time in ticks since phase 0 (φ·D for a normalised phase). */
+static double layer_time(const cna__layer *L)
+{
+    const cna_blend_space *s = L->space;
+    if (!s->sync_count) return L->bs->phase * L->bs->duration;
+    double frac, t = 0.0;
+    const size_t j = seg_of(s, L->bs->phase, &frac);
+    for (size_t m = 0; m < j; m++) t += seg_dur(L, m);
+    return t + frac * seg_dur(L, j);
+}
+
 /* The layer's clock (its duration, position) from the phase and D. */
 static void layer_clock(cna__layer *L)
 {
     const double D = L->bs->duration;
     const int64_t d = D > 0.0 && D < 9.2e18 ? (int64_t)llround(D) : 0;
     L->clock.duration = d;
-    L->clock.position = position_at(L->bs->phase, d);
+    if (L->space->sync_count && d > 0) {
+        const double t = floor(layer_time(L));
+        L->clock.position = t <= 0.0 ? 0 : (t >= (double)d ? d - 1 : (int64_t)t);
+    } else {
+        L->clock.position = position_at(L->bs->phase, d);
+    }
     L->clock.unfolded = (uint64_t)L->clock.position;
     L->clock.seek_exact = false;
 }
@@ -417,7 +609,7 @@ static void sample_clocks(cna__layer *L)
 {
     for (size_t k = 0; k < L->bs->active_count; k++) {
         cna__clock *ck = &L->bs->active[k].clock;
-        ck->position = position_at(L->bs->phase, ck->duration);
+        ck->position = sample_at(L->space, L->bs->active[k].sample, L->bs->phase);
         ck->unfolded = (uint64_t)ck->position;
         ck->seek_exact = false;
     }
@@ -595,7 +787,7 @@ int64_t cna_character_layer_sample_position(const cna_character *c, size_t layer
     if (!c || layer >= c->layer_count) return 0;
     const cna__layer *L = &c->layers[layer];
     if (!L->space || sample >= L->space->count) return 0;
-    return position_at(L->bs->phase, L->space->durations[sample]);
+    return sample_at(L->space, sample, L->bs->phase);
 }
 
 void cna__space_seek(cna_character *c, size_t layer, int64_t ticks)
@@ -604,6 +796,17 @@ void cna__space_seek(cna_character *c, size_t layer, int64_t ticks)
     const double D = L->bs->duration;
     double p = D > 0.0 ? (double)ticks / D : 0.0;
     p -= floor(p);
+    if (L->space->sync_count && D > 0.0) { /* the segment the time falls in */
+        const size_t k = L->space->sync_count;
+        double t = p * D;
+        size_t j = 0;
+        for (; j + 1 < k && t >= seg_dur(L, j); j++) t -= seg_dur(L, j);
+        const double sd = seg_dur(L, j);
+        double f = sd > 0.0 ? t / sd : 0.0;
+        if (f >= 1.0) f = nextafter(1.0, 0.0);
+        if (f < 0.0) f = 0.0;
+        p = ((double)j + f) / (double)k;
+    }
     L->bs->phase = p >= 1.0 ? 0.0 : p;
     sample_clocks(L);
 }
@@ -613,17 +816,198 @@ void cna__space_seek(cna_character *c, size_t layer, int64_t ticks)
 typedef struct forward {
     cna_event_fn fn;
     void *user;
+    const cna_blend_space *space;
 } forward;
 
 static void markers_only(const cna_event *e, void *user)
 {
     const forward *f = (const forward *)user;
-    if (e->kind == CNA_EVENT_MARKER) f->fn(e, f->user);
+    if (e->kind != CNA_EVENT_MARKER) return;
+    const cna_blend_space *s = f->space;
+    if (s->sync_count && is_sync_name(e->name, (const char *const *)s->sync_names, s->sync_count))
+        return; /* a sync point: the layer reports it once for all samples */
+    f->fn(e, f->user);
+}
+
+/* The active sample of largest weight (the first on a tie). */
+static size_t top_active(const cna__layer *L)
+{
+    size_t top = 0;
+    for (size_t i = 1; i < L->bs->active_count; i++)
+        if (L->bs->active[i].exact > L->bs->active[top].exact) top = i;
+    return top;
+}
+
+/* Sync point j crossed: one MARKER event for the layer, as the marker of
+ * the sample of largest weight, with the layer's weight. */
+static void emit_sync(cna_character *c, size_t layer, size_t j)
+{
+    const cna__layer *L = &c->layers[layer];
+    const cna_blend_space *s = L->space;
+    if (!L->bs->active_count) return;
+    const cna__blend_active *top = &L->bs->active[top_active(L)];
+    size_t mc = 0, q = 0;
+    const cna_marker *mk = cna_model_markers(c->model, (size_t)top->animation, &mc);
+    const int64_t at = s->sync_at[top->sample * s->sync_count + j];
+    for (size_t i = 0; i < mc; i++)
+        if (mk[i].name && strcmp(mk[i].name, s->sync_names[j]) == 0 && (mk[i].ticks == at || mk[i].ticks == at + s->durations[top->sample])) {
+            q = i;
+            break;
+        }
+    cna_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = CNA_EVENT_MARKER;
+    e.layer = layer;
+    e.animation = top->animation;
+    e.marker = q;
+    e.name = q < mc ? mk[q].name : s->sync_names[j];
+    e.ticks = at;
+    e.weight = L->weight;
+    c->in_listener = true;
+    c->listener(&e, c->listener_user);
+    c->in_listener = false;
+}
+
+/* Sample i's unfolded ticks at the unwrapped ψ (ψ = k·cycles + the
+ * segment and its fraction), from its point 0. */
+static int64_t unfolded_at(const cna_blend_space *s, size_t i, double psi)
+{
+    const size_t k = s->sync_count;
+    const double cycles = floor(psi / (double)k);
+    double r = psi - cycles * (double)k;
+    double j = floor(r);
+    if (j > (double)(k - 1)) j = (double)(k - 1);
+    if (j < 0.0) j = 0.0;
+    const double f = r - j;
+    const int64_t *off = s->sync_off + i * (k + 1);
+    const size_t jj = (size_t)j;
+    int64_t u = off[jj] + (int64_t)floor(f * (double)(off[jj + 1] - off[jj]));
+    if (u >= off[jj + 1]) u = off[jj + 1] - 1;
+    if (u < off[jj]) u = off[jj];
+    return (int64_t)cycles * s->durations[i] + u;
+}
+
+static size_t mod_k(double m, size_t k)
+{
+    double r = fmod(m, (double)k);
+    if (r < 0.0) r += (double)k;
+    return (size_t)r % k;
+}
+
+/* An advance of a layer whose space has sync markers: ψ walks the
+ * segments, each at the layer's pace for it (Σ w_i·len_i(j) ticks); each
+ * sample's clock follows to its own point and fraction, reporting its
+ * markers but the sync points; then each sync point crossed once, then
+ * LOOPED per wrap of ψ. */
+static void advance_synced(cna_character *c, size_t layer, int64_t ticks)
+{
+    cna__layer *L = &c->layers[layer];
+    const cna_blend_space *s = L->space;
+    const size_t k = s->sync_count;
+    const double D = L->bs->duration;
+    if (!(D > 0.0) || ticks == 0) return;
+    double frac;
+    const size_t j0 = seg_of(s, L->bs->phase, &frac);
+    const double psi0 = (double)j0 + frac;
+    double rem = (double)ticks, cycles = 0.0;
+    if (fabs(rem) >= D) { /* whole cycles */
+        cycles = trunc(rem / D);
+        rem -= cycles * D;
+    }
+    double psi = psi0;
+    for (int guard = 0; rem > 0.0 && guard < 4 * (int)k + 4; guard++) {
+        const double m = floor(psi), f = psi - m, sd = seg_dur(L, mod_k(m, k));
+        const double to_end = (1.0 - f) * sd;
+        if (rem >= to_end) {
+            rem -= to_end;
+            psi = m + 1.0;
+        } else {
+            psi = m + f + rem / sd;
+            if (psi >= m + 1.0) psi = m + 1.0;
+            rem = 0.0;
+        }
+    }
+    for (int guard = 0; rem < 0.0 && guard < 4 * (int)k + 4; guard++) {
+        double m = floor(psi), f = psi - m;
+        if (f == 0.0) {
+            m -= 1.0;
+            f = 1.0;
+        }
+        const double sd = seg_dur(L, mod_k(m, k)), to_start = f * sd;
+        if (-rem >= to_start) {
+            rem += to_start;
+            psi = m;
+        } else {
+            psi = m + f + rem / sd;
+            if (psi < m) psi = m;
+            rem = 0.0;
+        }
+    }
+    /* the new phase and the wraps of ψ (whole cycles included) */
+    const double turns = floor(psi / (double)k);
+    double next = (psi - turns * (double)k) / (double)k;
+    double wraps = turns + cycles;
+    if (next >= 1.0) {
+        next = 0.0;
+        wraps += 1.0;
+    }
+    if (next < 0.0) next = 0.0;
+    L->bs->phase = next;
+    /* the samples' clocks: their markers but the sync points */
+    const double most = (double)CNA_EVENT_MAX_LOOPS + 1.0;
+    const double shown = cycles > most ? most : (cycles < -most ? -most : cycles);
+    const double psi1 = psi + shown * (double)k;
+    forward fw = {c->listener, c->listener_user, s};
+    for (size_t i = 0; i < L->bs->active_count; i++) {
+        cna__blend_active *a = &L->bs->active[i];
+        const int64_t to = sample_at(s, a->sample, next);
+        if (c->listener && a->clock.duration > 0) {
+            const int64_t step = unfolded_at(s, a->sample, psi1) - unfolded_at(s, a->sample, psi0);
+            cna__clock_events ev;
+            ev.markers = cna_model_markers(c->model, (size_t)a->animation, &ev.marker_count);
+            ev.layer = layer;
+            ev.animation = a->animation;
+            ev.weight = (float)((double)L->weight * a->exact);
+            ev.fn = markers_only;
+            ev.user = &fw;
+            c->in_listener = true;
+            cna__clock_advance(&a->clock, step, &ev);
+            c->in_listener = false;
+        }
+        a->clock.position = to;
+        a->clock.unfolded = (uint64_t)to;
+    }
+    layer_clock(L);
+    if (!c->listener) return;
+    /* the sync points crossed, in the order passed (whole cycles each once,
+     * at most CNA_EVENT_MAX_LOOPS of them) */
+    const double lo = ticks > 0 ? floor(psi0) + 1.0 : ceil(psi1), hi = ticks > 0 ? floor(psi1) : ceil(psi0) - 1.0;
+    const double limit = (double)CNA_EVENT_MAX_LOOPS * (double)k;
+    if (ticks > 0)
+        for (double m = lo, n = 0.0; m <= hi && n < limit; m += 1.0, n += 1.0) emit_sync(c, layer, mod_k(m, k));
+    else
+        for (double m = hi, n = 0.0; m >= lo && n < limit; m -= 1.0, n += 1.0) emit_sync(c, layer, mod_k(m, k));
+    if (wraps == 0.0) return;
+    const double count = fabs(wraps) < (double)CNA_EVENT_MAX_LOOPS ? fabs(wraps) : (double)CNA_EVENT_MAX_LOOPS;
+    cna_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = CNA_EVENT_LOOPED;
+    e.layer = layer;
+    e.animation = L->animation;
+    e.ticks = wraps > 0.0 && L->bs->active_count ? L->bs->active[top_active(L)].clock.duration : 0;
+    e.weight = L->weight;
+    c->in_listener = true;
+    for (double n = 0.0; n < count; n += 1.0) c->listener(&e, c->listener_user);
+    c->in_listener = false;
 }
 
 void cna__space_advance(cna_character *c, size_t layer, int64_t ticks)
 {
     cna__layer *L = &c->layers[layer];
+    if (L->space->sync_count) {
+        advance_synced(c, layer, ticks);
+        return;
+    }
     const double D = L->bs->duration;
     if (!(D > 0.0) || ticks == 0) return;
     const double p = L->bs->phase + (double)ticks / D;
@@ -637,7 +1021,7 @@ void cna__space_advance(cna_character *c, size_t layer, int64_t ticks)
     /* the wraps each sample's clock passes, as many as can be reported */
     const double most = (double)CNA_EVENT_MAX_LOOPS + 1.0;
     const int64_t k = (int64_t)(wraps > most ? most : (wraps < -most ? -most : wraps));
-    forward fw = {c->listener, c->listener_user};
+    forward fw = {c->listener, c->listener_user, L->space};
     for (size_t i = 0; i < L->bs->active_count; i++) {
         cna__blend_active *a = &L->bs->active[i];
         const int64_t d = a->clock.duration;

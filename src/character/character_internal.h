@@ -25,6 +25,13 @@ struct cna_blend_space {
     size_t triangle_count;
     int32_t (*hull)[2];         /* 2D: the edges of the convex hull */
     size_t hull_count;
+    /* sync markers (cna_blend_space_create_synced): k points per cycle, 0
+     * for a normalised phase */
+    size_t sync_count;
+    char **sync_names;          /* k: the points' marker names, sample 0's in time order */
+    int64_t *sync_at;           /* count·k: sample i's time of point j */
+    int64_t *sync_off;          /* count·(k + 1): ticks from sample i's point 0 to its point j
+                                   (its duration for j = k) */
 };
 
 /* The most samples of a blend space with weight > 0 at once (2 in 1D, 3 in 2D). */
