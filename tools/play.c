@@ -36,7 +36,8 @@
 #include "cna/cna.h"
 
 #define PLAY_MAX_FRAMES 1000000L /* --frames at most */
-#define PLAY_MAX_ARGS 4          /* arguments of one action at most */
+#define PLAY_MAX_ARGS 9          /* arguments of one action at most (blend2d: three samples) */
+#define PLAY_MAX_SPACES 64       /* blend spaces one timeline makes at most */
 #define PLAY_LAYERS 2            /* enough for crossfades, each to the other layer */
 
 void cna_cli_play_help(FILE *out)
@@ -56,6 +57,12 @@ void cna_cli_play_help(FILE *out)
             "                            it takes the current layer's loop mode)\n"
             "  speed S                   the time scale of every layer (0 stops, < 0 backwards)\n"
             "  loop once|repeat|pingpong the current layer's loop mode (default repeat)\n"
+            "  blend1d ANIM X ANIM X [ANIM X]\n"
+            "                            a 1D blend space of 2 or 3 clips at the points X,\n"
+            "                            played on the current layer at once at the first X\n"
+            "  blend2d ANIM X Y ANIM X Y ANIM X Y\n"
+            "                            a 2D blend space of 3 clips, likewise\n"
+            "  param X [Y]               the current layer's blend space parameters\n"
             "Frame k is at k/F seconds: the entries whose time is at most k/F and not yet\n"
             "applied are applied after the character has advanced into frame k (frame 0:\n"
             "none) and before it is posed. An entry after the last frame is not applied\n"
@@ -141,18 +148,33 @@ typedef struct play_state {
     cna_event *events;
     size_t event_count, event_cap;
     bool events_lost;           /* out of memory while collecting them */
+    /* the blend spaces blend1d and blend2d made (freed after the character) */
+    cna_blend_space *spaces[PLAY_MAX_SPACES];
+    size_t space_count;
 } play_state;
 
 static cna_result apply_play(play_state *s, const play_entry *e, cna_error *err);
 static cna_result apply_crossfade(play_state *s, const play_entry *e, cna_error *err);
 static cna_result apply_speed(play_state *s, const play_entry *e, cna_error *err);
 static cna_result apply_loop(play_state *s, const play_entry *e, cna_error *err);
+static cna_result apply_blend(play_state *s, const play_entry *e, cna_error *err);
+static cna_result apply_param(play_state *s, const play_entry *e, cna_error *err);
 
 static const play_action play_actions[] = {
     {"play", 1, 1, {{PLAY_ARG_ANIMATION, "ANIM"}}, apply_play},
     {"crossfade", 2, 2, {{PLAY_ARG_ANIMATION, "ANIM"}, {PLAY_ARG_DURATION, "DURATION"}}, apply_crossfade},
     {"speed", 1, 1, {{PLAY_ARG_NUMBER, "S"}}, apply_speed},
     {"loop", 1, 1, {{PLAY_ARG_LOOP, "MODE"}}, apply_loop},
+    {"blend1d", 4, 6,
+     {{PLAY_ARG_ANIMATION, "ANIM"}, {PLAY_ARG_NUMBER, "X"}, {PLAY_ARG_ANIMATION, "ANIM"}, {PLAY_ARG_NUMBER, "X"},
+      {PLAY_ARG_ANIMATION, "ANIM"}, {PLAY_ARG_NUMBER, "X"}},
+     apply_blend},
+    {"blend2d", 9, 9,
+     {{PLAY_ARG_ANIMATION, "ANIM"}, {PLAY_ARG_NUMBER, "X"}, {PLAY_ARG_NUMBER, "Y"}, {PLAY_ARG_ANIMATION, "ANIM"},
+      {PLAY_ARG_NUMBER, "X"}, {PLAY_ARG_NUMBER, "Y"}, {PLAY_ARG_ANIMATION, "ANIM"}, {PLAY_ARG_NUMBER, "X"},
+      {PLAY_ARG_NUMBER, "Y"}},
+     apply_blend},
+    {"param", 1, 2, {{PLAY_ARG_NUMBER, "X"}, {PLAY_ARG_NUMBER, "Y"}}, apply_param},
 };
 #define PLAY_ACTION_COUNT (sizeof play_actions / sizeof play_actions[0])
 
@@ -169,6 +191,48 @@ static cna_result apply_play(play_state *s, const play_entry *e, cna_error *err)
         if (r == CNA_OK) r = cna_character_layer_set_weight(c, l, 0.0f, err);
     }
     return r;
+}
+
+/* blend1d / blend2d: a blend space of the samples (ANIM X [Y] each) made
+ * and played on the current layer at once, at the first sample's point,
+ * as `play` plays a clip (a cut; the other layers stop). */
+static cna_result apply_blend(play_state *s, const play_entry *e, cna_error *err)
+{
+    cna_character *c = s->c;
+    const unsigned dims = strcmp(e->action->name, "blend2d") == 0 ? 2u : 1u;
+    const size_t per = dims + 1, n = e->argc / per;
+    cna_blend_sample samples[3];
+    for (size_t i = 0; i < n; i++) {
+        samples[i].animation = e->args[i * per].animation;
+        samples[i].x = e->args[i * per + 1].number;
+        samples[i].y = dims == 2 ? e->args[i * per + 2].number : 0.0;
+    }
+    if (s->space_count == PLAY_MAX_SPACES) {
+        err->code = CNA_ERROR_LIMIT;
+        snprintf(err->message, sizeof err->message, "more than %d blend1d and blend2d entries", PLAY_MAX_SPACES);
+        return err->code;
+    }
+    cna_blend_space *space = NULL;
+    cna_result r = cna_blend_space_create(cna_character_model(c), dims, samples, n, &space, err);
+    if (r != CNA_OK) return r;
+    s->spaces[s->space_count++] = space;
+    /* a cut to the first sample's clip (ends a transition), then the space */
+    const size_t other = (s->current + 1) % cna_character_layer_count(c);
+    r = cna_character_crossfade(c, other, s->current, samples[0].animation, 0.0, 0, err);
+    for (size_t l = 0; r == CNA_OK && l < cna_character_layer_count(c); l++) {
+        if (l == s->current) continue;
+        r = cna_character_layer_play(c, l, -1, err);
+        if (r == CNA_OK) r = cna_character_layer_set_weight(c, l, 0.0f, err);
+    }
+    if (r == CNA_OK) r = cna_character_layer_play_blend_space(c, s->current, space, samples[0].x, samples[0].y, err);
+    return r;
+}
+
+/* param X [Y]: the parameters of the current layer's blend space. */
+static cna_result apply_param(play_state *s, const play_entry *e, cna_error *err)
+{
+    const double y = e->argc > 1 ? e->args[1].number : 0.0;
+    return cna_character_layer_set_blend_parameters(s->c, s->current, e->args[0].number, y, err);
 }
 
 static cna_result apply_crossfade(play_state *s, const play_entry *e, cna_error *err)
@@ -527,6 +591,15 @@ static cJSON *frame_json(const play_state *s, long frame, double time)
         else cJSON_AddNullToObject(o, "name");
         cJSON_AddItemToObject(o, "weight", num((double)cna_character_layer_weight(c, l)));
         cJSON_AddItemToObject(o, "phase", num(layer_phase(c, l)));
+        const cna_blend_space *space = cna_character_layer_blend_space(c, l);
+        if (space) { /* a blend space: its phase and the samples' weights */
+            cJSON *b = cJSON_AddObjectToObject(o, "blend");
+            if (!b) break;
+            cJSON_AddItemToObject(b, "phase", num(cna_character_layer_phase(c, l)));
+            cJSON *w = cJSON_AddArrayToObject(b, "weights");
+            for (size_t i = 0; w && i < cna_blend_space_sample_count(space); i++)
+                cJSON_AddItemToArray(w, num(cna_character_layer_sample_weight(c, l, i)));
+        }
     }
     cJSON_AddItemToObject(root, "transition", num((double)cna_character_transition_weight(c)));
     cJSON *bones = cJSON_AddArrayToObject(root, "bones");
@@ -703,6 +776,7 @@ static int play_run(const play_args *a, play_timeline *t)
     rc = CNA_CLI_EXIT_OK;
 done:
     cna_character_free(s.c);
+    for (size_t i = 0; i < s.space_count; i++) cna_blend_space_free(s.spaces[i]);
     free(s.events);
     cna_model_free(m);
     return rc;

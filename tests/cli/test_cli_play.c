@@ -355,6 +355,44 @@ static void test_play_crossfade_during_a_crossfade_starts_the_new_animation(void
     free(out);
 }
 
+/* blend1d plays a blend space at its first sample's point: the clip alone,
+ * the same strings as `cna pose`; param moves the weights (a point
+ * between walk at 1.5 and run at 4 gives 1 - t and t); the library's
+ * refusals exit 1 naming the entry. */
+static void test_play_blend_spaces(void **state)
+{
+    (void)state;
+    char *out = play_json(ROBOT, "0 blend1d 2 0 10 1.5 6 4; 0.2 param 2.125", "25", "6");
+    char *pose = ok(run_cna("pose", ROBOT, "--animation", "2", "--time", "0", NULL));
+    assert_frame_worlds(out, 0, pose);
+    cJSON *f = frame(out, 0);
+    const cJSON *blend = cJSON_GetObjectItemCaseSensitive(layer(f, 0), "blend");
+    assert_non_null(blend);
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(blend, "weights");
+    assert_int_equal(cJSON_GetArraySize(w), 3);
+    assert_true(cJSON_GetArrayItem(w, 0)->valuedouble == 1.0 && cJSON_GetArrayItem(w, 1)->valuedouble == 0.0 &&
+                cJSON_GetArrayItem(w, 2)->valuedouble == 0.0);
+    assert_null(cJSON_GetObjectItemCaseSensitive(layer(f, 1), "blend"));
+    cJSON_Delete(f);
+    f = frame(out, 5); /* 2.125 is a quarter of the way from 1.5 to 4 */
+    w = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(layer(f, 0), "blend"), "weights");
+    assert_true(cJSON_GetArrayItem(w, 0)->valuedouble == 0.0 && cJSON_GetArrayItem(w, 1)->valuedouble == 0.75 &&
+                cJSON_GetArrayItem(w, 2)->valuedouble == 0.25);
+    assert_true(layer_number(f, 0, "animation") == 10.0); /* the sample of largest weight */
+    cJSON_Delete(f);
+    free(pose);
+    free(out);
+    run_result r = run_cna("play", ROBOT, "--timeline", "0 play 2; 0.04 param 1", "--fps", "25", "--frames", "3", NULL);
+    assert_int_equal(r.exit_code, 1);
+    assert_string_equal(r.err, "error: " ROBOT ": --timeline: entry 2 \"0.04 param 1\": layer 0 plays no blend space\n");
+    run_free(&r);
+    r = run_cna("play", ROBOT, "--timeline", "0 blend1d 2 1 10 1", "--fps", "25", "--frames", "3", NULL);
+    assert_int_equal(r.exit_code, 1);
+    assert_string_equal(r.err, "error: " ROBOT ": --timeline: entry 1 \"0 blend1d 2 1 10 1\": samples[0] and samples[1] "
+                               "are both at x 1\n");
+    run_free(&r);
+}
+
 /* ------------------------------------------------------------ loops and events */
 
 static void test_play_loop_modes_report_looped_and_finished_in_the_frame_that_reaches_the_end(void **state)
@@ -544,8 +582,8 @@ static void test_play_refuses_malformed_timelines_with_exit_2_naming_the_entry(v
         {"0 play 2; 1 play 3; 0.5 play 4",
          "--timeline: entry 3 \"0.5 play 4\": time 0.5 is before the previous entry's (1); entries go in order of time"},
         {"0 play 2;;  1.5 ", "--timeline: entry 3 \"1.5\": missing ACTION"},
-        {"1 jump 2", "--timeline: entry 1 \"1 jump 2\": unknown action 'jump' (the actions are play, crossfade, speed, loop)"},
-        {"1 Play 2", "--timeline: entry 1 \"1 Play 2\": unknown action 'Play' (the actions are play, crossfade, speed, loop)"},
+        {"1 jump 2", "--timeline: entry 1 \"1 jump 2\": unknown action 'jump' (the actions are play, crossfade, speed, loop, blend1d, blend2d, param)"},
+        {"1 Play 2", "--timeline: entry 1 \"1 Play 2\": unknown action 'Play' (the actions are play, crossfade, speed, loop, blend1d, blend2d, param)"},
         {"1 play", "--timeline: entry 1 \"1 play\": missing ANIM"},
         {"1 play 2 3", "--timeline: entry 1 \"1 play 2 3\": unexpected argument '3' (play ANIM)"},
         {"0 play 2; 1.5\tcrossfade\n Run", "--timeline: entry 2 \"1.5 crossfade Run\": missing DURATION"},
@@ -562,6 +600,11 @@ static void test_play_refuses_malformed_timelines_with_exit_2_naming_the_entry(v
         {"1 loop", "--timeline: entry 1 \"1 loop\": missing MODE"},
         {"1 loop forever", "--timeline: entry 1 \"1 loop forever\": MODE 'forever' is not once, repeat or pingpong"},
         {"1 loop once twice", "--timeline: entry 1 \"1 loop once twice\": unexpected argument 'twice' (loop MODE)"},
+        {"0 blend1d 2 0 10", "--timeline: entry 1 \"0 blend1d 2 0 10\": missing X"},
+        {"0 blend1d 2 0 10 nan", "--timeline: entry 1 \"0 blend1d 2 0 10 nan\": X 'nan' is not a finite number"},
+        {"0 blend2d 2 0 0 10 1 0 6 0", "--timeline: entry 1 \"0 blend2d 2 0 0 10 1 0 6 0\": missing Y"},
+        {"0 param", "--timeline: entry 1 \"0 param\": missing X"},
+        {"0 param 1 2 3", "--timeline: entry 1 \"0 param 1 2 3\": unexpected argument '3' (param X [Y])"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         assert_usage_error(run_cna("play", ROBOT, "--timeline", cases[i][0], "--fps", "25", "--frames", "2", "--json",
@@ -623,6 +666,7 @@ int main(void)
         cmocka_unit_test(test_play_frames_print_the_pose_at_their_time_without_drift),
         cmocka_unit_test(test_play_crossfade_weights_are_the_linear_fade_and_its_end_reports_in_its_frame),
         cmocka_unit_test(test_play_crossfade_during_a_crossfade_starts_the_new_animation),
+        cmocka_unit_test(test_play_blend_spaces),
         cmocka_unit_test(test_play_loop_modes_report_looped_and_finished_in_the_frame_that_reaches_the_end),
         cmocka_unit_test(test_play_reports_the_markers_of_a_cnb_in_the_frame_that_crosses_them),
         cmocka_unit_test(test_play_without_json_prints_a_line_per_frame),
