@@ -420,6 +420,32 @@ CNA_API cna_result cna_character_layer_set_keep_running(cna_character *character
  * out of range). */
 CNA_API bool cna_character_layer_keep_running(const cna_character *character, size_t layer);
 
+/* Sync groups: layers the game names advance by one normalised phase. Put
+ * layer `layer` in group `group` (any number but 0), or take it out (0).
+ * At each advance, among the group's layers that play an animation of
+ * duration > 0 (not a blend space, whose samples keep their own step):
+ * the leader is the one of largest weight (the first on a tie), the
+ * group's phase φ is the leader's position over its duration, the group's
+ * duration is the weighted mean D = Σ w_l·D_l / Σ w_l of the members'
+ * durations by their weights (the leader's duration while every weight is
+ * 0), and the advance moves φ by n / D, n the ticks the leader's clock
+ * would move (its time scale applies). Each member then moves to
+ * floor(φ·D_l) of its own clip, passing the loops φ passed, and reports
+ * its own markers and loops on the way as any layer does (with its own
+ * weight). So a walk and a run crossfading by speed stay in step however
+ * the weights move, their duration going from the walk's to the run's. A
+ * member that was out of step (it joined the group, or was played or
+ * sought alone) is brought to the group's phase at the next advance.
+ * Members should loop (REPEAT): the steps are computed as for a looping
+ * clip.
+ * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL, a layer out
+ * of range, or a call from the event listener. */
+CNA_API cna_result cna_character_layer_set_sync_group(cna_character *character, size_t layer, unsigned group,
+                                                      cna_error *err);
+
+/* The layer's sync group (0: none; also for NULL or a layer out of range). */
+CNA_API unsigned cna_character_layer_sync_group(const cna_character *character, size_t layer);
+
 /* ------------------------------------------------------------------ events
  *
  * While advancing, each playing layer's clock reports what it crosses, in

@@ -73,6 +73,7 @@ typedef struct cna__layer {
     int64_t fade_elapsed, fade_total;
     cna_blend_mode mode;        /* OVERRIDE or ADDITIVE */
     bool keep_running;          /* a fade to 0 does not stop the layer */
+    unsigned sync_group;        /* 0: none; else the layers of this group share one phase */
     float *mask;                /* bone_count weights, or NULL */
     float *mask_store;          /* the mask's storage (kept when the mask is removed), in
                                    the block of masked_clips */

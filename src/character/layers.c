@@ -745,6 +745,75 @@ cna_result cna_character_layer_set_keep_running(cna_character *c, size_t layer, 
     return CNA_OK;
 }
 
+cna_result cna_character_layer_set_sync_group(cna_character *c, size_t layer, unsigned group, cna_error *err)
+{
+    const cna_result r = check_layer(c, layer, err);
+    if (r != CNA_OK) return r;
+    c->layers[layer].sync_group = group;
+    return CNA_OK;
+}
+
+unsigned cna_character_layer_sync_group(const cna_character *c, size_t layer)
+{
+    const cna__layer *L = layer_of(c, layer);
+    return L ? L->sync_group : 0u;
+}
+
+/* A member of a sync group now: a layer of the group that plays an
+ * animation of duration > 0 (not a blend space). */
+static bool sync_member(const cna__layer *L, unsigned group)
+{
+    return L->sync_group == group && group != 0 && L->animation >= 0 && !L->space && L->clock.duration > 0;
+}
+
+/* The steps of the members of every sync group in this advance
+ * (cna_character_layer_set_sync_group), written into steps[layer];
+ * synced[layer] says which layers have one. */
+static void sync_steps(cna_character *c, double seconds, bool scaled, int64_t ticks, int64_t *steps, bool *synced)
+{
+    for (size_t l = 0; l < c->layer_count; l++) synced[l] = false;
+    for (size_t g = 0; g < c->layer_count; g++) {
+        const unsigned group = c->layers[g].sync_group;
+        if (!sync_member(&c->layers[g], group) || synced[g]) continue;
+        bool first = true; /* g is the group's first member: the others follow */
+        for (size_t l = 0; l < g && first; l++) first = !sync_member(&c->layers[l], group);
+        if (!first) continue;
+        size_t leader = g;
+        double wsum = 0.0, wd = 0.0;
+        for (size_t l = g; l < c->layer_count; l++) {
+            const cna__layer *L = &c->layers[l];
+            if (!sync_member(L, group)) continue;
+            if (L->weight > c->layers[leader].weight) leader = l;
+            wsum += (double)L->weight;
+            wd += (double)L->weight * (double)L->clock.duration;
+        }
+        const cna__layer *lead = &c->layers[leader];
+        const double D = wsum > 0.0 ? wd / wsum : (double)lead->clock.duration;
+        const int64_t n = scaled ? cna_ticks_from_seconds(seconds * lead->clock.scale) : ticks;
+        const double p = (double)lead->clock.position / (double)lead->clock.duration + (double)n / D;
+        double wraps = floor(p), phase = p - wraps;
+        if (phase >= 1.0) {
+            phase = 0.0;
+            wraps += 1.0;
+        }
+        /* loops beyond what events report do not change where a member ends */
+        const double most = (double)CNA_EVENT_MAX_LOOPS + 1.0;
+        if (wraps > most) wraps = most;
+        if (wraps < -most) wraps = -most;
+        for (size_t l = g; l < c->layer_count; l++) {
+            cna__layer *L = &c->layers[l];
+            if (!sync_member(L, group)) continue;
+            const int64_t d = L->clock.duration;
+            double to = floor(phase * (double)d);
+            if (to >= (double)d) to = (double)(d - 1);
+            if (to < 0.0) to = 0.0;
+            const double step = wraps * (double)d + to - (double)L->clock.position;
+            steps[l] = step > 9.0e18 ? INT64_MAX / 2 : (step < -9.0e18 ? INT64_MIN / 2 : (int64_t)step);
+            synced[l] = true;
+        }
+    }
+}
+
 bool cna_character_layer_keep_running(const cna_character *c, size_t layer)
 {
     const cna__layer *L = layer_of(c, layer);
@@ -1080,9 +1149,16 @@ void cna__layers_advance(cna_character *c, double seconds, bool scaled, int64_t 
             if (b->snap_weight == 0.0f) b->snap_total = 0;
         }
     }
+    int64_t steps[CNA_CHARACTER_MAX_LAYERS];
+    bool synced[CNA_CHARACTER_MAX_LAYERS];
+    bool any_group = false;
+    for (size_t l = 0; l < c->layer_count; l++) any_group |= c->layers[l].sync_group != 0;
+    if (any_group) sync_steps(c, seconds, scaled, ticks, steps, synced);
     for (size_t l = 0; l < c->layer_count; l++) {
         cna__layer *L = &c->layers[l];
-        const int64_t step = scaled ? cna_ticks_from_seconds(seconds * L->clock.scale) : ticks;
+        const int64_t step = any_group && synced[l] ? steps[l]
+                             : scaled              ? cna_ticks_from_seconds(seconds * L->clock.scale)
+                                                   : ticks;
         const bool faded = fade_step(L, fade_ticks);
         if (L->space)
             cna__space_advance(c, l, step);
