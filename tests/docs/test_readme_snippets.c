@@ -38,6 +38,12 @@
  * from those files by tests/CMakeLists.txt). */
 int walk_to_run_waving(const cna_model *model);
 int walk_waving(const cna_model *model);
+int speed_up_and_down(const cna_model *model);
+
+/* what the probe saw of a layer 0 that plays a blend space, at updates 1
+ * and 121 (the snippet's frames 0 and 120) */
+static long space_animation[2] = {-1, -1};
+static double space_weights[2][3];
 
 static size_t palm = SIZE_MAX, shoulder = SIZE_MAX;
 static size_t updates;
@@ -61,6 +67,13 @@ cna_result cna_test_readme_update(cna_character *c, double seconds, cna_error *e
     assert_int_equal(r, CNA_OK);
     const float h = hand_height(c);
     if (updates < 120 && (updates == 0 || h > highest)) highest = h; /* its first 2 s */
+    const cna_blend_space *space = cna_character_layer_blend_space(c, 0);
+    if (space && (updates == 0 || updates == 120)) {
+        const int k = updates == 0 ? 0 : 1;
+        space_animation[k] = cna_character_layer_animation(c, 0);
+        for (size_t i = 0; i < 3 && i < cna_blend_space_sample_count(space); i++)
+            space_weights[k][i] = cna_character_layer_sample_weight(c, 0, i);
+    }
     updates++;
     return r;
 }
@@ -104,6 +117,19 @@ static void doc_wave_layers_raise_the_hand_as_the_wave_alone(void **state)
     assert_int_equal(updates, 120);
     print_message("hand above shoulder: docs/blending.md %.4f\n", (double)highest);
     assert_true(fabsf(highest - pure) <= 0.05f * pure);
+
+    /* docs/blending.md's blend space: 240 updates from speed 0 (idle alone)
+     * up to 4 at frame 120 (run alone) */
+    updates = 0;
+    assert_int_equal(speed_up_and_down(model), 0);
+    assert_int_equal(updates, 240);
+    size_t idle, run;
+    assert_int_equal(cna_model_find_animation(model, "Robot_Idle", &idle, &err), CNA_OK);
+    assert_int_equal(cna_model_find_animation(model, "Robot_Running", &run, &err), CNA_OK);
+    assert_int_equal(space_animation[0], (long)idle);
+    assert_true(space_weights[0][0] == 1.0 && space_weights[0][1] == 0.0 && space_weights[0][2] == 0.0);
+    assert_int_equal(space_animation[1], (long)run);
+    assert_true(space_weights[1][2] == 1.0 && space_weights[1][0] == 0.0 && space_weights[1][1] == 0.0);
     cna_model_free(model);
 }
 
