@@ -18,16 +18,37 @@
 #include "character/character_internal.h"
 #include "cna/character.h"
 #include "core/internal.h"
+#include "core/simd.h"
+#if CNA__SIMD_SSE2
+#include <emmintrin.h>
+#endif
 
 void cna__edit_free(cna_character *c) { cna__free(&c->alloc, c->edit_affected); }
+
+/* The joints the solvers were last asked for by name: the caller's string
+ * (its address) and the bone it names, so that an edit called every frame
+ * with the same name compares one string instead of searching the bones.
+ * Kept after the bone_count marks of edit_affected (read and written with
+ * memcpy: that block is byte-aligned). */
+enum { NAME_SLOTS = 8 };
+typedef struct name_cache {
+    const char *name[NAME_SLOTS];
+    int32_t bone[NAME_SLOTS];
+    unsigned next;
+} name_cache;
+
+static size_t cache_offset(size_t bones) { return bones ? bones : 1; }
 
 static cna_result ensure(cna_character *c, cna_error *err)
 {
     if (c->edit_affected) return CNA_OK;
     const size_t n = c->model->bone_count;
-    c->edit_affected = (uint8_t *)cna__character_take(c, n ? n : 1, 1);
+    c->edit_affected = (uint8_t *)cna__character_take(c, cache_offset(n) + sizeof(name_cache), 1);
     if (!c->edit_affected)
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "pose edit: out of memory for %zu bones", n);
+    name_cache empty;
+    memset(&empty, 0, sizeof empty);
+    memcpy(c->edit_affected + cache_offset(n), &empty, sizeof empty);
     c->edit_first = n;
     return CNA_OK;
 }
@@ -124,6 +145,50 @@ static void write_local(cna_character *c, size_t bone, const cna_mat4 *local)
     if (bone < c->edit_first) c->edit_first = bone;
 }
 
+/* Whether m's last row is (±0, ±0, ±0, 1) (inverse binds often carry -0). */
+static inline bool affine(const cna_mat4 *m)
+{
+    uint32_t w3, w7, w11, w15;
+    memcpy(&w3, &m->m[3], 4);
+    memcpy(&w7, &m->m[7], 4);
+    memcpy(&w11, &m->m[11], 4);
+    memcpy(&w15, &m->m[15], 4);
+    return ((w3 | w7 | w11) & 0x7fffffffu) == 0 && w15 == 0x3f800000u;
+}
+
+/* out = a · b, with the shortcut for affine matrices (joints' transforms
+ * and, nearly always, inverse binds): column j of the product is
+ * a0 · b0j + a1 · b1j + a2 · b2j (+ a3 for the last), added in that order,
+ * in SSE2 lanes or one by one (the same bits); any other pair goes through
+ * cna_mat4_mul. out must not alias a or b. */
+static inline void mul(cna_mat4 *restrict out, const cna_mat4 *restrict a, const cna_mat4 *restrict b)
+{
+    if (!affine(a) || !affine(b)) {
+        cna_mat4_mul(out, a, b);
+        return;
+    }
+#if CNA__SIMD_SSE2
+    const __m128 a0 = _mm_loadu_ps(a->m), a1 = _mm_loadu_ps(a->m + 4), a2 = _mm_loadu_ps(a->m + 8),
+                 a3 = _mm_loadu_ps(a->m + 12);
+    for (int col = 0; col < 4; col++) {
+        const float *bc = b->m + col * 4;
+        __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(bc[0])), _mm_mul_ps(a1, _mm_set1_ps(bc[1]))),
+                              _mm_mul_ps(a2, _mm_set1_ps(bc[2])));
+        if (col == 3) r = _mm_add_ps(r, a3);
+        _mm_storeu_ps(out->m + col * 4, r);
+    }
+#else
+    for (int col = 0; col < 4; col++) {
+        const float b0 = b->m[col * 4], b1 = b->m[col * 4 + 1], b2 = b->m[col * 4 + 2];
+        for (int row = 0; row < 4; row++) {
+            float v = a->m[row] * b0 + a->m[4 + row] * b1 + a->m[8 + row] * b2;
+            if (col == 3) v += a->m[12 + row];
+            out->m[col * 4 + row] = v;
+        }
+    }
+#endif
+}
+
 /* prefix[p] of root joint p (bone `bone`) from the current absolutes. */
 static void root_prefix(const cna_character *c, const cna_model_skin *s, cna_mat4 *prefix, int32_t bone)
 {
@@ -142,12 +207,12 @@ static void joint_world(const cna_skinning_data *d, int32_t p, const cna_mat4 *p
 {
     const int32_t parent = d->hierarchy[p];
     if (parent >= 0)
-        cna_mat4_mul(&world[p], &world[parent], &locals[p]);
+        mul(&world[p], &world[parent], &locals[p]);
     else if (prefix)
-        cna_mat4_mul(&world[p], &prefix[p], &locals[p]);
+        mul(&world[p], &prefix[p], &locals[p]);
     else
         world[p] = locals[p];
-    cna_mat4_mul(&skin[p], &world[p], &d->inverse_bind_pose[p]);
+    mul(&skin[p], &world[p], &d->inverse_bind_pose[p]);
 }
 
 /* Joint p (bone `bone`) of evaluation e: its worlds and palettes, in every
@@ -190,7 +255,7 @@ static void refresh(cna_character *c)
         if (c->absolute_slot[b] >= 0) {
             cna_mat4 *out = &c->absolute[c->absolute_slot[b]];
             if (parent >= 0)
-                cna_mat4_mul(out, c->absolute_of[parent], c->local_of[b]);
+                mul(out, c->absolute_of[parent], c->local_of[b]);
             else
                 *out = *c->local_of[b];
         }
@@ -263,13 +328,23 @@ static cna_result check_rotation(const cna_character *c, size_t bone, cna_quat q
     return CNA_OK;
 }
 
-/* local' = local · R(q), written (not refreshed); the identity writes nothing. */
+/* local' = local · R(q), written (not refreshed); the identity writes nothing.
+ * Only the 3x3 part changes (R has no translation): each of its columns is
+ * local's 3x3 part times a column of R. */
 static void rotate(cna_character *c, size_t bone, cna_quat q)
 {
     if (q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && (q.w == 1.0f || q.w == -1.0f)) return;
-    cna_mat4 rot, value;
-    cna_mat4_compose(&rot, cna_vec3_zero(), q, cna_vec3_one());
-    cna_mat4_mul(&value, c->local_of[bone], &rot);
+    const float x = q.x, y = q.y, z = q.z, w = q.w;
+    const float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y,
+                wz = w * z;
+    const float r[3][3] = {{1.0f - 2.0f * (yy + zz), 2.0f * (xy + wz), 2.0f * (xz - wy)},
+                           {2.0f * (xy - wz), 1.0f - 2.0f * (xx + zz), 2.0f * (yz + wx)},
+                           {2.0f * (xz + wy), 2.0f * (yz - wx), 1.0f - 2.0f * (xx + yy)}}; /* columns */
+    const cna_mat4 *a = c->local_of[bone];
+    cna_mat4 value = *a;
+    for (int col = 0; col < 3; col++)
+        for (int row = 0; row < 4; row++)
+            value.m[col * 4 + row] = a->m[row] * r[col][0] + a->m[4 + row] * r[col][1] + a->m[8 + row] * r[col][2];
     write_local(c, bone, &value);
 }
 
@@ -286,12 +361,31 @@ cna_result cna_character_rotate_joint(cna_character *c, size_t bone, cna_quat co
     return CNA_OK;
 }
 
-/* The bone named `name` (cna_model_find_bone), with its error. */
-static cna_result find(const cna_character *c, const char *name, int32_t *bone, cna_error *err)
+/* The bone named `name` (cna_model_find_bone), with its error; through the
+ * name cache once the edit's storage exists. */
+static cna_result find(cna_character *c, const char *name, int32_t *bone, cna_error *err)
 {
     if (!name) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "pose edit: joint name is NULL");
-    *bone = cna_model_find_bone(c->model, name);
+    const cna_model *m = c->model;
+    name_cache cache;
+    uint8_t *at = c->edit_affected ? c->edit_affected + cache_offset(m->bone_count) : NULL;
+    if (at) {
+        memcpy(&cache, at, sizeof cache);
+        for (unsigned i = 0; i < NAME_SLOTS; i++)
+            if (cache.name[i] == name && strcmp(bone_name(m, (size_t)cache.bone[i]), name) == 0) {
+                *bone = cache.bone[i];
+                return CNA_OK;
+            }
+    }
+    *bone = cna_model_find_bone(m, name);
     if (*bone < 0) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "joint \"%s\": no such joint", name);
+    if (at) {
+        const unsigned i = cache.next % NAME_SLOTS;
+        cache.name[i] = name;
+        cache.bone[i] = *bone;
+        cache.next = i + 1;
+        memcpy(at, &cache, sizeof cache);
+    }
     return CNA_OK;
 }
 
