@@ -25,30 +25,50 @@
 
 void cna__edit_free(cna_character *c) { cna__free(&c->alloc, c->edit_affected); }
 
-/* The joints the solvers were last asked for by name: the caller's string
- * (its address) and the bone it names, so that an edit called every frame
- * with the same name compares one string instead of searching the bones.
- * Kept after the bone_count marks of edit_affected (read and written with
- * memcpy: that block is byte-aligned). */
+/* The edit's storage, one block (c->edit_affected points at its start):
+ *   edit_state   the joints last asked for by name: the caller's string (its
+ *                address) and the bone it names, so that an edit called every
+ *                frame with the same name compares one string instead of
+ *                searching the bones; and the last bone the next refresh visits
+ *   end[n]       the last bone of each bone's subtree (bones are parents first)
+ *   marks[n]     the bones whose transforms the next refresh recomputes */
 enum { NAME_SLOTS = 8 };
-typedef struct name_cache {
+typedef struct edit_state {
     const char *name[NAME_SLOTS];
     int32_t bone[NAME_SLOTS];
     unsigned next;
-} name_cache;
+    size_t last; /* the last bone to visit; meaningful while edit_first < bone_count */
+} edit_state;
 
-static size_t cache_offset(size_t bones) { return bones ? bones : 1; }
+static edit_state *state_of(const cna_character *c) { return (edit_state *)(void *)c->edit_affected; }
+static int32_t *ends_of(const cna_character *c) { return (int32_t *)(void *)(c->edit_affected + sizeof(edit_state)); }
+static uint8_t *marks_of(const cna_character *c)
+{
+    return c->edit_affected + sizeof(edit_state) + c->model->bone_count * sizeof(int32_t);
+}
 
 static cna_result ensure(cna_character *c, cna_error *err)
 {
     if (c->edit_affected) return CNA_OK;
-    const size_t n = c->model->bone_count;
-    c->edit_affected = (uint8_t *)cna__character_take(c, cache_offset(n) + sizeof(name_cache), 1);
+    const cna_model *m = c->model;
+    const size_t n = m->bone_count;
+    /* in 8-byte units, so that the allocator aligns the block for edit_state */
+    const size_t bytes = sizeof(edit_state) + n * (sizeof(int32_t) + 1);
+    c->edit_affected = (uint8_t *)cna__character_take(c, (bytes + 7) / 8, 8);
     if (!c->edit_affected)
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "pose edit: out of memory for %zu bones", n);
-    name_cache empty;
-    memset(&empty, 0, sizeof empty);
-    memcpy(c->edit_affected + cache_offset(n), &empty, sizeof empty);
+    int32_t *end = ends_of(c);
+    bool parents_first = true;
+    for (size_t b = 0; b < n; b++) {
+        end[b] = (int32_t)b;
+        if (m->bones[b].parent >= (int32_t)b) parents_first = false;
+    }
+    for (size_t b = n; b-- > 0;) {
+        const int32_t p = m->bones[b].parent;
+        if (p >= 0 && end[b] > end[p]) end[p] = end[b];
+    }
+    if (!parents_first) /* not expected of a model; then every refresh visits every bone after the first */
+        for (size_t b = 0; b < n; b++) end[b] = (int32_t)n - 1;
     c->edit_first = n;
     return CNA_OK;
 }
@@ -141,7 +161,10 @@ static void write_local(cna_character *c, size_t bone, const cna_mat4 *local)
             locals[p] = *local;
     }
     if (c->local_slot[bone] >= 0) c->local[c->local_slot[bone]] = *local;
-    c->edit_affected[bone] = 1;
+    marks_of(c)[bone] = 1;
+    edit_state *st = state_of(c);
+    const size_t end = (size_t)ends_of(c)[bone];
+    if (c->edit_first >= c->model->bone_count || end > st->last) st->last = end;
     if (bone < c->edit_first) c->edit_first = bone;
 }
 
@@ -245,9 +268,11 @@ static void refresh(cna_character *c)
 {
     const cna_model *m = c->model;
     const size_t n = m->bone_count;
-    uint8_t *affected = c->edit_affected;
+    if (c->edit_first >= n) return;
+    uint8_t *affected = marks_of(c);
+    const size_t last = state_of(c)->last; /* the marked bones' subtrees end there */
     bool any = false;
-    for (size_t b = c->edit_first; b < n; b++) {
+    for (size_t b = c->edit_first; b <= last; b++) {
         const int32_t parent = m->bones[b].parent;
         if (!affected[b] && !(parent >= 0 && (size_t)parent >= c->edit_first && affected[parent])) continue;
         affected[b] = 1;
@@ -272,7 +297,7 @@ static void refresh(cna_character *c)
             cna_mat4 *sub = c->parts[c->part_first[c->split[i].mesh] + c->split[i].part].palette;
             for (size_t k = 0; k < part->palette_map_count; k++) sub[k] = skin[part->palette_map[k]];
         }
-    if (c->edit_first < n) memset(affected + c->edit_first, 0, n - c->edit_first);
+    memset(affected + c->edit_first, 0, last + 1 - c->edit_first);
     c->edit_first = n;
 }
 
@@ -367,24 +392,20 @@ static cna_result find(cna_character *c, const char *name, int32_t *bone, cna_er
 {
     if (!name) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "pose edit: joint name is NULL");
     const cna_model *m = c->model;
-    name_cache cache;
-    uint8_t *at = c->edit_affected ? c->edit_affected + cache_offset(m->bone_count) : NULL;
-    if (at) {
-        memcpy(&cache, at, sizeof cache);
+    edit_state *st = c->edit_affected ? state_of(c) : NULL;
+    if (st)
         for (unsigned i = 0; i < NAME_SLOTS; i++)
-            if (cache.name[i] == name && strcmp(bone_name(m, (size_t)cache.bone[i]), name) == 0) {
-                *bone = cache.bone[i];
+            if (st->name[i] == name && strcmp(bone_name(m, (size_t)st->bone[i]), name) == 0) {
+                *bone = st->bone[i];
                 return CNA_OK;
             }
-    }
     *bone = cna_model_find_bone(m, name);
     if (*bone < 0) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "joint \"%s\": no such joint", name);
-    if (at) {
-        const unsigned i = cache.next % NAME_SLOTS;
-        cache.name[i] = name;
-        cache.bone[i] = *bone;
-        cache.next = i + 1;
-        memcpy(at, &cache, sizeof cache);
+    if (st) {
+        const unsigned i = st->next % NAME_SLOTS;
+        st->name[i] = name;
+        st->bone[i] = *bone;
+        st->next = i + 1;
     }
     return CNA_OK;
 }
