@@ -26,7 +26,7 @@
  * joint, cna_character_rotate_joint applies the two corrections, and
  * cna_character_set_joint_local puts Foot at the solved ankle. On a model
  * whose foot is the knee's child, cna_character_two_bone_ik(c, "Foot", ...)
- * does steps 4's solve and rotations in one call.
+ * does step 4's solve and rotations in one call.
  */
 #include <math.h>
 #include <stdio.h>

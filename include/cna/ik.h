@@ -9,7 +9,8 @@
  * onto the target. The solvers are pure functions: they keep no state,
  * allocate nothing and may run on any thread. Two-bone and aim IK compute
  * in single precision (float, as the matrices they read): the end joint lands
- * within a few millionths of the chain's length of a reachable target. Chain IK
+ * within 1e-5 of the chain's length of a reachable target (a chain nearly
+ * straight is the least precise). Chain IK
  * computes in double precision (its iterations accumulate) and rounds the
  * corrections once to float.
  *

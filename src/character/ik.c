@@ -266,12 +266,12 @@ static inline cna_quat fq_out(fq q)
     return cna_quat_make(q.x, q.y, q.z, q.w);
 }
 
-/* The inverse of an affine matrix: the 3x3 part's (one division) and the
- * translation carried, as rows of the 3x3 part (r) and a translation (t):
- * inverse · p = r · p + t. false when singular. */
+/* The inverse of an affine matrix: the 3x3 part's (one division), as rows
+ * (r), and the matrix's origin (o): inverse · p = r · (p - o). false when
+ * singular. */
 typedef struct finv {
     float r[9]; /* row-major */
-    fv3 t;
+    fv3 o;      /* the matrix's origin */
 } finv;
 
 static inline bool finverse(finv *out, const cna_mat4 *a)
@@ -291,8 +291,7 @@ static inline bool finverse(finv *out, const cna_mat4 *a)
     r[2] = (m[4] * m[9] - m[8] * m[5]) * id;
     r[5] = (m[8] * m[1] - m[0] * m[9]) * id;
     r[8] = (m[0] * m[5] - m[4] * m[1]) * id;
-    out->t = f3(-(r[0] * m[12] + r[1] * m[13] + r[2] * m[14]), -(r[3] * m[12] + r[4] * m[13] + r[5] * m[14]),
-                -(r[6] * m[12] + r[7] * m[13] + r[8] * m[14]));
+    out->o = f3(m[12], m[13], m[14]);
     return true;
 }
 static inline fv3 finv_vector(const finv *a, fv3 p)
@@ -300,7 +299,10 @@ static inline fv3 finv_vector(const finv *a, fv3 p)
     return f3(a->r[0] * p.x + a->r[1] * p.y + a->r[2] * p.z, a->r[3] * p.x + a->r[4] * p.y + a->r[5] * p.z,
               a->r[6] * p.x + a->r[7] * p.y + a->r[8] * p.z);
 }
-static inline fv3 finv_point(const finv *a, fv3 p) { return fadd(finv_vector(a, p), a->t); }
+/* inverse · p as r · (p - origin): the difference first, so that a point near
+ * the joint keeps its relative precision (r · p + t would cancel two terms the
+ * size of the model's coordinates) */
+static inline fv3 finv_point(const finv *a, fv3 p) { return finv_vector(a, fsub(p, a->o)); }
 static inline fv3 fm_vector(const cna_mat4 *a, fv3 p)
 {
     return f3(a->m[0] * p.x + a->m[4] * p.y + a->m[8] * p.z, a->m[1] * p.x + a->m[5] * p.y + a->m[9] * p.z,
