@@ -213,7 +213,7 @@ typedef struct sheet {
     int panel;
 } sheet;
 
-/* The side view: z (the walk) to the right, y up; x dropped. */
+/* The side view, from the robot's right (-x): z (the walk) to the right, y up; x dropped. */
 static void project(double x, double y, double z, int panel, double *px, double *py)
 {
     const double scale = 60.0;
