@@ -48,6 +48,12 @@
 # (interleaved 52-byte vertices in and out), cna_skin_streams (into packed position and
 # normal arrays, as SkinningJob writes them) renormalising, and not renormalising (the work
 # SkinningJob does), each against the same ozz figure.
+# IK (bench/peers/ozz_ik.cpp, one process, the sides alternating run by run, pinned to CORE):
+# RobotExpressive's left arm, cna_ik_two_bone_solve beside IKTwoBoneJob, cna_ik_aim_solve beside
+# IKAimJob, and cna_character_two_bone_ik (solve, apply, the arm's subtree and palette) beside
+# IKTwoBoneJob + the corrections + LocalToModelJob from the shoulder; it needs ozz's offline
+# library (its SkeletonBuilder makes the robot's skeleton). When the ozz tree has no IK jobs
+# (before 0.11) or that part does not build, the script says so and skips it; the rest runs.
 # Environment: REPS, RUN_SECONDS, CORE, CROWD_CORES override the defaults above; RIG19_CLIP
 # names the rig's clip (default animation_0).
 # Not part of CI: no test runs it. Check it with `sh -n bench/peers/run.sh`.
@@ -85,7 +91,8 @@ cmake -S "$OZZ_SRC" -B "$W/ozz-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -Dozz_build_gltf=ON -Dozz_build_tools=ON >"$W/ozz-configure.log" 2>&1 ||
     { cat "$W/ozz-configure.log" >&2; exit 1; }
 cmake --build "$W/ozz-build" --target gltf2ozz ozz_animation ozz_geometry ozz_base >/dev/null
-lib() { find "$W/ozz-build/src" -name "lib$1*.a" | head -n 1; }
+# lib NAME: ozz's static library NAME (ozz adds _r to Release builds; not NAME_offline for NAME)
+lib() { find "$W/ozz-build/src" \( -name "lib$1.a" -o -name "lib$1_r.a" \) | head -n 1; }
 ${CXX:-c++} -std=c++17 $FLAGS -I"$OZZ_SRC/include" bench/peers/ozz_driver.cpp \
     "$(lib ozz_geometry)" "$(lib ozz_animation)" "$(lib ozz_base)" -lpthread -o "$W/ozz_driver"
 ${CXX:-c++} -std=c++17 $FLAGS -I"$OZZ_SRC/include" -I"$ROOT/include" bench/peers/skinning_pair.cpp \
@@ -96,6 +103,20 @@ ${CXX:-c++} -std=c++17 $FLAGS -I"$OZZ_SRC/include" -I"$ROOT/include" bench/peers
     -lmeshoptimizer $(grep -q -- -ldraco "$B/cna.pc" && echo "-ldraco -lstdc++") -lm -lpthread \
     -o "$W/player_pair"
 GLTF2OZZ=$(find "$W/ozz-build/src" -name gltf2ozz -type f | head -n 1)
+# The IK peer: skipped, with the reason, where this ozz tree cannot give it.
+IK_PEER=
+if [ ! -f "$OZZ_SRC/include/ozz/animation/runtime/ik_two_bone_job.h" ]; then
+    echo "== skipping the IK peer: $OZZ_SRC has no IKTwoBoneJob (ozz-animation 0.11 or later has it)"
+elif ! cmake --build "$W/ozz-build" --target ozz_animation_offline >"$W/ozz-ik-build.log" 2>&1; then
+    echo "== skipping the IK peer: ozz's offline library did not build (see $W/ozz-ik-build.log)"
+elif ! ${CXX:-c++} -std=c++17 $FLAGS -I"$OZZ_SRC/include" -I"$ROOT/include" bench/peers/ozz_ik.cpp \
+    "$(lib ozz_animation_offline)" "$(lib ozz_animation)" "$(lib ozz_base)" "$B/libcna.a" -lcglm -lcjson \
+    -lmeshoptimizer $(grep -q -- -ldraco "$B/cna.pc" && echo "-ldraco -lstdc++") -lm -lpthread \
+    -o "$W/ozz_ik" >>"$W/ozz-ik-build.log" 2>&1; then
+    echo "== skipping the IK peer: bench/peers/ozz_ik.cpp did not compile (see $W/ozz-ik-build.log)"
+else
+    IK_PEER=$W/ozz_ik
+fi
 
 echo "== converting the models"
 convert_ozz() { # NAME FILE
@@ -176,6 +197,10 @@ for n in 1 1000; do
     echo "rig19/$n $(pin "$W/player_pair" "$RIG19" "$RIG19_CLIP" "$D/rig19_skeleton.ozz" "$D/rig19_$RIG19_CLIP.ozz" "$n" "$sweeps")"
     echo "rig150/$n $(pin "$W/player_pair" "$D/rig150.cnb" Wave "$D/rig150_skeleton.ozz" "$D/rig150_Wave.ozz" "$n" "$sweeps")"
 done
+if [ -n "$IK_PEER" ]; then
+    echo "== IK in one process, medians of 7 alternating runs (bench/peers/ozz_ik.cpp)"
+    pin "$IK_PEER" "$ROBOT"
+fi
 echo "== load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== medians of $REPS repetitions (ns per character-frame; skinning: ns per vertex); ratio = cna / ozz"
 echo "   (robot-reduced, rig19-reduced: cna with keys reduced at 1 mm, beside ozz's default-optimised clip;"

@@ -712,8 +712,8 @@ CNA_API uint64_t cna_character_part_revision(const cna_character *character, siz
  * instancing node apart from its skeleton").
  *
  * Cost and memory: the first edit (or cna_character_set_pose_edit)
- * allocates one byte per bone (counted in cna_character_size_bytes);
- * editing then allocates nothing. Threading as for posing: one thread per
+ * allocates five bytes per bone and 112 more (counted in
+ * cna_character_size_bytes); editing then allocates nothing. Threading as for posing: one thread per
  * character at a time. */
 
 /* Called as the last step of every pose of the character, with the

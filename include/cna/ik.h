@@ -7,8 +7,12 @@
  * space: applied to the joint's local rotation as rotation · correction
  * (cna_character_rotate_joint does it on a character), it moves the chain
  * onto the target. The solvers are pure functions: they keep no state,
- * allocate nothing and may run on any thread. They compute in double
- * precision and round the corrections once to float.
+ * allocate nothing and may run on any thread. Two-bone and aim IK compute
+ * in single precision (float, as the matrices they read): the end joint lands
+ * within 1e-5 of the chain's length of a reachable target (a chain nearly
+ * straight is the least precise). Chain IK
+ * computes in double precision (its iterations accumulate) and rounds the
+ * corrections once to float.
  *
  * The solvers treat the joints' matrices as rigid transforms with a scale:
  * uniform scale and mirroring are handled exactly; a non-uniform scale is

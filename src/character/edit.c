@@ -18,16 +18,57 @@
 #include "character/character_internal.h"
 #include "cna/character.h"
 #include "core/internal.h"
+#include "core/simd.h"
+#if CNA__SIMD_SSE2
+#include <emmintrin.h>
+#endif
 
 void cna__edit_free(cna_character *c) { cna__free(&c->alloc, c->edit_affected); }
+
+/* The edit's storage, one block (c->edit_affected points at its start):
+ *   edit_state   the joints last asked for by name: the caller's string (its
+ *                address) and the bone it names, so that an edit called every
+ *                frame with the same name compares one string instead of
+ *                searching the bones; and the last bone the next refresh visits
+ *   end[n]       the last bone of each bone's subtree (bones are parents first)
+ *   marks[n]     the bones whose transforms the next refresh recomputes */
+enum { NAME_SLOTS = 8 };
+typedef struct edit_state {
+    const char *name[NAME_SLOTS];
+    int32_t bone[NAME_SLOTS];
+    unsigned next;
+    size_t last; /* the last bone to visit; meaningful while edit_first < bone_count */
+} edit_state;
+
+static edit_state *state_of(const cna_character *c) { return (edit_state *)(void *)c->edit_affected; }
+static int32_t *ends_of(const cna_character *c) { return (int32_t *)(void *)(c->edit_affected + sizeof(edit_state)); }
+static uint8_t *marks_of(const cna_character *c)
+{
+    return c->edit_affected + sizeof(edit_state) + c->model->bone_count * sizeof(int32_t);
+}
 
 static cna_result ensure(cna_character *c, cna_error *err)
 {
     if (c->edit_affected) return CNA_OK;
-    const size_t n = c->model->bone_count;
-    c->edit_affected = (uint8_t *)cna__character_take(c, n ? n : 1, 1);
+    const cna_model *m = c->model;
+    const size_t n = m->bone_count;
+    /* in 8-byte units, so that the allocator aligns the block for edit_state */
+    const size_t bytes = sizeof(edit_state) + n * (sizeof(int32_t) + 1);
+    c->edit_affected = (uint8_t *)cna__character_take(c, (bytes + 7) / 8, 8);
     if (!c->edit_affected)
         return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "pose edit: out of memory for %zu bones", n);
+    int32_t *end = ends_of(c);
+    bool parents_first = true;
+    for (size_t b = 0; b < n; b++) {
+        end[b] = (int32_t)b;
+        if (m->bones[b].parent >= (int32_t)b) parents_first = false;
+    }
+    for (size_t b = n; b-- > 0;) {
+        const int32_t p = m->bones[b].parent;
+        if (p >= 0 && end[b] > end[p]) end[p] = end[b];
+    }
+    if (!parents_first) /* not expected of a model; then every refresh visits every bone after the first */
+        for (size_t b = 0; b < n; b++) end[b] = (int32_t)n - 1;
     c->edit_first = n;
     return CNA_OK;
 }
@@ -120,8 +161,55 @@ static void write_local(cna_character *c, size_t bone, const cna_mat4 *local)
             locals[p] = *local;
     }
     if (c->local_slot[bone] >= 0) c->local[c->local_slot[bone]] = *local;
-    c->edit_affected[bone] = 1;
+    marks_of(c)[bone] = 1;
+    edit_state *st = state_of(c);
+    const size_t end = (size_t)ends_of(c)[bone];
+    if (c->edit_first >= c->model->bone_count || end > st->last) st->last = end;
     if (bone < c->edit_first) c->edit_first = bone;
+}
+
+/* Whether m's last row is (±0, ±0, ±0, 1) (inverse binds often carry -0). */
+static inline bool affine(const cna_mat4 *m)
+{
+    uint32_t w3, w7, w11, w15;
+    memcpy(&w3, &m->m[3], 4);
+    memcpy(&w7, &m->m[7], 4);
+    memcpy(&w11, &m->m[11], 4);
+    memcpy(&w15, &m->m[15], 4);
+    return ((w3 | w7 | w11) & 0x7fffffffu) == 0 && w15 == 0x3f800000u;
+}
+
+/* out = a · b, with the shortcut for affine matrices (joints' transforms
+ * and, nearly always, inverse binds): column j of the product is
+ * a0 · b0j + a1 · b1j + a2 · b2j (+ a3 for the last), added in that order,
+ * in SSE2 lanes or one by one (the same bits); any other pair goes through
+ * cna_mat4_mul. out must not alias a or b. */
+static inline void mul(cna_mat4 *restrict out, const cna_mat4 *restrict a, const cna_mat4 *restrict b)
+{
+    if (!affine(a) || !affine(b)) {
+        cna_mat4_mul(out, a, b);
+        return;
+    }
+#if CNA__SIMD_SSE2
+    const __m128 a0 = _mm_loadu_ps(a->m), a1 = _mm_loadu_ps(a->m + 4), a2 = _mm_loadu_ps(a->m + 8),
+                 a3 = _mm_loadu_ps(a->m + 12);
+    for (int col = 0; col < 4; col++) {
+        const float *bc = b->m + col * 4;
+        __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(bc[0])), _mm_mul_ps(a1, _mm_set1_ps(bc[1]))),
+                              _mm_mul_ps(a2, _mm_set1_ps(bc[2])));
+        if (col == 3) r = _mm_add_ps(r, a3);
+        _mm_storeu_ps(out->m + col * 4, r);
+    }
+#else
+    for (int col = 0; col < 4; col++) {
+        const float b0 = b->m[col * 4], b1 = b->m[col * 4 + 1], b2 = b->m[col * 4 + 2];
+        for (int row = 0; row < 4; row++) {
+            float v = a->m[row] * b0 + a->m[4 + row] * b1 + a->m[8 + row] * b2;
+            if (col == 3) v += a->m[12 + row];
+            out->m[col * 4 + row] = v;
+        }
+    }
+#endif
 }
 
 /* prefix[p] of root joint p (bone `bone`) from the current absolutes. */
@@ -142,12 +230,12 @@ static void joint_world(const cna_skinning_data *d, int32_t p, const cna_mat4 *p
 {
     const int32_t parent = d->hierarchy[p];
     if (parent >= 0)
-        cna_mat4_mul(&world[p], &world[parent], &locals[p]);
+        mul(&world[p], &world[parent], &locals[p]);
     else if (prefix)
-        cna_mat4_mul(&world[p], &prefix[p], &locals[p]);
+        mul(&world[p], &prefix[p], &locals[p]);
     else
         world[p] = locals[p];
-    cna_mat4_mul(&skin[p], &world[p], &d->inverse_bind_pose[p]);
+    mul(&skin[p], &world[p], &d->inverse_bind_pose[p]);
 }
 
 /* Joint p (bone `bone`) of evaluation e: its worlds and palettes, in every
@@ -180,9 +268,11 @@ static void refresh(cna_character *c)
 {
     const cna_model *m = c->model;
     const size_t n = m->bone_count;
-    uint8_t *affected = c->edit_affected;
+    if (c->edit_first >= n) return;
+    uint8_t *affected = marks_of(c);
+    const size_t last = state_of(c)->last; /* the marked bones' subtrees end there */
     bool any = false;
-    for (size_t b = c->edit_first; b < n; b++) {
+    for (size_t b = c->edit_first; b <= last; b++) {
         const int32_t parent = m->bones[b].parent;
         if (!affected[b] && !(parent >= 0 && (size_t)parent >= c->edit_first && affected[parent])) continue;
         affected[b] = 1;
@@ -190,7 +280,7 @@ static void refresh(cna_character *c)
         if (c->absolute_slot[b] >= 0) {
             cna_mat4 *out = &c->absolute[c->absolute_slot[b]];
             if (parent >= 0)
-                cna_mat4_mul(out, c->absolute_of[parent], c->local_of[b]);
+                mul(out, c->absolute_of[parent], c->local_of[b]);
             else
                 *out = *c->local_of[b];
         }
@@ -207,7 +297,7 @@ static void refresh(cna_character *c)
             cna_mat4 *sub = c->parts[c->part_first[c->split[i].mesh] + c->split[i].part].palette;
             for (size_t k = 0; k < part->palette_map_count; k++) sub[k] = skin[part->palette_map[k]];
         }
-    if (c->edit_first < n) memset(affected + c->edit_first, 0, n - c->edit_first);
+    memset(affected + c->edit_first, 0, last + 1 - c->edit_first);
     c->edit_first = n;
 }
 
@@ -263,13 +353,23 @@ static cna_result check_rotation(const cna_character *c, size_t bone, cna_quat q
     return CNA_OK;
 }
 
-/* local' = local · R(q), written (not refreshed); the identity writes nothing. */
+/* local' = local · R(q), written (not refreshed); the identity writes nothing.
+ * Only the 3x3 part changes (R has no translation): each of its columns is
+ * local's 3x3 part times a column of R. */
 static void rotate(cna_character *c, size_t bone, cna_quat q)
 {
     if (q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && (q.w == 1.0f || q.w == -1.0f)) return;
-    cna_mat4 rot, value;
-    cna_mat4_compose(&rot, cna_vec3_zero(), q, cna_vec3_one());
-    cna_mat4_mul(&value, c->local_of[bone], &rot);
+    const float x = q.x, y = q.y, z = q.z, w = q.w;
+    const float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y,
+                wz = w * z;
+    const float r[3][3] = {{1.0f - 2.0f * (yy + zz), 2.0f * (xy + wz), 2.0f * (xz - wy)},
+                           {2.0f * (xy - wz), 1.0f - 2.0f * (xx + zz), 2.0f * (yz + wx)},
+                           {2.0f * (xz + wy), 2.0f * (yz - wx), 1.0f - 2.0f * (xx + yy)}}; /* columns */
+    const cna_mat4 *a = c->local_of[bone];
+    cna_mat4 value = *a;
+    for (int col = 0; col < 3; col++)
+        for (int row = 0; row < 4; row++)
+            value.m[col * 4 + row] = a->m[row] * r[col][0] + a->m[4 + row] * r[col][1] + a->m[8 + row] * r[col][2];
     write_local(c, bone, &value);
 }
 
@@ -286,12 +386,27 @@ cna_result cna_character_rotate_joint(cna_character *c, size_t bone, cna_quat co
     return CNA_OK;
 }
 
-/* The bone named `name` (cna_model_find_bone), with its error. */
-static cna_result find(const cna_character *c, const char *name, int32_t *bone, cna_error *err)
+/* The bone named `name` (cna_model_find_bone), with its error; through the
+ * name cache once the edit's storage exists. */
+static cna_result find(cna_character *c, const char *name, int32_t *bone, cna_error *err)
 {
     if (!name) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "pose edit: joint name is NULL");
-    *bone = cna_model_find_bone(c->model, name);
+    const cna_model *m = c->model;
+    edit_state *st = c->edit_affected ? state_of(c) : NULL;
+    if (st)
+        for (unsigned i = 0; i < NAME_SLOTS; i++)
+            if (st->name[i] == name && strcmp(bone_name(m, (size_t)st->bone[i]), name) == 0) {
+                *bone = st->bone[i];
+                return CNA_OK;
+            }
+    *bone = cna_model_find_bone(m, name);
     if (*bone < 0) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "joint \"%s\": no such joint", name);
+    if (st) {
+        const unsigned i = st->next % NAME_SLOTS;
+        st->name[i] = name;
+        st->bone[i] = *bone;
+        st->next = i + 1;
+    }
     return CNA_OK;
 }
 

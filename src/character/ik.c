@@ -1,5 +1,5 @@
 /*
- * Two-bone and aim IK (include/cna/ik.h), in double precision. The
+ * Two-bone and aim IK (include/cna/ik.h), in float; chain IK in double. The
  * definitions are ozz-animation 0.16's IKTwoBoneJob and IKAimJob, written
  * here in our own terms (docs/ik.md gives the formulas):
  *   vectors are brought into a joint's space by its inverse matrix;
@@ -8,7 +8,9 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cna/ik.h"
 #include "core/internal.h"
@@ -168,6 +170,146 @@ static dq weighted(dq q, double weight)
     return qnorm(r);
 }
 
+/* ------------------------------------------------------------------ float
+ * Two-bone and aim IK compute in float (the corrections are floats and the
+ * joints' matrices are): the same formulas as the double helpers above,
+ * inlined, with the 3x3 inverses by one division each. */
+
+typedef struct fv3 {
+    float x, y, z;
+} fv3;
+typedef struct fq {
+    float x, y, z, w;
+} fq;
+
+static inline fv3 f3(float x, float y, float z)
+{
+    fv3 r = {x, y, z};
+    return r;
+}
+static inline fv3 fvf(cna_vec3 v) { return f3(v.x, v.y, v.z); }
+static inline fv3 fadd(fv3 a, fv3 b) { return f3(a.x + b.x, a.y + b.y, a.z + b.z); }
+static inline fv3 fsub(fv3 a, fv3 b) { return f3(a.x - b.x, a.y - b.y, a.z - b.z); }
+static inline fv3 fscale(fv3 a, float s) { return f3(a.x * s, a.y * s, a.z * s); }
+static inline float fdot(fv3 a, fv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline fv3 fcross(fv3 a, fv3 b) { return f3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }
+static inline float flen2(fv3 a) { return fdot(a, a); }
+static inline float fclamp1(float x) { return x < -1.0f ? -1.0f : x > 1.0f ? 1.0f : x; }
+static inline float fmax0(float x) { return x > 0.0f ? x : 0.0f; }
+static inline fq fqid(void)
+{
+    fq q = {0, 0, 0, 1};
+    return q;
+}
+static inline fq fqmul(fq a, fq b)
+{
+    fq r = {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+            a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+    return r;
+}
+static inline fq fqnorm(fq q)
+{
+    const float l2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+    if (!(l2 > 0.0f)) return fqid();
+    const float il = 1.0f / sqrtf(l2);
+    fq r = {q.x * il, q.y * il, q.z * il, q.w * il};
+    return r;
+}
+static inline fv3 fqrot(fq q, fv3 v)
+{
+    const fv3 u = f3(q.x, q.y, q.z);
+    const fv3 t = fscale(fcross(u, v), 2.0f);
+    return fadd(fadd(v, fscale(t, q.w)), fcross(u, t));
+}
+static inline fq faxis_angle(fv3 axis, float angle)
+{
+    const float s = sinf(angle * 0.5f);
+    fq q = {axis.x * s, axis.y * s, axis.z * s, cosf(angle * 0.5f)};
+    return q;
+}
+static inline fq faxis_cos(fv3 axis, float c)
+{
+    const float s = sqrtf(fmax0(0.5f * (1.0f - c)));
+    fq q = {axis.x * s, axis.y * s, axis.z * s, sqrtf(fmax0(0.5f * (1.0f + c)))};
+    return q;
+}
+static inline fq ffrom_to(fv3 u, fv3 v)
+{
+    const float nn = sqrtf(flen2(u) * flen2(v));
+    float w = nn + fdot(u, v);
+    fv3 a;
+    if (w < 1e-6f * nn) {
+        w = 0.0f;
+        a = fabsf(u.x) > fabsf(u.z) ? f3(-u.y, u.x, 0.0f) : f3(0.0f, -u.z, u.y);
+    } else {
+        a = fcross(u, v);
+    }
+    fq q = {a.x, a.y, a.z, w};
+    return fqnorm(q);
+}
+static inline fq fweighted(fq q, float weight)
+{
+    if (q.w < 0.0f) {
+        q.x = -q.x;
+        q.y = -q.y;
+        q.z = -q.z;
+        q.w = -q.w;
+    }
+    if (weight >= 1.0f) return q;
+    const float t = weight > 0.0f ? weight : 0.0f;
+    fq r = {q.x * t, q.y * t, q.z * t, 1.0f + (q.w - 1.0f) * t};
+    return fqnorm(r);
+}
+static inline cna_quat fq_out(fq q)
+{
+    if (q.w < 0.0f) return cna_quat_make(-q.x, -q.y, -q.z, -q.w);
+    return cna_quat_make(q.x, q.y, q.z, q.w);
+}
+
+/* The inverse of an affine matrix: the 3x3 part's (one division), as rows
+ * (r), and the matrix's origin (o): inverse · p = r · (p - o). false when
+ * singular. */
+typedef struct finv {
+    float r[9]; /* row-major */
+    fv3 o;      /* the matrix's origin */
+} finv;
+
+static inline bool finverse(finv *out, const cna_mat4 *a)
+{
+    const float *m = a->m;
+    const float c00 = m[5] * m[10] - m[9] * m[6], c01 = m[9] * m[2] - m[1] * m[10], c02 = m[1] * m[6] - m[5] * m[2];
+    const float det = m[0] * c00 + m[4] * c01 + m[8] * c02;
+    if (!(fabsf(det) > 1e-30f) || !isfinite(det)) return false;
+    const float id = 1.0f / det;
+    float *r = out->r;
+    r[0] = c00 * id;
+    r[3] = c01 * id;
+    r[6] = c02 * id;
+    r[1] = (m[8] * m[6] - m[4] * m[10]) * id;
+    r[4] = (m[0] * m[10] - m[8] * m[2]) * id;
+    r[7] = (m[4] * m[2] - m[0] * m[6]) * id;
+    r[2] = (m[4] * m[9] - m[8] * m[5]) * id;
+    r[5] = (m[8] * m[1] - m[0] * m[9]) * id;
+    r[8] = (m[0] * m[5] - m[4] * m[1]) * id;
+    out->o = f3(m[12], m[13], m[14]);
+    return true;
+}
+static inline fv3 finv_vector(const finv *a, fv3 p)
+{
+    return f3(a->r[0] * p.x + a->r[1] * p.y + a->r[2] * p.z, a->r[3] * p.x + a->r[4] * p.y + a->r[5] * p.z,
+              a->r[6] * p.x + a->r[7] * p.y + a->r[8] * p.z);
+}
+/* inverse · p as r · (p - origin): the difference first, so that a point near
+ * the joint keeps its relative precision (r · p + t would cancel two terms the
+ * size of the model's coordinates) */
+static inline fv3 finv_point(const finv *a, fv3 p) { return finv_vector(a, fsub(p, a->o)); }
+static inline fv3 fm_vector(const cna_mat4 *a, fv3 p)
+{
+    return f3(a->m[0] * p.x + a->m[4] * p.y + a->m[8] * p.z, a->m[1] * p.x + a->m[5] * p.y + a->m[9] * p.z,
+              a->m[2] * p.x + a->m[6] * p.y + a->m[10] * p.z);
+}
+static inline fv3 fm_origin(const cna_mat4 *a) { return f3(a->m[12], a->m[13], a->m[14]); }
+
 /* x · 0 is 0 for a finite x and NaN otherwise */
 static inline bool finite3(cna_vec3 v) { return v.x * 0.0f + v.y * 0.0f + v.z * 0.0f == 0.0f; }
 
@@ -192,9 +334,13 @@ static cna_result check_float(const char *what, const char *name, float v, cna_e
 static cna_result check_matrix(const char *what, const char *name, const cna_mat4 *m, cna_error *err)
 {
     if (!m) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what, name);
-    float zero = 0.0f;
-    for (int i = 0; i < 16; i++) zero += m->m[i] * 0.0f;
-    if (zero == 0.0f) return CNA_OK;
+    /* a float is finite when its exponent is not all ones: adding one to the
+     * exponent field carries into the sign bit only then (independent
+     * integer operations, where a sum of m[i] · 0 would be a chain of adds) */
+    uint32_t bits[16], any = 0;
+    memcpy(bits, m->m, sizeof bits);
+    for (int i = 0; i < 16; i++) any |= (bits[i] & 0x7f800000u) + 0x00800000u;
+    if (!(any & 0x80000000u)) return CNA_OK;
     for (int i = 0; i < 16; i++)
         if (!isfinite(m->m[i]))
             return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: %s.m[%d] is %g, not finite", what, name, i,
@@ -236,82 +382,77 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
     if ((r = check_matrix(what, "mid", mid, err)) != CNA_OK) return r;
     if ((r = check_matrix(what, "end", end, err)) != CNA_OK) return r;
 
-    const cna_quat identity = cna_quat_identity();
     bool ok = false;
-    dq qs = qid(), qm = qid();
-    const dm4 ms = dm_of(start), mm = dm_of(mid), me = dm_of(end);
-    dm4 inv_s, inv_m;
-    if (ik->weight > 0.0f && dm_inverse(&inv_s, &ms) && dm_inverse(&inv_m, &mm)) {
+    fq qs = fqid(), qm = fqid();
+    finv inv_s, inv_m;
+    if (ik->weight > 0.0f && finverse(&inv_s, start) && finverse(&inv_m, mid)) {
         /* the bones in the mid joint's space (_m) and the start joint's (_s) */
-        const dv3 a_m = scale(dm_point(&inv_m, dm_origin(&ms)), -1.0); /* start -> mid */
-        const dv3 b_m = dm_point(&inv_m, dm_origin(&me));                /* mid -> end */
-        const dv3 a_s = dm_point(&inv_s, dm_origin(&mm));                /* start -> mid */
-        const dv3 c_s = dm_point(&inv_s, dm_origin(&me));                /* start -> end */
-        const dv3 b_s = sub(c_s, a_s);
-        const double la2 = len2(a_s), lb2 = len2(b_s), lc2 = len2(c_s);
-        const double la = sqrt(la2), lb = sqrt(lb2);
+        const fv3 a_m = fscale(finv_point(&inv_m, fm_origin(start)), -1.0f); /* start -> mid */
+        const fv3 b_m = finv_point(&inv_m, fm_origin(end));                  /* mid -> end */
+        const fv3 a_s = finv_point(&inv_s, fm_origin(mid));                  /* start -> mid */
+        const fv3 c_s = finv_point(&inv_s, fm_origin(end));                  /* start -> end */
+        const fv3 b_s = fsub(c_s, a_s);
+        const float la2 = flen2(a_s), lb2 = flen2(b_s), lc2 = flen2(c_s);
+        const float la = sqrtf(la2), lb = sqrtf(lb2);
         /* the target, softened beyond soften · (la + lb):
          *   alpha = (d - da) / ds, d' = da + ds · (1 - 3^4 / (alpha + 3)^4) */
-        dv3 t_s = dm_point(&inv_s, vf(ik->target));
-        double lt2 = len2(t_s);
-        const double lt = sqrt(lt2);
-        const double chain = la + lb;
-        const double soften = ik->soften < 0.0f ? 0.0 : ik->soften > 1.0f ? 1.0 : (double)ik->soften;
-        const double da = chain * soften, ds = chain - da;
-        if (lt > da && lt > 0.0 && ds > 0.0) {
-            const double alpha = (lt - da) / ds;
-            const double op = (alpha + 3.0) * (alpha + 3.0);
-            const double ratio = 81.0 / (op * op);
-            const double lt_soft = da + ds - ds * ratio;
-            t_s = scale(t_s, lt_soft / lt);
+        fv3 t_s = finv_point(&inv_s, fvf(ik->target));
+        float lt2 = flen2(t_s);
+        const float lt = sqrtf(lt2);
+        const float chain = la + lb;
+        const float soften = ik->soften < 0.0f ? 0.0f : ik->soften > 1.0f ? 1.0f : ik->soften;
+        const float da = chain * soften, ds = chain - da;
+        if (lt > da && lt > 0.0f && ds > 0.0f) {
+            const float alpha = (lt - da) / ds;
+            const float op = (alpha + 3.0f) * (alpha + 3.0f);
+            const float ratio = 81.0f / (op * op);
+            const float lt_soft = da + ds - ds * ratio;
+            t_s = fscale(t_s, lt_soft / lt);
             lt2 = lt_soft * lt_soft;
         }
-        ok = !(lt > da) && lt > fabs(la - lb);
+        ok = !(lt > da) && lt > fabsf(la - lb);
         /* the mid joint: the interior angle from the law of cosines, now and wanted */
-        const dv3 axis = scale(vf(ik->mid_axis), 1.0 / sqrt(len2(vf(ik->mid_axis))));
-        if (la2 > 0.0 && lb2 > 0.0) {
-            const double half_rl = 0.5 / (la * lb);
-            const double cos_want = clamp1((la2 + lb2 - lt2) * half_rl);
-            const double cos_now = clamp1((la2 + lb2 - lc2) * half_rl);
+        const fv3 axis = fscale(fvf(ik->mid_axis), 1.0f / sqrtf(flen2(fvf(ik->mid_axis))));
+        if (la2 > 0.0f && lb2 > 0.0f) {
+            const float half_rl = 0.5f / (la * lb);
+            const float cos_want = fclamp1((la2 + lb2 - lt2) * half_rl);
+            const float cos_now = fclamp1((la2 + lb2 - lc2) * half_rl);
             /* the rotation by acos(cos_want) - now, now = ±acos(cos_now) (negative
              * when bent the wrong way round the axis), from the half angles:
              * cos(x/2) = sqrt((1 + cos x) / 2), sin(x/2) = sqrt((1 - cos x) / 2) */
-            const double cw = sqrt(0.5 * (1.0 + cos_want)), sw = sqrt(0.5 * (1.0 - cos_want));
-            const double cn = sqrt(0.5 * (1.0 + cos_now));
-            double sn = sqrt(0.5 * (1.0 - cos_now));
-            if (dot(cross(a_m, axis), b_m) < 0.0) sn = -sn;
-            const double s_half = sw * cn - cw * sn, c_half = cw * cn + sw * sn;
-            qm = (dq){axis.x * s_half, axis.y * s_half, axis.z * s_half, c_half};
+            const float cw = sqrtf(0.5f * (1.0f + cos_want)), sw = sqrtf(0.5f * (1.0f - cos_want));
+            const float cn = sqrtf(0.5f * (1.0f + cos_now));
+            float sn = sqrtf(0.5f * (1.0f - cos_now));
+            if (fdot(fcross(a_m, axis), b_m) < 0.0f) sn = -sn;
+            const float s_half = sw * cn - cw * sn, c_half = cw * cn + sw * sn;
+            qm = (fq){axis.x * s_half, axis.y * s_half, axis.z * s_half, c_half};
         }
         /* the start joint: the end onto the target, then the chain's plane onto the pole's */
-        const dv3 pole_s = dm_vector(&inv_s, vf(ik->pole));
-        const dv3 b_s_after = dm_vector(&inv_s, dm_vector(&mm, qrot(qm, b_m)));
-        const dv3 c_s_after = add(a_s, b_s_after);
-        const dq onto = from_to(c_s_after, t_s);
+        const fv3 pole_s = finv_vector(&inv_s, fvf(ik->pole));
+        const fv3 b_s_after = finv_vector(&inv_s, fm_vector(mid, fqrot(qm, b_m)));
+        const fv3 c_s_after = fadd(a_s, b_s_after);
+        const fq onto = ffrom_to(c_s_after, t_s);
         qs = onto;
-        if (lt2 > 0.0) {
-            const dv3 ref_n = cross(t_s, pole_s);
-            const dv3 axis_s = dm_vector(&inv_s, dm_vector(&mm, axis));
-            const dv3 joint_n = qrot(onto, axis_s);
-            const double lr2 = len2(ref_n), lj2 = len2(joint_n);
-            const dv3 line = scale(t_s, 1.0 / sqrt(lt2));
-            dq plane = qid();
-            if (lr2 > 0.0 && lj2 > 0.0) {
-                const double c = clamp1(dot(ref_n, joint_n) / sqrt(lr2 * lj2));
-                const dv3 rot_axis = dot(joint_n, pole_s) < 0.0 ? scale(line, -1.0) : line;
-                plane = axis_cos(rot_axis, c);
+        if (lt2 > 0.0f) {
+            const fv3 ref_n = fcross(t_s, pole_s);
+            const fv3 axis_s = finv_vector(&inv_s, fm_vector(mid, axis));
+            const fv3 joint_n = fqrot(onto, axis_s);
+            const float lr2 = flen2(ref_n), lj2 = flen2(joint_n);
+            const fv3 line = fscale(t_s, 1.0f / sqrtf(lt2));
+            fq plane = fqid();
+            if (lr2 > 0.0f && lj2 > 0.0f) {
+                const float c = fclamp1(fdot(ref_n, joint_n) / sqrtf(lr2 * lj2));
+                const fv3 rot_axis = fdot(joint_n, pole_s) < 0.0f ? fscale(line, -1.0f) : line;
+                plane = faxis_cos(rot_axis, c);
             }
-            qs = qmul(plane, onto);
-            if (ik->twist != 0.0f) qs = qmul(axis_angle(line, ik->twist), qs);
+            qs = fqmul(plane, onto);
+            if (ik->twist != 0.0f) qs = fqmul(faxis_angle(line, ik->twist), qs);
         }
-        qs = weighted(qs, ik->weight);
-        qm = weighted(qm, ik->weight);
-        *start_correction = to_float(qs);
-        *mid_correction = to_float(qm);
-    } else {
-        *start_correction = identity;
-        *mid_correction = identity;
+        qs = fweighted(qs, ik->weight);
+        qm = fweighted(qm, ik->weight);
     }
+    *start_correction = fq_out(qs);
+    *mid_correction = fq_out(qm);
     if (reached) *reached = ok && ik->weight >= 1.0f;
     return CNA_OK;
 }
@@ -344,19 +485,6 @@ static cna_result check_aim(const cna_ik_aim *ik, cna_error *err)
                           "%s: twist range [%g, %g] is not within [-pi, pi] with min <= max", what, ik->twist_min,
                           ik->twist_max);
     return CNA_OK;
-}
-
-/* The offset point aims at t when the joint's forward axis is
- * offset + forward · (sqrt(|t|^2 - h^2) - (forward · offset)), with h the
- * offset's distance from the forward line; none when h > |t|. */
-static bool offset_forward(dv3 forward, dv3 offset, dv3 t, dv3 *out)
-{
-    const double along = dot(forward, offset);
-    const double h2 = len2(offset) - along * along;
-    const double r2 = len2(t);
-    if (h2 > r2) return false;
-    *out = add(offset, scale(forward, sqrt(r2 - h2) - along));
-    return true;
 }
 
 /* Limits on a correction q (joint space) for forward axis f (unit): split
@@ -410,35 +538,43 @@ cna_result cna_ik_aim_solve(const cna_ik_aim *ik, const cna_mat4 *joint, cna_qua
     cna_result r;
     if ((r = check_aim(ik, err)) != CNA_OK) return r;
     if ((r = check_matrix(what, "joint", joint, err)) != CNA_OK) return r;
-    const dm4 mj = dm_of(joint);
-    dm4 inv;
-    dq q = qid();
+    finv inv;
+    fq q = fqid();
     bool ok = false;
-    if (dm_inverse(&inv, &mj)) {
-        const dv3 t = dm_point(&inv, vf(ik->target));
-        const double lt2 = len2(t);
-        const dv3 f = scale(vf(ik->forward), 1.0 / sqrt(len2(vf(ik->forward))));
-        dv3 fo;
-        ok = offset_forward(f, vf(ik->offset), t, &fo);
-        if (ok && lt2 > 0.0) {
-            const dq onto = from_to(fo, t);
-            const dv3 up_after = qrot(onto, vf(ik->up));
-            const dv3 pole = dm_vector(&inv, vf(ik->pole));
-            const dv3 ref_n = cross(pole, t), joint_n = cross(up_after, t);
-            const double lr2 = len2(ref_n), lj2 = len2(joint_n);
-            const dv3 line = scale(t, 1.0 / sqrt(lt2));
-            dq plane = qid();
-            if (lr2 > 0.0 && lj2 > 0.0) {
-                const double c = clamp1(dot(joint_n, ref_n) / sqrt(lr2 * lj2));
-                plane = axis_cos(dot(ref_n, up_after) < 0.0 ? scale(line, -1.0) : line, c);
+    if (finverse(&inv, joint)) {
+        const fv3 t = finv_point(&inv, fvf(ik->target));
+        const float lt2 = flen2(t);
+        const fv3 f = fscale(fvf(ik->forward), 1.0f / sqrtf(flen2(fvf(ik->forward))));
+        /* the offset point aims at t when the forward axis is
+         * offset + f · (sqrt(|t|^2 - h^2) - f · offset), h the offset's distance from the forward line */
+        const fv3 o = fvf(ik->offset);
+        const float along = fdot(f, o);
+        const float h2 = flen2(o) - along * along;
+        ok = !(h2 > lt2);
+        if (ok && lt2 > 0.0f) {
+            const fv3 fo = fadd(o, fscale(f, sqrtf(lt2 - h2) - along));
+            const fq onto = ffrom_to(fo, t);
+            const fv3 up_after = fqrot(onto, fvf(ik->up));
+            const fv3 pole = finv_vector(&inv, fvf(ik->pole));
+            const fv3 ref_n = fcross(pole, t), joint_n = fcross(up_after, t);
+            const float lr2 = flen2(ref_n), lj2 = flen2(joint_n);
+            const fv3 line = fscale(t, 1.0f / sqrtf(lt2));
+            fq plane = fqid();
+            if (lr2 > 0.0f && lj2 > 0.0f) {
+                const float c = fclamp1(fdot(joint_n, ref_n) / sqrtf(lr2 * lj2));
+                plane = faxis_cos(fdot(ref_n, up_after) < 0.0f ? fscale(line, -1.0f) : line, c);
             }
-            q = qmul(plane, onto);
-            if (ik->twist != 0.0f) q = qmul(axis_angle(line, ik->twist), q);
-            q = weighted(q, ik->weight);
-            q = limit(q, f, ik->cone, ik->twist_min, ik->twist_max);
+            q = fqmul(plane, onto);
+            if (ik->twist != 0.0f) q = fqmul(faxis_angle(line, ik->twist), q);
+            q = fweighted(q, ik->weight);
+            const float pi = 3.14159265358979323846f;
+            if (!(ik->cone >= pi && ik->twist_min <= -pi && ik->twist_max >= pi)) {
+                const dq d = limit((dq){q.x, q.y, q.z, q.w}, v3(f.x, f.y, f.z), ik->cone, ik->twist_min, ik->twist_max);
+                q = (fq){(float)d.x, (float)d.y, (float)d.z, (float)d.w};
+            }
         }
     }
-    *correction = to_float(q);
+    *correction = fq_out(q);
     if (reached) *reached = ok;
     return CNA_OK;
 }
