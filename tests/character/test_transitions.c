@@ -297,6 +297,69 @@ static void test_no_allocation(void **state)
     cna_model_free(m);
 }
 
+/* A crowd of blending characters on three threads (the sanitizer builds
+ * run it too): 48 robots, a third playing one shared 1D blend space, a
+ * third two layers in a sync group, all of them interrupted by crossfades
+ * at their own moments; every frame each pose is the bytes of the same
+ * character updated alone on the calling thread. */
+static void test_crowd_of_interrupted_characters(void **state)
+{
+    (void)state;
+    cna_error err;
+    cna_model *m = load(ROBOT);
+    const long idle = anim(m, "Robot_Idle"), walk = anim(m, "Robot_Walking"), run = anim(m, "Robot_Running");
+    const cna_blend_sample s[3] = {{idle, 0.0, 0.0}, {walk, 1.5, 0.0}, {run, 4.0, 0.0}};
+    cna_blend_space *space = NULL;
+    ok(cna_blend_space_create(m, 1, s, 3, &space, &err), &err);
+    enum { N = 48 };
+    cna_character *crowd_chars[N], *alone[N];
+    for (size_t i = 0; i < N; i++) {
+        for (int k = 0; k < 2; k++) {
+            cna_character *c = make(m, 3, NULL);
+            if (i % 3 == 0) {
+                ok(cna_character_layer_play_blend_space(c, 0, space, 0.1 * (double)i, 0.0, &err), &err);
+            } else {
+                ok(cna_character_play(c, (long)(i % 14), &err), &err);
+                if (i % 3 == 1) {
+                    ok(cna_character_layer_play(c, 1, run, &err), &err);
+                    ok(cna_character_layer_set_weight(c, 1, 0.5f, &err), &err);
+                    ok(cna_character_layer_set_sync_group(c, 0, 1, &err), &err);
+                    ok(cna_character_layer_set_sync_group(c, 1, 1, &err), &err);
+                }
+            }
+            if (k == 0) crowd_chars[i] = c;
+            else alone[i] = c;
+        }
+    }
+    cna_crowd_options co;
+    memset(&co, 0, sizeof co);
+    co.thread_count = 3;
+    cna_crowd *crowd = NULL;
+    ok(cna_crowd_create(&co, &crowd, &err), &err);
+    for (int f = 0; f < 90; f++) {
+        for (size_t i = 0; i < N; i++) {
+            if ((f + (int)i) % 11 != 0) continue;
+            const size_t from = (size_t)((f / 11 + (int)i) % 3), to = (from + 1) % 3;
+            for (int k = 0; k < 2; k++)
+                ok(cna_character_crossfade(k ? alone[i] : crowd_chars[i], from, to, (long)((f + (int)i) % 14), 0.3,
+                                           0, &err),
+                   &err);
+        }
+        ok(cna_crowd_update_characters(crowd, crowd_chars, N, 1.0 / 60, &err), &err);
+        for (size_t i = 0; i < N; i++) {
+            ok(cna_character_update(alone[i], 1.0 / 60, &err), &err);
+            same_skins(m, crowd_chars[i], alone[i]);
+        }
+    }
+    cna_crowd_free(crowd);
+    for (size_t i = 0; i < N; i++) {
+        cna_character_free(crowd_chars[i]);
+        cna_character_free(alone[i]);
+    }
+    cna_blend_space_free(space);
+    cna_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +369,7 @@ int main(void)
         cmocka_unit_test(test_morph_weights_continue),
         cmocka_unit_test(test_random_timelines_never_jump),
         cmocka_unit_test(test_no_allocation),
+        cmocka_unit_test(test_crowd_of_interrupted_characters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
