@@ -665,7 +665,9 @@ static inline bool snap_applies(const cna_character *c, int32_t bone)
 }
 
 /* slerp(a, b, t) along the arc from a to b as given, the long way round
- * when their dot product is negative (no sign flip: continuous in b). */
+ * when their dot product is negative (no sign flip: continuous in b); the
+ * library's own trigonometry (cna_acosf, cna_sinf), so the same bits on
+ * every CPU. */
 static cna_quat slerp_along(cna_quat a, cna_quat b, float t)
 {
     float d = ((a.x * b.x + a.y * b.y) + a.z * b.z) + a.w * b.w;
@@ -675,10 +677,10 @@ static cna_quat slerp_along(cna_quat a, cna_quat b, float t)
         wb = t;
     } else {
         if (d < -1.0f) d = -1.0f;
-        const float th = acosf(d), sn = sinf(th);
+        const float th = cna_acosf(d), sn = cna_sinf(th);
         if (!(sn > 1e-6f)) return t < 0.5f ? a : b; /* b = -a: the same rotation */
-        wa = sinf((1.0f - t) * th) / sn;
-        wb = sinf(t * th) / sn;
+        wa = cna_sinf((1.0f - t) * th) / sn;
+        wb = cna_sinf(t * th) / sn;
     }
     cna_quat q = q4(a.x * wa + b.x * wb, a.y * wa + b.y * wb, a.z * wa + b.z * wb, a.w * wa + b.w * wb);
     const float len = sqrtf(((q.x * q.x + q.y * q.y) + q.z * q.z) + q.w * q.w);
