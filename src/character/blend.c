@@ -727,32 +727,34 @@ static void mix_snapshot(cna_character *c, frame *fr, size_t space, int32_t slot
     }
 }
 
+/* Every layer of blend mode `mode` sampled over the slots of `space` (an
+ * evaluation, or eval_count: the scene-node bones) and mixed in by its
+ * rule, in layer order, each blend-space layer's samples in sample order. */
+static void sample_layers(cna_character *c, frame *fr, size_t space, cna_blend_mode mode, int32_t slot_count,
+                          const int32_t *bone_of, rest_fn rest, const void *ctx)
+{
+    const cna_model *m = c->model;
+    const cna_clip *clips = space < c->eval_count ? m->skins[c->evals[space].skin].data.clips : m->node_clips;
+    for (size_t l = 0; l < c->layer_count; l++) {
+        cna__layer *L = &c->layers[l];
+        if (!contributes(L, mode)) continue;
+        source src[CNA__BLEND_ACTIVE_MAX];
+        const size_t sources = layer_sources(c, L, src);
+        for (size_t k = 0; k < sources; k++)
+            sample_layer(c, fr, L, &src[k], space, &clips[src[k].animation], slot_count, bone_of, mode, rest, ctx);
+    }
+}
+
 void cna__blend_nodes(cna_character *c)
 {
     const cna_model *m = c->model;
     if (!m->node_clips) return;
     frame fr;
     frame_begin(c, &fr);
-    for (size_t l = 0; l < c->layer_count; l++) {
-        cna__layer *L = &c->layers[l];
-        if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
-        source src[CNA__BLEND_ACTIVE_MAX];
-        const size_t sources = layer_sources(c, L, src);
-        for (size_t k = 0; k < sources; k++)
-            sample_layer(c, &fr, L, &src[k], c->eval_count, &m->node_clips[src[k].animation], (int32_t)m->bone_count,
-                         NULL, CNA_BLEND_MODE_OVERRIDE, bone_rest, m);
-    }
+    sample_layers(c, &fr, c->eval_count, CNA_BLEND_MODE_OVERRIDE, (int32_t)m->bone_count, NULL, bone_rest, m);
     mix_rest(&fr, bone_rest, m);
     if (c->blend.snap_weight > 0.0f) mix_snapshot(c, &fr, c->eval_count, (int32_t)m->bone_count, NULL, bone_rest, m);
-    for (size_t l = 0; l < c->layer_count; l++) {
-        cna__layer *L = &c->layers[l];
-        if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
-        source src[CNA__BLEND_ACTIVE_MAX];
-        const size_t sources = layer_sources(c, L, src);
-        for (size_t k = 0; k < sources; k++)
-            sample_layer(c, &fr, L, &src[k], c->eval_count, &m->node_clips[src[k].animation], (int32_t)m->bone_count,
-                         NULL, CNA_BLEND_MODE_ADDITIVE, bone_rest, m);
-    }
+    sample_layers(c, &fr, c->eval_count, CNA_BLEND_MODE_ADDITIVE, (int32_t)m->bone_count, NULL, bone_rest, m);
     for (size_t i = 0; i < fr.touched_count; i += COMPOSE_CHUNK) {
         cna_mat4 *out[COMPOSE_CHUNK];
         const cna_keyframe *in[COMPOSE_CHUNK];
@@ -818,15 +820,7 @@ void cna__blend_evaluation(cna_character *c, size_t e)
     prefetch_states(c, e);
     frame fr;
     frame_begin(c, &fr);
-    for (size_t l = 0; l < c->layer_count; l++) {
-        cna__layer *L = &c->layers[l];
-        if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
-        source src[CNA__BLEND_ACTIVE_MAX];
-        const size_t sources = layer_sources(c, L, src);
-        for (size_t k = 0; k < sources; k++)
-            sample_layer(c, &fr, L, &src[k], e, &d->clips[src[k].animation], n, s->palette_to_node,
-                         CNA_BLEND_MODE_OVERRIDE, joint_rest, &ctx);
-    }
+    sample_layers(c, &fr, e, CNA_BLEND_MODE_OVERRIDE, n, s->palette_to_node, joint_rest, &ctx);
     bool additive = false;
     for (size_t l = 0; l < c->layer_count && !additive; l++) additive = contributes(&c->layers[l], CNA_BLEND_MODE_ADDITIVE);
     const bool snapshot = c->blend.snap_weight > 0.0f;
@@ -836,15 +830,7 @@ void cna__blend_evaluation(cna_character *c, size_t e)
     }
     if (additive) {
         if (!snapshot) mix_rest(&fr, joint_rest, &ctx);
-        for (size_t l = 0; l < c->layer_count; l++) {
-            cna__layer *L = &c->layers[l];
-            if (!contributes(L, CNA_BLEND_MODE_ADDITIVE)) continue;
-            source src[CNA__BLEND_ACTIVE_MAX];
-            const size_t sources = layer_sources(c, L, src);
-            for (size_t k = 0; k < sources; k++)
-                sample_layer(c, &fr, L, &src[k], e, &d->clips[src[k].animation], n, s->palette_to_node,
-                             CNA_BLEND_MODE_ADDITIVE, joint_rest, &ctx);
-        }
+        sample_layers(c, &fr, e, CNA_BLEND_MODE_ADDITIVE, n, s->palette_to_node, joint_rest, &ctx);
     }
     cna_mat4 *locals = cna__player_locals(ev->player);
     uint8_t *posed = cna__player_posed(ev->player);
@@ -1017,15 +1003,7 @@ void cna__blend_capture(cna_character *c, int stage)
         const joint_ctx ctx = {m, s};
         frame fr;
         frame_begin(c, &fr);
-        for (size_t l = 0; l < c->layer_count; l++) {
-            cna__layer *L = &c->layers[l];
-            if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
-            source src[CNA__BLEND_ACTIVE_MAX];
-            const size_t sources = layer_sources(c, L, src);
-            for (size_t k = 0; k < sources; k++)
-                sample_layer(c, &fr, L, &src[k], e, &d->clips[src[k].animation], d->bone_count, s->palette_to_node,
-                             CNA_BLEND_MODE_OVERRIDE, joint_rest, &ctx);
-        }
+        sample_layers(c, &fr, e, CNA_BLEND_MODE_OVERRIDE, d->bone_count, s->palette_to_node, joint_rest, &ctx);
         mix_rest(&fr, joint_rest, &ctx);
         if (snapshot) mix_snapshot(c, &fr, e, d->bone_count, s->palette_to_node, joint_rest, &ctx);
         store_snapshot(c, &fr, e, d->bone_count, stage, joint_rest, &ctx);
@@ -1033,15 +1011,7 @@ void cna__blend_capture(cna_character *c, int stage)
     if (m->node_clips) {
         frame fr;
         frame_begin(c, &fr);
-        for (size_t l = 0; l < c->layer_count; l++) {
-            cna__layer *L = &c->layers[l];
-            if (!contributes(L, CNA_BLEND_MODE_OVERRIDE)) continue;
-            source src[CNA__BLEND_ACTIVE_MAX];
-            const size_t sources = layer_sources(c, L, src);
-            for (size_t k = 0; k < sources; k++)
-                sample_layer(c, &fr, L, &src[k], c->eval_count, &m->node_clips[src[k].animation],
-                             (int32_t)m->bone_count, NULL, CNA_BLEND_MODE_OVERRIDE, bone_rest, m);
-        }
+        sample_layers(c, &fr, c->eval_count, CNA_BLEND_MODE_OVERRIDE, (int32_t)m->bone_count, NULL, bone_rest, m);
         mix_rest(&fr, bone_rest, m);
         if (snapshot) mix_snapshot(c, &fr, c->eval_count, (int32_t)m->bone_count, NULL, bone_rest, m);
         store_snapshot(c, &fr, c->eval_count, (int32_t)m->bone_count, stage, bone_rest, m);
