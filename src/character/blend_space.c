@@ -868,6 +868,42 @@ static void emit_sync(cna_character *c, size_t layer, size_t j)
     c->in_listener = false;
 }
 
+/* Move an active sample's clock by `step` ticks, reporting its markers
+ * through fw (markers_only: the sync points left out) with the layer's
+ * weight × the sample's. */
+static void step_sample(cna_character *c, size_t layer, cna__blend_active *a, int64_t step, forward *fw)
+{
+    cna__clock_events ev;
+    ev.markers = cna_model_markers(c->model, (size_t)a->animation, &ev.marker_count);
+    ev.layer = layer;
+    ev.animation = a->animation;
+    ev.weight = (float)((double)c->layers[layer].weight * a->exact);
+    ev.fn = markers_only;
+    ev.user = fw;
+    c->in_listener = true;
+    cna__clock_advance(&a->clock, step, &ev);
+    c->in_listener = false;
+}
+
+/* LOOPED once per wrap of the phase (at most CNA_EVENT_MAX_LOOPS), for the
+ * sample of largest weight: ticks its duration forward, 0 backward. */
+static void emit_loops(cna_character *c, size_t layer, double wraps)
+{
+    const cna__layer *L = &c->layers[layer];
+    if (wraps == 0.0) return;
+    const double count = fabs(wraps) < (double)CNA_EVENT_MAX_LOOPS ? fabs(wraps) : (double)CNA_EVENT_MAX_LOOPS;
+    cna_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = CNA_EVENT_LOOPED;
+    e.layer = layer;
+    e.animation = L->animation;
+    e.ticks = wraps > 0.0 && L->bs->active_count ? L->bs->active[top_active(L)].clock.duration : 0;
+    e.weight = L->weight;
+    c->in_listener = true;
+    for (double n = 0.0; n < count; n += 1.0) c->listener(&e, c->listener_user);
+    c->in_listener = false;
+}
+
 /* Sample i's unfolded ticks at the unwrapped ψ (ψ = k·cycles + the
  * segment and its fraction), from its point 0. */
 static int64_t unfolded_at(const cna_blend_space *s, size_t i, double psi)
@@ -962,17 +998,7 @@ static void advance_synced(cna_character *c, size_t layer, int64_t ticks)
         cna__blend_active *a = &L->bs->active[i];
         const int64_t to = sample_at(s, a->sample, next);
         if (c->listener && a->clock.duration > 0) {
-            const int64_t step = unfolded_at(s, a->sample, psi1) - unfolded_at(s, a->sample, psi0);
-            cna__clock_events ev;
-            ev.markers = cna_model_markers(c->model, (size_t)a->animation, &ev.marker_count);
-            ev.layer = layer;
-            ev.animation = a->animation;
-            ev.weight = (float)((double)L->weight * a->exact);
-            ev.fn = markers_only;
-            ev.user = &fw;
-            c->in_listener = true;
-            cna__clock_advance(&a->clock, step, &ev);
-            c->in_listener = false;
+            step_sample(c, layer, a, unfolded_at(s, a->sample, psi1) - unfolded_at(s, a->sample, psi0), &fw);
         }
         a->clock.position = to;
         a->clock.unfolded = (uint64_t)to;
@@ -987,18 +1013,7 @@ static void advance_synced(cna_character *c, size_t layer, int64_t ticks)
         for (double m = lo, n = 0.0; m <= hi && n < limit; m += 1.0, n += 1.0) emit_sync(c, layer, mod_k(m, k));
     else
         for (double m = hi, n = 0.0; m >= lo && n < limit; m -= 1.0, n += 1.0) emit_sync(c, layer, mod_k(m, k));
-    if (wraps == 0.0) return;
-    const double count = fabs(wraps) < (double)CNA_EVENT_MAX_LOOPS ? fabs(wraps) : (double)CNA_EVENT_MAX_LOOPS;
-    cna_event e;
-    memset(&e, 0, sizeof e);
-    e.kind = CNA_EVENT_LOOPED;
-    e.layer = layer;
-    e.animation = L->animation;
-    e.ticks = wraps > 0.0 && L->bs->active_count ? L->bs->active[top_active(L)].clock.duration : 0;
-    e.weight = L->weight;
-    c->in_listener = true;
-    for (double n = 0.0; n < count; n += 1.0) c->listener(&e, c->listener_user);
-    c->in_listener = false;
+    emit_loops(c, layer, wraps);
 }
 
 void cna__space_advance(cna_character *c, size_t layer, int64_t ticks)
@@ -1034,35 +1049,10 @@ void cna__space_advance(cna_character *c, size_t layer, int64_t ticks)
         }
         int64_t kk = k;
         if (d > INT64_MAX / (CNA_EVENT_MAX_LOOPS + 3)) kk = k > 0 ? 1 : (k < 0 ? -1 : 0);
-        const int64_t step = kk * d + (to - a->clock.position);
-        cna__clock_events ev;
-        ev.markers = cna_model_markers(c->model, (size_t)a->animation, &ev.marker_count);
-        ev.layer = layer;
-        ev.animation = a->animation;
-        ev.weight = (float)((double)L->weight * a->exact);
-        ev.fn = markers_only;
-        ev.user = &fw;
-        c->in_listener = true;
-        cna__clock_advance(&a->clock, step, &ev);
-        c->in_listener = false;
+        step_sample(c, layer, a, kk * d + (to - a->clock.position), &fw);
         a->clock.position = to; /* (already: the step ends there) */
         a->clock.unfolded = (uint64_t)to;
     }
     layer_clock(L);
-    if (!c->listener || wraps == 0.0) return;
-    /* LOOPED per wrap of the phase, for the sample of largest weight */
-    size_t top = 0;
-    for (size_t i = 1; i < L->bs->active_count; i++)
-        if (L->bs->active[i].exact > L->bs->active[top].exact) top = i;
-    const double count = fabs(wraps) < (double)CNA_EVENT_MAX_LOOPS ? fabs(wraps) : (double)CNA_EVENT_MAX_LOOPS;
-    cna_event e;
-    memset(&e, 0, sizeof e);
-    e.kind = CNA_EVENT_LOOPED;
-    e.layer = layer;
-    e.animation = L->animation;
-    e.ticks = wraps > 0.0 && L->bs->active_count ? L->bs->active[top].clock.duration : 0;
-    e.weight = L->weight;
-    c->in_listener = true;
-    for (double n = 0.0; n < count; n += 1.0) c->listener(&e, c->listener_user);
-    c->in_listener = false;
+    if (c->listener) emit_loops(c, layer, wraps);
 }
