@@ -15,7 +15,7 @@
  *             1 with the frozen snapshot mixed in (both fades a million
  *             seconds long, so that every measured frame is mid-transition)
  * Columns: ns per character-frame and per joint (the skin's joints; median
- * of >= 5 runs [min-max], bench/common/bench.h), and the ratios the blend
+ * of >= 5 runs [min-max], tools/benchkit/bench.h), and the ratios the blend
  * targets are stated in: two / one (target <= 2.2), four / one (<= 4.5),
  * additive / override (<= 1.3), snapshot / two (an interrupted transition
  * against a plain two-layer crossfade, <= 1.2).
@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "cna/cna.h"
-#include "common/bench.h"
+#include "benchkit/bench.h"
 
 enum { SETUPS = 6 };
 static const char *const SETUP_NAMES[SETUPS] = {"one", "two", "four", "override", "additive", "snapshot"};

@@ -16,7 +16,7 @@
  *             a 1D point between them equals
  * Each character sets its parameters (1d, 2d) before every update. Columns:
  * ns per character-frame (median of >= 5 runs [min-max],
- * bench/common/bench.h); then the ratios 1d / one, 2d / one, 1d / layers
+ * tools/benchkit/bench.h); then the ratios 1d / one, 2d / one, 1d / layers
  * and sample / one, per character count.
  *
  * Usage: bench_blend_space [--seconds S] [--runs N] [--json]
@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "cna/cna.h"
-#include "common/bench.h"
+#include "benchkit/bench.h"
 
 enum { SETUPS = 5, COUNTS = 2 };
 static const char *const SETUP_NAMES[SETUPS] = {"one", "sample", "1d", "2d", "layers"};

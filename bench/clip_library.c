@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cna/cna.h"
-#include "common/bench.h"
+#include "benchkit/bench.h"
 
 #define FOX CNA_TEST_DATA_DIR "/libraries/Mesh2MotionFox/"
 

@@ -8,7 +8,7 @@
  *   cnb    cna_cnb_load_file + cna_model_free of the same model baked with
  *          cna_cnb_write_file (unit scale 1) into a temporary file: one read,
  *          checksum, validation, fix-ups, morph instances, bind-pose palettes.
- * Both read their files from the page cache. Method: bench/common/bench.h —
+ * Both read their files from the page cache. Method: tools/benchkit/bench.h —
  * each figure is the median of 7 runs (--runs, at least 5), one run repeating
  * the load for at least 0.5 s (--seconds), with [min-max] of the runs.
  *
@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "cna/cna.h"
-#include "common/bench.h"
+#include "benchkit/bench.h"
 
 #define DEFAULT_RUNS 7
 

@@ -8,7 +8,7 @@
  *   memory  cna_gltf_load_memory + free, with the file and its external
  *           buffers already in memory (served by a resolver): parsing,
  *           validation and copying alone.
- * Method: bench/common/bench.h — each figure is the median of 7 runs (--runs,
+ * Method: tools/benchkit/bench.h — each figure is the median of 7 runs (--runs,
  * at least 5), one run repeating the load for at least 0.5 s (--seconds), with
  * the fastest and slowest run as [min-max]. MB/s = bytes / median time, where
  * bytes = the .gltf/.glb plus its external buffers (images are not read by the
@@ -24,7 +24,7 @@
 #include <time.h>
 
 #include "cna/gltf.h"
-#include "common/bench.h"
+#include "benchkit/bench.h"
 
 #define DEFAULT_RUNS 7
 

@@ -17,7 +17,7 @@
  * and the solvers alone on the arm's model-space matrices:
  *   two-bone   cna_ik_two_bone_solve
  *   aim        cna_ik_aim_solve
- * Columns: ns per call (median of >= 5 runs [min-max], bench/common/bench.h)
+ * Columns: ns per call (median of >= 5 runs [min-max], tools/benchkit/bench.h)
  * and the ratios feet+aim / pose (the target: <= 1.3) and arms+aim / pose.
  * bench/peers/ozz_ik.cpp times ozz-animation's jobs on the same matrices.
  *
@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "cna/cna.h"
-#include "common/bench.h"
+#include "benchkit/bench.h"
 
 typedef struct edit_ctx {
     cna_ik_two_bone left, right;

@@ -2,7 +2,7 @@
  * Import time: cna_model_load_file + cna_model_free (read, parse, validate,
  * import: bones, skins, clips, meshes, morph targets) per valid corpus
  * model, in ms, median of >= 5 runs of >= 0.5 s with min-max
- * (bench/common/bench.h); then the same for an embedded .gltf: MorphStressTest
+ * (tools/benchkit/bench.h); then the same for an embedded .gltf: MorphStressTest
  * with its 388 kB .bin as a base64 data URI (written to a temporary file
  * first, so the load reads a file like the others; its PNG images stay
  * external: the reader never reads images). Targets: robot.glb (the 1.6 MB
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "cna/cna.h"
-#include "common/bench.h"
+#include "benchkit/bench.h"
 
 typedef struct load_ctx {
     const char *path;

@@ -18,7 +18,7 @@
  * strides 32 (position, normal, texcoord) and 52 (+ joints and weights).
  *
  * Columns: blend = vertex bytes written per second (GB/s = 1e9 B/s), median
- * of >= 5 runs [min-max] (bench/common/bench.h); memcpy likewise; ratio =
+ * of >= 5 runs [min-max] (tools/benchkit/bench.h); memcpy likewise; ratio =
  * blend / memcpy (the target: >= 0.5 with up to 8 active targets);
  * B/v = bytes the blend must move per vertex (base read + deltas read +
  * output written); moved = those bytes per second; floor = blend time of the
@@ -37,7 +37,7 @@
 #include <string.h>
 
 #include "cna/morph.h"
-#include "common/bench.h"
+#include "benchkit/bench.h"
 #include "morph/morph_internal.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

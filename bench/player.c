@@ -2,7 +2,7 @@
  * Player throughput: cna_player_update (position, sampling, T·R·S
  * composition, world and skin transforms) in ns per character-frame and ns
  * per joint, for 1 character and N characters (default 1000), beside the
- * plain baseline player of bench/common/baseline.h measured in the same run
+ * plain baseline player of tools/benchkit/baseline.h measured in the same run
  * (ratio = baseline time / our time).
  *
  * Models: RobotExpressive (43 joints; every clip of its first skin, 24 keys
@@ -13,7 +13,7 @@
  * is played 600 frames on both players and the largest relative difference
  * is printed (must be <= 1e-5).
  * Each figure is the median of >= 5 runs of >= 0.5 s, with min-max
- * (bench/common/bench.h).
+ * (tools/benchkit/bench.h).
  *
  * Crowd: N RobotExpressive characters (walking) advanced by one
  * cna_crowd_update per frame on 1 thread and on 2 threads (cna/crowd.h);
@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "cna/cna.h"
-#include "common/baseline.h"
+#include "benchkit/baseline.h"
 
 enum { RIG_BONES = 19, RIG_KEYS = 61 };
 

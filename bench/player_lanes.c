@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "cna/cna.h"
-#include "common/bench.h"
+#include "benchkit/bench.h"
 
 #define ROBOT CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb"
 

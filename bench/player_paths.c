@@ -17,7 +17,7 @@
 
 #include "anim/anim_internal.h"
 #include "cna/cna.h"
-#include "common/bench.h"
+#include "benchkit/bench.h"
 
 typedef struct ctx {
     cna_player **players;

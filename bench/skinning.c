@@ -16,7 +16,7 @@
  * 0.5 s; each vertex's influences are rewritten to k palette indices spread
  * over the 43 joints with weights 1/k (the file's own weights are also
  * measured: "file"). Each figure is the median of >= 5 runs of >= 0.5 s with
- * min-max (bench/common/bench.h). Target: <= 8 ns per vertex with 4
+ * min-max (tools/benchkit/bench.h). Target: <= 8 ns per vertex with 4
  * influences, positions + normals (docs/benchmarks.md).
  *
  * With --json: only 4 influences, positions + normals, by the fast path
@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "cna/cna.h"
-#include "common/bench.h"
+#include "benchkit/bench.h"
 #include "model/skinning_internal.h"
 
 enum { MAX_PARTS = 64 };

@@ -6,12 +6,12 @@
  * composition, world and skin transforms) in ns per character-frame and ns
  * per joint, for 1 character and for N characters, beside a baseline player
  * written plainly (linear key search, scalar products) measured in the same
- * run (bench/common/baseline.h; ratio = baseline time / our time); then the
+ * run (tools/benchkit/baseline.h; ratio = baseline time / our time); then the
  * whole character (every skin, the scene-node clip, morph weights;
- * bench/common/character_bench.h) beside one player of the first skin. Also
+ * tools/benchkit/character_bench.h) beside one player of the first skin. Also
  * the model's import time (cna_model_load_any + cna_model_free; a .cnb file
  * is read as one). Each figure is the median of >= 5 runs of >= S seconds
- * with min-max (bench/common/bench.h).
+ * with min-max (tools/benchkit/bench.h).
  *
  * Exit codes: 0 measured, 1 the file is refused or a player could not be
  * created, 2 usage.
@@ -22,8 +22,8 @@
 
 #include "cli.h"
 #include "cna/cna.h"
-#include "common/baseline.h"
-#include "common/character_bench.h"
+#include "benchkit/baseline.h"
+#include "benchkit/character_bench.h"
 
 void cna_cli_bench_help(FILE *out)
 {

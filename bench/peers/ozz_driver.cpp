@@ -3,7 +3,7 @@
 // Our own program, written against ozz-animation's public API (it is not part
 // of ozz and not part of cna's build: run.sh compiles it against an ozz build
 // the user made from ozz's own source tree). It measures what cna's benchmarks
-// measure, with the same method (bench/common/bench.h: one warm-up call, then
+// measure, with the same method (tools/benchkit/bench.h: one warm-up call, then
 // runs of at least S seconds, the median of at least 5 runs, with min-max):
 //
 //   player mode (default): N characters of one skeleton playing one animation,
@@ -60,7 +60,7 @@
 
 namespace {
 
-// ------------------------------------------------------------------ timing (bench/common/bench.h's method)
+// ------------------------------------------------------------------ timing (tools/benchkit/bench.h's method)
 
 struct Stats {
   double median = 0, min = 0, max = 0;

@@ -1691,23 +1691,3 @@ cna_result cna_cnb_load_file(const char *path, const cna_cnb_load_options *opts,
     if (r) cna__error_prefix(err, "%s", path);
     return r;
 }
-
-cna_result cna_model_load_any(const char *path, const cna_import_options *opts, cna_model **out,
-                              cna_error *err)
-{
-    if (!path || !out)
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "load: NULL %s", path ? "out" : "path");
-    unsigned char magic[4] = {0};
-    FILE *f;
-    uint64_t len;
-    int e = cna__file_open_regular(path, &f, &len);
-    if (e == CNA__FILE_NOT_REGULAR) return cna__error(err, CNA_ERROR_IO, "%s: not a regular file", path);
-    if (e) return cna__error(err, CNA_ERROR_IO, "%s: %s", path, strerror(e));
-    size_t got = fread(magic, 1, sizeof magic, f);
-    fclose(f);
-    if (!cna_cnb_is_cnb(magic, got)) return cna_model_load_file(path, opts, out, err);
-    cna_cnb_load_options lo;
-    memset(&lo, 0, sizeof lo);
-    if (opts) lo.allocator = opts->allocator;
-    return cna_cnb_load_file(path, &lo, out, err);
-}

@@ -394,7 +394,7 @@ static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size,
     }
     cna__gltf_arena_free_all(fast);
     const char *end = NULL;
-    /* serialised: cJSON writes a global on failure (src/core/json.c) */
+    /* serialised: cJSON writes a global on failure (src/import/json.c) */
     cJSON *root = cna__json_parse((const char *)json, size, &end);
     if (!root) return json_error(json, size, end, c->err);
     size_t pos = end ? (size_t)((const uint8_t *)end - json) : size;
@@ -406,7 +406,7 @@ static cna_result parse_json(cna__gltf_ctx *c, const uint8_t *json, size_t size,
         }
     }
     /* The fast path takes no \u escape and no control byte, so only cJSON's
-     * trees can hold a NUL (src/core/json.c). */
+     * trees can hold a NUL (src/import/json.c). */
     char nul_path[256];
     bool nul_key = false;
     size_t nul_member = 0;

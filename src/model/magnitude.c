@@ -24,7 +24,7 @@
  *     bone's world;
  *   - each EXT_mesh_gpu_instancing instance's world, world[node] · T · R · S
  *     (the instance values themselves, each at most CNA__MAGNITUDE_MAX, are
- *     checked as they are read, src/model/import.c), and the positions of
+ *     checked as they are read, src/import/import.c), and the positions of
  *     every copy as drawn.
  * A rest value that is already not finite is CNA_ERROR_INVALID_DATA; a bound
  * beyond the limit is CNA_ERROR_LIMIT. Both name the object.

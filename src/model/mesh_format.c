@@ -1,11 +1,13 @@
 /*
- * Canonical vertex formats and their selection (docs/vertex-layouts.md), the
- * flat normal of a triangle, bounding spheres.
+ * Canonical vertex formats and their selection (docs/vertex-layouts.md), their
+ * public declarations, the flat normal of a triangle, bounding spheres.
  */
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
+#include "cna/model.h"
+#include "core/internal.h"
 #include "model/mesh_internal.h"
 
 /*                                stride  P   N  U0   T  U1   C   J   W */
@@ -105,4 +107,58 @@ void cna__bounding_sphere(const cna__point_set *sets, size_t set_count, cna_vec3
     if ((double)rf < r) rf = nextafterf(rf, HUGE_VALF);
     *center = cna_vec3_make(cf[0], cf[1], cf[2]);
     *radius = rf;
+}
+
+/* ------------------------------------------------------------------ declaration */
+
+static void add_element(cna_vertex_declaration *d, int32_t offset, cna_vertex_format format,
+                        cna_vertex_usage usage, uint32_t usage_index)
+{
+    if (offset < 0) return;
+    cna_vertex_element e = {(uint32_t)offset, format, usage, usage_index};
+    uint32_t i = d->element_count++;
+    while (i > 0 && d->elements[i - 1].offset > e.offset) {
+        d->elements[i] = d->elements[i - 1];
+        i--;
+    }
+    d->elements[i] = e;
+}
+
+/* The declaration of a canonical format (mesh_internal.h). */
+void cna__vertex_declaration_of(const cna__vertex_format *f, cna_vertex_declaration *d)
+{
+    memset(d, 0, sizeof *d);
+    d->stride = f->stride;
+    add_element(d, f->position, CNA_VERTEX_FORMAT_FLOAT3, CNA_VERTEX_USAGE_POSITION, 0);
+    add_element(d, f->normal, CNA_VERTEX_FORMAT_FLOAT3, CNA_VERTEX_USAGE_NORMAL, 0);
+    add_element(d, f->texcoord0, CNA_VERTEX_FORMAT_FLOAT2, CNA_VERTEX_USAGE_TEXCOORD, 0);
+    add_element(d, f->tangent, CNA_VERTEX_FORMAT_FLOAT4, CNA_VERTEX_USAGE_TANGENT, 0);
+    add_element(d, f->texcoord1, CNA_VERTEX_FORMAT_FLOAT2, CNA_VERTEX_USAGE_TEXCOORD, 1);
+    add_element(d, f->color, CNA_VERTEX_FORMAT_UBYTE4_NORM, CNA_VERTEX_USAGE_COLOR, 0);
+    add_element(d, f->joints, CNA_VERTEX_FORMAT_UBYTE4, CNA_VERTEX_USAGE_BLEND_INDICES, 0);
+    add_element(d, f->weights, CNA_VERTEX_FORMAT_FLOAT4, CNA_VERTEX_USAGE_BLEND_WEIGHTS, 0);
+}
+
+cna_result cna_vertex_declaration_canonical(uint32_t stride, cna_vertex_declaration *out,
+                                            cna_error *err)
+{
+    cna__vertex_format f;
+    if (!out) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "out: NULL");
+    if (!cna__vertex_format_for_stride(stride, &f))
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "stride: %u is not a canonical stride (32, 52, 56, 48, 60, 68, 76, 80)",
+                          (unsigned)stride);
+    cna__vertex_declaration_of(&f, out);
+    return CNA_OK;
+}
+
+const cna_vertex_element *cna_vertex_declaration_find(const cna_vertex_declaration *decl,
+                                                      cna_vertex_usage usage,
+                                                      uint32_t usage_index)
+{
+    if (!decl) return NULL;
+    for (uint32_t i = 0; i < decl->element_count && i < CNA_VERTEX_MAX_ELEMENTS; i++)
+        if (decl->elements[i].usage == usage && decl->elements[i].usage_index == usage_index)
+            return &decl->elements[i];
+    return NULL;
 }

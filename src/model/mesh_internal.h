@@ -33,6 +33,10 @@ typedef struct cna__vertex_format {
 /* The format of a canonical stride (32, 52, 56, 48, 60, 68, 76, 80); false
  * (and *out unchanged) for any other value. */
 bool cna__vertex_format_for_stride(uint32_t stride, cna__vertex_format *out);
+/* *d = the public declaration of canonical format f, its elements in offset
+ * order. */
+struct cna_vertex_declaration;
+void cna__vertex_declaration_of(const cna__vertex_format *f, struct cna_vertex_declaration *d);
 
 /* The canonical stride for a primitive (docs/vertex-layouts.md, "Selection"):
  *   skinned  pbr  colour   stride

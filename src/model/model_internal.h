@@ -3,7 +3,7 @@
  * freed with the model), diagnostics, and the import context shared by the
  * import steps (bones and skins, meshes, clips, effects). Not installed.
  *
- * Import order (src/model/import.c):
+ * Import order (src/import/import.c):
  *   1. bones          cna__import_bones        (selected scene, depth-first pre-order)
  *   2. skins          cna__import_skins        (BuildSkeleton, maps, root prefixes)
  *      meshes array   cna__import_mesh_list    (one cna_model_mesh per instancing node:
@@ -83,7 +83,7 @@ typedef struct cna__model {
     cna__marker_list *markers;     /* pub.animation_count lists; NULL until the first marker */
     cna_animation_markers *marker_views; /* pub.animation_markers: each list's items and count */
     size_t marker_bytes;           /* bytes the markers hold from the allocator */
-    /* A bound model (src/model/bind.c): the owner of the model it shares its
+    /* A bound model (src/import/bind.c): the owner of the model it shares its
      * bones, meshes and skeletons with, held until this one is destroyed. */
     struct cna_model_owner *base_owner;
 } cna__model;
@@ -176,7 +176,7 @@ cna_quat cna__quat_unit(cna_quat q);
 void cna__node_rest_local(const cna_gltf_node *node, cna_mat4 *out);
 
 /* ================================================================== mesh import
- * cna__import_meshes is implemented in src/model/mesh_import.c (helpers in
+ * cna__import_meshes is implemented in src/import/mesh_import.c (helpers in
  * src/model/mesh_internal.h); defining this compiles the call into the import. */
 #define CNA__MESH_IMPORT_AVAILABLE 1
 /* ================================================================== end of mesh import */

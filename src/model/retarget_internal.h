@@ -1,5 +1,5 @@
 /*
- * Retargeting (src/model/retarget.c), called by the binding (src/model/bind.c).
+ * Retargeting (src/import/retarget.c), called by the binding (src/import/bind.c).
  * Not installed.
  */
 #ifndef CNA_RETARGET_INTERNAL_H

@@ -1,11 +1,15 @@
 /*
- * The shared library's public boundary: libcna.so exports exactly the
- * functions that include/cna/ declares with CNA_API (cna/export.h), and
+ * The shared libraries' public boundary: the runtime, libcna.so, and the
+ * importer, libcna_gltf.so, export between them exactly the functions that
+ * include/cna/ declares with CNA_API (cna/export.h), each exactly once, and
  * nothing else — no internal cna__ function, no name without the cna_ prefix,
- * and no public function left hidden by a forgotten CNA_API.
+ * and no public function left hidden by a forgotten CNA_API. The runtime
+ * depends on no library of the importer's (cJSON, meshoptimizer, Draco, the
+ * C++ runtime): its dynamic section names none of them.
  *
- * The exports are read with `nm -D --defined-only` (binutils) from the library
- * this build made, CNA_SHARED_LIBRARY; the declarations from the headers in
+ * The exports are read with `nm -D --defined-only` (binutils) from the libraries
+ * this build made, CNA_SHARED_LIBRARY and CNA_GLTF_SHARED_LIBRARY, the
+ * dependencies with `objdump -p`; the declarations from the headers in
  * CNA_INCLUDE_DIR, where each function declaration starts a line, and must
  * start it with "CNA_API". cna/gl.h declares cna_gl's functions (a separate library) and
  * cna/export.h defines the mark itself: neither is read here.
@@ -56,10 +60,12 @@ static int find_name(const name_set *set, const char *name)
 
 /* The defined dynamic symbols of the shared library, as `nm -D --defined-only` lists them
  * ("ADDRESS TYPE NAME[@VERSION]"). */
-static void read_exports(name_set *set)
+static void read_exports_of(name_set *set, const char *library)
 {
-    FILE *p = popen("nm -D --defined-only '" CNA_SHARED_LIBRARY "' 2>&1", "r");
-    if (!p) fail_msg("cannot run nm on %s", CNA_SHARED_LIBRARY);
+    char command[1024];
+    snprintf(command, sizeof command, "nm -D --defined-only '%s' 2>&1", library);
+    FILE *p = popen(command, "r");
+    if (!p) fail_msg("cannot run nm on %s", library);
     char line[512];
     while (fgets(line, sizeof line, p)) {
         char address[64], type[8], name[MAX_NAME * 2];
@@ -70,7 +76,14 @@ static void read_exports(name_set *set)
         add_name(set, name, strcspn(name, "@"), type);
     }
     int status = pclose(p);
-    if (status != 0) fail_msg("nm -D --defined-only %s failed (status %d)", CNA_SHARED_LIBRARY, status);
+    if (status != 0) fail_msg("nm -D --defined-only %s failed (status %d)", library, status);
+}
+
+/* The exports of both libraries. */
+static void read_exports(name_set *set)
+{
+    read_exports_of(set, CNA_SHARED_LIBRARY);
+    read_exports_of(set, CNA_GLTF_SHARED_LIBRARY);
 }
 
 /* The whole file, its comments blanked (newlines kept), NUL-terminated; the caller frees it. */
@@ -192,6 +205,12 @@ static void test_every_export_is_declared_and_every_declaration_exported(void **
             print_error("declared twice with CNA_API: %s\n", declared.names[i]);
             twice++;
         }
+    qsort(exports.names, exports.count, MAX_NAME, cmp_names);
+    for (size_t i = 1; i < exports.count; i++)
+        if (strcmp(exports.names[i - 1], exports.names[i]) == 0) {
+            print_error("exported by both libraries: %s\n", exports.names[i]);
+            twice++;
+        }
     assert_int_equal(unmarked, 0);
     assert_int_equal(undeclared, 0);
     assert_int_equal(hidden, 0);
@@ -199,11 +218,36 @@ static void test_every_export_is_declared_and_every_declaration_exported(void **
     assert_int_equal(exports.count, declared.count);
 }
 
+/* The libraries libcna.so needs (objdump -p's NEEDED lines): the C library and
+ * libm only, none of the importer's. */
+static void test_runtime_needs_none_of_the_importer_libraries(void **state)
+{
+    (void)state;
+    FILE *p = popen("objdump -p '" CNA_SHARED_LIBRARY "' 2>&1", "r");
+    if (!p) fail_msg("cannot run objdump on %s", CNA_SHARED_LIBRARY);
+    char line[512];
+    size_t needed = 0, foreign = 0;
+    while (fgets(line, sizeof line, p)) {
+        char tag[64], lib[256];
+        if (sscanf(line, " %63s %255s", tag, lib) != 2 || strcmp(tag, "NEEDED") != 0) continue;
+        needed++;
+        if (strncmp(lib, "libc.so", 7) != 0 && strncmp(lib, "libm.so", 7) != 0 &&
+            strncmp(lib, "ld-linux", 8) != 0 && strncmp(lib, "libpthread.so", 13) != 0) {
+            print_error("libcna.so needs %s\n", lib);
+            foreign++;
+        }
+    }
+    assert_int_equal(pclose(p), 0);
+    assert_true(needed >= 1);
+    assert_int_equal(foreign, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shared_library_exports_only_public_cna_names),
         cmocka_unit_test(test_every_export_is_declared_and_every_declaration_exported),
+        cmocka_unit_test(test_runtime_needs_none_of_the_importer_libraries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

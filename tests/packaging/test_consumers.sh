@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs the build into a temporary prefix and builds programs against it the ways README.md
 # shows, as written there (the blocks are read from README.md when the test runs):
-#   - the ```sh block with the pkg-config commands, line by line (cna, cna_gl, cna_static,
-#     cna_gl_static), with PKG_CONFIG_PATH=<prefix>/<libdir>/pkgconfig;
+#   - the ```sh block with the pkg-config commands, line by line (the modules cna, cna_gltf,
+#     cna_gl and their _static twins), with PKG_CONFIG_PATH=<prefix>/<libdir>/pkgconfig;
 #   - the ```cmake block with find_package(cna), as the CMakeLists.txt of a consumer project
 #     configured with CMAKE_PREFIX_PATH=<prefix>;
-# the programs being tests/packaging/app.c and view.c. Each program is run with no
-# LD_LIBRARY_PATH and must print exactly what the robot gives; a program of the shared
-# libraries must load libcna.so (and libcna_gl.so) from the prefix, a static one neither.
-# Also: the installed `cna` tool runs from the prefix, and libcna_gl.so exports cna_gl_ names only.
+# the programs being tests/packaging/app.c (loads a .glb: the importer), view.c (the importer
+# and the renderer) and game.c (loads a .cnb, made by the installed `cna convert`: the runtime
+# alone). Each program is run with no LD_LIBRARY_PATH and must print exactly what the robot
+# gives; a program of the shared libraries must load exactly the libcna*.so files it needs
+# from the prefix (game: libcna.so alone), a static one none.
+# Also: the installed `cna` tool runs from the prefix, libcna_gl.so exports cna_gl_ names only,
+# and libcna.so needs none of the importer's libraries.
 # Fails (never skips) when a tool it needs is missing: scripts/setup.sh installs them all.
 #
 # Usage: test_consumers.sh SOURCE_DIR BUILD_DIR LIBDIR VERSION SOVERSION C_COMPILER GENERATOR
@@ -54,8 +57,9 @@ cmake --install "$BUILD" --prefix "$PREFIX" > "$TMP/install.log" 2>&1 ||
   { cat "$TMP/install.log"; die "cmake --install $BUILD --prefix $PREFIX failed"; }
 echo "installed into $PREFIX"
 
-# A program's libraries: "static" (no libcna*), or the libcna*.so files it loads, as
-# "libcna.so.X libcna_gl.so.X", each checked to come from the prefix.
+# A program's libraries: "static" (it needs no libcna*), or every libcna*.so file it loads,
+# its own and theirs, as "libcna.so.X libcna_gltf.so.X ...", each checked to come from the
+# prefix.
 loaded_cna() {
   local exe=$1 out libs=""
   out=$(readelf -d "$exe") || { echo "readelf failed"; return; }
@@ -63,27 +67,29 @@ loaded_cna() {
     echo static
     return
   fi
-  # The dynamic loader's own listing: where each one was found.
-  local trace
+  # The dynamic loader's own listing: what it loads and where each one was found.
+  local trace lib where
   trace=$(LD_TRACE_LOADED_OBJECTS=1 "$exe" 2>&1) || true
-  for lib in $(grep -o 'NEEDED.*\[libcna[^]]*\]' <<< "$out" | sed 's/.*\[\(.*\)\]/\1/'); do
-    local where
-    where=$(awk -v l="$lib" '$1 == l { print $3 }' <<< "$trace")
+  while read -r lib where; do
     if [ "$(realpath -m "$where")" != "$(realpath -m "$PREFIX/$LIBDIR/$lib")" ]; then
       libs="$libs $lib(from:${where:-not found})"
     else
       libs="$libs $lib"
     fi
-  done
+  done < <(awk '$1 ~ /^libcna/ { print $1, $3 }' <<< "$trace")
   echo "${libs# }"
 }
 
-# check NAME EXE KIND(app|view) LINK(shared|static)
+# check NAME EXE KIND(app|view|game) LINK(shared|static)
 check_program() {
   local name=$1 exe=$2 kind=$3 link=$4 out expect want_libs
   if [ "$kind" = app ]; then
     expect=$EXPECT_APP
     out=$("$exe" "$MODEL" 2>&1) || { fail "$name: exit status $?: $out"; return; }
+    want_libs="libcna_gltf.so.$SOVERSION libcna.so.$SOVERSION"
+  elif [ "$kind" = game ]; then
+    expect=$EXPECT_APP
+    out=$("$exe" "$TMP/robot.cnb" 2>&1) || { fail "$name: exit status $?: $out"; return; }
     want_libs="libcna.so.$SOVERSION"
   else
     expect=$EXPECT_VIEW
@@ -92,7 +98,7 @@ check_program() {
     if [ "$(head -c 8 "$TMP/view.png" | od -An -tx1 | tr -d ' \n')" != "89504e470d0a1a0a" ]; then
       fail "$name: $TMP/view.png is not a PNG file"
     fi
-    want_libs="libcna_gl.so.$SOVERSION libcna.so.$SOVERSION"
+    want_libs="libcna_gl.so.$SOVERSION libcna_gltf.so.$SOVERSION libcna.so.$SOVERSION"
   fi
   [ "$out" = "$expect" ] || fail "$name printed \"$out\", expected \"$expect\""
   if [ "$link" = static ]; then
@@ -100,7 +106,7 @@ check_program() {
   fi
   local got
   got=$(loaded_cna "$exe")
-  # Either order of the two libraries' NEEDED entries.
+  # The libraries' NEEDED entries in any order.
   if [ "$(tr ' ' '\n' <<< "$got" | sort | tr '\n' ' ')" != "$(tr ' ' '\n' <<< "$want_libs" | sort | tr '\n' ' ')" ]; then
     fail "$name loads \"$got\", expected \"$want_libs\""
   fi
@@ -124,6 +130,8 @@ readme_block() {
   [ "$out" = "cna $VERSION" ] || fail "$PREFIX/bin/cna version printed \"$out\", expected \"cna $VERSION\""
   [ "$(loaded_cna "$PREFIX/bin/cna")" = static ] || fail "the installed cna tool loads $(loaded_cna "$PREFIX/bin/cna")"
   echo "ok: $PREFIX/bin/cna version: $out"
+  "$PREFIX/bin/cna" convert "$MODEL" -o "$TMP/robot.cnb" > "$TMP/convert.log" 2>&1 ||
+    { cat "$TMP/convert.log"; die "$PREFIX/bin/cna convert $MODEL -o $TMP/robot.cnb failed"; }
 }
 
 # ---------------------------------------------------------------- libcna_gl.so's exports
@@ -135,6 +143,13 @@ if [ "$SHARED" = ON ]; then
   others=$(grep -v '^cna_gl_' <<< "$exports" || true)
   [ -z "$others" ] || fail "$so exports names outside cna_gl_: $(tr '\n' ' ' <<< "$others")"
   echo "ok: $so exports $(wc -l <<< "$exports") cna_gl_ functions only"
+  so=$PREFIX/$LIBDIR/libcna.so.$SOVERSION
+  [ -f "$so" ] || die "$so was not installed"
+  needs=$(readelf -d "$so" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+  if grep -Eq 'cjson|meshoptimizer|draco|stdc\+\+' <<< "$needs"; then
+    fail "$so needs a library of the importer's: $needs"
+  fi
+  echo "ok: $so needs $needs"
 fi
 
 # ---------------------------------------------------------------- pkg-config, as README.md shows it
@@ -151,12 +166,12 @@ command -v cc > /dev/null 2>&1 || [ -n "$EXTRA_FLAGS" ] || die "'cc' is not inst
 block=$(readme_block sh 'pkg-config --cflags --libs cna)') ||
   die "README.md: no \`\`\`sh block contains 'pkg-config --cflags --libs cna)'"
 mkdir -p "$TMP/pc"
-cp "$SRC/tests/packaging/app.c" "$SRC/tests/packaging/view.c" "$TMP/pc/"
+cp "$SRC/tests/packaging/app.c" "$SRC/tests/packaging/view.c" "$SRC/tests/packaging/game.c" "$TMP/pc/"
 commands=0
 while IFS= read -r line; do
   case "$line" in '' | '#'*) continue ;; esac
   commands=$((commands + 1))
-  module=$(sed -n 's/.*pkg-config --cflags --libs \([a-z_]*\)).*/\1/p' <<< "$line")
+  module=$(sed -n 's/.*pkg-config --cflags --libs \([a-z_ ]*\)).*/\1/p' <<< "$line")
   exe=$(sed -n 's/.* -o \([A-Za-z0-9_.-]*\).*/\1/p' <<< "$line")
   if [ -z "$module" ] || [ -z "$exe" ]; then
     fail "README.md: cannot tell the module and the program of: $line"
@@ -170,18 +185,19 @@ while IFS= read -r line; do
     continue
   fi
   kind=app
-  [[ $module == cna_gl* ]] && kind=view
+  [[ " $module " == *" cna_gl "* || " $module " == *" cna_gl_static "* ]] && kind=view
+  [[ $module == cna || $module == cna_static ]] && kind=game
   link=shared
   [[ $module == *_static || $SHARED = OFF ]] && link=static
   check_program "pkg-config $module ($exe)" "$TMP/pc/$exe" "$kind" "$link"
 done <<< "$block"
-[ "$commands" -eq 4 ] || fail "README.md's pkg-config block has $commands commands, expected 4"
+[ "$commands" -eq 6 ] || fail "README.md's pkg-config block has $commands commands, expected 6"
 
 # ---------------------------------------------------------------- find_package, as README.md shows it
 mkdir -p "$TMP/cm"
 readme_block cmake 'find_package(cna' > "$TMP/cm/CMakeLists.txt" ||
   die "README.md: no \`\`\`cmake block contains 'find_package(cna'"
-cp "$SRC/tests/packaging/app.c" "$SRC/tests/packaging/view.c" "$TMP/cm/"
+cp "$SRC/tests/packaging/app.c" "$SRC/tests/packaging/view.c" "$SRC/tests/packaging/game.c" "$TMP/cm/"
 if ! cmake -S "$TMP/cm" -B "$TMP/cm/build" -G "$GENERATOR" -DCMAKE_MAKE_PROGRAM="$MAKE_PROGRAM" \
      -DCMAKE_C_COMPILER="$CC_REAL" -DCMAKE_PREFIX_PATH="$PREFIX" "${CONSUMER_CC[@]}" \
      > "$TMP/cm.log" 2>&1 ||
@@ -189,7 +205,7 @@ if ! cmake -S "$TMP/cm" -B "$TMP/cm/build" -G "$GENERATOR" -DCMAKE_MAKE_PROGRAM=
   cat "$TMP/cm.log"
   die "the consumer project of README.md's find_package block did not build"
 fi
-for target in app view app_static view_static; do
+for target in app view game app_static view_static game_static; do
   exe=$TMP/cm/build/$target
   if [ ! -x "$exe" ]; then
     fail "README.md's find_package block builds no '$target'"
@@ -197,6 +213,7 @@ for target in app view app_static view_static; do
   fi
   kind=app
   [[ $target == view* ]] && kind=view
+  [[ $target == game* ]] && kind=game
   link=shared
   [[ $target == *_static || $SHARED = OFF ]] && link=static
   check_program "find_package $target" "$exe" "$kind" "$link"

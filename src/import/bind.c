@@ -5,7 +5,7 @@
  * materials and images stay the model's; its own arena holds what grows with
  * the animations (each skin's clip array, the scene-node clips, each morphed
  * part's weight-track array) and the library's keys. The library's channels
- * are extracted by the importer's own clip extraction (src/model/clips.c),
+ * are extracted by the importer's own clip extraction (src/import/clips.c),
  * with the model's nodes as the destination: a stand-in document is made of
  * the model's bones (name, parent, rest transform), so the keys, the
  * faithful-mode tolerances and the magnitude checks are those of an import of

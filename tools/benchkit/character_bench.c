@@ -1,10 +1,10 @@
 /*
- * The whole character against one player (bench/common/character_bench.h).
+ * The whole character against one player (tools/benchkit/character_bench.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/character_bench.h"
+#include "benchkit/character_bench.h"
 
 typedef struct crowd_ctx {
     cna_character **characters;

@@ -287,7 +287,7 @@ cna_result cna_cnj_read_memory(const char *text, size_t size, const cna_allocato
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cnj read: NULL %s", out ? "text" : "out");
     cna_allocator alloc = cna__allocator_resolve(allocator);
     const char *end = NULL;
-    cJSON *root = size ? cna__json_parse(text, size, &end) : NULL; /* serialised, src/core/json.c */
+    cJSON *root = size ? cna__json_parse(text, size, &end) : NULL; /* serialised, src/import/json.c */
     if (!root) {
         size_t at = (end && end >= text && end <= text + size) ? (size_t)(end - text) : 0;
         if (cna__json_too_deep(text, size, at))
@@ -303,7 +303,7 @@ cna_result cna_cnj_read_memory(const char *text, size_t size, const cna_allocato
             return cna__error(err, CNA_ERROR_PARSE, "cnj: trailing data after the JSON value at byte %zu", at);
         }
     }
-    /* A NUL (\u0000) would cut a string short ("format"): refused (src/core/json.c). */
+    /* A NUL (\u0000) would cut a string short ("format"): refused (src/import/json.c). */
     char nul_path[128];
     bool nul_key = false;
     size_t nul_member = 0;

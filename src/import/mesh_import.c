@@ -41,60 +41,6 @@ static void *arena_copy(cna__arena *arena, const void *src, size_t size)
     return p;
 }
 
-/* ------------------------------------------------------------------ declaration */
-
-static void add_element(cna_vertex_declaration *d, int32_t offset, cna_vertex_format format,
-                        cna_vertex_usage usage, uint32_t usage_index)
-{
-    if (offset < 0) return;
-    cna_vertex_element e = {(uint32_t)offset, format, usage, usage_index};
-    uint32_t i = d->element_count++;
-    while (i > 0 && d->elements[i - 1].offset > e.offset) {
-        d->elements[i] = d->elements[i - 1];
-        i--;
-    }
-    d->elements[i] = e;
-}
-
-/* The declaration of a canonical format, elements in offset order. */
-static void declaration_of(const cna__vertex_format *f, cna_vertex_declaration *d)
-{
-    memset(d, 0, sizeof *d);
-    d->stride = f->stride;
-    add_element(d, f->position, CNA_VERTEX_FORMAT_FLOAT3, CNA_VERTEX_USAGE_POSITION, 0);
-    add_element(d, f->normal, CNA_VERTEX_FORMAT_FLOAT3, CNA_VERTEX_USAGE_NORMAL, 0);
-    add_element(d, f->texcoord0, CNA_VERTEX_FORMAT_FLOAT2, CNA_VERTEX_USAGE_TEXCOORD, 0);
-    add_element(d, f->tangent, CNA_VERTEX_FORMAT_FLOAT4, CNA_VERTEX_USAGE_TANGENT, 0);
-    add_element(d, f->texcoord1, CNA_VERTEX_FORMAT_FLOAT2, CNA_VERTEX_USAGE_TEXCOORD, 1);
-    add_element(d, f->color, CNA_VERTEX_FORMAT_UBYTE4_NORM, CNA_VERTEX_USAGE_COLOR, 0);
-    add_element(d, f->joints, CNA_VERTEX_FORMAT_UBYTE4, CNA_VERTEX_USAGE_BLEND_INDICES, 0);
-    add_element(d, f->weights, CNA_VERTEX_FORMAT_FLOAT4, CNA_VERTEX_USAGE_BLEND_WEIGHTS, 0);
-}
-
-cna_result cna_vertex_declaration_canonical(uint32_t stride, cna_vertex_declaration *out,
-                                            cna_error *err)
-{
-    cna__vertex_format f;
-    if (!out) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "out: NULL");
-    if (!cna__vertex_format_for_stride(stride, &f))
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
-                          "stride: %u is not a canonical stride (32, 52, 56, 48, 60, 68, 76, 80)",
-                          (unsigned)stride);
-    declaration_of(&f, out);
-    return CNA_OK;
-}
-
-const cna_vertex_element *cna_vertex_declaration_find(const cna_vertex_declaration *decl,
-                                                      cna_vertex_usage usage,
-                                                      uint32_t usage_index)
-{
-    if (!decl) return NULL;
-    for (uint32_t i = 0; i < decl->element_count && i < CNA_VERTEX_MAX_ELEMENTS; i++)
-        if (decl->elements[i].usage == usage && decl->elements[i].usage_index == usage_index)
-            return &decl->elements[i];
-    return NULL;
-}
-
 static cna_primitive_type primitive_type_of(cna__topology t)
 {
     switch (t) {
@@ -360,7 +306,7 @@ static cna_result split_part(cna__import_ctx *ctx, track_cache *cache, const cna
         *q = *part;
         q->vertices = sp->vertices;
         q->vertex_count = sp->vertex_count;
-        declaration_of(&p->format, &q->declaration);
+        cna__vertex_declaration_of(&p->format, &q->declaration);
         q->indices = sp->indices;
         q->index_count = sp->index_count;
         q->primitive_type = primitive_type_of(p->topology);
@@ -425,7 +371,7 @@ static cna_result import_part(cna__import_ctx *ctx, track_cache *cache, part_cac
     }
     part->vertices = vertices;
     part->vertex_count = p.vertex_count;
-    declaration_of(&p.format, &part->declaration);
+    cna__vertex_declaration_of(&p.format, &part->declaration);
     part->indices = indices;
     part->index_count = p.index_count;
     part->primitive_type = primitive_type_of(p.topology);

@@ -1,5 +1,5 @@
-/* The plain baseline player and the same-run comparison (bench/common/baseline.h). */
-#include "common/baseline.h"
+/* The plain baseline player and the same-run comparison (tools/benchkit/baseline.h). */
+#include "benchkit/baseline.h"
 
 #include "cna/crowd.h"
 

@@ -1,5 +1,5 @@
 /*
- * bench/common/character_bench.h — the whole character against one player.
+ * tools/benchkit/character_bench.h — the whole character against one player.
  *
  * A figure poses `characters` characters of one loaded model playing one
  * animation (character i starts at phase i/characters), each advanced by
@@ -17,7 +17,7 @@
 #include <stdio.h>
 
 #include "cna/cna.h"
-#include "common/bench.h"
+#include "benchkit/bench.h"
 
 typedef struct character_figure {
     size_t characters;

@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 #if defined(CJSON_NESTING_LIMIT)
 _Static_assert(CJSON_NESTING_LIMIT == CNA__JSON_MAX_DEPTH, "CNA__JSON_MAX_DEPTH is cJSON's nesting limit");

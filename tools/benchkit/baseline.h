@@ -1,5 +1,5 @@
 /*
- * bench/common/baseline.h — the plain baseline player, and the
+ * tools/benchkit/baseline.h — the plain baseline player, and the
  * same-run comparison of cna_player against it.
  *
  * The baseline is the spec's AnimationPlayer written the plain way, one
@@ -30,7 +30,7 @@
 
 #include "cna/anim.h"
 #include "cna/player.h"
-#include "common/bench.h"
+#include "benchkit/bench.h"
 
 typedef struct baseline_player baseline_player;
 

@@ -1,5 +1,5 @@
-/* Timing helpers shared by the benchmarks (bench/common/bench.h). */
-#include "common/bench.h"
+/* Timing helpers shared by the benchmarks (tools/benchkit/bench.h). */
+#include "benchkit/bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>

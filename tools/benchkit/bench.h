@@ -1,5 +1,5 @@
 /*
- * bench/common/bench.h — timing helpers shared by the programs in bench/.
+ * tools/benchkit/bench.h — timing helpers shared by the programs in bench/.
  *
  * Method (the same for every cna benchmark, so figures compare):
  *   - time is read from a monotonic clock (CLOCK_MONOTONIC), in seconds;
