@@ -235,8 +235,12 @@ const char *cna_cli_clips_path(size_t i);
  * the bound one); each file is added to `files` (may be NULL). Without
  * --clips: nothing. Errors name the file. */
 cna_result cna_cli_clips_bind(struct cna_model **model, cna_cli_files *files, cna_error *err);
+/* Keeps the libraries the next cna_cli_clips_bind loads, for
+ * cna_cli_clips_print (freed at exit); without it, a binding frees them. */
+void cna_cli_clips_keep_libraries(void);
 /* `cna inspect --clips`: each file's animations with their bound indices and
- * matched/unmatched node names, then the binding's warnings. */
+ * matched/unmatched node names, then the binding's warnings (the libraries
+ * the binding kept, else each file loaded again). */
 bool cna_cli_clips_print(FILE *out, const struct cna_model *bound);
 /* When `output` is a folder, prints "error: OUT: is a directory; OPTION
  * names the file to write; nothing was written" and returns true. */

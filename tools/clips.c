@@ -23,9 +23,25 @@ static const char **g_paths;
 static size_t g_count;
 static cna_model **g_bases;
 static size_t g_base_count;
+/* The libraries of the last binding (g_count of them) and the model it made: what
+ * cna_cli_clips_print lists, without loading the files again. */
+static cna_clip_library **g_libs;
+static const cna_model *g_libs_bound;
+static bool g_keep_libs;
+
+void cna_cli_clips_keep_libraries(void) { g_keep_libs = true; }
+
+static void free_libs(void)
+{
+    for (size_t i = 0; g_libs && i < g_count; i++) cna_clip_library_free(g_libs[i]);
+    free(g_libs);
+    g_libs = NULL;
+    g_libs_bound = NULL;
+}
 
 static void free_bases(void)
 {
+    free_libs();
     for (size_t i = 0; i < g_base_count; i++) cna_model_free(g_bases[i]);
     free(g_bases);
     free(g_paths);
@@ -123,8 +139,14 @@ cna_result cna_cli_clips_bind(cna_model **model, cna_cli_files *files, cna_error
     }
     if (r == CNA_OK) r = cna_model_bind_clips(*model, (const cna_clip_library *const *)libs, g_count, &o, &bound, err);
     cna_retarget_map_free(map);
-    for (size_t i = 0; i < g_count; i++) cna_clip_library_free(libs[i]);
-    free(libs);
+    if (r != CNA_OK || !g_keep_libs) {
+        for (size_t i = 0; i < g_count; i++) cna_clip_library_free(libs[i]);
+        free(libs);
+    } else {
+        free_libs();
+        g_libs = libs;
+        g_libs_bound = bound;
+    }
     if (r != CNA_OK) return r;
     g_bases[g_base_count++] = *model;
     *model = bound;
@@ -137,11 +159,13 @@ bool cna_cli_clips_print(FILE *out, const cna_model *bound)
     cna_error err;
     /* the model's own animations come first: the bound model has this many more */
     size_t added = 0;
-    cna_clip_library **libs = (cna_clip_library **)calloc(g_count ? g_count : 1, sizeof *libs);
+    /* the libraries the binding loaded (they are loaded again only for another model) */
+    const bool kept = g_libs && g_libs_bound == bound;
+    cna_clip_library **libs = kept ? g_libs : (cna_clip_library **)calloc(g_count ? g_count : 1, sizeof *libs);
     if (!libs) return false;
     bool ok = true;
     for (size_t i = 0; i < g_count && ok; i++) {
-        if (cna_clip_library_load_file(g_paths[i], NULL, &libs[i], &err) != CNA_OK) ok = false;
+        if (!kept && cna_clip_library_load_file(g_paths[i], NULL, &libs[i], &err) != CNA_OK) ok = false;
         else added += cna_clip_library_animation_count(libs[i]);
     }
     if (ok) first = bound->animation_count - added;
@@ -179,7 +203,9 @@ bool cna_cli_clips_print(FILE *out, const cna_model *bound)
             if (d) fprintf(out, "  warning %s (x%zu): %s\n", d->code, d->count, d->message);
         }
     }
-    for (size_t i = 0; i < g_count; i++) cna_clip_library_free(libs[i]);
-    free(libs);
+    if (!kept) {
+        for (size_t i = 0; i < g_count; i++) cna_clip_library_free(libs[i]);
+        free(libs);
+    }
     return ok && !ferror(out);
 }

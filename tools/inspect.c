@@ -512,6 +512,7 @@ static int inspect_clips(const char *path, const cna_import_options *io)
     memset(&err, 0, sizeof err);
     cna_cli_files files;
     memset(&files, 0, sizeof files);
+    cna_cli_clips_keep_libraries(); /* listed below: loaded once */
     cna_result r = cna_cli_load_any(path, io, &m, &files, &err);
     cna_cli_files_free(&files);
     if (r != CNA_OK) return cna_cli_report_error(NULL, &err);

@@ -116,6 +116,6 @@ extern "C" void cna__draco_read_indices(const cna__draco_mesh *mesh, uint32_t *o
     const draco::Mesh &m = *mesh->mesh;
     for (uint32_t f = 0; f < m.num_faces(); f++) {
         const draco::Mesh::Face &face = m.face(draco::FaceIndex(f));
-        for (int k = 0; k < 3; k++) out[3 * static_cast<size_t>(f) + static_cast<size_t>(k)] = face[k].value();
+        for (size_t k = 0; k < 3; k++) out[3 * static_cast<size_t>(f) + k] = face[k].value();
     }
 }

@@ -270,8 +270,10 @@ static void a_missing_image_is_reported_by_the_gl_model(void **state)
     cna_gl_context_free(gl);
 }
 
+#ifdef CNA_TEST_HAVE_TOOL
 /* `cna render` warns for every image a drawn material uses that cannot be
- * read, naming the material, the slot and the image; it still renders. */
+ * read, naming the material, the slot and the image; it still renders.
+ * (Built with the tool only: CNA_BUILD_TOOLS.) */
 static void cna_render_warns_for_a_missing_material_image(void **state)
 {
     (void)state;
@@ -295,6 +297,7 @@ static void cna_render_warns_for_a_missing_material_image(void **state)
              FIX);
     assert_string_equal(text, want);
 }
+#endif
 
 int main(void)
 {
@@ -308,7 +311,9 @@ int main(void)
         cmocka_unit_test(mask_discards_below_the_cutoff_and_blend_is_drawn_over_opaque),
         cmocka_unit_test(a_double_sided_plane_is_visible_from_behind),
         cmocka_unit_test(a_missing_image_is_reported_by_the_gl_model),
+#ifdef CNA_TEST_HAVE_TOOL
         cmocka_unit_test(cna_render_warns_for_a_missing_material_image),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
