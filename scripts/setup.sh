@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
+  build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev locales
   libcglm-dev libcjson-dev libcmocka-dev libmeshoptimizer-dev libdraco-dev
   libepoxy-dev libegl-dev libegl-mesa0 libgl1-mesa-dri libgbm1 libpng-dev libjpeg62-turbo-dev libgif-dev libglfw3-dev
   xvfb xauth

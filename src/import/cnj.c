@@ -59,11 +59,25 @@ static void put(text_buf *b, const char *s, size_t n)
 
 static void put_str(text_buf *b, const char *s) { put(b, s, strlen(s)); }
 
+/* v as %.9g text, with '.' for its decimal point whatever the program's
+ * C locale says (snprintf writes the locale's: "1,5" under de_DE, which is
+ * not JSON): any run of characters other than digits, signs and the
+ * exponent's 'e' becomes one '.'. (No localeconv: it is not thread-safe.)
+ * The values are finite (checked before writing). */
 static void put_float(text_buf *b, float v)
 {
-    char tmp[32];
-    int n = snprintf(tmp, sizeof tmp, "%.9g", (double)v);
-    if (n > 0 && (size_t)n < sizeof tmp) put(b, tmp, (size_t)n);
+    char tmp[48], out[48];
+    const int n = snprintf(tmp, sizeof tmp, "%.9g", (double)v);
+    if (n <= 0 || (size_t)n >= sizeof tmp) return;
+    size_t k = 0;
+    for (int i = 0; i < n; i++) {
+        const char c = tmp[i];
+        if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == 'e')
+            out[k++] = c;
+        else if (k == 0 || out[k - 1] != '.')
+            out[k++] = '.';
+    }
+    put(b, out, k);
 }
 
 static void put_matrices(text_buf *b, const char *key, const cna_mat4 *m, int32_t n)

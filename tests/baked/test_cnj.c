@@ -1,8 +1,11 @@
 /*
  * The .cnj skeleton sidecar: bit-exact round trip on a real skin, the bone
  * count bounds, old two-block sidecars, and refusals (truncated or garbled
- * JSON, wrong array lengths, non-finite numbers) with their messages.
+ * JSON, wrong array lengths, non-finite numbers) with their messages. A
+ * program whose C locale writes decimal commas (de_DE, made with localedef
+ * for the test) writes the same bytes as under the "C" locale.
  */
+#include <locale.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,6 +70,50 @@ static void round_trip_is_bit_identical_on_robot_expressive(void **state)
     assert_int_equal(cna_skinning_data_validate(r, &err), CNA_OK);
     cna_cnj_skeleton_free(s);
     cna_cnj_text_free(NULL, text);
+    cna_model_free(m);
+}
+
+/* Under a locale whose decimal point is a comma, the writer writes the
+ * bytes it writes under "C" (JSON's '.'), and they read back bit for bit.
+ * The de_DE.UTF-8 locale is compiled for the test into a temporary folder
+ * (localedef, Debian's locales package: scripts/setup.sh) and found through
+ * LOCPATH. */
+static void a_decimal_comma_locale_writes_the_same_bytes(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cna-test-locale.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "localedef -i de_DE -f UTF-8 %s/de_DE.UTF-8 > %s/localedef.log 2>&1", dir, dir);
+    if (system(cmd) != 0) fail_msg("%s failed (is Debian's locales package installed?)", cmd);
+    cna_model *m = load_robot();
+    const cna_skinning_data *d = &m->skins[0].data;
+    cna_error err;
+    char *plain = NULL, *comma = NULL;
+    size_t plain_size = 0, comma_size = 0;
+    assert_int_equal(cna_cnj_write_memory(d, NULL, &plain, &plain_size, &err), CNA_OK);
+    assert_int_equal(setenv("LOCPATH", dir, 1), 0);
+    const char *set = setlocale(LC_NUMERIC, "de_DE.UTF-8");
+    char probe[16];
+    snprintf(probe, sizeof probe, "%.1f", 1.5);
+    const cna_result r = cna_cnj_write_memory(d, NULL, &comma, &comma_size, &err);
+    setlocale(LC_NUMERIC, "C");
+    unsetenv("LOCPATH");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+    assert_non_null(set);
+    assert_string_equal(probe, "1,5"); /* the locale is in force */
+    assert_int_equal(r, CNA_OK);
+    assert_int_equal(comma_size, plain_size);
+    assert_memory_equal(comma, plain, plain_size);
+    assert_non_null(strchr(plain, '.')); /* it has decimals to write */
+    cna_cnj_skeleton *s = NULL;
+    assert_int_equal(cna_cnj_read_memory(comma, comma_size, NULL, &s, &err), CNA_OK);
+    const size_t n = (size_t)d->bone_count;
+    assert_memory_equal(cna_cnj_skeleton_data(s)->bind_pose, d->bind_pose, n * sizeof(cna_mat4));
+    cna_cnj_skeleton_free(s);
+    cna_cnj_text_free(NULL, plain);
+    cna_cnj_text_free(NULL, comma);
     cna_model_free(m);
 }
 
@@ -356,6 +403,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_trip_is_bit_identical_on_robot_expressive),
         cmocka_unit_test(file_round_trip_matches_memory),
+        cmocka_unit_test(a_decimal_comma_locale_writes_the_same_bytes),
         cmocka_unit_test(zero_bones_are_accepted),
         cmocka_unit_test(one_hundred_thousand_bones_are_accepted),
         cmocka_unit_test(one_hundred_thousand_and_one_bones_are_refused_with_the_count),
