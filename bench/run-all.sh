@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 B=${1:-build-bench}
 cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCNA_BUILD_TESTS=OFF >/dev/null
 cmake --build "$B" --target bench_player bench_skinning bench_blend bench_morph_blend bench_import bench_cnb_load \
-    bench_gltf_load cna_tool >/dev/null
+    bench_gltf_load bench_character_create cna_tool >/dev/null
 echo "== machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u '+%Y-%m-%d %H:%M UTC')"
 run() { echo; echo "== $*"; "$@"; }
@@ -24,5 +24,6 @@ run "$B/bench/bench_morph_blend"
 run "$B/bench/bench_import"
 run "$B/bench/bench_cnb_load"
 run "$B/bench/bench_gltf_load"
+run "$B/bench/bench_character_create"
 run "$B/cna" bench tests/data/corpus/valid/RobotExpressive/robot.glb --clip Robot_Walking --json
 echo; echo "== load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
