@@ -9,7 +9,9 @@
  * of characters of that model may play it at once, on any threads. The
  * caller frees it (cna_blend_space_free) after every character that plays
  * it was freed or plays something else on that layer. It is allocated with
- * the C library's malloc.
+ * the model's allocator (the hooks of the import or load options that made
+ * the model, cna/alloc.h; malloc and free by default), which must stay
+ * usable until the space is freed, even when the model is freed first.
  *
  * The weights of a point (x, y), one per sample:
  *   1D (x only; y is ignored): the samples sorted by x; between two

@@ -11,6 +11,7 @@
 #include "anim/anim_internal.h"
 #include "character/character_internal.h"
 #include "core/internal.h"
+#include "model/model_internal.h"
 
 /* ------------------------------------------------------------------ geometry */
 
@@ -105,16 +106,17 @@ static void sort_by_x(size_t *order, size_t n, const cna_blend_sample *s)
 void cna_blend_space_free(cna_blend_space *space)
 {
     if (!space) return;
-    free(space->samples);
-    free(space->durations);
-    free(space->order);
-    free(space->triangles);
-    free(space->hull);
-    for (size_t j = 0; space->sync_names && j < space->sync_count; j++) free(space->sync_names[j]);
-    free(space->sync_names);
-    free(space->sync_at);
-    free(space->sync_off);
-    free(space);
+    const cna_allocator a = space->allocator;
+    cna__free(&a, space->samples);
+    cna__free(&a, space->durations);
+    cna__free(&a, space->order);
+    cna__free(&a, space->triangles);
+    cna__free(&a, space->hull);
+    for (size_t j = 0; space->sync_names && j < space->sync_count; j++) cna__free(&a, space->sync_names[j]);
+    cna__free(&a, space->sync_names);
+    cna__free(&a, space->sync_at);
+    cna__free(&a, space->sync_off);
+    cna__free(&a, space);
 }
 
 /* The Delaunay triangles of the space's samples: every triangle of three
@@ -126,7 +128,8 @@ static bool triangulate(cna_blend_space *s)
 {
     const size_t n = s->count;
     size_t cap = 2 * n, tc = 0;
-    int32_t(*tri)[3] = (int32_t(*)[3])malloc(cap * sizeof *tri);
+    const cna_allocator *al = &s->allocator;
+    int32_t(*tri)[3] = (int32_t(*)[3])cna__alloc(al, cap * sizeof *tri);
     if (!tri) return false;
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++)
@@ -154,20 +157,22 @@ static bool triangulate(cna_blend_space *s)
                 }
                 if (!free_of) continue;
                 if (tc == cap) {
-                    cap *= 2;
-                    int32_t(*more)[3] = (int32_t(*)[3])realloc(tri, cap * sizeof *tri);
+                    int32_t(*more)[3] = (int32_t(*)[3])cna__alloc(al, 2 * cap * sizeof *tri);
                     if (!more) {
-                        free(tri);
+                        cna__free(al, tri);
                         return false;
                     }
+                    memcpy(more, tri, cap * sizeof *tri);
+                    cna__free(al, tri);
                     tri = more;
+                    cap *= 2;
                 }
                 memcpy(tri[tc++], t, sizeof t);
             }
     /* the hull: directed edges a -> b of a triangle with no triangle having b -> a */
-    int32_t(*hull)[2] = (int32_t(*)[2])malloc((3 * tc + 1) * sizeof *hull);
+    int32_t(*hull)[2] = (int32_t(*)[2])cna__alloc(al, (3 * tc + 1) * sizeof *hull);
     if (!hull) {
-        free(tri);
+        cna__free(al, tri);
         return false;
     }
     size_t hc = 0;
@@ -222,9 +227,9 @@ static cna_result make_sync(cna_blend_space *s, const cna_model *model, const ch
         if (i == 0) {
             k = here;
             s->sync_count = k;
-            s->sync_names = (char **)calloc(k, sizeof(char *));
-            s->sync_at = (int64_t *)calloc(count * k, sizeof(int64_t));
-            s->sync_off = (int64_t *)calloc(count * (k + 1), sizeof(int64_t));
+            s->sync_names = (char **)cna__calloc(&s->allocator, k, sizeof(char *));
+            s->sync_at = (int64_t *)cna__calloc(&s->allocator, count * k, sizeof(int64_t));
+            s->sync_off = (int64_t *)cna__calloc(&s->allocator, count * (k + 1), sizeof(int64_t));
             if (!s->sync_names || !s->sync_at || !s->sync_off)
                 return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "blend space: out of memory for %zu sync points", k);
         } else if (here != k) {
@@ -251,7 +256,7 @@ static cna_result make_sync(cna_blend_space *s, const cna_model *model, const ch
         if (i == 0)
             for (size_t j = 0; j < k; j++) {
                 const size_t len = strlen(pts[j]->name);
-                s->sync_names[j] = (char *)malloc(len + 1);
+                s->sync_names[j] = (char *)cna__alloc(&s->allocator, len + 1);
                 if (!s->sync_names[j])
                     return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "blend space: out of memory for sync names");
                 memcpy(s->sync_names[j], pts[j]->name, len + 1);
@@ -333,15 +338,18 @@ static cna_result create_space(const cna_model *model, unsigned dimensions, cons
                               "area",
                               count);
     }
-    cna_blend_space *s = (cna_blend_space *)calloc(1, sizeof *s);
+    /* the model's allocator (its import or load options' hooks) */
+    const cna_allocator al = ((const cna__model *)model)->allocator;
+    cna_blend_space *s = (cna_blend_space *)cna__calloc(&al, 1, sizeof *s);
     bool ok = s != NULL;
     if (ok) {
+        s->allocator = al;
         s->model = model;
         s->dimensions = dimensions;
         s->count = count;
-        s->samples = (cna_blend_sample *)malloc(count * sizeof *s->samples);
-        s->durations = (int64_t *)malloc(count * sizeof *s->durations);
-        s->order = (size_t *)malloc(count * sizeof *s->order);
+        s->samples = (cna_blend_sample *)cna__alloc(&al, count * sizeof *s->samples);
+        s->durations = (int64_t *)cna__alloc(&al, count * sizeof *s->durations);
+        s->order = (size_t *)cna__alloc(&al, count * sizeof *s->order);
         ok = s->samples && s->durations && s->order;
     }
     if (ok) {

@@ -15,6 +15,7 @@
 
 /* A blend space (include/cna/blend_space.h), immutable once made. */
 struct cna_blend_space {
+    cna_allocator allocator;    /* the model's: everything the space owns */
     const cna_model *model;     /* the model it was made for */
     unsigned dimensions;        /* 1 or 2 */
     size_t count;

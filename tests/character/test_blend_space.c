@@ -4,7 +4,9 @@
  * barycentric weights of the Delaunay triangle that holds the point
  * (computed here by Cramer's rule on the triangle expected), the weights
  * of the closest hull point outside; exactly 1 and 0 at every sample; the
- * sum 1; every error with its exact message.
+ * sum 1; every error with its exact message. A space allocates through its
+ * model's allocator only, gives back every block, and fails cleanly at each
+ * of its allocations.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -375,6 +377,91 @@ static void test_errors(void **state)
     cna_model_free(m);
 }
 
+/* ------------------------------------------------------------------ the model's allocator */
+
+static size_t live_blocks, allocations, fail_at; /* fail_at: the allocation to refuse (1-based), 0: none */
+
+static void *counting_alloc(void *user, size_t size)
+{
+    (void)user;
+    if (++allocations == fail_at) return NULL;
+    void *p = malloc(size);
+    if (p) live_blocks++;
+    return p;
+}
+
+static void counting_free(void *user, void *p)
+{
+    (void)user;
+    if (p) live_blocks--;
+    free(p);
+}
+
+/* 1D, 2D and marker-synced spaces of a robot loaded with counting hooks:
+ * each allocates through them (and nothing is left once freed, whether the
+ * model is freed before or after), and refusing any one of its allocations
+ * gives CNA_ERROR_OUT_OF_MEMORY, no space, and every block given back. */
+static void test_the_model_allocator_is_used(void **state)
+{
+    (void)state;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", CNA_TEST_DATA_DIR, ROBOT);
+    cna_import_options io;
+    memset(&io, 0, sizeof io);
+    io.allocator.alloc = counting_alloc;
+    io.allocator.free = counting_free;
+    cna_model *m = NULL;
+    cna_error err;
+    ok(cna_model_load_file(path, &io, &m, &err), &err);
+    size_t idle = 0, walk = 0, run = 0, dance = 0;
+    ok(cna_model_find_animation(m, "Robot_Idle", &idle, &err), &err);
+    ok(cna_model_find_animation(m, "Robot_Walking", &walk, &err), &err);
+    ok(cna_model_find_animation(m, "Robot_Running", &run, &err), &err);
+    ok(cna_model_find_animation(m, "Robot_Dance", &dance, &err), &err);
+    ok(cna_model_add_marker(m, walk, "step", 0.3, &err), &err);
+    ok(cna_model_add_marker(m, run, "step", 0.25, &err), &err);
+    const cna_blend_sample line[3] = {{(long)idle, 0.0, 0.0}, {(long)walk, 1.5, 0.0}, {(long)run, 4.0, 0.0}};
+    const cna_blend_sample plane[4] = {
+        {(long)idle, 0.0, 0.0}, {(long)walk, 0.0, 1.0}, {(long)run, 0.0, 2.0}, {(long)dance, 1.0, 0.0}};
+    const cna_blend_sample synced[2] = {{(long)walk, 1.5, 0.0}, {(long)run, 4.0, 0.0}};
+    const char *const step[1] = {"step"};
+    for (int kind = 0; kind < 3; kind++) {
+        const size_t base = live_blocks;
+        /* the allocations one space makes */
+        const size_t before = allocations;
+        cna_blend_space *bs = NULL;
+        if (kind == 0) ok(cna_blend_space_create(m, 1, line, 3, &bs, &err), &err);
+        if (kind == 1) ok(cna_blend_space_create(m, 2, plane, 4, &bs, &err), &err);
+        if (kind == 2) ok(cna_blend_space_create_synced(m, 1, synced, 2, step, 1, &bs, &err), &err);
+        const size_t made = allocations - before;
+        assert_true(made >= (kind == 1 ? 6u : 4u)); /* the space, its samples, durations, order, ... */
+        assert_true(live_blocks > base);
+        cna_blend_space_free(bs);
+        assert_int_equal(live_blocks, base);
+        for (size_t k = 1; k <= made; k++) {
+            fail_at = allocations + k;
+            bs = (cna_blend_space *)(uintptr_t)0x1;
+            cna_result r = CNA_OK;
+            if (kind == 0) r = cna_blend_space_create(m, 1, line, 3, &bs, &err);
+            if (kind == 1) r = cna_blend_space_create(m, 2, plane, 4, &bs, &err);
+            if (kind == 2) r = cna_blend_space_create_synced(m, 1, synced, 2, step, 1, &bs, &err);
+            fail_at = 0;
+            if (r != CNA_ERROR_OUT_OF_MEMORY) print_error("kind %d, allocation %zu of %zu: %s\n", kind, k, made,
+                                                          cna_result_name(r));
+            assert_int_equal(r, CNA_ERROR_OUT_OF_MEMORY);
+            assert_true(bs == (cna_blend_space *)(uintptr_t)0x1);
+            assert_int_equal(live_blocks, base);
+        }
+    }
+    /* a space may outlive its model: it keeps the hooks, not the model's memory */
+    cna_blend_space *bs = NULL;
+    ok(cna_blend_space_create(m, 2, plane, 4, &bs, &err), &err);
+    cna_model_free(m);
+    assert_true(live_blocks > 0);
+    cna_blend_space_free(bs);
+    assert_int_equal(live_blocks, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -383,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_2d_locomotion),
         cmocka_unit_test(test_2d_cocircular_grid),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_the_model_allocator_is_used),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
