@@ -21,7 +21,8 @@
  * and the ratios feet+aim / pose (the target: <= 1.3) and arms+aim / pose.
  * bench/peers/ozz_ik.cpp times ozz-animation's jobs on the same matrices.
  *
- * Usage: bench_ik [--seconds S] [--runs N]
+ * Usage: bench_ik [--seconds S] [--runs N] [--only NAME]
+ * (--only NAME times that row alone, for a profiler; no ratios then)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +142,14 @@ int main(int argc, char **argv)
 {
     double seconds = 0.2;
     int runs = 7;
+    const char *only = NULL;
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--only")) {
+            only = argv[i + 1];
+            for (int k = i; k + 2 <= argc; k++) argv[k] = argv[k + 2];
+            argc -= 2;
+            break;
+        }
     if (bench_parse_args(argc, argv, &seconds, &runs)) return 2;
     cna_model *m = NULL;
     cna_error err;
@@ -199,13 +208,21 @@ int main(int argc, char **argv)
     frame(&plain);
     frame(&legs);
     frame(&ik);
+    bool timed[N];
+    int chosen = 0;
+    for (int s = 0; s < N; s++) chosen += timed[s] = !only || !strcmp(only, names[s]);
+    if (!chosen) {
+        fprintf(stderr, "bench_ik: --only %s: no such row\n", only);
+        return 2;
+    }
     for (int r = 0; r < runs; r++) {
-        t[0][r] = bench_run(frame, &plain, seconds, NULL);
-        t[1][r] = bench_run(frame, &legs, seconds, NULL);
-        t[2][r] = bench_run(frame, &ik, seconds, NULL);
-        t[3][r] = bench_run(char_two_bone, &one, seconds, NULL);
-        t[4][r] = bench_run(two_bone, &x, seconds, NULL);
-        t[5][r] = bench_run(aim, &x, seconds, NULL);
+        for (int s = 0; s < N; s++) t[s][r] = 0;
+        if (timed[0]) t[0][r] = bench_run(frame, &plain, seconds, NULL);
+        if (timed[1]) t[1][r] = bench_run(frame, &legs, seconds, NULL);
+        if (timed[2]) t[2][r] = bench_run(frame, &ik, seconds, NULL);
+        if (timed[3]) t[3][r] = bench_run(char_two_bone, &one, seconds, NULL);
+        if (timed[4]) t[4][r] = bench_run(two_bone, &x, seconds, NULL);
+        if (timed[5]) t[5][r] = bench_run(aim, &x, seconds, NULL);
     }
     if (plain.failed || legs.failed || ik.failed || one.failed) {
         fprintf(stderr, "bench_ik: a pose or an edit failed\n");
@@ -214,6 +231,7 @@ int main(int argc, char **argv)
     printf("== bench_ik: RobotExpressive, Robot_Walking, %d runs of >= %.2f s\n", runs, seconds);
     double med[N];
     for (int s = 0; s < N; s++) {
+        if (!timed[s]) continue;
         double lo = t[s][0], hi = t[s][0];
         for (int r = 1; r < runs; r++) {
             if (t[s][r] < lo) lo = t[s][r];
@@ -222,7 +240,8 @@ int main(int argc, char **argv)
         med[s] = bench_median(t[s], (size_t)runs);
         printf("%-10s %9.1f ns [%.1f-%.1f]\n", names[s], med[s] * 1e9, lo * 1e9, hi * 1e9);
     }
-    printf("feet+aim / pose: %.3f (target <= 1.3); arms+aim / pose: %.3f\n", med[1] / med[0], med[2] / med[0]);
+    if (!only)
+        printf("feet+aim / pose: %.3f (target <= 1.3); arms+aim / pose: %.3f\n", med[1] / med[0], med[2] / med[0]);
     cna_character_free(legs.c);
     cna_character_free(one.c);
     cna_character_free(plain.c);

@@ -14,6 +14,10 @@
 
 #include "cna/ik.h"
 #include "core/internal.h"
+#include "core/simd.h"
+#if CNA__SIMD_SSE2
+#include <emmintrin.h>
+#endif
 
 typedef struct dv3 {
     double x, y, z;
@@ -175,6 +179,17 @@ static dq weighted(dq q, double weight)
  * joints' matrices are): the same formulas as the double helpers above,
  * inlined, with the 3x3 inverses by one division each. */
 
+/* always inlined: the solvers are a few hundred operations, and a call per
+ * helper would cost as much as the arithmetic */
+#define FI static inline __attribute__((always_inline))
+
+/* sqrtf without the C library's errno path (the same IEEE square root) */
+#if CNA__SIMD_SSE2
+FI float fsqrt(float x) { return _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(x))); }
+#else
+FI float fsqrt(float x) { return sqrtf(x); }
+#endif
+
 typedef struct fv3 {
     float x, y, z;
 } fv3;
@@ -182,60 +197,60 @@ typedef struct fq {
     float x, y, z, w;
 } fq;
 
-static inline fv3 f3(float x, float y, float z)
+FI fv3 f3(float x, float y, float z)
 {
     fv3 r = {x, y, z};
     return r;
 }
-static inline fv3 fvf(cna_vec3 v) { return f3(v.x, v.y, v.z); }
-static inline fv3 fadd(fv3 a, fv3 b) { return f3(a.x + b.x, a.y + b.y, a.z + b.z); }
-static inline fv3 fsub(fv3 a, fv3 b) { return f3(a.x - b.x, a.y - b.y, a.z - b.z); }
-static inline fv3 fscale(fv3 a, float s) { return f3(a.x * s, a.y * s, a.z * s); }
-static inline float fdot(fv3 a, fv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static inline fv3 fcross(fv3 a, fv3 b) { return f3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }
-static inline float flen2(fv3 a) { return fdot(a, a); }
-static inline float fclamp1(float x) { return x < -1.0f ? -1.0f : x > 1.0f ? 1.0f : x; }
-static inline float fmax0(float x) { return x > 0.0f ? x : 0.0f; }
-static inline fq fqid(void)
+FI fv3 fvf(cna_vec3 v) { return f3(v.x, v.y, v.z); }
+FI fv3 fadd(fv3 a, fv3 b) { return f3(a.x + b.x, a.y + b.y, a.z + b.z); }
+FI fv3 fsub(fv3 a, fv3 b) { return f3(a.x - b.x, a.y - b.y, a.z - b.z); }
+FI fv3 fscale(fv3 a, float s) { return f3(a.x * s, a.y * s, a.z * s); }
+FI float fdot(fv3 a, fv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+FI fv3 fcross(fv3 a, fv3 b) { return f3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }
+FI float flen2(fv3 a) { return fdot(a, a); }
+FI float fclamp1(float x) { return x < -1.0f ? -1.0f : x > 1.0f ? 1.0f : x; }
+FI float fmax0(float x) { return x > 0.0f ? x : 0.0f; }
+FI fq fqid(void)
 {
     fq q = {0, 0, 0, 1};
     return q;
 }
-static inline fq fqmul(fq a, fq b)
+FI fq fqmul(fq a, fq b)
 {
     fq r = {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
             a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
     return r;
 }
-static inline fq fqnorm(fq q)
+FI fq fqnorm(fq q)
 {
     const float l2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
     if (!(l2 > 0.0f)) return fqid();
-    const float il = 1.0f / sqrtf(l2);
+    const float il = 1.0f / fsqrt(l2);
     fq r = {q.x * il, q.y * il, q.z * il, q.w * il};
     return r;
 }
-static inline fv3 fqrot(fq q, fv3 v)
+FI fv3 fqrot(fq q, fv3 v)
 {
     const fv3 u = f3(q.x, q.y, q.z);
     const fv3 t = fscale(fcross(u, v), 2.0f);
     return fadd(fadd(v, fscale(t, q.w)), fcross(u, t));
 }
-static inline fq faxis_angle(fv3 axis, float angle)
+FI fq faxis_angle(fv3 axis, float angle)
 {
     const float s = sinf(angle * 0.5f);
     fq q = {axis.x * s, axis.y * s, axis.z * s, cosf(angle * 0.5f)};
     return q;
 }
-static inline fq faxis_cos(fv3 axis, float c)
+FI fq faxis_cos(fv3 axis, float c)
 {
-    const float s = sqrtf(fmax0(0.5f * (1.0f - c)));
-    fq q = {axis.x * s, axis.y * s, axis.z * s, sqrtf(fmax0(0.5f * (1.0f + c)))};
+    const float s = fsqrt(fmax0(0.5f * (1.0f - c)));
+    fq q = {axis.x * s, axis.y * s, axis.z * s, fsqrt(fmax0(0.5f * (1.0f + c)))};
     return q;
 }
-static inline fq ffrom_to(fv3 u, fv3 v)
+FI fq ffrom_to(fv3 u, fv3 v)
 {
-    const float nn = sqrtf(flen2(u) * flen2(v));
+    const float nn = fsqrt(flen2(u) * flen2(v));
     float w = nn + fdot(u, v);
     fv3 a;
     if (w < 1e-6f * nn) {
@@ -247,7 +262,7 @@ static inline fq ffrom_to(fv3 u, fv3 v)
     fq q = {a.x, a.y, a.z, w};
     return fqnorm(q);
 }
-static inline fq fweighted(fq q, float weight)
+FI fq fweighted(fq q, float weight)
 {
     if (q.w < 0.0f) {
         q.x = -q.x;
@@ -260,7 +275,7 @@ static inline fq fweighted(fq q, float weight)
     fq r = {q.x * t, q.y * t, q.z * t, 1.0f + (q.w - 1.0f) * t};
     return fqnorm(r);
 }
-static inline cna_quat fq_out(fq q)
+FI cna_quat fq_out(fq q)
 {
     if (q.w < 0.0f) return cna_quat_make(-q.x, -q.y, -q.z, -q.w);
     return cna_quat_make(q.x, q.y, q.z, q.w);
@@ -274,7 +289,7 @@ typedef struct finv {
     fv3 o;      /* the matrix's origin */
 } finv;
 
-static inline bool finverse(finv *out, const cna_mat4 *a)
+FI bool finverse(finv *out, const cna_mat4 *a)
 {
     const float *m = a->m;
     const float c00 = m[5] * m[10] - m[9] * m[6], c01 = m[9] * m[2] - m[1] * m[10], c02 = m[1] * m[6] - m[5] * m[2];
@@ -294,7 +309,7 @@ static inline bool finverse(finv *out, const cna_mat4 *a)
     out->o = f3(m[12], m[13], m[14]);
     return true;
 }
-static inline fv3 finv_vector(const finv *a, fv3 p)
+FI fv3 finv_vector(const finv *a, fv3 p)
 {
     return f3(a->r[0] * p.x + a->r[1] * p.y + a->r[2] * p.z, a->r[3] * p.x + a->r[4] * p.y + a->r[5] * p.z,
               a->r[6] * p.x + a->r[7] * p.y + a->r[8] * p.z);
@@ -302,13 +317,13 @@ static inline fv3 finv_vector(const finv *a, fv3 p)
 /* inverse · p as r · (p - origin): the difference first, so that a point near
  * the joint keeps its relative precision (r · p + t would cancel two terms the
  * size of the model's coordinates) */
-static inline fv3 finv_point(const finv *a, fv3 p) { return finv_vector(a, fsub(p, a->o)); }
-static inline fv3 fm_vector(const cna_mat4 *a, fv3 p)
+FI fv3 finv_point(const finv *a, fv3 p) { return finv_vector(a, fsub(p, a->o)); }
+FI fv3 fm_vector(const cna_mat4 *a, fv3 p)
 {
     return f3(a->m[0] * p.x + a->m[4] * p.y + a->m[8] * p.z, a->m[1] * p.x + a->m[5] * p.y + a->m[9] * p.z,
               a->m[2] * p.x + a->m[6] * p.y + a->m[10] * p.z);
 }
-static inline fv3 fm_origin(const cna_mat4 *a) { return f3(a->m[12], a->m[13], a->m[14]); }
+FI fv3 fm_origin(const cna_mat4 *a) { return f3(a->m[12], a->m[13], a->m[14]); }
 
 /* x · 0 is 0 for a finite x and NaN otherwise */
 static inline bool finite3(cna_vec3 v) { return v.x * 0.0f + v.y * 0.0f + v.z * 0.0f == 0.0f; }
@@ -393,12 +408,12 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
         const fv3 c_s = finv_point(&inv_s, fm_origin(end));                  /* start -> end */
         const fv3 b_s = fsub(c_s, a_s);
         const float la2 = flen2(a_s), lb2 = flen2(b_s), lc2 = flen2(c_s);
-        const float la = sqrtf(la2), lb = sqrtf(lb2);
+        const float la = fsqrt(la2), lb = fsqrt(lb2);
         /* the target, softened beyond soften · (la + lb):
          *   alpha = (d - da) / ds, d' = da + ds · (1 - 3^4 / (alpha + 3)^4) */
         fv3 t_s = finv_point(&inv_s, fvf(ik->target));
         float lt2 = flen2(t_s);
-        const float lt = sqrtf(lt2);
+        const float lt = fsqrt(lt2);
         const float chain = la + lb;
         const float soften = ik->soften < 0.0f ? 0.0f : ik->soften > 1.0f ? 1.0f : ik->soften;
         const float da = chain * soften, ds = chain - da;
@@ -412,7 +427,7 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
         }
         ok = !(lt > da) && lt > fabsf(la - lb);
         /* the mid joint: the interior angle from the law of cosines, now and wanted */
-        const fv3 axis = fscale(fvf(ik->mid_axis), 1.0f / sqrtf(flen2(fvf(ik->mid_axis))));
+        const fv3 axis = fscale(fvf(ik->mid_axis), 1.0f / fsqrt(flen2(fvf(ik->mid_axis))));
         if (la2 > 0.0f && lb2 > 0.0f) {
             const float half_rl = 0.5f / (la * lb);
             const float cos_want = fclamp1((la2 + lb2 - lt2) * half_rl);
@@ -420,9 +435,9 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
             /* the rotation by acos(cos_want) - now, now = ±acos(cos_now) (negative
              * when bent the wrong way round the axis), from the half angles:
              * cos(x/2) = sqrt((1 + cos x) / 2), sin(x/2) = sqrt((1 - cos x) / 2) */
-            const float cw = sqrtf(0.5f * (1.0f + cos_want)), sw = sqrtf(0.5f * (1.0f - cos_want));
-            const float cn = sqrtf(0.5f * (1.0f + cos_now));
-            float sn = sqrtf(0.5f * (1.0f - cos_now));
+            const float cw = fsqrt(0.5f * (1.0f + cos_want)), sw = fsqrt(0.5f * (1.0f - cos_want));
+            const float cn = fsqrt(0.5f * (1.0f + cos_now));
+            float sn = fsqrt(0.5f * (1.0f - cos_now));
             if (fdot(fcross(a_m, axis), b_m) < 0.0f) sn = -sn;
             const float s_half = sw * cn - cw * sn, c_half = cw * cn + sw * sn;
             qm = (fq){axis.x * s_half, axis.y * s_half, axis.z * s_half, c_half};
@@ -438,10 +453,10 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
             const fv3 axis_s = finv_vector(&inv_s, fm_vector(mid, axis));
             const fv3 joint_n = fqrot(onto, axis_s);
             const float lr2 = flen2(ref_n), lj2 = flen2(joint_n);
-            const fv3 line = fscale(t_s, 1.0f / sqrtf(lt2));
+            const fv3 line = fscale(t_s, 1.0f / fsqrt(lt2));
             fq plane = fqid();
             if (lr2 > 0.0f && lj2 > 0.0f) {
-                const float c = fclamp1(fdot(ref_n, joint_n) / sqrtf(lr2 * lj2));
+                const float c = fclamp1(fdot(ref_n, joint_n) / fsqrt(lr2 * lj2));
                 const fv3 rot_axis = fdot(joint_n, pole_s) < 0.0f ? fscale(line, -1.0f) : line;
                 plane = faxis_cos(rot_axis, c);
             }
@@ -544,7 +559,7 @@ cna_result cna_ik_aim_solve(const cna_ik_aim *ik, const cna_mat4 *joint, cna_qua
     if (finverse(&inv, joint)) {
         const fv3 t = finv_point(&inv, fvf(ik->target));
         const float lt2 = flen2(t);
-        const fv3 f = fscale(fvf(ik->forward), 1.0f / sqrtf(flen2(fvf(ik->forward))));
+        const fv3 f = fscale(fvf(ik->forward), 1.0f / fsqrt(flen2(fvf(ik->forward))));
         /* the offset point aims at t when the forward axis is
          * offset + f · (sqrt(|t|^2 - h^2) - f · offset), h the offset's distance from the forward line */
         const fv3 o = fvf(ik->offset);
@@ -552,16 +567,16 @@ cna_result cna_ik_aim_solve(const cna_ik_aim *ik, const cna_mat4 *joint, cna_qua
         const float h2 = flen2(o) - along * along;
         ok = !(h2 > lt2);
         if (ok && lt2 > 0.0f) {
-            const fv3 fo = fadd(o, fscale(f, sqrtf(lt2 - h2) - along));
+            const fv3 fo = fadd(o, fscale(f, fsqrt(lt2 - h2) - along));
             const fq onto = ffrom_to(fo, t);
             const fv3 up_after = fqrot(onto, fvf(ik->up));
             const fv3 pole = finv_vector(&inv, fvf(ik->pole));
             const fv3 ref_n = fcross(pole, t), joint_n = fcross(up_after, t);
             const float lr2 = flen2(ref_n), lj2 = flen2(joint_n);
-            const fv3 line = fscale(t, 1.0f / sqrtf(lt2));
+            const fv3 line = fscale(t, 1.0f / fsqrt(lt2));
             fq plane = fqid();
             if (lr2 > 0.0f && lj2 > 0.0f) {
-                const float c = fclamp1(fdot(joint_n, ref_n) / sqrtf(lr2 * lj2));
+                const float c = fclamp1(fdot(joint_n, ref_n) / fsqrt(lr2 * lj2));
                 plane = faxis_cos(fdot(ref_n, up_after) < 0.0f ? fscale(line, -1.0f) : line, c);
             }
             q = fqmul(plane, onto);
