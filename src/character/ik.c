@@ -383,6 +383,53 @@ static cna_result check_two_bone(const cna_ik_two_bone *ik, cna_error *err)
     return check_float(what, "twist", ik->twist, err);
 }
 
+/* Every one of n floats at p finite: the test of check_matrix, on the bytes. */
+FI bool finite_floats(const void *p, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)p;
+    uint32_t any = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits;
+        memcpy(&bits, b + 4 * i, 4);
+        any |= (bits & 0x7f800000u) + 0x00800000u;
+    }
+    return !(any & 0x80000000u);
+}
+FI bool zero3(cna_vec3 v) { return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f; }
+
+/* q · v · conj(q) for any q: |q|² times v rotated by q's rotation,
+ * (w² - u·u) v + 2 (u·v) u + 2 w (u × v) */
+FI fv3 fsandwich(fq q, fv3 v)
+{
+    const fv3 u = f3(q.x, q.y, q.z);
+    return fadd(fadd(fscale(v, q.w * q.w - flen2(u)), fscale(u, 2.0f * fdot(u, v))), fscale(fcross(u, v), 2.0f * q.w));
+}
+
+/* The shortest rotation taking the direction of u onto that of v, as from_to
+ * gives it (*unit), and the same quaternion scaled by 1 / (|u| |v|) (*scaled,
+ * |scaled|² <= 4; for opposite directions the unit one; identity where u or
+ * v is zero), which rotates a vector into the same direction as *unit and
+ * is ready a division earlier. */
+FI void ffrom_to2(fv3 u, fv3 v, fq *unit, fq *scaled)
+{
+    const float nn = fsqrt(flen2(u) * flen2(v));
+    const float w = nn + fdot(u, v);
+    if (w < 1e-6f * nn) { /* opposite: a half turn about an axis perpendicular to u */
+        const fv3 a = fabsf(u.x) > fabsf(u.z) ? f3(-u.y, u.x, 0.0f) : f3(0.0f, -u.z, u.y);
+        *unit = *scaled = fqnorm((fq){a.x, a.y, a.z, 0.0f});
+        return;
+    }
+    const fv3 a = fcross(u, v);
+    const fq q = {a.x, a.y, a.z, w};
+    *unit = fqnorm(q);
+    if (nn > 0.0f) {
+        const float s = 1.0f / nn;
+        *scaled = (fq){q.x * s, q.y * s, q.z * s, q.w * s};
+    } else {
+        *scaled = fqid();
+    }
+}
+
 cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *start, const cna_mat4 *mid,
                                  const cna_mat4 *end, cna_quat *start_correction, cna_quat *mid_correction,
                                  bool *reached, cna_error *err)
@@ -391,21 +438,28 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
     if (!ik || !start_correction || !mid_correction)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what,
                           !ik ? "ik" : !start_correction ? "start_correction" : "mid_correction");
-    cna_result r;
-    if ((r = check_two_bone(ik, err)) != CNA_OK) return r;
-    if ((r = check_matrix(what, "start", start, err)) != CNA_OK) return r;
-    if ((r = check_matrix(what, "mid", mid, err)) != CNA_OK) return r;
-    if ((r = check_matrix(what, "end", end, err)) != CNA_OK) return r;
+    /* the checks' common case at once (every value finite, pole and mid_axis
+     * not zero); otherwise one by one, naming the first bad value */
+    _Static_assert(sizeof(cna_ik_two_bone) == 12 * sizeof(float), "cna_ik_two_bone is 12 floats");
+    if (!start || !mid || !end || !finite_floats(ik, 12) || zero3(ik->pole) || zero3(ik->mid_axis) ||
+        !finite_floats(start->m, 16) || !finite_floats(mid->m, 16) || !finite_floats(end->m, 16)) {
+        cna_result r;
+        if ((r = check_two_bone(ik, err)) != CNA_OK) return r;
+        if ((r = check_matrix(what, "start", start, err)) != CNA_OK) return r;
+        if ((r = check_matrix(what, "mid", mid, err)) != CNA_OK) return r;
+        if ((r = check_matrix(what, "end", end, err)) != CNA_OK) return r;
+    }
 
     bool ok = false;
     fq qs = fqid(), qm = fqid();
     finv inv_s, inv_m;
     if (ik->weight > 0.0f && finverse(&inv_s, start) && finverse(&inv_m, mid)) {
         /* the bones in the mid joint's space (_m) and the start joint's (_s) */
-        const fv3 a_m = fscale(finv_point(&inv_m, fm_origin(start)), -1.0f); /* start -> mid */
-        const fv3 b_m = finv_point(&inv_m, fm_origin(end));                  /* mid -> end */
-        const fv3 a_s = finv_point(&inv_s, fm_origin(mid));                  /* start -> mid */
-        const fv3 c_s = finv_point(&inv_s, fm_origin(end));                  /* start -> end */
+        const fv3 so = fm_origin(start), mo = fm_origin(mid), eo = fm_origin(end);
+        const fv3 a_m = finv_vector(&inv_m, fsub(mo, so)); /* start -> mid */
+        const fv3 b_m = finv_point(&inv_m, eo);             /* mid -> end */
+        const fv3 a_s = finv_point(&inv_s, mo);             /* start -> mid */
+        const fv3 c_s = finv_point(&inv_s, eo);             /* start -> end */
         const fv3 b_s = fsub(c_s, a_s);
         const float la2 = flen2(a_s), lb2 = flen2(b_s), lc2 = flen2(c_s);
         const float la = fsqrt(la2), lb = fsqrt(lb2);
@@ -426,8 +480,16 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
             lt2 = lt_soft * lt_soft;
         }
         ok = !(lt > da) && lt > fabsf(la - lb);
-        /* the mid joint: the interior angle from the law of cosines, now and wanted */
+        /* the mid joint's axis, and for the corrected end below the axis and
+         * axis × b_m brought into the start joint's space (Rodrigues: the mid
+         * correction by angle d turns b_m into
+         * b_m cos d + (axis × b_m) sin d + axis (axis · b_m) (1 - cos d)) */
         const fv3 axis = fscale(fvf(ik->mid_axis), 1.0f / fsqrt(flen2(fvf(ik->mid_axis))));
+        const fv3 axis_s = finv_vector(&inv_s, fm_vector(mid, axis));
+        const fv3 turn_s = finv_vector(&inv_s, fm_vector(mid, fcross(axis, b_m)));
+        const float along = fdot(axis, b_m);
+        fv3 b_s_after = b_s;
+        /* the mid joint: the interior angle from the law of cosines, now and wanted */
         if (la2 > 0.0f && lb2 > 0.0f) {
             const float half_rl = 0.5f / (la * lb);
             const float cos_want = fclamp1((la2 + lb2 - lt2) * half_rl);
@@ -441,17 +503,19 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
             if (fdot(fcross(a_m, axis), b_m) < 0.0f) sn = -sn;
             const float s_half = sw * cn - cw * sn, c_half = cw * cn + sw * sn;
             qm = (fq){axis.x * s_half, axis.y * s_half, axis.z * s_half, c_half};
+            const float cos_d = c_half * c_half - s_half * s_half, sin_d = 2.0f * s_half * c_half;
+            b_s_after = fadd(fadd(fscale(b_s, cos_d), fscale(turn_s, sin_d)),
+                             fscale(axis_s, along * 2.0f * s_half * s_half));
         }
         /* the start joint: the end onto the target, then the chain's plane onto the pole's */
         const fv3 pole_s = finv_vector(&inv_s, fvf(ik->pole));
-        const fv3 b_s_after = finv_vector(&inv_s, fm_vector(mid, fqrot(qm, b_m)));
         const fv3 c_s_after = fadd(a_s, b_s_after);
-        const fq onto = ffrom_to(c_s_after, t_s);
+        fq onto, scaled;
+        ffrom_to2(c_s_after, t_s, &onto, &scaled);
         qs = onto;
         if (lt2 > 0.0f) {
             const fv3 ref_n = fcross(t_s, pole_s);
-            const fv3 axis_s = finv_vector(&inv_s, fm_vector(mid, axis));
-            const fv3 joint_n = fqrot(onto, axis_s);
+            const fv3 joint_n = fsandwich(scaled, axis_s); /* along onto(axis_s) */
             const float lr2 = flen2(ref_n), lj2 = flen2(joint_n);
             const fv3 line = fscale(t_s, 1.0f / fsqrt(lt2));
             fq plane = fqid();
@@ -548,11 +612,19 @@ cna_result cna_ik_aim_solve(const cna_ik_aim *ik, const cna_mat4 *joint, cna_qua
                             cna_error *err)
 {
     static const char what[] = "aim IK";
+    const float pi = 3.14159265358979323846f;
     if (!ik || !correction)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what, !ik ? "ik" : "correction");
-    cna_result r;
-    if ((r = check_aim(ik, err)) != CNA_OK) return r;
-    if ((r = check_matrix(what, "joint", joint, err)) != CNA_OK) return r;
+    /* the checks' common case at once; otherwise one by one, naming the first bad value */
+    _Static_assert(sizeof(cna_ik_aim) == 20 * sizeof(float), "cna_ik_aim is 20 floats");
+    if (!joint || !finite_floats(ik, 20) || zero3(ik->forward) || zero3(ik->up) || zero3(ik->pole) ||
+        !(ik->cone > 0.0f && ik->cone <= pi) ||
+        !(ik->twist_min >= -pi && ik->twist_min <= ik->twist_max && ik->twist_max <= pi) ||
+        !finite_floats(joint->m, 16)) {
+        cna_result r;
+        if ((r = check_aim(ik, err)) != CNA_OK) return r;
+        if ((r = check_matrix(what, "joint", joint, err)) != CNA_OK) return r;
+    }
     finv inv;
     fq q = fqid();
     bool ok = false;
@@ -568,8 +640,9 @@ cna_result cna_ik_aim_solve(const cna_ik_aim *ik, const cna_mat4 *joint, cna_qua
         ok = !(h2 > lt2);
         if (ok && lt2 > 0.0f) {
             const fv3 fo = fadd(o, fscale(f, fsqrt(lt2 - h2) - along));
-            const fq onto = ffrom_to(fo, t);
-            const fv3 up_after = fqrot(onto, fvf(ik->up));
+            fq onto, scaled;
+            ffrom_to2(fo, t, &onto, &scaled);
+            const fv3 up_after = fsandwich(scaled, fvf(ik->up)); /* along onto(up) */
             const fv3 pole = finv_vector(&inv, fvf(ik->pole));
             const fv3 ref_n = fcross(pole, t), joint_n = fcross(up_after, t);
             const float lr2 = flen2(ref_n), lj2 = flen2(joint_n);
@@ -582,7 +655,6 @@ cna_result cna_ik_aim_solve(const cna_ik_aim *ik, const cna_mat4 *joint, cna_qua
             q = fqmul(plane, onto);
             if (ik->twist != 0.0f) q = fqmul(faxis_angle(line, ik->twist), q);
             q = fweighted(q, ik->weight);
-            const float pi = 3.14159265358979323846f;
             if (!(ik->cone >= pi && ik->twist_min <= -pi && ik->twist_max >= pi)) {
                 const dq d = limit((dq){q.x, q.y, q.z, q.w}, v3(f.x, f.y, f.z), ik->cone, ik->twist_min, ik->twist_max);
                 q = (fq){(float)d.x, (float)d.y, (float)d.z, (float)d.w};
