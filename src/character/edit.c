@@ -226,24 +226,20 @@ static inline bool affine(const cna_mat4 *m)
     return ((w3 | w7 | w11) & 0x7fffffffu) == 0 && w15 == 0x3f800000u;
 }
 
-/* out = a · b, with the shortcut for affine matrices (joints' transforms
- * and, nearly always, inverse binds): column j of the product is
+/* out = a · b for affine a and b: column j of the product is
  * a0 · b0j + a1 · b1j + a2 · b2j (+ a3 for the last), added in that order,
- * in SSE2 lanes or one by one (the same bits); any other pair goes through
- * cna_mat4_mul. out must not alias a or b. */
-static inline void mul(cna_mat4 *restrict out, const cna_mat4 *restrict a, const cna_mat4 *restrict b)
+ * in SSE2 lanes or one by one (the same bits). An affine product is affine
+ * (its last row is (±0, ±0, ±0, 1)). */
+static inline void mul_affine(cna_mat4 *restrict out, const cna_mat4 *restrict a, const cna_mat4 *restrict b)
 {
-    if (!affine(a) || !affine(b)) {
-        cna_mat4_mul(out, a, b);
-        return;
-    }
 #if CNA__SIMD_SSE2
     const __m128 a0 = _mm_loadu_ps(a->m), a1 = _mm_loadu_ps(a->m + 4), a2 = _mm_loadu_ps(a->m + 8),
                  a3 = _mm_loadu_ps(a->m + 12);
     for (int col = 0; col < 4; col++) {
-        const float *bc = b->m + col * 4;
-        __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(bc[0])), _mm_mul_ps(a1, _mm_set1_ps(bc[1]))),
-                              _mm_mul_ps(a2, _mm_set1_ps(bc[2])));
+        const __m128 bc = _mm_loadu_ps(b->m + col * 4);
+        __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_shuffle_ps(bc, bc, 0x00)),
+                                         _mm_mul_ps(a1, _mm_shuffle_ps(bc, bc, 0x55))),
+                              _mm_mul_ps(a2, _mm_shuffle_ps(bc, bc, 0xaa)));
         if (col == 3) r = _mm_add_ps(r, a3);
         _mm_storeu_ps(out->m + col * 4, r);
     }
@@ -257,6 +253,19 @@ static inline void mul(cna_mat4 *restrict out, const cna_mat4 *restrict a, const
         }
     }
 #endif
+}
+
+/* out = a · b: mul_affine for affine matrices (joints' transforms and,
+ * nearly always, inverse binds), cna_mat4_mul for any other pair; returns
+ * whether out is affine by that. out must not alias a or b. */
+static inline bool mul(cna_mat4 *restrict out, const cna_mat4 *restrict a, const cna_mat4 *restrict b)
+{
+    if (!affine(a) || !affine(b)) {
+        cna_mat4_mul(out, a, b);
+        return false;
+    }
+    mul_affine(out, a, b);
+    return true;
 }
 
 /* prefix[p] of root joint p (bone `bone`) from the current absolutes. */
@@ -276,13 +285,17 @@ static void joint_world(const cna_skinning_data *d, int32_t p, const cna_mat4 *p
                         cna_mat4 *world, cna_mat4 *skin)
 {
     const int32_t parent = d->hierarchy[p];
+    bool known; /* world[p] is affine, as its product says */
     if (parent >= 0)
-        mul(&world[p], &world[parent], &locals[p]);
+        known = mul(&world[p], &world[parent], &locals[p]);
     else if (prefix)
-        mul(&world[p], &prefix[p], &locals[p]);
+        known = mul(&world[p], &prefix[p], &locals[p]);
     else
-        world[p] = locals[p];
-    mul(&skin[p], &world[p], &d->inverse_bind_pose[p]);
+        known = (world[p] = locals[p], false);
+    if (known && affine(&d->inverse_bind_pose[p]))
+        mul_affine(&skin[p], &world[p], &d->inverse_bind_pose[p]);
+    else
+        mul(&skin[p], &world[p], &d->inverse_bind_pose[p]);
 }
 
 /* Joint p (bone `bone`) of evaluation e: its worlds and palettes, in every
