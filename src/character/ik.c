@@ -281,50 +281,6 @@ FI cna_quat fq_out(fq q)
     return cna_quat_make(q.x, q.y, q.z, q.w);
 }
 
-/* The inverse of an affine matrix: the 3x3 part's (one division), as rows
- * (r), and the matrix's origin (o): inverse · p = r · (p - o). false when
- * singular. */
-typedef struct finv {
-    float r[9]; /* row-major */
-    fv3 o;      /* the matrix's origin */
-} finv;
-
-FI bool finverse(finv *out, const cna_mat4 *a)
-{
-    const float *m = a->m;
-    const float c00 = m[5] * m[10] - m[9] * m[6], c01 = m[9] * m[2] - m[1] * m[10], c02 = m[1] * m[6] - m[5] * m[2];
-    const float det = m[0] * c00 + m[4] * c01 + m[8] * c02;
-    if (!(fabsf(det) > 1e-30f) || !isfinite(det)) return false;
-    const float id = 1.0f / det;
-    float *r = out->r;
-    r[0] = c00 * id;
-    r[3] = c01 * id;
-    r[6] = c02 * id;
-    r[1] = (m[8] * m[6] - m[4] * m[10]) * id;
-    r[4] = (m[0] * m[10] - m[8] * m[2]) * id;
-    r[7] = (m[4] * m[2] - m[0] * m[6]) * id;
-    r[2] = (m[4] * m[9] - m[8] * m[5]) * id;
-    r[5] = (m[8] * m[1] - m[0] * m[9]) * id;
-    r[8] = (m[0] * m[5] - m[4] * m[1]) * id;
-    out->o = f3(m[12], m[13], m[14]);
-    return true;
-}
-FI fv3 finv_vector(const finv *a, fv3 p)
-{
-    return f3(a->r[0] * p.x + a->r[1] * p.y + a->r[2] * p.z, a->r[3] * p.x + a->r[4] * p.y + a->r[5] * p.z,
-              a->r[6] * p.x + a->r[7] * p.y + a->r[8] * p.z);
-}
-/* inverse · p as r · (p - origin): the difference first, so that a point near
- * the joint keeps its relative precision (r · p + t would cancel two terms the
- * size of the model's coordinates) */
-FI fv3 finv_point(const finv *a, fv3 p) { return finv_vector(a, fsub(p, a->o)); }
-FI fv3 fm_vector(const cna_mat4 *a, fv3 p)
-{
-    return f3(a->m[0] * p.x + a->m[4] * p.y + a->m[8] * p.z, a->m[1] * p.x + a->m[5] * p.y + a->m[9] * p.z,
-              a->m[2] * p.x + a->m[6] * p.y + a->m[10] * p.z);
-}
-FI fv3 fm_origin(const cna_mat4 *a) { return f3(a->m[12], a->m[13], a->m[14]); }
-
 /* x · 0 is 0 for a finite x and NaN otherwise */
 static inline bool finite3(cna_vec3 v) { return v.x * 0.0f + v.y * 0.0f + v.z * 0.0f == 0.0f; }
 
@@ -397,30 +353,139 @@ FI bool finite_floats(const void *p, size_t n)
 }
 FI bool zero3(cna_vec3 v) { return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f; }
 
+/* 3-vectors in the first three of four float lanes (the fourth is ignored),
+ * SSE2 where there is SSE2: each lane computes what the scalar code
+ * (CNA_NO_SIMD) computes, in the same order, so both give the same bits. */
+#if CNA__SIMD_SSE2
+typedef __m128 v4;
+FI v4 v4_set(float x, float y, float z) { return _mm_setr_ps(x, y, z, 0.0f); }
+FI v4 v4_load(const float *p) { return _mm_loadu_ps(p); } /* p[0..2]; p[3] read, ignored */
+FI float v4_x(v4 a) { return _mm_cvtss_f32(a); }
+FI float v4_y(v4 a) { return _mm_cvtss_f32(_mm_shuffle_ps(a, a, 0x55)); }
+FI float v4_z(v4 a) { return _mm_cvtss_f32(_mm_movehl_ps(a, a)); }
+FI v4 v4_add(v4 a, v4 b) { return _mm_add_ps(a, b); }
+FI v4 v4_sub(v4 a, v4 b) { return _mm_sub_ps(a, b); }
+FI v4 v4_scale(v4 a, float s) { return _mm_mul_ps(a, _mm_set1_ps(s)); }
+FI v4 v4_neg(v4 a) { return _mm_xor_ps(a, _mm_set1_ps(-0.0f)); }
+/* (a.y b.z - a.z b.y, a.z b.x - a.x b.z, a.x b.y - a.y b.x) */
+FI v4 v4_cross(v4 a, v4 b)
+{
+    const v4 a1 = _mm_shuffle_ps(a, a, _MM_SHUFFLE(3, 0, 2, 1)), b1 = _mm_shuffle_ps(b, b, _MM_SHUFFLE(3, 0, 2, 1));
+    const v4 a2 = _mm_shuffle_ps(a, a, _MM_SHUFFLE(3, 1, 0, 2)), b2 = _mm_shuffle_ps(b, b, _MM_SHUFFLE(3, 1, 0, 2));
+    return _mm_sub_ps(_mm_mul_ps(a1, b2), _mm_mul_ps(a2, b1));
+}
+/* a.x b.x + a.y b.y + a.z b.z, added in that order */
+FI float v4_dot(v4 a, v4 b)
+{
+    const v4 m = _mm_mul_ps(a, b);
+    return _mm_cvtss_f32(_mm_add_ss(_mm_add_ss(m, _mm_shuffle_ps(m, m, 0x55)), _mm_movehl_ps(m, m)));
+}
+/* k0 v.x + k1 v.y + k2 v.z, added in that order */
+FI v4 v4_comb(v4 k0, v4 k1, v4 k2, v4 v)
+{
+    return _mm_add_ps(_mm_add_ps(_mm_mul_ps(k0, _mm_shuffle_ps(v, v, 0x00)), _mm_mul_ps(k1, _mm_shuffle_ps(v, v, 0x55))),
+                      _mm_mul_ps(k2, _mm_shuffle_ps(v, v, 0xaa)));
+}
+/* the columns of the 3x3 matrix with rows r0, r1, r2 */
+FI void v4_transpose(v4 r0, v4 r1, v4 r2, v4 *k0, v4 *k1, v4 *k2)
+{
+    const v4 z = _mm_setzero_ps();
+    const v4 t0 = _mm_unpacklo_ps(r0, r1), t1 = _mm_unpackhi_ps(r0, r1); /* r0x r1x r0y r1y, r0z r1z . . */
+    const v4 t2 = _mm_unpacklo_ps(r2, z), t3 = _mm_unpackhi_ps(r2, z);   /* r2x 0 r2y 0, r2z 0 . . */
+    *k0 = _mm_movelh_ps(t0, t2);
+    *k1 = _mm_movehl_ps(t2, t0);
+    *k2 = _mm_movelh_ps(t1, t3);
+}
+#else
+typedef struct v4 {
+    float x, y, z;
+} v4;
+FI v4 v4_set(float x, float y, float z) { return (v4){x, y, z}; }
+FI v4 v4_load(const float *p) { return (v4){p[0], p[1], p[2]}; }
+FI float v4_x(v4 a) { return a.x; }
+FI float v4_y(v4 a) { return a.y; }
+FI float v4_z(v4 a) { return a.z; }
+FI v4 v4_add(v4 a, v4 b) { return (v4){a.x + b.x, a.y + b.y, a.z + b.z}; }
+FI v4 v4_sub(v4 a, v4 b) { return (v4){a.x - b.x, a.y - b.y, a.z - b.z}; }
+FI v4 v4_scale(v4 a, float s) { return (v4){a.x * s, a.y * s, a.z * s}; }
+FI v4 v4_neg(v4 a) { return (v4){-a.x, -a.y, -a.z}; }
+FI v4 v4_cross(v4 a, v4 b) { return (v4){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+FI float v4_dot(v4 a, v4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+FI v4 v4_comb(v4 k0, v4 k1, v4 k2, v4 v)
+{
+    return (v4){k0.x * v.x + k1.x * v.y + k2.x * v.z, k0.y * v.x + k1.y * v.y + k2.y * v.z,
+                k0.z * v.x + k1.z * v.y + k2.z * v.z};
+}
+FI void v4_transpose(v4 r0, v4 r1, v4 r2, v4 *k0, v4 *k1, v4 *k2)
+{
+    *k0 = (v4){r0.x, r1.x, r2.x};
+    *k1 = (v4){r0.y, r1.y, r2.y};
+    *k2 = (v4){r0.z, r1.z, r2.z};
+}
+#endif
+FI v4 v4_of(cna_vec3 v) { return v4_set(v.x, v.y, v.z); }
+FI float v4_len2(v4 a) { return v4_dot(a, a); }
+FI fv3 fv3_of(v4 a) { return f3(v4_x(a), v4_y(a), v4_z(a)); }
+
+/* An affine matrix's 3x3 columns and origin. */
+typedef struct vm {
+    v4 c0, c1, c2, o;
+} vm;
+FI vm vm_load(const cna_mat4 *a)
+{
+    vm r = {v4_load(a->m), v4_load(a->m + 4), v4_load(a->m + 8), v4_load(a->m + 12)};
+    return r;
+}
+FI v4 vm_vector(const vm *a, v4 v) { return v4_comb(a->c0, a->c1, a->c2, v); }
+
+/* The inverse of an affine matrix: the 3x3 part's columns (rows c1 × c2,
+ * c2 × c0, c0 × c1 over the determinant, one division) and the matrix's
+ * origin: inverse · p = k · (p - origin). false when singular. */
+typedef struct vinv {
+    v4 k0, k1, k2, o;
+} vinv;
+FI bool vinverse(vinv *out, const vm *a)
+{
+    const v4 r0 = v4_cross(a->c1, a->c2), r1 = v4_cross(a->c2, a->c0), r2 = v4_cross(a->c0, a->c1);
+    const float det = v4_x(a->c0) * v4_x(r0) + v4_x(a->c1) * v4_x(r1) + v4_x(a->c2) * v4_x(r2);
+    if (!(fabsf(det) > 1e-30f) || !isfinite(det)) return false;
+    const float id = 1.0f / det;
+    v4_transpose(v4_scale(r0, id), v4_scale(r1, id), v4_scale(r2, id), &out->k0, &out->k1, &out->k2);
+    out->o = a->o;
+    return true;
+}
+FI v4 vinv_vector(const vinv *a, v4 p) { return v4_comb(a->k0, a->k1, a->k2, p); }
+/* inverse · p as k · (p - origin): the difference first, so that a point near
+ * the joint keeps its relative precision (k · p + t would cancel two terms the
+ * size of the model's coordinates) */
+FI v4 vinv_point(const vinv *a, v4 p) { return vinv_vector(a, v4_sub(p, a->o)); }
+
 /* q · v · conj(q) for any q: |q|² times v rotated by q's rotation,
  * (w² - u·u) v + 2 (u·v) u + 2 w (u × v) */
-FI fv3 fsandwich(fq q, fv3 v)
+FI v4 v4_sandwich(fq q, v4 v)
 {
-    const fv3 u = f3(q.x, q.y, q.z);
-    return fadd(fadd(fscale(v, q.w * q.w - flen2(u)), fscale(u, 2.0f * fdot(u, v))), fscale(fcross(u, v), 2.0f * q.w));
+    const v4 u = v4_set(q.x, q.y, q.z);
+    return v4_add(v4_add(v4_scale(v, q.w * q.w - v4_len2(u)), v4_scale(u, 2.0f * v4_dot(u, v))),
+                  v4_scale(v4_cross(u, v), 2.0f * q.w));
 }
 
 /* The shortest rotation taking the direction of u onto that of v, as from_to
  * gives it (*unit), and the same quaternion scaled by 1 / (|u| |v|) (*scaled,
  * |scaled|² <= 4; for opposite directions the unit one; identity where u or
- * v is zero), which rotates a vector into the same direction as *unit and
- * is ready a division earlier. */
-FI void ffrom_to2(fv3 u, fv3 v, fq *unit, fq *scaled)
+ * v is zero), which turns a vector into the same direction as *unit and is
+ * ready a division earlier. */
+FI void v4_from_to(v4 u, v4 v, fq *unit, fq *scaled)
 {
-    const float nn = fsqrt(flen2(u) * flen2(v));
-    const float w = nn + fdot(u, v);
+    const float nn = fsqrt(v4_len2(u) * v4_len2(v));
+    const float w = nn + v4_dot(u, v);
     if (w < 1e-6f * nn) { /* opposite: a half turn about an axis perpendicular to u */
-        const fv3 a = fabsf(u.x) > fabsf(u.z) ? f3(-u.y, u.x, 0.0f) : f3(0.0f, -u.z, u.y);
+        const float ux = v4_x(u), uy = v4_y(u), uz = v4_z(u);
+        const fv3 a = fabsf(ux) > fabsf(uz) ? f3(-uy, ux, 0.0f) : f3(0.0f, -uz, uy);
         *unit = *scaled = fqnorm((fq){a.x, a.y, a.z, 0.0f});
         return;
     }
-    const fv3 a = fcross(u, v);
-    const fq q = {a.x, a.y, a.z, w};
+    const v4 a = v4_cross(u, v);
+    const fq q = {v4_x(a), v4_y(a), v4_z(a), w};
     *unit = fqnorm(q);
     if (nn > 0.0f) {
         const float s = 1.0f / nn;
@@ -452,21 +517,22 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
 
     bool ok = false;
     fq qs = fqid(), qm = fqid();
-    finv inv_s, inv_m;
-    if (ik->weight > 0.0f && finverse(&inv_s, start) && finverse(&inv_m, mid)) {
+    const vm ms = vm_load(start), mm = vm_load(mid);
+    vinv inv_s, inv_m;
+    if (ik->weight > 0.0f && vinverse(&inv_s, &ms) && vinverse(&inv_m, &mm)) {
         /* the bones in the mid joint's space (_m) and the start joint's (_s) */
-        const fv3 so = fm_origin(start), mo = fm_origin(mid), eo = fm_origin(end);
-        const fv3 a_m = finv_vector(&inv_m, fsub(mo, so)); /* start -> mid */
-        const fv3 b_m = finv_point(&inv_m, eo);             /* mid -> end */
-        const fv3 a_s = finv_point(&inv_s, mo);             /* start -> mid */
-        const fv3 c_s = finv_point(&inv_s, eo);             /* start -> end */
-        const fv3 b_s = fsub(c_s, a_s);
-        const float la2 = flen2(a_s), lb2 = flen2(b_s), lc2 = flen2(c_s);
+        const v4 eo = v4_load(end->m + 12);
+        const v4 a_m = vinv_vector(&inv_m, v4_sub(mm.o, ms.o)); /* start -> mid */
+        const v4 b_m = vinv_point(&inv_m, eo);                  /* mid -> end */
+        const v4 a_s = vinv_point(&inv_s, mm.o);                /* start -> mid */
+        const v4 c_s = vinv_point(&inv_s, eo);                  /* start -> end */
+        const v4 b_s = v4_sub(c_s, a_s);
+        const float la2 = v4_len2(a_s), lb2 = v4_len2(b_s), lc2 = v4_len2(c_s);
         const float la = fsqrt(la2), lb = fsqrt(lb2);
         /* the target, softened beyond soften · (la + lb):
          *   alpha = (d - da) / ds, d' = da + ds · (1 - 3^4 / (alpha + 3)^4) */
-        fv3 t_s = finv_point(&inv_s, fvf(ik->target));
-        float lt2 = flen2(t_s);
+        v4 t_s = vinv_point(&inv_s, v4_of(ik->target));
+        float lt2 = v4_len2(t_s);
         const float lt = fsqrt(lt2);
         const float chain = la + lb;
         const float soften = ik->soften < 0.0f ? 0.0f : ik->soften > 1.0f ? 1.0f : ik->soften;
@@ -476,7 +542,7 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
             const float op = (alpha + 3.0f) * (alpha + 3.0f);
             const float ratio = 81.0f / (op * op);
             const float lt_soft = da + ds - ds * ratio;
-            t_s = fscale(t_s, lt_soft / lt);
+            t_s = v4_scale(t_s, lt_soft / lt);
             lt2 = lt_soft * lt_soft;
         }
         ok = !(lt > da) && lt > fabsf(la - lb);
@@ -484,11 +550,11 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
          * axis × b_m brought into the start joint's space (Rodrigues: the mid
          * correction by angle d turns b_m into
          * b_m cos d + (axis × b_m) sin d + axis (axis · b_m) (1 - cos d)) */
-        const fv3 axis = fscale(fvf(ik->mid_axis), 1.0f / fsqrt(flen2(fvf(ik->mid_axis))));
-        const fv3 axis_s = finv_vector(&inv_s, fm_vector(mid, axis));
-        const fv3 turn_s = finv_vector(&inv_s, fm_vector(mid, fcross(axis, b_m)));
-        const float along = fdot(axis, b_m);
-        fv3 b_s_after = b_s;
+        const v4 axis = v4_scale(v4_of(ik->mid_axis), 1.0f / fsqrt(v4_len2(v4_of(ik->mid_axis))));
+        const v4 axis_s = vinv_vector(&inv_s, vm_vector(&mm, axis));
+        const v4 turn_s = vinv_vector(&inv_s, vm_vector(&mm, v4_cross(axis, b_m)));
+        const float along = v4_dot(axis, b_m);
+        v4 b_s_after = b_s;
         /* the mid joint: the interior angle from the law of cosines, now and wanted */
         if (la2 > 0.0f && lb2 > 0.0f) {
             const float half_rl = 0.5f / (la * lb);
@@ -500,32 +566,32 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
             const float cw = fsqrt(0.5f * (1.0f + cos_want)), sw = fsqrt(0.5f * (1.0f - cos_want));
             const float cn = fsqrt(0.5f * (1.0f + cos_now));
             float sn = fsqrt(0.5f * (1.0f - cos_now));
-            if (fdot(fcross(a_m, axis), b_m) < 0.0f) sn = -sn;
+            if (v4_dot(v4_cross(a_m, axis), b_m) < 0.0f) sn = -sn;
             const float s_half = sw * cn - cw * sn, c_half = cw * cn + sw * sn;
-            qm = (fq){axis.x * s_half, axis.y * s_half, axis.z * s_half, c_half};
+            const v4 qv = v4_scale(axis, s_half);
+            qm = (fq){v4_x(qv), v4_y(qv), v4_z(qv), c_half};
             const float cos_d = c_half * c_half - s_half * s_half, sin_d = 2.0f * s_half * c_half;
-            b_s_after = fadd(fadd(fscale(b_s, cos_d), fscale(turn_s, sin_d)),
-                             fscale(axis_s, along * 2.0f * s_half * s_half));
+            b_s_after = v4_add(v4_add(v4_scale(b_s, cos_d), v4_scale(turn_s, sin_d)),
+                               v4_scale(axis_s, along * 2.0f * s_half * s_half));
         }
         /* the start joint: the end onto the target, then the chain's plane onto the pole's */
-        const fv3 pole_s = finv_vector(&inv_s, fvf(ik->pole));
-        const fv3 c_s_after = fadd(a_s, b_s_after);
+        const v4 pole_s = vinv_vector(&inv_s, v4_of(ik->pole));
+        const v4 c_s_after = v4_add(a_s, b_s_after);
         fq onto, scaled;
-        ffrom_to2(c_s_after, t_s, &onto, &scaled);
+        v4_from_to(c_s_after, t_s, &onto, &scaled);
         qs = onto;
         if (lt2 > 0.0f) {
-            const fv3 ref_n = fcross(t_s, pole_s);
-            const fv3 joint_n = fsandwich(scaled, axis_s); /* along onto(axis_s) */
-            const float lr2 = flen2(ref_n), lj2 = flen2(joint_n);
-            const fv3 line = fscale(t_s, 1.0f / fsqrt(lt2));
+            const v4 ref_n = v4_cross(t_s, pole_s);
+            const v4 joint_n = v4_sandwich(scaled, axis_s); /* along onto(axis_s) */
+            const float lr2 = v4_len2(ref_n), lj2 = v4_len2(joint_n);
+            const v4 line = v4_scale(t_s, 1.0f / fsqrt(lt2));
             fq plane = fqid();
             if (lr2 > 0.0f && lj2 > 0.0f) {
-                const float c = fclamp1(fdot(ref_n, joint_n) / fsqrt(lr2 * lj2));
-                const fv3 rot_axis = fdot(joint_n, pole_s) < 0.0f ? fscale(line, -1.0f) : line;
-                plane = faxis_cos(rot_axis, c);
+                const float c = fclamp1(v4_dot(ref_n, joint_n) / fsqrt(lr2 * lj2));
+                plane = faxis_cos(fv3_of(v4_dot(joint_n, pole_s) < 0.0f ? v4_neg(line) : line), c);
             }
             qs = fqmul(plane, onto);
-            if (ik->twist != 0.0f) qs = fqmul(faxis_angle(line, ik->twist), qs);
+            if (ik->twist != 0.0f) qs = fqmul(faxis_angle(fv3_of(line), ik->twist), qs);
         }
         qs = fweighted(qs, ik->weight);
         qm = fweighted(qm, ik->weight);
@@ -625,38 +691,40 @@ cna_result cna_ik_aim_solve(const cna_ik_aim *ik, const cna_mat4 *joint, cna_qua
         if ((r = check_aim(ik, err)) != CNA_OK) return r;
         if ((r = check_matrix(what, "joint", joint, err)) != CNA_OK) return r;
     }
-    finv inv;
+    const vm mj = vm_load(joint);
+    vinv inv;
     fq q = fqid();
     bool ok = false;
-    if (finverse(&inv, joint)) {
-        const fv3 t = finv_point(&inv, fvf(ik->target));
-        const float lt2 = flen2(t);
-        const fv3 f = fscale(fvf(ik->forward), 1.0f / fsqrt(flen2(fvf(ik->forward))));
+    if (vinverse(&inv, &mj)) {
+        const v4 t = vinv_point(&inv, v4_of(ik->target));
+        const float lt2 = v4_len2(t);
+        const v4 f = v4_scale(v4_of(ik->forward), 1.0f / fsqrt(v4_len2(v4_of(ik->forward))));
         /* the offset point aims at t when the forward axis is
          * offset + f · (sqrt(|t|^2 - h^2) - f · offset), h the offset's distance from the forward line */
-        const fv3 o = fvf(ik->offset);
-        const float along = fdot(f, o);
-        const float h2 = flen2(o) - along * along;
+        const v4 o = v4_of(ik->offset);
+        const float along = v4_dot(f, o);
+        const float h2 = v4_len2(o) - along * along;
         ok = !(h2 > lt2);
         if (ok && lt2 > 0.0f) {
-            const fv3 fo = fadd(o, fscale(f, fsqrt(lt2 - h2) - along));
+            const v4 fo = v4_add(o, v4_scale(f, fsqrt(lt2 - h2) - along));
             fq onto, scaled;
-            ffrom_to2(fo, t, &onto, &scaled);
-            const fv3 up_after = fsandwich(scaled, fvf(ik->up)); /* along onto(up) */
-            const fv3 pole = finv_vector(&inv, fvf(ik->pole));
-            const fv3 ref_n = fcross(pole, t), joint_n = fcross(up_after, t);
-            const float lr2 = flen2(ref_n), lj2 = flen2(joint_n);
-            const fv3 line = fscale(t, 1.0f / fsqrt(lt2));
+            v4_from_to(fo, t, &onto, &scaled);
+            const v4 up_after = v4_sandwich(scaled, v4_of(ik->up)); /* along onto(up) */
+            const v4 pole = vinv_vector(&inv, v4_of(ik->pole));
+            const v4 ref_n = v4_cross(pole, t), joint_n = v4_cross(up_after, t);
+            const float lr2 = v4_len2(ref_n), lj2 = v4_len2(joint_n);
+            const v4 line = v4_scale(t, 1.0f / fsqrt(lt2));
             fq plane = fqid();
             if (lr2 > 0.0f && lj2 > 0.0f) {
-                const float c = fclamp1(fdot(joint_n, ref_n) / fsqrt(lr2 * lj2));
-                plane = faxis_cos(fdot(ref_n, up_after) < 0.0f ? fscale(line, -1.0f) : line, c);
+                const float c = fclamp1(v4_dot(joint_n, ref_n) / fsqrt(lr2 * lj2));
+                plane = faxis_cos(fv3_of(v4_dot(ref_n, up_after) < 0.0f ? v4_neg(line) : line), c);
             }
             q = fqmul(plane, onto);
-            if (ik->twist != 0.0f) q = fqmul(faxis_angle(line, ik->twist), q);
+            if (ik->twist != 0.0f) q = fqmul(faxis_angle(fv3_of(line), ik->twist), q);
             q = fweighted(q, ik->weight);
             if (!(ik->cone >= pi && ik->twist_min <= -pi && ik->twist_max >= pi)) {
-                const dq d = limit((dq){q.x, q.y, q.z, q.w}, v3(f.x, f.y, f.z), ik->cone, ik->twist_min, ik->twist_max);
+                const dq d = limit((dq){q.x, q.y, q.z, q.w}, v3(v4_x(f), v4_y(f), v4_z(f)), ik->cone, ik->twist_min,
+                                   ik->twist_max);
                 q = (fq){(float)d.x, (float)d.y, (float)d.z, (float)d.w};
             }
         }
