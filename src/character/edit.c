@@ -436,10 +436,20 @@ static void rotate(cna_character *c, size_t bone, cna_quat q)
                            {2.0f * (xy - wz), 1.0f - 2.0f * (xx + zz), 2.0f * (yz + wx)},
                            {2.0f * (xz + wy), 2.0f * (yz - wx), 1.0f - 2.0f * (xx + yy)}}; /* columns */
     const cna_mat4 *a = c->local_of[bone];
-    cna_mat4 value = *a;
+    cna_mat4 value;
+#if CNA__SIMD_SSE2 /* the same sums, in lanes */
+    const __m128 a0 = _mm_loadu_ps(a->m), a1 = _mm_loadu_ps(a->m + 4), a2 = _mm_loadu_ps(a->m + 8);
+    for (int col = 0; col < 3; col++)
+        _mm_storeu_ps(value.m + col * 4,
+                      _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(r[col][0])), _mm_mul_ps(a1, _mm_set1_ps(r[col][1]))),
+                                 _mm_mul_ps(a2, _mm_set1_ps(r[col][2]))));
+    _mm_storeu_ps(value.m + 12, _mm_loadu_ps(a->m + 12));
+#else
+    value = *a;
     for (int col = 0; col < 3; col++)
         for (int row = 0; row < 4; row++)
             value.m[col * 4 + row] = a->m[row] * r[col][0] + a->m[4 + row] * r[col][1] + a->m[8 + row] * r[col][2];
+#endif
     write_local(c, bone, &value);
 }
 
