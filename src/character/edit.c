@@ -333,8 +333,11 @@ static void refresh(cna_character *c)
     const edit_state *st = state_of(c);
     const size_t last = st->last; /* the marked bones' subtrees end there */
     const int32_t *joint = joints_of(c);
+    /* the plain character's one player: its arrays */
     const cna_skinning_data *data = st->plain ? &m->skins[c->evals[0].skin].data : NULL;
-    cna_player *player = data ? c->evals[0].player : NULL; /* the plain character's one player */
+    cna_player *player = data ? c->evals[0].player : NULL;
+    const cna_mat4 *prefix = player ? cna__player_prefix(player) : NULL, *locals = player ? cna__player_locals(player) : NULL;
+    cna_mat4 *worlds = player ? cna__player_worlds(player) : NULL, *skins = player ? cna__player_skins(player) : NULL;
     bool any = false;
     for (size_t b = c->edit_first; b <= last; b++) {
         const int32_t parent = m->bones[b].parent;
@@ -349,9 +352,7 @@ static void refresh(cna_character *c)
                 *out = *c->local_of[b];
         }
         if (data) {
-            if (joint[b] >= 0)
-                joint_world(data, joint[b], cna__player_prefix(player), cna__player_locals(player),
-                            cna__player_worlds(player), cna__player_skins(player));
+            if (joint[b] >= 0) joint_world(data, joint[b], prefix, locals, worlds, skins);
             continue;
         }
         for (size_t e = 0; e < c->eval_count; e++) {

@@ -277,8 +277,8 @@ FI fq fweighted(fq q, float weight)
 }
 FI cna_quat fq_out(fq q)
 {
-    if (q.w < 0.0f) return cna_quat_make(-q.x, -q.y, -q.z, -q.w);
-    return cna_quat_make(q.x, q.y, q.z, q.w);
+    if (q.w < 0.0f) return (cna_quat){-q.x, -q.y, -q.z, -q.w};
+    return (cna_quat){q.x, q.y, q.z, q.w};
 }
 
 /* x · 0 is 0 for a finite x and NaN otherwise */
