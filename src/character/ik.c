@@ -473,10 +473,11 @@ FI v4 v4_sandwich(fq q, v4 v)
  * gives it (*unit), and the same quaternion scaled by 1 / (|u| |v|) (*scaled,
  * |scaled|² <= 4; for opposite directions the unit one; identity where u or
  * v is zero), which turns a vector into the same direction as *unit and is
- * ready a division earlier. */
-FI void v4_from_to(v4 u, v4 v, fq *unit, fq *scaled)
+ * ready a division earlier. nn is |u| |v| (sqrt(|u|² |v|²), computed
+ * from u and v: near a half turn w = nn + u·v cancels, and any other
+ * rounding of nn would turn the rotation). */
+FI void v4_from_to_nn(v4 u, v4 v, float nn, fq *unit, fq *scaled)
 {
-    const float nn = fsqrt(v4_len2(u) * v4_len2(v));
     const float w = nn + v4_dot(u, v);
     if (w < 1e-6f * nn) { /* opposite: a half turn about an axis perpendicular to u */
         const float ux = v4_x(u), uy = v4_y(u), uz = v4_z(u);
@@ -578,7 +579,7 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
         const v4 pole_s = vinv_vector(&inv_s, v4_of(ik->pole));
         const v4 c_s_after = v4_add(a_s, b_s_after);
         fq onto, scaled;
-        v4_from_to(c_s_after, t_s, &onto, &scaled);
+        v4_from_to_nn(c_s_after, t_s, fsqrt(v4_len2(c_s_after) * v4_len2(t_s)), &onto, &scaled);
         qs = onto;
         if (lt2 > 0.0f) {
             const v4 ref_n = v4_cross(t_s, pole_s);
@@ -708,7 +709,7 @@ cna_result cna_ik_aim_solve(const cna_ik_aim *ik, const cna_mat4 *joint, cna_qua
         if (ok && lt2 > 0.0f) {
             const v4 fo = v4_add(o, v4_scale(f, fsqrt(lt2 - h2) - along));
             fq onto, scaled;
-            v4_from_to(fo, t, &onto, &scaled);
+            v4_from_to_nn(fo, t, fsqrt(v4_len2(fo) * lt2), &onto, &scaled);
             const v4 up_after = v4_sandwich(scaled, v4_of(ik->up)); /* along onto(up) */
             const v4 pole = vinv_vector(&inv, v4_of(ik->pole));
             const v4 ref_n = v4_cross(pole, t), joint_n = v4_cross(up_after, t);
