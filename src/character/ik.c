@@ -339,10 +339,20 @@ static cna_result check_two_bone(const cna_ik_two_bone *ik, cna_error *err)
     return check_float(what, "twist", ik->twist, err);
 }
 
-/* Every one of n floats at p finite: the test of check_matrix, on the bytes. */
+/* Every one of n floats at p finite (n a multiple of 4): the test of
+ * check_matrix, on the bytes. */
 FI bool finite_floats(const void *p, size_t n)
 {
     const unsigned char *b = (const unsigned char *)p;
+#if CNA__SIMD_SSE2 /* four at a time: an exponent of all ones is inf or NaN */
+    const __m128i e = _mm_set1_epi32(0x7f800000);
+    __m128i bad = _mm_setzero_si128();
+    for (size_t i = 0; i < n; i += 4) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + 4 * i));
+        bad = _mm_or_si128(bad, _mm_cmpeq_epi32(_mm_and_si128(v, e), e));
+    }
+    return _mm_movemask_epi8(bad) == 0;
+#else
     uint32_t any = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t bits;
@@ -350,6 +360,7 @@ FI bool finite_floats(const void *p, size_t n)
         any |= (bits & 0x7f800000u) + 0x00800000u;
     }
     return !(any & 0x80000000u);
+#endif
 }
 FI bool zero3(cna_vec3 v) { return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f; }
 
