@@ -32,15 +32,11 @@ static inline dv3 v3(double x, double y, double z)
     return r;
 }
 static inline dv3 vf(cna_vec3 v) { return v3(v.x, v.y, v.z); }
-static inline dv3 add(dv3 a, dv3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }
 static inline dv3 sub(dv3 a, dv3 b) { return v3(a.x - b.x, a.y - b.y, a.z - b.z); }
 static inline dv3 scale(dv3 a, double s) { return v3(a.x * s, a.y * s, a.z * s); }
 static inline double dot(dv3 a, dv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 static inline dv3 cross(dv3 a, dv3 b) { return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }
 static inline double len2(dv3 a) { return dot(a, a); }
-/* x clamped to [-1, 1], and max(x, 0) (NaN stays NaN in neither: the inputs are finite) */
-static inline double clamp1(double x) { return x < -1.0 ? -1.0 : x > 1.0 ? 1.0 : x; }
-static inline double max0(double x) { return x > 0.0 ? x : 0.0; }
 
 static inline dq qid(void)
 {
@@ -61,25 +57,11 @@ static inline dq qnorm(dq q)
     dq r = {q.x * il, q.y * il, q.z * il, q.w * il};
     return r;
 }
-/* rotate v by unit q: v + 2w(u × v) + 2 u × (u × v) */
-static inline dv3 qrot(dq q, dv3 v)
-{
-    const dv3 u = v3(q.x, q.y, q.z);
-    const dv3 t = scale(cross(u, v), 2.0);
-    return add(add(v, scale(t, q.w)), cross(u, t));
-}
 /* unit axis, angle */
 static inline dq axis_angle(dv3 axis, double angle)
 {
     const double s = sin(angle * 0.5);
     dq q = {axis.x * s, axis.y * s, axis.z * s, cos(angle * 0.5)};
-    return q;
-}
-/* unit axis, cosine of the angle (in [-1, 1]) */
-static inline dq axis_cos(dv3 axis, double c)
-{
-    const double s = sqrt(max0(0.5 * (1.0 - c)));
-    dq q = {axis.x * s, axis.y * s, axis.z * s, sqrt(max0(0.5 * (1.0 + c)))};
     return q;
 }
 /* The shortest rotation taking the direction of u onto that of v; for
@@ -115,11 +97,6 @@ static inline dv3 dm_point(const dm4 *a, dv3 p)
     return v3(a->m[0] * p.x + a->m[4] * p.y + a->m[8] * p.z + a->m[12],
               a->m[1] * p.x + a->m[5] * p.y + a->m[9] * p.z + a->m[13],
               a->m[2] * p.x + a->m[6] * p.y + a->m[10] * p.z + a->m[14]);
-}
-static inline dv3 dm_vector(const dm4 *a, dv3 p)
-{
-    return v3(a->m[0] * p.x + a->m[4] * p.y + a->m[8] * p.z, a->m[1] * p.x + a->m[5] * p.y + a->m[9] * p.z,
-              a->m[2] * p.x + a->m[6] * p.y + a->m[10] * p.z);
 }
 static inline dv3 dm_origin(const dm4 *a) { return v3(a->m[12], a->m[13], a->m[14]); }
 
@@ -177,7 +154,10 @@ static dq weighted(dq q, double weight)
 /* ------------------------------------------------------------------ float
  * Two-bone and aim IK compute in float (the corrections are floats and the
  * joints' matrices are): the same formulas as the double helpers above,
- * inlined, with the 3x3 inverses by one division each. */
+ * inlined, vectors in SSE2 lanes (below), the 3x3 inverses by one division
+ * each, and the dependency chains short: the mid correction's effect on the
+ * end by Rodrigues from vectors ready before its angle, the plane's
+ * reference turned by the shortest rotation scaled rather than normalised. */
 
 /* always inlined: the solvers are a few hundred operations, and a call per
  * helper would cost as much as the arithmetic */
@@ -202,13 +182,6 @@ FI fv3 f3(float x, float y, float z)
     fv3 r = {x, y, z};
     return r;
 }
-FI fv3 fvf(cna_vec3 v) { return f3(v.x, v.y, v.z); }
-FI fv3 fadd(fv3 a, fv3 b) { return f3(a.x + b.x, a.y + b.y, a.z + b.z); }
-FI fv3 fsub(fv3 a, fv3 b) { return f3(a.x - b.x, a.y - b.y, a.z - b.z); }
-FI fv3 fscale(fv3 a, float s) { return f3(a.x * s, a.y * s, a.z * s); }
-FI float fdot(fv3 a, fv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-FI fv3 fcross(fv3 a, fv3 b) { return f3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }
-FI float flen2(fv3 a) { return fdot(a, a); }
 FI float fclamp1(float x) { return x < -1.0f ? -1.0f : x > 1.0f ? 1.0f : x; }
 FI float fmax0(float x) { return x > 0.0f ? x : 0.0f; }
 FI fq fqid(void)
@@ -230,12 +203,6 @@ FI fq fqnorm(fq q)
     fq r = {q.x * il, q.y * il, q.z * il, q.w * il};
     return r;
 }
-FI fv3 fqrot(fq q, fv3 v)
-{
-    const fv3 u = f3(q.x, q.y, q.z);
-    const fv3 t = fscale(fcross(u, v), 2.0f);
-    return fadd(fadd(v, fscale(t, q.w)), fcross(u, t));
-}
 FI fq faxis_angle(fv3 axis, float angle)
 {
     const float s = sinf(angle * 0.5f);
@@ -247,20 +214,6 @@ FI fq faxis_cos(fv3 axis, float c)
     const float s = fsqrt(fmax0(0.5f * (1.0f - c)));
     fq q = {axis.x * s, axis.y * s, axis.z * s, fsqrt(fmax0(0.5f * (1.0f + c)))};
     return q;
-}
-FI fq ffrom_to(fv3 u, fv3 v)
-{
-    const float nn = fsqrt(flen2(u) * flen2(v));
-    float w = nn + fdot(u, v);
-    fv3 a;
-    if (w < 1e-6f * nn) {
-        w = 0.0f;
-        a = fabsf(u.x) > fabsf(u.z) ? f3(-u.y, u.x, 0.0f) : f3(0.0f, -u.z, u.y);
-    } else {
-        a = fcross(u, v);
-    }
-    fq q = {a.x, a.y, a.z, w};
-    return fqnorm(q);
 }
 FI fq fweighted(fq q, float weight)
 {
