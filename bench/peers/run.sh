@@ -198,7 +198,7 @@ for n in 1 1000; do
     echo "rig150/$n $(pin "$W/player_pair" "$D/rig150.cnb" Wave "$D/rig150_skeleton.ozz" "$D/rig150_Wave.ozz" "$n" "$sweeps")"
 done
 if [ -n "$IK_PEER" ]; then
-    echo "== IK in one process, medians of 7 alternating runs (bench/peers/ozz_ik.cpp)"
+    echo "== IK in one process, medians of 7 alternating runs, then fastest batches (bench/peers/ozz_ik.cpp)"
     pin "$IK_PEER" "$ROBOT"
 fi
 echo "== load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"

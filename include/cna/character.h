@@ -712,7 +712,7 @@ CNA_API uint64_t cna_character_part_revision(const cna_character *character, siz
  * instancing node apart from its skeleton").
  *
  * Cost and memory: the first edit (or cna_character_set_pose_edit)
- * allocates five bytes per bone and 112 more (counted in
+ * allocates ten bytes per bone and 112 more (counted in
  * cna_character_size_bytes); editing then allocates nothing. Threading as for posing: one thread per
  * character at a time. */
 

@@ -29,22 +29,48 @@ void cna__edit_free(cna_character *c) { cna__free(&c->alloc, c->edit_affected); 
  *   edit_state   the joints last asked for by name: the caller's string (its
  *                address) and the bone it names, so that an edit called every
  *                frame with the same name compares one string instead of
- *                searching the bones; and the last bone the next refresh visits
+ *                searching the bones; the last bone the next refresh visits;
+ *                and whether the character is "plain" (below)
  *   end[n]       the last bone of each bone's subtree (bones are parents first)
- *   marks[n]     the bones whose transforms the next refresh recomputes */
+ *   joint[n]     a plain character's joint of each bone (-1: none)
+ *   marks[n]     the bones whose transforms the next refresh recomputes
+ *   editable[n]  1 where check_joint's lasting conditions hold (every one but
+ *                locals_dirty), found once here rather than at every call
+ * A plain character has one skeleton, posed into its player's own palette
+ * (one evaluation, one variant, not moving, no folded nodes): a joint's
+ * edit writes the player's local only, and the refresh computes the
+ * player's world and palette entry. */
 enum { NAME_SLOTS = 8 };
 typedef struct edit_state {
     const char *name[NAME_SLOTS];
     int32_t bone[NAME_SLOTS];
     unsigned next;
+    bool plain;
     size_t last; /* the last bone to visit; meaningful while edit_first < bone_count */
 } edit_state;
 
 static edit_state *state_of(const cna_character *c) { return (edit_state *)(void *)c->edit_affected; }
 static int32_t *ends_of(const cna_character *c) { return (int32_t *)(void *)(c->edit_affected + sizeof(edit_state)); }
+static int32_t *joints_of(const cna_character *c) { return ends_of(c) + c->model->bone_count; }
 static uint8_t *marks_of(const cna_character *c)
 {
-    return c->edit_affected + sizeof(edit_state) + c->model->bone_count * sizeof(int32_t);
+    return c->edit_affected + sizeof(edit_state) + c->model->bone_count * 2 * sizeof(int32_t);
+}
+static uint8_t *editable_of(const cna_character *c) { return marks_of(c) + c->model->bone_count; }
+
+static int32_t palette_of(const cna_character *c, size_t e, size_t bone);
+static cna_result check_lasting(const cna_character *c, size_t bone, cna_error *err);
+
+/* Whether the character is plain (above). */
+static bool plain(const cna_character *c)
+{
+    if (c->eval_count != 1 || c->variant_count != 1) return false;
+    const variant *va = &c->variants[0];
+    if (!va->own || va->moving || va->eval != 0 || c->evals[0].own_variant != 0) return false;
+    const cna_model_skin *s = &c->model->skins[c->evals[0].skin];
+    for (size_t p = 0; s->fold && p < s->joint_count; p++)
+        if (!cna_mat4_is_identity(&s->fold[p])) return false;
+    return true;
 }
 
 static cna_result ensure(cna_character *c, cna_error *err)
@@ -53,11 +79,13 @@ static cna_result ensure(cna_character *c, cna_error *err)
     const cna_model *m = c->model;
     const size_t n = m->bone_count;
     /* in 8-byte units, so that the allocator aligns the block for edit_state */
-    const size_t bytes = sizeof(edit_state) + n * (sizeof(int32_t) + 1);
-    c->edit_affected = (uint8_t *)cna__character_take(c, (bytes + 7) / 8, 8);
-    if (!c->edit_affected)
-        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "pose edit: out of memory for %zu bones", n);
-    int32_t *end = ends_of(c);
+    const size_t bytes = sizeof(edit_state) + n * (2 * sizeof(int32_t) + 2);
+    uint8_t *block = (uint8_t *)cna__character_take(c, (bytes + 7) / 8, 8);
+    if (!block) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "pose edit: out of memory for %zu bones", n);
+    memset(block, 0, sizeof(edit_state));
+    c->edit_affected = block;
+    int32_t *end = ends_of(c), *joint = joints_of(c);
+    uint8_t *marks = marks_of(c), *editable = editable_of(c);
     bool parents_first = true;
     for (size_t b = 0; b < n; b++) {
         end[b] = (int32_t)b;
@@ -69,6 +97,12 @@ static cna_result ensure(cna_character *c, cna_error *err)
     }
     if (!parents_first) /* not expected of a model; then every refresh visits every bone after the first */
         for (size_t b = 0; b < n; b++) end[b] = (int32_t)n - 1;
+    state_of(c)->plain = plain(c);
+    for (size_t b = 0; b < n; b++) {
+        joint[b] = state_of(c)->plain ? palette_of(c, 0, b) : -1;
+        marks[b] = 0;
+        editable[b] = check_lasting(c, b, NULL) == CNA_OK;
+    }
     c->edit_first = n;
     return CNA_OK;
 }
@@ -104,21 +138,14 @@ static int32_t palette_of(const cna_character *c, size_t e, size_t bone)
     return p >= 0 && (size_t)p < s->joint_count && s->palette_to_node[p] == (int32_t)bone ? p : -1;
 }
 
-/* Whether `bone` may be edited: a joint of some evaluation, whose edit
- * moves no skin's instancing node apart from its skeleton (a fixed prefix
- * reads the bones above a root joint and the instancing node: an edit
- * above one and not the other would change it), and the bones posed since
- * the last apply_clip_to_bones. */
-static cna_result check_joint(const cna_character *c, size_t bone, cna_error *err)
+/* Whether `bone` may be edited, as far as the character's lasting state
+ * says: a joint of some evaluation, whose edit moves no skin's instancing
+ * node apart from its skeleton (a fixed prefix reads the bones above a root
+ * joint and the instancing node: an edit above one and not the other would
+ * change it). */
+static cna_result check_lasting(const cna_character *c, size_t bone, cna_error *err)
 {
     const cna_model *m = c->model;
-    if (bone >= m->bone_count)
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "pose edit: bone %zu is outside the model's %zu bones",
-                          bone, m->bone_count);
-    if (c->locals_dirty)
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
-                          "bone %zu \"%s\": apply_clip_to_bones moved the bones since the last pose; pose first",
-                          bone, bone_name(m, bone));
     bool joint = false;
     for (size_t e = 0; e < c->eval_count && !joint; e++) joint = palette_of(c, e, bone) >= 0;
     if (!joint)
@@ -144,25 +171,45 @@ static cna_result check_joint(const cna_character *c, size_t bone, cna_error *er
     return CNA_OK;
 }
 
+/* Whether `bone` may be edited: check_lasting (remembered once the edit's
+ * storage exists), and the bones posed since the last apply_clip_to_bones. */
+static cna_result check_joint(const cna_character *c, size_t bone, cna_error *err)
+{
+    const cna_model *m = c->model;
+    if (bone >= m->bone_count)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "pose edit: bone %zu is outside the model's %zu bones",
+                          bone, m->bone_count);
+    if (c->locals_dirty)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
+                          "bone %zu \"%s\": apply_clip_to_bones moved the bones since the last pose; pose first",
+                          bone, bone_name(m, bone));
+    if (c->edit_affected && editable_of(c)[bone]) return CNA_OK;
+    return check_lasting(c, bone, err);
+}
+
 /* Write joint `bone`'s local transform (no recompute): into each skeleton
  * that poses it (fold · local where its bind pose folds nodes in) and its
  * own local slot. */
 static void write_local(cna_character *c, size_t bone, const cna_mat4 *local)
 {
     const cna_model *m = c->model;
-    for (size_t e = 0; e < c->eval_count; e++) {
-        const int32_t p = palette_of(c, e, bone);
-        if (p < 0) continue;
-        const cna_model_skin *s = &m->skins[c->evals[e].skin];
-        cna_mat4 *locals = cna__player_locals(c->evals[e].player);
-        if (s->fold && !cna_mat4_is_identity(&s->fold[p]))
-            cna_mat4_mul(&locals[p], &s->fold[p], local);
-        else
-            locals[p] = *local;
+    edit_state *st = state_of(c);
+    if (st->plain) {
+        cna__player_locals(c->evals[0].player)[joints_of(c)[bone]] = *local; /* a plain joint has no fold */
+    } else {
+        for (size_t e = 0; e < c->eval_count; e++) {
+            const int32_t p = palette_of(c, e, bone);
+            if (p < 0) continue;
+            const cna_model_skin *s = &m->skins[c->evals[e].skin];
+            cna_mat4 *locals = cna__player_locals(c->evals[e].player);
+            if (s->fold && !cna_mat4_is_identity(&s->fold[p]))
+                cna_mat4_mul(&locals[p], &s->fold[p], local);
+            else
+                locals[p] = *local;
+        }
     }
     if (c->local_slot[bone] >= 0) c->local[c->local_slot[bone]] = *local;
     marks_of(c)[bone] = 1;
-    edit_state *st = state_of(c);
     const size_t end = (size_t)ends_of(c)[bone];
     if (c->edit_first >= c->model->bone_count || end > st->last) st->last = end;
     if (bone < c->edit_first) c->edit_first = bone;
@@ -179,24 +226,20 @@ static inline bool affine(const cna_mat4 *m)
     return ((w3 | w7 | w11) & 0x7fffffffu) == 0 && w15 == 0x3f800000u;
 }
 
-/* out = a · b, with the shortcut for affine matrices (joints' transforms
- * and, nearly always, inverse binds): column j of the product is
+/* out = a · b for affine a and b: column j of the product is
  * a0 · b0j + a1 · b1j + a2 · b2j (+ a3 for the last), added in that order,
- * in SSE2 lanes or one by one (the same bits); any other pair goes through
- * cna_mat4_mul. out must not alias a or b. */
-static inline void mul(cna_mat4 *restrict out, const cna_mat4 *restrict a, const cna_mat4 *restrict b)
+ * in SSE2 lanes or one by one (the same bits). An affine product is affine
+ * (its last row is (±0, ±0, ±0, 1)). */
+static inline void mul_affine(cna_mat4 *restrict out, const cna_mat4 *restrict a, const cna_mat4 *restrict b)
 {
-    if (!affine(a) || !affine(b)) {
-        cna_mat4_mul(out, a, b);
-        return;
-    }
 #if CNA__SIMD_SSE2
     const __m128 a0 = _mm_loadu_ps(a->m), a1 = _mm_loadu_ps(a->m + 4), a2 = _mm_loadu_ps(a->m + 8),
                  a3 = _mm_loadu_ps(a->m + 12);
     for (int col = 0; col < 4; col++) {
-        const float *bc = b->m + col * 4;
-        __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(bc[0])), _mm_mul_ps(a1, _mm_set1_ps(bc[1]))),
-                              _mm_mul_ps(a2, _mm_set1_ps(bc[2])));
+        const __m128 bc = _mm_loadu_ps(b->m + col * 4);
+        __m128 r = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_shuffle_ps(bc, bc, 0x00)),
+                                         _mm_mul_ps(a1, _mm_shuffle_ps(bc, bc, 0x55))),
+                              _mm_mul_ps(a2, _mm_shuffle_ps(bc, bc, 0xaa)));
         if (col == 3) r = _mm_add_ps(r, a3);
         _mm_storeu_ps(out->m + col * 4, r);
     }
@@ -210,6 +253,19 @@ static inline void mul(cna_mat4 *restrict out, const cna_mat4 *restrict a, const
         }
     }
 #endif
+}
+
+/* out = a · b: mul_affine for affine matrices (joints' transforms and,
+ * nearly always, inverse binds), cna_mat4_mul for any other pair; returns
+ * whether out is affine by that. out must not alias a or b. */
+static inline bool mul(cna_mat4 *restrict out, const cna_mat4 *restrict a, const cna_mat4 *restrict b)
+{
+    if (!affine(a) || !affine(b)) {
+        cna_mat4_mul(out, a, b);
+        return false;
+    }
+    mul_affine(out, a, b);
+    return true;
 }
 
 /* prefix[p] of root joint p (bone `bone`) from the current absolutes. */
@@ -229,13 +285,17 @@ static void joint_world(const cna_skinning_data *d, int32_t p, const cna_mat4 *p
                         cna_mat4 *world, cna_mat4 *skin)
 {
     const int32_t parent = d->hierarchy[p];
+    bool known; /* world[p] is affine, as its product says */
     if (parent >= 0)
-        mul(&world[p], &world[parent], &locals[p]);
+        known = mul(&world[p], &world[parent], &locals[p]);
     else if (prefix)
-        mul(&world[p], &prefix[p], &locals[p]);
+        known = mul(&world[p], &prefix[p], &locals[p]);
     else
-        world[p] = locals[p];
-    mul(&skin[p], &world[p], &d->inverse_bind_pose[p]);
+        known = (world[p] = locals[p], false);
+    if (known && affine(&d->inverse_bind_pose[p]))
+        mul_affine(&skin[p], &world[p], &d->inverse_bind_pose[p]);
+    else
+        mul(&skin[p], &world[p], &d->inverse_bind_pose[p]);
 }
 
 /* Joint p (bone `bone`) of evaluation e: its worlds and palettes, in every
@@ -270,7 +330,14 @@ static void refresh(cna_character *c)
     const size_t n = m->bone_count;
     if (c->edit_first >= n) return;
     uint8_t *affected = marks_of(c);
-    const size_t last = state_of(c)->last; /* the marked bones' subtrees end there */
+    const edit_state *st = state_of(c);
+    const size_t last = st->last; /* the marked bones' subtrees end there */
+    const int32_t *joint = joints_of(c);
+    /* the plain character's one player: its arrays */
+    const cna_skinning_data *data = st->plain ? &m->skins[c->evals[0].skin].data : NULL;
+    cna_player *player = data ? c->evals[0].player : NULL;
+    const cna_mat4 *prefix = player ? cna__player_prefix(player) : NULL, *locals = player ? cna__player_locals(player) : NULL;
+    cna_mat4 *worlds = player ? cna__player_worlds(player) : NULL, *skins = player ? cna__player_skins(player) : NULL;
     bool any = false;
     for (size_t b = c->edit_first; b <= last; b++) {
         const int32_t parent = m->bones[b].parent;
@@ -283,6 +350,10 @@ static void refresh(cna_character *c)
                 mul(out, c->absolute_of[parent], c->local_of[b]);
             else
                 *out = *c->local_of[b];
+        }
+        if (data) {
+            if (joint[b] >= 0) joint_world(data, joint[b], prefix, locals, worlds, skins);
+            continue;
         }
         for (size_t e = 0; e < c->eval_count; e++) {
             const int32_t p = palette_of(c, e, b);
@@ -366,10 +437,20 @@ static void rotate(cna_character *c, size_t bone, cna_quat q)
                            {2.0f * (xy - wz), 1.0f - 2.0f * (xx + zz), 2.0f * (yz + wx)},
                            {2.0f * (xz + wy), 2.0f * (yz - wx), 1.0f - 2.0f * (xx + yy)}}; /* columns */
     const cna_mat4 *a = c->local_of[bone];
-    cna_mat4 value = *a;
+    cna_mat4 value;
+#if CNA__SIMD_SSE2 /* the same sums, in lanes */
+    const __m128 a0 = _mm_loadu_ps(a->m), a1 = _mm_loadu_ps(a->m + 4), a2 = _mm_loadu_ps(a->m + 8);
+    for (int col = 0; col < 3; col++)
+        _mm_storeu_ps(value.m + col * 4,
+                      _mm_add_ps(_mm_add_ps(_mm_mul_ps(a0, _mm_set1_ps(r[col][0])), _mm_mul_ps(a1, _mm_set1_ps(r[col][1]))),
+                                 _mm_mul_ps(a2, _mm_set1_ps(r[col][2]))));
+    _mm_storeu_ps(value.m + 12, _mm_loadu_ps(a->m + 12));
+#else
+    value = *a;
     for (int col = 0; col < 3; col++)
         for (int row = 0; row < 4; row++)
             value.m[col * 4 + row] = a->m[row] * r[col][0] + a->m[4 + row] * r[col][1] + a->m[8 + row] * r[col][2];
+#endif
     write_local(c, bone, &value);
 }
 

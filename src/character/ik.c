@@ -14,6 +14,10 @@
 
 #include "cna/ik.h"
 #include "core/internal.h"
+#include "core/simd.h"
+#if CNA__SIMD_SSE2
+#include <emmintrin.h>
+#endif
 
 typedef struct dv3 {
     double x, y, z;
@@ -28,15 +32,11 @@ static inline dv3 v3(double x, double y, double z)
     return r;
 }
 static inline dv3 vf(cna_vec3 v) { return v3(v.x, v.y, v.z); }
-static inline dv3 add(dv3 a, dv3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }
 static inline dv3 sub(dv3 a, dv3 b) { return v3(a.x - b.x, a.y - b.y, a.z - b.z); }
 static inline dv3 scale(dv3 a, double s) { return v3(a.x * s, a.y * s, a.z * s); }
 static inline double dot(dv3 a, dv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 static inline dv3 cross(dv3 a, dv3 b) { return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }
 static inline double len2(dv3 a) { return dot(a, a); }
-/* x clamped to [-1, 1], and max(x, 0) (NaN stays NaN in neither: the inputs are finite) */
-static inline double clamp1(double x) { return x < -1.0 ? -1.0 : x > 1.0 ? 1.0 : x; }
-static inline double max0(double x) { return x > 0.0 ? x : 0.0; }
 
 static inline dq qid(void)
 {
@@ -57,25 +57,11 @@ static inline dq qnorm(dq q)
     dq r = {q.x * il, q.y * il, q.z * il, q.w * il};
     return r;
 }
-/* rotate v by unit q: v + 2w(u × v) + 2 u × (u × v) */
-static inline dv3 qrot(dq q, dv3 v)
-{
-    const dv3 u = v3(q.x, q.y, q.z);
-    const dv3 t = scale(cross(u, v), 2.0);
-    return add(add(v, scale(t, q.w)), cross(u, t));
-}
 /* unit axis, angle */
 static inline dq axis_angle(dv3 axis, double angle)
 {
     const double s = sin(angle * 0.5);
     dq q = {axis.x * s, axis.y * s, axis.z * s, cos(angle * 0.5)};
-    return q;
-}
-/* unit axis, cosine of the angle (in [-1, 1]) */
-static inline dq axis_cos(dv3 axis, double c)
-{
-    const double s = sqrt(max0(0.5 * (1.0 - c)));
-    dq q = {axis.x * s, axis.y * s, axis.z * s, sqrt(max0(0.5 * (1.0 + c)))};
     return q;
 }
 /* The shortest rotation taking the direction of u onto that of v; for
@@ -111,11 +97,6 @@ static inline dv3 dm_point(const dm4 *a, dv3 p)
     return v3(a->m[0] * p.x + a->m[4] * p.y + a->m[8] * p.z + a->m[12],
               a->m[1] * p.x + a->m[5] * p.y + a->m[9] * p.z + a->m[13],
               a->m[2] * p.x + a->m[6] * p.y + a->m[10] * p.z + a->m[14]);
-}
-static inline dv3 dm_vector(const dm4 *a, dv3 p)
-{
-    return v3(a->m[0] * p.x + a->m[4] * p.y + a->m[8] * p.z, a->m[1] * p.x + a->m[5] * p.y + a->m[9] * p.z,
-              a->m[2] * p.x + a->m[6] * p.y + a->m[10] * p.z);
 }
 static inline dv3 dm_origin(const dm4 *a) { return v3(a->m[12], a->m[13], a->m[14]); }
 
@@ -173,7 +154,21 @@ static dq weighted(dq q, double weight)
 /* ------------------------------------------------------------------ float
  * Two-bone and aim IK compute in float (the corrections are floats and the
  * joints' matrices are): the same formulas as the double helpers above,
- * inlined, with the 3x3 inverses by one division each. */
+ * inlined, vectors in SSE2 lanes (below), the 3x3 inverses by one division
+ * each, and the dependency chains short: the mid correction's effect on the
+ * end by Rodrigues from vectors ready before its angle, the plane's
+ * reference turned by the shortest rotation scaled rather than normalised. */
+
+/* always inlined: the solvers are a few hundred operations, and a call per
+ * helper would cost as much as the arithmetic */
+#define FI static inline __attribute__((always_inline))
+
+/* sqrtf without the C library's errno path (the same IEEE square root) */
+#if CNA__SIMD_SSE2
+FI float fsqrt(float x) { return _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(x))); }
+#else
+FI float fsqrt(float x) { return sqrtf(x); }
+#endif
 
 typedef struct fv3 {
     float x, y, z;
@@ -182,72 +177,45 @@ typedef struct fq {
     float x, y, z, w;
 } fq;
 
-static inline fv3 f3(float x, float y, float z)
+FI fv3 f3(float x, float y, float z)
 {
     fv3 r = {x, y, z};
     return r;
 }
-static inline fv3 fvf(cna_vec3 v) { return f3(v.x, v.y, v.z); }
-static inline fv3 fadd(fv3 a, fv3 b) { return f3(a.x + b.x, a.y + b.y, a.z + b.z); }
-static inline fv3 fsub(fv3 a, fv3 b) { return f3(a.x - b.x, a.y - b.y, a.z - b.z); }
-static inline fv3 fscale(fv3 a, float s) { return f3(a.x * s, a.y * s, a.z * s); }
-static inline float fdot(fv3 a, fv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static inline fv3 fcross(fv3 a, fv3 b) { return f3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }
-static inline float flen2(fv3 a) { return fdot(a, a); }
-static inline float fclamp1(float x) { return x < -1.0f ? -1.0f : x > 1.0f ? 1.0f : x; }
-static inline float fmax0(float x) { return x > 0.0f ? x : 0.0f; }
-static inline fq fqid(void)
+FI float fclamp1(float x) { return x < -1.0f ? -1.0f : x > 1.0f ? 1.0f : x; }
+FI float fmax0(float x) { return x > 0.0f ? x : 0.0f; }
+FI fq fqid(void)
 {
     fq q = {0, 0, 0, 1};
     return q;
 }
-static inline fq fqmul(fq a, fq b)
+FI fq fqmul(fq a, fq b)
 {
     fq r = {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
             a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
     return r;
 }
-static inline fq fqnorm(fq q)
+FI fq fqnorm(fq q)
 {
     const float l2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
     if (!(l2 > 0.0f)) return fqid();
-    const float il = 1.0f / sqrtf(l2);
+    const float il = 1.0f / fsqrt(l2);
     fq r = {q.x * il, q.y * il, q.z * il, q.w * il};
     return r;
 }
-static inline fv3 fqrot(fq q, fv3 v)
-{
-    const fv3 u = f3(q.x, q.y, q.z);
-    const fv3 t = fscale(fcross(u, v), 2.0f);
-    return fadd(fadd(v, fscale(t, q.w)), fcross(u, t));
-}
-static inline fq faxis_angle(fv3 axis, float angle)
+FI fq faxis_angle(fv3 axis, float angle)
 {
     const float s = sinf(angle * 0.5f);
     fq q = {axis.x * s, axis.y * s, axis.z * s, cosf(angle * 0.5f)};
     return q;
 }
-static inline fq faxis_cos(fv3 axis, float c)
+FI fq faxis_cos(fv3 axis, float c)
 {
-    const float s = sqrtf(fmax0(0.5f * (1.0f - c)));
-    fq q = {axis.x * s, axis.y * s, axis.z * s, sqrtf(fmax0(0.5f * (1.0f + c)))};
+    const float s = fsqrt(fmax0(0.5f * (1.0f - c)));
+    fq q = {axis.x * s, axis.y * s, axis.z * s, fsqrt(fmax0(0.5f * (1.0f + c)))};
     return q;
 }
-static inline fq ffrom_to(fv3 u, fv3 v)
-{
-    const float nn = sqrtf(flen2(u) * flen2(v));
-    float w = nn + fdot(u, v);
-    fv3 a;
-    if (w < 1e-6f * nn) {
-        w = 0.0f;
-        a = fabsf(u.x) > fabsf(u.z) ? f3(-u.y, u.x, 0.0f) : f3(0.0f, -u.z, u.y);
-    } else {
-        a = fcross(u, v);
-    }
-    fq q = {a.x, a.y, a.z, w};
-    return fqnorm(q);
-}
-static inline fq fweighted(fq q, float weight)
+FI fq fweighted(fq q, float weight)
 {
     if (q.w < 0.0f) {
         q.x = -q.x;
@@ -260,55 +228,11 @@ static inline fq fweighted(fq q, float weight)
     fq r = {q.x * t, q.y * t, q.z * t, 1.0f + (q.w - 1.0f) * t};
     return fqnorm(r);
 }
-static inline cna_quat fq_out(fq q)
+FI cna_quat fq_out(fq q)
 {
-    if (q.w < 0.0f) return cna_quat_make(-q.x, -q.y, -q.z, -q.w);
-    return cna_quat_make(q.x, q.y, q.z, q.w);
+    if (q.w < 0.0f) return (cna_quat){-q.x, -q.y, -q.z, -q.w};
+    return (cna_quat){q.x, q.y, q.z, q.w};
 }
-
-/* The inverse of an affine matrix: the 3x3 part's (one division), as rows
- * (r), and the matrix's origin (o): inverse · p = r · (p - o). false when
- * singular. */
-typedef struct finv {
-    float r[9]; /* row-major */
-    fv3 o;      /* the matrix's origin */
-} finv;
-
-static inline bool finverse(finv *out, const cna_mat4 *a)
-{
-    const float *m = a->m;
-    const float c00 = m[5] * m[10] - m[9] * m[6], c01 = m[9] * m[2] - m[1] * m[10], c02 = m[1] * m[6] - m[5] * m[2];
-    const float det = m[0] * c00 + m[4] * c01 + m[8] * c02;
-    if (!(fabsf(det) > 1e-30f) || !isfinite(det)) return false;
-    const float id = 1.0f / det;
-    float *r = out->r;
-    r[0] = c00 * id;
-    r[3] = c01 * id;
-    r[6] = c02 * id;
-    r[1] = (m[8] * m[6] - m[4] * m[10]) * id;
-    r[4] = (m[0] * m[10] - m[8] * m[2]) * id;
-    r[7] = (m[4] * m[2] - m[0] * m[6]) * id;
-    r[2] = (m[4] * m[9] - m[8] * m[5]) * id;
-    r[5] = (m[8] * m[1] - m[0] * m[9]) * id;
-    r[8] = (m[0] * m[5] - m[4] * m[1]) * id;
-    out->o = f3(m[12], m[13], m[14]);
-    return true;
-}
-static inline fv3 finv_vector(const finv *a, fv3 p)
-{
-    return f3(a->r[0] * p.x + a->r[1] * p.y + a->r[2] * p.z, a->r[3] * p.x + a->r[4] * p.y + a->r[5] * p.z,
-              a->r[6] * p.x + a->r[7] * p.y + a->r[8] * p.z);
-}
-/* inverse · p as r · (p - origin): the difference first, so that a point near
- * the joint keeps its relative precision (r · p + t would cancel two terms the
- * size of the model's coordinates) */
-static inline fv3 finv_point(const finv *a, fv3 p) { return finv_vector(a, fsub(p, a->o)); }
-static inline fv3 fm_vector(const cna_mat4 *a, fv3 p)
-{
-    return f3(a->m[0] * p.x + a->m[4] * p.y + a->m[8] * p.z, a->m[1] * p.x + a->m[5] * p.y + a->m[9] * p.z,
-              a->m[2] * p.x + a->m[6] * p.y + a->m[10] * p.z);
-}
-static inline fv3 fm_origin(const cna_mat4 *a) { return f3(a->m[12], a->m[13], a->m[14]); }
 
 /* x · 0 is 0 for a finite x and NaN otherwise */
 static inline bool finite3(cna_vec3 v) { return v.x * 0.0f + v.y * 0.0f + v.z * 0.0f == 0.0f; }
@@ -368,6 +292,174 @@ static cna_result check_two_bone(const cna_ik_two_bone *ik, cna_error *err)
     return check_float(what, "twist", ik->twist, err);
 }
 
+/* Every one of n floats at p finite (n a multiple of 4): the test of
+ * check_matrix, on the bytes. */
+FI bool finite_floats(const void *p, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)p;
+#if CNA__SIMD_SSE2 /* four at a time: an exponent of all ones is inf or NaN */
+    const __m128i e = _mm_set1_epi32(0x7f800000);
+    __m128i bad = _mm_setzero_si128();
+    for (size_t i = 0; i < n; i += 4) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + 4 * i));
+        bad = _mm_or_si128(bad, _mm_cmpeq_epi32(_mm_and_si128(v, e), e));
+    }
+    return _mm_movemask_epi8(bad) == 0;
+#else
+    uint32_t any = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits;
+        memcpy(&bits, b + 4 * i, 4);
+        any |= (bits & 0x7f800000u) + 0x00800000u;
+    }
+    return !(any & 0x80000000u);
+#endif
+}
+FI bool zero3(cna_vec3 v) { return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f; }
+
+/* 3-vectors in the first three of four float lanes (the fourth is ignored),
+ * SSE2 where there is SSE2: each lane computes what the scalar code
+ * (CNA_NO_SIMD) computes, in the same order, so both give the same bits. */
+#if CNA__SIMD_SSE2
+typedef __m128 v4;
+FI v4 v4_set(float x, float y, float z) { return _mm_setr_ps(x, y, z, 0.0f); }
+FI v4 v4_load(const float *p) { return _mm_loadu_ps(p); } /* p[0..2]; p[3] read, ignored */
+FI float v4_x(v4 a) { return _mm_cvtss_f32(a); }
+FI float v4_y(v4 a) { return _mm_cvtss_f32(_mm_shuffle_ps(a, a, 0x55)); }
+FI float v4_z(v4 a) { return _mm_cvtss_f32(_mm_movehl_ps(a, a)); }
+FI v4 v4_add(v4 a, v4 b) { return _mm_add_ps(a, b); }
+FI v4 v4_sub(v4 a, v4 b) { return _mm_sub_ps(a, b); }
+FI v4 v4_scale(v4 a, float s) { return _mm_mul_ps(a, _mm_set1_ps(s)); }
+FI v4 v4_neg(v4 a) { return _mm_xor_ps(a, _mm_set1_ps(-0.0f)); }
+/* (a.y b.z - a.z b.y, a.z b.x - a.x b.z, a.x b.y - a.y b.x) */
+FI v4 v4_cross(v4 a, v4 b)
+{
+    const v4 a1 = _mm_shuffle_ps(a, a, _MM_SHUFFLE(3, 0, 2, 1)), b1 = _mm_shuffle_ps(b, b, _MM_SHUFFLE(3, 0, 2, 1));
+    const v4 a2 = _mm_shuffle_ps(a, a, _MM_SHUFFLE(3, 1, 0, 2)), b2 = _mm_shuffle_ps(b, b, _MM_SHUFFLE(3, 1, 0, 2));
+    return _mm_sub_ps(_mm_mul_ps(a1, b2), _mm_mul_ps(a2, b1));
+}
+/* a.x b.x + a.y b.y + a.z b.z, added in that order */
+FI float v4_dot(v4 a, v4 b)
+{
+    const v4 m = _mm_mul_ps(a, b);
+    return _mm_cvtss_f32(_mm_add_ss(_mm_add_ss(m, _mm_shuffle_ps(m, m, 0x55)), _mm_movehl_ps(m, m)));
+}
+/* k0 v.x + k1 v.y + k2 v.z, added in that order */
+FI v4 v4_comb(v4 k0, v4 k1, v4 k2, v4 v)
+{
+    return _mm_add_ps(_mm_add_ps(_mm_mul_ps(k0, _mm_shuffle_ps(v, v, 0x00)), _mm_mul_ps(k1, _mm_shuffle_ps(v, v, 0x55))),
+                      _mm_mul_ps(k2, _mm_shuffle_ps(v, v, 0xaa)));
+}
+/* the columns of the 3x3 matrix with rows r0, r1, r2 */
+FI void v4_transpose(v4 r0, v4 r1, v4 r2, v4 *k0, v4 *k1, v4 *k2)
+{
+    const v4 z = _mm_setzero_ps();
+    const v4 t0 = _mm_unpacklo_ps(r0, r1), t1 = _mm_unpackhi_ps(r0, r1); /* r0x r1x r0y r1y, r0z r1z . . */
+    const v4 t2 = _mm_unpacklo_ps(r2, z), t3 = _mm_unpackhi_ps(r2, z);   /* r2x 0 r2y 0, r2z 0 . . */
+    *k0 = _mm_movelh_ps(t0, t2);
+    *k1 = _mm_movehl_ps(t2, t0);
+    *k2 = _mm_movelh_ps(t1, t3);
+}
+#else
+typedef struct v4 {
+    float x, y, z;
+} v4;
+FI v4 v4_set(float x, float y, float z) { return (v4){x, y, z}; }
+FI v4 v4_load(const float *p) { return (v4){p[0], p[1], p[2]}; }
+FI float v4_x(v4 a) { return a.x; }
+FI float v4_y(v4 a) { return a.y; }
+FI float v4_z(v4 a) { return a.z; }
+FI v4 v4_add(v4 a, v4 b) { return (v4){a.x + b.x, a.y + b.y, a.z + b.z}; }
+FI v4 v4_sub(v4 a, v4 b) { return (v4){a.x - b.x, a.y - b.y, a.z - b.z}; }
+FI v4 v4_scale(v4 a, float s) { return (v4){a.x * s, a.y * s, a.z * s}; }
+FI v4 v4_neg(v4 a) { return (v4){-a.x, -a.y, -a.z}; }
+FI v4 v4_cross(v4 a, v4 b) { return (v4){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+FI float v4_dot(v4 a, v4 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+FI v4 v4_comb(v4 k0, v4 k1, v4 k2, v4 v)
+{
+    return (v4){k0.x * v.x + k1.x * v.y + k2.x * v.z, k0.y * v.x + k1.y * v.y + k2.y * v.z,
+                k0.z * v.x + k1.z * v.y + k2.z * v.z};
+}
+FI void v4_transpose(v4 r0, v4 r1, v4 r2, v4 *k0, v4 *k1, v4 *k2)
+{
+    *k0 = (v4){r0.x, r1.x, r2.x};
+    *k1 = (v4){r0.y, r1.y, r2.y};
+    *k2 = (v4){r0.z, r1.z, r2.z};
+}
+#endif
+FI v4 v4_of(cna_vec3 v) { return v4_set(v.x, v.y, v.z); }
+FI float v4_len2(v4 a) { return v4_dot(a, a); }
+FI fv3 fv3_of(v4 a) { return f3(v4_x(a), v4_y(a), v4_z(a)); }
+
+/* An affine matrix's 3x3 columns and origin. */
+typedef struct vm {
+    v4 c0, c1, c2, o;
+} vm;
+FI vm vm_load(const cna_mat4 *a)
+{
+    vm r = {v4_load(a->m), v4_load(a->m + 4), v4_load(a->m + 8), v4_load(a->m + 12)};
+    return r;
+}
+FI v4 vm_vector(const vm *a, v4 v) { return v4_comb(a->c0, a->c1, a->c2, v); }
+
+/* The inverse of an affine matrix: the 3x3 part's columns (rows c1 × c2,
+ * c2 × c0, c0 × c1 over the determinant, one division) and the matrix's
+ * origin: inverse · p = k · (p - origin). false when singular. */
+typedef struct vinv {
+    v4 k0, k1, k2, o;
+} vinv;
+FI bool vinverse(vinv *out, const vm *a)
+{
+    const v4 r0 = v4_cross(a->c1, a->c2), r1 = v4_cross(a->c2, a->c0), r2 = v4_cross(a->c0, a->c1);
+    const float det = v4_x(a->c0) * v4_x(r0) + v4_x(a->c1) * v4_x(r1) + v4_x(a->c2) * v4_x(r2);
+    if (!(fabsf(det) > 1e-30f) || !isfinite(det)) return false;
+    const float id = 1.0f / det;
+    v4_transpose(v4_scale(r0, id), v4_scale(r1, id), v4_scale(r2, id), &out->k0, &out->k1, &out->k2);
+    out->o = a->o;
+    return true;
+}
+FI v4 vinv_vector(const vinv *a, v4 p) { return v4_comb(a->k0, a->k1, a->k2, p); }
+/* inverse · p as k · (p - origin): the difference first, so that a point near
+ * the joint keeps its relative precision (k · p + t would cancel two terms the
+ * size of the model's coordinates) */
+FI v4 vinv_point(const vinv *a, v4 p) { return vinv_vector(a, v4_sub(p, a->o)); }
+
+/* q · v · conj(q) for any q: |q|² times v rotated by q's rotation,
+ * (w² - u·u) v + 2 (u·v) u + 2 w (u × v) */
+FI v4 v4_sandwich(fq q, v4 v)
+{
+    const v4 u = v4_set(q.x, q.y, q.z);
+    return v4_add(v4_add(v4_scale(v, q.w * q.w - v4_len2(u)), v4_scale(u, 2.0f * v4_dot(u, v))),
+                  v4_scale(v4_cross(u, v), 2.0f * q.w));
+}
+
+/* The shortest rotation taking the direction of u onto that of v, as from_to
+ * gives it (*unit), and the same quaternion scaled by 1 / (|u| |v|) (*scaled,
+ * |scaled|² <= 4; for opposite directions the unit one; identity where u or
+ * v is zero), which turns a vector into the same direction as *unit and is
+ * ready a division earlier. nn is |u| |v| (sqrt(|u|² |v|²), computed
+ * from u and v: near a half turn w = nn + u·v cancels, and any other
+ * rounding of nn would turn the rotation). */
+FI void v4_from_to_nn(v4 u, v4 v, float nn, fq *unit, fq *scaled)
+{
+    const float w = nn + v4_dot(u, v);
+    if (w < 1e-6f * nn) { /* opposite: a half turn about an axis perpendicular to u */
+        const float ux = v4_x(u), uy = v4_y(u), uz = v4_z(u);
+        const fv3 a = fabsf(ux) > fabsf(uz) ? f3(-uy, ux, 0.0f) : f3(0.0f, -uz, uy);
+        *unit = *scaled = fqnorm((fq){a.x, a.y, a.z, 0.0f});
+        return;
+    }
+    const v4 a = v4_cross(u, v);
+    const fq q = {v4_x(a), v4_y(a), v4_z(a), w};
+    *unit = fqnorm(q);
+    if (nn > 0.0f) {
+        const float s = 1.0f / nn;
+        *scaled = (fq){q.x * s, q.y * s, q.z * s, q.w * s};
+    } else {
+        *scaled = fqid();
+    }
+}
+
 cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *start, const cna_mat4 *mid,
                                  const cna_mat4 *end, cna_quat *start_correction, cna_quat *mid_correction,
                                  bool *reached, cna_error *err)
@@ -376,29 +468,37 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
     if (!ik || !start_correction || !mid_correction)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what,
                           !ik ? "ik" : !start_correction ? "start_correction" : "mid_correction");
-    cna_result r;
-    if ((r = check_two_bone(ik, err)) != CNA_OK) return r;
-    if ((r = check_matrix(what, "start", start, err)) != CNA_OK) return r;
-    if ((r = check_matrix(what, "mid", mid, err)) != CNA_OK) return r;
-    if ((r = check_matrix(what, "end", end, err)) != CNA_OK) return r;
+    /* the checks' common case at once (every value finite, pole and mid_axis
+     * not zero); otherwise one by one, naming the first bad value */
+    _Static_assert(sizeof(cna_ik_two_bone) == 12 * sizeof(float), "cna_ik_two_bone is 12 floats");
+    if (!start || !mid || !end || !finite_floats(ik, 12) || zero3(ik->pole) || zero3(ik->mid_axis) ||
+        !finite_floats(start->m, 16) || !finite_floats(mid->m, 16) || !finite_floats(end->m, 16)) {
+        cna_result r;
+        if ((r = check_two_bone(ik, err)) != CNA_OK) return r;
+        if ((r = check_matrix(what, "start", start, err)) != CNA_OK) return r;
+        if ((r = check_matrix(what, "mid", mid, err)) != CNA_OK) return r;
+        if ((r = check_matrix(what, "end", end, err)) != CNA_OK) return r;
+    }
 
     bool ok = false;
     fq qs = fqid(), qm = fqid();
-    finv inv_s, inv_m;
-    if (ik->weight > 0.0f && finverse(&inv_s, start) && finverse(&inv_m, mid)) {
+    const vm ms = vm_load(start), mm = vm_load(mid);
+    vinv inv_s, inv_m;
+    if (ik->weight > 0.0f && vinverse(&inv_s, &ms) && vinverse(&inv_m, &mm)) {
         /* the bones in the mid joint's space (_m) and the start joint's (_s) */
-        const fv3 a_m = fscale(finv_point(&inv_m, fm_origin(start)), -1.0f); /* start -> mid */
-        const fv3 b_m = finv_point(&inv_m, fm_origin(end));                  /* mid -> end */
-        const fv3 a_s = finv_point(&inv_s, fm_origin(mid));                  /* start -> mid */
-        const fv3 c_s = finv_point(&inv_s, fm_origin(end));                  /* start -> end */
-        const fv3 b_s = fsub(c_s, a_s);
-        const float la2 = flen2(a_s), lb2 = flen2(b_s), lc2 = flen2(c_s);
-        const float la = sqrtf(la2), lb = sqrtf(lb2);
+        const v4 eo = v4_load(end->m + 12);
+        const v4 a_m = vinv_vector(&inv_m, v4_sub(mm.o, ms.o)); /* start -> mid */
+        const v4 b_m = vinv_point(&inv_m, eo);                  /* mid -> end */
+        const v4 a_s = vinv_point(&inv_s, mm.o);                /* start -> mid */
+        const v4 c_s = vinv_point(&inv_s, eo);                  /* start -> end */
+        const v4 b_s = v4_sub(c_s, a_s);
+        const float la2 = v4_len2(a_s), lb2 = v4_len2(b_s), lc2 = v4_len2(c_s);
+        const float la = fsqrt(la2), lb = fsqrt(lb2);
         /* the target, softened beyond soften · (la + lb):
          *   alpha = (d - da) / ds, d' = da + ds · (1 - 3^4 / (alpha + 3)^4) */
-        fv3 t_s = finv_point(&inv_s, fvf(ik->target));
-        float lt2 = flen2(t_s);
-        const float lt = sqrtf(lt2);
+        v4 t_s = vinv_point(&inv_s, v4_of(ik->target));
+        float lt2 = v4_len2(t_s);
+        const float lt = fsqrt(lt2);
         const float chain = la + lb;
         const float soften = ik->soften < 0.0f ? 0.0f : ik->soften > 1.0f ? 1.0f : ik->soften;
         const float da = chain * soften, ds = chain - da;
@@ -407,12 +507,20 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
             const float op = (alpha + 3.0f) * (alpha + 3.0f);
             const float ratio = 81.0f / (op * op);
             const float lt_soft = da + ds - ds * ratio;
-            t_s = fscale(t_s, lt_soft / lt);
+            t_s = v4_scale(t_s, lt_soft / lt);
             lt2 = lt_soft * lt_soft;
         }
         ok = !(lt > da) && lt > fabsf(la - lb);
+        /* the mid joint's axis, and for the corrected end below the axis and
+         * axis × b_m brought into the start joint's space (Rodrigues: the mid
+         * correction by angle d turns b_m into
+         * b_m cos d + (axis × b_m) sin d + axis (axis · b_m) (1 - cos d)) */
+        const v4 axis = v4_scale(v4_of(ik->mid_axis), 1.0f / fsqrt(v4_len2(v4_of(ik->mid_axis))));
+        const v4 axis_s = vinv_vector(&inv_s, vm_vector(&mm, axis));
+        const v4 turn_s = vinv_vector(&inv_s, vm_vector(&mm, v4_cross(axis, b_m)));
+        const float along = v4_dot(axis, b_m);
+        v4 b_s_after = b_s;
         /* the mid joint: the interior angle from the law of cosines, now and wanted */
-        const fv3 axis = fscale(fvf(ik->mid_axis), 1.0f / sqrtf(flen2(fvf(ik->mid_axis))));
         if (la2 > 0.0f && lb2 > 0.0f) {
             const float half_rl = 0.5f / (la * lb);
             const float cos_want = fclamp1((la2 + lb2 - lt2) * half_rl);
@@ -420,33 +528,35 @@ cna_result cna_ik_two_bone_solve(const cna_ik_two_bone *ik, const cna_mat4 *star
             /* the rotation by acos(cos_want) - now, now = ±acos(cos_now) (negative
              * when bent the wrong way round the axis), from the half angles:
              * cos(x/2) = sqrt((1 + cos x) / 2), sin(x/2) = sqrt((1 - cos x) / 2) */
-            const float cw = sqrtf(0.5f * (1.0f + cos_want)), sw = sqrtf(0.5f * (1.0f - cos_want));
-            const float cn = sqrtf(0.5f * (1.0f + cos_now));
-            float sn = sqrtf(0.5f * (1.0f - cos_now));
-            if (fdot(fcross(a_m, axis), b_m) < 0.0f) sn = -sn;
+            const float cw = fsqrt(0.5f * (1.0f + cos_want)), sw = fsqrt(0.5f * (1.0f - cos_want));
+            const float cn = fsqrt(0.5f * (1.0f + cos_now));
+            float sn = fsqrt(0.5f * (1.0f - cos_now));
+            if (v4_dot(v4_cross(a_m, axis), b_m) < 0.0f) sn = -sn;
             const float s_half = sw * cn - cw * sn, c_half = cw * cn + sw * sn;
-            qm = (fq){axis.x * s_half, axis.y * s_half, axis.z * s_half, c_half};
+            const v4 qv = v4_scale(axis, s_half);
+            qm = (fq){v4_x(qv), v4_y(qv), v4_z(qv), c_half};
+            const float cos_d = c_half * c_half - s_half * s_half, sin_d = 2.0f * s_half * c_half;
+            b_s_after = v4_add(v4_add(v4_scale(b_s, cos_d), v4_scale(turn_s, sin_d)),
+                               v4_scale(axis_s, along * 2.0f * s_half * s_half));
         }
         /* the start joint: the end onto the target, then the chain's plane onto the pole's */
-        const fv3 pole_s = finv_vector(&inv_s, fvf(ik->pole));
-        const fv3 b_s_after = finv_vector(&inv_s, fm_vector(mid, fqrot(qm, b_m)));
-        const fv3 c_s_after = fadd(a_s, b_s_after);
-        const fq onto = ffrom_to(c_s_after, t_s);
+        const v4 pole_s = vinv_vector(&inv_s, v4_of(ik->pole));
+        const v4 c_s_after = v4_add(a_s, b_s_after);
+        fq onto, scaled;
+        v4_from_to_nn(c_s_after, t_s, fsqrt(v4_len2(c_s_after) * v4_len2(t_s)), &onto, &scaled);
         qs = onto;
         if (lt2 > 0.0f) {
-            const fv3 ref_n = fcross(t_s, pole_s);
-            const fv3 axis_s = finv_vector(&inv_s, fm_vector(mid, axis));
-            const fv3 joint_n = fqrot(onto, axis_s);
-            const float lr2 = flen2(ref_n), lj2 = flen2(joint_n);
-            const fv3 line = fscale(t_s, 1.0f / sqrtf(lt2));
+            const v4 ref_n = v4_cross(t_s, pole_s);
+            const v4 joint_n = v4_sandwich(scaled, axis_s); /* along onto(axis_s) */
+            const float lr2 = v4_len2(ref_n), lj2 = v4_len2(joint_n);
+            const v4 line = v4_scale(t_s, 1.0f / fsqrt(lt2));
             fq plane = fqid();
             if (lr2 > 0.0f && lj2 > 0.0f) {
-                const float c = fclamp1(fdot(ref_n, joint_n) / sqrtf(lr2 * lj2));
-                const fv3 rot_axis = fdot(joint_n, pole_s) < 0.0f ? fscale(line, -1.0f) : line;
-                plane = faxis_cos(rot_axis, c);
+                const float c = fclamp1(v4_dot(ref_n, joint_n) / fsqrt(lr2 * lj2));
+                plane = faxis_cos(fv3_of(v4_dot(joint_n, pole_s) < 0.0f ? v4_neg(line) : line), c);
             }
             qs = fqmul(plane, onto);
-            if (ik->twist != 0.0f) qs = fqmul(faxis_angle(line, ik->twist), qs);
+            if (ik->twist != 0.0f) qs = fqmul(faxis_angle(fv3_of(line), ik->twist), qs);
         }
         qs = fweighted(qs, ik->weight);
         qm = fweighted(qm, ik->weight);
@@ -533,43 +643,53 @@ cna_result cna_ik_aim_solve(const cna_ik_aim *ik, const cna_mat4 *joint, cna_qua
                             cna_error *err)
 {
     static const char what[] = "aim IK";
+    const float pi = 3.14159265358979323846f;
     if (!ik || !correction)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what, !ik ? "ik" : "correction");
-    cna_result r;
-    if ((r = check_aim(ik, err)) != CNA_OK) return r;
-    if ((r = check_matrix(what, "joint", joint, err)) != CNA_OK) return r;
-    finv inv;
+    /* the checks' common case at once; otherwise one by one, naming the first bad value */
+    _Static_assert(sizeof(cna_ik_aim) == 20 * sizeof(float), "cna_ik_aim is 20 floats");
+    if (!joint || !finite_floats(ik, 20) || zero3(ik->forward) || zero3(ik->up) || zero3(ik->pole) ||
+        !(ik->cone > 0.0f && ik->cone <= pi) ||
+        !(ik->twist_min >= -pi && ik->twist_min <= ik->twist_max && ik->twist_max <= pi) ||
+        !finite_floats(joint->m, 16)) {
+        cna_result r;
+        if ((r = check_aim(ik, err)) != CNA_OK) return r;
+        if ((r = check_matrix(what, "joint", joint, err)) != CNA_OK) return r;
+    }
+    const vm mj = vm_load(joint);
+    vinv inv;
     fq q = fqid();
     bool ok = false;
-    if (finverse(&inv, joint)) {
-        const fv3 t = finv_point(&inv, fvf(ik->target));
-        const float lt2 = flen2(t);
-        const fv3 f = fscale(fvf(ik->forward), 1.0f / sqrtf(flen2(fvf(ik->forward))));
+    if (vinverse(&inv, &mj)) {
+        const v4 t = vinv_point(&inv, v4_of(ik->target));
+        const float lt2 = v4_len2(t);
+        const v4 f = v4_scale(v4_of(ik->forward), 1.0f / fsqrt(v4_len2(v4_of(ik->forward))));
         /* the offset point aims at t when the forward axis is
          * offset + f · (sqrt(|t|^2 - h^2) - f · offset), h the offset's distance from the forward line */
-        const fv3 o = fvf(ik->offset);
-        const float along = fdot(f, o);
-        const float h2 = flen2(o) - along * along;
+        const v4 o = v4_of(ik->offset);
+        const float along = v4_dot(f, o);
+        const float h2 = v4_len2(o) - along * along;
         ok = !(h2 > lt2);
         if (ok && lt2 > 0.0f) {
-            const fv3 fo = fadd(o, fscale(f, sqrtf(lt2 - h2) - along));
-            const fq onto = ffrom_to(fo, t);
-            const fv3 up_after = fqrot(onto, fvf(ik->up));
-            const fv3 pole = finv_vector(&inv, fvf(ik->pole));
-            const fv3 ref_n = fcross(pole, t), joint_n = fcross(up_after, t);
-            const float lr2 = flen2(ref_n), lj2 = flen2(joint_n);
-            const fv3 line = fscale(t, 1.0f / sqrtf(lt2));
+            const v4 fo = v4_add(o, v4_scale(f, fsqrt(lt2 - h2) - along));
+            fq onto, scaled;
+            v4_from_to_nn(fo, t, fsqrt(v4_len2(fo) * lt2), &onto, &scaled);
+            const v4 up_after = v4_sandwich(scaled, v4_of(ik->up)); /* along onto(up) */
+            const v4 pole = vinv_vector(&inv, v4_of(ik->pole));
+            const v4 ref_n = v4_cross(pole, t), joint_n = v4_cross(up_after, t);
+            const float lr2 = v4_len2(ref_n), lj2 = v4_len2(joint_n);
+            const v4 line = v4_scale(t, 1.0f / fsqrt(lt2));
             fq plane = fqid();
             if (lr2 > 0.0f && lj2 > 0.0f) {
-                const float c = fclamp1(fdot(joint_n, ref_n) / sqrtf(lr2 * lj2));
-                plane = faxis_cos(fdot(ref_n, up_after) < 0.0f ? fscale(line, -1.0f) : line, c);
+                const float c = fclamp1(v4_dot(joint_n, ref_n) / fsqrt(lr2 * lj2));
+                plane = faxis_cos(fv3_of(v4_dot(ref_n, up_after) < 0.0f ? v4_neg(line) : line), c);
             }
             q = fqmul(plane, onto);
-            if (ik->twist != 0.0f) q = fqmul(faxis_angle(line, ik->twist), q);
+            if (ik->twist != 0.0f) q = fqmul(faxis_angle(fv3_of(line), ik->twist), q);
             q = fweighted(q, ik->weight);
-            const float pi = 3.14159265358979323846f;
             if (!(ik->cone >= pi && ik->twist_min <= -pi && ik->twist_max >= pi)) {
-                const dq d = limit((dq){q.x, q.y, q.z, q.w}, v3(f.x, f.y, f.z), ik->cone, ik->twist_min, ik->twist_max);
+                const dq d = limit((dq){q.x, q.y, q.z, q.w}, v3(v4_x(f), v4_y(f), v4_z(f)), ik->cone, ik->twist_min,
+                                   ik->twist_max);
                 q = (fq){(float)d.x, (float)d.y, (float)d.z, (float)d.w};
             }
         }
