@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The web build's tests (scripts/build-web.sh runs them after building):
+#   1. `node build-web/cna.mjs pose ...` prints the same bytes as the native `cna pose ...`
+#      on the test models (tests/web/compare-pose.mjs: every corpus, fixture and compressed
+#      model, the bundled assets; the rest pose, three times of up to three clips, a blend);
+#   2. the JavaScript module's usage example (web/example.mjs) prints what it must.
+# Needs build-web/ (scripts/build-web.sh --no-test) and the native tool: build/cna, or
+# the path in CNA_NATIVE (the plain CMake build of the repository).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+WEB=$ROOT/build-web
+NATIVE=${CNA_NATIVE:-$ROOT/build/cna}
+[ -f "$WEB/cna.mjs" ] || { echo "tests/web: no $WEB/cna.mjs: run scripts/build-web.sh first" >&2; exit 1; }
+[ -x "$NATIVE" ] || { echo "tests/web: no native cna at $NATIVE: build the repository (README) or set CNA_NATIVE" >&2; exit 1; }
+start=$(date +%s)
+
+mapfile -t models < <(cd "$ROOT" && find tests/data/corpus/valid tests/data/fixtures tests/data/compressed \
+  -maxdepth 2 \( -name '*.gltf' -o -name '*.glb' \) | sort; \
+  echo assets/RobotExpressive/robot.glb; echo assets/Tentacle/tentacle.gltf; echo assets/Tentacle/tentacle-meshopt.glb)
+(cd "$ROOT" && node tests/web/compare-pose.mjs "$NATIVE" "$WEB/cna.mjs" "${models[@]}")
+
+# The usage example of cna-web.mjs, and what it prints.
+out=$(node "$WEB/example.mjs")
+echo "$out"
+expect() {
+  if ! grep -qF -- "$1" <<<"$out"; then
+    echo "tests/web: the example's output lacks: $1" >&2
+    exit 1
+  fi
+}
+expect "58 bones, 14 animations"
+expect "playing Robot_Running at 0.250 s; palette of mesh 0 part 0: 43 matrices"
+expect "refused: no animation \"Robot_Flying\" (the model has 14)"
+echo "tests/web: passed in $(( $(date +%s) - start )) s"
