@@ -3,7 +3,9 @@
 #   1. `node build-web/cna.mjs pose ...` prints the same bytes as the native `cna pose ...`
 #      on the test models (tests/web/compare-pose.mjs: every corpus, fixture and compressed
 #      model, the bundled assets; the rest pose, three times of up to three clips, a blend);
-#   2. the JavaScript module's usage example (web/example.mjs) prints what it must.
+#   2. a crowd asked for 4 threads runs on the calling thread with the same bits
+#      (tests/web/crowd.c; the web build has no threads);
+#   3. the JavaScript module's usage example (web/example.mjs) prints what it must.
 # Needs build-web/ (scripts/build-web.sh --no-test) and the native tool: build/cna, or
 # the path in CNA_NATIVE (the plain CMake build of the repository).
 set -euo pipefail
@@ -19,6 +21,9 @@ mapfile -t models < <(cd "$ROOT" && find tests/data/corpus/valid tests/data/fixt
   -maxdepth 2 \( -name '*.gltf' -o -name '*.glb' \) | sort; \
   echo assets/RobotExpressive/robot.glb; echo assets/Tentacle/tentacle.gltf; echo assets/Tentacle/tentacle-meshopt.glb)
 (cd "$ROOT" && node tests/web/compare-pose.mjs "$NATIVE" "$WEB/cna.mjs" "${models[@]}")
+
+# The crowd without threads: the calling thread evaluates, with the bits of one by one.
+node "$WEB/obj/test-crowd.js" "$ROOT/assets/RobotExpressive/robot.glb"
 
 # The usage example of cna-web.mjs, and what it prints.
 out=$(node "$WEB/example.mjs")
