@@ -10,6 +10,7 @@
 #include <cglm/cglm.h>
 
 #include "cna/math.h"
+#include "core/mat4_portable.h"
 #include "core/quat_norm.h"
 #include "core/trig_poly.h"
 
@@ -240,9 +241,18 @@ bool cna_mat4_inverse(cna_mat4 *out, const cna_mat4 *m)
         if (!isfinite(m->m[i])) return false;
     mat4 a, inv;
     memcpy(a, m->m, sizeof a);
+#if defined(__SSE__) || defined(__SSE2__)
+    /* cglm's SSE2 code (the condition is cglm's) */
     float det = glm_mat4_det(a);
     if (!(fabsf(det) >= 1e-30f) || !isfinite(det)) return false;
     glm_mat4_inv_precise(a, inv);
+#else
+    /* elsewhere its operations in its order (core/mat4_portable.h), not cglm's
+     * scalar code, whose bits differ */
+    float det = cna__mat4_det_portable(m->m);
+    if (!(fabsf(det) >= 1e-30f) || !isfinite(det)) return false;
+    cna__mat4_inverse_portable(m->m, &inv[0][0]);
+#endif
     for (int i = 0; i < 16; ++i)
         if (!isfinite(((float *)inv)[i])) return false;
     memcpy(out->m, inv, sizeof inv);

@@ -3,7 +3,8 @@
 #   1. `node build-web/cna.mjs pose ...` prints the same bytes as the native `cna pose ...`
 #      on the test models (tests/web/compare-pose.mjs: every corpus, fixture and compressed
 #      model, the bundled assets; the rest pose, three times of up to three clips, a blend);
-#   2. a crowd asked for 4 threads runs on the calling thread with the same bits
+#   2. cna_mat4_inverse gives x86-64's bits (tests/web/mat4.c);
+#      a crowd asked for 4 threads runs on the calling thread with the same bits
 #      (tests/web/crowd.c; the web build has no threads);
 #   3. the JavaScript module's usage example (web/example.mjs) prints what it must.
 # Needs build-web/ (scripts/build-web.sh --no-test) and the native tool: build/cna, or
@@ -21,6 +22,9 @@ mapfile -t models < <(cd "$ROOT" && find tests/data/corpus/valid tests/data/fixt
   -maxdepth 2 \( -name '*.gltf' -o -name '*.glb' \) | sort; \
   echo assets/RobotExpressive/robot.glb; echo assets/Tentacle/tentacle.gltf; echo assets/Tentacle/tentacle-meshopt.glb)
 (cd "$ROOT" && node tests/web/compare-pose.mjs "$NATIVE" "$WEB/cna.mjs" "${models[@]}")
+
+# cna_mat4_inverse: x86-64's bits (the portable form of cglm's SSE2 code).
+node "$WEB/obj/test-mat4.js"
 
 # The crowd without threads: the calling thread evaluates, with the bits of one by one.
 node "$WEB/obj/test-crowd.js" "$ROOT/assets/RobotExpressive/robot.glb"
