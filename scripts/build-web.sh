@@ -55,6 +55,9 @@ source_dir() {
       echo "build-web: adding a deb-src entry (/etc/apt/sources.list.d/cna-deb-src.sources)" >&2
       printf '%s\n' "Types: deb-src" "URIs: http://deb.debian.org/debian" \
         "Suites: bookworm bookworm-updates" "Components: main" \
+        "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" "" \
+        "Types: deb-src" "URIs: http://deb.debian.org/debian-security" \
+        "Suites: bookworm-security" "Components: main" \
         "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" |
         $SUDO tee /etc/apt/sources.list.d/cna-deb-src.sources >/dev/null
       $SUDO apt-get update >&2
@@ -81,9 +84,9 @@ fi
 emcmake cmake -S "$ROOT/web" -B "$OUT/obj" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCNA_WERROR=ON \
   -DCNA_WEB_DEPS="$DEPS" -DCNA_WEB_CJSON_SRC="$CJSON_SRC" -DCNA_WEB_MESHOPT_SRC="$MESHOPT_SRC" >/dev/null
 cmake --build "$OUT/obj" -j "$JOBS"
-for f in cna-core.mjs cna-core.wasm cna-cli.js cna-cli.wasm; do cp -u "$OUT/obj/$f" "$OUT/$f"; done
-for f in cna.mjs cna-web.mjs example.mjs demo.html demo.js; do cp -u "$ROOT/web/$f" "$OUT/$f"; done
-cp -u "$ROOT/assets/RobotExpressive/robot.glb" "$OUT/robot.glb"
+for f in cna-core.mjs cna-core.wasm cna-cli.js cna-cli.wasm; do cp "$OUT/obj/$f" "$OUT/$f"; done
+for f in cna.mjs cna-web.mjs example.mjs demo.html demo.js; do cp "$ROOT/web/$f" "$OUT/$f"; done
+cp "$ROOT/assets/RobotExpressive/robot.glb" "$OUT/robot.glb"
 chmod +x "$OUT/cna.mjs"
 
 # ---------------------------------------------------------------- size budget

@@ -64,7 +64,7 @@ function cases(model) {
   }
   const info = JSON.parse(inspect.stdout);
   if (info.skins?.some((s) => (s.jointCount ?? 0) > 72)) extra.push('--split-palettes');
-  const anims = info.animations ?? [];
+  const anims = info.animations ?? info.model?.animations ?? []; // a .cnb: the model's
   list.push([...extra]);
   const picks = [...new Set([0, Math.floor(anims.length / 2), anims.length - 1])].filter((i) => i >= 0 && i < anims.length);
   for (const i of picks) {

@@ -2,11 +2,13 @@
 # The web build's tests (scripts/build-web.sh runs them after building):
 #   1. `node build-web/cna.mjs pose ...` prints the same bytes as the native `cna pose ...`
 #      on the test models (tests/web/compare-pose.mjs: every corpus, fixture and compressed
-#      model, the bundled assets; the rest pose, three times of up to three clips, a blend);
+#      model, the bundled assets, the robot baked to .cnb; the rest pose, three times of up
+#      to three clips, a blend);
 #   2. cna_mat4_inverse gives x86-64's bits (tests/web/mat4.c);
 #      a crowd asked for 4 threads runs on the calling thread with the same bits
 #      (tests/web/crowd.c; the web build has no threads);
-#   3. the JavaScript module's usage example (web/example.mjs) prints what it must.
+#   3. the JavaScript module: its checks (tests/web/api.mjs: a .cnb as its glTF, errors,
+#      crossfade weights, free()) and its usage example (web/example.mjs).
 # Needs build-web/ (scripts/build-web.sh --no-test) and the native tool: build/cna, or
 # the path in CNA_NATIVE (the plain CMake build of the repository).
 set -euo pipefail
@@ -21,7 +23,14 @@ start=$(date +%s)
 mapfile -t models < <(cd "$ROOT" && find tests/data/corpus/valid tests/data/fixtures tests/data/compressed \
   -maxdepth 2 \( -name '*.gltf' -o -name '*.glb' \) | sort; \
   echo assets/RobotExpressive/robot.glb; echo assets/Tentacle/tentacle.gltf; echo assets/Tentacle/tentacle-meshopt.glb)
-(cd "$ROOT" && node tests/web/compare-pose.mjs "$NATIVE" "$WEB/cna.mjs" "${models[@]}")
+# A .cnb baked model too, converted by the native tool.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$NATIVE" convert "$ROOT/assets/RobotExpressive/robot.glb" -o "$tmp/robot.cnb" >/dev/null
+(cd "$ROOT" && node tests/web/compare-pose.mjs "$NATIVE" "$WEB/cna.mjs" "${models[@]}" "$tmp/robot.cnb")
+
+# The JavaScript module: .cnb and glTF alike, errors, crossfade weights, free().
+node "$ROOT/tests/web/api.mjs" "$WEB/cna-web.mjs" "$ROOT/assets/RobotExpressive/robot.glb" "$tmp/robot.cnb"
 
 # cna_mat4_inverse: x86-64's bits (the portable form of cglm's SSE2 code).
 node "$WEB/obj/test-mat4.js"
