@@ -183,6 +183,24 @@ export class Model {
       this.bones.push(c.UTF8ToString(c._cnaw_model_bone_name(ptr, b)));
       this.parents.push(c._cnaw_model_bone_parent(ptr, b));
     }
+    /** Each mesh's part count. @type {number[]} */
+    this.partCounts = [];
+    const info = c._malloc(4 * 4);
+    for (let m = 0; m < c._cnaw_model_mesh_count(ptr); m++) {
+      c._cnaw_model_mesh_info(ptr, m, info);
+      this.partCounts.push(c.HEAP32[info >> 2]);
+    }
+    c._free(info);
+  }
+
+  /** @private */
+  checkPart(what, mesh, part) {
+    if (!Number.isInteger(mesh) || mesh < 0 || mesh >= this.partCounts.length) {
+      throw new CnaError(`${what}: mesh ${mesh} is outside 0..${this.partCounts.length - 1}`, 1);
+    }
+    if (!Number.isInteger(part) || part < 0 || part >= this.partCounts[mesh]) {
+      throw new CnaError(`${what}: part ${part} of mesh ${mesh} is outside 0..${this.partCounts[mesh] - 1}`, 1);
+    }
   }
 
   /** @private */
@@ -400,9 +418,11 @@ export class Character {
    * @param {number} [part]
    * @param {Float32Array} [out] filled when given (it must hold count × 16 floats)
    * @returns {Float32Array|null} null for a rigid mesh
+   * @throws {CnaError} a mesh or part out of range, an `out` too small
    */
   palette(mesh = 0, part = 0, out = undefined) {
     const c = this.model.cna.core;
+    this.model.checkPart('palette', mesh, part);
     const countPtr = c._malloc(4);
     try {
       const p = c._cnaw_character_part_palette(this.live(), mesh, part, countPtr);
@@ -428,7 +448,7 @@ export class Character {
    */
   absoluteTransform(bone) {
     const c = this.model.cna.core;
-    const p = c._cnaw_character_absolute_transform(this.live(), bone);
+    const p = Number.isInteger(bone) && bone >= 0 ? c._cnaw_character_absolute_transform(this.live(), bone) : 0;
     if (!p) throw new CnaError(`absoluteTransform: bone ${bone} is outside 0..${this.model.bones.length - 1}`, 1);
     return c.HEAPF32.slice(p >> 2, (p >> 2) + 16);
   }
@@ -442,6 +462,7 @@ export class Character {
    */
   partVertices(mesh, part) {
     const c = this.model.cna.core;
+    this.model.checkPart('partVertices', mesh, part);
     const sizePtr = c._malloc(4);
     try {
       const p = c._cnaw_character_part_vertices(this.live(), mesh, part, sizePtr);

@@ -2,8 +2,8 @@
 //   node tests/web/api.mjs build-web/cna-web.mjs ROBOT.glb ROBOT.cnb
 // ROBOT.cnb is the robot converted by the native `cna convert`. Checks: a .cnb and its
 // glTF give the same palettes, bit for bit; bad bytes are refused with the reader's
-// message and code; a wrong animation, a too small `out`, a use after free() throw
-// CnaError; a crossfade moves the weights from one layer to the other.
+// message and code; a wrong animation, indices out of range, a too small `out`, a use
+// after free() throw CnaError; a crossfade moves the weights from one layer to the other.
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
@@ -49,6 +49,9 @@ try {
 throwsCna(() => a.play('Robot_Flying'), 'no animation "Robot_Flying"', 'an unknown animation');
 throwsCna(() => a.palette(0, 0, new Float32Array(16)), 'out holds 16 floats', 'a too small out');
 throwsCna(() => a.setTimeScale(Infinity), 'scale', 'an infinite time scale');
+throwsCna(() => a.palette(99, 0), 'palette: mesh 99 is outside 0..13', 'a mesh out of range');
+throwsCna(() => a.palette(0, 1), 'palette: part 1 of mesh 0 is outside 0..0', 'a part out of range');
+throwsCna(() => a.absoluteTransform(-1), 'absoluteTransform: bone -1 is outside 0..57', 'a bone out of range');
 
 a.setLoopMode(LoopMode.REPEAT).play('Robot_Walking').update(0.2);
 a.crossfade('Robot_Running', 0.5);
