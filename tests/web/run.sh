@@ -3,7 +3,7 @@
 #   1. `node build-web/cna.mjs pose ...` prints the same bytes as the native `cna pose ...`
 #      on the test models (tests/web/compare-pose.mjs: every corpus, fixture and compressed
 #      model, the bundled assets, the robot baked to .cnb; the rest pose, three times of up
-#      to three clips, a blend);
+#      to three clips, a blend); `cna convert` writes the same .cnb bytes;
 #   2. cna_mat4_inverse gives x86-64's bits (tests/web/mat4.c);
 #      a crowd asked for 4 threads runs on the calling thread with the same bits
 #      (tests/web/crowd.c; the web build has no threads);
@@ -28,6 +28,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$NATIVE" convert "$ROOT/assets/RobotExpressive/robot.glb" -o "$tmp/robot.cnb" >/dev/null
 (cd "$ROOT" && node tests/web/compare-pose.mjs "$NATIVE" "$WEB/cna.mjs" "${models[@]}" "$tmp/robot.cnb")
+
+# `cna convert` under Node writes the native tool's bytes.
+node "$WEB/cna.mjs" convert "$ROOT/assets/RobotExpressive/robot.glb" -o "$tmp/robot-web.cnb" >/dev/null
+cmp "$tmp/robot.cnb" "$tmp/robot-web.cnb"
+echo "convert: the .cnb written under Node is the native tool's, byte for byte"
 
 # The JavaScript module: .cnb and glTF alike, errors, crossfade weights, free().
 node "$ROOT/tests/web/api.mjs" "$WEB/cna-web.mjs" "$ROOT/assets/RobotExpressive/robot.glb" "$tmp/robot.cnb"
