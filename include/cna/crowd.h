@@ -67,7 +67,10 @@ typedef struct cna_crowd_options {
     cna_allocator allocator;  /* hooks for the crowd's own memory; default malloc/free */
     uint32_t thread_count;    /* threads that evaluate players, the calling thread
                                  included (thread_count - 1 workers are started);
-                                 0 = default = 1 (no worker threads) */
+                                 0 = default = 1 (no worker threads). A build
+                                 without threads (WebAssembly, docs/web.md)
+                                 starts none: the calling thread evaluates all,
+                                 cna_crowd_thread_count answers 1 */
 } cna_crowd_options;
 
 /* Create a crowd and start its thread_count - 1 worker threads, which wait

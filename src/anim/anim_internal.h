@@ -19,6 +19,7 @@
 #include "cna/anim.h"
 #include "cna/math.h"
 #include "cna/result.h"
+#include "core/quat_norm.h"
 #include "core/simd.h"
 #include "core/trig_poly.h"
 
@@ -113,6 +114,7 @@ typedef struct cna__arc {
 void cna__arc_make(const cna_quat *a, const cna_quat *b, cna__arc *arc);
 /* The anim layer's vector code (and the character's blend code) is written
  * on the SIMD vocabulary (core/vec.h). */
+#include "core/quat_norm.h"
 #include "core/simd.h"
 #include "core/vec.h"
 
@@ -165,7 +167,7 @@ static inline vd4 cna__asin_poly4(vd4 z)
 
 /* out = T(t) · R(r) · S(s): cna_mat4_compose's arithmetic (glm_quat_mat4,
  * then column c times s[c]), operation for operation:
- *   n = |r| (glm_quat_norm), k = n > 0 ? 2 / n : 0,
+ *   n = |r| (cna__quat_norm, core/quat_norm.h), k = n > 0 ? 2 / n : 0,
  *   xx = k·x·x, xy = k·x·y, ... (left to right), column 0 = (1 - yy - zz,
  *   xy + wz, xz - wy) · s.x, column 1 = (xy - wz, 1 - xx - zz, yz + wx) · s.y,
  *   column 2 = (xz + wy, yz - wx, 1 - xx - yy) · s.z, column 3 = (t, 1).
@@ -175,8 +177,7 @@ static inline vd4 cna__asin_poly4(vd4 z)
 static inline void cna__compose_trs(cna_mat4 *out, const cna_vec3 *t, const cna_quat *r, const cna_vec3 *sc)
 {
     const float x = r->x, y = r->y, z = r->z, w = r->w;
-    versor q = {x, y, z, w};
-    const float norm = glm_quat_norm(q);
+    const float norm = cna__quat_norm(x, y, z, w);
     const float s = norm > 0.0f ? 2.0f / norm : 0.0f;
     const float xx = s * x * x, xy = s * x * y, wx = s * w * x;
     const float yy = s * y * y, yz = s * y * z, wy = s * w * y;

@@ -182,13 +182,24 @@ static void destroy_sync(cna_crowd *c)
     pthread_mutex_destroy(&c->lock);
 }
 
+/* A build without threads (WebAssembly without pthreads: emscripten without
+ * -pthread; or CNA_NO_THREADS defined) starts no worker: every crowd
+ * evaluates on the calling thread, whatever thread_count asks, with the
+ * same results (see the header). */
+#if defined(CNA_NO_THREADS) || (defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__))
+#define CNA__CROWD_THREADS 0
+#else
+#define CNA__CROWD_THREADS 1
+#endif
+
 cna_result cna_crowd_create(const cna_crowd_options *opts, cna_crowd **out, cna_error *err)
 {
     if (!out) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cna_crowd_create: out is NULL");
-    const uint32_t threads = opts && opts->thread_count > 0 ? opts->thread_count : 1;
-    if (threads > CNA_CROWD_MAX_THREADS)
+    const uint32_t asked = opts && opts->thread_count > 0 ? opts->thread_count : 1;
+    if (asked > CNA_CROWD_MAX_THREADS)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "thread_count: %u is above %u",
-                          (unsigned)threads, (unsigned)CNA_CROWD_MAX_THREADS);
+                          (unsigned)asked, (unsigned)CNA_CROWD_MAX_THREADS);
+    const uint32_t threads = CNA__CROWD_THREADS ? asked : 1;
     const cna_allocator a = cna__allocator_resolve(opts ? &opts->allocator : NULL);
     cna_crowd *c = (cna_crowd *)cna__calloc(&a, 1, sizeof *c);
     if (!c) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "crowd: out of memory");

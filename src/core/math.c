@@ -10,6 +10,8 @@
 #include <cglm/cglm.h>
 
 #include "cna/math.h"
+#include "core/mat4_portable.h"
+#include "core/quat_norm.h"
 #include "core/trig_poly.h"
 
 cna_vec3 cna_vec3_make(float x, float y, float z)
@@ -178,12 +180,23 @@ void cna_mat4_mul(cna_mat4 *out, const cna_mat4 *a, const cna_mat4 *b)
 void cna_mat4_compose(cna_mat4 *out, cna_vec3 t, cna_quat r, cna_vec3 s)
 {
     if (!out) return;
-    mat4 rot;
-    versor q = {r.x, r.y, r.z, r.w};
-    glm_quat_mat4(q, rot);
-    const float sc[3] = {s.x, s.y, s.z};
-    for (int c = 0; c < 3; ++c)
-        for (int row = 0; row < 4; ++row) out->m[c * 4 + row] = rot[c][row] * sc[c];
+    /* glm_quat_mat4's arithmetic, with the norm summed in one order on every
+     * target (core/quat_norm.h) */
+    const float x = r.x, y = r.y, z = r.z, w = r.w;
+    const float norm = cna__quat_norm(x, y, z, w);
+    const float k = norm > 0.0f ? 2.0f / norm : 0.0f;
+    const float xx = k * x * x, xy = k * x * y, wx = k * w * x;
+    const float yy = k * y * y, yz = k * y * z, wy = k * w * y;
+    const float zz = k * z * z, xz = k * x * z, wz = k * w * z;
+    out->m[0] = (1.0f - yy - zz) * s.x;
+    out->m[1] = (xy + wz) * s.x;
+    out->m[2] = (xz - wy) * s.x;
+    out->m[4] = (xy - wz) * s.y;
+    out->m[5] = (1.0f - xx - zz) * s.y;
+    out->m[6] = (yz + wx) * s.y;
+    out->m[8] = (xz + wy) * s.z;
+    out->m[9] = (yz - wx) * s.z;
+    out->m[10] = (1.0f - xx - yy) * s.z;
     out->m[3] = out->m[7] = out->m[11] = 0.0f;
     out->m[12] = t.x;
     out->m[13] = t.y;
@@ -228,9 +241,18 @@ bool cna_mat4_inverse(cna_mat4 *out, const cna_mat4 *m)
         if (!isfinite(m->m[i])) return false;
     mat4 a, inv;
     memcpy(a, m->m, sizeof a);
+#if defined(__SSE__) || defined(__SSE2__)
+    /* cglm's SSE2 code (the condition is cglm's) */
     float det = glm_mat4_det(a);
     if (!(fabsf(det) >= 1e-30f) || !isfinite(det)) return false;
     glm_mat4_inv_precise(a, inv);
+#else
+    /* elsewhere its operations in its order (core/mat4_portable.h), not cglm's
+     * scalar code, whose bits differ */
+    float det = cna__mat4_det_portable(m->m);
+    if (!(fabsf(det) >= 1e-30f) || !isfinite(det)) return false;
+    cna__mat4_inverse_portable(m->m, &inv[0][0]);
+#endif
     for (int i = 0; i < 16; ++i)
         if (!isfinite(((float *)inv)[i])) return false;
     memcpy(out->m, inv, sizeof inv);
