@@ -124,13 +124,16 @@ public=$(grep -c '^cna_' <<< "$exports" || true)
 trap - ERR
 
 # ------------------------------------------------------------------ tests under wine64
+# The wine prefix of the build folder (the toolchain file's emulator uses the same), made by a
+# first run; then one wine server kept for every test (started afresh, each costs seconds).
 export WINEDEBUG=-all WINEPREFIX=$OUT/wine-prefix
-"$WINESERVER" -p 600 >/dev/null 2>&1 || true   # one wine server for every test (a start is seconds)
+"$WINE64" "$OUT/cna.exe" version >/dev/null 2>&1 || true
+"$WINESERVER" -p 600 >/dev/null 2>&1 || true
 stop_wine() { "$WINESERVER" -k >/dev/null 2>&1 || true; }
 trap stop_wine EXIT
 failed=0
 log=$OUT/ctest.log
-ctest --test-dir "$OUT" --output-on-failure ${CTEST_PARALLEL_LEVEL:+-j "$CTEST_PARALLEL_LEVEL"} 2>&1 | tee "$log" || true
+ctest --test-dir "$OUT" --output-on-failure -j "${CTEST_PARALLEL_LEVEL:-$(nproc)}" 2>&1 | tee "$log" || true
 tests_line=$(grep -E '^[0-9]+% tests passed' "$log" || echo "no test ran")
 if ! grep -qE '^100% tests passed' "$log"; then failed=1; fi
 consumer_out=$(cd "$OUT/dll-consumer" && "$WINE64" dll_consumer.exe "$ROOT/assets/RobotExpressive/robot.glb" 2>&1) && consumer_rc=0 || consumer_rc=$?
