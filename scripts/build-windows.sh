@@ -117,7 +117,7 @@ x86_64-w64-mingw32-gcc-posix -std=c11 -Wall -Wextra -Werror -I"$ROOT/include" -I
 cp "$OUT/cna.dll" "$OUT/dll-consumer/"
 # cna.dll exports the public functions only: no cna__ internal, no cJSON or meshoptimizer.
 exports=$(x86_64-w64-mingw32-objdump -p "$OUT/cna.dll" |
-  sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' | awk 'NF == 3 && $1 ~ /^\[/ {print $3}')
+  sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' | awk '/^[[:space:]]*\[ *[0-9]+\] [^ ]+$/ {print $NF}')
 foreign=$(grep -v '^cna_' <<< "$exports" | grep -c . || true)
 internal=$(grep -c '^cna__' <<< "$exports" || true)
 public=$(grep -c '^cna_' <<< "$exports" || true)

@@ -132,6 +132,11 @@ static inline bool cna__add_size(size_t a, size_t b, size_t *out)
  * /dev/stderr, /dev/fd/N or /proc/self/fd/N (through that descriptor: a pipe,
  * a terminal or a file the shell opened, appending included). A process killed mid-write leaves at
  * most a temporary file, which later writes ignore (each picks a new name).
+ * On Windows the same steps go through the wide Win32 calls on the UTF-8 path
+ * (src/core/file_write.c; docs/platforms.md): CreateFileW(CREATE_NEW),
+ * WriteFile, FlushFileBuffers, CloseHandle, then MoveFileExW with
+ * MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH; a link there is replaced,
+ * not followed, and NUL, /dev/stdout and /dev/stderr are written in place.
  * Errors are CNA_ERROR_IO with the path as given and the system's reason:
  * "out.cnb: write failed: No space left on device". */
 
