@@ -19,6 +19,16 @@
 
 #include "cna/result.h"
 
+/* printf-style checks of a function's format (MinGW-w64: the C99 formats of
+ * __USE_MINGW_ANSI_STDIO, %zu included, not msvcrt's). */
+#if defined(__MINGW32__) && defined(__MINGW_PRINTF_FORMAT)
+#define CNA_CLI_PRINTF(fmt, args) __attribute__((format(__MINGW_PRINTF_FORMAT, fmt, args)))
+#elif defined(__GNUC__) || defined(__clang__)
+#define CNA_CLI_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define CNA_CLI_PRINTF(fmt, args)
+#endif
+
 enum {
     CNA_CLI_EXIT_OK = 0,      /* the command did what was asked */
     CNA_CLI_EXIT_FAILURE = 1, /* the input was refused or could not be read/written */
@@ -76,10 +86,7 @@ int cna_cli_max_decoded_option(const cna_cli_command *cmd, int argc, char **argv
 /* Prints "cna <command>: <message>" and the command's synopsis to stderr;
  * returns CNA_CLI_EXIT_USAGE. */
 int cna_cli_usage_error(const cna_cli_command *command, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+    CNA_CLI_PRINTF(2, 3);
 
 /* The command named `name`, or NULL. */
 const cna_cli_command *cna_cli_find(const char *name);
@@ -179,10 +186,7 @@ typedef struct cna_cli_files {
 
 /* Appends a copy of `path` described by the printf-style `what_fmt`; false when out of memory. */
 bool cna_cli_files_add(cna_cli_files *files, const char *path, const char *what_fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+    CNA_CLI_PRINTF(3, 4);
 void cna_cli_files_free(cna_cli_files *files);
 
 /* True when a and b are the same file: the same device and inode, or the

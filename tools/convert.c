@@ -28,6 +28,13 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef _WIN32
+#include <io.h>
+/* Windows: no symbolic links in struct stat, mkdir without a mode. */
+#define lstat stat
+#define S_ISLNK(mode) ((void)(mode), 0)
+#define mkdir(path, mode) ((void)(mode), mkdir(path))
+#endif
 
 #include "cli.h"
 #include "cna/cna.h"

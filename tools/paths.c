@@ -3,9 +3,6 @@
  * them (directly, through a symbolic link, or by another spelling of the same
  * path) is refused before anything is written (tools/cli.h).
  */
-#ifndef _XOPEN_SOURCE
-#define _XOPEN_SOURCE 700 /* realpath */
-#endif
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -14,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "cna/cna.h"
+#include "core/internal.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -28,8 +25,8 @@
 static char *real_path(const char *path)
 {
     char buf[PATH_MAX];
-    if (realpath(path, buf)) return strdup(buf);
-    const char *slash = strrchr(path, '/');
+    if (cna__real_path(path, buf, sizeof buf) == 0) return strdup(buf);
+    const char *slash = cna__path_last_separator(path);
     const char *name = slash ? slash + 1 : path;
     if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) return NULL;
     char dir[PATH_MAX];
@@ -37,7 +34,7 @@ static char *real_path(const char *path)
     else if (slash == path) snprintf(dir, sizeof dir, "/");
     else if ((size_t)(slash - path) < sizeof dir) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
     else return NULL;
-    if (!realpath(dir, buf)) return NULL;
+    if (cna__real_path(dir, buf, sizeof buf) != 0) return NULL;
     size_t n = strlen(buf) + 1 + strlen(name) + 1;
     char *out = (char *)malloc(n);
     if (out) snprintf(out, n, "%s%s%s", buf, strcmp(buf, "/") == 0 ? "" : "/", name);
@@ -46,10 +43,23 @@ static char *real_path(const char *path)
 
 bool cna_cli_same_file(const char *a, const char *b)
 {
+#ifndef _WIN32
+    /* (Windows has no inode numbers in struct stat: the final paths alone are compared there.) */
     struct stat sa, sb;
     if (stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino) return true;
+#endif
     char *ra = real_path(a), *rb = real_path(b);
+#ifdef _WIN32
+    /* Windows's file names ignore case (ASCII letters here). */
+    bool same = ra && rb && strlen(ra) == strlen(rb);
+    for (size_t i = 0; same && ra[i]; i++) {
+        char x = ra[i] >= 'A' && ra[i] <= 'Z' ? (char)(ra[i] - 'A' + 'a') : ra[i];
+        char y = rb[i] >= 'A' && rb[i] <= 'Z' ? (char)(rb[i] - 'A' + 'a') : rb[i];
+        same = x == y;
+    }
+#else
     bool same = ra && rb && strcmp(ra, rb) == 0;
+#endif
     free(ra);
     free(rb);
     return same;
@@ -173,9 +183,14 @@ bool cna_cli_refuse_directory(const char *option, const char *output)
 
 FILE *cna_cli_report_stream(const char *output)
 {
+#ifdef _WIN32
+    /* No inode numbers: only the names of the stream itself. */
+    if (output && strcmp(output, "/dev/stdout") == 0) return stderr;
+#else
     struct stat so, st;
     if (output && fstat(1, &so) == 0 && stat(output, &st) == 0 && so.st_dev == st.st_dev && so.st_ino == st.st_ino)
         return stderr;
+#endif
     return stdout;
 }
 
@@ -225,6 +240,11 @@ static void on_interrupt(int sig) { interrupted_by = sig; }
 
 void cna_cli_catch_interrupts(void)
 {
+#ifdef _WIN32
+    /* Windows's signal() resets the handler when it runs, as SA_RESETHAND does. */
+    signal(SIGINT, on_interrupt);
+    signal(SIGTERM, on_interrupt);
+#else
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt;
@@ -232,6 +252,7 @@ void cna_cli_catch_interrupts(void)
     sa.sa_flags = (int)SA_RESETHAND; /* a second signal ends the process at once */
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+#endif
 }
 
 int cna_cli_interrupted(void) { return interrupted_by; }

@@ -293,10 +293,7 @@ static bool read_number(const char *text, double *out)
 /* "cna play: --timeline: entry 3 "1.5 crossfade Run": <message>" and the
  * usage on stderr; returns CNA_CLI_EXIT_USAGE. */
 static int entry_error(const cna_cli_command *cmd, const play_entry *e, const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+    CNA_CLI_PRINTF(3, 4);
 static int entry_error(const cna_cli_command *cmd, const play_entry *e, const char *fmt, ...)
 {
     char message[512];

@@ -26,6 +26,13 @@
 #include "cna/crowd.h"
 #include "core/internal.h"
 
+/* MinGW-w64's fesetenv leaves MXCSR's flush-to-zero and denormals-are-zero
+ * as they were: there the SSE control register is carried on its own. */
+#if defined(__MINGW32__) && (defined(__x86_64__) || defined(__i386__))
+#include <xmmintrin.h>
+#define CNA__CROWD_CARRY_MXCSR 1
+#endif
+
 typedef struct crowd_job {
     cna_player *const *players;        /* either players */
     cna_character *const *characters;  /* or characters */
@@ -34,6 +41,9 @@ typedef struct crowd_job {
     bool relative, loop;
     double seconds;                    /* characters: advanced by this, then posed */
     fenv_t env;                        /* the calling thread's floating-point environment */
+#ifdef CNA__CROWD_CARRY_MXCSR
+    unsigned int mxcsr;
+#endif
 } crowd_job;
 
 typedef struct crowd_worker {
@@ -157,6 +167,9 @@ static void *worker_main(void *arg)
         const crowd_job job = c->job;
         pthread_mutex_unlock(&c->lock);
         (void)fesetenv(&job.env); /* the caller's rounding, flush-to-zero, ... */
+#ifdef CNA__CROWD_CARRY_MXCSR
+        _mm_setcsr(job.mxcsr);
+#endif
         run_chunks(c, &job);
         pthread_mutex_lock(&c->lock);
         if (++c->done == c->thread_count - 1) pthread_cond_signal(&c->finished);
@@ -332,6 +345,9 @@ static cna_result run_job(cna_crowd *crowd, const crowd_job *job_in, cna_error *
 {
     crowd_job job = *job_in;
     (void)fegetenv(&job.env);
+#ifdef CNA__CROWD_CARRY_MXCSR
+    job.mxcsr = _mm_getcsr();
+#endif
     const uint32_t workers = crowd->thread_count - 1;
     pthread_mutex_lock(&crowd->lock);
     crowd->failed = false;

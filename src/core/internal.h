@@ -12,7 +12,10 @@
 #include "cna/alloc.h"
 #include "cna/result.h"
 
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(__MINGW32__) && defined(__MINGW_PRINTF_FORMAT)
+/* MinGW-w64: the C99 formats of __USE_MINGW_ANSI_STDIO (%zu), not msvcrt's */
+#define CNA__PRINTF(fmt, args) __attribute__((format(__MINGW_PRINTF_FORMAT, fmt, args)))
+#elif defined(__GNUC__) || defined(__clang__)
 #define CNA__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 #define CNA__PRINTF(fmt, args)
@@ -35,6 +38,29 @@ struct cJSON *cna__json_parse(const char *text, size_t size, const char **end);
  * of the failed open (for strerror). Callers word the message. */
 #define CNA__FILE_NOT_REGULAR (-1)
 int cna__file_open_regular(const char *path, FILE **out, uint64_t *size);
+
+/* The last path separator of `path` ('/', and on Windows also '\\'), or NULL. */
+const char *cna__path_last_separator(const char *path);
+
+/* The absolute path of an existing file or folder, with every ".." applied and
+ * symbolic links followed (realpath; on Windows the final path of the file,
+ * "C:/dir/name", with '/' as its separator) into out[cap]: 0, or the errno
+ * value of the failure (ENAMETOOLONG when it does not fit). */
+int cna__real_path(const char *path, char *out, size_t cap);
+
+#ifdef _WIN32
+/* Windows (src/core/win32.c): a UTF-8 path as a wide string (free() it; NULL
+ * when out of memory or not valid UTF-8, errno set to ENOMEM or EILSEQ), a wide
+ * string as UTF-8 (free() it), and the errno value nearest to a Win32 error
+ * code (GetLastError()), so that messages read as on other systems. */
+#include <wchar.h>
+wchar_t *cna__win32_wide(const char *utf8);
+/* The same for a path given to a Win32 file function: one of MAX_PATH characters or more
+ * becomes its full path with the "\\?\" prefix, which lifts that limit. */
+wchar_t *cna__win32_wide_path(const char *utf8);
+char *cna__win32_utf8(const wchar_t *wide);
+int cna__win32_errno(unsigned long code);
+#endif
 
 /* The deepest nesting of arrays and objects cJSON parses (its
  * CJSON_NESTING_LIMIT, 1000 in Debian's build). */
@@ -106,6 +132,11 @@ static inline bool cna__add_size(size_t a, size_t b, size_t *out)
  * /dev/stderr, /dev/fd/N or /proc/self/fd/N (through that descriptor: a pipe,
  * a terminal or a file the shell opened, appending included). A process killed mid-write leaves at
  * most a temporary file, which later writes ignore (each picks a new name).
+ * On Windows the same steps go through the wide Win32 calls on the UTF-8 path
+ * (src/core/file_write.c; docs/platforms.md): CreateFileW(CREATE_NEW),
+ * WriteFile, FlushFileBuffers, CloseHandle, then MoveFileExW with
+ * MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH; a link there is replaced,
+ * not followed, and NUL, /dev/stdout and /dev/stderr are written in place.
  * Errors are CNA_ERROR_IO with the path as given and the system's reason:
  * "out.cnb: write failed: No space left on device". */
 
@@ -120,6 +151,11 @@ typedef struct cna__file_writer {
     unsigned char *buf;   /* streaming buffer (allocated on first small write); may stay NULL */
     size_t used;          /* bytes in buf */
     int fd;               /* the temporary file; -1 once closed */
+#ifdef _WIN32
+    void *handle;         /* Windows: the temporary file's HANDLE (fd is 0 while it is open) */
+    wchar_t *wide_target; /* Windows: target and temp as wide strings (one allocation) */
+    wchar_t *wide_temp;
+#endif
     bool direct;          /* the destination is a device or a pipe: written in place, temp == target */
     bool failed;          /* a step failed: error holds why; every later call repeats it */
     cna_error error;

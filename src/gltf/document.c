@@ -547,7 +547,7 @@ cna_result cna_gltf_load_file(const char *path, const cna_gltf_options *opts, cn
         root_real = root_buf;
     }
     if (!r) r = cna__gltf_read_input(&file, &json, path, max_size, &in, err);
-    const char *slash = strrchr(path, '/');
+    const char *slash = cna__path_last_separator(path);
     char *dir = NULL;
     if (!r) {
         dir = slash ? cna__gltf_arena_strndup(&file, path, slash == path ? 1 : (size_t)(slash - path))

@@ -2,9 +2,6 @@
  * an external URI either through the caller's resolver or, for load_file,
  * relative to the asset's folder with the path-safety rules of uri.c plus a
  * real-path check (symbolic links may not lead outside the folder). */
-#ifndef _XOPEN_SOURCE
-#define _XOPEN_SOURCE 700 /* realpath */
-#endif
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -138,8 +135,8 @@ static cna_result base_real(cna__gltf_ctx *c, cna_error *err)
 {
     if (c->base_real) return CNA_OK;
     char buf[PATH_MAX];
-    if (!realpath(c->base_dir, buf))
-        return cna__error(err, CNA_ERROR_IO, "cannot resolve the folder \"%s\": %s", c->base_dir, strerror(errno));
+    int e = cna__real_path(c->base_dir, buf, sizeof buf);
+    if (e) return cna__error(err, CNA_ERROR_IO, "cannot resolve the folder \"%s\": %s", c->base_dir, strerror(e));
     c->base_real = cna__gltf_arena_strdup(&c->scratch, buf);
     if (!c->base_real) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory");
     return CNA_OK;
@@ -148,7 +145,9 @@ static cna_result base_real(cna__gltf_ctx *c, cna_error *err)
 static bool inside(const char *base, const char *real)
 {
     size_t n = strlen(base);
-    if (n == 1 && base[0] == '/') return true;
+    if (n == 0) return false;
+    /* the root, "/" (or on Windows a drive's, "C:/"), holds every path that starts with it */
+    if (base[n - 1] == '/') return strncmp(base, real, n) == 0;
     return strncmp(base, real, n) == 0 && real[n] == '/';
 }
 
@@ -166,7 +165,8 @@ static cna_result resolve_in_folder(cna__gltf_ctx *c, cna_gltf_uri_kind kind, co
     if (!full) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "out of memory");
     cna__gltf_pathf(full, total, "%s/%s", c->base_dir, decoded);
     char real[PATH_MAX];
-    if (!realpath(full, real)) return cna__error(err, CNA_ERROR_IO, "cannot open \"%s\": %s", full, strerror(errno));
+    int e = cna__real_path(full, real, sizeof real);
+    if (e) return cna__error(err, CNA_ERROR_IO, "cannot open \"%s\": %s", full, strerror(e));
     /* With an asset root, the real path of the file (".." applied, symbolic
      * links followed) must be inside the root's real path; else inside the
      * real path of the asset's folder. */
@@ -196,8 +196,8 @@ cna_result cna__gltf_asset_root_real(const char *root, char *out, size_t out_siz
 {
     char buf[PATH_MAX];
     if (root[0] == '\0') return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "asset root: the path is empty");
-    if (!realpath(root, buf))
-        return cna__error(err, CNA_ERROR_IO, "asset root \"%s\": %s", root, strerror(errno));
+    int e = cna__real_path(root, buf, sizeof buf);
+    if (e) return cna__error(err, CNA_ERROR_IO, "asset root \"%s\": %s", root, strerror(e));
     struct stat st;
     if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "asset root \"%s\": not a folder", root);

@@ -25,6 +25,8 @@
 
 #include <cmocka.h>
 
+#include "win_compat.h"
+
 #include "cna/gltf.h"
 
 #define INVALID_DIR CNA_TEST_DATA_DIR "/corpus/invalid"

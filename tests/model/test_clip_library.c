@@ -23,6 +23,8 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "win_compat.h"
+
 #include "cna/cna.h"
 
 #define LIBS CNA_TEST_DATA_DIR "/libraries/"

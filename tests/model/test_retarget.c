@@ -28,6 +28,8 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "win_compat.h"
+
 #include "cna/cna.h"
 #include "model/retarget_internal.h"
 
