@@ -3,7 +3,8 @@
 # Usage: scripts/build-windows.sh     (as root, or with sudo available, when packages are missing)
 #   build-windows/cna.exe          the command-line tool
 #   build-windows/cna.dll          the library as a DLL (import library: libcna.dll.a),
-#   build-windows/libcna.a         and as a static library
+#   build-windows/libcna.a         and as static libraries (libcna_gltf.a: the glTF importer;
+#                                  the DLL holds both)
 #   build-windows/deps/            cJSON, meshoptimizer and cmocka built from Debian's source
 #                                  packages, cglm's headers from Debian's libcglm-dev
 # Without the OpenGL renderer (cna render, cna view) and without Draco (files that require
