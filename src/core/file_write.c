@@ -175,6 +175,21 @@ static void release(cna__file_writer *w)
 #endif
 }
 
+/* The temporary file could not be made (error): the message names the
+ * folder ("." without a separator, the root for a file at the root);
+ * everything is released. */
+static cna_result temp_failed(cna__file_writer *w, const char *path, int error, cna_error *err)
+{
+    const char *slash = cna__path_last_separator(w->target);
+    const char *dir = slash ? w->target : ".";
+    const int dir_len = !slash ? 1 : slash == w->target ? 1 : (int)(slash - w->target);
+    const cna_result r = cna__error(err, CNA_ERROR_IO, "%s: cannot create a temporary file in \"%.*s\": %s", path,
+                                    dir_len, dir, strerror(error));
+    w->fd = -1;
+    release(w);
+    return r;
+}
+
 /* ------------------------------------------------------------------ the system's steps
  * Each returns 0 or the errno value of its failure (a Win32 error made one). */
 
@@ -332,16 +347,7 @@ cna_result cna__file_writer_open(cna__file_writer *w, const char *path, const cn
         if (error) break;
         error = os_create_temp(w);
     }
-    if (error) {
-        const char *slash = cna__path_last_separator(w->target);
-        const char *dir = slash ? w->target : ".";
-        int dir_len = !slash ? 1 : slash == w->target ? 1 : (int)(slash - w->target);
-        r = cna__error(err, CNA_ERROR_IO, "%s: cannot create a temporary file in \"%.*s\": %s", path, dir_len,
-                       dir, strerror(error));
-        w->fd = -1;
-        release(w);
-        return r;
-    }
+    if (error) return temp_failed(w, path, error, err);
     return CNA_OK;
 }
 
@@ -443,17 +449,7 @@ cna_result cna__file_writer_open(cna__file_writer *w, const char *path, const cn
         w->fd = open(w->temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
         error = w->fd < 0 ? errno : 0;
     }
-    if (error) {
-        /* the folder: "." without a slash, "/" for a file at the root */
-        const char *slash = strrchr(w->target, '/');
-        const char *dir = slash ? w->target : ".";
-        int dir_len = !slash ? 1 : slash == w->target ? 1 : (int)(slash - w->target);
-        r = cna__error(err, CNA_ERROR_IO, "%s: cannot create a temporary file in \"%.*s\": %s", path, dir_len,
-                       dir, strerror(error));
-        w->fd = -1;
-        release(w);
-        return r;
-    }
+    if (error) return temp_failed(w, path, error, err);
     return CNA_OK;
 }
 
