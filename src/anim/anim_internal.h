@@ -16,6 +16,7 @@
 #endif
 #include <cglm/cglm.h>
 
+#include "cna/alloc.h"
 #include "cna/anim.h"
 #include "cna/math.h"
 #include "cna/result.h"
@@ -389,6 +390,12 @@ size_t cna__players_advance(struct cna_player *const *players, size_t count, int
                             bool relative, bool loop);
 /* Bytes the player allocated (struct, matrices, flags, sampling state). */
 size_t cna__player_size_bytes(const struct cna_player *player);
+/* cna_player_create for a skeleton that passed cna_player_create's checks
+ * before (a model's rig: the model is immutable), without checking it again,
+ * with room for the states of `tracks` tracks (a clip with more makes
+ * cna_player_start_clip allocate). Fails only with CNA_ERROR_OUT_OF_MEMORY. */
+cna_result cna__player_create_checked(const cna_skinning_data *data, const cna_allocator *allocator,
+                                      size_t tracks, struct cna_player **out, cna_error *err);
 bool cna__player_set_mark(struct cna_player *player, bool mark);
 
 /* For the character's blended pose: the player's local transforms and

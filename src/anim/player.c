@@ -277,17 +277,11 @@ cna__track_state *cna__player_sampling(cna_player *player, size_t *count, cna__a
 
 /* ------------------------------------------------------------------ public API */
 
-cna_result cna_player_create(const cna_skinning_data *data, const cna_allocator *allocator,
-                             cna_player **out, cna_error *err)
+/* The player of a skeleton that passed the checks, with room for `tracks`
+ * track states (cna_player_create, cna__player_create_checked). */
+static cna_result create(const cna_skinning_data *data, const cna_allocator *allocator, size_t tracks,
+                         cna_player **out, cna_error *err)
 {
-    if (!data || !out)
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cna_player_create: %s is NULL",
-                          !data ? "data" : "out");
-    cna_result r;
-    /* Refused before any allocation (the spec sizes its vectors first). */
-    if ((r = cna__bone_count_check(data->bone_count, err))) return r;
-    if ((r = cna__skeleton_check(data, err))) return r;
-
     const cna_allocator a = cna__allocator_resolve(allocator);
     void *block = cna__calloc(&a, 1, sizeof(cna_player) + 63);
     if (!block)
@@ -314,9 +308,37 @@ cna_result cna_player_create(const cna_skinning_data *data, const cna_allocator 
     player->skin = matrices + 2 * n;
     player->posed = (uint8_t *)(matrices + 3 * n);
     player->path = cna__player_default_path();
+    if (tracks > 0) {
+        player->tracks = (track_state *)cna__calloc(&a, tracks, sizeof(track_state));
+        if (!player->tracks) {
+            cna__free(&a, matrix_block);
+            cna__free(&a, block);
+            return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "player: out of memory for %zu track cursors", tracks);
+        }
+        player->cursor_capacity = tracks;
+    }
     recompute(player); /* a fresh player already returns the bind-pose palette */
     *out = player;
     return CNA_OK;
+}
+
+cna_result cna_player_create(const cna_skinning_data *data, const cna_allocator *allocator,
+                             cna_player **out, cna_error *err)
+{
+    if (!data || !out)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cna_player_create: %s is NULL",
+                          !data ? "data" : "out");
+    cna_result r;
+    /* Refused before any allocation (the spec sizes its vectors first). */
+    if ((r = cna__bone_count_check(data->bone_count, err))) return r;
+    if ((r = cna__skeleton_check(data, err))) return r;
+    return create(data, allocator, 0, out, err);
+}
+
+cna_result cna__player_create_checked(const cna_skinning_data *data, const cna_allocator *allocator,
+                                      size_t tracks, cna_player **out, cna_error *err)
+{
+    return create(data, allocator, tracks, out, err);
 }
 
 void cna_player_free(cna_player *player)

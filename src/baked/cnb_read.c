@@ -1625,6 +1625,7 @@ static cna_result begin(const cna_cnb_load_options *opts, size_t size, reader *r
 static cna_result end(reader *rd, cna_model **out)
 {
     cna_result r = load(rd);
+    if (!r) r = cna__model_build_rig(rd->model, rd->err);
     if (r) {
         cna_model_free(&rd->model->pub);
         return r;

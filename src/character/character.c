@@ -63,6 +63,22 @@ void cna_character_free(cna_character *c)
 {
     if (!c || c->in_listener) return; /* not from its own event listener */
     const cna_allocator a = c->alloc;
+    if (c->rig) { /* made from a rig: its arrays in one block, or the rig's */
+        for (size_t e = 0; c->evals && e < c->eval_count; e++) cna_player_free(c->evals[e].player);
+        for (size_t i = 0; c->parts && i < c->rig->part_first[c->model->mesh_count]; i++)
+            cna_morph_instance_free(c->parts[i].instance);
+        cna__free(&a, c->applied);
+        cna__layers_free(c);
+        cna__edit_free(c);
+        struct cna_model_owner *owner = c->owner;
+        cna__free(&a, c->block);
+        cna__free(&a, c->own_rig);
+        cna__free(&a, c);
+        cna__model_release(owner);
+        return;
+    }
+    cna__free(&a, c->block);
+    cna__free(&a, c->own_rig);
     for (size_t e = 0; c->evals && e < c->eval_count; e++) {
         cna_player_free(c->evals[e].player);
         cna__free(&a, c->evals[e].writes);
@@ -764,29 +780,18 @@ static cna_result build_players(cna_character *c, const uint8_t *animated, cna_e
     return CNA_OK;
 }
 
-cna_result cna_character_create(const cna_model *model, const cna_character_options *opts,
-                                cna_character **out, cna_error *err)
+/* The character the long way, without layers and pose: the rig's source
+ * (rig_from). On failure *out is NULL and err says why, as
+ * cna_character_create reports it. */
+static cna_result build_long(const cna_model *model, const cna_allocator *al, cna_character **out, cna_error *err)
 {
-    if (!model || !out)
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: %s is NULL", model ? "out" : "model");
-    cna_allocator al = cna__allocator_resolve(opts ? &opts->allocator : NULL);
-    cna_character *c = (cna_character *)cna__calloc(&al, 1, sizeof *c);
+    *out = NULL;
+    cna_character *c = (cna_character *)cna__calloc(al, 1, sizeof *c);
     if (!c) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "character: out of memory");
-    c->alloc = al;
+    c->alloc = *al;
     c->model = model;
     c->bytes = sizeof *c;
-    if (opts && ((int)opts->sampling < 0 || opts->sampling >= CNA_SAMPLING_COUNT)) {
-        cna__free(&al, c);
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: sampling %d is not a cna_sampling",
-                          (int)opts->sampling);
-    }
-    c->fast = opts && opts->sampling == CNA_SAMPLING_FAST;
-    if (opts && opts->layer_count > CNA_CHARACTER_MAX_LAYERS) {
-        cna__free(&al, c);
-        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: layer_count %zu is above %d", opts->layer_count,
-                          CNA_CHARACTER_MAX_LAYERS);
-    }
-    uint8_t *animated = (uint8_t *)cna__calloc(&al, model->bone_count ? model->bone_count : 1, 1);
+    uint8_t *animated = (uint8_t *)cna__calloc(al, model->bone_count ? model->bone_count : 1, 1);
     if (!animated) return oom(c, err);
     mark_animated(model, animated);
     cna_result r = build_groups(c, animated);
@@ -798,7 +803,329 @@ cna_result cna_character_create(const cna_model *model, const cna_character_opti
         alias_absolutes(c, animated);
         r = compact_absolutes(c, animated);
     }
-    cna__free(&al, animated);
+    cna__free(al, animated);
+    if (r == CNA_ERROR_OUT_OF_MEMORY) return oom(c, err);
+    if (r != CNA_OK) {
+        cna_character_free(c);
+        return r;
+    }
+    *out = c;
+    return CNA_OK;
+}
+
+/* ------------------------------------------------------------------ the rig */
+
+/* Carving one allocation (aligned for any type, as malloc's) into arrays
+ * on 16-byte boundaries: a first pass with base NULL measures (pointers
+ * NULL), a second hands out the pieces. */
+typedef struct carver {
+    char *base;
+    size_t at;
+} carver;
+
+static void *carve(carver *k, size_t count, size_t size)
+{
+    k->at = (k->at + 15) & ~(size_t)15;
+    void *p = k->base ? k->base + k->at : NULL;
+    k->at += count * size;
+    return p;
+}
+
+static bool rig_matches(const cna__rig *rig, const cna_model *m)
+{
+    return rig->bones == m->bones && rig->bone_count == m->bone_count && rig->skins == m->skins &&
+           rig->skin_count == m->skin_count && rig->node_clips == m->node_clips &&
+           rig->animation_count == m->animation_count && rig->meshes == m->meshes && rig->mesh_count == m->mesh_count;
+}
+
+/* The rig's arrays carved from k, copied from the long-made character s
+ * when k->base is set. */
+static void rig_lay_out(carver *k, cna__rig *rig, const cna_character *s)
+{
+    const cna_model *m = s->model;
+    const size_t n = m->bone_count;
+    rig->evals = (evaluation *)carve(k, s->eval_count, sizeof(evaluation));
+    rig->track_capacity = (size_t *)carve(k, s->eval_count, sizeof(size_t));
+    for (size_t e = 0; e < s->eval_count; e++) {
+        const evaluation *ev = &s->evals[e];
+        size_t chained = 0;
+        for (size_t i = 0; i < ev->write_count; i++) chained += (size_t)ev->writes[i].chain_count;
+        joint_write *writes = (joint_write *)carve(k, ev->write_count, sizeof(joint_write));
+        cna_mat4 *unfold = (cna_mat4 *)carve(k, ev->unfold_count, sizeof(cna_mat4));
+        int32_t *chain = (int32_t *)carve(k, chained, sizeof(int32_t));
+        if (!k->base) continue;
+        evaluation *to = &rig->evals[e];
+        *to = *ev;
+        to->player = NULL;
+        to->writes = writes;
+        to->unfold = ev->unfold_count ? unfold : NULL;
+        to->chain = chained ? chain : NULL;
+        if (ev->write_count) memcpy(writes, ev->writes, ev->write_count * sizeof(joint_write));
+        if (ev->unfold_count) memcpy(unfold, ev->unfold, ev->unfold_count * sizeof(cna_mat4));
+        if (chained) memcpy(chain, ev->chain, chained * sizeof(int32_t));
+        const cna_skinning_data *d = &m->skins[ev->skin].data;
+        size_t largest = 0;
+        for (size_t a = 0; d->clips && a < d->clip_count; a++)
+            if (d->clips[a].track_count > largest) largest = d->clips[a].track_count;
+        rig->track_capacity[e] = largest;
+    }
+    rig->variants = (variant *)carve(k, s->variant_count, sizeof(variant));
+    rig->skin_variant = (size_t *)carve(k, m->skin_count, sizeof(size_t));
+    rig->local_slot = (int32_t *)carve(k, n, sizeof(int32_t));
+    rig->absolute_slot = (int32_t *)carve(k, n, sizeof(int32_t));
+    size_t absolutes = 0;
+    for (size_t b = 0; b < n; b++)
+        if (s->absolute_slot[b] >= 0) absolutes++;
+    rig->absolute = (cna_mat4 *)carve(k, absolutes, sizeof(cna_mat4));
+    rig->dynamic = (bone_link *)carve(k, s->dynamic_count, sizeof(bone_link));
+    rig->reset = (int32_t *)carve(k, s->reset_count, sizeof(int32_t));
+    rig->part_first = (size_t *)carve(k, m->mesh_count + 1, sizeof(size_t));
+    rig->morphed = (part_ref *)carve(k, s->morphed_count, sizeof(part_ref));
+    rig->split = (part_ref *)carve(k, s->split_count, sizeof(part_ref));
+    if (!k->base) return;
+    rig->eval_count = s->eval_count;
+    for (size_t v = 0; v < s->variant_count; v++) {
+        rig->variants[v] = s->variants[v];
+        rig->variants[v].prefix = rig->variants[v].world = rig->variants[v].skin_m = NULL;
+    }
+    rig->variant_count = s->variant_count;
+    if (m->skin_count) memcpy(rig->skin_variant, s->skin_variant, m->skin_count * sizeof(size_t));
+    if (n) {
+        memcpy(rig->local_slot, s->local_slot, n * sizeof(int32_t));
+        memcpy(rig->absolute_slot, s->absolute_slot, n * sizeof(int32_t));
+    }
+    for (size_t b = 0; b < n; b++)
+        if (s->local_slot[b] >= 0) rig->local_count++;
+    if (absolutes) memcpy(rig->absolute, s->absolute, absolutes * sizeof(cna_mat4));
+    rig->absolute_count = absolutes;
+    if (s->dynamic_count) memcpy(rig->dynamic, s->dynamic, s->dynamic_count * sizeof(bone_link));
+    rig->dynamic_count = s->dynamic_count;
+    if (s->reset_count) memcpy(rig->reset, s->reset, s->reset_count * sizeof(int32_t));
+    rig->reset_count = s->reset_count;
+    size_t tracks = 0;
+    for (size_t a = 0; m->node_clips && a < m->animation_count; a++)
+        if (m->node_clips[a].track_count > tracks) tracks = m->node_clips[a].track_count;
+    rig->node_tracks = tracks;
+    memcpy(rig->part_first, s->part_first, (m->mesh_count + 1) * sizeof(size_t));
+    if (s->morphed_count) memcpy(rig->morphed, s->morphed, s->morphed_count * sizeof(part_ref));
+    rig->morphed_count = s->morphed_count;
+    if (s->split_count) memcpy(rig->split, s->split, s->split_count * sizeof(part_ref));
+    rig->split_count = s->split_count;
+    size_t largest = 0;
+    for (size_t i = 0; i < s->morphed_count; i++) {
+        const cna_morph_target_data *md = m->meshes[s->morphed[i].mesh].parts[s->morphed[i].part].morph;
+        if (md->target_count > largest) largest = md->target_count;
+    }
+    rig->scratch_count = largest;
+}
+
+/* The rig of a long-made character, in one allocation from `al`. */
+static cna__rig *rig_from(const cna_character *s, const cna_allocator *al)
+{
+    cna__rig shape;
+    memset(&shape, 0, sizeof shape);
+    carver k = {NULL, sizeof(cna__rig)};
+    rig_lay_out(&k, &shape, s);
+    cna__rig *rig = (cna__rig *)cna__calloc(al, 1, k.at);
+    if (!rig) return NULL;
+    const cna_model *m = s->model;
+    rig->bones = m->bones;
+    rig->bone_count = m->bone_count;
+    rig->skins = m->skins;
+    rig->skin_count = m->skin_count;
+    rig->node_clips = m->node_clips;
+    rig->animation_count = m->animation_count;
+    rig->meshes = m->meshes;
+    rig->mesh_count = m->mesh_count;
+    rig->bytes = k.at;
+    k.base = (char *)rig;
+    k.at = sizeof(cna__rig);
+    rig_lay_out(&k, rig, s);
+    return rig;
+}
+
+cna_result cna__model_build_rig(cna__model *m, cna_error *err)
+{
+    cna_character *s = NULL;
+    cna_error inner;
+    cna_result r = build_long(&m->pub, &m->allocator, &s, &inner);
+    if (r == CNA_ERROR_OUT_OF_MEMORY) return cna__error(err, r, "model: out of memory for its rig");
+    if (r != CNA_OK) return CNA_OK; /* each character reports it */
+    cna__rig *rig = rig_from(s, &m->allocator);
+    cna_character_free(s);
+    if (!rig) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "model: out of memory for its rig");
+    m->rig_bytes = rig->bytes;
+    atomic_store_explicit(&m->rig, rig, memory_order_release);
+    return CNA_OK;
+}
+
+/* The model's rig, built when it was loaded; else (a model struct filled or
+ * changed by hand, or one whose rig could not be built) a rig for this
+ * character alone (*own, allocated from `al`). */
+static cna_result rig_of(const cna_model *model, const cna_allocator *al, const cna__rig **out, cna__rig **own,
+                         cna_error *err)
+{
+    *own = NULL;
+    if (model->owner) {
+        const cna__model *m = (const cna__model *)((const char *)model->owner - offsetof(cna__model, owner));
+        const cna__rig *held = (const cna__rig *)atomic_load_explicit(&m->rig, memory_order_acquire);
+        if (held && rig_matches(held, model)) {
+            *out = held;
+            return CNA_OK;
+        }
+    }
+    cna_character *s = NULL;
+    cna_result r = build_long(model, al, &s, err);
+    if (r != CNA_OK) return r;
+    *own = rig_from(s, al);
+    cna_character_free(s);
+    if (!*own) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "character: out of memory");
+    *out = *own;
+    return CNA_OK;
+}
+
+/* A character's arrays from its rig: the pieces of its one block (k->base
+ * NULL: measuring). */
+static void lay_out(carver *k, cna_character *c, const cna__rig *rig)
+{
+    const cna_model *m = c->model;
+    const size_t n = m->bone_count;
+    c->evals = (evaluation *)carve(k, rig->eval_count, sizeof(evaluation));
+    for (size_t e = 0; e < rig->eval_count; e++) {
+        cna_mat4 *unfold = (cna_mat4 *)carve(k, rig->evals[e].unfold_count, sizeof(cna_mat4));
+        if (!k->base) continue;
+        c->evals[e] = rig->evals[e];
+        c->evals[e].unfold = rig->evals[e].unfold_count ? unfold : NULL;
+        if (rig->evals[e].unfold_count)
+            memcpy(unfold, rig->evals[e].unfold, rig->evals[e].unfold_count * sizeof(cna_mat4));
+    }
+    c->variants = (variant *)carve(k, rig->variant_count, sizeof(variant));
+    for (size_t v = 0; v < rig->variant_count; v++) {
+        const variant *rv = &rig->variants[v];
+        const size_t jc = m->skins[rv->skin].joint_count;
+        cna_mat4 *prefix = rv->moving ? (cna_mat4 *)carve(k, jc, sizeof(cna_mat4)) : NULL;
+        cna_mat4 *world = !rv->own ? (cna_mat4 *)carve(k, jc, sizeof(cna_mat4)) : NULL;
+        cna_mat4 *skin_m = !rv->own ? (cna_mat4 *)carve(k, jc, sizeof(cna_mat4)) : NULL;
+        if (!k->base) continue;
+        variant *va = &c->variants[v];
+        *va = *rv;
+        va->prefix = prefix;
+        va->world = world;
+        va->skin_m = skin_m;
+        if (prefix) {
+            const cna_skinning_data *d = &m->skins[va->skin].data;
+            for (size_t p = 0; p < jc; p++)
+                if (d->root_prefix && d->root_prefix_count == jc) prefix[p] = d->root_prefix[p];
+                else cna_mat4_identity(&prefix[p]);
+        }
+    }
+    c->local = rig->local_count ? (cna_mat4 *)carve(k, rig->local_count, sizeof(cna_mat4)) : NULL;
+    c->absolute = (cna_mat4 *)carve(k, rig->absolute_count, sizeof(cna_mat4));
+    c->local_of = (const cna_mat4 **)carve(k, n, sizeof(cna_mat4 *));
+    c->absolute_of = (const cna_mat4 **)carve(k, n, sizeof(cna_mat4 *));
+    c->node_cursor = (size_t *)carve(k, rig->node_tracks, sizeof(size_t));
+    const size_t flat = rig->part_first[m->mesh_count];
+    c->parts = (morph_part *)carve(k, flat, sizeof(morph_part));
+    for (size_t i = 0; i < rig->split_count; i++) {
+        const cna_model_part *p = &m->meshes[rig->split[i].mesh].parts[rig->split[i].part];
+        cna_mat4 *palette = (cna_mat4 *)carve(k, p->palette_map_count, sizeof(cna_mat4));
+        if (k->base) c->parts[rig->part_first[rig->split[i].mesh] + rig->split[i].part].palette = palette;
+    }
+    c->scratch = (float *)carve(k, rig->scratch_count, sizeof(float));
+    if (!k->base) return;
+    for (size_t b = 0; b < n; b++)
+        if (rig->local_slot[b] >= 0) c->local[rig->local_slot[b]] = m->bones[b].rest_transform;
+    if (rig->absolute_count) memcpy(c->absolute, rig->absolute, rig->absolute_count * sizeof(cna_mat4));
+}
+
+/* The character's state from its rig: one block, the players, the morph
+ * instances. */
+static cna_result from_rig(cna_character *c, const cna__rig *rig, cna_error *err)
+{
+    const cna_model *m = c->model;
+    carver k = {NULL, 0};
+    lay_out(&k, c, rig);
+    c->block = cna__calloc(&c->alloc, 1, k.at ? k.at : 1);
+    if (!c->block) return CNA_ERROR_OUT_OF_MEMORY;
+    c->bytes += k.at;
+    c->rig = rig;
+    k.base = (char *)c->block;
+    k.at = 0;
+    lay_out(&k, c, rig);
+    c->eval_count = rig->eval_count;
+    c->variant_count = rig->variant_count;
+    c->skin_variant = rig->skin_variant;
+    c->local_slot = rig->local_slot;
+    c->absolute_slot = rig->absolute_slot;
+    c->dynamic = rig->dynamic;
+    c->dynamic_count = rig->dynamic_count;
+    c->reset = rig->reset;
+    c->reset_count = rig->reset_count;
+    c->part_first = rig->part_first;
+    c->morphed = rig->morphed;
+    c->morphed_count = rig->morphed_count;
+    c->split = rig->split;
+    c->split_count = rig->split_count;
+    for (size_t i = 0; i < rig->morphed_count; i++) {
+        const size_t mesh = rig->morphed[i].mesh, part = rig->morphed[i].part;
+        const cna_morph_target_data *md = m->meshes[mesh].parts[part].morph;
+        morph_part *mp = &c->parts[rig->part_first[mesh] + part];
+        cna_error inner;
+        cna_result r = cna_morph_instance_create(md, &c->alloc, &mp->instance, &inner);
+        if (r != CNA_OK) {
+            if (r == CNA_ERROR_OUT_OF_MEMORY) return r;
+            return cna__error(err, r, "meshes[%zu].parts[%zu]: %s", mesh, part, inner.message);
+        }
+        c->bytes += 64 + md->target_count * sizeof(float) + md->base_size;
+        mp->revision = 1;
+    }
+    for (size_t e = 0; e < c->eval_count; e++) {
+        evaluation *ev = &c->evals[e];
+        ev->player = NULL;
+    }
+    for (size_t e = 0; e < c->eval_count; e++) {
+        evaluation *ev = &c->evals[e];
+        const cna_skinning_data *d = &m->skins[ev->skin].data;
+        cna_result r = cna__player_create_checked(d, &c->alloc, rig->track_capacity[e], &ev->player, NULL);
+        if (r != CNA_OK) return r;
+        if (c->fast) cna_player_set_sampling(ev->player, CNA_SAMPLING_FAST, NULL);
+        c->bytes += cna__player_size_bytes(ev->player);
+        const variant *own = &c->variants[ev->own_variant];
+        if (own->moving) cna_player_set_root_prefix(ev->player, own->prefix, m->skins[ev->skin].joint_count, NULL);
+    }
+    bind_locals(c);
+    bind_absolutes(c);
+    return CNA_OK;
+}
+
+cna_result cna_character_create(const cna_model *model, const cna_character_options *opts,
+                                cna_character **out, cna_error *err)
+{
+    if (!model || !out)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: %s is NULL", model ? "out" : "model");
+    cna_allocator al = cna__allocator_resolve(opts ? &opts->allocator : NULL);
+    if (opts && ((int)opts->sampling < 0 || opts->sampling >= CNA_SAMPLING_COUNT))
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: sampling %d is not a cna_sampling",
+                          (int)opts->sampling);
+    if (opts && opts->layer_count > CNA_CHARACTER_MAX_LAYERS)
+        return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "character: layer_count %zu is above %d", opts->layer_count,
+                          CNA_CHARACTER_MAX_LAYERS);
+    const cna__rig *rig = NULL;
+    cna__rig *own = NULL;
+    cna_result r = rig_of(model, &al, &rig, &own, err);
+    if (r != CNA_OK) return r;
+    cna_character *c = (cna_character *)cna__calloc(&al, 1, sizeof *c);
+    if (!c) {
+        cna__free(&al, own);
+        return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "character: out of memory");
+    }
+    c->alloc = al;
+    c->model = model;
+    c->bytes = sizeof *c;
+    c->fast = opts && opts->sampling == CNA_SAMPLING_FAST;
+    c->own_rig = own;
+    if (own) c->bytes += own->bytes;
+    r = from_rig(c, rig, err);
     if (r == CNA_OK) r = cna__layers_create(c, opts && opts->layer_count ? opts->layer_count : 2);
     if (r == CNA_ERROR_OUT_OF_MEMORY) return oom(c, err);
     if (r != CNA_OK) {
@@ -1020,13 +1347,12 @@ static cna_result pose_weights(cna_character *c, size_t mesh, size_t part, bool 
 
 /* The player whose update is c's whole skeletal pose, when there is one:
  * a single layer (cna__layers_single, or no blend set up), one evaluation,
- * its prefix not moving, and the player passing its checks; NULL otherwise.
+ * its prefix not moving; NULL otherwise.
  * *position: the position that update takes it to (absolute, clamped). */
 cna_player *cna__character_lane_player(cna_character *c, int64_t *position)
 {
     if (c->eval_count != 1 || c->evals[0].own_moving) return NULL;
     if (!(cna__layers_single(c) || !c->blend.ready)) return NULL;
-    if (cna__player_check(c->evals[0].player, NULL) != CNA_OK) return NULL;
     *position = c->layers[0].clock.position;
     return c->evals[0].player;
 }
@@ -1053,9 +1379,8 @@ static cna_result pose(cna_character *c, bool player_done, cna_error *err)
     }
     const bool single = cna__layers_single(c) || !c->blend.ready; /* the blending state exists once a blend was set up */
     const int64_t position = c->layers[0].clock.position;
-    /* with player_done, cna__character_lane_player has just checked the one player */
-    for (size_t e = 0; !player_done && e < c->eval_count; e++)
-        if ((r = cna__player_check(c->evals[e].player, err)) != CNA_OK) return r;
+    /* the players' skeletons are the model's, checked once when its rig was
+     * built: the model is immutable, so no pose checks them again */
     /* 2. the scene-node clip (spec: ApplyClipToBonesEXT at the position) */
     if (!single) {
         cna__blend_nodes(c);

@@ -205,6 +205,50 @@ typedef struct morph_part {
     cna_mat4 *palette;          /* palette_map_count matrices, NULL when not split */
 } morph_part;
 
+/* The rig: what cna_character_create derives from a model (the grouping of
+ * skins into evaluations and palettes, their order, the bone slots, which
+ * absolutes alias a player's worlds, the moving and reset bones, the morphed
+ * and split parts), built once per model from a first character made the
+ * long way, then shared read-only by every character of the model. One
+ * allocation. */
+typedef struct cna__rig {
+    /* the model fields it was built from: a character of a model struct
+     * whose fields differ builds a rig of its own */
+    const cna_model_bone *bones;
+    size_t bone_count;
+    const cna_model_skin *skins;
+    size_t skin_count;
+    const cna_clip *node_clips;
+    size_t animation_count;
+    const cna_model_mesh *meshes;
+    size_t mesh_count;
+    size_t bytes;               /* the allocation's size */
+    /* evaluations in order: player NULL; writes, chain and the initial unfold
+     * matrices in the rig (each character copies the unfolds) */
+    evaluation *evals;
+    size_t eval_count;
+    size_t *track_capacity;     /* per evaluation: the most tracks of its clips */
+    variant *variants;          /* prefix, world, skin_m NULL */
+    size_t variant_count;
+    size_t *skin_variant;       /* per model skin */
+    int32_t *local_slot;        /* bone_count */
+    size_t local_count;
+    int32_t *absolute_slot;     /* bone_count, compacted */
+    cna_mat4 *absolute;         /* absolute_count: the absolutes at rest */
+    size_t absolute_count;
+    bone_link *dynamic;
+    size_t dynamic_count;
+    int32_t *reset;
+    size_t reset_count;
+    size_t node_tracks;         /* the most tracks of a scene-node clip */
+    size_t *part_first;         /* mesh_count + 1 */
+    part_ref *morphed;
+    size_t morphed_count;
+    part_ref *split;
+    size_t split_count;
+    size_t scratch_count;       /* the most morph targets of a part */
+} cna__rig;
+
 struct cna_character {
     cna_allocator alloc;
     const cna_model *model;
@@ -262,6 +306,16 @@ struct cna_character {
     cna_pose_edit_fn editor;    /* run at the end of every pose, or NULL */
     void *editor_user;
     bool crowd_mark;            /* written only by a crowd's checking thread */
+    /* Made from a rig (every character but the one a rig is built from):
+     * skin_variant, local_slot, absolute_slot, dynamic, reset, part_first,
+     * morphed, split and each evaluation's writes and chain point into the
+     * rig (read only); evals, variants and the bone, morph and scratch arrays
+     * lie in `block`, one allocation. `own_rig`: a rig made for this
+     * character alone (a model without the library's bookkeeping), freed
+     * with it. */
+    const cna__rig *rig;
+    void *block;
+    cna__rig *own_rig;
 };
 
 
@@ -277,8 +331,8 @@ cna_result cna__character_busy(const cna_character *character, cna_error *err);
 cna_result cna__character_check_advance(const cna_character *character, double seconds, cna_error *err);
 
 /* For the crowd's lanes: the player whose update is the character's whole
- * skeletal pose (one layer, one evaluation, no moving prefix; its checks
- * passed), with the position cna_character_pose advances it to; NULL when
+ * skeletal pose (one layer, one evaluation, no moving prefix),
+ * with the position cna_character_pose advances it to; NULL when
  * the character is not posed that way. After the crowd has advanced that
  * player to *position (absolute, not looping), cna__character_pose_after_lanes
  * finishes the pose: the same results as cna_character_pose. */

@@ -993,6 +993,7 @@ cna_result cna_model_bind_clips(const cna_model *model, const cna_clip_library *
     }
     if (r == CNA_OK)
         r = cna__import_check_magnitudes(&st.ctx, st.ctx.node_key_scale, st.ctx.node_key_translation, err);
+    if (r == CNA_OK) r = cna__model_build_rig(nm, err);
     if (r != CNA_OK) {
         cna_model_free(&nm->pub);
         return r;

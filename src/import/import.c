@@ -453,6 +453,7 @@ cna_result cna_model_import_gltf(const cna_gltf_document *doc, const cna_import_
     if (r == CNA_OK) r = cna__import_clips(&ctx, err);
     if (r == CNA_OK) r = cna__import_check_magnitudes(&ctx, ctx.node_key_scale, ctx.node_key_translation, err);
     if (r == CNA_OK) r = cna__import_effects(&ctx, err);
+    if (r == CNA_OK) r = cna__model_build_rig(model, err);
     if (r != CNA_OK) {
         cna_model_free(&model->pub);
         return r;

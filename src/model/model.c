@@ -87,6 +87,7 @@ static void destroy(cna__model *m)
     free_markers(m);
     cna__arena_free(&m->arena);
     cna_allocator a = m->allocator;
+    cna__free(&a, atomic_load_explicit(&m->rig, memory_order_acquire));
     cna__free(&a, m);
     cna__model_release(base); /* a bound model's base: may free it (cna_model_free already called on it) */
 }
@@ -205,7 +206,7 @@ size_t cna_model_size_bytes(const cna_model *model)
 {
     if (!model) return 0;
     const cna__model *m = (const cna__model *)model;
-    return sizeof *m + cna__arena_bytes(&m->arena) + m->marker_bytes;
+    return sizeof *m + cna__arena_bytes(&m->arena) + m->marker_bytes + m->rig_bytes;
 }
 
 const char *cna_model_animation_name(const cna_model *model, size_t animation)

@@ -17,6 +17,7 @@ cna__model *cna__model_new(const cna_allocator *allocator)
     model->pub.gltf_scene = -1;
     model->pub.size = 1.0f;
     atomic_init(&model->owner.refs, 1);
+    atomic_init(&model->rig, NULL);
     model->pub.owner = &model->owner;
     return model;
 }

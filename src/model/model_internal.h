@@ -86,9 +86,22 @@ typedef struct cna__model {
     /* A bound model (src/import/bind.c): the owner of the model it shares its
      * bones, meshes and skeletons with, held until this one is destroyed. */
     struct cna_model_owner *base_owner;
+    /* The rig (cna__rig, src/character/character_internal.h): what every
+     * character of this model shares, built at the end of the load
+     * (cna__model_build_rig); one allocation from `allocator`, freed with the
+     * model. NULL when none could be built. Atomic so that a model built on
+     * one thread and shared with others needs no more than its handoff. */
+    _Atomic(void *) rig;
+    size_t rig_bytes;              /* its size (cna_model_size_bytes counts it) */
 } cna__model;
 
 static inline cna__model *cna__model_of(cna_model *m) { return (cna__model *)m; }
+
+/* Build the model's rig (src/character/character.c) at the end of a load,
+ * from the model's finished arrays. CNA_ERROR_OUT_OF_MEMORY fails the load;
+ * a model whose characters cannot be made gets no rig (CNA_OK): each
+ * cna_character_create then reports why. */
+cna_result cna__model_build_rig(cna__model *m, cna_error *err);
 
 /* A character of `model` was created: counts it (when model->owner is set)
  * and returns the owner to give back to cna__model_release; NULL otherwise. */

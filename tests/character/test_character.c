@@ -456,6 +456,46 @@ static void creating_allocates_everything_posing_nothing(void **state)
     }
 }
 
+/* What a character derives from its model (skin groups, bone slots, the
+ * bones that move) is built once when the model loads and shared. A copy
+ * of the model struct without the library's bookkeeping (owner NULL, as a
+ * struct filled by hand) makes each character derive it alone: its poses
+ * are the same bit for bit, and the character counts what it holds. */
+static void a_character_of_a_hand_filled_copy_poses_as_the_shared_rig(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i <= MODEL_COUNT; i++) {
+        const char *rel = i < MODEL_COUNT ? MODELS[i] : ROBOT;
+        cna_model *m = load(rel, CNA_CLIP_MODE_FAITHFUL);
+        cna_model copy = *m;
+        copy.owner = NULL;
+        cna_character *a = make(m), *b = make(&copy);
+        assert_true(cna_character_size_bytes(b) > cna_character_size_bytes(a));
+        cna_error err;
+        for (long anim = -1; anim < (long)m->animation_count; anim++) {
+            if (anim >= 0) {
+                assert_int_equal(cna_character_play(a, anim, &err), CNA_OK);
+                assert_int_equal(cna_character_play(b, anim, &err), CNA_OK);
+            }
+            for (int f = 0; f < 7; f++) {
+                assert_int_equal(cna_character_update(a, 0.173, &err), CNA_OK);
+                assert_int_equal(cna_character_update(b, 0.173, &err), CNA_OK);
+                for (size_t bone = 0; bone < m->bone_count; bone++)
+                    if (memcmp(cna_character_absolute_transform(a, bone), cna_character_absolute_transform(b, bone),
+                               sizeof(cna_mat4)) != 0)
+                        fail_msg("%s: animation %ld frame %d: bone %zu differs", rel, anim, f, bone);
+                for (size_t s = 0; s < m->skin_count; s++)
+                    if (memcmp(cna_character_skin_transforms(a, s), cna_character_skin_transforms(b, s),
+                               m->skins[s].joint_count * sizeof(cna_mat4)) != 0)
+                        fail_msg("%s: animation %ld frame %d: skin %zu's palette differs", rel, anim, f, s);
+            }
+        }
+        cna_character_free(b);
+        cna_character_free(a);
+        cna_model_free(m);
+    }
+}
+
 /* ------------------------------------------------------------------ the clock */
 
 static cna_character *clock_character(cna_model **model)
@@ -1033,6 +1073,7 @@ int main(void)
         cmocka_unit_test(two_characters_pose_independently_in_any_order),
         cmocka_unit_test(characters_on_two_threads_equal_one_thread),
         cmocka_unit_test(creating_allocates_everything_posing_nothing),
+        cmocka_unit_test(a_character_of_a_hand_filled_copy_poses_as_the_shared_rig),
         cmocka_unit_test(repeat_over_ten_million_frames_is_the_floor_mod_of_the_summed_ticks),
         cmocka_unit_test(ping_pong_over_a_million_frames_matches_integer_arithmetic),
         cmocka_unit_test(once_clamps_and_the_time_scale_scales_and_reverses),
