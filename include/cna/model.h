@@ -405,33 +405,6 @@ typedef struct cna_model {
 } cna_model;
 
 
-/* ------------------------------------------------------------------ import */
-
-/* Build a model from a loaded document (see docs/model.md for every rule).
- * The document is only read during the call.
- * Errors (*out unchanged, nothing leaks): CNA_ERROR_INVALID_ARGUMENT (NULL
- * doc/out, options out of range, use_scene with a scene that does not exist);
- * CNA_ERROR_LIMIT (a skin with more than 72 joints without split_palettes:
- * "skins[0]: 73 joints; at most 72 are supported; import with split_palettes
- * (cna convert --split-palettes) to split its parts"; FAITHFUL clips beyond their key budget, see
- * cna_clip_mode); CNA_ERROR_INVALID_DATA (a joint listed twice, a JOINTS
- * value not below the joint count, a negative skin weight, ...); and, for
- * finite values whose products could overflow, CNA_ERROR_LIMIT naming the
- * node, skin joint or primitive whose world, skin transform or positions
- * could pass 1e18 at some time of some clip, or the node, attribute,
- * instance and value of an EXT_mesh_gpu_instancing TRANSLATION, ROTATION or
- * SCALE component above 1e18 in magnitude (docs/model.md, "Magnitude
- * limits": "nodes[1] \"Arm\": world transform may reach 1e+20 (scale up to
- * 1e+10 under a parent scale up to 1e+10); at most 1e+18 is supported");
- * CNA_ERROR_OUT_OF_MEMORY. */
-CNA_API cna_result cna_model_import_gltf(const cna_gltf_document *doc, const cna_import_options *opts,
-                                 cna_model **out, cna_error *err);
-
-/* Load a .gltf/.glb (cna_gltf_load_file with opts->gltf), import it, free the
- * document. Errors: the reader's and cna_model_import_gltf's. */
-CNA_API cna_result cna_model_load_file(const char *path, const cna_import_options *opts,
-                               cna_model **out, cna_error *err);
-
 /* Free a model and all it owns; NULL is accepted.
  * Safe while characters of the model live (cna/character.h): the model is
  * then freed when the last of them is freed (cna_character_free), so a
@@ -455,6 +428,16 @@ CNA_API const cna_model_diagnostic *cna_model_find_diagnostic(const cna_model *m
  * (RobotExpressive's mesh node "Foot.L" sits beside the joint "Foot.L",
  * and only the joint moves). */
 CNA_API int32_t cna_model_find_bone(const cna_model *model, const char *name);
+
+/* Set mask[b] = weight for bone `bone_name` (cna_model_find_bone) and every
+ * bone below it, leaving the others: a layer mask (one weight per bone,
+ * cna_character_layer_set_mask in cna/character.h) built by subtrees. Fill a
+ * mask with 0, then set the subtree of "Spine2" to 1 for an upper-body layer.
+ * Errors (mask unchanged): CNA_ERROR_INVALID_ARGUMENT for NULL arguments, a
+ * count below bone_count, a weight outside [0, 1], or no such bone
+ * ("mask: no bone named \"Spine9\""). */
+CNA_API cna_result cna_model_mask_subtree(const cna_model *model, const char *bone_name, float weight,
+                                          float *mask, size_t count, cna_error *err);
 
 /* The joint of skin `skin` named `name` (its glTF node's name): its
  * palette index in *palette and its bone in *bone (-1 for a joint outside
@@ -570,4 +553,12 @@ CNA_API const cna_vertex_element *cna_vertex_declaration_find(const cna_vertex_d
 #ifdef __cplusplus
 }
 #endif
+
+/* The importer's entry points (library cna_gltf): cna_model_load_file and
+ * cna_model_import_gltf, which this header declared before they had a header
+ * of their own, are included here so that code calling them through
+ * cna/model.h still compiles. Included after the model is declared, since
+ * cna/import.h includes this header. */
+#include "cna/import.h"
+
 #endif /* CNA_MODEL_H */
