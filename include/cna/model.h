@@ -462,6 +462,76 @@ CNA_API cna_result cna_model_find_animation(const cna_model *model, const char *
  * NULL for a NULL model or an index out of range. Owned by the model. */
 CNA_API const char *cna_model_animation_name(const cna_model *model, size_t animation);
 
+/* ------------------------------------------------------------------ counts and names
+ * What the public fields of cna_model hold, read through functions, for code
+ * that cannot read C structs (language bindings: a binding calls these
+ * instead of mirroring cna_model's layout). Each accepts any argument: a NULL
+ * model or an index out of range gives the value its comment names (0,
+ * NULL or -1) and never reads out of bounds. Strings are owned by the model. */
+
+/* model->bone_count: the bones (nodes of the selected scene); 0 for NULL. */
+CNA_API size_t cna_model_bone_count(const cna_model *model);
+
+/* Bone `bone`'s name ("" for a node without one); NULL for a NULL model or
+ * a bone out of range. */
+CNA_API const char *cna_model_bone_name(const cna_model *model, size_t bone);
+
+/* Bone `bone`'s parent bone, always below `bone`; -1 for a scene root, and
+ * also for a NULL model or a bone out of range (check the index against
+ * cna_model_bone_count to tell them apart). */
+CNA_API int32_t cna_model_bone_parent(const cna_model *model, size_t bone);
+
+/* model->mesh_count: the mesh placements; 0 for NULL. */
+CNA_API size_t cna_model_mesh_count(const cna_model *model);
+
+/* Mesh `mesh`'s name (the glTF mesh's, else its node's, else ""); NULL for a
+ * NULL model or a mesh out of range. */
+CNA_API const char *cna_model_mesh_name(const cna_model *model, size_t mesh);
+
+/* Mesh `mesh`'s part count (its glTF primitives, a split primitive counting
+ * each sub-part); 0 for a NULL model or a mesh out of range. */
+CNA_API size_t cna_model_mesh_part_count(const cna_model *model, size_t mesh);
+
+/* Mesh `mesh`'s bone: draw it with that bone's absolute transform; -1 for a
+ * NULL model or a mesh out of range. */
+CNA_API int32_t cna_model_mesh_parent_bone(const cna_model *model, size_t mesh);
+
+/* Mesh `mesh`'s skin (an index below cna_model_skin_count), -1 for a rigid
+ * mesh, and also for a NULL model or a mesh out of range. */
+CNA_API int32_t cna_model_mesh_skin(const cna_model *model, size_t mesh);
+
+/* Mesh `mesh`'s morph target count: the target count of its parts' morph
+ * data (glTF gives every primitive of a mesh the same targets; the largest
+ * when parts differ); 0 for a mesh without targets, a NULL model or a mesh
+ * out of range. */
+CNA_API size_t cna_model_morph_target_count(const cna_model *model, size_t mesh);
+
+/* The name of morph target `target` of mesh `mesh` (the file's
+ * mesh.extras.targetNames, cna_model_mesh.target_names); NULL when the file
+ * names no targets of that mesh, for a NULL model, or a mesh or target out
+ * of range. */
+CNA_API const char *cna_model_morph_target_name(const cna_model *model, size_t mesh, size_t target);
+
+/* model->skin_count: the skins (one per node instancing a skinned mesh); 0
+ * for NULL. */
+CNA_API size_t cna_model_skin_count(const cna_model *model);
+
+/* Skin `skin`'s joint count (its palette's length); 0 for a NULL model or a
+ * skin out of range. */
+CNA_API size_t cna_model_skin_joint_count(const cna_model *model, size_t skin);
+
+/* model->animation_count: the glTF animations (and any bound clip library's,
+ * cna/clips.h); 0 for NULL. Names: cna_model_animation_name. */
+CNA_API size_t cna_model_animation_count(const cna_model *model);
+
+/* Animation `animation`'s duration in ticks (its scene-node clip's,
+ * node_clips[animation].duration: the last input time of its samplers,
+ * every clip made from it has the same;
+ * what a character playing it reports as cna_character_duration and what
+ * markers are checked against); cna_ticks_to_seconds gives seconds. 0 for a
+ * NULL model or an animation out of range. */
+CNA_API int64_t cna_model_animation_duration(const cna_model *model, size_t animation);
+
 /* ------------------------------------------------------------------ markers */
 
 
