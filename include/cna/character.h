@@ -331,7 +331,8 @@ CNA_API cna_result cna_character_layer_set_additive_reference(cna_character *cha
  * the mask weight of its mesh's bone (model->meshes[i].parent_bone). A
  * joint outside the scene has no bone and takes the layer weight. The
  * weights are copied; the first mask of a layer allocates its storage.
- * weights NULL (count 0) removes the mask.
+ * weights NULL (count 0) removes the mask. cna_model_mask_subtree
+ * (cna/model.h) fills a mask by subtree.
  * Errors (nothing changes): CNA_ERROR_INVALID_ARGUMENT for NULL character, a
  * layer out of range, a count other than bone_count, a weight outside
  * [0, 1] ("mask[12]: weight -1 is outside 0..1"); CNA_ERROR_OUT_OF_MEMORY. */
@@ -340,15 +341,6 @@ CNA_API cna_result cna_character_layer_set_mask(cna_character *character, size_t
 
 /* The layer's mask (bone_count weights), or NULL when it has none. */
 CNA_API const float *cna_character_layer_mask(const cna_character *character, size_t layer);
-
-/* Set mask[b] = weight for bone `bone_name` (cna_model_find_bone) and every
- * bone below it, leaving the others: fill a mask with 0, then set the
- * subtree of "Spine2" to 1 for an upper-body layer.
- * Errors (mask unchanged): CNA_ERROR_INVALID_ARGUMENT for NULL arguments, a
- * count below bone_count, a weight outside [0, 1], or no such bone
- * ("mask: no bone named \"Spine9\""). */
-CNA_API cna_result cna_model_mask_subtree(const cna_model *model, const char *bone_name, float weight,
-                                          float *mask, size_t count, cna_error *err);
 
 /* Fade the layer's weight from where it is to `target` over `seconds` of
  * advance time (the seconds passed to cna_character_advance, counted in

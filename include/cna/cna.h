@@ -1,5 +1,6 @@
 /*
- * cna/cna.h — umbrella header: includes every public header of the core library.
+ * cna/cna.h — umbrella header: includes every public header of the runtime (libcna)
+ * and of the importer (libcna_gltf); the renderer's, cna/gl.h, is apart.
  *
  * cna imports glTF 2.0 models and animates them exactly: skeletal clips played
  * by a player into a joint palette, rigid scene-node clips, CPU-blended morph
@@ -19,6 +20,7 @@
 #include "cna/effect.h"
 #include "cna/gltf.h"
 #include "cna/ik.h"
+#include "cna/import.h"
 #include "cna/math.h"
 #include "cna/model.h"
 #include "cna/morph.h"

@@ -3,10 +3,16 @@
  * without making a single graphics-API call.
  *
  * A cna_device is a small table of function pointers plus a user_data
- * pointer (a vtable). The core library creates a part's vertex and index
- * buffers through it, and re-uploads a vertex buffer through it when morph
- * weights change (spec: SetDataRaw in "Morph targets"). Two implementations
- * exist:
+ * pointer (a vtable). The runtime calls it in one place: a morph instance
+ * given a device re-uploads its bound vertex buffer through it when its
+ * weights change (cna_morph_set_weights in cna/morph.h; spec: SetDataRaw in
+ * "Morph targets"). Models and characters never do: a model's parts keep
+ * their vertices in memory, a character blends morphed vertices on the CPU
+ * (cna_character_part_vertices), and the GPU copies are the renderer's
+ * (cna_gl_model, cna_gl_instance in cna/gl.h), made without a device. So a
+ * device serves buffers of one's own (a prop drawn beside a character, as
+ * examples/attach.c does) and hand-driven morph instances. Two
+ * implementations exist:
  *   - the null device below, which keeps every buffer in CPU memory and
  *     records the uploads so that tests can check them;
  *   - the OpenGL device of the optional cna_gl library

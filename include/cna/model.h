@@ -405,33 +405,6 @@ typedef struct cna_model {
 } cna_model;
 
 
-/* ------------------------------------------------------------------ import */
-
-/* Build a model from a loaded document (see docs/model.md for every rule).
- * The document is only read during the call.
- * Errors (*out unchanged, nothing leaks): CNA_ERROR_INVALID_ARGUMENT (NULL
- * doc/out, options out of range, use_scene with a scene that does not exist);
- * CNA_ERROR_LIMIT (a skin with more than 72 joints without split_palettes:
- * "skins[0]: 73 joints; at most 72 are supported; import with split_palettes
- * (cna convert --split-palettes) to split its parts"; FAITHFUL clips beyond their key budget, see
- * cna_clip_mode); CNA_ERROR_INVALID_DATA (a joint listed twice, a JOINTS
- * value not below the joint count, a negative skin weight, ...); and, for
- * finite values whose products could overflow, CNA_ERROR_LIMIT naming the
- * node, skin joint or primitive whose world, skin transform or positions
- * could pass 1e18 at some time of some clip, or the node, attribute,
- * instance and value of an EXT_mesh_gpu_instancing TRANSLATION, ROTATION or
- * SCALE component above 1e18 in magnitude (docs/model.md, "Magnitude
- * limits": "nodes[1] \"Arm\": world transform may reach 1e+20 (scale up to
- * 1e+10 under a parent scale up to 1e+10); at most 1e+18 is supported");
- * CNA_ERROR_OUT_OF_MEMORY. */
-CNA_API cna_result cna_model_import_gltf(const cna_gltf_document *doc, const cna_import_options *opts,
-                                 cna_model **out, cna_error *err);
-
-/* Load a .gltf/.glb (cna_gltf_load_file with opts->gltf), import it, free the
- * document. Errors: the reader's and cna_model_import_gltf's. */
-CNA_API cna_result cna_model_load_file(const char *path, const cna_import_options *opts,
-                               cna_model **out, cna_error *err);
-
 /* Free a model and all it owns; NULL is accepted.
  * Safe while characters of the model live (cna/character.h): the model is
  * then freed when the last of them is freed (cna_character_free), so a
@@ -456,6 +429,16 @@ CNA_API const cna_model_diagnostic *cna_model_find_diagnostic(const cna_model *m
  * and only the joint moves). */
 CNA_API int32_t cna_model_find_bone(const cna_model *model, const char *name);
 
+/* Set mask[b] = weight for bone `bone_name` (cna_model_find_bone) and every
+ * bone below it, leaving the others: a layer mask (one weight per bone,
+ * cna_character_layer_set_mask in cna/character.h) built by subtrees. Fill a
+ * mask with 0, then set the subtree of "Spine2" to 1 for an upper-body layer.
+ * Errors (mask unchanged): CNA_ERROR_INVALID_ARGUMENT for NULL arguments, a
+ * count below bone_count, a weight outside [0, 1], or no such bone
+ * ("mask: no bone named \"Spine9\""). */
+CNA_API cna_result cna_model_mask_subtree(const cna_model *model, const char *bone_name, float weight,
+                                          float *mask, size_t count, cna_error *err);
+
 /* The joint of skin `skin` named `name` (its glTF node's name): its
  * palette index in *palette and its bone in *bone (-1 for a joint outside
  * the scene); either pointer may be NULL.
@@ -478,6 +461,76 @@ CNA_API cna_result cna_model_find_animation(const cna_model *model, const char *
  * made from it: node_clips[animation] and each skin's data.clips[animation]).
  * NULL for a NULL model or an index out of range. Owned by the model. */
 CNA_API const char *cna_model_animation_name(const cna_model *model, size_t animation);
+
+/* ------------------------------------------------------------------ counts and names
+ * What the public fields of cna_model hold, read through functions, for code
+ * that cannot read C structs (language bindings: a binding calls these
+ * instead of mirroring cna_model's layout). Each accepts any argument: a NULL
+ * model or an index out of range gives the value its comment names (0,
+ * NULL or -1) and never reads out of bounds. Strings are owned by the model. */
+
+/* model->bone_count: the bones (nodes of the selected scene); 0 for NULL. */
+CNA_API size_t cna_model_bone_count(const cna_model *model);
+
+/* Bone `bone`'s name ("" for a node without one); NULL for a NULL model or
+ * a bone out of range. */
+CNA_API const char *cna_model_bone_name(const cna_model *model, size_t bone);
+
+/* Bone `bone`'s parent bone, always below `bone`; -1 for a scene root, and
+ * also for a NULL model or a bone out of range (check the index against
+ * cna_model_bone_count to tell them apart). */
+CNA_API int32_t cna_model_bone_parent(const cna_model *model, size_t bone);
+
+/* model->mesh_count: the mesh placements; 0 for NULL. */
+CNA_API size_t cna_model_mesh_count(const cna_model *model);
+
+/* Mesh `mesh`'s name (the glTF mesh's, else its node's, else ""); NULL for a
+ * NULL model or a mesh out of range. */
+CNA_API const char *cna_model_mesh_name(const cna_model *model, size_t mesh);
+
+/* Mesh `mesh`'s part count (its glTF primitives, a split primitive counting
+ * each sub-part); 0 for a NULL model or a mesh out of range. */
+CNA_API size_t cna_model_mesh_part_count(const cna_model *model, size_t mesh);
+
+/* Mesh `mesh`'s bone: draw it with that bone's absolute transform; -1 for a
+ * NULL model or a mesh out of range. */
+CNA_API int32_t cna_model_mesh_parent_bone(const cna_model *model, size_t mesh);
+
+/* Mesh `mesh`'s skin (an index below cna_model_skin_count), -1 for a rigid
+ * mesh, and also for a NULL model or a mesh out of range. */
+CNA_API int32_t cna_model_mesh_skin(const cna_model *model, size_t mesh);
+
+/* Mesh `mesh`'s morph target count: the target count of its parts' morph
+ * data (glTF gives every primitive of a mesh the same targets; the largest
+ * when parts differ); 0 for a mesh without targets, a NULL model or a mesh
+ * out of range. */
+CNA_API size_t cna_model_morph_target_count(const cna_model *model, size_t mesh);
+
+/* The name of morph target `target` of mesh `mesh` (the file's
+ * mesh.extras.targetNames, cna_model_mesh.target_names); NULL when the file
+ * names no targets of that mesh, for a NULL model, or a mesh or target out
+ * of range. */
+CNA_API const char *cna_model_morph_target_name(const cna_model *model, size_t mesh, size_t target);
+
+/* model->skin_count: the skins (one per node instancing a skinned mesh); 0
+ * for NULL. */
+CNA_API size_t cna_model_skin_count(const cna_model *model);
+
+/* Skin `skin`'s joint count (its palette's length); 0 for a NULL model or a
+ * skin out of range. */
+CNA_API size_t cna_model_skin_joint_count(const cna_model *model, size_t skin);
+
+/* model->animation_count: the glTF animations (and any bound clip library's,
+ * cna/clips.h); 0 for NULL. Names: cna_model_animation_name. */
+CNA_API size_t cna_model_animation_count(const cna_model *model);
+
+/* Animation `animation`'s duration in ticks (its scene-node clip's,
+ * node_clips[animation].duration: the last input time of its samplers,
+ * every clip made from it has the same;
+ * what a character playing it reports as cna_character_duration and what
+ * markers are checked against); cna_ticks_to_seconds gives seconds. 0 for a
+ * NULL model or an animation out of range. */
+CNA_API int64_t cna_model_animation_duration(const cna_model *model, size_t animation);
 
 /* ------------------------------------------------------------------ markers */
 
@@ -570,4 +623,12 @@ CNA_API const cna_vertex_element *cna_vertex_declaration_find(const cna_vertex_d
 #ifdef __cplusplus
 }
 #endif
+
+/* The importer's entry points (library cna_gltf): cna_model_load_file and
+ * cna_model_import_gltf, which this header declared before they had a header
+ * of their own, are included here so that code calling them through
+ * cna/model.h still compiles. Included after the model is declared, since
+ * cna/import.h includes this header. */
+#include "cna/import.h"
+
 #endif /* CNA_MODEL_H */

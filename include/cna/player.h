@@ -168,6 +168,16 @@ CNA_API const cna_clip *cna_player_current_clip(const cna_player *player);
 CNA_API const cna_skinning_data *cna_player_skinning_data(const cna_player *player);
 CNA_API int32_t cna_player_bone_count(const cna_player *player);
 
+/* The same read as values, for code that cannot read a cna_clip (language
+ * bindings): the position in seconds (cna_ticks_to_seconds of
+ * cna_player_position; 0 for a NULL player); the current clip's duration in
+ * ticks (0 without a clip or for a NULL player); its name (NULL without a
+ * clip, for a NULL player or a clip without a name; borrowed from the
+ * clip). */
+CNA_API double cna_player_time(const cna_player *player);
+CNA_API int64_t cna_player_duration(const cna_player *player);
+CNA_API const char *cna_player_clip_name(const cna_player *player);
+
 /* The three outputs, bone_count matrices each, valid until the next update or
  * free (spec: GetBoneTransforms, GetWorldTransforms, GetSkinTransforms). */
 CNA_API const cna_mat4 *cna_player_bone_transforms(const cna_player *player);

@@ -13,6 +13,11 @@
  * CNA_INCLUDE_DIR, where each function declaration starts a line, and must
  * start it with "CNA_API". cna/gl.h declares cna_gl's functions (a separate library) and
  * cna/export.h defines the mark itself: neither is read here.
+ *
+ * Each function is exported by the library its header says: the importer's headers
+ * (cna/import.h, cna/gltf.h, cna/clips.h) declare libcna_gltf's functions only; cna/baked.h
+ * declares the runtime's .cnb reader (cna_cnb_is_cnb, cna_cnb_load_*) and the importer's
+ * writers and .cnj sidecar functions; every other header declares the runtime's only.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -164,6 +169,63 @@ static void read_declarations(name_set *set, size_t *unmarked)
     if (headers < 10) fail_msg("only %zu headers found in %s", headers, CNA_INCLUDE_DIR);
 }
 
+/* The library that must export a function `name` declared in cna/`header`: the first rule
+ * whose header is `header` (or "" for any) and whose prefix starts `name` decides. */
+typedef struct header_rule {
+    const char *header;
+    const char *prefix;
+    const char *library; /* "libcna" or "libcna_gltf" */
+} header_rule;
+
+static const header_rule header_rules[] = {
+    {"baked.h", "cna_cnb_is_cnb", "libcna"},   {"baked.h", "cna_cnb_load_", "libcna"},
+    {"baked.h", "", "libcna_gltf"},           {"import.h", "", "libcna_gltf"},
+    {"gltf.h", "", "libcna_gltf"},            {"clips.h", "", "libcna_gltf"},
+    {"", "", "libcna"},
+};
+
+static const char *library_of(const char *header, const char *name)
+{
+    for (size_t i = 0; i < sizeof header_rules / sizeof header_rules[0]; i++) {
+        const header_rule *r = &header_rules[i];
+        if ((r->header[0] == '\0' || strcmp(r->header, header) == 0) &&
+            strncmp(name, r->prefix, strlen(r->prefix)) == 0)
+            return r->library;
+    }
+    return "libcna";
+}
+
+static void test_each_header_declares_the_functions_of_its_library(void **state)
+{
+    (void)state;
+    static name_set runtime, importer, declared;
+    size_t unmarked;
+    read_exports_of(&runtime, CNA_SHARED_LIBRARY);
+    read_exports_of(&importer, CNA_GLTF_SHARED_LIBRARY);
+    read_declarations(&declared, &unmarked);
+    assert_true(runtime.count > 0);
+    assert_true(importer.count > 0);
+    size_t wrong = 0, importer_declared = 0;
+    for (size_t i = 0; i < declared.count; i++) {
+        const char *name = declared.names[i];
+        const char *want = library_of(declared.where[i], name);
+        const bool in_runtime = find_name(&runtime, name) >= 0;
+        const bool in_importer = find_name(&importer, name) >= 0;
+        const bool is_importer = strcmp(want, "libcna_gltf") == 0;
+        importer_declared += is_importer;
+        if (is_importer ? !in_importer : !in_runtime) {
+            print_error("cna/%s declares %s, which %s should export (libcna: %s, libcna_gltf: %s)\n",
+                        declared.where[i], name, want, in_runtime ? "exported" : "not exported",
+                        in_importer ? "exported" : "not exported");
+            wrong++;
+        }
+    }
+    assert_int_equal(wrong, 0);
+    /* Every export of the importer is one of the functions its headers declare. */
+    assert_int_equal(importer.count, importer_declared);
+    assert_int_equal(runtime.count, declared.count - importer_declared);
+}
+
 static void test_shared_library_exports_only_public_cna_names(void **state)
 {
     (void)state;
@@ -254,6 +316,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shared_library_exports_only_public_cna_names),
         cmocka_unit_test(test_every_export_is_declared_and_every_declaration_exported),
+        cmocka_unit_test(test_each_header_declares_the_functions_of_its_library),
         cmocka_unit_test(test_runtime_needs_none_of_the_importer_libraries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -48,6 +48,9 @@ static void player_and_character_queries_accept_null(void **state)
     assert_null(cna_player_current_clip(NULL));
     assert_null(cna_player_skinning_data(NULL));
     assert_int_equal(cna_player_bone_count(NULL), 0);
+    assert_true(cna_player_time(NULL) == 0.0);
+    assert_int_equal(cna_player_duration(NULL), 0);
+    assert_null(cna_player_clip_name(NULL));
     assert_null(cna_player_bone_transforms(NULL));
     assert_null(cna_player_world_transforms(NULL));
     assert_null(cna_player_skin_transforms(NULL));
@@ -128,6 +131,20 @@ static void model_morph_device_and_baked_functions_accept_null(void **state)
     assert_null(cna_vertex_declaration_find(NULL, CNA_VERTEX_USAGE_POSITION, 0));
     assert_null(cna_model_animation_name(NULL, 0));
     assert_int_equal(cna_model_size_bytes(NULL), 0);
+    assert_int_equal(cna_model_bone_count(NULL), 0);
+    assert_null(cna_model_bone_name(NULL, 0));
+    assert_int_equal(cna_model_bone_parent(NULL, 0), -1);
+    assert_int_equal(cna_model_mesh_count(NULL), 0);
+    assert_null(cna_model_mesh_name(NULL, 0));
+    assert_int_equal(cna_model_mesh_part_count(NULL, 0), 0);
+    assert_int_equal(cna_model_mesh_parent_bone(NULL, 0), -1);
+    assert_int_equal(cna_model_mesh_skin(NULL, 0), -1);
+    assert_int_equal(cna_model_morph_target_count(NULL, 0), 0);
+    assert_null(cna_model_morph_target_name(NULL, 0, 0));
+    assert_int_equal(cna_model_skin_count(NULL), 0);
+    assert_int_equal(cna_model_skin_joint_count(NULL, 0), 0);
+    assert_int_equal(cna_model_animation_count(NULL), 0);
+    assert_int_equal(cna_model_animation_duration(NULL, 0), 0);
     size_t size = 9;
 
     assert_int_equal(cna_morph_blend_size(NULL), 0);
