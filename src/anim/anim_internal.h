@@ -389,7 +389,6 @@ size_t cna__players_advance(struct cna_player *const *players, size_t count, int
                             bool relative, bool loop);
 /* Bytes the player allocated (struct, matrices, flags, sampling state). */
 size_t cna__player_size_bytes(const struct cna_player *player);
-bool cna__player_set_mark(struct cna_player *player, bool mark);
 
 /* For the character's blended pose: the player's local transforms and
  * their "posed" flags (bone_count each; a joint whose flag is 0 takes its

@@ -261,13 +261,8 @@ struct cna_character {
     size_t edit_first;          /* the lowest bone marked (bone_count: none) */
     cna_pose_edit_fn editor;    /* run at the end of every pose, or NULL */
     void *editor_user;
-    bool crowd_mark;            /* written only by a crowd's checking thread */
 };
 
-
-/* Set the crowd's mark (written only by a crowd's checking thread); returns
- * the mark before. */
-bool cna__character_set_mark(cna_character *character, bool mark);
 
 /* CNA_ERROR_INVALID_ARGUMENT when called from the character's event
  * listener (a call that would change the character), else CNA_OK. */
