@@ -326,6 +326,8 @@ void cna__space_seek(cna_character *c, size_t layer, int64_t ticks);
  * handed to its player) of a blended pose. */
 void cna__blend_nodes(cna_character *c);
 void cna__blend_evaluation(cna_character *c, size_t e);
+/* Bytes of the posing thread's scratch (the thread-local block of blend.c). */
+size_t cna__blend_thread_scratch_bytes(void);
 cna_result cna__blend_weights(cna_character *c, size_t mesh, size_t part, float *out, cna_error *err);
 /* Sample layer `layer`'s additive reference (when it needs one). */
 void cna__blend_sample_reference(cna_character *c, size_t layer);
