@@ -8,11 +8,20 @@
  * skin's palette and each morphed part's weights and blended vertices. Any
  * number of characters share one model; each is posed on its own, in any
  * order, on any thread (one thread per character at a time). A pose that
- * blends layers keeps its per-pose values in a 27 kB buffer of the posing
- * thread (thread-local storage, shared by every character that thread
- * poses, never allocated; a rig of more than 256 bones or joints uses
- * buffers of its character instead): the result never depends on the
- * thread or on what it posed before (docs/blending.md).
+ * blends layers keeps its per-pose values in a buffer of the posing thread
+ * (thread-local storage, shared by every character that thread poses; a
+ * rig of more than 256 bones or joints uses buffers of its character
+ * instead): the result never depends on the thread or on what it posed
+ * before (docs/blending.md, "What it costs").
+ * Thread-local memory: that buffer is the library's only per-thread state,
+ * 26,880 bytes (256 slots: two keyframes, a weight, a slot index and a
+ * flag each). cna never allocates it: the C runtime makes it with each
+ * thread and releases it when the thread exits, so nothing is left behind
+ * by threads that end. Where the program links cna when it starts (or
+ * statically), glibc gives every thread of the process this block, zeroed
+ * when the thread starts, whether or not it ever poses; a cna loaded later
+ * with dlopen gets it in each thread on that thread's first use. No call
+ * frees it sooner.
  *
  *        cna_model (immutable, shared)           cna_character (one per copy)
  *   bones at rest, meshes, skins, clips  <----  clock, bone locals/absolutes,

@@ -36,6 +36,14 @@
  *   ... draw each player's cna_player_skin_transforms ...
  *   cna_crowd_free(crowd);
  *
+ * Memory: besides its threads, the crowd keeps one table for finding an
+ * entry listed twice: a power of two of 16-byte entries (on 64-bit
+ * targets), at least 16 and at least twice the longest list passed so far
+ * (32 KiB for 1000 players), allocated by the first call with a longer list
+ * than any before and freed by cna_crowd_free. The players and characters
+ * themselves carry nothing that a crowd writes, so one may be in the lists
+ * of several crowds (not while two of them run).
+ *
  * Threading: one crowd serves one calling thread at a time (calls on the
  * same crowd must not overlap); several crowds may run at once. While an
  * update runs, its players (and their SkinningData and clips) must not be
@@ -95,13 +103,17 @@ CNA_API uint32_t cna_crowd_thread_count(const cna_crowd *crowd);
  * included; a thread that starts late takes fewer). 16 players or fewer, or
  * a crowd of one thread, run on the calling thread alone.
  * Every player is checked first, on the calling thread, before any changes;
- * players sharing one SkinningData are checked once per call. No allocation,
- * no thread creation: the workers are woken once per call.
+ * players sharing one SkinningData are checked once per call. No thread
+ * creation: the workers are woken once per call. No allocation, but the
+ * crowd's duplicate table when count is larger than in every call before
+ * (see Memory above): a frame loop allocates in its first call only.
  * Errors (nothing changes — every player keeps its position, clip and
  * outputs): CNA_ERROR_INVALID_ARGUMENT for a NULL crowd, players NULL with
  * count > 0, an entry NULL ("players[3]: NULL"), a player listed twice
  * ("players[7]: the same player as players[2]"), or a player that
- * cna_player_update would refuse (its message prefixed with "players[5]: "). */
+ * cna_player_update would refuse (its message prefixed with "players[5]: ");
+ * CNA_ERROR_OUT_OF_MEMORY when the duplicate table cannot grow ("crowd:
+ * out of memory for checking 5000 players"). */
 CNA_API cna_result cna_crowd_update(cna_crowd *crowd, cna_player *const *players, size_t count,
                             int64_t ticks, bool relative, bool loop, cna_error *err);
 
@@ -109,13 +121,16 @@ CNA_API cna_result cna_crowd_update(cna_crowd *crowd, cna_player *const *players
  * mode) and pose it: cna_character_update(characters[i], seconds) for every
  * i, spread over the crowd's threads in chunks of 16 as cna_crowd_update
  * does. Characters may belong to different models; each must be used by
- * this call alone while it runs. No allocation.
+ * this call alone while it runs. No allocation, but the duplicate table's
+ * growth as in cna_crowd_update (the same table serves both calls).
  * Checked first on the calling thread, before anything changes:
  * CNA_ERROR_INVALID_ARGUMENT for a NULL crowd, characters NULL with count >
  * 0, an entry NULL ("characters[3]: NULL"), a character listed twice
  * ("characters[7]: the same character as characters[2]"), or an advance
  * that is not finite ("characters[5]: advance: 1e+300 s at time scale
- * 1e+300 is not finite"). A pose fails only for a model broken by hand;
+ * 1e+300 is not finite"); CNA_ERROR_OUT_OF_MEMORY when the duplicate table
+ * cannot grow ("crowd: out of memory for checking 5000 characters"). A
+ * pose fails only for a model broken by hand;
  * then the first failure is returned, prefixed with its index, and the
  * other characters are posed. */
 CNA_API cna_result cna_crowd_update_characters(cna_crowd *crowd, cna_character *const *characters,

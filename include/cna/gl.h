@@ -360,9 +360,12 @@ CNA_API cna_result cna_gl_draw_character(cna_gl_context *gl, const cna_gl_model 
  * one): sRGB for the base-colour and emissive slots, linear for the
  * metallic-roughness, normal and occlusion slots (an image used both ways
  * gets both). Each draw binds a sampler object with the slot's own glTF
- * sampler. Textures are cached by (cna_model_image.id, colour space) until
+ * sampler. Textures are cached by (model, image index, colour space) until
  * cna_gl_release_model_textures (which cna_gl_model_free calls) or
- * cna_gl_context_free; an image already tried is not tried again, and a
+ * cna_gl_context_free; two models never share one. The cache knows the
+ * model by its address: release its textures before freeing it, or a model
+ * allocated later at the same address would be drawn with them. An image
+ * already tried is not tried again, and a
  * failed one reports its first failure again. cna_gl_model_create calls
  * this itself, so calling it is only needed to learn about failures without
  * a gl model (cna_gl_model_texture_failures tells them too).
@@ -377,9 +380,11 @@ CNA_API cna_result cna_gl_draw_character(cna_gl_context *gl, const cna_gl_model 
 CNA_API cna_result cna_gl_upload_model_textures(cna_gl_context *gl, const cna_model *model, size_t *failed,
                                         cna_error *err);
 
-/* Delete the cached textures of `model`'s images (cna_gl_model_free does;
- * call it before freeing a model whose textures were uploaded without a gl
- * model while the context lives on). NULL ok. */
+/* Delete the cached textures of `model`'s images (cna_gl_model_free does).
+ * Call it before freeing a model whose textures were uploaded without a gl
+ * model while the context lives on: the cache knows a model by its address
+ * only, and a model loaded later at the same address would otherwise be
+ * drawn with the freed one's textures. NULL ok. */
 CNA_API void cna_gl_release_model_textures(cna_gl_context *gl, const cna_model *model);
 
 /* Read the framebuffer (resolved when multisampled) as RGBA8, rows top to

@@ -342,7 +342,10 @@ typedef struct cna_model_image {
      * Each material slot carries its own texture's sampler too
      * (cna_effect_texture), which the renderer uses. */
     int32_t mag_filter, min_filter, wrap_s, wrap_t;
-    /* Unique in the process (never 0): renderers key their texture caches by it. */
+    /* The image's index in cna_model.images plus one (never 0): unique within
+     * its model only; two models, or one model loaded twice, have the same
+     * ids. A renderer's texture cache keys by (model, id) and drops a
+     * model's entries before the model is freed (as cna_gl does). */
     uint64_t id;
     /* A used image whose bytes could not be had: why ("cannot open
      * \"dir/body_n.png\": No such file or directory"); NULL otherwise. */

@@ -396,7 +396,6 @@ size_t cna__player_size_bytes(const struct cna_player *player);
  * cna_player_start_clip allocate). Fails only with CNA_ERROR_OUT_OF_MEMORY. */
 cna_result cna__player_create_checked(const cna_skinning_data *data, const cna_allocator *allocator,
                                       size_t tracks, struct cna_player **out, cna_error *err);
-bool cna__player_set_mark(struct cna_player *player, bool mark);
 
 /* For the character's blended pose: the player's local transforms and
  * their "posed" flags (bone_count each; a joint whose flag is 0 takes its

@@ -58,8 +58,6 @@ struct cna_player {
      * same and arcs_from < position < arcs_until, every track with a cursor
      * is strictly inside the key interval of its cached arc */
     cna__arcs_window arcs;
-    /* written only by a cna_crowd_update's check pass */
-    _Alignas(64) bool crowd_mark;
 };
 
 /* The first 64-byte boundary at or after p (p from an allocation 63 bytes
@@ -504,13 +502,6 @@ size_t cna__players_advance(cna_player *const *players, size_t count, int64_t ti
                             bool loop)
 {
     return cna__players_advance_each(players, count, NULL, ticks, relative, loop);
-}
-
-bool cna__player_set_mark(cna_player *player, bool mark)
-{
-    const bool before = player->crowd_mark;
-    player->crowd_mark = mark;
-    return before;
 }
 
 cna_result cna_player_update_seconds(cna_player *player, double seconds, bool relative, bool loop,

@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -1161,10 +1160,6 @@ static void read_meshes(reader *rd)
 
 /* ------------------------------------------------------------------ images */
 
-/* Image ids of .cnb models: the top bit set, so they never meet the ids the
- * glTF import hands out (counted from 1 in the same process). */
-static atomic_uint_fast64_t cna__cnb_next_image_id = 1;
-
 static bool gl_enum_ok(int32_t v, const int32_t *allowed, size_t n)
 {
     if (v == 0) return true; /* absent: the renderer's default */
@@ -1231,9 +1226,8 @@ static void read_images(reader *rd)
         if (!sampler_ok(rd, where, im->mag_filter, im->min_filter, im->wrap_s, im->wrap_t)) return;
     }
     if (rd->r) return;
-    /* Fresh process-unique ids (never 0), assigned only once the file is accepted. */
-    for (size_t i = 0; i < n; i++)
-        images[i].id = ((uint64_t)1 << 63) | (uint64_t)atomic_fetch_add(&cna__cnb_next_image_id, 1);
+    /* Ids as the glTF import gives them: the index plus one, unique within the model. */
+    for (size_t i = 0; i < n; i++) images[i].id = (uint64_t)i + 1;
     m->images = images;
     m->image_count = n;
 }

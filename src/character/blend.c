@@ -161,8 +161,16 @@ typedef struct scratch {
 /* The posing thread's scratch: the characters posed on one thread share it,
  * one pose at a time (a pose calls nothing that poses); a character with
  * more slots than it holds uses its own (cna__blend_ensure). Each thread has
- * its own, so characters on separate threads share nothing. */
+ * its own, so characters on separate threads share nothing. It is the
+ * library's only thread-local variable: 256 slots of 2 keyframes (48 bytes
+ * each), a weight, a slot index and a flag, 26,880 bytes per thread, made
+ * and released by the C runtime with the thread (include/cna/character.h
+ * and docs/blending.md say where and when). Kept rather than asking the
+ * caller for it: every posing call would need a scratch argument, and
+ * characters' own buffers are what it replaced (docs/benchmarks.md). */
 static _Thread_local scratch thread_scratch;
+
+size_t cna__blend_thread_scratch_bytes(void) { return sizeof thread_scratch; }
 
 typedef struct frame {
     cna_keyframe *acc;          /* the accumulated values */

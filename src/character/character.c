@@ -1194,13 +1194,6 @@ cna_result cna__character_check_advance(const cna_character *c, double seconds, 
     return CNA_OK;
 }
 
-bool cna__character_set_mark(cna_character *c, bool mark)
-{
-    const bool before = c->crowd_mark;
-    c->crowd_mark = mark;
-    return before;
-}
-
 cna_result cna_character_advance(cna_character *c, double seconds, cna_error *err)
 {
     cna_result r = cna__character_check_advance(c, seconds, err);

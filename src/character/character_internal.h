@@ -305,7 +305,6 @@ struct cna_character {
     size_t edit_first;          /* the lowest bone marked (bone_count: none) */
     cna_pose_edit_fn editor;    /* run at the end of every pose, or NULL */
     void *editor_user;
-    bool crowd_mark;            /* written only by a crowd's checking thread */
     /* Made from a rig (every character but the one a rig is built from):
      * skin_variant, local_slot, absolute_slot, dynamic, reset, part_first,
      * morphed, split and each evaluation's writes and chain point into the
@@ -318,10 +317,6 @@ struct cna_character {
     cna__rig *own_rig;
 };
 
-
-/* Set the crowd's mark (written only by a crowd's checking thread); returns
- * the mark before. */
-bool cna__character_set_mark(cna_character *character, bool mark);
 
 /* CNA_ERROR_INVALID_ARGUMENT when called from the character's event
  * listener (a call that would change the character), else CNA_OK. */
@@ -385,6 +380,8 @@ void cna__space_seek(cna_character *c, size_t layer, int64_t ticks);
  * handed to its player) of a blended pose. */
 void cna__blend_nodes(cna_character *c);
 void cna__blend_evaluation(cna_character *c, size_t e);
+/* Bytes of the posing thread's scratch (the thread-local block of blend.c). */
+size_t cna__blend_thread_scratch_bytes(void);
 cna_result cna__blend_weights(cna_character *c, size_t mesh, size_t part, float *out, cna_error *err);
 /* Sample layer `layer`'s additive reference (when it needs one). */
 void cna__blend_sample_reference(cna_character *c, size_t layer);

@@ -5,9 +5,13 @@
  * chunk taken by whichever thread is free (an
  * atomic counter), the calling thread included. Per update: one pass of
  * checks on the calling thread, one broadcast, chunks until none is left,
- * then a wait until every worker has reported; no allocation. A worker that
+ * then a wait until every worker has reported; no allocation (but the
+ * check's table, the first time a list is longer than any before). A worker that
  * wakes late (its core busy, a slow wake-up) simply takes fewer chunks,
- * instead of holding back a fixed range.
+ * instead of holding back a fixed range. A player or character listed
+ * twice is found with a table of the crowd's own (open addressing on the
+ * pointers), grown to the largest list checked so far and cleared by each
+ * check: the players and characters carry nothing the crowd writes.
  * Each job carries the calling thread's floating-point environment (fenv.h:
  * on x86-64 the SSE control register too, flush-to-zero and
  * denormals-are-zero included), and a worker takes it on before its first
@@ -19,6 +23,7 @@
 #include <fenv.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "anim/anim_internal.h"
@@ -46,6 +51,13 @@ typedef struct crowd_job {
 #endif
 } crowd_job;
 
+/* An entry of the duplicate check's table: a pointer of the list and its
+ * first index (key NULL: empty). */
+typedef struct crowd_seen {
+    const void *key;
+    size_t index;
+} crowd_seen;
+
 typedef struct crowd_worker {
     struct cna_crowd *crowd;
     uint32_t index; /* 1..thread_count-1; the caller is thread 0 */
@@ -70,6 +82,10 @@ struct cna_crowd {
     crowd_job job;           /* read by the workers of the current generation */
     bool failed;             /* a character's pose failed this generation (under lock) */
     cna_error error;         /* the first such failure, prefixed with its index */
+    /* The duplicate check's table (calling thread only): a power of two of
+     * at least twice the list's entries, grown, never shrunk. */
+    crowd_seen *seen;
+    size_t seen_capacity;
     /* First player of the next chunk to take; padded so that it shares no
      * 64-byte line with the fields above (no _Alignas: the crowd comes from
      * the allocator, which promises only malloc's alignment). */
@@ -265,46 +281,82 @@ void cna_crowd_free(cna_crowd *crowd)
     stop_workers(crowd, crowd->thread_count - 1);
     destroy_sync(crowd);
     const cna_allocator a = crowd->allocator;
+    cna__free(&a, crowd->seen);
     cna__free(&a, crowd->workers);
     cna__free(&a, crowd);
 }
 
 uint32_t cna_crowd_thread_count(const cna_crowd *crowd) { return crowd ? crowd->thread_count : 0; }
 
-/* Clear the marks of players[0..end). */
-static void clear_marks(cna_player *const *players, size_t end)
+/* An empty table of the crowd for a list of `count` (non-NULL) entries:
+ * *mask + 1 entries (a power of two, at least 2 * count), zeroed. Grows the
+ * crowd's table (the only allocation of an update) when it has fewer;
+ * CNA_ERROR_OUT_OF_MEMORY naming `what` when that fails. */
+static cna_result seen_begin(cna_crowd *c, size_t count, const char *what, size_t *mask, cna_error *err)
 {
-    for (size_t i = 0; i < end; ++i) cna__player_set_mark(players[i], false);
+    size_t slots = 16;
+    while (slots / 2 < count) {
+        if (slots > SIZE_MAX / 2 / sizeof(crowd_seen))
+            return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "crowd: out of memory for checking %zu %s", count, what);
+        slots *= 2;
+    }
+    if (slots > c->seen_capacity) {
+        crowd_seen *t = (crowd_seen *)cna__calloc(&c->allocator, slots, sizeof *t);
+        if (!t)
+            return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "crowd: out of memory for checking %zu %s", count, what);
+        cna__free(&c->allocator, c->seen);
+        c->seen = t;
+        c->seen_capacity = slots;
+    } else {
+        memset(c->seen, 0, slots * sizeof *c->seen);
+    }
+    *mask = slots - 1;
+    return CNA_OK;
+}
+
+/* Enter `key` (not NULL) with its index `index` into the table of
+ * seen_begin; returns the index of the same key entered before, or
+ * SIZE_MAX when it is new. The slot is from the pointer's bits mixed by a
+ * multiplication (Fibonacci hashing), then the next free one. */
+static size_t seen_enter(crowd_seen *t, size_t mask, const void *key, size_t index)
+{
+    const uint64_t h = (uint64_t)(uintptr_t)key * UINT64_C(0x9E3779B97F4A7C15);
+    for (size_t s = (size_t)(h ^ (h >> 32)) & mask;; s = (s + 1) & mask) {
+        if (t[s].key == key) return t[s].index;
+        if (!t[s].key) {
+            t[s].key = key;
+            t[s].index = index;
+            return SIZE_MAX;
+        }
+    }
 }
 
 /* Every check of cna_crowd_update, before anything changes. */
-static cna_result check_players(cna_player *const *players, size_t count, cna_error *err)
+static cna_result check_players(cna_crowd *crowd, cna_player *const *players, size_t count, cna_error *err)
 {
     for (size_t i = 0; i < count; ++i)
         if (!players[i]) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "players[%zu]: NULL", i);
-    for (size_t i = 0; i < count; ++i) {
-        if (cna__player_set_mark(players[i], true)) {
-            size_t first = 0;
-            while (players[first] != players[i]) ++first;
-            clear_marks(players, i);
-            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT,
-                              "players[%zu]: the same player as players[%zu]", i, first);
+    if (count > 1) {
+        size_t mask = 0;
+        const cna_result r = seen_begin(crowd, count, "players", &mask, err);
+        if (r) return r;
+        for (size_t i = 0; i < count; ++i) {
+            const size_t first = seen_enter(crowd->seen, mask, players[i], i);
+            if (first != SIZE_MAX)
+                return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "players[%zu]: the same player as players[%zu]",
+                                  i, first);
         }
     }
-    /* The marks are cleared in the same pass as the data checks (one pass
-     * over the players fewer for the calling thread while the workers wait).
-     * Players of one SkinningData (and bone count) pass or fail together:
+    /* Players of one SkinningData (and bone count) pass or fail together:
      * check once. */
     const cna_skinning_data *ok_data = NULL;
     int32_t ok_bones = -1;
     for (size_t i = 0; i < count; ++i) {
-        cna__player_set_mark(players[i], false);
         const cna_skinning_data *data = cna_player_skinning_data(players[i]);
         const int32_t bones = cna_player_bone_count(players[i]);
         if (data == ok_data && bones == ok_bones) continue;
         const cna_result r = cna__player_check(players[i], err);
         if (r) {
-            for (size_t j = i + 1; j < count; ++j) cna__player_set_mark(players[j], false);
             cna__error_prefix(err, "players[%zu]", i);
             return r;
         }
@@ -322,7 +374,7 @@ cna_result cna_crowd_update(cna_crowd *crowd, cna_player *const *players, size_t
     if (!crowd) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cna_crowd_update: crowd is NULL");
     if (!players && count > 0)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "players: NULL with count %zu", count);
-    const cna_result r = check_players(players, count, err);
+    const cna_result r = check_players(crowd, players, count, err);
     if (r) return r;
     if (count == 0) return CNA_OK;
     crowd_job job;
@@ -368,25 +420,28 @@ static cna_result run_job(cna_crowd *crowd, const crowd_job *job_in, cna_error *
 }
 
 /* Every check of cna_crowd_update_characters, before anything changes. */
-static cna_result check_characters(cna_character *const *characters, size_t count, double seconds, cna_error *err)
+static cna_result check_characters(cna_crowd *crowd, cna_character *const *characters, size_t count, double seconds,
+                                   cna_error *err)
 {
     for (size_t i = 0; i < count; ++i)
         if (!characters[i]) return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "characters[%zu]: NULL", i);
-    cna_result r = CNA_OK;
-    size_t marked = 0;
-    for (; marked < count && r == CNA_OK; ++marked) {
-        if (cna__character_set_mark(characters[marked], true)) {
-            size_t first = 0;
-            while (characters[first] != characters[marked]) ++first;
-            r = cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "characters[%zu]: the same character as characters[%zu]",
-                           marked, first);
-            break;
-        }
-        if ((r = cna__character_check_advance(characters[marked], seconds, err)) != CNA_OK)
-            cna__error_prefix(err, "characters[%zu]", marked);
+    size_t mask = 0;
+    if (count > 1) {
+        const cna_result r = seen_begin(crowd, count, "characters", &mask, err);
+        if (r) return r;
     }
-    for (size_t i = 0; i < count; ++i) cna__character_set_mark(characters[i], false);
-    return r;
+    for (size_t i = 0; i < count; ++i) {
+        const size_t first = count > 1 ? seen_enter(crowd->seen, mask, characters[i], i) : SIZE_MAX;
+        if (first != SIZE_MAX)
+            return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "characters[%zu]: the same character as characters[%zu]",
+                              i, first);
+        const cna_result r = cna__character_check_advance(characters[i], seconds, err);
+        if (r != CNA_OK) {
+            cna__error_prefix(err, "characters[%zu]", i);
+            return r;
+        }
+    }
+    return CNA_OK;
 }
 
 cna_result cna_crowd_update_characters(cna_crowd *crowd, cna_character *const *characters, size_t count,
@@ -396,7 +451,7 @@ cna_result cna_crowd_update_characters(cna_crowd *crowd, cna_character *const *c
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "cna_crowd_update_characters: crowd is NULL");
     if (!characters && count > 0)
         return cna__error(err, CNA_ERROR_INVALID_ARGUMENT, "characters: NULL with count %zu", count);
-    const cna_result r = check_characters(characters, count, seconds, err);
+    const cna_result r = check_characters(crowd, characters, count, seconds, err);
     if (r) return r;
     if (count == 0) return CNA_OK;
     crowd_job job;

@@ -39,11 +39,14 @@ typedef struct cna__gl_sampler {
     GLuint sampler;
 } cna__gl_sampler;
 
-/* A texture cache entry: model image id -> GL texture (0 when it failed,
- * then `failure` says why, so that every later report gives the same
- * message). */
+/* A texture cache entry: (model, image index, colour space) -> GL texture
+ * (0 when it failed, then `failure` says why, so that every later report
+ * gives the same message). The model is known by its address only: its
+ * entries are released (cna_gl_release_model_textures) before it is freed,
+ * so no later model at that address finds them. */
 typedef struct cna__gl_texture {
-    uint64_t image_id;
+    const cna_model *model;
+    size_t image;
     bool srgb;           /* colour (base colour, emissive) or data (the other maps) */
     GLuint texture;
     cna_error failure;   /* code CNA_OK when the texture was made */

@@ -3,9 +3,9 @@
  * bytes (or its external file) decoded with libpng or libjpeg-turbo to RGBA8,
  * uploaded as an sRGB (colour: base colour, emissive) or linear (data:
  * metallic-roughness, normal, occlusion) GL texture (mipmaps when a sampler
- * showing it asks for them), cached per
- * (cna_model_image.id, colour space); and the sampler objects that give each
- * slot its glTF sampler's filters and wraps.
+ * showing it asks for them), cached per (model, image index, colour
+ * space) until the model's textures are released; and the sampler objects
+ * that give each slot its glTF sampler's filters and wraps.
  */
 #include <png.h>
 #include <setjmp.h>
@@ -253,10 +253,12 @@ static GLuint upload(const cna_model_image *im, bool srgb, bool mipmaps, const u
     return t;
 }
 
-static cna__gl_texture *cache_find(cna_gl_context *gl, uint64_t id, bool srgb)
+static cna__gl_texture *cache_find(cna_gl_context *gl, const cna_model *model, size_t image, bool srgb)
 {
-    for (size_t i = 0; i < gl->texture_count; i++)
-        if (gl->textures[i].image_id == id && gl->textures[i].srgb == srgb) return &gl->textures[i];
+    for (size_t i = 0; i < gl->texture_count; i++) {
+        cna__gl_texture *e = &gl->textures[i];
+        if (e->model == model && e->image == image && e->srgb == srgb) return e;
+    }
     return NULL;
 }
 
@@ -272,7 +274,7 @@ cna_result cna__gl_model_texture(cna_gl_context *gl, const cna_model *model, int
     if (image < 0 || !model->images || (size_t)image >= model->image_count) return CNA_OK;
     const cna_model_image *im = &model->images[image];
     if (!im->data && !im->path && !im->problem) return CNA_OK;   /* not used by any material */
-    cna__gl_texture *c = cache_find(gl, im->id, srgb);
+    cna__gl_texture *c = cache_find(gl, model, (size_t)image, srgb);
     if (c) {
         *out = c->texture;
         if (c->texture == 0 && err) *err = c->failure;
@@ -300,7 +302,8 @@ cna_result cna__gl_model_texture(cna_gl_context *gl, const cna_model *model, int
     if (r && err) *err = e;
     if (r == CNA_ERROR_OUT_OF_MEMORY) return r;   /* may succeed later: not cached */
     cna__gl_texture *entry = &gl->textures[gl->texture_count++];
-    entry->image_id = im->id;
+    entry->model = model;
+    entry->image = (size_t)image;
     entry->srgb = srgb;
     entry->texture = t;
     entry->failure = e;
@@ -397,10 +400,9 @@ cna_result cna_gl_upload_model_textures(cna_gl_context *gl, const cna_model *mod
 cna_result cna__gl_image_status(const cna_gl_context *gl, const cna_model *model, int32_t image, cna_error *err)
 {
     if (image < 0 || !model->images || (size_t)image >= model->image_count) return CNA_OK;
-    uint64_t id = model->images[image].id;
     for (size_t i = 0; i < gl->texture_count; i++) {
         const cna__gl_texture *e = &gl->textures[i];
-        if (e->image_id == id && e->texture == 0) {
+        if (e->model == model && e->image == (size_t)image && e->texture == 0) {
             if (err) *err = e->failure;
             return e->failure.code;
         }
@@ -410,14 +412,16 @@ cna_result cna__gl_image_status(const cna_gl_context *gl, const cna_model *model
 
 void cna_gl_release_model_textures(cna_gl_context *gl, const cna_model *model)
 {
-    if (!gl || !model || !model->images) return;
-    for (size_t i = 0; i < model->image_count; i++)
-        for (int k = 0; k < 2; k++) {
-            cna__gl_texture *c = cache_find(gl, model->images[i].id, k == 0);
-            if (!c) continue;
-            if (c->texture) glDeleteTextures(1, &c->texture);
-            *c = gl->textures[--gl->texture_count];
+    if (!gl || !model) return;
+    for (size_t i = 0; i < gl->texture_count;) {
+        cna__gl_texture *c = &gl->textures[i];
+        if (c->model != model) {
+            i++;
+            continue;
         }
+        if (c->texture) glDeleteTextures(1, &c->texture);
+        *c = gl->textures[--gl->texture_count];
+    }
 }
 
 void cna__gl_textures_destroy(cna_gl_context *gl)

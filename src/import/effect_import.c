@@ -6,7 +6,6 @@
  * Kind of a part: skinned when its mesh has a skin; PBR when the glTF
  * primitive has TANGENT or TEXCOORD_1 (the PBR vertex family of cna/morph.h).
  */
-#include <stdatomic.h>
 #include <string.h>
 
 #include "model/model_internal.h"
@@ -15,8 +14,8 @@
  * texture uses carry a copy of their encoded bytes (data URI, bufferView) or
  * their external file's path, and the sampler of the first texture that
  * shows them; a used one that is unavailable keeps why (problem). Nothing
- * points into the document. */
-static atomic_uint_fast64_t cna__next_image_id = 1;
+ * points into the document. Each image's id is its index plus one (unique
+ * within the model; cna_model_image.id). */
 
 static const cna_gltf_texture_ref *material_ref(const cna_gltf_material *m, cna_effect_slot slot)
 {
@@ -57,7 +56,7 @@ static cna_result import_images(cna__import_ctx *ctx, cna_error *err)
         im->name = cna__arena_strdup(ctx->arena, src->name ? src->name : "");
         im->mime_type = cna__arena_strdup(ctx->arena, src->mime_type ? src->mime_type : "");
         if (!im->name || !im->mime_type) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "import: out of memory (images)");
-        im->id = (uint64_t)atomic_fetch_add(&cna__next_image_id, 1);
+        im->id = (uint64_t)i + 1;
         bool used = image_used(doc, i);
         for (size_t t = 0; t < doc->texture_count; t++) {
             const cna_gltf_texture *tex = &doc->textures[t];

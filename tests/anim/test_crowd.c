@@ -224,6 +224,44 @@ static void test_player_listed_twice_is_refused_and_changes_nothing(void **state
     fleet_free(&f);
 }
 
+static void test_the_first_repeat_is_named_with_its_first_place_in_a_long_list(void **state)
+{
+    (void)state;
+    fleet f;
+    fleet_init(&f, MAX_PLAYERS);
+    cna_crowd *crowd = make_crowd(2);
+    snapshot before;
+    take(&f, &before);
+    cna_player *list[MAX_PLAYERS + 3];
+    for (size_t i = 0; i < MAX_PLAYERS; ++i) list[i] = f.crowd[i];
+    list[MAX_PLAYERS] = f.crowd[30];
+    list[MAX_PLAYERS + 1] = f.crowd[0];
+    list[MAX_PLAYERS + 2] = f.crowd[30];
+    cna_error err;
+    assert_int_equal(cna_crowd_update(crowd, list, MAX_PLAYERS + 3, 1000, true, true, &err),
+                     CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "players[37]: the same player as players[30]");
+    assert_int_equal(cna_crowd_update(crowd, list + 1, MAX_PLAYERS + 1, 1000, true, true, &err),
+                     CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "players[36]: the same player as players[29]");
+    list[MAX_PLAYERS] = f.crowd[36]; /* next to it in the list */
+    assert_int_equal(cna_crowd_update(crowd, list, MAX_PLAYERS + 1, 1000, true, true, &err),
+                     CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "players[37]: the same player as players[36]");
+    assert_unchanged(&f, &before);
+    /* the same list, each once: accepted, by this crowd and by another */
+    cna_crowd *other = make_crowd(1);
+    assert_int_equal(cna_crowd_update(crowd, list, MAX_PLAYERS, 1000, true, true, &err), CNA_OK);
+    assert_int_equal(cna_crowd_update(other, list, MAX_PLAYERS, 1000, true, true, &err), CNA_OK);
+    for (size_t i = 0; i < MAX_PLAYERS; ++i) {
+        for (int k = 0; k < 2; ++k) assert_int_equal(cna_player_update(f.single[i], 1000, true, true, NULL), CNA_OK);
+        assert_player_identical(f.crowd[i], f.single[i]);
+    }
+    cna_crowd_free(other);
+    cna_crowd_free(crowd);
+    fleet_free(&f);
+}
+
 static void test_player_with_broken_data_is_refused_by_index_and_nothing_changes(void **state)
 {
     (void)state;
@@ -316,6 +354,58 @@ static void test_crowd_allocates_through_its_hooks_and_fails_cleanly(void **stat
     }
 }
 
+/* The duplicate check's table: allocated by the first list longer than any
+ * before (16 entries for up to 8 players, then a power of two of at least
+ * twice the count), never again for lists as long; a failure refuses the
+ * update and changes nothing. */
+static void test_duplicate_table_grows_only_for_a_longer_list(void **state)
+{
+    (void)state;
+    fleet f;
+    fleet_init(&f, 20);
+    counting_allocator c;
+    cna_crowd_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.thread_count = 2;
+    opts.allocator = counting_allocator_make(&c, -1);
+    cna_crowd *crowd = NULL;
+    assert_int_equal(cna_crowd_create(&opts, &crowd, NULL), CNA_OK);
+    const long created = c.allocations;
+    cna_crowd_free(crowd);
+    /* the table's allocation refused: nothing changes, and the next call works */
+    opts.allocator = counting_allocator_make(&c, created);
+    assert_int_equal(cna_crowd_create(&opts, &crowd, NULL), CNA_OK);
+    snapshot before;
+    take(&f, &before);
+    cna_error err;
+    assert_int_equal(cna_crowd_update(crowd, f.crowd, 5, 1000, true, true, &err), CNA_ERROR_OUT_OF_MEMORY);
+    assert_string_equal(err.message, "crowd: out of memory for checking 5 players");
+    assert_unchanged(&f, &before);
+    assert_int_equal(cna_crowd_update(crowd, f.crowd, 5, 1000, true, true, &err), CNA_OK);
+    for (size_t i = 0; i < 5; ++i) {
+        assert_int_equal(cna_player_update(f.single[i], 1000, true, true, NULL), CNA_OK);
+        assert_player_identical(f.crowd[i], f.single[i]);
+    }
+    assert_true(cna_player_position(f.crowd[5]) == before.position[5]);
+    cna_crowd_free(crowd);
+    assert_int_equal(c.frees, c.allocations - 1); /* all but the refused one */
+    /* the table grows only for a longer list */
+    opts.allocator = counting_allocator_make(&c, -1);
+    assert_int_equal(cna_crowd_create(&opts, &crowd, NULL), CNA_OK);
+    assert_int_equal(cna_crowd_update(crowd, f.crowd, 1, 1000, true, true, NULL), CNA_OK);
+    assert_int_equal(c.allocations, created); /* one player: nothing to compare */
+    const long grows[][3] = {/* count, allocations since creation, frees */
+                             {8, 1, 0}, {8, 1, 0}, {3, 1, 0}, {9, 2, 1}, {20, 3, 2}, {20, 3, 2}, {16, 3, 2}};
+    for (size_t k = 0; k < sizeof grows / sizeof grows[0]; ++k) {
+        assert_int_equal(cna_crowd_update(crowd, f.crowd, (size_t)grows[k][0], 1000, true, true, NULL), CNA_OK);
+        assert_int_equal(c.allocations - created, grows[k][1]);
+        assert_int_equal(c.frees, grows[k][2]);
+    }
+    cna_crowd_free(crowd);
+    assert_int_equal(c.frees, c.allocations);
+    fleet_free(&f);
+}
+
 int main(void)
 {
     fp_env_from_test_environment(); /* CNA_TEST_FTZ_DAZ: tests/fp_env.h */
@@ -327,11 +417,13 @@ int main(void)
         cmocka_unit_test(test_default_options_give_one_thread),
         cmocka_unit_test(test_null_crowd_players_or_entry_is_refused_and_changes_nothing),
         cmocka_unit_test(test_player_listed_twice_is_refused_and_changes_nothing),
+        cmocka_unit_test(test_the_first_repeat_is_named_with_its_first_place_in_a_long_list),
         cmocka_unit_test(test_player_with_broken_data_is_refused_by_index_and_nothing_changes),
         cmocka_unit_test(test_too_many_threads_are_refused),
         cmocka_unit_test(test_freeing_an_idle_crowd_stops_its_threads),
         cmocka_unit_test(test_freeing_after_updates_stops_its_threads),
         cmocka_unit_test(test_crowd_allocates_through_its_hooks_and_fails_cleanly),
+        cmocka_unit_test(test_duplicate_table_grows_only_for_a_longer_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -542,10 +542,15 @@ static void external_images_are_embedded_so_the_file_is_self_contained(void **st
         textured++;
     }
     assert_true(textured > 0);
-    /* Loaded twice, the images get different ids (renderer caches key by id). */
+    /* Loaded twice, the images get the same ids: the index plus one, unique
+     * within the model only (no count kept across loads). */
     cna_model *c = NULL;
     assert_int_equal(cna_cnb_load_file(path, NULL, &c, &err), CNA_OK);
-    for (size_t i = 0; i < b->image_count; i++) assert_true(b->images[i].id != c->images[i].id);
+    for (size_t i = 0; i < b->image_count; i++) {
+        assert_int_equal(b->images[i].id, i + 1);
+        assert_int_equal(c->images[i].id, i + 1);
+        assert_int_equal(a->images[i].id, i + 1);
+    }
     cna_model_free(c);
     cna_model_free(b);
     remove(path);

@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "character/character_internal.h"
 #include "cna/cna.h"
 #include "same_pose.h"
 
@@ -1047,6 +1048,44 @@ static void test_two_threads(void **state)
     cna_model_free(m);
 }
 
+/* The posing thread's scratch is the library's one thread-local block:
+ * 256 slots of two keyframes, a weight, a slot index and a flag, 26,880
+ * bytes (include/cna/character.h and docs/blending.md give the figure). A
+ * thread that poses for the first time allocates nothing through the
+ * character's hooks, and a character posed by one fresh thread after
+ * another poses as on the main thread. */
+static void test_the_thread_scratch_is_26880_bytes_and_made_by_no_pose(void **state)
+{
+    (void)state;
+    assert_int_equal(cna__blend_thread_scratch_bytes(), 26880);
+    assert_int_equal(cna__blend_thread_scratch_bytes(),
+                     CNA__BLEND_SCRATCH_SLOTS * (2 * sizeof(cna_keyframe) + sizeof(float) + sizeof(int32_t) + 1));
+    cna_error err;
+    cna_model *m = load(ROBOT);
+    cna_character_options o;
+    memset(&o, 0, sizeof o);
+    o.layer_count = 2;
+    o.allocator.alloc = count_alloc;
+    o.allocator.free = count_free;
+    cna_character *c = NULL, *ref = make(m, 2);
+    ok(cna_character_create(m, &o, &c, &err), &err);
+    setup_blend(c, m);
+    setup_blend(ref, m);
+    const size_t before = allocations;
+    for (int t = 0; t < 16; t++) {
+        job j = {c, 3};
+        pthread_t th;
+        assert_int_equal(pthread_create(&th, NULL, run_job, &j), 0);
+        pthread_join(th, NULL);
+        run_job(&(job){ref, 3});
+        assert_same_pose(c, ref);
+    }
+    assert_int_equal(allocations, before);
+    cna_character_free(c);
+    cna_character_free(ref);
+    cna_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1065,6 +1104,7 @@ int main(void)
         cmocka_unit_test(test_no_allocation_while_blending),
         cmocka_unit_test(test_blend_setup_out_of_memory_changes_nothing),
         cmocka_unit_test(test_two_threads),
+        cmocka_unit_test(test_the_thread_scratch_is_26880_bytes_and_made_by_no_pose),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

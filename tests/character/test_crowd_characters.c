@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -210,6 +211,76 @@ static void refusals_change_nothing(void **state)
     cna_crowd_free(crowd);
 }
 
+/* An allocator that refuses every call from number `refuse_from` on. */
+typedef struct refusing {
+    long calls, frees, refuse_from;
+} refusing;
+
+static void *refusing_alloc(void *user, size_t size)
+{
+    refusing *r = (refusing *)user;
+    return r->calls++ >= r->refuse_from ? NULL : malloc(size);
+}
+
+static void refusing_free(void *user, void *ptr)
+{
+    ((refusing *)user)->frees++;
+    free(ptr);
+}
+
+/* The checks run in list order, each entry's repeat before its advance: the
+ * lowest index that fails is reported, whichever check it fails. */
+static void the_lowest_failing_index_is_reported(void **state)
+{
+    (void)state;
+    troupe t;
+    troupe_init(&t, 20);
+    int64_t before[MAX];
+    for (size_t i = 0; i < t.count; i++) before[i] = cna_character_position(t.crowd[i]);
+    refusing r = {0, 0, 1000};
+    cna_crowd_options o;
+    memset(&o, 0, sizeof o);
+    o.thread_count = 2;
+    o.allocator.alloc = refusing_alloc;
+    o.allocator.free = refusing_free;
+    o.allocator.user_data = &r;
+    cna_crowd *crowd = NULL;
+    assert_int_equal(cna_crowd_create(&o, &crowd, NULL), CNA_OK);
+    const long created = r.calls;
+    cna_character *list[MAX];
+    memcpy(list, t.crowd, sizeof list);
+    assert_int_equal(cna_character_set_time_scale(t.crowd[5], 1e300, NULL), CNA_OK);
+    list[7] = list[2];
+    cna_error err;
+    assert_int_equal(cna_crowd_update_characters(crowd, list, 20, 1e300, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "characters[5]: advance: 1e+300 s at time scale 1e+300 is not finite");
+    list[3] = list[1];
+    assert_int_equal(cna_crowd_update_characters(crowd, list, 20, 1e300, &err), CNA_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "characters[3]: the same character as characters[1]");
+    assert_int_equal(r.calls - created, 1); /* the duplicate table, once */
+    /* a longer list needs a larger table: refused, nothing changes */
+    r.refuse_from = r.calls;
+    cna_character *longer[MAX];
+    memcpy(longer, t.crowd, sizeof longer);
+    troupe more;
+    troupe_init(&more, 20);
+    memcpy(longer + 20, more.crowd, 20 * sizeof *longer);
+    assert_int_equal(cna_character_set_time_scale(t.crowd[5], 1.0 + 0.1 * (double)5, NULL), CNA_OK); /* as made */
+    assert_int_equal(cna_crowd_update_characters(crowd, longer, 40, 0.1, &err), CNA_ERROR_OUT_OF_MEMORY);
+    assert_string_equal(err.message, "crowd: out of memory for checking 40 characters");
+    for (size_t i = 0; i < t.count; i++) assert_true(cna_character_position(t.crowd[i]) == before[i]);
+    /* the table it has serves lists as long as before */
+    assert_int_equal(cna_crowd_update_characters(crowd, t.crowd, 20, 0.1, &err), CNA_OK);
+    for (size_t i = 0; i < t.count; i++) {
+        assert_int_equal(cna_character_update(t.single[i], 0.1, NULL), CNA_OK);
+        assert_same(t.crowd[i], t.single[i]);
+    }
+    cna_crowd_free(crowd);
+    assert_int_equal(r.frees, created + 1);
+    troupe_free(&more);
+    troupe_free(&t);
+}
+
 int main(void)
 {
     fp_env_from_test_environment(); /* CNA_TEST_FTZ_DAZ: tests/fp_env.h */
@@ -217,6 +288,7 @@ int main(void)
         cmocka_unit_test(crowd_of_characters_equals_one_by_one),
         cmocka_unit_test(characters_of_one_animation_share_lanes),
         cmocka_unit_test(refusals_change_nothing),
+        cmocka_unit_test(the_lowest_failing_index_is_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,9 @@
  * (red, green / blue, white; NEAREST) at TEXCOORD_0. The light is ambient
  * (1, 1, 1) only, so a pixel is exactly the texel times the factor
  * (0 and 1 survive sRGB decoding and the 1/2.2 encoding unchanged).
- * The glTF files are written at run time into the build directory.
+ * The glTF files are written at run time into the build directory. Two
+ * models never share a cached texture: not two at once with the same image
+ * index, nor one loaded at the address of a freed one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -240,6 +242,169 @@ static void missing_external_image_draws_with_the_factor_alone(void **state)
     free(px);
 }
 
+/* ------------------------------------------------------------ the cache across models */
+
+/* Texels of the second model's image: the first's (red, green / blue,
+ * white) turned half a turn (white, blue / green, red). */
+static const unsigned char TEXELS_TURNED[16] = {255, 255, 255, 255, 0, 0, 255, 255, 0, 255, 0, 255, 255, 0, 0, 255};
+static const int SEEN[4][3] = {{255, 0, 0}, {0, 255, 0}, {0, 0, 255}, {255, 255, 255}};
+static const int SEEN_TURNED[4][3] = {{255, 255, 255}, {0, 0, 255}, {0, 255, 0}, {255, 0, 0}};
+
+/* An allocator over one block handing out consecutive pieces, freeing
+ * nothing until reset: two loads of files whose sizes are the same make the
+ * same calls, so they get the same addresses (the model's own among them). */
+typedef struct bump {
+    unsigned char *block;
+    size_t used, size;
+} bump;
+
+static void *bump_alloc(void *user, size_t size)
+{
+    bump *b = (bump *)user;
+    const size_t rounded = (size + 15) & ~(size_t)15;
+    if (rounded > b->size - b->used) return NULL;
+    void *p = b->block + b->used;
+    b->used += rounded;
+    return p;
+}
+
+static void bump_free(void *user, void *ptr)
+{
+    (void)user;
+    (void)ptr;
+}
+
+static cna_gl_context *ambient_context(void)
+{
+    cna_error err;
+    cna_gl_context *gl = NULL;
+    cna_gl_context_options o;
+    memset(&o, 0, sizeof o);
+    o.width = W;
+    o.height = H;
+    if (cna_gl_context_create(&o, &gl, &err) != CNA_OK) fail_msg("gl context: %s", err.message);
+    cna_gl_light light;
+    memset(&light, 0, sizeof light);
+    light.direction = cna_vec3_make(0, 0, -1);
+    light.ambient = cna_vec3_make(1, 1, 1);
+    cna_gl_set_light(gl, &light);
+    return gl;
+}
+
+/* Draw model m with its gl model and check the quadrants. */
+static void assert_drawn(cna_gl_context *gl, const cna_gl_model *glm, const cna_model *m, const int want[4][3])
+{
+    cna_error err;
+    cna_character *c = NULL;
+    assert_int_equal(cna_character_create(m, NULL, &c, &err), CNA_OK);
+    const float bg[4] = {0, 0, 0, 1};
+    cna_gl_begin_frame(gl, bg);
+    assert_int_equal(cna_gl_draw_character(gl, glm, NULL, c, NULL, NULL, NULL, &err), CNA_OK);
+    unsigned char *px = malloc(W * H * 4);
+    assert_non_null(px);
+    assert_int_equal(cna_gl_read_pixels(gl, px, W * H * 4, &err), CNA_OK);
+    assert_quadrants(px, want);
+    free(px);
+    cna_character_free(c);
+}
+
+/* Two files whose images differ in their texels only (the same file sizes):
+ * a.gltf shows cache_a.png, b.gltf cache_b.png. */
+static void write_two_models(char *a, char *b, size_t size)
+{
+    char png[1024];
+    cna_error err;
+    assert_int_equal(cna_gl_write_png(tmp_path(png, sizeof png, "cache_a.png"), 2, 2, TEXELS, &err), CNA_OK);
+    assert_int_equal(cna_gl_write_png(tmp_path(png, sizeof png, "cache_b.png"), 2, 2, TEXELS_TURNED, &err), CNA_OK);
+    write_gltf(tmp_path(a, size, "cache_a.gltf"), "{\"uri\":\"cache_a.png\"}", "[1,1,1,1]");
+    write_gltf(tmp_path(b, size, "cache_b.gltf"), "{\"uri\":\"cache_b.png\"}", "[1,1,1,1]");
+}
+
+static void two_models_with_the_same_image_index_draw_their_own_textures(void **state)
+{
+    (void)state;
+    char a_path[1024], b_path[1024];
+    write_two_models(a_path, b_path, sizeof a_path);
+    cna_gl_context *gl = ambient_context();
+    cna_error err;
+    cna_model *a = NULL, *b = NULL;
+    assert_int_equal(cna_model_load_file(a_path, NULL, &a, &err), CNA_OK);
+    assert_int_equal(cna_model_load_file(b_path, NULL, &b, &err), CNA_OK);
+    /* ids are unique within a model only: both images are images[0], id 1 */
+    assert_int_equal(a->image_count, 1);
+    assert_int_equal(b->image_count, 1);
+    assert_int_equal(a->images[0].id, 1);
+    assert_int_equal(b->images[0].id, 1);
+    cna_gl_model *ga = NULL, *gb = NULL;
+    assert_int_equal(cna_gl_model_create(gl, a, &ga, &err), CNA_OK);
+    assert_int_equal(cna_gl_model_create(gl, b, &gb, &err), CNA_OK);
+    assert_drawn(gl, ga, a, SEEN);
+    assert_drawn(gl, gb, b, SEEN_TURNED);
+    assert_drawn(gl, ga, a, SEEN);
+    /* a second gl model of a finds a's textures; freeing it releases them,
+     * and ga's next draw uploads them again */
+    cna_gl_model *ga2 = NULL;
+    assert_int_equal(cna_gl_model_create(gl, a, &ga2, &err), CNA_OK);
+    assert_drawn(gl, ga2, a, SEEN);
+    cna_gl_model_free(ga2);
+    assert_drawn(gl, ga, a, SEEN);
+    assert_drawn(gl, gb, b, SEEN_TURNED);
+    cna_gl_model_free(gb);
+    cna_gl_model_free(ga);
+    cna_model_free(b);
+    cna_model_free(a);
+    cna_gl_context_free(gl);
+}
+
+static void a_model_loaded_where_a_freed_one_was_draws_its_own_textures(void **state)
+{
+    (void)state;
+    char a_path[1024], b_path[1024];
+    write_two_models(a_path, b_path, sizeof a_path);
+    cna_gl_context *gl = ambient_context();
+    bump arena = {malloc((size_t)8 << 20), 0, (size_t)8 << 20};
+    assert_non_null(arena.block);
+    cna_import_options o;
+    memset(&o, 0, sizeof o);
+    o.allocator.alloc = bump_alloc;
+    o.allocator.free = bump_free;
+    o.allocator.user_data = &arena;
+    cna_error err;
+    /* a drawn through its gl model, both freed; b loaded at a's address */
+    cna_model *a = NULL;
+    assert_int_equal(cna_model_load_file(a_path, &o, &a, &err), CNA_OK);
+    cna_gl_model *ga = NULL;
+    assert_int_equal(cna_gl_model_create(gl, a, &ga, &err), CNA_OK);
+    assert_drawn(gl, ga, a, SEEN);
+    cna_gl_model_free(ga);
+    const void *a_address = a;
+    cna_model_free(a);
+    arena.used = 0;
+    cna_model *b = NULL;
+    assert_int_equal(cna_model_load_file(b_path, &o, &b, &err), CNA_OK);
+    assert_ptr_equal(b, a_address);
+    cna_gl_model *gb = NULL;
+    assert_int_equal(cna_gl_model_create(gl, b, &gb, &err), CNA_OK);
+    assert_drawn(gl, gb, b, SEEN_TURNED);
+    cna_gl_model_free(gb);
+    /* b's textures uploaded without a gl model, released, b freed; a loaded
+     * at the same address again */
+    size_t failed = 1;
+    assert_int_equal(cna_gl_upload_model_textures(gl, b, &failed, &err), CNA_OK);
+    assert_int_equal(failed, 0);
+    cna_gl_release_model_textures(gl, b);
+    cna_model_free(b);
+    arena.used = 0;
+    assert_int_equal(cna_model_load_file(a_path, &o, &a, &err), CNA_OK);
+    assert_ptr_equal(a, a_address);
+    assert_int_equal(cna_gl_model_create(gl, a, &ga, &err), CNA_OK);
+    assert_drawn(gl, ga, a, SEEN);
+    cna_gl_model_free(ga);
+    cna_model_free(a);
+    cna_gl_context_free(gl);
+    free(arena.block);
+}
+
 int main(void)
 {
     keep_mesa_driver_loaded();
@@ -248,6 +413,8 @@ int main(void)
         cmocka_unit_test(data_uri_texture_is_multiplied_by_the_factor),
         cmocka_unit_test(undecodable_image_draws_with_the_factor_alone),
         cmocka_unit_test(missing_external_image_draws_with_the_factor_alone),
+        cmocka_unit_test(two_models_with_the_same_image_index_draw_their_own_textures),
+        cmocka_unit_test(a_model_loaded_where_a_freed_one_was_draws_its_own_textures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
