@@ -147,7 +147,13 @@ typedef struct cna_character_options {
  * Errors (*out unchanged, nothing allocated): CNA_ERROR_INVALID_ARGUMENT for
  * NULL model or out, a layer count or sampling out of range, a skin the player refuses ("skins[1]: bone_count: ...")
  * or an invalid morph carrier ("meshes[2].parts[0]: ..."); CNA_ERROR_OUT_OF_MEMORY.
- * `opts` may be NULL. */
+ * `opts` may be NULL.
+ * Cost: what the character needs to know about the model was worked out
+ * when the model was loaded (its rig, docs/model.md); creating reads no
+ * clip key: one allocation for the character's arrays, then the players of
+ * its shared skeletons, the states of its morphed parts and its layers. A model
+ * struct filled by hand has no rig: each of its characters works it out
+ * (more time, and the bytes counted in cna_character_size_bytes). */
 CNA_API cna_result cna_character_create(const cna_model *model, const cna_character_options *opts,
                                 cna_character **out, cna_error *err);
 
