@@ -646,7 +646,9 @@ static cna_result build_bones(cna_character *c, uint8_t *animated)
     return c->node_cursor ? CNA_OK : CNA_ERROR_OUT_OF_MEMORY;
 }
 
-static cna_result build_morph(cna_character *c, cna_error *err)
+/* The morphed and split parts; with `instances`, each morphed part's state
+ * (made and checked: the rig built at load leaves that to each character). */
+static cna_result build_morph(cna_character *c, bool instances, cna_error *err)
 {
     const cna_model *m = c->model;
     c->part_first = (size_t *)take(c, m->mesh_count + 1, sizeof(size_t));
@@ -662,7 +664,7 @@ static cna_result build_morph(cna_character *c, cna_error *err)
     for (size_t i = 0; i < m->mesh_count; i++) {
         for (size_t k = 0; k < m->meshes[i].part_count; k++) {
             const cna_morph_target_data *md = m->meshes[i].parts[k].morph;
-            if (!md) continue;
+            if (!md || !instances) continue;
             cna_error inner;
             cna_result r = cna_morph_instance_create(md, &c->alloc, &c->parts[c->part_first[i] + k].instance, &inner);
             if (r != CNA_OK) {
@@ -677,7 +679,7 @@ static cna_result build_morph(cna_character *c, cna_error *err)
     size_t morphed = 0, split = 0;
     for (size_t i = 0; i < m->mesh_count; i++)
         for (size_t k = 0; k < m->meshes[i].part_count; k++) {
-            if (c->parts[c->part_first[i] + k].instance) morphed++;
+            if (m->meshes[i].parts[k].morph) morphed++;
             if (m->meshes[i].parts[k].palette_map && m->meshes[i].skin >= 0) split++;
         }
     c->scratch = (float *)take(c, largest, sizeof(float));
@@ -686,7 +688,7 @@ static cna_result build_morph(cna_character *c, cna_error *err)
     if (!c->scratch || !c->morphed || !c->split) return CNA_ERROR_OUT_OF_MEMORY;
     for (size_t i = 0; i < m->mesh_count; i++)
         for (size_t k = 0; k < m->meshes[i].part_count; k++) {
-            if (c->parts[c->part_first[i] + k].instance) {
+            if (m->meshes[i].parts[k].morph) {
                 c->morphed[c->morphed_count].mesh = i;
                 c->morphed[c->morphed_count++].part = k;
             }
@@ -781,9 +783,11 @@ static cna_result build_players(cna_character *c, const uint8_t *animated, cna_e
 }
 
 /* The character the long way, without layers and pose: the rig's source
- * (rig_from). On failure *out is NULL and err says why, as
- * cna_character_create reports it. */
-static cna_result build_long(const cna_model *model, const cna_allocator *al, cna_character **out, cna_error *err)
+ * (rig_from); without `instances`, no morph state is made (nor checked:
+ * each character's creation does it). On failure *out is NULL and err says
+ * why, as cna_character_create reports it. */
+static cna_result build_long(const cna_model *model, const cna_allocator *al, bool instances, cna_character **out,
+                             cna_error *err)
 {
     *out = NULL;
     cna_character *c = (cna_character *)cna__calloc(al, 1, sizeof *c);
@@ -797,7 +801,7 @@ static cna_result build_long(const cna_model *model, const cna_allocator *al, cn
     cna_result r = build_groups(c, animated);
     if (r == CNA_OK) r = order_evaluations(c);
     if (r == CNA_OK) r = build_bones(c, animated);
-    if (r == CNA_OK) r = build_morph(c, err);
+    if (r == CNA_OK) r = build_morph(c, instances, err);
     if (r == CNA_OK) r = build_players(c, animated, err);
     if (r == CNA_OK) {
         alias_absolutes(c, animated);
@@ -948,7 +952,7 @@ cna_result cna__model_build_rig(cna__model *m, cna_error *err)
 {
     cna_character *s = NULL;
     cna_error inner;
-    cna_result r = build_long(&m->pub, &m->allocator, &s, &inner);
+    cna_result r = build_long(&m->pub, &m->allocator, false, &s, &inner);
     if (r == CNA_ERROR_OUT_OF_MEMORY) return cna__error(err, r, "model: out of memory for its rig");
     if (r != CNA_OK) return CNA_OK; /* each character reports it */
     cna__rig *rig = rig_from(s, &m->allocator);
@@ -975,7 +979,7 @@ static cna_result rig_of(const cna_model *model, const cna_allocator *al, const 
         }
     }
     cna_character *s = NULL;
-    cna_result r = build_long(model, al, &s, err);
+    cna_result r = build_long(model, al, true, &s, err);
     if (r != CNA_OK) return r;
     *own = rig_from(s, al);
     cna_character_free(s);
