@@ -338,7 +338,11 @@ static cna_result order_evaluations(cna_character *c)
 {
     const cna_model *m = c->model;
     const size_t n = c->eval_count;
-    if (n == 0) return CNA_OK;
+    /* only a moving prefix reads another skeleton's joints: without one, the
+     * model order stands (and a model of many skins costs no n·n table) */
+    bool any_moving = false;
+    for (size_t v = 0; v < c->variant_count && !any_moving; v++) any_moving = c->variants[v].moving;
+    if (n == 0 || !any_moving) return CNA_OK;
     /* depends[a * n + b]: evaluation a reads joints of evaluation b */
     uint8_t *depends = (uint8_t *)cna__calloc(&c->alloc, n * n, 1);
     evaluation *sorted = (evaluation *)cna__calloc(&c->alloc, n, sizeof(evaluation));
