@@ -396,4 +396,37 @@ void cna__blend_capture(cna_character *c, int stage);
  * `path`, which must be supported (cna__player_path_supported). For tests. */
 void cna__blend_slerp(int path, const cna_quat *a, const cna_quat *b, const float *t, cna_quat *out, size_t n);
 
+/* ---- rig.c: the model's rig */
+/* The rig for a character of `model`: the one built when the model was
+ * loaded, else (a model struct filled or changed by hand, or one whose rig
+ * could not be built) one for this character alone (*own, allocated from
+ * `al`). Errors: those of cna_character_create (a skin the player refuses,
+ * an invalid morph carrier, out of memory). */
+cna_result cna__rig_of(const cna_model *model, const cna_allocator *al, const cna__rig **out, cna__rig **own,
+                      cna_error *err);
+
+/* Carving one allocation (aligned for any type, as malloc's) into arrays
+ * on 16-byte boundaries: a first pass with base NULL measures (pointers
+ * NULL), a second hands out the pieces. */
+typedef struct cna__carver {
+    char *base;
+    size_t at;
+} cna__carver;
+
+static inline void *cna__carve(cna__carver *k, size_t count, size_t size)
+{
+    k->at = (k->at + 15) & ~(size_t)15;
+    void *p = k->base ? k->base + k->at : NULL;
+    k->at += count * size;
+    return p;
+}
+
+/* ---- character.c, for rig.c */
+/* The absolute of every bone with a slot of its own, in index order. */
+void cna__character_absolutes_own(cna_character *c);
+/* Where each bone's local is (its player's, its own, or the model's rest). */
+void cna__character_bind_locals(cna_character *c);
+/* Where each bone's absolute is (its slot, or its player's world). */
+void cna__character_bind_absolutes(cna_character *c);
+
 #endif
