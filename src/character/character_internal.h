@@ -1,7 +1,8 @@
 /*
  * Private declarations of the character layer (src/character/): the
- * character's state, shared by character.c (creation, the single-layer
- * pose, outputs), layers.c (the layer API, advancing), blend.c (the
+ * character's state, shared by rig.c (what the characters of a model
+ * share, built when it loads), character.c (creation from the rig, the
+ * single-layer pose, outputs), layers.c (the layer API, advancing), blend.c (the
  * blended pose) and crowd.c. Not installed.
  */
 #ifndef CNA_CHARACTER_INTERNAL_H
