@@ -33,6 +33,10 @@
 extern char **environ;
 #endif
 
+#ifdef _WIN32
+static wchar_t *wide_from_utf8(const char *s);
+#endif
+
 /* ------------------------------------------------------------------ files */
 
 static char *read_all(FILE *f, size_t *size)
@@ -70,6 +74,27 @@ void cna_test_write_file(const char *path, const void *bytes, size_t size)
     if (!f) fail_msg("cannot write %s: %s", path, strerror(errno));
     if (fwrite(bytes, 1, size, f) != size) fail_msg("cannot write %s: %s", path, strerror(errno));
     if (fclose(f) != 0) fail_msg("cannot write %s: %s", path, strerror(errno));
+}
+
+void cna_test_write_sized(const char *path, const void *head, size_t head_size, uint64_t size)
+{
+    assert_true(head_size <= size);
+    cna_test_write_file(path, head, head_size);
+#ifdef _WIN32
+    wchar_t *w = wide_from_utf8(path);
+    HANDLE h = CreateFileW(w, GENERIC_WRITE, 0, NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE) fail_msg("cannot open %s (error %lu)", path, GetLastError());
+    LARGE_INTEGER at;
+    at.QuadPart = (LONGLONG)size;
+    BOOL ok = SetFilePointerEx(h, at, NULL, FILE_BEGIN) && SetEndOfFile(h);
+    DWORD why = GetLastError();
+    CloseHandle(h);
+    if (!ok) fail_msg("cannot extend %s to %llu bytes (error %lu)", path, (unsigned long long)size, why);
+#else
+    if (truncate(path, (off_t)size) != 0)
+        fail_msg("cannot extend %s to %llu bytes: %s", path, (unsigned long long)size, strerror(errno));
+#endif
 }
 
 void cna_test_copy_file(const char *from, const char *to)

@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -100,6 +101,10 @@ void cna_test_make_dirs(const char *path);
 char *cna_test_read_file(const char *path, size_t *size);
 /* Writes (replaces) the file with the bytes; fails the test if it cannot. */
 void cna_test_write_file(const char *path, const void *bytes, size_t size);
+/* Writes (replaces) a file of `size` bytes whose first `head_size` are `head` and the rest
+ * zeros, made by extending the file (ftruncate; SetEndOfFile), so that on file systems that
+ * keep holes a file of gigabytes takes no room and no time. */
+void cna_test_write_sized(const char *path, const void *head, size_t head_size, uint64_t size);
 /* Copies the file `from` to `to` byte for byte. */
 void cna_test_copy_file(const char *from, const char *to);
 /* Whether the two files have the same bytes (false when either cannot be read). */
