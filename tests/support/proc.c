@@ -607,6 +607,12 @@ void cna_test_child_kill(cna_test_child *c)
     k->killed = true;
 }
 
+void cna_test_child_interrupt(cna_test_child *c)
+{
+    child_impl *k = (child_impl *)c->impl;
+    assert_int_equal(kill(k->pid, SIGINT), 0);
+}
+
 cna_test_status cna_test_child_wait(cna_test_child *c, long deadline_ms, cna_test_output *output)
 {
     child_impl *k = (child_impl *)c->impl;

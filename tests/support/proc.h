@@ -78,6 +78,10 @@ void cna_test_child_start(cna_test_child *c, const char *const *argv, bool pipe_
 size_t cna_test_child_read(cna_test_child *c, void *buf, size_t size);
 /* Ends the child at once (SIGKILL; TerminateProcess). */
 void cna_test_child_kill(cna_test_child *c);
+#ifndef _WIN32
+/* Sends the child SIGINT (POSIX only: a Windows console's Ctrl+C reaches a process group). */
+void cna_test_child_interrupt(cna_test_child *c);
+#endif
 /* Waits for the child to end (failing the test after deadline_ms, the child killed) and
  * releases it; its status, and when `output` is not NULL its captured stdout (empty when
  * piped) and stderr with output->exit_code as in cna_test_run. */
