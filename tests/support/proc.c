@@ -414,6 +414,23 @@ static void append_arg(wchar_t **line, size_t *len, size_t *cap, const wchar_t *
     *len = (size_t)(out - *line);
 }
 
+/* A captured stream of a Windows program, whose C runtime writes text with "\r\n" line ends:
+ * every '\n' must come as "\r\n" (else the test fails, naming the byte), and each is read back
+ * as "\n", so that the test compares the very text a POSIX system gives. */
+static void text_from_crlf(char *text, size_t *size, const char *name, const char *stream)
+{
+    size_t out = 0;
+    for (size_t i = 0; i < *size; i++) {
+        if (text[i] == '\n' && (i == 0 || text[i - 1] != '\r'))
+            fail_msg("%s: %s has a '\\n' without '\\r' at byte %zu (not text written by the C runtime)", name, stream,
+                     i);
+        if (text[i] == '\r' && i + 1 < *size && text[i + 1] == '\n') continue;
+        text[out++] = text[i];
+    }
+    text[out] = '\0';
+    *size = out;
+}
+
 void cna_test_child_start(cna_test_child *c, const char *const *argv, bool pipe_stdout)
 {
     child_impl *k = (child_impl *)calloc(1, sizeof *k);
@@ -504,11 +521,13 @@ cna_test_status cna_test_child_wait(cna_test_child *c, long deadline_ms, cna_tes
         output->exit_code = st.exit_code;
         if (k->out_file) {
             output->out = slurp_handle(k->out_file, &output->out_size);
+            text_from_crlf(output->out, &output->out_size, k->name, "stdout");
         } else {
             output->out = (char *)calloc(1, 1);
             assert_non_null(output->out);
         }
         output->err = slurp_handle(k->err_file, &output->err_size);
+        text_from_crlf(output->err, &output->err_size, k->name, "stderr");
     }
     CloseHandle(k->process);
     if (k->out_file) CloseHandle(k->out_file);

@@ -15,6 +15,11 @@
  *     assert_int_equal(r.exit_code, 0);
  *     cna_test_output_free(&r);
  *
+ * On Windows the C runtime writes text streams with "\r\n" line ends: the
+ * captured stdout and stderr are checked to have every '\n' so written, and
+ * read back with each "\r\n" as "\n", so that a test compares the same text
+ * on every system. A piped stdout (cna_test_child_read) comes as written.
+ *
  * A failure of the test's own machinery (a program that cannot be started,
  * a temporary file that cannot be made, a child still running at its
  * deadline) fails the current cmocka test with a message saying which.
