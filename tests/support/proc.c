@@ -72,7 +72,7 @@ void cna_test_write_file(const char *path, const void *bytes, size_t size)
 {
     FILE *f = fopen(path, "wb");
     if (!f) fail_msg("cannot write %s: %s", path, strerror(errno));
-    if (fwrite(bytes, 1, size, f) != size) fail_msg("cannot write %s: %s", path, strerror(errno));
+    if (size > 0 && fwrite(bytes, 1, size, f) != size) fail_msg("cannot write %s: %s", path, strerror(errno));
     if (fclose(f) != 0) fail_msg("cannot write %s: %s", path, strerror(errno));
 }
 
