@@ -10,7 +10,8 @@
 # Without the OpenGL renderer (cna render, cna view) and without Draco (files that require
 # KHR_draco_mesh_compression are refused): see docs/platforms.md.
 # Jobs: CMAKE_BUILD_PARALLEL_LEVEL (default: Ninja's, all cores). Ends with a line
-# "windows: ..." and exits 0 only when everything built and every test passed.
+# "windows: ..." that gives the time of each phase (packages, dependencies, cna build, tests)
+# and exits 0 only when everything built and every test passed.
 set -Eeuo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,8 +25,17 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 
+phase_start=$start
+phases=""
+phase() { # name: the seconds since the previous phase ended, printed and kept for the summary
+  local now
+  now=$(date +%s)
+  echo "build-windows: $1 done ($(( now - phase_start )) s)"
+  phases="$phases${phases:+, }$1 $(( now - phase_start )) s"
+  phase_start=$now
+}
 summary() { # status message
-  echo "windows: $2 ($(( $(date +%s) - start )) s)"
+  echo "windows: $2 ($(( $(date +%s) - start )) s${phases:+: $phases})"
   exit "$1"
 }
 trap 'summary 1 "FAILED: a build step failed (see above)"' ERR
@@ -44,6 +54,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update
   $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y --no-install-recommends "${missing[@]}"
 fi
+phase packages
 WINE64=/usr/lib/wine/wine64
 [ -x "$WINE64" ] || WINE64=$(command -v wine64 || command -v wine)
 WINESERVER=/usr/lib/wine/wineserver
@@ -105,6 +116,8 @@ if [ ! -f "$DEPS/.built-cglm" ] || [ "$(cat "$DEPS/.built-cglm")" != "$cglm_vers
   echo "$cglm_version" > "$DEPS/.built-cglm"
 fi
 
+phase dependencies
+
 # ------------------------------------------------------------------ cna
 cmake -S "$ROOT" -B "$OUT" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCNA_WERROR=ON -DCNA_BUILD_GL=OFF -DCNA_WITH_DRACO=OFF -DCNA_BUILD_SHARED=ON \
@@ -122,6 +135,7 @@ exports=$(x86_64-w64-mingw32-objdump -p "$OUT/cna.dll" |
 foreign=$(grep -v '^cna_' <<< "$exports" | grep -c . || true)
 internal=$(grep -c '^cna__' <<< "$exports" || true)
 public=$(grep -c '^cna_' <<< "$exports" || true)
+phase "cna build"
 trap - ERR
 
 # ------------------------------------------------------------------ tests under wine64
@@ -151,6 +165,7 @@ if [ "$foreign" -ne 0 ] || [ "$internal" -ne 0 ] || [ "$public" -eq 0 ]; then
 else
   consumer="$consumer; cna.dll exports $public functions, all public"
 fi
+phase tests
 if [ "$failed" -eq 0 ]; then
   summary 0 "PASS: $tests_line; $consumer"
 else

@@ -1,7 +1,8 @@
 /*
  * The few POSIX calls the tests use that Windows (MinGW-w64) lacks, for the
  * tests that run there (scripts/build-windows.sh): mkdir with a mode, lstat
- * and S_ISLNK (no symbolic links are made by those tests), mkdtemp. Include it
+ * and S_ISLNK (no symbolic links are made by those tests), mkdtemp, alarm
+ * (none: the CTest TIMEOUT guards instead). Include it
  * after the system headers. Nothing on other systems.
  */
 #ifndef CNA_TESTS_WIN_COMPAT_H
@@ -42,6 +43,10 @@ static inline char *cna_test_mkdtemp(char *template_path)
     return NULL;
 }
 #define mkdtemp cna_test_mkdtemp
+
+/* No alarm(): a test that blocks is ended by its CTest TIMEOUT instead. */
+static inline unsigned cna_test_no_alarm(unsigned seconds) { return (void)seconds, 0u; }
+#define alarm cna_test_no_alarm
 #endif
 
 #endif

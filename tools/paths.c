@@ -15,6 +15,9 @@
 #include "cli.h"
 #include "cna/cna.h"
 #include "core/internal.h"
+#ifdef _WIN32
+#include <windows.h>
+#endif
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -196,11 +199,27 @@ FILE *cna_cli_report_stream(const char *output)
 
 bool cna_cli_is_regular_output(const char *output)
 {
-    struct stat st;
     if (strcmp(output, "/dev/stdout") == 0 || strcmp(output, "/dev/stderr") == 0 ||
         strncmp(output, "/dev/fd/", 8) == 0 || strncmp(output, "/proc/self/fd/", 14) == 0)
         return false;
+#ifdef _WIN32
+    /* stat() knows no device (NUL, CON, a named pipe): the kind of what opens there, as the
+     * library's write asks it. */
+    wchar_t *wide = cna__win32_wide_path(output);
+    if (!wide) return true;
+    HANDLE h = CreateFileW(wide, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+                           FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    free(wide);
+    if (h == INVALID_HANDLE_VALUE) return true; /* nothing there yet: a file will be */
+    BY_HANDLE_FILE_INFORMATION info;
+    const bool file = GetFileType(h) == FILE_TYPE_DISK && GetFileInformationByHandle(h, &info) &&
+                      !(info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY);
+    CloseHandle(h);
+    return file;
+#else
+    struct stat st;
     return stat(output, &st) != 0 || S_ISREG(st.st_mode);
+#endif
 }
 
 #define CNA_CLI_NAMES_LISTED 20

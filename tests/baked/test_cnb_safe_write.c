@@ -3,10 +3,11 @@
  * replace: a write failing at any step (the core's test hook) leaves the
  * previous file byte for byte and no temporary file; a process killed at any
  * step of writing a 1.9 MB .cnb (stopped from the hook with _exit, or killed
- * with SIGKILL by its parent while it waits there) leaves the previous file
- * whole and at most one temporary file, which the next write ignores.
+ * by its parent while it waits there: SIGKILL, TerminateProcess on Windows)
+ * leaves the previous file whole and at most one temporary file, which the
+ * next write ignores. The writing process is this program started again
+ * with "--child STEP NTH exit|wait" (support/proc.h).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -17,46 +18,51 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "cnb_test.h"
 #include "core/internal.h"
+#include "support/proc.h"
+#include "win_compat.h"
+#ifdef _WIN32
+#include <windows.h>
+#endif
 
 #define WORK CNA_BINARY_DIR "/test_cnb_safe_write.tmp"
 #define TARGET WORK "/t.cnb"
 #define TEMP_PREFIX ".t.cnb."
+#define SELF CNA_BINARY_DIR "/tests/test_cnb_safe_write" CNA_TEST_EXE_SUFFIX
 
 static int setup(void **state)
 {
     (void)state;
-    return system("rm -rf " WORK " && mkdir -p " WORK) == 0 ? 0 : -1;
+    cna_test_remove_tree(WORK);
+    cna_test_make_dirs(WORK);
+    return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
     cna__file_set_test_hook(NULL, NULL);
-    return system("rm -rf " WORK) == 0 ? 0 : -1;
+    cna_test_remove_tree(WORK);
+    return 0;
 }
 
-/* The names in WORK, sorted (dot files first), into names[]; the count. */
+/* The names in WORK, sorted by byte value (dot files first), into names[]; the count. */
 static int list_work(char names[][64], int max)
 {
-    struct dirent **all = NULL;
-    int n = scandir(WORK, &all, NULL, alphasort), count = 0;
-    assert_true(n >= 0);
-    for (int i = 0; i < n; i++) {
-        if (strcmp(all[i]->d_name, ".") != 0 && strcmp(all[i]->d_name, "..") != 0) {
-            assert_true(count < max);
-            assert_true(strlen(all[i]->d_name) < 64);
-            memcpy(names[count++], all[i]->d_name, strlen(all[i]->d_name) + 1);
-        }
-        free(all[i]);
+    char *list = cna_test_list_dir(WORK);
+    int count = 0;
+    for (char *p = list, *space; (space = strchr(p, ' ')) != NULL; p = space + 1) {
+        assert_true(count < max);
+        assert_true((size_t)(space - p) < 64);
+        memcpy(names[count], p, (size_t)(space - p));
+        names[count++][space - p] = '\0';
     }
-    free(all);
+    free(list);
     return count;
 }
 
@@ -174,11 +180,11 @@ static void a_failing_cnj_write_leaves_the_previous_file_and_no_temporary_file(v
 }
 
 /* In the child: at the nth call of `step`, stop: _exit(3), or tell the
- * parent (one byte on `tell`) and wait there to be killed. */
+ * parent (one byte on stdout, a pipe) and wait there to be killed. */
 typedef struct stop {
     cna__file_step step;
     int nth, calls;
-    int tell;   /* -1: _exit */
+    bool wait; /* false: _exit */
 } stop;
 
 static int stop_hook(void *user_data, cna__file_step step, const char *temp)
@@ -186,10 +192,29 @@ static int stop_hook(void *user_data, cna__file_step step, const char *temp)
     (void)temp;
     stop *s = (stop *)user_data;
     if (step != s->step || ++s->calls != s->nth) return 0;
-    if (s->tell < 0) _exit(3);
-    char c = 'k';
-    if (write(s->tell, &c, 1) != 1) _exit(4);
-    for (;;) pause();
+    if (!s->wait) _exit(3);
+    if (fputc('k', stdout) == EOF || fflush(stdout) != 0) _exit(4);
+    for (;;) {
+#ifdef _WIN32
+        Sleep(INFINITE);
+#else
+        pause();
+#endif
+    }
+}
+
+/* The child: "--child STEP NTH exit|wait": writes the .cnb of unit scale 2, stopped by the hook. */
+static int child_main(char **argv)
+{
+    stop s = {(cna__file_step)atoi(argv[2]), atoi(argv[3]), 0, strcmp(argv[4], "wait") == 0};
+    cna_model *m = cnb_test_import(&cnb_corpus[5], CNA_CLIP_MODE_FAITHFUL);
+    cna__file_set_test_hook(stop_hook, &s);
+    cna_cnb_write_options o;
+    memset(&o, 0, sizeof o);
+    o.unit_scale = 2.0f;
+    cna_error err;
+    cna_cnb_write_file(m, &o, TARGET, &err);
+    return 0; /* never reached: the hook stops the write */
 }
 
 static void a_killed_cnb_write_leaves_the_old_file_whole_and_the_next_write_ignores_its_temporary_file(void **state)
@@ -210,37 +235,32 @@ static void a_killed_cnb_write_leaves_the_old_file_whole_and_the_next_write_igno
     for (size_t i = 0; i < sizeof points / sizeof points[0]; i++) {
         for (int kill9 = 0; kill9 < 2; kill9++) {
             write_cnb(m, 1.0f);
-            int pipe_fd[2];
-            assert_int_equal(pipe(pipe_fd), 0);
-            fflush(NULL);
-            pid_t pid = fork();
-            assert_true(pid >= 0);
-            if (pid == 0) {
-                close(pipe_fd[0]);
-                stop s = {points[i].step, points[i].nth, 0, kill9 ? pipe_fd[1] : -1};
-                cna__file_set_test_hook(stop_hook, &s);
-                cna_cnb_write_options o;
-                memset(&o, 0, sizeof o);
-                o.unit_scale = 2.0f;
-                cna_error err;
-                cna_cnb_write_file(m, &o, TARGET, &err);
-                _exit(0); /* never reached: the hook stops the write */
-            }
-            close(pipe_fd[1]);
-            int status = 0;
+            char step[16], nth[16];
+            snprintf(step, sizeof step, "%d", (int)points[i].step);
+            snprintf(nth, sizeof nth, "%d", points[i].nth);
+            const char *argv[] = {SELF, "--child", step, nth, kill9 ? "wait" : "exit", NULL};
+            cna_test_child child;
+            cna_test_child_start(&child, argv, true);
+            cna_test_status status;
+            cna_test_output output;
             if (kill9) {
                 char c = 0;
-                assert_int_equal(read(pipe_fd[0], &c, 1), 1);
-                assert_int_equal(kill(pid, SIGKILL), 0);
-                assert_int_equal(waitpid(pid, &status, 0), pid);
-                assert_true(WIFSIGNALED(status));
-                assert_int_equal(WTERMSIG(status), SIGKILL);
+                assert_int_equal(cna_test_child_read(&child, &c, 1), 1);
+                assert_int_equal(c, 'k');
+                cna_test_child_kill(&child);
+                status = cna_test_child_wait(&child, 300000, &output);
+                assert_true(status.killed);
+                assert_false(status.exited);
+#ifndef _WIN32
+                assert_int_equal(status.signal, SIGKILL);
+#endif
             } else {
-                assert_int_equal(waitpid(pid, &status, 0), pid);
-                assert_true(WIFEXITED(status));
-                assert_int_equal(WEXITSTATUS(status), 3);
+                status = cna_test_child_wait(&child, 300000, &output);
+                assert_true(status.exited);
+                assert_int_equal(status.exit_code, 3);
             }
-            close(pipe_fd[0]);
+            assert_string_equal(output.err, "");
+            cna_test_output_free(&output);
             /* The old file, whole; a temporary file once it was created. */
             assert_file_is(TARGET, old_bytes, old_size);
             char names[4][64];
@@ -271,8 +291,9 @@ static void a_killed_cnb_write_leaves_the_old_file_whole_and_the_next_write_igno
     cna_model_free(m);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 5 && strcmp(argv[1], "--child") == 0) return child_main(argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(a_failing_cnb_write_leaves_the_previous_file_and_no_temporary_file, setup,
                                         teardown),

@@ -28,7 +28,6 @@
 
 #include "cna/cna.h"
 
-#define CNA_EXE CNA_BINARY_DIR "/cna"
 #include "cli/cli_run.h"
 #define ROBOT CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb"
 
@@ -153,9 +152,9 @@ static void ik_usage_errors_exit_2_with_their_message(void **state)
 static void render_ik_writes_a_png(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cna-test-cli-ik-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char png[128], expected[256];
+    char dir[256];
+    cna_test_temp_dir(dir, sizeof dir, "cna-test-cli-ik-");
+    char png[512], expected[1024];
     snprintf(png, sizeof png, "%s/ik.png", dir);
     run_result r = run_cna("render", ROBOT, "--animation", "Robot_Idle", "--time", "0.5", "--ik", "Palm2.L=1.5,3,1",
                            "--aim", "Head=2,4,5", "--aim-forward", "0,0,1", "--size", "64x48", "-o", png, NULL);

@@ -25,9 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -36,7 +34,6 @@
 
 #include "cna/cna.h"
 
-#define CNA_EXE CNA_BINARY_DIR "/cna"
 #include "cli/cli_run.h"
 #define VALID CNA_TEST_DATA_DIR "/corpus/valid"
 #define ROBOT VALID "/RobotExpressive/robot.glb"
@@ -436,9 +433,9 @@ static long file_size(const char *path)
 static void test_render_blend_writes_a_png_of_a_frame_and_of_a_sheet(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cna-test-cli-blend-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char png[128], sheet[128], expected[256];
+    char dir[256];
+    cna_test_temp_dir(dir, sizeof dir, "cna-test-cli-blend-");
+    char png[512], sheet[512], expected[1024];
     snprintf(png, sizeof png, "%s/one.png", dir);
     snprintf(sheet, sizeof sheet, "%s/sheet.png", dir);
     run_result r = run_cna("render", ROBOT, "--animation", "Robot_Idle", "--time", "0.5", "--blend", "Robot_Wave",

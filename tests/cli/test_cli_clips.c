@@ -90,12 +90,9 @@ static void inspect_lists_the_bindings(void **state)
 static void convert_writes_the_bound_clips(void **state)
 {
     (void)state;
-    char out[] = "/tmp/cna-clips-cnb-XXXXXX";
-    int fd = mkstemp(out);
-    assert_true(fd >= 0);
-    close(fd);
-    char path[64];
-    snprintf(path, sizeof path, "%s.cnb", out);
+    char dir[256], path[600];
+    cna_test_temp_dir(dir, sizeof dir, "cna-clips-cnb-");
+    snprintf(path, sizeof path, "%s/fox.cnb", dir);
     run_result r = run_cna("convert", FOX, "--clips", FOX_CLIPS, "-o", path, NULL);
     assert_int_equal(r.exit_code, 0);
     run_free(&r);
@@ -119,8 +116,7 @@ static void convert_writes_the_bound_clips(void **state)
     cJSON_Delete(jb);
     run_free(&a);
     run_free(&b);
-    unlink(path);
-    unlink(out);
+    cna_test_remove_tree(dir);
 }
 
 /* Usage errors and refusals, with their exit codes and messages. */

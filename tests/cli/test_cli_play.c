@@ -33,7 +33,6 @@
 
 #include "cna/cna.h"
 
-#define CNA_EXE CNA_BINARY_DIR "/cna"
 #include "cli/cli_run.h"
 #define ROBOT CNA_TEST_DATA_DIR "/corpus/valid/RobotExpressive/robot.glb"
 #define ROBOT_ANIMATIONS " (the file has 14: 0 \"Robot_Dance\", 1 \"Robot_Death\", 2 \"Robot_Idle\", 3 \"Robot_Jump\", " \
@@ -437,9 +436,9 @@ static void test_play_loop_modes_report_looped_and_finished_in_the_frame_that_re
 static void test_play_reports_the_markers_of_a_cnb_in_the_frame_that_crosses_them(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/cna-test-play-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char cnb[64];
+    char dir[256];
+    cna_test_temp_dir(dir, sizeof dir, "cna-test-play-");
+    char cnb[512];
     snprintf(cnb, sizeof cnb, "%s/robot.cnb", dir);
     run_result r = run_cna("convert", ROBOT, "-o", cnb, "--marker", "Robot_Walking:step:0.5", "--marker",
                            "Robot_Walking:start:0", NULL);
