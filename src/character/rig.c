@@ -430,13 +430,28 @@ static cna_result build_bones(cna_character *c, uint8_t *animated)
             const cna_bone_track *tr = &m->node_clips[a].tracks[t];
             if (tr->keys && tr->key_count > 0 && tr->bone >= 0 && (size_t)tr->bone < n) c->local_slot[tr->bone] = 0;
         }
+    /* The bones that move (what `animated` becomes below: the animated
+     * ones, the joints and every bone under them): build_writes recomputes
+     * the fold of a joint whose folded bones are among them, which needs the
+     * joint's own local (an identity fold under a joint included). */
+    uint8_t *moved = (uint8_t *)cna__calloc(&c->alloc, n ? n : 1, 1);
+    if (!moved) return CNA_ERROR_OUT_OF_MEMORY;
+    if (n) memcpy(moved, animated, n);
+    for (size_t s = 0; s < m->skin_count; s++)
+        for (size_t p = 0; m->skins[s].palette_to_node && p < m->skins[s].joint_count; p++) {
+            const int32_t b = m->skins[s].palette_to_node[p];
+            if (b >= 0 && (size_t)b < n) moved[b] = 1;
+        }
+    for (size_t b = 0; b < n; b++)
+        if (m->bones[b].parent >= 0 && moved[m->bones[b].parent]) moved[b] = 1;
     for (size_t s = 0; s < m->skin_count; s++)
         for (size_t p = 0; m->skins[s].palette_to_node && m->skins[s].fold && p < m->skins[s].joint_count; p++) {
             const int32_t b = m->skins[s].palette_to_node[p];
             if (b >= 0 && (size_t)b < n &&
-                (!cna_mat4_is_identity(&m->skins[s].fold[p]) || moving_fold(m, &m->skins[s], p, animated, NULL)))
+                (!cna_mat4_is_identity(&m->skins[s].fold[p]) || moving_fold(m, &m->skins[s], p, moved, NULL)))
                 c->local_slot[b] = 0;
         }
+    cna__free(&c->alloc, moved);
     size_t owned = 0;
     for (size_t b = 0; b < n; b++)
         if (c->local_slot[b] == 0) c->local_slot[b] = (int32_t)owned++;
