@@ -795,16 +795,27 @@ static cna__rig *rig_from(const cna_character *s, const cna_allocator *al)
     return rig;
 }
 
-cna_result cna__model_build_rig(cna__model *m, cna_error *err)
+/* A rig read off a character of `model` made the long way (build_long,
+ * with `instances`), allocated from `al`. Errors: build_long's (err set);
+ * CNA_ERROR_OUT_OF_MEMORY (err not set when the rig's own allocation failed). */
+static cna_result build_rig(const cna_model *model, const cna_allocator *al, bool instances, cna__rig **out,
+                            cna_error *err)
 {
     cna_character *s = NULL;
+    cna_result r = build_long(model, al, instances, &s, err);
+    if (r != CNA_OK) return r;
+    *out = rig_from(s, al);
+    cna_character_free(s);
+    return *out ? CNA_OK : CNA_ERROR_OUT_OF_MEMORY;
+}
+
+cna_result cna__model_build_rig(cna__model *m, cna_error *err)
+{
+    cna__rig *rig = NULL;
     cna_error inner;
-    cna_result r = build_long(&m->pub, &m->allocator, false, &s, &inner);
+    cna_result r = build_rig(&m->pub, &m->allocator, false, &rig, &inner);
     if (r == CNA_ERROR_OUT_OF_MEMORY) return cna__error(err, r, "model: out of memory for its rig");
     if (r != CNA_OK) return CNA_OK; /* each character reports it */
-    cna__rig *rig = rig_from(s, &m->allocator);
-    cna_character_free(s);
-    if (!rig) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "model: out of memory for its rig");
     m->rig_bytes = rig->bytes;
     atomic_store_explicit(&m->rig, rig, memory_order_release);
     return CNA_OK;
@@ -818,19 +829,16 @@ cna_result cna__rig_of(const cna_model *model, const cna_allocator *al, const cn
 {
     *own = NULL;
     if (model->owner) {
-        const cna__model *m = (const cna__model *)((const char *)model->owner - offsetof(cna__model, owner));
+        const cna__model *m = cna__model_of_owner(model->owner);
         const cna__rig *held = (const cna__rig *)atomic_load_explicit(&m->rig, memory_order_acquire);
         if (held && rig_matches(held, model)) {
             *out = held;
             return CNA_OK;
         }
     }
-    cna_character *s = NULL;
-    cna_result r = build_long(model, al, true, &s, err);
+    const cna_result r = build_rig(model, al, true, own, err);
+    if (r == CNA_ERROR_OUT_OF_MEMORY) return cna__error(err, r, "character: out of memory");
     if (r != CNA_OK) return r;
-    *own = rig_from(s, al);
-    cna_character_free(s);
-    if (!*own) return cna__error(err, CNA_ERROR_OUT_OF_MEMORY, "character: out of memory");
     *out = *own;
     return CNA_OK;
 }

@@ -97,7 +97,7 @@ static void destroy(cna__model *m)
 void cna__model_release(struct cna_model_owner *owner)
 {
     if (owner && atomic_fetch_sub_explicit(&owner->refs, 1, memory_order_acq_rel) == 1)
-        destroy((cna__model *)((char *)owner - offsetof(cna__model, owner)));
+        destroy(cna__model_of_owner(owner));
 }
 
 struct cna_model_owner *cna__model_retain(const cna_model *model)

@@ -96,6 +96,11 @@ typedef struct cna__model {
 } cna__model;
 
 static inline cna__model *cna__model_of(cna_model *m) { return (cna__model *)m; }
+/* The model an owner (cna_model.owner) belongs to. */
+static inline cna__model *cna__model_of_owner(struct cna_model_owner *owner)
+{
+    return (cna__model *)(void *)((char *)owner - offsetof(cna__model, owner));
+}
 
 /* Build the model's rig (src/character/character.c) at the end of a load,
  * from the model's finished arrays. CNA_ERROR_OUT_OF_MEMORY fails the load;
